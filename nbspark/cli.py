@@ -1,0 +1,152 @@
+"""Command lines of the jobs (``jobs/train.py``, ``jobs/classify.py``, ``jobs/query.py``).
+
+Every check that needs no Spark (config, inputs, output paths) runs before the SparkSession
+starts, so a mistake costs no JVM start-up and leaves nothing behind. Errors are one line on
+stderr and a non-zero exit: 2 for a bad command line or config, 1 for bad input or output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .config import load_config
+from .tables import OutputError, check_output, local_path
+
+__all__ = ["classify_main", "query_main", "train_main"]
+
+#: Spark settings the jobs use unless spark-submit (or a properties file) sets them.
+JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN"}
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="TOML", help="experiment file (default: the embedded affect/effect experiment)")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a config key, e.g. --set mode=failfast (repeatable)")
+    parser.add_argument("--data-dir", metavar="DIR", help="where corpora live (default: $NBSPARK_DATA, ./data, ../shared/data)")
+    parser.add_argument("--mode", choices=("permissive", "failfast"), help="malformed input: skip and count (default) or stop at the first")
+
+
+def _config(args, parser):
+    overrides = {}
+    for item in args.set:
+        key, eq, value = item.partition("=")
+        if not eq:
+            parser.error(f"--set needs KEY=VALUE, got {item!r}")
+        overrides[key.strip()] = value
+    if args.mode:
+        overrides["mode"] = args.mode
+    try:
+        return load_config(args.config, overrides)
+    except (ValueError, OSError) as exc:
+        parser.error(str(exc))
+
+
+def _spark(app: str):
+    from pyspark import SparkConf
+
+    from .session import get_spark
+
+    present = SparkConf()
+    return get_spark(app, {k: v for k, v in JOB_SPARK_DEFAULTS.items() if not present.contains(k)}, progress=True)
+
+
+def _run(prog: str, body) -> int:
+    from .pipeline import InputError
+
+    try:
+        body()
+    except (InputError, OutputError, FileNotFoundError, ValueError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def train_main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="train.py", description="Count a corpus into an nbspark model (count tables as Parquet).")
+    _common(parser)
+    parser.add_argument("--out", metavar="DIR", help="model directory to write (default: the config's model_dir)")
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing model (the old one stays until the new one is complete)")
+    args = parser.parse_args(argv)
+    cfg = _config(args, parser)
+
+    def body():
+        from .pipeline import resolve_input, train
+
+        inputs = resolve_input(cfg.train, args.data_dir)
+        out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
+        spark = _spark(f"nbspark-train-{cfg.name}")
+        try:
+            train(spark, cfg, inputs, out)
+        finally:
+            spark.stop()
+
+    return _run("train.py", body)
+
+
+def classify_main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="classify.py", description="Classify the test examples with a trained model; write predictions, metrics and a report.")
+    _common(parser)
+    parser.add_argument("--model", metavar="DIR", help="model directory (default: the config's model_dir)")
+    parser.add_argument("--out", metavar="DIR", help="results directory (default: the config's results_dir)")
+    parser.add_argument("--overwrite", action="store_true", help="replace existing results")
+    args = parser.parse_args(argv)
+    cfg = _config(args, parser)
+
+    def body():
+        from .pipeline import classify, load_model_manifest, resolve_input
+
+        model = local_path(args.model or cfg.model_dir)
+        load_model_manifest(model)
+        inputs = resolve_input(cfg.test, args.data_dir)
+        out = check_output(args.out or cfg.results_dir, args.overwrite, [inputs.root, model])
+        spark = _spark(f"nbspark-classify-{cfg.name}")
+        try:
+            classify(spark, cfg, model, inputs, out)
+        finally:
+            spark.stop()
+
+    return _run("classify.py", body)
+
+
+def query_main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="query.py",
+        description="P(varying positions | fixed positions) over the 5-gram joint distribution. "
+        "Each of --A..--E is a word (must match) or _ (varies); positions not given are summed over.",
+    )
+    _common(parser)
+    for letter in "ABCDE":
+        parser.add_argument(f"--{letter}", metavar="WORD|_", help=f"position {letter}" + (" (the centre word)" if letter == "C" else ""))
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--model", metavar="DIR", help="answer from a model's count tables (default: the config's model_dir)")
+    source.add_argument("--ngrams", metavar="PATH", help="answer straight from an n-gram count file or directory (relative paths: under the data dir)")
+    parser.add_argument("--top", type=int, default=10, help="how many bindings to print (default 10)")
+    parser.add_argument("--fold-case", action="store_true", help="lower-case a raw n-gram file's words (a model is as its tokenizer left it)")
+    parser.add_argument("--json", metavar="FILE", help="also write the answer as JSON")
+    args = parser.parse_args(argv)
+    cfg = _config(args, parser)
+    bindings = {c: getattr(args, c) for c in "ABCDE" if getattr(args, c) is not None}
+    if args.top < 1:
+        parser.error("--top must be at least 1")
+
+    def body():
+        from .config import InputSpec
+        from .pipeline import load_model_manifest, query, resolve_input
+
+        inputs = model = None
+        if args.ngrams:
+            inputs = resolve_input(InputSpec("ngrams", args.ngrams), args.data_dir)
+        else:
+            model = local_path(args.model or cfg.model_dir)
+            load_model_manifest(model)
+        spark = _spark("nbspark-query")
+        try:
+            result = query(spark, bindings, args.top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples)
+        finally:
+            spark.stop()
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    return _run("query.py", body)

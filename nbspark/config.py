@@ -1,0 +1,232 @@
+"""Experiment settings: frozen dataclasses, TOML loading, overrides, data-dir resolution.
+
+No pyspark here. Spark's own settings (master, memory, logging) are not experiment settings:
+they come from ``spark-submit`` flags or ``conf/spark/*.conf`` (``--properties-file``).
+
+The embedded default (``DEFAULT``) is the affect/effect experiment: train on the Google Books
+5-grams of ``aeffect/aeffect-train.txt``, test on every affect/effect 5-gram of Reuters-21578.
+``conf/experiments/affect_effect.toml`` spells the same settings out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "DEFAULT",
+    "DataNotFound",
+    "ExperimentConfig",
+    "InputSpec",
+    "load_config",
+    "position_letters",
+    "resolve_data_dir",
+]
+
+FORMATS = ("ngrams", "reuters")
+MODES = ("permissive", "failfast")
+DATA_ENV = "NBSPARK_DATA"
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One input: its format, its path (relative paths are under the data dir) and, for
+    Reuters, the LEWISSPLIT values kept (empty: every story)."""
+
+    format: str
+    path: str
+    splits: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    name: str = "affect_effect"
+    confusion_set: tuple[str, ...] = ("affect", "effect")
+    width: int = 5
+    lowercase: bool = True
+    # Backoff chain of context subsets, most specific first; "" is the empty context (the prior).
+    backoff: tuple[str, ...] = ("ABDE", "ABD", "BD", "B", "")
+    mode: str = "permissive"
+    train: InputSpec = InputSpec("ngrams", "aeffect/aeffect-train.txt")
+    test: InputSpec = InputSpec("reuters", "reuters21578")
+    model_dir: str = "out/affect_effect/model"
+    results_dir: str = "out/affect_effect/results"
+    # Windows printed by classify's report, '_' marking the centre.
+    worked_examples: tuple[str, ...] = (
+        "the cumulative _ of the",
+        "go into _ on january",
+        "from cumulative _ of accounting",
+        "would not _ finance minister",
+    )
+    max_bad_examples: int = 5
+    partitions: int = 0  # 0: let Spark decide
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    @property
+    def letters(self) -> str:
+        return position_letters(self.width)
+
+    @property
+    def centre(self) -> str:
+        return self.letters[self.width // 2]
+
+    @property
+    def counted_subsets(self) -> tuple[str, ...]:
+        """The context subsets counted by train: the backoff chain plus the full context
+        (which carries the whole joint distribution that query needs)."""
+        full = self.letters.replace(self.centre, "")
+        out = list(self.backoff)
+        if full not in out:
+            out.insert(0, full)
+        return tuple(out)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def position_letters(width: int) -> str:
+    return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:width]
+
+
+def validate(cfg: ExperimentConfig) -> None:
+    if cfg.width < 3 or cfg.width % 2 == 0 or cfg.width > 25:
+        raise ValueError(f"width must be odd and between 3 and 25, got {cfg.width}")
+    if len(set(cfg.confusion_set)) < 2:
+        raise ValueError(f"confusion_set needs at least two distinct words, got {list(cfg.confusion_set)}")
+    if cfg.mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {cfg.mode!r}")
+    if not cfg.backoff:
+        raise ValueError("backoff must name at least one context subset")
+    letters = position_letters(cfg.width)
+    centre = letters[cfg.width // 2]
+    for subset in cfg.backoff:
+        bad = [c for c in subset if c not in letters or c == centre]
+        if bad or len(set(subset)) != len(subset) or list(subset) != sorted(subset):
+            raise ValueError(
+                f"backoff subset {subset!r} must be distinct context positions in order, "
+                f"taken from {letters.replace(centre, '')!r} ({centre!r} is the label)"
+            )
+    for spec in (cfg.train, cfg.test):
+        if spec.format not in FORMATS:
+            raise ValueError(f"input format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
+    if cfg.max_bad_examples < 0 or cfg.partitions < 0:
+        raise ValueError("max_bad_examples and partitions must be >= 0")
+
+
+_INPUT_KEYS = {f.name for f in dataclasses.fields(InputSpec)}
+_TOP_KEYS = {f.name for f in dataclasses.fields(ExperimentConfig)}
+
+
+def _input(section: dict, base: InputSpec, where: str) -> InputSpec:
+    unknown = set(section) - _INPUT_KEYS
+    if unknown:
+        raise ValueError(f"unknown key(s) in [{where}]: {', '.join(sorted(unknown))}")
+    values = dataclasses.asdict(base) | section
+    values["splits"] = tuple(values["splits"])
+    return InputSpec(**values)
+
+
+def _coerce(key: str, value: str, current):
+    """Turn a ``--set key=value`` string into the type of the current value."""
+    if isinstance(current, bool):
+        if value.lower() in ("true", "1", "yes"):
+            return True
+        if value.lower() in ("false", "0", "no"):
+            return False
+        raise ValueError(f"{key} must be true or false, got {value!r}")
+    if isinstance(current, int):
+        try:
+            return int(value)
+        except ValueError:
+            raise ValueError(f"{key} must be an integer, got {value!r}") from None
+    if isinstance(current, tuple):
+        return tuple(v.strip() for v in value.split(",")) if value else ()
+    return value
+
+
+def load_config(path: str | os.PathLike | None = None, overrides: dict[str, str] | None = None) -> ExperimentConfig:
+    """Load a TOML experiment file over the embedded default, then apply ``overrides``.
+
+    ``overrides`` maps dotted keys to strings, as ``--set`` gives them:
+    ``{"mode": "failfast", "train.path": "x.txt", "backoff": "ABDE,BD,"}``.
+    Raises ``ValueError`` naming the bad key or value.
+    """
+    raw: dict = {}
+    if path is not None:
+        with open(path, "rb") as fh:
+            try:
+                raw = tomllib.load(fh)
+            except tomllib.TOMLDecodeError as exc:
+                raise ValueError(f"{path}: not valid TOML: {exc}") from None
+    unknown = set(raw) - _TOP_KEYS
+    if unknown:
+        raise ValueError(f"unknown key(s) in {path}: {', '.join(sorted(unknown))}")
+    values = dataclasses.asdict(DEFAULT)
+    for key, value in raw.items():
+        if key in ("train", "test"):
+            if not isinstance(value, dict):
+                raise ValueError(f"[{key}] must be a table")
+            values[key] = _input(value, getattr(DEFAULT, key), key)
+        else:
+            values[key] = tuple(value) if isinstance(value, list) else value
+    for key in ("train", "test"):
+        if isinstance(values[key], dict):
+            values[key] = InputSpec(**(values[key] | {"splits": tuple(values[key]["splits"])}))
+    for dotted, text in (overrides or {}).items():
+        head, _, tail = dotted.partition(".")
+        if head in ("train", "test") and tail:
+            spec = values[head]
+            if tail not in _INPUT_KEYS:
+                raise ValueError(f"unknown setting {dotted!r}")
+            values[head] = dataclasses.replace(spec, **{tail: _coerce(dotted, text, getattr(spec, tail))})
+        elif head in _TOP_KEYS and not tail and head not in ("train", "test"):
+            values[head] = _coerce(dotted, text, values[head])
+        else:
+            raise ValueError(f"unknown setting {dotted!r}")
+    try:
+        return ExperimentConfig(**values)
+    except TypeError as exc:
+        raise ValueError(f"bad config: {exc}") from None
+
+
+DEFAULT = ExperimentConfig()
+
+
+class DataNotFound(Exception):
+    """No candidate data directory holds the corpus; the message names where we looked."""
+
+
+def data_dir_candidates(cli: str | None, env: dict | None = None, cwd: Path | None = None) -> list[tuple[str, Path]]:
+    """Where corpora are looked for, in order: --data-dir, $NBSPARK_DATA, ./data, ../shared/data."""
+    env = os.environ if env is None else env
+    cwd = Path.cwd() if cwd is None else cwd
+    if cli:
+        return [("--data-dir", Path(cli))]
+    out = []
+    if env.get(DATA_ENV):
+        out.append((f"${DATA_ENV}", Path(env[DATA_ENV])))
+    out.append(("./data", cwd / "data"))
+    out.append(("../shared/data", cwd.parent / "shared" / "data"))
+    return out
+
+
+def resolve_data_dir(relative: str, cli: str | None = None, env: dict | None = None, cwd: Path | None = None) -> Path:
+    """Return the first data dir under which ``relative`` exists.
+
+    An ``--data-dir`` given explicitly is the only place looked at. Raises ``DataNotFound``
+    naming every place tried and ``scripts/fetch_data.sh``.
+    """
+    candidates = data_dir_candidates(cli, env, cwd)
+    for _, base in candidates:
+        if (base / relative).exists():
+            return base
+    looked = ", ".join(f"{label} ({base / relative})" for label, base in candidates)
+    raise DataNotFound(
+        f"cannot find {relative!r}; looked in {looked}; "
+        "run scripts/fetch_data.sh to download the corpora, or pass --data-dir"
+    )

@@ -1,0 +1,120 @@
+"""Pure parsers for the corpora nbspark reads. No file discovery, no Spark.
+
+* Reuters-21578 SGML (``reut2-NNN.sgm``): ``parse_reuters_sgml(text)`` yields one ``Story``
+  per ``<REUTERS>`` element. Decode the file's bytes with ``decode_reuters`` (Latin-1: every
+  byte is a character, so decoding never fails and is the same every time).
+* n-gram count lines (``w1 w2 w3 w4 w5 TAB count``, as in ``aeffect-train.txt``):
+  ``parse_ngram_line(line, order)`` returns ``(tokens, count)`` or raises ``MalformedLine``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = [
+    "MalformedLine",
+    "Story",
+    "clean_sgml_text",
+    "decode_reuters",
+    "parse_ngram_line",
+    "parse_reuters_sgml",
+]
+
+
+@dataclass(frozen=True)
+class Story:
+    """One Reuters-21578 story: the attributes and fields nbspark uses."""
+
+    newid: str
+    lewissplit: str
+    topics_attr: str  # the TOPICS="YES|NO|BYPASS" attribute
+    topics: tuple[str, ...]  # the <TOPICS><D>..</D></TOPICS> labels
+    title: str
+    body: str
+
+
+_STORY_RE = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.DOTALL)
+_ATTR_RE = re.compile(r'(\w+)="([^"]*)"')
+_D_RE = re.compile(r"<D>(.*?)</D>", re.DOTALL)
+_NUMREF_RE = re.compile(r"&#(\d+);")
+_NAMED_REFS = {"&lt;": "<", "&gt;": ">", "&quot;": '"', "&apos;": "'"}
+_NAMED_RE = re.compile("|".join(re.escape(k) for k in _NAMED_REFS))
+# C0 controls and DEL, except TAB and newline, which are kept as white space.
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+
+
+def decode_reuters(data: bytes) -> str:
+    """Decode the bytes of a Reuters-21578 SGML file (Latin-1, as the collection is)."""
+    return data.decode("latin-1")
+
+
+def clean_sgml_text(text: str) -> str:
+    """Decode character references and drop control characters.
+
+    ``&lt;`` ``&gt;`` ``&quot;`` ``&apos;`` and numeric references (``&#3;``) are decoded,
+    ``&amp;`` last so that ``&amp;lt;`` stays the literal text ``&lt;``; then C0 control
+    characters (the collection's ``&#2;``, ``&#3;`` … markers) are removed.
+    """
+    text = _NUMREF_RE.sub(lambda m: chr(int(m.group(1))) if int(m.group(1)) < 0x110000 else "", text)
+    text = _NAMED_RE.sub(lambda m: _NAMED_REFS[m.group(0)], text)
+    text = text.replace("&amp;", "&")
+    return _CONTROL_RE.sub("", text)
+
+
+def _field(element: str, tag: str) -> str:
+    start = element.find(f"<{tag}>")
+    if start < 0:
+        return ""
+    start += len(tag) + 2
+    end = element.find(f"</{tag}>", start)
+    return element[start:] if end < 0 else element[start:end]
+
+
+def parse_reuters_sgml(text: str) -> Iterator[Story]:
+    """Yield the stories of one Reuters-21578 SGML file's text, in file order."""
+    for match in _STORY_RE.finditer(text):
+        attrs = dict(_ATTR_RE.findall(match.group(1)))
+        element = match.group(2)
+        topics = tuple(clean_sgml_text(d).strip() for d in _D_RE.findall(_field(element, "TOPICS")))
+        yield Story(
+            newid=attrs.get("NEWID", ""),
+            lewissplit=attrs.get("LEWISSPLIT", ""),
+            topics_attr=attrs.get("TOPICS", ""),
+            topics=topics,
+            title=clean_sgml_text(_field(element, "TITLE")).strip(),
+            body=clean_sgml_text(_field(element, "BODY")),
+        )
+
+
+class MalformedLine(ValueError):
+    """An input line that does not have the expected shape; ``reason`` says how."""
+
+    def __init__(self, reason: str, line: str):
+        super().__init__(f"{reason}: {line!r}")
+        self.reason = reason
+        self.line = line
+
+
+def parse_ngram_line(line: str, order: int = 5) -> tuple[tuple[str, ...], int]:
+    """Parse ``w1 … wN TAB count`` into ``((w1, …, wN), count)``.
+
+    The n-gram is split on single spaces, exactly: a line must have ``order`` space-separated
+    fields (an empty last field, from a trailing space, is kept as the empty token, which is
+    how the published affect/effect counts were made), one TAB, and a non-negative integer
+    count. Anything else raises ``MalformedLine`` with a short reason:
+    ``fields`` (not exactly one TAB), ``tokens`` (not ``order`` tokens, e.g. a quote glued to
+    a word with a token missing), ``count`` (missing or not a non-negative integer).
+    """
+    line = line.rstrip("\r\n")
+    parts = line.split("\t")
+    if len(parts) != 2:
+        raise MalformedLine("fields", line)
+    tokens = parts[0].split(" ")
+    if len(tokens) != order:
+        raise MalformedLine("tokens", line)
+    raw = parts[1].strip()
+    if not raw.isdigit() or not raw.isascii():
+        raise MalformedLine("count", line)
+    return tuple(tokens), int(raw)

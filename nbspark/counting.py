@@ -1,0 +1,68 @@
+"""The training shuffle: ``(event, weight)`` pairs summed by key, with exact run statistics.
+
+Mappers emit two kinds of keyed records through one ``reduceByKey``:
+
+* events: tuples whose first item is a context subset name (``"ABDE"``, ``""`` …);
+* statistics: ``(STAT, name)`` (lines read, malformed lines by reason …) and
+  ``(BAD, source, offset, reason, line)`` for the first few offending lines of each partition.
+
+Statistics ride the same shuffle instead of accumulators because accumulators updated in
+transformations may count a retried task twice; a reduced value counts each record once.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+
+__all__ = ["BAD", "STAT", "PartitionStats", "count_events", "is_stat", "split_stats"]
+
+STAT = "__stat__"
+BAD = "__bad__"
+
+
+class PartitionStats:
+    """Per-partition counters and the first ``keep_bad`` offending records, emitted at the end."""
+
+    def __init__(self, keep_bad: int):
+        self.counts: Counter = Counter()
+        self.keep_bad = keep_bad
+        self.bad: list[tuple] = []
+
+    def add(self, name: str, n: int = 1) -> None:
+        self.counts[name] += n
+
+    def bad_record(self, source: str, offset: int, reason: str, line: str) -> None:
+        self.counts[f"malformed.{reason}"] += 1
+        self.counts["malformed"] += 1
+        if len(self.bad) < self.keep_bad:
+            self.bad.append((BAD, source, offset, reason, line[:300]))
+
+    def records(self) -> Iterator[tuple[tuple, int]]:
+        for name, n in self.counts.items():
+            yield (STAT, name), n
+        for rec in self.bad:
+            yield rec, 1
+
+
+def count_events(pairs, partitions: int = 0):
+    """``reduceByKey`` of an RDD of ``(key, weight)`` pairs (map-side combining included)."""
+    return pairs.reduceByKey(lambda a, b: a + b, numPartitions=partitions or None)
+
+
+def split_stats(stat_rows: Iterable[tuple[tuple, int]], keep_bad: int) -> tuple[dict, list[dict]]:
+    """Statistics and the first ``keep_bad`` offending records (by source, then offset)."""
+    stats: dict[str, int] = {}
+    bad = []
+    for key, n in stat_rows:
+        if key[0] == STAT:
+            stats[key[1]] = n
+        else:
+            bad.append({"source": key[1], "offset": key[2], "reason": key[3], "line": key[4]})
+    bad.sort(key=lambda b: (b["source"], b["offset"]))
+    return dict(sorted(stats.items())), bad[:keep_bad]
+
+
+def is_stat(record: tuple) -> bool:
+    return record[0][0] in (STAT, BAD)
+

@@ -1,0 +1,99 @@
+"""Examples and the events they count into. Pure; owns the count-row layout.
+
+An *example* is a window of ``width`` tokens centred on a member of the confusion set, with a
+weight (1 for a window of running text, the line's count for an n-gram line)::
+
+    Example(source="reuters:12#40", window=("the", "cumulative", "effect", "of", "the"), weight=1)
+
+Its label is the centre token; its context is every other position, named by letters
+(A B _ D E for width 5, C being the label). Each example is flatMapped into one *event* per
+counted context subset::
+
+    (subset, value-or-None for each context position, label)  ->  weight
+
+e.g. for subset ``BD`` the event is ``("BD", None, "cumulative", "of", None, "effect")``.
+The empty subset ``""`` gives the label counts (the prior). Count rows are these keys plus the
+summed weight, see ``count_ddl``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
+
+from .corpora import Story, parse_ngram_line
+from .text import centred_windows, tokenize
+
+__all__ = [
+    "Example",
+    "context_letters",
+    "count_columns",
+    "count_ddl",
+    "example_events",
+    "ngram_example",
+    "story_examples",
+    "subset_key",
+]
+
+
+class Example(NamedTuple):
+    source: str
+    window: tuple[str, ...]
+    weight: int
+
+
+def context_letters(letters: str) -> str:
+    """The context positions: every letter but the centre's."""
+    return letters[: len(letters) // 2] + letters[len(letters) // 2 + 1 :]
+
+
+def count_columns(letters: str) -> list[str]:
+    """Column names of a count row: subset, one per context position (lower case), label, count."""
+    return ["subset", *[c.lower() for c in context_letters(letters)], "label", "count"]
+
+
+def count_ddl(letters: str) -> str:
+    """The count-row schema as a Spark DDL string (positions outside the subset are NULL)."""
+    ctx = ", ".join(f"{c.lower()} STRING" for c in context_letters(letters))
+    return f"subset STRING NOT NULL, {ctx}, label STRING NOT NULL, count BIGINT NOT NULL"
+
+
+def subset_key(window: Sequence[str], subset: str, letters: str) -> tuple:
+    """The context values of ``window`` for ``subset``, None outside it, one per context position."""
+    return tuple(window[letters.index(c)] if c in subset else None for c in context_letters(letters))
+
+
+def example_events(example: Example, subsets: Sequence[str], letters: str) -> Iterator[tuple[tuple, int]]:
+    """``(event, weight)`` pairs for one example: one event per subset."""
+    centre = len(letters) // 2
+    label = example.window[centre]
+    for subset in subsets:
+        yield (subset, *subset_key(example.window, subset, letters), label), example.weight
+
+
+def ngram_example(
+    line: str, source: str, confusion: frozenset[str], width: int, lowercase: bool
+) -> Example | None:
+    """Parse one n-gram count line into an Example, or None when its centre is not in the set.
+
+    Raises ``corpora.MalformedLine`` for a line of the wrong shape (see ``parse_ngram_line``).
+    """
+    tokens, count = parse_ngram_line(line, width)
+    if lowercase:
+        tokens = tuple(t.lower() for t in tokens)
+    if tokens[width // 2] not in confusion:
+        return None
+    return Example(source, tokens, count)
+
+
+def story_examples(
+    story: Story, confusion: Iterable[str], width: int, lowercase: bool, source_prefix: str = "reuters"
+) -> Iterator[Example]:
+    """Every window of ``story``'s body centred on a confusion-set word, weight 1.
+
+    The source id is ``reuters:NEWID#i``, ``i`` being the centre's token index in the body.
+    """
+    tokens = tokenize(story.body, lowercase=lowercase)
+    for i, window in centred_windows(tokens, confusion, width):
+        yield Example(f"{source_prefix}:{story.newid}#{i}", window, 1)
+

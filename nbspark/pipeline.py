@@ -1,0 +1,478 @@
+"""The jobs' bodies: train (count), classify (score with backoff) and query (the joint table).
+
+Record shapes, stage by stage:
+
+* train: lines ``(file, offset, text)`` or SGML files ``(file, bytes)``
+  -> ``Example(source, window, weight)`` -> ``((subset, *context, label), weight)``
+  -> reduceByKey -> ``counts/`` Parquet (``events.count_ddl``) + ``manifest.json``.
+* classify: ``counts/`` -> ``BackoffModel`` (driver, small) -> broadcast;
+  test ``Example`` -> ``mapPartitions(predict)`` -> ``predictions/`` Parquet
+  (``PREDICTION_DDL``) -> ``metrics.json``, ``report.txt``.
+* query: full-context count rows (or a raw n-gram file) -> filter fixed positions ->
+  groupBy the varying positions -> top bindings.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import __version__
+from .backoff import parse_pattern, predict
+from .config import DataNotFound, ExperimentConfig, InputSpec, resolve_data_dir
+from .corpora import MalformedLine, decode_reuters, parse_ngram_line, parse_reuters_sgml
+from .counting import STAT, PartitionStats, count_events, is_stat, split_stats
+from .events import context_letters, count_columns, count_ddl, example_events, ngram_example, story_examples
+from .metrics import backoff_metrics, format_level_table, level_name
+from .model import BackoffModel, build_model
+from .readers import line_number, list_files, ngram_lines, reuters_files, sgml_texts
+from .tables import OutputError, check_output, local_path, read_json, read_parquet_checked, staged_output, write_json
+
+__all__ = [
+    "MODEL_KIND",
+    "SCHEMA_VERSION",
+    "InputError",
+    "Inputs",
+    "classify",
+    "load_model_manifest",
+    "query",
+    "resolve_input",
+    "train",
+]
+
+MODEL_KIND = "nbspark.backoff-counts"
+SCHEMA_VERSION = 1
+FAILFAST_TAG = "NBSPARK-MALFORMED"
+
+
+class InputError(Exception):
+    """Bad or missing input; the message is one line meant for the user."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    spec: InputSpec
+    root: Path
+    files: tuple[Path, ...] = field(default_factory=tuple)
+
+
+def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
+    """Find an input's files: absolute paths as given, relative ones under the data dir."""
+    if Path(spec.path).is_absolute() or spec.path.startswith("file:"):
+        root = local_path(spec.path)
+        if not root.exists():
+            raise InputError(f"{root}: input does not exist")
+    else:
+        try:
+            root = resolve_data_dir(spec.path, data_dir) / spec.path
+        except DataNotFound as exc:
+            raise InputError(str(exc)) from None
+    files = reuters_files(root) if spec.format == "reuters" else list_files(root)
+    if not files:
+        raise InputError(f"{root}: no input files ({'*.sgm ' if spec.format == 'reuters' else ''}not starting with _ or .)")
+    return Inputs(spec, root, tuple(files))
+
+
+# ---------------------------------------------------------------- examples from inputs
+
+
+def _ngram_partition(records, confusion, width, lowercase, mode, keep_bad):
+    """(file, offset, line) -> Example, or stats records; failfast raises on the first bad line."""
+    stats = PartitionStats(keep_bad)
+    for source, offset, line in records:
+        stats.add("lines_read")
+        if "\ufffd" in line:
+            stats.add("decode_replacements", line.count("\ufffd"))
+        try:
+            example = ngram_example(line, f"{source}@{offset}", confusion, width, lowercase)
+        except MalformedLine as exc:
+            if mode == "failfast":
+                raise ValueError(f"{FAILFAST_TAG}\t{source}\t{offset}\t{exc.reason}\t{line[:200]!r}") from None
+            stats.bad_record(source, offset, exc.reason, line)
+            continue
+        if example is None:
+            stats.add("lines_not_in_confusion_set")
+            continue
+        stats.add("examples")
+        stats.add("weight", example.weight)
+        yield example
+    yield from stats.records()
+
+
+def _reuters_partition(records, confusion, width, lowercase, splits, keep_bad):
+    stats = PartitionStats(keep_bad)
+    for _source, data in records:
+        for story in parse_reuters_sgml(decode_reuters(data)):
+            stats.add("stories_read")
+            if splits and story.lewissplit not in splits:
+                continue
+            stats.add("stories_used")
+            if not story.body.strip():
+                stats.add("empty_bodies")
+            for example in story_examples(story, confusion, width, lowercase):
+                stats.add("examples")
+                stats.add("weight", example.weight)
+                yield example
+    yield from stats.records()
+
+
+def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mode: str, keep_bad: int):
+    """RDD mixing ``Example`` records and statistics records (``counting.is_stat``)."""
+    confusion = frozenset(confusion)
+    if inputs.spec.format == "ngrams":
+        lines = ngram_lines(sc, list(inputs.files))
+        return lines.mapPartitions(lambda it: _ngram_partition(it, confusion, width, lowercase, mode, keep_bad))
+    splits = frozenset(inputs.spec.splits)
+    texts = sgml_texts(sc, list(inputs.files))
+    return texts.mapPartitions(lambda it: _reuters_partition(it, confusion, width, lowercase, splits, keep_bad))
+
+
+def _is_stat_record(record) -> bool:
+    return isinstance(record, tuple) and len(record) == 2 and isinstance(record[0], tuple) and record[0][0] in (STAT, "__bad__")
+
+
+def _run_failfast(action):
+    """Run a Spark action; turn a failfast task error into a one-line ``InputError``."""
+    try:
+        return action()
+    except Exception as exc:  # Py4JJavaError / PythonException carry the worker's message
+        text = str(exc)
+        at = text.find(FAILFAST_TAG)
+        if at < 0:
+            raise
+        _, source, offset, reason, line = text[at:].split("\n", 1)[0].split("\t", 4)
+        number = line_number(source, int(offset))
+        where = f"{source}:{number}" if number else f"{source} at byte {offset}"
+        raise InputError(f"{where}: malformed line ({reason}): {line}") from None
+
+
+# ---------------------------------------------------------------- train
+
+
+def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print) -> dict:
+    """Count ``inputs`` into a model directory ``out`` (checked and staged); return the manifest."""
+    sc = spark.sparkContext
+    started = time.time()
+    letters, subsets = cfg.letters, cfg.counted_subsets
+    mixed = examples_rdd(sc, inputs, cfg.confusion_set, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples)
+
+    def to_pairs(record):
+        if _is_stat_record(record):
+            return [record]
+        return example_events(record, subsets, letters)
+
+    reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions).cache()
+    try:
+        stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
+        if not stats.get("examples"):
+            raise InputError(
+                f"{inputs.root}: no training examples (no window centred on {', '.join(cfg.confusion_set)}); "
+                "nothing written"
+            )
+        rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: (*kv[0], kv[1]))
+        counts = spark.createDataFrame(rows, schema=count_ddl(letters))
+        with staged_output(out, "model") as stage:
+            counts.write.parquet(str(stage / "counts"))
+            written = spark.read.parquet(str(stage / "counts"))
+            per_subset = {r["subset"]: r["n"] for r in written.groupBy("subset").count().withColumnRenamed("count", "n").collect()}
+            label_counts = {
+                r["label"]: r["total"]
+                for r in written.where(written.subset == "").groupBy("label").agg({"count": "sum"}).withColumnRenamed("sum(count)", "total").collect()
+            } if "" in subsets else {}
+            manifest = {
+                "kind": MODEL_KIND,
+                "schema_version": SCHEMA_VERSION,
+                "nbspark_version": __version__,
+                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "config": cfg.to_dict(),
+                "letters": letters,
+                "subsets": list(subsets),
+                "count_schema": count_ddl(letters),
+                "inputs": {"format": inputs.spec.format, "root": str(inputs.root), "files": [str(f) for f in inputs.files]},
+                "stats": stats,
+                "malformed_examples": bad,
+                "distinct_events": dict(sorted(per_subset.items())),
+                "label_counts": dict(sorted(label_counts.items())),
+                "seconds": round(time.time() - started, 2),
+            }
+            write_json(stage / "manifest.json", manifest)
+    finally:
+        reduced.unpersist()
+    log(format_train_report(manifest, out))
+    return manifest
+
+
+def format_train_report(manifest: dict, out: Path) -> str:
+    stats = manifest["stats"]
+    lines = [f"model written to {out} in {manifest['seconds']} s"]
+    if "lines_read" in stats:
+        lines.append(
+            f"lines read: {stats['lines_read']:,}   malformed (skipped): {stats.get('malformed', 0):,}   "
+            f"not centred on the confusion set: {stats.get('lines_not_in_confusion_set', 0):,}"
+        )
+        reasons = {k.split('.', 1)[1]: v for k, v in stats.items() if k.startswith("malformed.")}
+        if reasons:
+            lines.append("malformed by reason: " + ", ".join(f"{k}={v:,}" for k, v in sorted(reasons.items())))
+    if "stories_read" in stats:
+        lines.append(f"stories read: {stats['stories_read']:,}   used: {stats.get('stories_used', 0):,}")
+    lines.append(f"examples: {stats.get('examples', 0):,}   total weight: {stats.get('weight', 0):,}")
+    if stats.get("decode_replacements"):
+        lines.append(f"undecodable bytes replaced by U+FFFD: {stats['decode_replacements']:,}")
+    lines.append("distinct events per subset: " + ", ".join(f"{level_name(k)}={v:,}" for k, v in manifest["distinct_events"].items()))
+    if manifest["malformed_examples"]:
+        lines.append("first malformed lines:")
+        lines += [f"  {b['source']}@{b['offset']} ({b['reason']}): {b['line']!r}" for b in manifest["malformed_examples"]]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- model loading
+
+
+def load_model_manifest(model_dir: Path) -> dict:
+    """The manifest of a model directory, refusing anything that is not a complete model."""
+    path = model_dir / "manifest.json"
+    if not model_dir.is_dir():
+        raise OutputError(f"{model_dir}: no such model directory; run jobs/train.py first")
+    if not path.is_file():
+        raise OutputError(f"{model_dir}: not an nbspark model (no manifest.json)")
+    try:
+        manifest = read_json(path)
+    except ValueError:
+        raise OutputError(f"{path}: not valid JSON") from None
+    if manifest.get("kind") != MODEL_KIND:
+        raise OutputError(f"{model_dir}: a model of kind {manifest.get('kind')!r}, expected {MODEL_KIND!r}")
+    if manifest.get("schema_version") != SCHEMA_VERSION:
+        raise OutputError(
+            f"{model_dir}: model schema version {manifest.get('schema_version')!r}, this nbspark reads {SCHEMA_VERSION}"
+        )
+    return manifest
+
+
+def read_counts(spark, model_dir: Path, manifest: dict):
+    return read_parquet_checked(spark, model_dir / "counts", count_ddl(manifest["letters"]))
+
+
+# ---------------------------------------------------------------- classify
+
+PREDICTION_COLUMNS = ("source", "gold", "predicted", "probability", "subset")
+
+
+def prediction_ddl(letters: str) -> str:
+    tokens = ", ".join(f"{c.lower()} STRING" for c in letters)
+    return f"source STRING NOT NULL, {tokens}, gold STRING NOT NULL, predicted STRING, probability DOUBLE NOT NULL, subset STRING NOT NULL"
+
+
+def _score_partition(examples, bc_model):
+    model: BackoffModel = bc_model.value
+    centre = len(model.letters) // 2
+    for ex in examples:
+        decision = predict(model, ex.window)
+        yield (ex.source, *ex.window, ex.window[centre], decision.label, decision.probability, decision.subset)
+
+
+def classify(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path, log=print) -> dict:
+    """Score every test example of ``inputs`` with the model; write predictions and metrics."""
+    started = time.time()
+    manifest = load_model_manifest(model_dir)
+    mcfg = manifest["config"]
+    letters = manifest["letters"]
+    missing = [s for s in cfg.backoff if s not in manifest["subsets"]]
+    if missing:
+        raise OutputError(
+            f"{model_dir}: the backoff chain needs subsets {', '.join(map(level_name, missing))}, "
+            f"which this model did not count (it has {', '.join(map(level_name, manifest['subsets']))})"
+        )
+    counts = read_counts(spark, model_dir, manifest)
+    rows = counts.where(counts.subset.isin(list(cfg.backoff))).collect()
+    model = build_model(rows, letters, cfg.backoff)
+    bc = spark.sparkContext.broadcast(model)
+    confusion, width, lowercase = tuple(mcfg["confusion_set"]), mcfg["width"], mcfg["lowercase"]
+    mixed = examples_rdd(spark.sparkContext, inputs, confusion, width, lowercase, cfg.mode, cfg.max_bad_examples)
+    mixed = mixed.cache()
+    try:
+        stats, bad = split_stats(
+            _run_failfast(lambda: count_events(mixed.filter(_is_stat_record)).collect()), cfg.max_bad_examples
+        )
+        scored = mixed.filter(lambda r: not _is_stat_record(r)).mapPartitions(lambda it: _score_partition(it, bc))
+        predictions = spark.createDataFrame(scored, schema=prediction_ddl(letters))
+        label_counts = manifest.get("label_counts") or {}
+        majority = min(label_counts, key=lambda k: (-label_counts[k], k)) if label_counts else None
+        with staged_output(out, "results") as stage:
+            predictions.write.parquet(str(stage / "predictions"))
+            written = spark.read.parquet(str(stage / "predictions"))
+            triples = [
+                (r["gold"], r["predicted"], r["subset"], r["count"])
+                for r in written.groupBy("gold", "predicted", "subset").count().collect()
+            ]
+            metrics = backoff_metrics(triples, cfg.backoff, majority)
+            metrics["distinct_examples"] = written.select(*[c.lower() for c in letters]).distinct().count()
+            metrics["worked_examples"] = worked_examples(model, cfg.worked_examples, width)
+            metrics["input_stats"] = stats
+            metrics["malformed_examples"] = bad
+            metrics["model"] = str(model_dir)
+            metrics["test_input"] = str(inputs.root)
+            metrics["seconds"] = round(time.time() - started, 2)
+            report = format_classify_report(metrics)
+            write_json(stage / "metrics.json", metrics)
+            (stage / "report.txt").write_text(report + "\n", encoding="utf-8")
+    finally:
+        mixed.unpersist()
+        bc.unpersist()
+    log(report)
+    log(f"results written to {out}")
+    return metrics
+
+
+def worked_examples(model: BackoffModel, patterns, width: int) -> list[dict]:
+    """How the model decides each ``"w w _ w w"`` pattern, with the levels it passed."""
+    out = []
+    for pattern in patterns:
+        window = parse_pattern(pattern, width)
+        decision = predict(model, window)
+        passed = list(model.chain[: model.chain.index(decision.subset)]) if decision.subset in model.chain else list(model.chain)
+        shown = " ".join(w if model.letters[i] in decision.subset or i == width // 2 else "_" for i, w in enumerate(window))
+        out.append(
+            {
+                "pattern": pattern,
+                "predicted": decision.label,
+                "probability": decision.probability,
+                "subset": decision.subset,
+                "unseen_at": passed,
+                "context_used": shown,
+            }
+        )
+    return out
+
+
+def format_classify_report(metrics: dict) -> str:
+    acc = metrics["accuracy"]
+    base = metrics["majority_baseline"]
+    lines = [
+        f"examples: {metrics['examples']:,} ({metrics['distinct_examples']:,} distinct)   "
+        + "gold: " + ", ".join(f"{k}={v}" for k, v in metrics["gold_labels"].items()),
+        f"accuracy: {acc:.4f}   majority baseline ({metrics['majority_label']}): {base:.4f}"
+        if acc is not None
+        else "accuracy: - (no test examples)",
+        "",
+        format_level_table(metrics),
+    ]
+    if metrics["worked_examples"]:
+        lines += ["", "worked examples:"]
+        for w in metrics["worked_examples"]:
+            unseen = f"; unseen at {', '.join(map(level_name, w['unseen_at']))}" if w["unseen_at"] else ""
+            lines.append(
+                f"  {w['pattern']:<36} -> {w['predicted']} ({w['probability']:.4f}) "
+                f"at {level_name(w['subset'])} (\"{w['context_used']}\"{unseen})"
+            )
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- query
+
+
+def _ngram_rows(records, width, fold_case, mode, keep_bad):
+    stats = PartitionStats(keep_bad)
+    for source, offset, line in records:
+        stats.add("lines_read")
+        try:
+            tokens, count = parse_ngram_line(line, width)
+        except MalformedLine as exc:
+            if mode == "failfast":
+                raise ValueError(f"{FAILFAST_TAG}\t{source}\t{offset}\t{exc.reason}\t{line[:200]!r}") from None
+            stats.bad_record(source, offset, exc.reason, line)
+            continue
+        if fold_case:
+            tokens = tuple(t.lower() for t in tokens)
+        yield ("row", (*tokens, count))
+    for key, n in stats.records():
+        yield ("stat", (key, n))
+
+
+def query(spark, bindings: dict[str, str], top: int = 10, model_dir: Path | None = None,
+          ngram_inputs: Inputs | None = None, fold_case: bool = False, mode: str = "permissive",
+          keep_bad: int = 5, log=print) -> dict:
+    """Answer ``P(varying positions | fixed positions)`` from a model or a raw n-gram file.
+
+    ``bindings`` maps a position letter to a word (must match) or ``"_"`` (varies); positions
+    not named are summed over. Returns the total matching count, its share of all n-grams and
+    the ``top`` bindings of the ``_`` positions with their conditional probabilities.
+    """
+    from pyspark.sql import functions as F
+
+    stats: dict = {}
+    if model_dir is not None:
+        manifest = load_model_manifest(model_dir)
+        letters = manifest["letters"]
+        full = context_letters(letters)
+        if full not in manifest["subsets"]:
+            raise OutputError(f"{model_dir}: the model has no full-context table ({full})")
+        counts = read_counts(spark, model_dir, manifest)
+        centre = letters[len(letters) // 2]
+        cols = [F.col("label" if c == centre else c.lower()).alias(c) for c in letters]
+        table = counts.where(counts.subset == full).select(*cols, "count")
+        source = str(model_dir)
+    else:
+        width = 5
+        letters = "ABCDE"
+        mixed = ngram_lines(spark.sparkContext, list(ngram_inputs.files)).mapPartitions(
+            lambda it: _ngram_rows(it, width, fold_case, mode, keep_bad)
+        ).cache()
+        stats, bad = split_stats(
+            _run_failfast(lambda: count_events(mixed.filter(lambda r: r[0] == "stat").map(lambda r: r[1])).collect()),
+            keep_bad,
+        )
+        stats["malformed_examples"] = bad
+        rows = mixed.filter(lambda r: r[0] == "row").map(lambda r: r[1])
+        table = spark.createDataFrame(rows, schema=", ".join(f"{c} STRING" for c in letters) + ", count BIGINT")
+        source = str(ngram_inputs.root)
+    unknown = set(bindings) - set(letters)
+    if unknown:
+        raise InputError(f"unknown position(s) {', '.join(sorted(unknown))}; positions are {', '.join(letters)}")
+    varying = [c for c in letters if bindings.get(c) == "_"]
+    cond = F.lit(True)
+    for c in letters:
+        if c in bindings and bindings[c] != "_":
+            cond = cond & (F.col(c) == bindings[c])
+    grand = table.agg(F.sum("count")).first()[0] or 0
+    matching = table.where(cond)
+    total = matching.agg(F.sum("count")).first()[0] or 0
+    result = {
+        "source": source,
+        "bindings": {c: bindings.get(c, "*") for c in letters},
+        "matching_count": int(total),
+        "all_count": int(grand),
+        "share": total / grand if grand else 0.0,
+        "top": [],
+        "input_stats": stats,
+    }
+    if varying and total:
+        grouped = matching.groupBy(*varying).agg(F.sum("count").alias("n"))
+        best = grouped.orderBy(F.col("n").desc(), *[F.col(c).asc() for c in varying]).limit(top).collect()
+        result["top"] = [{"values": {c: r[c] for c in varying}, "count": int(r["n"]), "probability": r["n"] / total} for r in best]
+        result["distinct_bindings"] = grouped.count()
+    if model_dir is None:
+        mixed.unpersist()
+    log(format_query_report(result, letters))
+    return result
+
+
+def format_query_report(result: dict, letters: str) -> str:
+    shown = " ".join(f"{c}={v}" for c, v in result["bindings"].items())
+    fixed = ", ".join(f"{c}={v}" for c, v in result["bindings"].items() if v not in ("_", "*")) or "nothing fixed"
+    varying = [c for c, v in result["bindings"].items() if v == "_"]
+    lines = [
+        f"query: {shown}   (from {result['source']}; * = summed over)",
+        f"matching count: {result['matching_count']:,} of {result['all_count']:,}   share: {result['share']:.6f}",
+    ]
+    if result["top"]:
+        lines.append(f"top {len(result['top'])} of {result['distinct_bindings']:,} bindings of {' '.join(varying)}:")
+        lines.append(f"  {'binding':<40}{'count':>14}  P({','.join(varying)} | {fixed})")
+        for item in result["top"]:
+            binding = " ".join(f"{c}={v!r}" if v == "" else f"{c}={v}" for c, v in item["values"].items())
+            lines.append(f"  {binding:<40}{item['count']:>14,}  {item['probability']:.6f}")
+    stats = result.get("input_stats") or {}
+    if stats.get("malformed"):
+        lines.append(f"malformed lines skipped: {stats['malformed']:,}")
+    return "\n".join(lines)

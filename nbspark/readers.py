@@ -1,0 +1,79 @@
+"""Input files to RDDs: n-gram lines with their byte offsets, Reuters stories from raw bytes.
+
+* Listing: a path is a file, or a directory whose files are read in name order, skipping
+  names that start with ``_`` or ``.`` (Spark's and Hadoop's hidden-file convention). File
+  names with glob characters (``a[1].txt``) are escaped before Hadoop sees them, so they are
+  read literally.
+* n-gram files: Hadoop's ``TextInputFormat`` through ``newAPIHadoopFile``, one RDD per file,
+  so every line carries ``(file, byte offset, text)``; gzip (``.gz``) is decompressed
+  transparently; bytes that are not UTF-8 become U+FFFD (Hadoop's ``Text`` decoding) and are
+  counted as ``decode_replacements``.
+* Reuters: ``binaryFiles`` and an explicit Latin-1 decode (``corpora.decode_reuters``);
+  Spark's text readers would silently replace non-UTF-8 bytes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+__all__ = ["hadoop_escape", "line_number", "list_files", "ngram_lines", "reuters_files", "sgml_texts"]
+
+_GLOB_CHARS = re.compile(r"([\[\]{}*?\\,])")
+
+
+def hadoop_escape(path: str) -> str:
+    """Escape Hadoop glob characters (and commas) so that ``path`` is read literally."""
+    return _GLOB_CHARS.sub(r"\\\1", path)
+
+
+def list_files(path: Path, suffix: str = "") -> list[Path]:
+    """The input files of ``path`` (see the module docstring); empty when it has none."""
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path}: no such file or directory")
+    return sorted(
+        p
+        for p in path.iterdir()
+        if p.is_file() and not p.name.startswith(("_", ".")) and p.name.endswith(suffix)
+    )
+
+
+def reuters_files(path: Path) -> list[Path]:
+    """The SGML files of a Reuters-21578 directory (``*.sgm``), or the file itself."""
+    return list_files(path, ".sgm")
+
+
+def ngram_lines(sc, files: list[Path]):
+    """RDD of ``(file name, byte offset, line)`` over every line of ``files``."""
+    rdds = []
+    for f in files:
+        name = str(f)
+        rdd = sc.newAPIHadoopFile(
+            hadoop_escape(f.as_uri()),
+            "org.apache.hadoop.mapreduce.lib.input.TextInputFormat",
+            "org.apache.hadoop.io.LongWritable",
+            "org.apache.hadoop.io.Text",
+        )
+        rdds.append(rdd.map(lambda kv, name=name: (name, kv[0], kv[1])))
+    return sc.union(rdds) if len(rdds) > 1 else rdds[0]
+
+
+def sgml_texts(sc, files: list[Path]):
+    """RDD of ``(file name, bytes)``, one record per SGML file."""
+    rdds = [
+        sc.binaryFiles(hadoop_escape(f.as_uri())).map(lambda kv, name=str(f): (name, kv[1])) for f in files
+    ]
+    return sc.union(rdds) if len(rdds) > 1 else rdds[0]
+
+
+def line_number(path: str, offset: int) -> int | None:
+    """The 1-based line number at byte ``offset`` of a local (possibly gzip) file, or None."""
+    try:
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rb") as fh:
+            return fh.read(offset).count(b"\n") + 1
+    except OSError:
+        return None
