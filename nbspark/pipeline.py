@@ -118,11 +118,17 @@ def _reuters_partition(records, confusion, width, lowercase, splits, keep_bad):
     yield from stats.records()
 
 
-def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mode: str, keep_bad: int):
-    """RDD mixing ``Example`` records and statistics records (``counting.is_stat``)."""
+def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mode: str, keep_bad: int, partitions: int = 0):
+    """RDD mixing ``Example`` records and statistics records (``counting.is_stat``).
+
+    ``partitions`` > 0 spreads n-gram lines over that many partitions before parsing (a
+    ``.gz`` file is one unsplittable partition otherwise).
+    """
     confusion = frozenset(confusion)
     if inputs.spec.format == "ngrams":
         lines = ngram_lines(sc, list(inputs.files))
+        if partitions:
+            lines = lines.repartition(partitions)
         return lines.mapPartitions(lambda it: _ngram_partition(it, confusion, width, lowercase, mode, keep_bad))
     splits = frozenset(inputs.spec.splits)
     texts = sgml_texts(sc, list(inputs.files))
@@ -156,7 +162,9 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print) ->
     sc = spark.sparkContext
     started = time.time()
     letters, subsets = cfg.letters, cfg.counted_subsets
-    mixed = examples_rdd(sc, inputs, cfg.confusion_set, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples)
+    mixed = examples_rdd(
+        sc, inputs, cfg.confusion_set, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions
+    )
 
     def to_pairs(record):
         if _is_stat_record(record):
@@ -166,6 +174,8 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print) ->
     reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions).cache()
     try:
         stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
+        for item in bad:
+            item["line_number"] = line_number(item["source"], item["offset"])
         if not stats.get("examples"):
             raise InputError(
                 f"{inputs.root}: no training examples (no window centred on {', '.join(cfg.confusion_set)}); "
@@ -223,7 +233,10 @@ def format_train_report(manifest: dict, out: Path) -> str:
     lines.append("distinct events per subset: " + ", ".join(f"{level_name(k)}={v:,}" for k, v in manifest["distinct_events"].items()))
     if manifest["malformed_examples"]:
         lines.append("first malformed lines:")
-        lines += [f"  {b['source']}@{b['offset']} ({b['reason']}): {b['line']!r}" for b in manifest["malformed_examples"]]
+        lines += [
+            f"  {b['source']}:{b['line_number'] or '@' + str(b['offset'])} ({b['reason']}): {b['line']!r}"
+            for b in manifest["malformed_examples"]
+        ]
     return "\n".join(lines)
 
 

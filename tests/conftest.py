@@ -1,0 +1,55 @@
+"""One SparkSession for the whole run (local[2], 2 shuffle partitions, UI and progress off),
+and the paths of the hand-made fixtures and of the real data dir (when present)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+HERE = Path(__file__).parent
+FIXTURES = HERE / "data"
+ROOT = HERE.parent
+
+
+def real_data_dir() -> Path | None:
+    """$NBSPARK_DATA, else ../shared/data seen from the project root, when it holds the corpora."""
+    for candidate in (os.environ.get("NBSPARK_DATA"), ROOT.parent / "shared" / "data"):
+        if candidate and (Path(candidate) / "reuters21578").is_dir() and (Path(candidate) / "aeffect").is_dir():
+            return Path(candidate)
+    return None
+
+
+TEST_SPARK_CONF = {
+    "spark.master": "local[2]",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.ui.enabled": "false",
+    "spark.log.level": "WARN",
+    "spark.driver.host": "127.0.0.1",
+}
+
+
+@pytest.fixture(scope="session")
+def spark():
+    from nbspark.session import get_spark
+
+    session = get_spark("nbspark-tests", TEST_SPARK_CONF, progress=False)
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    found = real_data_dir()
+    if found is None:
+        pytest.skip("real corpora not found (set NBSPARK_DATA or provide ../shared/data)")
+    return found
+
+
+@pytest.fixture
+def fixtures() -> Path:
+    return FIXTURES

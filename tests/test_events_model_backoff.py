@@ -1,0 +1,80 @@
+"""Events, the model built from them and the backoff walk, on the hand-counted ngrams.txt."""
+
+import math
+from collections import Counter
+
+import pytest
+
+from nbspark.backoff import UNSEEN, parse_pattern, predict
+from nbspark.corpora import MalformedLine
+from nbspark.events import Example, count_columns, count_ddl, example_events, ngram_example
+from nbspark.model import build_model, rank
+
+LETTERS = "ABCDE"
+CHAIN = ("ABDE", "ABD", "BD", "B", "")
+CONFUSION = frozenset({"affect", "effect"})
+
+
+def fixture_counts(fixtures):
+    """Count ngrams.txt in plain Python, the way the Spark job must."""
+    counts = Counter()
+    for line in (fixtures / "ngrams.txt").read_text(encoding="utf-8").splitlines():
+        try:
+            ex = ngram_example(line, "t", CONFUSION, 5, True)
+        except MalformedLine:
+            continue
+        if ex is not None:
+            for key, w in example_events(ex, CHAIN, LETTERS):
+                counts[key] += w
+    return counts
+
+
+def test_example_events_one_per_subset():
+    ex = Example("s", ("the", "cumulative", "effect", "of", "the"), 10)
+    assert list(example_events(ex, CHAIN, LETTERS)) == [
+        (("ABDE", "the", "cumulative", "of", "the", "effect"), 10),
+        (("ABD", "the", "cumulative", "of", None, "effect"), 10),
+        (("BD", None, "cumulative", "of", None, "effect"), 10),
+        (("B", None, "cumulative", None, None, "effect"), 10),
+        (("", None, None, None, None, "effect"), 10),
+    ]
+    assert count_columns(LETTERS) == ["subset", "a", "b", "d", "e", "label", "count"]
+    assert count_ddl(LETTERS).startswith("subset STRING NOT NULL, a STRING, b STRING, d STRING, e STRING")
+
+
+def test_hand_counted_tables(fixtures):
+    counts = fixture_counts(fixtures)
+    assert counts[("", None, None, None, None, "effect")] == 23
+    assert counts[("", None, None, None, None, "affect")] == 11
+    assert counts[("B", None, "not", None, None, "affect")] == 9
+    assert counts[("B", None, "not", None, None, "effect")] == 1
+    assert counts[("BD", None, "cumulative", "of", None, "effect")] == 10
+    assert counts[("ABDE", '":', "the", "is", "", "effect")] == 8
+    per_subset = Counter(k[0] for k in counts)
+    assert per_subset == {"ABDE": 7, "ABD": 7, "BD": 6, "B": 6, "": 2}
+
+
+def test_backoff_decisions(fixtures):
+    rows = [(*k, v) for k, v in fixture_counts(fixtures).items()]
+    model = build_model(rows, LETTERS, CHAIN)
+    assert predict(model, parse_pattern("does not _ the outcome", 5)) == ("affect", pytest.approx(1.0), "ABD")
+    assert predict(model, parse_pattern("could not _ the ratio", 5)) == ("affect", pytest.approx(0.9), "BD")
+    assert predict(model, parse_pattern("so cumulative _ and so", 5)) == ("effect", pytest.approx(10 / 12), "B")
+    assert predict(model, parse_pattern("x y _ z w", 5)) == ("effect", pytest.approx(23 / 34), "")
+    assert predict(model, parse_pattern("the cumulative _ of the", 5)) == ("effect", pytest.approx(10 / 12), "ABDE")
+
+
+def test_chain_without_prior_can_leave_unseen(fixtures):
+    rows = [(*k, v) for k, v in fixture_counts(fixtures).items()]
+    model = build_model(rows, LETTERS, ("ABDE", "B"))
+    assert predict(model, ("q", "q", "_", "q", "q")) == (None, 0.0, UNSEEN)
+
+
+def test_rank_ties_are_broken_by_label():
+    assert [label for label, _ in rank({"effect": 3, "affect": 3, "x": 1})] == ["affect", "effect", "x"]
+    assert rank({"a": 1, "b": 3})[0] == ("b", math.log(0.75))
+
+
+def test_parse_pattern_needs_centre():
+    with pytest.raises(ValueError, match="'_' in the middle"):
+        parse_pattern("a b c d e", 5)

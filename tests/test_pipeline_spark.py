@@ -1,0 +1,207 @@
+"""train -> classify -> query in local mode on the hand-made fixtures (tests/data/README.md)."""
+
+import json
+import shutil
+from collections import Counter
+
+import pytest
+from pyspark.testing import assertDataFrameEqual
+
+from nbspark.config import InputSpec, load_config
+from nbspark.corpora import MalformedLine
+from nbspark.events import count_ddl, example_events, ngram_example
+from nbspark.pipeline import InputError, classify, query, read_counts, load_model_manifest, resolve_input, train
+from nbspark.tables import OutputError, check_output
+
+pytestmark = pytest.mark.spark
+
+
+def quiet(*_):
+    pass
+
+
+def cfg_for(tmp_path, fixtures, **extra):
+    overrides = {
+        "train.path": str(fixtures / "ngrams.txt"),
+        "test.path": str(fixtures / "mini.sgm"),
+        "model_dir": str(tmp_path / "model"),
+        "results_dir": str(tmp_path / "results"),
+        "worked_examples": "does not _ the outcome,x y _ z w",
+    }
+    overrides.update(extra)
+    return load_config(None, overrides)
+
+
+def run_train(spark, cfg, out=None, overwrite=False):
+    inputs = resolve_input(cfg.train, None)
+    out = check_output(out or cfg.model_dir, overwrite, [inputs.root])
+    return train(spark, cfg, inputs, out, log=quiet), out
+
+
+@pytest.fixture(scope="module")
+def model(spark, tmp_path_factory):
+    from tests.conftest import FIXTURES
+
+    tmp = tmp_path_factory.mktemp("m")
+    cfg = cfg_for(tmp, FIXTURES)
+    manifest, out = run_train(spark, cfg)
+    return cfg, manifest, out
+
+
+def test_train_stats_hand_counted(model):
+    _, manifest, out = model
+    stats = manifest["stats"]
+    assert stats["lines_read"] == 11
+    assert stats["examples"] == 7 and stats["weight"] == 34
+    assert stats["lines_not_in_confusion_set"] == 1
+    assert stats["malformed"] == 3
+    assert (stats["malformed.tokens"], stats["malformed.count"], stats["malformed.fields"]) == (1, 1, 1)
+    assert [b["line_number"] for b in manifest["malformed_examples"]] == [8, 9, 10]
+    assert manifest["distinct_events"] == {"": 2, "ABD": 7, "ABDE": 7, "B": 6, "BD": 6}
+    assert manifest["label_counts"] == {"affect": 11, "effect": 23}
+    assert manifest["schema_version"] == 1 and manifest["subsets"] == ["ABDE", "ABD", "BD", "B", ""]
+    assert (out / "counts" / "_SUCCESS").is_file() and (out / "_nbspark.json").is_file()
+
+
+def test_count_table_equals_plain_python_count(spark, model, fixtures):
+    cfg, manifest, out = model
+    expected = Counter()
+    for line in (fixtures / "ngrams.txt").read_text(encoding="utf-8").splitlines():
+        try:
+            ex = ngram_example(line, "t", frozenset(cfg.confusion_set), 5, True)
+        except MalformedLine:
+            continue
+        for key, w in example_events(ex, cfg.counted_subsets, "ABCDE") if ex else ():
+            expected[key] += w
+    want = spark.createDataFrame([(*k, v) for k, v in expected.items()], schema=count_ddl("ABCDE"))
+    got = read_counts(spark, out, manifest)
+    assertDataFrameEqual(got, want, checkRowOrder=False)
+    # and a few cells counted by hand
+    rows = {tuple(r[:-1]): r[-1] for r in got.collect()}
+    assert rows[("B", None, "not", None, None, "affect")] == 9
+    assert rows[("BD", None, "cumulative", "of", None, "effect")] == 10
+
+
+def test_one_partition_equals_many(spark, model, fixtures, tmp_path):
+    cfg, manifest, out = model
+    many = cfg_for(tmp_path, fixtures, partitions="3")
+    _, out3 = run_train(spark, many)
+    assertDataFrameEqual(read_counts(spark, out3, manifest), read_counts(spark, out, manifest), checkRowOrder=False)
+
+
+def test_classify_hand_counted(spark, model, tmp_path):
+    cfg, _, out = model
+    inputs = resolve_input(cfg.test, None)
+    results = check_output(tmp_path / "results", False, [inputs.root, out])
+    metrics = classify(spark, cfg, out, inputs, results, log=quiet)
+    assert metrics["examples"] == 4 and metrics["correct"] == 2
+    assert metrics["accuracy"] == 0.5 and metrics["majority_baseline"] == 0.5
+    assert metrics["input_stats"]["stories_read"] == 4 and metrics["input_stats"]["empty_bodies"] == 1
+    levels = {lv["name"]: (lv["examples"], lv["correct"]) for lv in metrics["levels"]}
+    assert levels == {"ABDE": (0, 0), "ABD": (1, 1), "BD": (1, 0), "B": (1, 0), "∅": (1, 1)}
+    preds = {r["source"]: r for r in spark.read.parquet(str(results / "predictions")).collect()}
+    assert sorted(preds) == ["reuters:1#2", "reuters:1#8", "reuters:2#0", "reuters:3#2"]
+    p = preds["reuters:1#8"]
+    assert (p["a"], p["b"], p["c"], p["d"], p["e"]) == ("could", "not", "effect", "the", "ratio")
+    assert (p["gold"], p["predicted"], p["subset"]) == ("effect", "affect", "BD")
+    assert p["probability"] == pytest.approx(0.9)
+    assert preds["reuters:2#0"]["a"] == "<s>" and preds["reuters:2#0"]["probability"] == pytest.approx(23 / 34)
+    worked = metrics["worked_examples"]
+    assert (worked[0]["predicted"], worked[0]["subset"], worked[0]["unseen_at"]) == ("affect", "ABD", ["ABDE"])
+    saved = json.loads((results / "metrics.json").read_text())
+    assert saved["accuracy"] == 0.5 and (results / "report.txt").read_text().startswith("examples: 4")
+
+
+def test_classify_with_splits_and_a_shorter_chain(spark, model, tmp_path):
+    cfg, _, out = model
+    cfg = load_config(None, {"test.path": cfg.test.path, "test.splits": "TEST", "backoff": "B,", "worked_examples": ""})
+    inputs = resolve_input(cfg.test, None)
+    metrics = classify(spark, cfg, out, inputs, tmp_path / "r", log=quiet)
+    assert metrics["examples"] == 1  # story 2 only (story 4 has no body)
+    assert [lv["name"] for lv in metrics["levels"]] == ["B", "∅"]
+
+
+def test_query_from_model_and_from_file(spark, model, fixtures):
+    _, _, out = model
+    r = query(spark, {"B": "_", "C": "affect"}, model_dir=out, log=quiet)
+    assert r["matching_count"] == 11 and r["all_count"] == 34
+    assert r["share"] == pytest.approx(11 / 34)
+    assert [(t["values"]["B"], t["count"]) for t in r["top"]] == [("not", 9), ("cumulative", 2)]
+    assert r["top"][0]["probability"] == pytest.approx(9 / 11)
+
+    r = query(spark, {"C": "_"}, top=1, model_dir=out, log=quiet)
+    assert r["top"] == [{"values": {"C": "effect"}, "count": 23, "probability": pytest.approx(23 / 34)}]
+    assert r["distinct_bindings"] == 2
+
+    raw = resolve_input(InputSpec("ngrams", str(fixtures / "ngrams.txt")), None)
+    r = query(spark, {"C": "_"}, ngram_inputs=raw, log=quiet)
+    # as written: 'EFFECT' stays apart and the off-set line 'cause' counts too
+    assert {t["values"]["C"]: t["count"] for t in r["top"]} == {"effect": 19, "affect": 11, "cause": 9, "EFFECT": 4}
+    assert r["input_stats"]["malformed"] == 3
+    r = query(spark, {"C": "_"}, ngram_inputs=raw, fold_case=True, log=quiet)
+    assert {t["values"]["C"]: t["count"] for t in r["top"]} == {"effect": 23, "affect": 11, "cause": 9}
+    with pytest.raises(InputError, match="malformed line \\(tokens\\)"):
+        query(spark, {"C": "_"}, ngram_inputs=raw, mode="failfast", log=quiet)
+
+
+def test_failfast_names_file_and_line(spark, fixtures, tmp_path):
+    cfg = cfg_for(tmp_path, fixtures, mode="failfast")
+    with pytest.raises(InputError) as info:
+        run_train(spark, cfg)
+    assert f"{fixtures / 'ngrams.txt'}:8: malformed line (tokens)" in str(info.value)
+    assert not (tmp_path / "model").exists()
+    assert list(tmp_path.iterdir()) == []  # nothing half-written
+
+
+def test_empty_corpus_and_no_examples(spark, tmp_path):
+    empty = tmp_path / "in" / "empty.txt"
+    empty.parent.mkdir()
+    empty.write_text("")
+    cfg = load_config(None, {"train.path": str(empty), "model_dir": str(tmp_path / "m")})
+    with pytest.raises(InputError, match="no training examples"):
+        run_train(spark, cfg)
+    assert not (tmp_path / "m").exists()
+
+
+def test_failed_overwrite_keeps_the_old_model(spark, model, fixtures, tmp_path):
+    cfg, manifest, out = model
+    copy = tmp_path / "model"
+    shutil.copytree(out, copy)
+    before = sorted(map(tuple, read_counts(spark, copy, manifest).collect()))
+    bad = cfg_for(tmp_path, fixtures, mode="failfast")
+    with pytest.raises(InputError):
+        run_train(spark, bad, out=copy, overwrite=True)
+    assert sorted(map(tuple, read_counts(spark, copy, manifest).collect())) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_model_integrity_is_checked(spark, model, tmp_path):
+    cfg, manifest, out = model
+    broken = tmp_path / "broken"
+    shutil.copytree(out, broken)
+    (broken / "counts" / "_SUCCESS").unlink()
+    with pytest.raises(OutputError, match="incomplete table"):
+        read_counts(spark, broken, manifest)
+
+    renamed = tmp_path / "renamed"
+    df = read_counts(spark, out, manifest).withColumnRenamed("label", "lable")
+    df.write.parquet(str(renamed / "counts"))
+    with pytest.raises(OutputError, match="column 'label' is missing"):
+        read_counts(spark, renamed, manifest)
+
+    mistyped = tmp_path / "mistyped"
+    df = read_counts(spark, out, manifest)
+    df.withColumn("count", df["count"].cast("string")).write.parquet(str(mistyped / "counts"))
+    with pytest.raises(OutputError, match="column 'count' is string, expected bigint"):
+        read_counts(spark, mistyped, manifest)
+
+    other = tmp_path / "other"
+    shutil.copytree(out, other)
+    (other / "manifest.json").write_text(json.dumps({**manifest, "schema_version": 99}))
+    with pytest.raises(OutputError, match="schema version 99"):
+        load_model_manifest(other)
+    (other / "manifest.json").write_text(json.dumps({**manifest, "kind": "something-else"}))
+    with pytest.raises(OutputError, match="of kind 'something-else'"):
+        load_model_manifest(other)
+    with pytest.raises(OutputError, match="not an nbspark model"):
+        load_model_manifest(tmp_path)
