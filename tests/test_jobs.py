@@ -1,0 +1,92 @@
+"""The jobs as users run them: spark-submit, exit codes, one-line errors, nothing half-written."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+JOBS = ROOT / "jobs"
+
+
+def run_job(job, *args, cwd=None, env_extra=None, timeout=300):
+    """Run a job through its main, in a fresh interpreter (errors before Spark need no JVM)."""
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", **(env_extra or {})}
+    return subprocess.run(
+        [sys.executable, str(JOBS / f"{job}.py"), *map(str, args)],
+        cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+    )
+
+
+def spark_submit(job, *args, cwd=None):
+    submit = Path(sys.executable).parent / "spark-submit"
+    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PATH": f"{submit.parent}:{os.environ['PATH']}"}
+    return subprocess.run(
+        [str(submit), "--master", "local[2]", "--conf", "spark.ui.enabled=false", str(JOBS / f"{job}.py"), *map(str, args)],
+        cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=300,
+    )
+
+
+def one_line_error(proc):
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode != 0
+    assert "Traceback" not in proc.stderr
+    return lines[-1]
+
+
+def test_missing_data_names_where_it_looked(tmp_path):
+    proc = run_job("train", "--out", tmp_path / "m", cwd=tmp_path, env_extra={"NBSPARK_DATA": str(tmp_path / "nodata")})
+    err = one_line_error(proc)
+    assert err.startswith("train.py: error: cannot find 'aeffect/aeffect-train.txt'")
+    assert "$NBSPARK_DATA" in err and "./data" in err and "../shared/data" in err and "scripts/fetch_data.sh" in err
+    assert proc.returncode == 1 and not (tmp_path / "m").exists()
+
+
+def test_output_that_holds_something_is_refused(tmp_path, fixtures):
+    out = tmp_path / "m"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    proc = run_job("train", "--set", f"train.path={fixtures / 'ngrams.txt'}", "--out", out)
+    assert "already holds something; pass --overwrite" in one_line_error(proc)
+    proc = run_job("train", "--set", f"train.path={fixtures / 'ngrams.txt'}", "--out", out, "--overwrite")
+    assert "not an nbspark output" in one_line_error(proc)
+    proc = run_job("train", "--set", f"train.path={fixtures / 'ngrams.txt'}", "--out", fixtures)
+    assert "overlaps the input" in one_line_error(proc)
+    assert (out / "keep.txt").read_text() == "mine"
+
+
+def test_bad_config_and_not_a_model(tmp_path):
+    proc = run_job("train", "--set", "mode=sloppy")
+    assert proc.returncode == 2 and "mode must be one of" in proc.stderr
+    proc = run_job("classify", "--model", tmp_path)
+    assert "not an nbspark model (no manifest.json)" in one_line_error(proc)
+    proc = run_job("query", "--model", tmp_path / "nope", "--C", "_")
+    assert "no such model directory" in one_line_error(proc)
+
+
+def test_end_to_end_with_spark_submit(tmp_path, fixtures):
+    model, results = tmp_path / "model", tmp_path / "results"
+    common = ["--set", f"train.path={fixtures / 'ngrams.txt'}", "--set", f"test.path={fixtures / 'mini.sgm'}"]
+    proc = spark_submit("train", *common, "--out", model)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "lines read: 11   malformed (skipped): 3" in proc.stdout
+    assert f"{fixtures / 'ngrams.txt'}:8 (tokens)" in proc.stdout
+
+    proc = spark_submit("classify", *common, "--model", model, "--out", results)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "accuracy: 0.5000   majority baseline (effect): 0.5000" in proc.stdout
+    assert json.loads((results / "metrics.json").read_text())["examples"] == 4
+
+    proc = spark_submit("query", "--model", model, "--B", "_", "--C", "affect", "--json", tmp_path / "q.json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "matching count: 11 of 34" in proc.stdout
+    assert json.loads((tmp_path / "q.json").read_text())["top"][0]["values"] == {"B": "not"}
+
+    # a second train into the same place needs --overwrite (spark-submit's PythonRunner sends
+    # the job's stderr to its own stdout)
+    proc = spark_submit("train", *common, "--out", model)
+    assert proc.returncode == 1 and "already holds something; pass --overwrite" in proc.stdout + proc.stderr

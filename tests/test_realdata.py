@@ -1,0 +1,70 @@
+"""The affect/effect experiment on the real corpora (skipped when the data dir is absent).
+
+Independent figures: ../shared/data/README.md (49,413 lines, 5,090 that do not split into five
+tokens; 724 Reuters windows, 529 effect and 195 affect, 504 TRAIN / 194 TEST) and the course
+slide's worked examples (probabilities 1.0 and 0.9625, decided at ABDE, ABDE, BD and B).
+"""
+
+import pytest
+
+from nbspark.config import DEFAULT, load_config
+from nbspark.pipeline import classify, query, resolve_input, train
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.spark, pytest.mark.realdata]
+
+
+def quiet(*_):
+    pass
+
+
+@pytest.fixture(scope="module")
+def books(spark, data_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("books") / "model"
+    manifest = train(spark, DEFAULT, resolve_input(DEFAULT.train, str(data_dir)), out, log=quiet)
+    return manifest, out
+
+
+def test_books_training_lines(books):
+    manifest, _ = books
+    stats = manifest["stats"]
+    assert stats["lines_read"] == 49_413
+    assert stats["malformed"] == 5_090 and stats["malformed.tokens"] == 5_090
+    assert stats["examples"] == 49_413 - 5_090
+    assert manifest["malformed_examples"][0]["line"] == '"and in effect \t1176'
+
+
+def test_books_to_reuters_reproduces_the_slide(spark, books, data_dir, tmp_path):
+    _, model = books
+    metrics = classify(spark, DEFAULT, model, resolve_input(DEFAULT.test, str(data_dir)), tmp_path / "r", log=quiet)
+    assert metrics["examples"] == 724 and metrics["gold_labels"] == {"affect": 195, "effect": 529}
+    assert abs(metrics["distinct_examples"] - 661) / 661 < 0.02  # slide: 723 windows, 661 distinct
+    worked = {w["pattern"]: (w["predicted"], round(w["probability"], 4), w["subset"]) for w in metrics["worked_examples"]}
+    assert worked == {
+        "the cumulative _ of the": ("effect", 1.0, "ABDE"),
+        "go into _ on january": ("effect", 1.0, "ABDE"),
+        "from cumulative _ of accounting": ("effect", 1.0, "BD"),
+        "would not _ finance minister": ("affect", 0.9625, "B"),
+    }
+    assert metrics["worked_examples"][2]["unseen_at"] == ["ABDE", "ABD"]
+    assert metrics["majority_baseline"] == pytest.approx(529 / 724)
+    assert metrics["accuracy"] > metrics["majority_baseline"] + 0.15
+    assert sum(lv["examples"] for lv in metrics["levels"]) == 724
+
+
+def test_queries_on_the_books_model(spark, books):
+    _, model = books
+    r = query(spark, {"B": "no", "C": "_"}, model_dir=model, log=quiet)
+    assert {t["values"]["C"] for t in r["top"]} <= {"affect", "effect"} and r["matching_count"] > 0
+    r = query(spark, {"B": "not", "C": "_"}, model_dir=model, log=quiet)
+    assert r["top"][0]["values"] == {"C": "affect"} and round(r["top"][0]["probability"], 4) == 0.9625
+
+
+def test_reuters_train_split_to_test_split(spark, data_dir, tmp_path):
+    cfg = load_config(ROOT / "conf/experiments/affect_effect_reuters.toml")
+    manifest = train(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / "m", log=quiet)
+    assert manifest["stats"]["examples"] == 504  # windows in LEWISSPLIT=TRAIN stories
+    assert manifest["stats"]["stories_used"] == 14_668
+    metrics = classify(spark, cfg, tmp_path / "m", resolve_input(cfg.test, str(data_dir)), tmp_path / "r", log=quiet)
+    assert metrics["examples"] == 194
+    assert metrics["accuracy"] >= metrics["majority_baseline"]
