@@ -21,13 +21,17 @@ __all__ = [
     "DataNotFound",
     "ExperimentConfig",
     "InputSpec",
+    "NBSpec",
     "load_config",
     "position_letters",
     "resolve_data_dir",
 ]
 
-FORMATS = ("ngrams", "reuters")
+FORMATS = ("ngrams", "reuters", "tsv", "sms", "reuters_topics", "csv", "parquet", "sklearn")
 MODES = ("permissive", "failfast")
+TASKS = ("backoff", "naive_bayes")
+NB_MODELS = ("multinomial", "bernoulli", "categorical", "gaussian", "mixed")
+TOKENIZERS = ("nbspark", "words")
 DATA_ENV = "NBSPARK_DATA"
 
 
@@ -39,11 +43,35 @@ class InputSpec:
     format: str
     path: str
     splits: tuple[str, ...] = ()
+    # Seeded hold-out for inputs without a split of their own (sms, tsv, tables): a fraction
+    # ``holdout`` of the records (chosen by a hash of seed and record id, so the same records
+    # whatever the partitioning) is the part "test", the rest "train"; ``splits`` picks parts.
+    holdout: float = 0.0
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class NBSpec:
+    """Naive Bayes settings (``task = "naive_bayes"``)."""
+
+    model: str = "multinomial"
+    # Pseudo-count per feature value: Cohen's Dirichlet prior with uniform q = 1/|V| and
+    # m = alpha * |V| (alpha = 1 is add-one; m*q = alpha).
+    alpha: float = 1.0
+    tokenizer: str = "nbspark"  # or "words": lower-cased runs of \w (splitting on \W+)
+    labels: str = "all"  # reuters_topics: "all" (multi-label) or "top10" (single-label view)
+    top_k: int = 1  # labels predicted per document (multi-label scoring)
+    threshold: float = 0.0  # ... plus any further label with at least this posterior
+    var_smoothing: float = 1e-9  # Gaussian: this fraction of the largest feature variance is added
+    label_column: str = "label"  # tables
+    numeric_columns: tuple[str, ...] = ()  # tables: empty = every column but the label that parses as a number
+    categorical_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class ExperimentConfig:
     name: str = "affect_effect"
+    task: str = "backoff"
     confusion_set: tuple[str, ...] = ("affect", "effect")
     width: int = 5
     lowercase: bool = True
@@ -63,6 +91,7 @@ class ExperimentConfig:
     )
     max_bad_examples: int = 5
     partitions: int = 0  # 0: let Spark decide
+    nb: NBSpec = NBSpec()
 
     def __post_init__(self) -> None:
         validate(self)
@@ -114,21 +143,39 @@ def validate(cfg: ExperimentConfig) -> None:
     for spec in (cfg.train, cfg.test):
         if spec.format not in FORMATS:
             raise ValueError(f"input format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
+        if not 0.0 <= spec.holdout < 1.0:
+            raise ValueError(f"holdout must be in [0, 1), got {spec.holdout}")
+    if cfg.task not in TASKS:
+        raise ValueError(f"task must be one of {', '.join(TASKS)}, got {cfg.task!r}")
+    nb = cfg.nb
+    if nb.model not in NB_MODELS:
+        raise ValueError(f"nb.model must be one of {', '.join(NB_MODELS)}, got {nb.model!r}")
+    if nb.tokenizer not in TOKENIZERS:
+        raise ValueError(f"nb.tokenizer must be one of {', '.join(TOKENIZERS)}, got {nb.tokenizer!r}")
+    if nb.labels not in ("all", "top10"):
+        raise ValueError(f"nb.labels must be all or top10, got {nb.labels!r}")
+    if nb.alpha <= 0 or nb.top_k < 1 or nb.var_smoothing < 0:
+        raise ValueError("nb.alpha must be > 0, nb.top_k >= 1 and nb.var_smoothing >= 0")
     if cfg.max_bad_examples < 0 or cfg.partitions < 0:
         raise ValueError("max_bad_examples and partitions must be >= 0")
 
 
-_INPUT_KEYS = {f.name for f in dataclasses.fields(InputSpec)}
 _TOP_KEYS = {f.name for f in dataclasses.fields(ExperimentConfig)}
+_SECTIONS = {"train": InputSpec, "test": InputSpec, "nb": NBSpec}
 
 
-def _input(section: dict, base: InputSpec, where: str) -> InputSpec:
-    unknown = set(section) - _INPUT_KEYS
+def _section(section: dict, base, where: str):
+    cls = type(base)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = set(section) - names
     if unknown:
         raise ValueError(f"unknown key(s) in [{where}]: {', '.join(sorted(unknown))}")
     values = dataclasses.asdict(base) | section
-    values["splits"] = tuple(values["splits"])
-    return InputSpec(**values)
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    try:
+        return cls(**values)
+    except TypeError as exc:
+        raise ValueError(f"bad [{where}]: {exc}") from None
 
 
 def _coerce(key: str, value: str, current):
@@ -144,6 +191,11 @@ def _coerce(key: str, value: str, current):
             return int(value)
         except ValueError:
             raise ValueError(f"{key} must be an integer, got {value!r}") from None
+    if isinstance(current, float):
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"{key} must be a number, got {value!r}") from None
     if isinstance(current, tuple):
         return tuple(v.strip() for v in value.split(",")) if value else ()
     return value
@@ -166,25 +218,22 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, str]
     unknown = set(raw) - _TOP_KEYS
     if unknown:
         raise ValueError(f"unknown key(s) in {path}: {', '.join(sorted(unknown))}")
-    values = dataclasses.asdict(DEFAULT)
+    values = {f.name: getattr(DEFAULT, f.name) for f in dataclasses.fields(ExperimentConfig)}
     for key, value in raw.items():
-        if key in ("train", "test"):
+        if key in _SECTIONS:
             if not isinstance(value, dict):
                 raise ValueError(f"[{key}] must be a table")
-            values[key] = _input(value, getattr(DEFAULT, key), key)
+            values[key] = _section(value, values[key], key)
         else:
             values[key] = tuple(value) if isinstance(value, list) else value
-    for key in ("train", "test"):
-        if isinstance(values[key], dict):
-            values[key] = InputSpec(**(values[key] | {"splits": tuple(values[key]["splits"])}))
     for dotted, text in (overrides or {}).items():
         head, _, tail = dotted.partition(".")
-        if head in ("train", "test") and tail:
+        if head in _SECTIONS and tail:
             spec = values[head]
-            if tail not in _INPUT_KEYS:
+            if tail not in {f.name for f in dataclasses.fields(spec)}:
                 raise ValueError(f"unknown setting {dotted!r}")
             values[head] = dataclasses.replace(spec, **{tail: _coerce(dotted, text, getattr(spec, tail))})
-        elif head in _TOP_KEYS and not tail and head not in ("train", "test"):
+        elif head in _TOP_KEYS and not tail and head not in _SECTIONS:
             values[head] = _coerce(dotted, text, values[head])
         else:
             raise ValueError(f"unknown setting {dotted!r}")

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,8 +19,11 @@ __all__ = [
     "Story",
     "clean_sgml_text",
     "decode_reuters",
+    "holdout_part",
+    "parse_labelled_line",
     "parse_ngram_line",
     "parse_reuters_sgml",
+    "parse_sms_line",
 ]
 
 
@@ -118,3 +122,46 @@ def parse_ngram_line(line: str, order: int = 5) -> tuple[tuple[str, ...], int]:
     if not raw.isdigit() or not raw.isascii():
         raise MalformedLine("count", line)
     return tuple(tokens), int(raw)
+
+
+def parse_labelled_line(line: str) -> tuple[str, tuple[str, ...], str]:
+    """``id TAB labels TAB text`` -> ``(id, labels, text)``; labels are comma-separated.
+
+    Split on the first two TABs only, so TABs and quotes inside the text are kept. Raises
+    ``MalformedLine``: ``fields`` (fewer than 3 fields), ``id`` (empty id), ``labels`` (no label).
+    """
+    line = line.rstrip("\r\n")
+    parts = line.split("\t", 2)
+    if len(parts) != 3:
+        raise MalformedLine("fields", line)
+    doc_id, labels, text = parts
+    if not doc_id.strip():
+        raise MalformedLine("id", line)
+    found = tuple(label.strip() for label in labels.split(",") if label.strip())
+    if not found:
+        raise MalformedLine("labels", line)
+    return doc_id.strip(), found, text
+
+
+def parse_sms_line(line: str) -> tuple[str, str]:
+    """``label TAB text`` (the SMS Spam Collection) -> ``(label, text)``.
+
+    Raises ``MalformedLine``: ``fields`` (no TAB) or ``labels`` (empty label).
+    """
+    line = line.rstrip("\r\n")
+    parts = line.split("\t", 1)
+    if len(parts) != 2:
+        raise MalformedLine("fields", line)
+    if not parts[0].strip():
+        raise MalformedLine("labels", line)
+    return parts[0].strip(), parts[1]
+
+
+def holdout_part(record_id: str, seed: int, fraction: float) -> str:
+    """``"test"`` for a seeded ``fraction`` of record ids, else ``"train"``.
+
+    The choice hashes ``seed`` and the id (BLAKE2b, not Python's per-process ``hash``), so it
+    is the same in every process, on every partitioning, and for any other tool that calls it.
+    """
+    digest = hashlib.blake2b(f"{seed}:{record_id}".encode(), digest_size=8).digest()
+    return "test" if int.from_bytes(digest, "big") / 2**64 < fraction else "train"

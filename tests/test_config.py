@@ -45,7 +45,11 @@ def test_overrides_are_typed():
         ({"confusion_set": "affect"}, "two distinct"),
         ({"colour": "red"}, "unknown setting"),
         ({"train.colour": "red"}, "unknown setting"),
-        ({"train.format": "csv"}, "input format"),
+        ({"train.format": "xml"}, "input format"),
+        ({"task": "svm"}, "task must be"),
+        ({"nb.model": "complement"}, "nb.model must be"),
+        ({"train.holdout": "1.5"}, "holdout must be"),
+        ({"nb.alpha": "x"}, "must be a number"),
         ({"lowercase": "maybe"}, "true or false"),
     ],
 )

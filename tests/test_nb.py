@@ -1,0 +1,167 @@
+"""Naive Bayes maths without Spark: the IR-book golden example and scikit-learn as an oracle."""
+
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from nbspark.nb import (
+    add_values, build_nb_model, doc_events, event_row, log_posteriors, loop_model, row_events,
+    score_docs, score_loop, score_rows, top_labels,
+)
+
+sklearn = pytest.importorskip("sklearn")
+from sklearn.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB  # noqa: E402
+
+
+def count(events):
+    """Sum events the way reduceByKey does, and lay them out as count rows."""
+    table = {}
+    for key, value in events:
+        table[key] = add_values(table[key], value) if key in table else value
+    return [event_row(k, v) for k, v in table.items()]
+
+
+# Manning, Raghavan & Schütze, Introduction to IR, Example 13.1
+CHINA = [
+    (("c",), "Chinese Beijing Chinese".split()),
+    (("c",), "Chinese Chinese Shanghai".split()),
+    (("c",), "Chinese Macao".split()),
+    (("j",), "Tokyo Japan Chinese".split()),
+]
+TEST_DOC = "Chinese Chinese Chinese Tokyo Japan".split()
+
+
+def test_iir_multinomial_golden():
+    rows = count(e for labels, toks in CHINA for e in doc_events(labels, toks, "multinomial"))
+    m = build_nb_model(rows, "multinomial", alpha=1.0)
+    p = {c: dict(zip(sorted(m.vocab, key=m.vocab.get), np.exp(m.weights[i]))) for i, c in enumerate(m.classes)}
+    assert p["c"]["Chinese"] == pytest.approx(3 / 7)
+    assert p["c"]["Tokyo"] == pytest.approx(1 / 14) and p["c"]["Japan"] == pytest.approx(1 / 14)
+    assert p["j"]["Chinese"] == pytest.approx(2 / 9)
+    assert p["j"]["Tokyo"] == pytest.approx(2 / 9) and p["j"]["Japan"] == pytest.approx(2 / 9)
+    assert np.exp(m.class_log_prior).tolist() == pytest.approx([3 / 4, 1 / 4])
+    jll, unknown = score_docs(m, [TEST_DOC])
+    # the book: P(c|d) ∝ 3/4 (3/7)^3 1/14 1/14 ≈ 0.0003, P(j|d) ∝ 1/4 (2/9)^3 2/9 2/9 ≈ 0.0001
+    assert math.exp(jll[0, 0]) == pytest.approx(3 / 4 * (3 / 7) ** 3 / 14 / 14)
+    assert math.exp(jll[0, 1]) == pytest.approx(1 / 4 * (2 / 9) ** 5)
+    assert unknown == 0
+    assert top_labels(log_posteriors(jll), m.classes, 1)[0][0][0] == "c"
+
+
+def test_iir_bernoulli_golden():
+    # IIR Example 13.2: P(Chinese|c) = 4/5, P(Japan|c) = P(Tokyo|c) = 1/5, P(c|d) ≈ 0.005, P(j|d) ≈ 0.022
+    rows = count(e for labels, toks in CHINA for e in doc_events(labels, toks, "bernoulli"))
+    m = build_nb_model(rows, "bernoulli", alpha=1.0)
+    post = np.exp(log_posteriors(score_docs(m, [TEST_DOC])[0]))[0]
+    unnorm_c = 3 / 4 * 4 / 5 * 1 / 5 * 1 / 5 * (1 - 2 / 5) * (1 - 2 / 5) * (1 - 2 / 5)
+    unnorm_j = 1 / 4 * 2 / 3 * 2 / 3 * 2 / 3 * (1 - 1 / 3) * (1 - 1 / 3) * (1 - 1 / 3)
+    assert unnorm_c == pytest.approx(0.005, abs=5e-4) and unnorm_j == pytest.approx(0.022, abs=5e-4)
+    assert post[0] == pytest.approx(unnorm_c / (unnorm_c + unnorm_j))
+
+
+def random_docs(seed, n=200, vocab=40, classes=("a", "b", "c")):
+    rng = np.random.default_rng(seed)
+    docs = []
+    for i in range(n):
+        y = classes[i % len(classes)]
+        bias = classes.index(y) * 5
+        toks = [f"w{(int(v) + bias) % vocab}" for v in rng.zipf(1.6, size=rng.integers(1, 30)) % vocab]
+        docs.append(((y,), toks))
+    return docs
+
+
+def dense(docs, vocab):
+    X = np.zeros((len(docs), len(vocab)))
+    for r, (_, toks) in enumerate(docs):
+        for t in toks:
+            if t in vocab:
+                X[r, vocab[t]] += 1
+    return X
+
+
+@pytest.mark.parametrize("kind, alpha", [("multinomial", 1.0), ("multinomial", 0.1), ("bernoulli", 1.0), ("bernoulli", 0.5)])
+def test_text_models_agree_with_sklearn(kind, alpha):
+    train, test = random_docs(1), random_docs(2, n=100)
+    m = build_nb_model(count(e for labels, toks in train for e in doc_events(labels, toks, kind)), kind, alpha=alpha)
+    X = dense(train, m.vocab)
+    y = [labels[0] for labels, _ in train]
+    ref = (MultinomialNB(alpha=alpha) if kind == "multinomial" else BernoulliNB(alpha=alpha, binarize=0.0)).fit(X, y)
+    assert list(ref.classes_) == list(m.classes)
+    ours = log_posteriors(score_docs(m, [toks for _, toks in test])[0])
+    theirs = ref.predict_log_proba(dense(test, m.vocab))
+    np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
+    assert [t[0][0] for t in top_labels(ours, m.classes, 1)] == list(ref.predict(dense(test, m.vocab)))
+
+
+def test_categorical_agrees_with_sklearn():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 4, size=(300, 5))
+    y = np.where(X[:, 0] + rng.integers(0, 3, 300) > 3, "yes", "no")
+    rows = [({f"f{j}": str(v) for j, v in enumerate(x)}, {}) for x in X]
+    m = build_nb_model(count(e for (cat, num), label in zip(rows, y) for e in row_events(label, cat, num)), "categorical", 1.0)
+    ref = CategoricalNB(alpha=1.0).fit(X, y)
+    Xt = rng.integers(0, 4, size=(50, 5))
+    ours = log_posteriors(score_rows(m, [({f"f{j}": str(v) for j, v in enumerate(x)}, {}) for x in Xt])[0])
+    np.testing.assert_allclose(ours, ref.predict_log_proba(Xt), rtol=0, atol=1e-9)
+
+
+def test_gaussian_agrees_with_sklearn():
+    from sklearn.datasets import load_wine
+
+    data = load_wine()
+    X, y = data.data, data.target.astype(str)
+    names = [f"x{j:02d}" for j in range(X.shape[1])]  # sorted = column order
+    rows = [({}, dict(zip(names, map(float, x)))) for x in X]
+    m = build_nb_model(count(e for (cat, num), label in zip(rows, y) for e in row_events(label, cat, num)), "gaussian")
+    ref = GaussianNB().fit(X, y)  # var_smoothing 1e-9 of the largest variance: the same rule
+    ours = log_posteriors(score_rows(m, rows)[0])
+    np.testing.assert_allclose(m.theta, ref.theta_, rtol=1e-12)
+    np.testing.assert_allclose(m.var, ref.var_, rtol=1e-9)
+    np.testing.assert_allclose(ours, ref.predict_log_proba(X), rtol=0, atol=1e-7)
+    assert (np.array([m.classes[i] for i in ours.argmax(1)]) == ref.predict(X)).all()
+
+
+def test_mixed_is_gaussian_plus_categorical():
+    rows = [({"c": "x"}, {"v": 1.0}), ({"c": "y"}, {"v": 2.0}), ({"c": "x"}, {"v": 1.5}), ({"c": "y"}, {"v": 4.0})]
+    labels = ["p", "q", "p", "q"]
+    events = [e for (cat, num), lab in zip(rows, labels) for e in row_events(lab, cat, num)]
+    mixed = build_nb_model(count(events), "mixed")
+    cat = build_nb_model(count(e for e in events if e[0][0] != "YG"), "categorical")
+    gau = build_nb_model(count(e for e in events if e[0][0] != "YX"), "gaussian")
+    jm, jc, jg = score_rows(mixed, rows)[0], score_rows(cat, rows)[0], score_rows(gau, rows)[0]
+    np.testing.assert_allclose(jm, jc + jg - mixed.class_log_prior, atol=1e-12)
+
+
+def test_unknown_tokens_and_values_are_counted():
+    rows = count(e for labels, toks in CHINA for e in doc_events(labels, toks, "multinomial"))
+    m = build_nb_model(rows, "multinomial")
+    assert score_docs(m, [["Chinese", "Osaka", "Osaka"]])[1] == 2
+
+
+def test_loop_scorer_equals_dot_product():
+    train = random_docs(5)
+    for kind in ("multinomial", "bernoulli"):
+        m = build_nb_model(count(e for labels, toks in train for e in doc_events(labels, toks, kind)), kind)
+        tables = loop_model(m)
+        docs = [toks + ["unseen"] for _, toks in random_docs(6, n=20)]
+        jll = score_docs(m, docs)[0]
+        for r, toks in enumerate(docs):
+            loop = score_loop(tables, toks, binary=kind == "bernoulli")
+            assert [loop[c] for c in m.classes] == pytest.approx(jll[r].tolist(), abs=1e-9)
+
+
+def test_multilabel_document_counts_once_per_label():
+    rows = count(doc_events(("a", "b"), ["x", "y", "x"], "multinomial"))
+    table = {r[:4]: r[4] for r in rows}
+    assert table[("Y=ANY", None, None, None)] == 2
+    assert table[("YX", "a", "x", None)] == 2 and table[("YX", "b", "x", None)] == 2
+    assert table[("YX=ANY", "b", None, None)] == 3
+
+
+def test_top_k_and_threshold():
+    lp = np.log(np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]]))
+    assert top_labels(lp, ("a", "b", "c"), 1) == [[("a", pytest.approx(0.5))], [("c", pytest.approx(0.8))]]
+    assert [len(t) for t in top_labels(lp, ("a", "b", "c"), 1, threshold=0.25)] == [2, 1]
+    assert [t[0][0] for t in top_labels(np.log(np.array([[0.5, 0.5]])), ("a", "b"), 1)] == ["a"]
