@@ -72,13 +72,14 @@ def train_main(argv=None) -> int:
     cfg = _config(args, parser)
 
     def body():
+        from .nb_pipeline import train_nb
         from .pipeline import resolve_input, train
 
         inputs = resolve_input(cfg.train, args.data_dir)
         out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
         spark = _spark(f"nbspark-train-{cfg.name}")
         try:
-            train(spark, cfg, inputs, out)
+            (train_nb if cfg.task == "naive_bayes" else train)(spark, cfg, inputs, out)
         finally:
             spark.stop()
 
@@ -95,15 +96,17 @@ def classify_main(argv=None) -> int:
     cfg = _config(args, parser)
 
     def body():
+        from .nb_pipeline import classify_nb, load_nb_manifest
         from .pipeline import classify, load_model_manifest, resolve_input
 
         model = local_path(args.model or cfg.model_dir)
-        load_model_manifest(model)
+        nb = cfg.task == "naive_bayes"
+        (load_nb_manifest if nb else load_model_manifest)(model)
         inputs = resolve_input(cfg.test, args.data_dir)
         out = check_output(args.out or cfg.results_dir, args.overwrite, [inputs.root, model])
         spark = _spark(f"nbspark-classify-{cfg.name}")
         try:
-            classify(spark, cfg, model, inputs, out)
+            (classify_nb if nb else classify)(spark, cfg, model, inputs, out)
         finally:
             spark.stop()
 

@@ -37,6 +37,12 @@ class Story:
     topics: tuple[str, ...]  # the <TOPICS><D>..</D></TOPICS> labels
     title: str
     body: str
+    dateline: str = ""
+
+    @property
+    def text(self) -> str:
+        """The story as a document: title, dateline and body, one per line."""
+        return f"{self.title}\n{self.dateline}\n{self.body}"
 
 
 _STORY_RE = re.compile(r"<REUTERS\b([^>]*)>(.*?)</REUTERS>", re.DOTALL)
@@ -89,6 +95,7 @@ def parse_reuters_sgml(text: str) -> Iterator[Story]:
             topics=topics,
             title=clean_sgml_text(_field(element, "TITLE")).strip(),
             body=clean_sgml_text(_field(element, "BODY")),
+            dateline=clean_sgml_text(_field(element, "DATELINE")).strip(),
         )
 
 

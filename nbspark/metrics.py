@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = ["backoff_metrics", "format_level_table", "level_name"]
+__all__ = [
+    "backoff_metrics",
+    "classification_metrics",
+    "format_classification_report",
+    "format_level_table",
+    "level_name",
+]
 
 
 def backoff_metrics(
@@ -74,3 +80,83 @@ def format_level_table(metrics: dict) -> str:
     lines.append(f"{'all':<8}{metrics['examples']:>10}{metrics['correct']:>10}{acc:>10}{'':>10}")
     return "\n".join(lines)
 
+
+
+def classification_metrics(pairs: Iterable[tuple[Sequence[str], Sequence[str], int]], classes: Sequence[str] = ()) -> dict:
+    """Accuracy, per-class precision/recall/F1, micro and macro F1, and the confusion table.
+
+    ``pairs`` are ``(gold labels, predicted labels, number of documents)``. A document is right
+    (``accuracy``) when its predicted set equals its gold set; per-class counts treat each label
+    as a yes/no decision, as scikit-learn's multi-label ``f1_score`` does. ``macro_f1`` averages
+    over the labels that occur in gold or predictions (scikit-learn's default). The confusion
+    table (gold -> predicted -> documents) is given when every document has one gold and one
+    predicted label.
+    """
+    docs = right = 0
+    tp: dict[str, int] = {}
+    fp: dict[str, int] = {}
+    fn: dict[str, int] = {}
+    confusion: dict[str, dict[str, int]] = {}
+    single = True
+    for gold, pred, n in pairs:
+        gold, pred = set(gold), set(p for p in pred if p is not None)
+        docs += n
+        right += n * (gold == pred)
+        for label in gold & pred:
+            tp[label] = tp.get(label, 0) + n
+        for label in pred - gold:
+            fp[label] = fp.get(label, 0) + n
+        for label in gold - pred:
+            fn[label] = fn.get(label, 0) + n
+        if len(gold) == 1 and len(pred) <= 1:
+            g = next(iter(gold))
+            p = next(iter(pred)) if pred else "(none)"
+            row = confusion.setdefault(g, {})
+            row[p] = row.get(p, 0) + n
+        else:
+            single = False
+    labels = sorted(set(tp) | set(fp) | set(fn))
+    per_class = {}
+    for label in labels:
+        t, f_p, f_n = tp.get(label, 0), fp.get(label, 0), fn.get(label, 0)
+        precision = t / (t + f_p) if t + f_p else 0.0
+        recall = t / (t + f_n) if t + f_n else 0.0
+        f1 = 2 * t / (2 * t + f_p + f_n) if t + f_p + f_n else 0.0
+        per_class[label] = {"precision": precision, "recall": recall, "f1": f1, "support": t + f_n}
+    all_tp, all_fp, all_fn = sum(tp.values()), sum(fp.values()), sum(fn.values())
+    return {
+        "documents": docs,
+        "accuracy": right / docs if docs else None,
+        "micro_f1": 2 * all_tp / (2 * all_tp + all_fp + all_fn) if all_tp + all_fp + all_fn else None,
+        "macro_f1": sum(c["f1"] for c in per_class.values()) / len(per_class) if per_class else None,
+        "per_class": per_class,
+        "confusion": confusion if single else None,
+        "unseen_gold_labels": sorted(set(fn) - set(classes)) if classes else [],
+    }
+
+
+def format_classification_report(metrics: dict, max_classes: int = 20) -> str:
+    """Accuracy, F1s, the per-class table (largest support first) and a small confusion table."""
+    def num(x):
+        return "-" if x is None else f"{x:.4f}"
+
+    lines = [
+        f"documents: {metrics['documents']:,}   accuracy: {num(metrics['accuracy'])}   "
+        f"micro-F1: {num(metrics['micro_f1'])}   macro-F1: {num(metrics['macro_f1'])}",
+        "",
+        f"{'class':<16}{'precision':>10}{'recall':>10}{'f1':>10}{'support':>10}",
+    ]
+    ranked = sorted(metrics["per_class"].items(), key=lambda kv: (-kv[1]["support"], kv[0]))
+    for label, c in ranked[:max_classes]:
+        lines.append(f"{label[:15]:<16}{c['precision']:>10.4f}{c['recall']:>10.4f}{c['f1']:>10.4f}{c['support']:>10}")
+    if len(ranked) > max_classes:
+        lines.append(f"... {len(ranked) - max_classes} more classes in metrics.json")
+    confusion = metrics.get("confusion")
+    if confusion and len(confusion) <= 12:
+        cols = sorted({p for row in confusion.values() for p in row} | set(confusion))
+        lines += ["", "confusion (rows: gold, columns: predicted)", " " * 16 + "".join(f"{c[:9]:>10}" for c in cols)]
+        for g in sorted(confusion):
+            lines.append(f"{g[:15]:<16}" + "".join(f"{confusion[g].get(c, 0):>10}" for c in cols))
+    if metrics.get("unseen_gold_labels"):
+        lines.append("gold labels never seen in training (scored as errors): " + ", ".join(metrics["unseen_gold_labels"]))
+    return "\n".join(lines)

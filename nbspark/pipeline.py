@@ -59,7 +59,12 @@ class Inputs:
 
 
 def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
-    """Find an input's files: absolute paths as given, relative ones under the data dir."""
+    """Find an input's files: absolute paths as given, relative ones under the data dir.
+
+    ``sklearn`` inputs name a dataset that scikit-learn ships (``wine``), not a path.
+    """
+    if spec.format == "sklearn":
+        return Inputs(spec, Path(f"sklearn:{spec.path}"), ())
     if Path(spec.path).is_absolute() or spec.path.startswith("file:"):
         root = local_path(spec.path)
         if not root.exists():
@@ -69,9 +74,11 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
             root = resolve_data_dir(spec.path, data_dir) / spec.path
         except DataNotFound as exc:
             raise InputError(str(exc)) from None
-    files = reuters_files(root) if spec.format == "reuters" else list_files(root)
+    if spec.format == "parquet":
+        return Inputs(spec, root, (root,))
+    files = reuters_files(root) if spec.format in ("reuters", "reuters_topics") else list_files(root)
     if not files:
-        raise InputError(f"{root}: no input files ({'*.sgm ' if spec.format == 'reuters' else ''}not starting with _ or .)")
+        raise InputError(f"{root}: no input files ({'*.sgm ' if spec.format.startswith('reuters') else ''}not starting with _ or .)")
     return Inputs(spec, root, tuple(files))
 
 
@@ -243,8 +250,8 @@ def format_train_report(manifest: dict, out: Path) -> str:
 # ---------------------------------------------------------------- model loading
 
 
-def load_model_manifest(model_dir: Path) -> dict:
-    """The manifest of a model directory, refusing anything that is not a complete model."""
+def load_model_manifest(model_dir: Path, kind: str = MODEL_KIND, version: int = SCHEMA_VERSION) -> dict:
+    """The manifest of a model directory, refusing anything that is not a complete model of ``kind``."""
     path = model_dir / "manifest.json"
     if not model_dir.is_dir():
         raise OutputError(f"{model_dir}: no such model directory; run jobs/train.py first")
@@ -254,11 +261,11 @@ def load_model_manifest(model_dir: Path) -> dict:
         manifest = read_json(path)
     except ValueError:
         raise OutputError(f"{path}: not valid JSON") from None
-    if manifest.get("kind") != MODEL_KIND:
-        raise OutputError(f"{model_dir}: a model of kind {manifest.get('kind')!r}, expected {MODEL_KIND!r}")
-    if manifest.get("schema_version") != SCHEMA_VERSION:
+    if manifest.get("kind") != kind:
+        raise OutputError(f"{model_dir}: a model of kind {manifest.get('kind')!r}, expected {kind!r}")
+    if manifest.get("schema_version") != version:
         raise OutputError(
-            f"{model_dir}: model schema version {manifest.get('schema_version')!r}, this nbspark reads {SCHEMA_VERSION}"
+            f"{model_dir}: model schema version {manifest.get('schema_version')!r}, this nbspark reads {version}"
         )
     return manifest
 

@@ -1,6 +1,6 @@
 import pytest
 
-from nbspark.metrics import backoff_metrics, format_level_table
+from nbspark.metrics import backoff_metrics, classification_metrics, format_classification_report, format_level_table
 
 
 def test_backoff_metrics_hand_counted():
@@ -34,3 +34,40 @@ def test_unseen_level_is_reported():
     m = backoff_metrics([("a", None, "unseen", 2)], ("AB",), "a")
     assert [lv["subset"] for lv in m["levels"]] == ["AB", "unseen"]
     assert m["accuracy"] == 0.0
+
+
+def test_classification_metrics_agree_with_sklearn():
+    from sklearn.metrics import accuracy_score, f1_score, precision_recall_fscore_support
+
+    gold = ["a", "a", "b", "c", "c", "c", "b", "a"]
+    pred = ["a", "b", "b", "c", "a", "c", "c", "a"]
+    from collections import Counter
+
+    pairs = [((g,), (p,), n) for (g, p), n in Counter(zip(gold, pred)).items()]
+    m = classification_metrics(pairs, ("a", "b", "c"))
+    assert m["accuracy"] == pytest.approx(accuracy_score(gold, pred))
+    assert m["micro_f1"] == pytest.approx(f1_score(gold, pred, average="micro"))
+    assert m["macro_f1"] == pytest.approx(f1_score(gold, pred, average="macro"))
+    p, r, f, s = precision_recall_fscore_support(gold, pred, labels=["a", "b", "c"])
+    assert [m["per_class"][c]["recall"] for c in "abc"] == pytest.approx(list(r))
+    assert [m["per_class"][c]["support"] for c in "abc"] == list(s)
+    assert m["confusion"]["c"] == {"c": 2, "a": 1}
+
+
+def test_multilabel_micro_f1_agrees_with_sklearn():
+    from sklearn.metrics import f1_score
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    gold = [("a", "b"), ("b",), ("c",), ("a", "c")]
+    pred = [("a",), ("b",), ("b",), ("a", "c")]
+    mlb = MultiLabelBinarizer(classes=["a", "b", "c"]).fit(gold)
+    m = classification_metrics([(g, p, 1) for g, p in zip(gold, pred)])
+    assert m["micro_f1"] == pytest.approx(f1_score(mlb.transform(gold), mlb.transform(pred), average="micro"))
+    assert m["macro_f1"] == pytest.approx(f1_score(mlb.transform(gold), mlb.transform(pred), average="macro"))
+    assert m["accuracy"] == 0.5 and m["confusion"] is None
+
+
+def test_unseen_gold_label_is_an_error_not_a_crash():
+    m = classification_metrics([(("new",), ("a",), 2), (("a",), ("a",), 2)], ("a",))
+    assert m["accuracy"] == 0.5 and m["unseen_gold_labels"] == ["new"]
+    assert "never seen in training" in format_classification_report(m)

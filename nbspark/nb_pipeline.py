@@ -1,0 +1,403 @@
+"""Naive Bayes jobs on Spark: count documents or table rows into Parquet, score with dot products.
+
+Record shapes, stage by stage:
+
+* train: lines ``(file, offset, text)`` / SGML files / table rows
+  -> ``Doc(id, labels, tokens)`` or ``Row(id, label, categorical, numeric)``
+  -> ``((event, label, feature, value), count | (n, Σx, Σx²))`` -> reduceByKey
+  -> ``counts/`` Parquet (``nb.COUNT_DDL``) + ``manifest.json``.
+* classify: ``counts/`` -> ``NBModel`` arrays (driver) -> broadcast; test records in batches
+  -> sparse matrix product -> log-sum-exp -> ``predictions/`` Parquet (``PREDICTION_DDL``)
+  -> ``metrics.json``, ``report.txt``.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+import time
+from pathlib import Path
+from typing import NamedTuple
+
+from . import __version__
+from .config import ExperimentConfig, NBSpec
+from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled_line, parse_reuters_sgml, parse_sms_line
+from .counting import PartitionStats, count_events, is_stat, split_stats
+from .metrics import classification_metrics, format_classification_report
+from .nb import COUNT_DDL, NBModel, add_values, build_nb_model, doc_events, event_row, log_posteriors, row_events, score_docs, score_rows, top_labels
+from .pipeline import FAILFAST_TAG, InputError, Inputs, _is_stat_record, _run_failfast, load_model_manifest
+from .readers import line_number, ngram_lines, sgml_texts
+from .tables import read_parquet_checked, staged_output, write_json
+from .text import tokenize
+
+__all__ = [
+    "NB_MODEL_KIND",
+    "PREDICTION_DDL",
+    "REUTERS_TOP10",
+    "Doc",
+    "Row",
+    "classify_nb",
+    "load_nb_manifest",
+    "load_nb_model",
+    "records_rdd",
+    "tokenizer",
+    "train_nb",
+]
+
+NB_MODEL_KIND = "nbspark.nb-counts"
+SCHEMA_VERSION = 1
+#: The ten most frequent topics of the ModApte training stories (counted from Reuters-21578).
+REUTERS_TOP10 = ("earn", "acq", "money-fx", "grain", "crude", "trade", "interest", "wheat", "ship", "corn")
+PREDICTION_DDL = (
+    "id STRING NOT NULL, gold ARRAY<STRING> NOT NULL, predicted ARRAY<STRING> NOT NULL, "
+    "probability DOUBLE, ranked_labels ARRAY<STRING> NOT NULL, ranked_probabilities ARRAY<DOUBLE> NOT NULL"
+)
+BATCH = 4096  # records scored per matrix product
+RANKED = 5  # ranked classes kept per prediction
+
+
+class Doc(NamedTuple):
+    id: str
+    labels: tuple[str, ...]
+    tokens: list[str]
+
+
+class Row(NamedTuple):
+    id: str
+    label: str
+    categorical: dict
+    numeric: dict
+
+
+def tokenizer(name: str):
+    """``nbspark``: the one tokenizer (text.tokenize); ``words``: lower-cased runs of \\w."""
+    if name == "words":
+        import re
+
+        pattern = re.compile(r"\w+")
+        return lambda text: pattern.findall(text.lower())
+    return tokenize
+
+
+def _keep(spec_splits, holdout, seed, record_id) -> bool:
+    if not holdout:
+        return True
+    part = holdout_part(record_id, seed, holdout)
+    return not spec_splits or part in spec_splits
+
+
+def _text_partition(records, fmt, nb: NBSpec, splits, holdout, seed, mode, keep_bad):
+    tok = tokenizer(nb.tokenizer)
+    stats = PartitionStats(keep_bad)
+    for source, offset, line in records:
+        stats.add("lines_read")
+        if not line.strip():
+            stats.add("blank_lines")
+            continue
+        try:
+            if fmt == "tsv":
+                doc_id, labels, text = parse_labelled_line(line)
+            else:
+                label, text = parse_sms_line(line)
+                doc_id, labels = f"{Path(source).name}@{offset}", (label,)
+        except MalformedLine as exc:
+            if mode == "failfast":
+                raise ValueError(f"{FAILFAST_TAG}\t{source}\t{offset}\t{exc.reason}\t{line[:200]!r}") from None
+            stats.bad_record(source, offset, exc.reason, line)
+            continue
+        if not _keep(splits, holdout, seed, doc_id):
+            continue
+        tokens = tok(text)
+        stats.add("documents")
+        if not tokens:
+            stats.add("empty_documents")
+        yield Doc(doc_id, labels, tokens)
+    yield from stats.records()
+
+
+def _topics_partition(records, nb: NBSpec, splits, keep_bad):
+    tok = tokenizer(nb.tokenizer)
+    stats = PartitionStats(keep_bad)
+    top = frozenset(REUTERS_TOP10)
+    for _source, data in records:
+        for story in parse_reuters_sgml(decode_reuters(data)):
+            stats.add("stories_read")
+            # ModApte: TRAIN or TEST, TOPICS="YES", at least one topic
+            if story.lewissplit not in ("TRAIN", "TEST") or story.topics_attr != "YES" or not story.topics:
+                continue
+            if splits and story.lewissplit not in splits:
+                continue
+            if nb.labels == "top10":
+                if story.topics[0] not in top:
+                    continue
+                labels = (story.topics[0],)
+            else:
+                labels = story.topics
+            tokens = tok(story.text)
+            stats.add("documents")
+            if not tokens:
+                stats.add("empty_documents")
+            yield Doc(f"reuters:{story.newid}", labels, tokens)
+    yield from stats.records()
+
+
+def _to_float(value):
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
+    if not text:
+        return None
+    return float(text)  # ValueError for a non-number
+
+
+def _table_partition(records, label_col, numeric, categorical, splits, holdout, seed, mode, keep_bad):
+    stats = PartitionStats(keep_bad)
+    for index, record in records:
+        stats.add("rows_read")
+        row_id = str(index)
+        label = record.get(label_col)
+        if label is None or str(label).strip() == "":
+            if mode == "failfast":
+                raise ValueError(f"{FAILFAST_TAG}\ttable\t{index}\tlabel\t{record!r}")
+            stats.bad_record("table", index, "label", repr(record))
+            continue
+        try:
+            num = {c: x for c in numeric if (x := _to_float(record.get(c))) is not None and math.isfinite(x)}
+        except ValueError:
+            if mode == "failfast":
+                raise ValueError(f"{FAILFAST_TAG}\ttable\t{index}\tnumeric\t{record!r}") from None
+            stats.bad_record("table", index, "numeric", repr(record))
+            continue
+        cat = {c: str(record[c]) for c in categorical if record.get(c) is not None}
+        if not _keep(splits, holdout, seed, row_id):
+            continue
+        stats.add("documents")
+        yield Row(row_id, str(label), cat, num)
+    yield from stats.records()
+
+
+def _table_source(spark, inputs: Inputs, nb: NBSpec):
+    """``(RDD of (index, dict), numeric columns, categorical columns)`` for csv, parquet, sklearn."""
+    fmt = inputs.spec.format
+    if fmt == "sklearn":
+        from sklearn import datasets  # scikit-learn is needed only for this format
+
+        loader = getattr(datasets, f"load_{inputs.spec.path}", None)
+        if loader is None:
+            raise InputError(f"sklearn has no dataset {inputs.spec.path!r} (try wine, iris, breast_cancer)")
+        data = loader()
+        names = [str(n).replace(" ", "_") for n in data.feature_names]
+        target = [str(data.target_names[t]) for t in data.target]
+        records = [dict(zip(names, map(float, x)), **{nb.label_column: y}) for x, y in zip(data.data, target)]
+        rdd = spark.sparkContext.parallelize(list(enumerate(records)), max(2, spark.sparkContext.defaultParallelism))
+        columns, numeric_types = names, set(names)
+    else:
+        paths = [str(f) for f in inputs.files]
+        explicit = bool(nb.numeric_columns or nb.categorical_columns)
+        if fmt == "csv":
+            df = spark.read.csv(paths, header=True, inferSchema=not explicit, mode="PERMISSIVE")
+        else:
+            df = spark.read.parquet(*paths)
+        if nb.label_column not in df.columns:
+            raise InputError(f"{inputs.root}: no label column {nb.label_column!r} (columns: {', '.join(df.columns)})")
+        from pyspark.sql.types import NumericType
+
+        columns = [c for c in df.columns if c != nb.label_column]
+        numeric_types = {f.name for f in df.schema.fields if isinstance(f.dataType, NumericType)}
+        rdd = df.rdd.map(lambda r: r.asDict()).zipWithIndex().map(lambda kv: (kv[1], kv[0]))
+    numeric = list(nb.numeric_columns)
+    categorical = list(nb.categorical_columns)
+    if not numeric and not categorical:
+        if nb.model == "gaussian":
+            numeric = columns
+        elif nb.model == "categorical":
+            categorical = columns
+        else:
+            numeric = [c for c in columns if c in numeric_types]
+            categorical = [c for c in columns if c not in numeric_types]
+    missing = [c for c in numeric + categorical if c not in columns]
+    if missing:
+        raise InputError(f"{inputs.root}: no column(s) {', '.join(missing)}")
+    if nb.model == "gaussian":
+        numeric, categorical = numeric + categorical, []
+    elif nb.model == "categorical":
+        numeric, categorical = [], categorical + numeric
+    return rdd, numeric, categorical
+
+
+def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
+    """RDD mixing ``Doc`` or ``Row`` records with statistics records; also the table columns."""
+    nb, spec = cfg.nb, inputs.spec
+    splits, holdout, seed = frozenset(spec.splits), spec.holdout, spec.seed
+    mode, keep = cfg.mode, cfg.max_bad_examples
+    sc = spark.sparkContext
+    if spec.format in ("tsv", "sms"):
+        if spec.splits and not holdout:
+            raise InputError(f"{spec.format} input has no split of its own: set holdout (and seed) to use splits")
+        lines = ngram_lines(sc, list(inputs.files))
+        if cfg.partitions:
+            lines = lines.repartition(cfg.partitions)
+        fmt = spec.format
+        return lines.mapPartitions(lambda it: _text_partition(it, fmt, nb, splits, holdout, seed, mode, keep)), {}
+    if spec.format == "reuters_topics":
+        texts = sgml_texts(sc, list(inputs.files))
+        return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, keep)), {}
+    if spec.format in ("csv", "parquet", "sklearn"):
+        rdd, numeric, categorical = _table_source(spark, inputs, nb)
+        label = nb.label_column
+        mixed = rdd.mapPartitions(lambda it: _table_partition(it, label, numeric, categorical, splits, holdout, seed, mode, keep))
+        return mixed, {"numeric": numeric, "categorical": categorical}
+    raise InputError(f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)")
+
+
+def _events(record, kind):
+    if _is_stat_record(record):
+        return [record]
+    if isinstance(record, Doc):
+        return doc_events(record.labels, record.tokens, kind)
+    return row_events(record.label, record.categorical, record.numeric)
+
+
+# ---------------------------------------------------------------- train
+
+
+def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print) -> dict:
+    """Count naive Bayes events of ``inputs`` into the model directory ``out``."""
+    started = time.time()
+    kind = cfg.nb.model
+    if kind in ("multinomial", "bernoulli") and inputs.spec.format in ("csv", "parquet", "sklearn"):
+        raise InputError(f"nb.model {kind} needs text input (tsv, sms, reuters_topics), not {inputs.spec.format}")
+    if kind in ("categorical", "gaussian", "mixed") and inputs.spec.format not in ("csv", "parquet", "sklearn"):
+        raise InputError(f"nb.model {kind} needs a table (csv, parquet, sklearn), not {inputs.spec.format}")
+    mixed, columns = records_rdd(spark, inputs, cfg)
+    reduced = mixed.flatMap(lambda r: _events(r, kind)).reduceByKey(add_values, numPartitions=cfg.partitions or None).cache()
+    try:
+        stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
+        for item in bad:
+            item["line_number"] = line_number(item["source"], item["offset"]) if item["source"] != "table" else None
+        if not stats.get("documents"):
+            raise InputError(f"{inputs.root}: no training documents; nothing written")
+        rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: event_row(kv[0], kv[1]))
+        counts = spark.createDataFrame(rows, schema=COUNT_DDL)
+        with staged_output(out, "model") as stage:
+            counts.write.parquet(str(stage / "counts"))
+            written = spark.read.parquet(str(stage / "counts"))
+            labels = {r["label"]: r["n"] for r in written.where(written.event == "Y").select("label", "n").collect()}
+            features = written.where(written.event.isin("YX", "YG")).select("feature", "value").distinct().count()
+            manifest = {
+                "kind": NB_MODEL_KIND,
+                "schema_version": SCHEMA_VERSION,
+                "nbspark_version": __version__,
+                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+                "config": cfg.to_dict(),
+                "model": kind,
+                "columns": columns,
+                "count_schema": COUNT_DDL,
+                "inputs": {"format": inputs.spec.format, "root": str(inputs.root), "files": [str(f) for f in inputs.files]},
+                "stats": stats,
+                "malformed_examples": bad,
+                "label_counts": dict(sorted(labels.items())),
+                "features": features,
+                "seconds": round(time.time() - started, 2),
+            }
+            write_json(stage / "manifest.json", manifest)
+    finally:
+        reduced.unpersist()
+    log(
+        f"{kind} naive Bayes model written to {out} in {manifest['seconds']} s\n"
+        f"documents: {stats['documents']:,}   classes: {len(labels)}   features: {features:,}   "
+        f"malformed (skipped): {stats.get('malformed', 0):,}   empty documents: {stats.get('empty_documents', 0):,}"
+        + "".join(f"\n  {b['source']}:{b.get('line_number') or b['offset']} ({b['reason']}): {b['line']!r}" for b in bad)
+    )
+    return manifest
+
+
+# ---------------------------------------------------------------- classify
+
+
+def load_nb_manifest(model_dir: Path) -> dict:
+    return load_model_manifest(model_dir, kind=NB_MODEL_KIND, version=SCHEMA_VERSION)
+
+
+def load_nb_model(spark, model_dir: Path, manifest: dict, cfg: ExperimentConfig) -> NBModel:
+    counts = read_parquet_checked(spark, model_dir / "counts", COUNT_DDL)
+    return build_nb_model(counts.collect(), manifest["model"], cfg.nb.alpha, cfg.nb.var_smoothing)
+
+
+def _score_batch(model: NBModel, batch, k, threshold):
+    if isinstance(batch[0], Doc):
+        jll, unknown = score_docs(model, [d.tokens for d in batch])
+        gold = [d.labels for d in batch]
+    else:
+        jll, unknown = score_rows(model, [(r.categorical, r.numeric) for r in batch])
+        gold = [(r.label,) for r in batch]
+    log_post = log_posteriors(jll)
+    picked = top_labels(log_post, model.classes, k, threshold)
+    ranked = top_labels(log_post, model.classes, min(RANKED, len(model.classes)))
+    for rec, g, pick, rank in zip(batch, gold, picked, ranked):
+        yield (rec.id, list(g), [p[0] for p in pick], pick[0][1], [r[0] for r in rank], [r[1] for r in rank])
+    yield ("__unknown__", unknown)
+
+
+def _score_partition(records, bc_model, k, threshold):
+    model = bc_model.value
+    batch = []
+    for rec in records:
+        batch.append(rec)
+        if len(batch) >= BATCH:
+            yield from _score_batch(model, batch, k, threshold)
+            batch = []
+    if batch:
+        yield from _score_batch(model, batch, k, threshold)
+
+
+def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path, log=print) -> dict:
+    """Score the test records of ``inputs``; write predictions, metrics.json and report.txt."""
+    started = time.time()
+    manifest = load_nb_manifest(model_dir)
+    model_cfg = manifest["config"]["nb"]
+    # the features must be made as in training: tokenizer, label view and table columns come from the model
+    nb = NBSpec(**{**model_cfg, "numeric_columns": tuple(manifest["columns"].get("numeric", ())),
+                   "categorical_columns": tuple(manifest["columns"].get("categorical", ())),
+                   "alpha": cfg.nb.alpha, "var_smoothing": cfg.nb.var_smoothing, "top_k": cfg.nb.top_k,
+                   "threshold": cfg.nb.threshold})
+    cfg = ExperimentConfig(**{**{f: getattr(cfg, f) for f in cfg.__dataclass_fields__}, "nb": nb})
+    model = load_nb_model(spark, model_dir, manifest, cfg)
+    bc = spark.sparkContext.broadcast(model)
+    mixed, _ = records_rdd(spark, inputs, cfg)
+    mixed = mixed.cache()
+    try:
+        stats, bad = split_stats(_run_failfast(lambda: count_events(mixed.filter(_is_stat_record)).collect()), cfg.max_bad_examples)
+        k, threshold = nb.top_k, nb.threshold
+        scored = mixed.filter(lambda r: not _is_stat_record(r)).mapPartitions(lambda it: _score_partition(it, bc, k, threshold)).cache()
+        unknown = scored.filter(lambda r: r[0] == "__unknown__").map(lambda r: r[1]).sum()
+        predictions = spark.createDataFrame(scored.filter(lambda r: r[0] != "__unknown__"), schema=PREDICTION_DDL)
+        with staged_output(out, "results") as stage:
+            predictions.write.parquet(str(stage / "predictions"))
+            written = spark.read.parquet(str(stage / "predictions"))
+            pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in written.groupBy("gold", "predicted").count().collect()]
+            metrics = classification_metrics(pairs, model.classes)
+            metrics.update(
+                model=str(model_dir),
+                kind=manifest["model"],
+                test_input=str(inputs.root),
+                input_stats=stats,
+                malformed_examples=bad,
+                unknown_features=int(unknown),
+                unknown_label_count=sum(n for g, _, n in pairs if any(x not in model.classes for x in g)),
+                broadcast_bytes=model.nbytes(),
+                seconds=round(time.time() - started, 2),
+            )
+            report = format_classification_report(metrics)
+            write_json(stage / "metrics.json", metrics)
+            (stage / "report.txt").write_text(report + "\n", encoding="utf-8")
+        scored.unpersist()
+    finally:
+        mixed.unpersist()
+        bc.unpersist()
+    log(report)
+    log(f"results written to {out}")
+    return metrics
+
