@@ -1,0 +1,87 @@
+"""Naive Bayes on the real corpora against scikit-learn on the same documents, features and split.
+
+scikit-learn is the independent implementation: its CountVectorizer(token_pattern=r"(?u)\\w+")
+makes the same features as nbspark's ``words`` tokenizer, and MultinomialNB / BernoulliNB /
+GaussianNB fit them with the same smoothing. Predictions must be identical, document by document.
+"""
+
+import glob
+
+import numpy as np
+import pytest
+
+from nbspark.config import load_config
+from nbspark.corpora import decode_reuters, holdout_part, parse_reuters_sgml, parse_sms_line
+from nbspark.nb_pipeline import REUTERS_TOP10, classify_nb, train_nb
+from nbspark.pipeline import resolve_input
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.spark, pytest.mark.realdata]
+sklearn = pytest.importorskip("sklearn")
+from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
+from sklearn.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB  # noqa: E402
+
+
+def quiet(*_):
+    pass
+
+
+def run(spark, name, data_dir, tmp_path):
+    cfg = load_config(ROOT / f"conf/experiments/{name}.toml")
+    train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / "m", log=quiet)
+    metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, str(data_dir)), tmp_path / "r", log=quiet)
+    preds = {r["id"]: r["predicted"][0] for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()}
+    return metrics, preds
+
+
+def sklearn_text(estimator, train, test):
+    cv = CountVectorizer(token_pattern=r"(?u)\w+")
+    X = cv.fit_transform([t for _, t, _ in train])
+    model = estimator.fit(X, [y for _, _, y in train])
+    pred = model.predict(cv.transform([t for _, t, _ in test]))
+    return {doc_id: p for (doc_id, _, _), p in zip(test, pred)}, np.mean(pred == np.array([y for _, _, y in test]))
+
+
+def test_reuters_top10_equals_sklearn(spark, data_dir, tmp_path):
+    metrics, ours = run(spark, "reuters_top10", data_dir, tmp_path)
+    train, test = [], []
+    for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
+        for s in parse_reuters_sgml(decode_reuters(open(f, "rb").read())):
+            if s.topics_attr == "YES" and s.topics and s.topics[0] in REUTERS_TOP10 and s.lewissplit in ("TRAIN", "TEST"):
+                (train if s.lewissplit == "TRAIN" else test).append((f"reuters:{s.newid}", s.text, s.topics[0]))
+    theirs, accuracy = sklearn_text(MultinomialNB(alpha=1.0), train, test)
+    assert len(test) == metrics["documents"] == 2499
+    assert ours == theirs
+    assert metrics["accuracy"] == pytest.approx(accuracy)
+
+
+@pytest.mark.parametrize("name, estimator", [("sms_multinomial", MultinomialNB(alpha=1.0)), ("sms_bernoulli", BernoulliNB(alpha=1.0))])
+def test_sms_equals_sklearn(spark, data_dir, tmp_path, name, estimator):
+    metrics, ours = run(spark, name, data_dir, tmp_path)
+    train, test, offset = [], [], 0
+    for raw in (data_dir / "smsspam" / "SMSSpamCollection").read_bytes().split(b"\n"):
+        if raw.strip():
+            label, text = parse_sms_line(raw.decode("utf-8"))
+            doc_id = f"SMSSpamCollection@{offset}"
+            (test if holdout_part(doc_id, 42, 0.2) == "test" else train).append((doc_id, text, label))
+        offset += len(raw) + 1
+    theirs, accuracy = sklearn_text(estimator, train, test)
+    assert len(train) + len(test) == 5574 and metrics["documents"] == len(test)
+    assert ours == theirs
+    assert metrics["accuracy"] == pytest.approx(accuracy)
+
+
+def test_wine_gaussian_equals_sklearn(spark, tmp_path):
+    from sklearn.datasets import load_wine
+
+    cfg = load_config(ROOT / "conf/experiments/wine_gaussian.toml")
+    train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m", log=quiet)
+    metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r", log=quiet)
+    data = load_wine()
+    part = np.array([holdout_part(str(i), 42, 0.2) for i in range(len(data.target))])
+    names = np.array(data.target_names)
+    ref = GaussianNB().fit(data.data[part == "train"], names[data.target[part == "train"]])
+    pred = ref.predict(data.data[part == "test"])
+    ours = {int(r["id"]): r["predicted"][0] for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()}
+    assert [ours[i] for i in np.flatnonzero(part == "test")] == list(pred)
+    assert metrics["accuracy"] == pytest.approx(np.mean(pred == names[data.target[part == "test"]]))

@@ -1,0 +1,97 @@
+"""Naive Bayes jobs in local mode on hand-made fixtures (tests/data/README.md)."""
+
+import math
+
+import numpy as np
+import pytest
+from pyspark.testing import assertDataFrameEqual
+
+from nbspark.config import load_config
+from nbspark.nb import COUNT_DDL
+from nbspark.nb_pipeline import classify_nb, load_nb_manifest, load_nb_model, train_nb
+from nbspark.pipeline import InputError, resolve_input
+from nbspark.tables import read_parquet_checked
+
+pytestmark = pytest.mark.spark
+
+
+def quiet(*_):
+    pass
+
+
+def china_cfg(fixtures, tmp_path, **extra):
+    return load_config(None, {
+        "task": "naive_bayes", "nb.tokenizer": "words",
+        "train.format": "tsv", "train.path": str(fixtures / "china_train.tsv"),
+        "test.format": "tsv", "test.path": str(fixtures / "china_test.tsv"),
+        "model_dir": str(tmp_path / "model"), **extra,
+    })
+
+
+def fit(spark, cfg, out):
+    return train_nb(spark, cfg, resolve_input(cfg.train, None), out, log=quiet)
+
+
+def test_china_multinomial_counts_and_scores(spark, fixtures, tmp_path):
+    cfg = china_cfg(fixtures, tmp_path)
+    manifest = fit(spark, cfg, tmp_path / "model")
+    stats = manifest["stats"]
+    assert stats["lines_read"] == 8 and stats["documents"] == 5 and stats["blank_lines"] == 1
+    assert (stats["malformed"], stats["malformed.fields"], stats["malformed.labels"]) == (2, 1, 1)
+    assert manifest["label_counts"] == {"c": 4, "j": 2}  # d8 counts once for c and once for j
+    model = load_nb_model(spark, tmp_path / "model", load_nb_manifest(tmp_path / "model"), cfg)
+    p = {c: dict(zip(sorted(model.vocab, key=model.vocab.get), np.exp(model.weights[i]))) for i, c in enumerate(model.classes)}
+    # c: chinese 6+1, 11 tokens; j: chinese 1+1, tokyo 1, 6 tokens; |V| = 8 (quoted and tab from d8)
+    assert p["c"]["chinese"] == pytest.approx(7 / 19) and p["c"]["tokyo"] == pytest.approx(1 / 19)
+    assert p["j"]["chinese"] == pytest.approx(3 / 14) and p["j"]["tokyo"] == pytest.approx(2 / 14)
+    assert np.exp(model.class_log_prior) == pytest.approx([4 / 6, 2 / 6])
+
+    metrics = classify_nb(spark, cfg, tmp_path / "model", resolve_input(cfg.test, None), tmp_path / "r", log=quiet)
+    assert metrics["documents"] == 3 and metrics["accuracy"] == pytest.approx(1 / 3)
+    assert metrics["unknown_label_count"] == 1 and metrics["unseen_gold_labels"] == ["k"]
+    assert metrics["unknown_features"] == 1  # "osaka"
+    assert metrics["input_stats"]["empty_documents"] == 1
+    preds = {r["id"]: r for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()}
+    d5 = preds["d5"]
+    c = math.log(4 / 6) + 3 * math.log(7 / 19) + 2 * math.log(1 / 19)
+    j = math.log(2 / 6) + 3 * math.log(3 / 14) + 2 * math.log(2 / 14)
+    assert d5["predicted"] == ["c"] and d5["probability"] == pytest.approx(1 / (1 + math.exp(j - c)))
+    assert d5["ranked_labels"] == ["c", "j"] and sum(d5["ranked_probabilities"]) == pytest.approx(1.0)
+    assert preds["d9"]["predicted"] == ["c"]  # empty document: the prior decides
+
+
+def test_one_partition_equals_many(spark, fixtures, tmp_path):
+    fit(spark, china_cfg(fixtures, tmp_path, partitions="1"), tmp_path / "one")
+    fit(spark, china_cfg(fixtures, tmp_path, partitions="3"), tmp_path / "three")
+    one = read_parquet_checked(spark, tmp_path / "one" / "counts", COUNT_DDL)
+    three = read_parquet_checked(spark, tmp_path / "three" / "counts", COUNT_DDL)
+    assertDataFrameEqual(one, three, checkRowOrder=False)
+
+
+def test_failfast_and_wrong_input_kind(spark, fixtures, tmp_path):
+    with pytest.raises(InputError, match=r"china_train.tsv:5: malformed line \(fields\)"):
+        fit(spark, china_cfg(fixtures, tmp_path, mode="failfast"), tmp_path / "m")
+    with pytest.raises(InputError, match="needs a table"):
+        fit(spark, china_cfg(fixtures, tmp_path, **{"nb.model": "gaussian"}), tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
+def test_weather_mixed_table(spark, fixtures, tmp_path):
+    cfg = load_config(None, {
+        "task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play",
+        "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy",
+        "train.format": "csv", "train.path": str(fixtures / "weather.csv"),
+    })
+    manifest = fit(spark, cfg, tmp_path / "w")
+    assert manifest["stats"]["documents"] == 14 and manifest["stats"]["malformed.numeric"] == 1
+    model = load_nb_model(spark, tmp_path / "w", load_nb_manifest(tmp_path / "w"), cfg)
+    assert model.classes == ("no", "yes") and model.numeric == ("humidity", "temperature")
+    # Witten & Frank: temperature mean 73 (yes) and 74.6 (no); humidity 79.1 and 86.2; sample sd
+    assert model.theta[:, 1] == pytest.approx([74.6, 73.0])
+    assert model.theta[:, 0] == pytest.approx([86.2, 79.1], abs=0.05)
+    sample_sd = np.sqrt((model.var - model.epsilon) * np.array([[5 / 4], [9 / 8]]))
+    assert sample_sd[:, 1] == pytest.approx([7.9, 6.2], abs=0.05)
+    assert sample_sd[:, 0] == pytest.approx([9.7, 10.2], abs=0.05)
+    # categorical part: P(outlook=sunny | yes) = (2+1)/(9+3)
+    i = model.vocab[("outlook", "sunny")]
+    assert math.exp(model.weights[1, i]) == pytest.approx(3 / 12)
