@@ -210,28 +210,25 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
 # ---------------------------------------------------------------- scoring
 
 
-def _csr(model: NBModel, docs: Sequence[Iterable], binary: bool) -> tuple[sparse.csr_matrix, int]:
-    """Sparse count rows of ``docs`` over the model's vocabulary; also the unknown-feature count."""
-    vocab = model.vocab
-    indptr = [0]
-    indices: list[int] = []
-    data: list[float] = []
-    unknown = 0
-    for doc in docs:
-        counts = Counter(doc)
-        for f, c in counts.items():
-            i = vocab.get(f)
-            if i is None:
-                unknown += c
-                continue
-            indices.append(i)
-            data.append(1.0 if binary else float(c))
-        indptr.append(len(indices))
-    X = sparse.csr_matrix(
-        (np.asarray(data, dtype=np.float64), np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
-        shape=(len(docs), len(vocab)),
-    )
-    return X, unknown
+def _csr(model: NBModel, docs: Sequence[Sequence], binary: bool) -> tuple[sparse.csr_matrix, int]:
+    """Sparse count rows of ``docs`` over the model's vocabulary; also the unknown-feature count.
+
+    One dictionary look-up per token, in a single pass over the whole batch. Tokens stay in
+    document order, so the CSR arrays are built directly (no sort): a repeated token is a
+    repeated entry, which the matrix product sums. Bernoulli rows are made 0/1 first.
+    """
+    get = model.vocab.get
+    lengths = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
+    cols = np.fromiter((get(t, -1) for d in docs for t in d), dtype=np.int64, count=int(lengths.sum()))
+    rows = np.repeat(np.arange(len(docs), dtype=np.int64), lengths)
+    known = cols >= 0
+    rows, cols = rows[known], cols[known]
+    if binary:
+        keys = np.unique(rows * len(model.vocab) + cols)
+        rows, cols = keys // len(model.vocab), keys % len(model.vocab)
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=len(docs)))))
+    X = sparse.csr_matrix((np.ones(len(cols)), cols, indptr), shape=(len(docs), len(model.vocab)))
+    return X, int(len(known) - known.sum())
 
 
 def score_docs(model: NBModel, docs: Sequence[Sequence[str]]) -> tuple[np.ndarray, int]:
