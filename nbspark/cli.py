@@ -68,18 +68,27 @@ def train_main(argv=None) -> int:
     _common(parser)
     parser.add_argument("--out", metavar="DIR", help="model directory to write (default: the config's model_dir)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing model (the old one stays until the new one is complete)")
+    parser.add_argument("--update", metavar="MODEL", help="add the counts of this input to an existing model, without recounting its data")
     args = parser.parse_args(argv)
     cfg = _config(args, parser)
+    if args.update and (args.out or args.overwrite):
+        parser.error("--update MODEL writes MODEL itself; leave out --out and --overwrite")
 
     def body():
-        from .nb_pipeline import train_nb
-        from .pipeline import resolve_input, train
+        from .nb_pipeline import load_nb_manifest, train_nb
+        from .pipeline import load_model_manifest, resolve_input, train
 
         inputs = resolve_input(cfg.train, args.data_dir)
-        out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
+        nb = cfg.task == "naive_bayes"
+        if args.update:
+            out = local_path(args.update)
+            (load_nb_manifest if nb else load_model_manifest)(out)
+            out = check_output(out, True, [inputs.root])
+        else:
+            out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
         spark = _spark(f"nbspark-train-{cfg.name}")
         try:
-            (train_nb if cfg.task == "naive_bayes" else train)(spark, cfg, inputs, out)
+            (train_nb if nb else train)(spark, cfg, inputs, out, update=bool(args.update))
         finally:
             spark.stop()
 

@@ -25,7 +25,17 @@ from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled
 from .counting import PartitionStats, count_events, is_stat, split_stats
 from .metrics import classification_metrics, format_classification_report
 from .nb import COUNT_DDL, NBModel, add_values, build_nb_model, doc_events, event_row, log_posteriors, row_events, score_docs, score_rows, top_labels
-from .pipeline import FAILFAST_TAG, InputError, Inputs, _is_stat_record, _run_failfast, load_model_manifest
+from .pipeline import (
+    FAILFAST_TAG,
+    InputError,
+    Inputs,
+    _is_stat_record,
+    _run_failfast,
+    check_update,
+    load_model_manifest,
+    merge_counts,
+    merged_manifest,
+)
 from .readers import line_number, ngram_lines, sgml_texts
 from .tables import read_parquet_checked, staged_output, write_json
 from .text import tokenize
@@ -263,10 +273,17 @@ def _events(record, kind):
 # ---------------------------------------------------------------- train
 
 
-def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print) -> dict:
-    """Count naive Bayes events of ``inputs`` into the model directory ``out``."""
+def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, update: bool = False) -> dict:
+    """Count naive Bayes events of ``inputs`` into the model directory ``out``.
+
+    With ``update``, the counts are added to the existing model ``out`` (see ``pipeline.train``).
+    """
     started = time.time()
     kind = cfg.nb.model
+    old = None
+    if update:
+        old = load_nb_manifest(out)
+        check_update(old, cfg, ("nb.model", "nb.tokenizer", "nb.labels", "nb.label_column"))
     if kind in ("multinomial", "bernoulli") and inputs.spec.format in ("csv", "parquet", "sklearn"):
         raise InputError(f"nb.model {kind} needs text input (tsv, sms, reuters_topics), not {inputs.spec.format}")
     if kind in ("categorical", "gaussian", "mixed") and inputs.spec.format not in ("csv", "parquet", "sklearn"):
@@ -281,6 +298,8 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print)
             raise InputError(f"{inputs.root}: no training documents; nothing written")
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: event_row(kv[0], kv[1]))
         counts = spark.createDataFrame(rows, schema=COUNT_DDL)
+        if old is not None:
+            counts = merge_counts(counts, read_parquet_checked(spark, out / "counts", COUNT_DDL), ["n", "sum", "sumsq"])
         with staged_output(out, "model") as stage:
             counts.write.parquet(str(stage / "counts"))
             written = spark.read.parquet(str(stage / "counts"))
@@ -302,7 +321,7 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print)
                 "features": features,
                 "seconds": round(time.time() - started, 2),
             }
-            write_json(stage / "manifest.json", manifest)
+            write_json(stage / "manifest.json", merged_manifest(old, manifest))
     finally:
         reduced.unpersist()
     log(

@@ -37,6 +37,7 @@ __all__ = [
     "Inputs",
     "classify",
     "load_model_manifest",
+    "merge_counts",
     "query",
     "resolve_input",
     "train",
@@ -164,11 +165,61 @@ def _run_failfast(action):
 # ---------------------------------------------------------------- train
 
 
-def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print) -> dict:
-    """Count ``inputs`` into a model directory ``out`` (checked and staged); return the manifest."""
+def merge_counts(new, old, sums: list[str]):
+    """Add two count tables: rows with equal keys (every column but ``sums``; NULLs equal) summed."""
+    from pyspark.sql import functions as F
+
+    keys = [c for c in new.columns if c not in sums]
+    merged = new.unionByName(old).groupBy(*keys).agg(*[F.sum(c).alias(c) for c in sums])
+    return merged.select(*new.columns)
+
+
+def merged_manifest(old: dict | None, manifest: dict) -> dict:
+    """The manifest of an updated model: statistics added, the inputs of every update listed."""
+    if old is None:
+        manifest["updates"] = [{"created": manifest["created"], "inputs": manifest["inputs"], "stats": manifest["stats"]}]
+        return manifest
+    stats = dict(old["stats"])
+    for key, value in manifest["stats"].items():
+        stats[key] = stats.get(key, 0) + value
+    manifest["updates"] = old.get("updates", []) + [
+        {"created": manifest["created"], "inputs": manifest["inputs"], "stats": manifest["stats"]}
+    ]
+    manifest["stats"] = dict(sorted(stats.items()))
+    manifest["malformed_examples"] = (old.get("malformed_examples", []) + manifest["malformed_examples"])[:10]
+    return manifest
+
+
+def check_update(old: dict, cfg: ExperimentConfig, keys: tuple[str, ...]) -> None:
+    """Refuse to add counts made with other settings to a model (``keys`` like ``"width"``, ``"nb.model"``)."""
+
+    def setting(config: dict, key: str):
+        value = config
+        for part in key.split("."):
+            value = value[part]
+        return list(value) if isinstance(value, (list, tuple)) else value
+
+    for key in keys:
+        theirs, mine = setting(old["config"], key), setting(cfg.to_dict(), key)
+        if theirs != mine:
+            raise InputError(f"cannot update: the model was counted with {key} = {theirs!r}, this run has {mine!r}")
+
+
+def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, update: bool = False) -> dict:
+    """Count ``inputs`` into a model directory ``out`` (checked and staged); return the manifest.
+
+    With ``update``, ``out`` is an existing model: the new counts are added to its tables
+    (Cohen's streaming property: no recounting of the old data) and the model is replaced whole.
+    """
     sc = spark.sparkContext
     started = time.time()
     letters, subsets = cfg.letters, cfg.counted_subsets
+    old = None
+    if update:
+        old = load_model_manifest(out)
+        check_update(old, cfg, ("confusion_set", "width", "lowercase"))
+        if list(subsets) != old["subsets"]:
+            raise InputError(f"cannot update: the model counted subsets {old['subsets']}, this run counts {list(subsets)}")
     mixed = examples_rdd(
         sc, inputs, cfg.confusion_set, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions
     )
@@ -190,6 +241,8 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print) ->
             )
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: (*kv[0], kv[1]))
         counts = spark.createDataFrame(rows, schema=count_ddl(letters))
+        if old is not None:
+            counts = merge_counts(counts, read_counts(spark, out, old), ["count"])
         with staged_output(out, "model") as stage:
             counts.write.parquet(str(stage / "counts"))
             written = spark.read.parquet(str(stage / "counts"))
@@ -214,7 +267,7 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print) ->
                 "label_counts": dict(sorted(label_counts.items())),
                 "seconds": round(time.time() - started, 2),
             }
-            write_json(stage / "manifest.json", manifest)
+            write_json(stage / "manifest.json", merged_manifest(old, manifest))
     finally:
         reduced.unpersist()
     log(format_train_report(manifest, out))

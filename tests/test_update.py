@@ -1,0 +1,83 @@
+"""Incremental training: train(A ∪ B) equals train(A) updated with B; order and partitioning do not matter."""
+
+import random
+
+import pytest
+from pyspark.testing import assertDataFrameEqual
+
+from nbspark.config import load_config
+from nbspark.events import count_ddl
+from nbspark.nb import COUNT_DDL
+from nbspark.nb_pipeline import train_nb
+from nbspark.pipeline import InputError, resolve_input, train
+from nbspark.tables import read_parquet_checked
+
+pytestmark = pytest.mark.spark
+
+
+def quiet(*_):
+    pass
+
+
+def split_file(src, a, b, at):
+    lines = src.read_text(encoding="utf-8").splitlines(keepends=True)
+    a.write_text("".join(lines[:at]), encoding="utf-8")
+    b.write_text("".join(lines[at:]), encoding="utf-8")
+    return lines
+
+
+def backoff(spark, path, out, update=False, **extra):
+    cfg = load_config(None, {"train.path": str(path), **extra})
+    return train(spark, cfg, resolve_input(cfg.train, None), out, log=quiet, update=update)
+
+
+def table(spark, out, ddl=count_ddl("ABCDE")):
+    return read_parquet_checked(spark, out / "counts", ddl)
+
+
+def test_backoff_update_equals_training_on_all(spark, fixtures, tmp_path):
+    lines = split_file(fixtures / "ngrams.txt", tmp_path / "a.txt", tmp_path / "b.txt", 5)
+    backoff(spark, fixtures / "ngrams.txt", tmp_path / "all")
+    backoff(spark, tmp_path / "a.txt", tmp_path / "ab")
+    manifest = backoff(spark, tmp_path / "b.txt", tmp_path / "ab", update=True)
+    assertDataFrameEqual(table(spark, tmp_path / "ab"), table(spark, tmp_path / "all"), checkRowOrder=False)
+    assert manifest["stats"]["lines_read"] == 11 and manifest["stats"]["weight"] == 34
+    assert len(manifest["updates"]) == 2
+    assert manifest["label_counts"] == {"affect": 11, "effect": 23}
+
+    random.Random(7).shuffle(lines)
+    (tmp_path / "shuffled.txt").write_text("".join(lines), encoding="utf-8")
+    backoff(spark, tmp_path / "shuffled.txt", tmp_path / "shuffled", partitions="3")
+    assertDataFrameEqual(table(spark, tmp_path / "shuffled"), table(spark, tmp_path / "all"), checkRowOrder=False)
+
+
+def test_update_refuses_other_settings(spark, fixtures, tmp_path):
+    backoff(spark, fixtures / "ngrams.txt", tmp_path / "m")
+    with pytest.raises(InputError, match="confusion_set"):
+        backoff(spark, fixtures / "ngrams.txt", tmp_path / "m", update=True, confusion_set="their,there")
+    with pytest.raises(InputError, match="counted subsets"):
+        backoff(spark, fixtures / "ngrams.txt", tmp_path / "m", update=True, backoff="AB,")
+
+
+@pytest.mark.parametrize("model, path, fmt, at", [("multinomial", "china_train.tsv", "tsv", 3), ("mixed", "weather.csv", "csv", 0)])
+def test_nb_update_equals_training_on_all(spark, fixtures, tmp_path, model, path, fmt, at):
+    extra = {"task": "naive_bayes", "nb.model": model, "nb.tokenizer": "words", "train.format": fmt}
+    if fmt == "csv":
+        extra.update({"nb.label_column": "play", "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy"})
+        lines = (fixtures / path).read_text().splitlines(keepends=True)
+        (tmp_path / "a.csv").write_text("".join(lines[:8]))
+        (tmp_path / "b.csv").write_text(lines[0] + "".join(lines[8:]))
+        a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    else:
+        a, b = tmp_path / "a.tsv", tmp_path / "b.tsv"
+        split_file(fixtures / path, a, b, at)
+
+    def fit(p, out, update=False):
+        cfg = load_config(None, {**extra, "train.path": str(p)})
+        return train_nb(spark, cfg, resolve_input(cfg.train, None), out, log=quiet, update=update)
+
+    fit(fixtures / path, tmp_path / "all")
+    fit(a, tmp_path / "ab")
+    fit(b, tmp_path / "ab", update=True)
+    got, want = table(spark, tmp_path / "ab", COUNT_DDL), table(spark, tmp_path / "all", COUNT_DDL)
+    assertDataFrameEqual(got, want, checkRowOrder=False, rtol=1e-12)
