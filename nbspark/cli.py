@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -52,6 +53,22 @@ def _spark(app: str):
     return get_spark(app, {k: v for k, v in JOB_SPARK_DEFAULTS.items() if not present.contains(k)}, progress=True)
 
 
+def job_failure(exc: BaseException) -> str | None:
+    """One line for a failed Spark job (Py4J or PySpark error), or None for anything else.
+
+    The worker's own exception line (``RuntimeError: ...``) is preferred to the JVM's wrapper;
+    Spark's log above it has the full trace and the attempts made.
+    """
+    module = type(exc).__module__
+    if not (module.startswith("py4j") or module.startswith("pyspark")):
+        return None
+    text = str(exc)
+    found = re.findall(r"^(?:\w+\.)*\w+(?:Error|Exception): .+$", text, flags=re.MULTILINE)
+    python_errors = [line for line in found if not line.startswith(("org.", "java.", "py4j.", "scala."))]
+    detail = (python_errors or found or [text.splitlines()[0] if text else type(exc).__name__])[-1]
+    return f"Spark job failed: {detail.strip()}"
+
+
 def _run(prog: str, body) -> int:
     from .pipeline import InputError
 
@@ -59,6 +76,12 @@ def _run(prog: str, body) -> int:
         body()
     except (InputError, OutputError, FileNotFoundError, ValueError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        line = job_failure(exc)
+        if line is None:
+            raise
+        print(f"{prog}: error: {line}", file=sys.stderr)
         return 1
     return 0
 

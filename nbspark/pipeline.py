@@ -25,6 +25,7 @@ from .config import DataNotFound, ExperimentConfig, InputSpec, resolve_data_dir
 from .corpora import MalformedLine, decode_reuters, parse_ngram_line, parse_reuters_sgml
 from .counting import STAT, PartitionStats, count_events, is_stat, split_stats
 from .events import context_letters, count_columns, count_ddl, example_events, ngram_example, story_examples
+from .faults import maybe_inject
 from .metrics import backoff_metrics, format_level_table, level_name
 from .model import BackoffModel, build_model
 from .readers import line_number, list_files, ngram_lines, reuters_files, sgml_texts
@@ -88,6 +89,7 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
 
 def _ngram_partition(records, confusion, width, lowercase, mode, keep_bad):
     """(file, offset, line) -> Example, or stats records; failfast raises on the first bad line."""
+    maybe_inject()
     stats = PartitionStats(keep_bad)
     for source, offset, line in records:
         stats.add("lines_read")
@@ -110,6 +112,7 @@ def _ngram_partition(records, confusion, width, lowercase, mode, keep_bad):
 
 
 def _reuters_partition(records, confusion, width, lowercase, splits, keep_bad):
+    maybe_inject()
     stats = PartitionStats(keep_bad)
     for _source, data in records:
         for story in parse_reuters_sgml(decode_reuters(data)):

@@ -4,6 +4,8 @@ and the paths of the hand-made fixtures and of the real data dir (when present).
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -53,3 +55,20 @@ def data_dir() -> Path:
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+def spark_submit(job: str, *args, master: str = "local[2]", conf: dict | None = None, env: dict | None = None, timeout: int = 300):
+    """Run ``jobs/JOB.py`` through the venv's spark-submit; returns the CompletedProcess."""
+    submit = Path(sys.executable).parent / "spark-submit"
+    full_env = {
+        **os.environ,
+        "SPARK_LOCAL_IP": "127.0.0.1",
+        "PYSPARK_PYTHON": sys.executable,
+        "PATH": f"{submit.parent}:{os.environ['PATH']}",
+        **(env or {}),
+    }
+    confs = [x for k, v in {"spark.ui.enabled": "false", **(conf or {})}.items() for x in ("--conf", f"{k}={v}")]
+    return subprocess.run(
+        [str(submit), "--master", master, *confs, str(ROOT / "jobs" / f"{job}.py"), *map(str, args)],
+        cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=timeout,
+    )

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, spark_submit
 
 JOBS = ROOT / "jobs"
 
@@ -19,15 +19,6 @@ def run_job(job, *args, cwd=None, env_extra=None, timeout=300):
     return subprocess.run(
         [sys.executable, str(JOBS / f"{job}.py"), *map(str, args)],
         cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=timeout,
-    )
-
-
-def spark_submit(job, *args, cwd=None):
-    submit = Path(sys.executable).parent / "spark-submit"
-    env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PATH": f"{submit.parent}:{os.environ['PATH']}"}
-    return subprocess.run(
-        [str(submit), "--master", "local[2]", "--conf", "spark.ui.enabled=false", str(JOBS / f"{job}.py"), *map(str, args)],
-        cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=300,
     )
 
 

@@ -1,0 +1,70 @@
+"""Fault injection (../shared/SPARK_NOTES.md §1, §6): faults inside tasks, each asserted to have
+fired, must leave tables equal to a clean run's, or fail the job fast leaving the old model whole."""
+
+import time
+
+import pytest
+from pyspark.testing import assertDataFrameEqual
+
+from nbspark.config import load_config
+from nbspark.events import count_ddl
+from nbspark.pipeline import resolve_input, train
+from nbspark.tables import read_parquet_checked
+from tests.conftest import spark_submit
+
+pytestmark = [pytest.mark.spark, pytest.mark.faults]
+
+
+@pytest.fixture(scope="module")
+def clean(spark, tmp_path_factory):
+    """A clean run on the fixture, in-process, as the reference table."""
+    from tests.conftest import FIXTURES
+
+    out = tmp_path_factory.mktemp("clean") / "model"
+    cfg = load_config(None, {"train.path": str(FIXTURES / "ngrams.txt"), "partitions": "3"})
+    train(spark, cfg, resolve_input(cfg.train, None), out, log=lambda *_: None)
+    return read_parquet_checked(spark, out / "counts", count_ddl("ABCDE"))
+
+
+def train_args(fixtures, out):
+    return ["--set", f"train.path={fixtures / 'ngrams.txt'}", "--set", "partitions=3", "--out", out]
+
+
+@pytest.mark.parametrize(
+    "master, action",
+    [("local[2,2]", "crash-once"), ("local-cluster[2,1,1024]", "kill-executor-once")],
+)
+def test_transient_fault_recovers_exactly(spark, clean, fixtures, tmp_path, master, action):
+    marker = tmp_path / "marker"
+    marker.mkdir()
+    fault = f"{action}:{marker}"
+    proc = spark_submit(
+        "train", *train_args(fixtures, tmp_path / "m"), master=master,
+        env={"NBSPARK_FAULT": fault}, conf={"spark.executorEnv.NBSPARK_FAULT": fault},
+    )
+    assert (marker / "fired").is_file(), "the fault was not injected, so this test proves nothing"
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    got = read_parquet_checked(spark, tmp_path / "m" / "counts", count_ddl("ABCDE"))
+    assertDataFrameEqual(got, clean, checkRowOrder=False)
+    assert (tmp_path / "m" / "counts" / "_SUCCESS").is_file()
+
+
+def test_permanent_failure_fails_fast_and_keeps_the_old_model(spark, clean, fixtures, tmp_path):
+    model = tmp_path / "m"
+    assert spark_submit("train", *train_args(fixtures, model)).returncode == 0
+    before = sorted(map(tuple, read_parquet_checked(spark, model / "counts", count_ddl("ABCDE")).collect()))
+    started = time.monotonic()
+    proc = spark_submit(
+        "train", *train_args(fixtures, model), "--overwrite", master="local[2,4]",
+        env={"NBSPARK_FAULT": f"always-raise:{tmp_path}"},
+    )
+    elapsed = time.monotonic() - started
+    output = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    errors = [line for line in output.splitlines() if line.startswith("train.py: error:")]
+    assert errors == ["train.py: error: Spark job failed: RuntimeError: injected failure (NBSPARK_FAULT=always-raise)"]
+    assert "failed 4 times; aborting job" in output  # Spark's log: every attempt was made
+    assert elapsed < 120
+    after = sorted(map(tuple, read_parquet_checked(spark, model / "counts", count_ddl("ABCDE")).collect()))
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]  # no staging directory left
