@@ -10,8 +10,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 # Reinstall when pyproject.toml is newer than the last install.
 if [ ! -f .venv/.nbspark-installed ] || [ pyproject.toml -nt .venv/.nbspark-installed ]; then
-    .venv/bin/python -m pip install --quiet --upgrade pip >&2
-    .venv/bin/python -m pip install --quiet -e ".[test]" >&2
+    if ! { .venv/bin/python -m pip install --upgrade pip && .venv/bin/python -m pip install -e ".[test]"; } > .venv/install.log 2>&1; then
+        cat .venv/install.log >&2
+        echo "installing nbspark into .venv failed (log above, also in .venv/install.log)" >&2
+        exit 1
+    fi
     touch .venv/.nbspark-installed
 fi
 export PATH="$ROOT/.venv/bin:$PATH"
