@@ -23,6 +23,7 @@ from . import __version__
 from .config import ExperimentConfig, NBSpec
 from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled_line, parse_reuters_sgml, parse_sms_line
 from .counting import PartitionStats, count_events, is_stat, split_stats
+from .faults import maybe_inject
 from .metrics import classification_metrics, format_classification_report
 from .nb import COUNT_DDL, NBModel, add_values, build_nb_model, doc_events, event_row, log_posteriors, row_events, score_docs, score_rows, top_labels
 from .pipeline import (
@@ -97,10 +98,13 @@ def _keep(spec_splits, holdout, seed, record_id) -> bool:
 
 
 def _text_partition(records, fmt, nb: NBSpec, splits, holdout, seed, mode, keep_bad):
+    maybe_inject()
     tok = tokenizer(nb.tokenizer)
     stats = PartitionStats(keep_bad)
     for source, offset, line in records:
         stats.add("lines_read")
+        if "\ufffd" in line:
+            stats.add("decode_replacements", line.count("\ufffd"))
         if not line.strip():
             stats.add("blank_lines")
             continue

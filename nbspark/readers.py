@@ -2,8 +2,9 @@
 
 * Listing: a path is a file, or a directory whose files are read in name order, skipping
   names that start with ``_`` or ``.`` (Spark's and Hadoop's hidden-file convention). File
-  names with glob characters (``a[1].txt``) are escaped before Hadoop sees them, so they are
-  read literally.
+  names with glob characters or commas (``a[1].txt``, ``b{x},y.txt``) are escaped before
+  Hadoop sees them, so they are read literally (except SGML files with a comma in the name,
+  which ``binaryFiles`` cannot name, and are refused).
 * n-gram files: Hadoop's ``TextInputFormat`` through ``newAPIHadoopFile``, one RDD per file,
   so every line carries ``(file, byte offset, text)``; gzip (``.gz``) is decompressed
   transparently; bytes that are not UTF-8 become U+FFFD (Hadoop's ``Text`` decoding) and are
@@ -18,13 +19,13 @@ import gzip
 import re
 from pathlib import Path
 
-__all__ = ["hadoop_escape", "line_number", "list_files", "ngram_lines", "reuters_files", "sgml_texts"]
+__all__ = ["hadoop_escape", "hadoop_input_dir", "line_number", "list_files", "ngram_lines", "reuters_files", "sgml_texts"]
 
-_GLOB_CHARS = re.compile(r"([\[\]{}*?\\,])")
+_GLOB_CHARS = re.compile(r"([\[\]{}*?\\])")
 
 
 def hadoop_escape(path: str) -> str:
-    """Escape Hadoop glob characters (and commas) so that ``path`` is read literally."""
+    """Escape Hadoop glob characters so that ``path`` is matched literally by ``globStatus``."""
     return _GLOB_CHARS.sub(r"\\\1", path)
 
 
@@ -46,25 +47,40 @@ def reuters_files(path: Path) -> list[Path]:
     return list_files(path, ".sgm")
 
 
+def hadoop_input_dir(path: Path) -> str:
+    """The value of ``mapreduce.input.fileinputformat.inputdir`` that names ``path`` literally.
+
+    Two layers of escaping, undone in turn by Hadoop: glob characters for ``globStatus``, then
+    commas and backslashes for the comma-separated input list (``StringUtils.escapeString``).
+    """
+    return hadoop_escape(f"file://{path}").replace("\\", "\\\\").replace(",", "\\,")
+
+
 def ngram_lines(sc, files: list[Path]):
-    """RDD of ``(file name, byte offset, line)`` over every line of ``files``."""
+    """RDD of ``(file name, byte offset, line)`` over every line of ``files`` (any file name)."""
     rdds = []
     for f in files:
         name = str(f)
-        rdd = sc.newAPIHadoopFile(
-            hadoop_escape(f.as_uri()),
+        rdd = sc.newAPIHadoopRDD(
             "org.apache.hadoop.mapreduce.lib.input.TextInputFormat",
             "org.apache.hadoop.io.LongWritable",
             "org.apache.hadoop.io.Text",
+            conf={"mapreduce.input.fileinputformat.inputdir": hadoop_input_dir(f)},
         )
         rdds.append(rdd.map(lambda kv, name=name: (name, kv[0], kv[1])))
     return sc.union(rdds) if len(rdds) > 1 else rdds[0]
 
 
 def sgml_texts(sc, files: list[Path]):
-    """RDD of ``(file name, bytes)``, one record per SGML file."""
+    """RDD of ``(file name, bytes)``, one record per SGML file.
+
+    ``binaryFiles`` splits its argument on commas, so a file name with a comma is refused.
+    """
+    for f in files:
+        if "," in str(f):
+            raise ValueError(f"{f}: SGML file names with a comma cannot be read; rename the file")
     rdds = [
-        sc.binaryFiles(hadoop_escape(f.as_uri())).map(lambda kv, name=str(f): (name, kv[1])) for f in files
+        sc.binaryFiles(hadoop_escape(f"file://{f}")).map(lambda kv, name=str(f): (name, kv[1])) for f in files
     ]
     return sc.union(rdds) if len(rdds) > 1 else rdds[0]
 

@@ -1,0 +1,51 @@
+"""Input files as users have them: hidden names, glob characters, bytes that are not UTF-8."""
+
+import pytest
+
+from nbspark.config import InputSpec, load_config
+from nbspark.pipeline import InputError, resolve_input, train
+
+pytestmark = pytest.mark.spark
+
+
+def quiet(*_):
+    pass
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    d = tmp_path / "in"
+    d.mkdir()
+    (d / "a[1].txt").write_bytes(b"the big effect of it\t3\nla caf\xe9 effect de x\t2\n")
+    (d / "b{x},y.txt").write_bytes(b"would not affect the outcome\t4\n")
+    (d / "_x.txt").write_bytes(b"hidden effect hidden hidden hidden\t100\n")
+    (d / ".y.txt").write_bytes(b"hidden effect hidden hidden hidden\t100\n")
+    return d
+
+
+def test_directory_skips_hidden_files_and_reads_glob_names_literally(spark, corpus, tmp_path):
+    inputs = resolve_input(InputSpec("ngrams", str(corpus)), None)
+    assert [f.name for f in inputs.files] == ["a[1].txt", "b{x},y.txt"]
+    cfg = load_config(None, {"train.path": str(corpus)})
+    manifest = train(spark, cfg, inputs, tmp_path / "m", log=quiet)
+    stats = manifest["stats"]
+    assert stats["lines_read"] == 3 and stats["examples"] == 3 and stats["weight"] == 9
+    # the Latin-1 byte 0xE9 is not UTF-8: replaced by U+FFFD and counted, never a crash
+    assert stats["decode_replacements"] == 1
+
+
+def test_single_file_with_glob_characters(spark, corpus, tmp_path):
+    cfg = load_config(None, {"train.path": str(corpus / "a[1].txt")})
+    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m", log=quiet)
+    assert manifest["stats"]["lines_read"] == 2
+
+
+def test_missing_and_empty_inputs(tmp_path):
+    with pytest.raises(InputError, match="input does not exist"):
+        resolve_input(InputSpec("ngrams", str(tmp_path / "nope.txt")), None)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "_hidden").write_text("x")
+    with pytest.raises(InputError, match="no input files"):
+        resolve_input(InputSpec("ngrams", str(tmp_path / "empty")), None)
+    with pytest.raises(InputError, match=r"no input files \(\*\.sgm"):
+        resolve_input(InputSpec("reuters", str(tmp_path / "empty")), None)
