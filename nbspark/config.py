@@ -27,7 +27,7 @@ __all__ = [
     "resolve_data_dir",
 ]
 
-FORMATS = ("ngrams", "reuters", "tsv", "sms", "reuters_topics", "csv", "parquet", "sklearn")
+FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters", "tsv", "sms", "reuters_topics", "csv", "parquet", "sklearn")
 MODES = ("permissive", "failfast")
 TASKS = ("backoff", "naive_bayes")
 NB_MODELS = ("multinomial", "bernoulli", "categorical", "gaussian", "mixed")
@@ -48,6 +48,13 @@ class InputSpec:
     # whatever the partitioning) is the part "test", the rest "train"; ``splits`` picks parts.
     holdout: float = 0.0
     seed: int = 0
+    # Google Books Ngram files (google_v2, google_v3): match counts summed over the years
+    # year_min..year_max; n-grams whose total is below min_count are dropped (Cohen used 40);
+    # part-of-speech suffixes (effect_NOUN) stripped ("strip") or kept ("keep").
+    year_min: int = 0
+    year_max: int = 9999
+    min_count: int = 40
+    pos: str = "strip"
 
 
 @dataclass(frozen=True)
@@ -143,6 +150,10 @@ def validate(cfg: ExperimentConfig) -> None:
     for spec in (cfg.train, cfg.test):
         if spec.format not in FORMATS:
             raise ValueError(f"input format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
+        if spec.pos not in ("strip", "keep"):
+            raise ValueError(f"pos must be strip or keep, got {spec.pos!r}")
+        if spec.min_count < 0 or spec.year_min > spec.year_max:
+            raise ValueError("min_count must be >= 0 and year_min <= year_max")
         if not 0.0 <= spec.holdout < 1.0:
             raise ValueError(f"holdout must be in [0, 1), got {spec.holdout}")
     if cfg.task not in TASKS:

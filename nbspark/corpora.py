@@ -19,11 +19,15 @@ __all__ = [
     "Story",
     "clean_sgml_text",
     "decode_reuters",
+    "POS_TAGS",
     "holdout_part",
+    "parse_google_v2",
+    "parse_google_v3",
     "parse_labelled_line",
     "parse_ngram_line",
     "parse_reuters_sgml",
     "parse_sms_line",
+    "strip_pos",
 ]
 
 
@@ -172,3 +176,63 @@ def holdout_part(record_id: str, seed: int, fraction: float) -> str:
     """
     digest = hashlib.blake2b(f"{seed}:{record_id}".encode(), digest_size=8).digest()
     return "test" if int.from_bytes(digest, "big") / 2**64 < fraction else "train"
+
+
+#: Google Books part-of-speech tags (the universal tag set of the 2012 corpus), as suffixes
+#: (``effect_NOUN``) or alone (``_NOUN_``), plus the positional pseudo-tokens.
+POS_TAGS = frozenset({"NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM", "CONJ", "PRT", "X", "."})
+_PSEUDO = frozenset({"ROOT", "START", "END"})
+
+
+def strip_pos(token: str) -> str | None:
+    """``effect_NOUN`` -> ``effect``; a tag standing alone (``_NOUN_``, ``_START_``) -> None."""
+    if len(token) > 2 and token.startswith("_") and token.endswith("_") and token[1:-1] in POS_TAGS | _PSEUDO:
+        return None
+    base, sep, tag = token.rpartition("_")
+    if sep and base and tag in POS_TAGS:
+        return base
+    return token
+
+
+def _google_tokens(ngram: str, order: int, line: str) -> tuple[str, ...]:
+    tokens = ngram.split(" ")
+    if len(tokens) != order or "" in tokens:
+        raise MalformedLine("tokens", line)
+    return tuple(tokens)
+
+
+def _count(text: str, line: str) -> int:
+    text = text.strip()
+    if not text.isdigit() or not text.isascii():
+        raise MalformedLine("count", line)
+    return int(text)
+
+
+def parse_google_v2(line: str, order: int = 5) -> tuple[tuple[str, ...], int, int]:
+    """Google Books Ngram version 2 (2012): ``ngram TAB year TAB match_count TAB volume_count``
+    -> ``(tokens, year, match_count)``. Raises ``MalformedLine`` (fields, tokens, year, count)."""
+    line = line.rstrip("\r\n")
+    parts = line.split("\t")
+    if len(parts) != 4:
+        raise MalformedLine("fields", line)
+    tokens = _google_tokens(parts[0], order, line)
+    if not parts[1].strip().isdigit():
+        raise MalformedLine("year", line)
+    return tokens, int(parts[1]), _count(parts[2], line)
+
+
+def parse_google_v3(line: str, order: int = 5) -> tuple[tuple[str, ...], list[tuple[int, int]]]:
+    """Google Books Ngram version 3 (2020): ``ngram TAB year,match_count,volume_count TAB ...``
+    -> ``(tokens, [(year, match_count), ...])``. Raises ``MalformedLine``."""
+    line = line.rstrip("\r\n")
+    parts = line.split("\t")
+    if len(parts) < 2:
+        raise MalformedLine("fields", line)
+    tokens = _google_tokens(parts[0], order, line)
+    years = []
+    for entry in parts[1:]:
+        fields = entry.split(",")
+        if len(fields) != 3 or not fields[0].strip().isdigit():
+            raise MalformedLine("year", line)
+        years.append((int(fields[0]), _count(fields[1], line)))
+    return tokens, years

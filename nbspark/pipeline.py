@@ -22,9 +22,17 @@ from pathlib import Path
 from . import __version__
 from .backoff import parse_pattern, predict
 from .config import DataNotFound, ExperimentConfig, InputSpec, resolve_data_dir
-from .corpora import MalformedLine, decode_reuters, parse_ngram_line, parse_reuters_sgml
+from .corpora import (
+    MalformedLine,
+    decode_reuters,
+    parse_google_v2,
+    parse_google_v3,
+    parse_ngram_line,
+    parse_reuters_sgml,
+    strip_pos,
+)
 from .counting import STAT, PartitionStats, count_events, is_stat, split_stats
-from .events import context_letters, count_columns, count_ddl, example_events, ngram_example, story_examples
+from .events import Example, context_letters, count_columns, count_ddl, example_events, ngram_example, story_examples
 from .faults import maybe_inject
 from .metrics import backoff_metrics, format_level_table, level_name
 from .model import BackoffModel, build_model
@@ -111,6 +119,62 @@ def _ngram_partition(records, confusion, width, lowercase, mode, keep_bad):
     yield from stats.records()
 
 
+def _google_partition(records, spec: InputSpec, confusion, width, lowercase, mode, keep_bad):
+    """Google Books lines -> ``(("ngram", tokens), match count in the year range)``, filtered to
+    the confusion set here, in the map, so only matching n-grams reach the shuffle."""
+    maybe_inject()
+    stats = PartitionStats(keep_bad)
+    parse = parse_google_v2 if spec.format == "google_v2" else parse_google_v3
+    strip = spec.pos == "strip"
+    for source, offset, line in records:
+        stats.add("lines_read")
+        try:
+            parsed = parse(line, width)
+        except MalformedLine as exc:
+            if mode == "failfast":
+                raise ValueError(f"{FAILFAST_TAG}\t{source}\t{offset}\t{exc.reason}\t{line[:200]!r}") from None
+            stats.bad_record(source, offset, exc.reason, line)
+            continue
+        tokens = parsed[0]
+        if strip:
+            tokens = tuple(strip_pos(t) for t in tokens)
+            if None in tokens:
+                stats.add("lines_with_pos_tag_tokens")
+                continue
+        if lowercase:
+            tokens = tuple(t.lower() for t in tokens)
+        if tokens[width // 2] not in confusion:
+            stats.add("lines_not_in_confusion_set")
+            continue
+        if spec.format == "google_v2":
+            years = [(parsed[1], parsed[2])]
+        else:
+            years = parsed[1]
+        count = sum(c for year, c in years if spec.year_min <= year <= spec.year_max)
+        if count:
+            yield ("ngram", tokens), count
+        else:
+            stats.add("lines_outside_year_range")
+    yield from stats.records()
+
+
+def _min_count_partition(records, min_count, keep_bad):
+    """Summed ``(("ngram", tokens), count)`` -> ``Example`` when count >= min_count; stats pass through."""
+    stats = PartitionStats(keep_bad)
+    for key, value in records:
+        if key[0] != "ngram":
+            yield key, value
+            continue
+        stats.add("ngrams")
+        if value < min_count:
+            stats.add("ngrams_below_min_count")
+            continue
+        stats.add("examples")
+        stats.add("weight", value)
+        yield Example("google", key[1], value)
+    yield from stats.records()
+
+
 def _reuters_partition(records, confusion, width, lowercase, splits, keep_bad):
     maybe_inject()
     stats = PartitionStats(keep_bad)
@@ -136,6 +200,16 @@ def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mod
     ``.gz`` file is one unsplittable partition otherwise).
     """
     confusion = frozenset(confusion)
+    if inputs.spec.format in ("google_v2", "google_v3"):
+        spec = inputs.spec
+        lines = ngram_lines(sc, list(inputs.files))
+        if partitions:
+            lines = lines.repartition(partitions)
+        summed = lines.mapPartitions(
+            lambda it: _google_partition(it, spec, confusion, width, lowercase, mode, keep_bad)
+        ).reduceByKey(lambda a, b: a + b, numPartitions=partitions or None)
+        min_count = spec.min_count
+        return summed.mapPartitions(lambda it: _min_count_partition(it, min_count, keep_bad))
     if inputs.spec.format == "ngrams":
         lines = ngram_lines(sc, list(inputs.files))
         if partitions:
