@@ -28,14 +28,24 @@ class Decision(NamedTuple):
     subset: str
 
 
-def predict(model: BackoffModel, window: Sequence[str]) -> Decision:
-    """Decide the label of ``window`` (its centre is ignored) by walking the backoff chain."""
+def predict(model: BackoffModel, window: Sequence[str], candidates: frozenset[str] | None = None) -> Decision:
+    """Decide the label of ``window`` (its centre is ignored) by walking the backoff chain.
+
+    With ``candidates`` (the example's confusion set, when one model holds several), only
+    those labels compete: a level decides when it has seen the context with one of them, and
+    the probability is renormalised over them.
+    """
     letters = model.letters
     for subset, table in zip(model.chain, model.tables):
         ranked = table.get(tuple(window[letters.index(c)] for c in subset))
-        if ranked:
+        if not ranked:
+            continue
+        if candidates is None:
             label, logp = ranked[0]
             return Decision(label, math.exp(logp), subset)
+        kept = [(label, math.exp(logp)) for label, logp in ranked if label in candidates]
+        if kept:
+            return Decision(kept[0][0], kept[0][1] / sum(p for _, p in kept), subset)
     return Decision(None, 0.0, UNSEEN)
 
 

@@ -80,6 +80,9 @@ class ExperimentConfig:
     name: str = "affect_effect"
     task: str = "backoff"
     confusion_set: tuple[str, ...] = ("affect", "effect")
+    # Several confusion sets counted in one pass (one count table for all); when given, they
+    # replace confusion_set, and classify reports a table per set.
+    confusion_sets: tuple[tuple[str, ...], ...] = ()
     width: int = 5
     lowercase: bool = True
     # Backoff chain of context subsets, most specific first; "" is the empty context (the prior).
@@ -102,6 +105,16 @@ class ExperimentConfig:
 
     def __post_init__(self) -> None:
         validate(self)
+
+    @property
+    def sets(self) -> tuple[tuple[str, ...], ...]:
+        """The confusion sets: ``confusion_sets`` if given, else ``(confusion_set,)``."""
+        return self.confusion_sets or (self.confusion_set,)
+
+    @property
+    def centres(self) -> tuple[str, ...]:
+        """Every word that centres an example: the union of the sets, in order."""
+        return tuple(dict.fromkeys(w for s in self.sets for w in s))
 
     @property
     def letters(self) -> str:
@@ -132,8 +145,9 @@ def position_letters(width: int) -> str:
 def validate(cfg: ExperimentConfig) -> None:
     if cfg.width < 3 or cfg.width % 2 == 0 or cfg.width > 25:
         raise ValueError(f"width must be odd and between 3 and 25, got {cfg.width}")
-    if len(set(cfg.confusion_set)) < 2:
-        raise ValueError(f"confusion_set needs at least two distinct words, got {list(cfg.confusion_set)}")
+    for words in cfg.sets:
+        if len(set(words)) < 2:
+            raise ValueError(f"a confusion set needs at least two distinct words, got {list(words)}")
     if cfg.mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, got {cfg.mode!r}")
     if not cfg.backoff:
@@ -190,7 +204,12 @@ def _section(section: dict, base, where: str):
 
 
 def _coerce(key: str, value: str, current):
-    """Turn a ``--set key=value`` string into the type of the current value."""
+    """Turn a ``--set key=value`` string into the type of the current value.
+
+    Lists are comma-separated; ``confusion_sets`` is sets separated by ``;``, words by ``,``.
+    """
+    if key == "confusion_sets":
+        return tuple(tuple(w.strip() for w in part.split(",")) for part in value.split(";") if part.strip())
     if isinstance(current, bool):
         if value.lower() in ("true", "1", "yes"):
             return True
@@ -235,6 +254,8 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, str]
             if not isinstance(value, dict):
                 raise ValueError(f"[{key}] must be a table")
             values[key] = _section(value, values[key], key)
+        elif key == "confusion_sets":
+            values[key] = tuple(tuple(words) for words in value)
         else:
             values[key] = tuple(value) if isinstance(value, list) else value
     for dotted, text in (overrides or {}).items():

@@ -21,6 +21,7 @@ __all__ = [
     "decode_reuters",
     "POS_TAGS",
     "holdout_part",
+    "parse_brown_zip",
     "parse_google_v2",
     "parse_google_v3",
     "parse_labelled_line",
@@ -236,3 +237,24 @@ def parse_google_v3(line: str, order: int = 5) -> tuple[tuple[str, ...], list[tu
             raise MalformedLine("year", line)
         years.append((int(fields[0]), _count(fields[1], line)))
     return tokens, years
+
+
+_BROWN_FILE = re.compile(r"(?:^|/)c[a-r]\d\d$")
+
+
+def parse_brown_zip(data: bytes) -> Iterator[tuple[str, list[str]]]:
+    """The Brown corpus as NLTK zips it: ``(file id, words)`` per text file (``brown/ca01`` …).
+
+    Tokens are ``word/tag``; the tag (after the last ``/``) is dropped. The words are Brown's own
+    tokens (punctuation already split), kept as they are; lower-case them as the config says.
+    """
+    import io
+    import zipfile
+
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        for name in sorted(archive.namelist()):
+            if not _BROWN_FILE.search(name):
+                continue
+            text = archive.read(name).decode("utf-8", errors="replace")
+            words = [tok.rpartition("/")[0] or tok for tok in text.split()]
+            yield name.rsplit("/", 1)[-1], words

@@ -33,6 +33,7 @@ __all__ = [
     "ngram_example",
     "story_examples",
     "subset_key",
+    "token_examples",
 ]
 
 
@@ -86,6 +87,17 @@ def ngram_example(
     return Example(source, tokens, count)
 
 
+def token_examples(
+    doc_id: str, tokens: Sequence[str], confusion: Iterable[str], width: int, lowercase: bool
+) -> Iterator[Example]:
+    """Every window of a document's ``tokens`` centred on a confusion-set word, weight 1;
+    the source id is ``DOC_ID#i``, ``i`` the centre's token index."""
+    if lowercase:
+        tokens = [t.lower() for t in tokens]
+    for i, window in centred_windows(tokens, confusion, width):
+        yield Example(f"{doc_id}#{i}", window, 1)
+
+
 def story_examples(
     story: Story, confusion: Iterable[str], width: int, lowercase: bool, source_prefix: str = "reuters"
 ) -> Iterator[Example]:
@@ -94,6 +106,4 @@ def story_examples(
     The source id is ``reuters:NEWID#i``, ``i`` being the centre's token index in the body.
     """
     tokens = tokenize(story.body, lowercase=lowercase)
-    for i, window in centred_windows(tokens, confusion, width):
-        yield Example(f"{source_prefix}:{story.newid}#{i}", window, 1)
-
+    yield from token_examples(f"{source_prefix}:{story.newid}", tokens, confusion, width, False)

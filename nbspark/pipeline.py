@@ -25,6 +25,7 @@ from .config import DataNotFound, ExperimentConfig, InputSpec, resolve_data_dir
 from .corpora import (
     MalformedLine,
     decode_reuters,
+    parse_brown_zip,
     parse_google_v2,
     parse_google_v3,
     parse_ngram_line,
@@ -32,7 +33,16 @@ from .corpora import (
     strip_pos,
 )
 from .counting import STAT, PartitionStats, count_events, is_stat, split_stats
-from .events import Example, context_letters, count_columns, count_ddl, example_events, ngram_example, story_examples
+from .events import (
+    Example,
+    context_letters,
+    count_columns,
+    count_ddl,
+    example_events,
+    ngram_example,
+    story_examples,
+    token_examples,
+)
 from .faults import maybe_inject
 from .metrics import backoff_metrics, format_level_table, level_name
 from .model import BackoffModel, build_model
@@ -175,6 +185,20 @@ def _min_count_partition(records, min_count, keep_bad):
     yield from stats.records()
 
 
+def _brown_partition(records, confusion, width, lowercase, keep_bad):
+    maybe_inject()
+    stats = PartitionStats(keep_bad)
+    for _source, data in records:
+        for file_id, words in parse_brown_zip(data):
+            stats.add("documents_read")
+            stats.add("tokens", len(words))
+            for example in token_examples(f"brown:{file_id}", words, confusion, width, lowercase):
+                stats.add("examples")
+                stats.add("weight", 1)
+                yield example
+    yield from stats.records()
+
+
 def _reuters_partition(records, confusion, width, lowercase, splits, keep_bad):
     maybe_inject()
     stats = PartitionStats(keep_bad)
@@ -210,6 +234,9 @@ def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mod
         ).reduceByKey(lambda a, b: a + b, numPartitions=partitions or None)
         min_count = spec.min_count
         return summed.mapPartitions(lambda it: _min_count_partition(it, min_count, keep_bad))
+    if inputs.spec.format == "brown":
+        zips = sgml_texts(sc, list(inputs.files))
+        return zips.mapPartitions(lambda it: _brown_partition(it, confusion, width, lowercase, keep_bad))
     if inputs.spec.format == "ngrams":
         lines = ngram_lines(sc, list(inputs.files))
         if partitions:
@@ -294,11 +321,11 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
     old = None
     if update:
         old = load_model_manifest(out)
-        check_update(old, cfg, ("confusion_set", "width", "lowercase"))
+        check_update(old, cfg, ("confusion_set", "confusion_sets", "width", "lowercase"))
         if list(subsets) != old["subsets"]:
             raise InputError(f"cannot update: the model counted subsets {old['subsets']}, this run counts {list(subsets)}")
     mixed = examples_rdd(
-        sc, inputs, cfg.confusion_set, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions
+        sc, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions
     )
 
     def to_pairs(record):
@@ -313,7 +340,7 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
             item["line_number"] = line_number(item["source"], item["offset"])
         if not stats.get("examples"):
             raise InputError(
-                f"{inputs.root}: no training examples (no window centred on {', '.join(cfg.confusion_set)}); "
+                f"{inputs.root}: no training examples (no window centred on {', '.join(cfg.centres)}); "
                 "nothing written"
             )
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: (*kv[0], kv[1]))
@@ -414,11 +441,11 @@ def prediction_ddl(letters: str) -> str:
     return f"source STRING NOT NULL, {tokens}, gold STRING NOT NULL, predicted STRING, probability DOUBLE NOT NULL, subset STRING NOT NULL"
 
 
-def _score_partition(examples, bc_model):
+def _score_partition(examples, bc_model, set_of):
     model: BackoffModel = bc_model.value
     centre = len(model.letters) // 2
     for ex in examples:
-        decision = predict(model, ex.window)
+        decision = predict(model, ex.window, set_of.get(ex.window[centre]))
         yield (ex.source, *ex.window, ex.window[centre], decision.label, decision.probability, decision.subset)
 
 
@@ -438,14 +465,19 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out:
     rows = counts.where(counts.subset.isin(list(cfg.backoff))).collect()
     model = build_model(rows, letters, cfg.backoff)
     bc = spark.sparkContext.broadcast(model)
-    confusion, width, lowercase = tuple(mcfg["confusion_set"]), mcfg["width"], mcfg["lowercase"]
+    sets = [tuple(s) for s in mcfg.get("confusion_sets") or [mcfg["confusion_set"]]]
+    set_of: dict[str, frozenset] = {}
+    for words in sets:
+        for w in words:
+            set_of.setdefault(w, frozenset(words))
+    confusion, width, lowercase = tuple(set_of), mcfg["width"], mcfg["lowercase"]
     mixed = examples_rdd(spark.sparkContext, inputs, confusion, width, lowercase, cfg.mode, cfg.max_bad_examples)
     mixed = mixed.cache()
     try:
         stats, bad = split_stats(
             _run_failfast(lambda: count_events(mixed.filter(_is_stat_record)).collect()), cfg.max_bad_examples
         )
-        scored = mixed.filter(lambda r: not _is_stat_record(r)).mapPartitions(lambda it: _score_partition(it, bc))
+        scored = mixed.filter(lambda r: not _is_stat_record(r)).mapPartitions(lambda it: _score_partition(it, bc, set_of))
         predictions = spark.createDataFrame(scored, schema=prediction_ddl(letters))
         label_counts = manifest.get("label_counts") or {}
         majority = min(label_counts, key=lambda k: (-label_counts[k], k)) if label_counts else None
@@ -457,6 +489,8 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out:
                 for r in written.groupBy("gold", "predicted", "subset").count().collect()
             ]
             metrics = backoff_metrics(triples, cfg.backoff, majority)
+            if len(sets) > 1:
+                metrics["sets"] = per_set_metrics(triples, sets, cfg.backoff, label_counts)
             metrics["distinct_examples"] = written.select(*[c.lower() for c in letters]).distinct().count()
             metrics["worked_examples"] = worked_examples(model, cfg.worked_examples, width)
             metrics["input_stats"] = stats
@@ -473,6 +507,26 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out:
     log(report)
     log(f"results written to {out}")
     return metrics
+
+
+def per_set_metrics(triples, sets, chain, label_counts) -> list[dict]:
+    """One row per confusion set: its test examples, accuracy and majority baseline (the
+    set's most frequent word in training)."""
+    rows = []
+    for words in sets:
+        majority = min(words, key=lambda w: (-label_counts.get(w, 0), w))
+        m = backoff_metrics([t for t in triples if t[0] in words], chain, majority)
+        rows.append({"set": list(words), **{k: m[k] for k in ("examples", "correct", "accuracy", "majority_label", "majority_baseline", "gold_labels")}})
+    return rows
+
+
+def format_sets_table(rows: list[dict]) -> str:
+    lines = [f"{'confusion set':<26}{'examples':>10}{'accuracy':>10}{'majority':>10}  majority word"]
+    for r in rows:
+        acc = "-" if r["accuracy"] is None else f"{r['accuracy']:.4f}"
+        base = "-" if r["majority_baseline"] is None else f"{r['majority_baseline']:.4f}"
+        lines.append(f"{'/'.join(r['set']):<26}{r['examples']:>10}{acc:>10}{base:>10}  {r['majority_label']}")
+    return "\n".join(lines)
 
 
 def worked_examples(model: BackoffModel, patterns, width: int) -> list[dict]:
@@ -508,6 +562,8 @@ def format_classify_report(metrics: dict) -> str:
         "",
         format_level_table(metrics),
     ]
+    if metrics.get("sets"):
+        lines += ["", format_sets_table(metrics["sets"])]
     if metrics["worked_examples"]:
         lines += ["", "worked examples:"]
         for w in metrics["worked_examples"]:

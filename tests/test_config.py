@@ -42,7 +42,7 @@ def test_overrides_are_typed():
         ({"backoff": "DB"}, "in order"),
         ({"width": "4"}, "width must be odd"),
         ({"width": "x"}, "must be an integer"),
-        ({"confusion_set": "affect"}, "two distinct"),
+        ({"confusion_set": "affect"}, "at least two distinct"),
         ({"colour": "red"}, "unknown setting"),
         ({"train.colour": "red"}, "unknown setting"),
         ({"train.format": "xml"}, "input format"),

@@ -78,3 +78,22 @@ def test_rank_ties_are_broken_by_label():
 def test_parse_pattern_needs_centre():
     with pytest.raises(ValueError, match="'_' in the middle"):
         parse_pattern("a b c d e", 5)
+
+
+def test_candidates_restrict_and_renormalise():
+    rows = [
+        ("B", None, "x", None, None, "their", 6),
+        ("B", None, "x", None, None, "effect", 3),
+        ("B", None, "x", None, None, "affect", 1),
+        ("", None, None, None, None, "their", 6),
+        ("", None, None, None, None, "effect", 3),
+        ("", None, None, None, None, "affect", 1),
+        ("", None, None, None, None, "there", 2),
+    ]
+    model = build_model(rows, LETTERS, ("B", ""))
+    window = ("q", "x", "_", "q", "q")
+    assert predict(model, window) == ("their", pytest.approx(0.6), "B")
+    assert predict(model, window, frozenset({"affect", "effect"})) == ("effect", pytest.approx(0.75), "B")
+    # "there" was never seen after x: B has only "their" from the set, so B decides with 1.0
+    assert predict(model, window, frozenset({"their", "there"})) == ("their", pytest.approx(1.0), "B")
+    assert predict(model, ("q", "y", "_", "q", "q"), frozenset({"their", "there"})) == ("their", pytest.approx(0.75), "")
