@@ -16,7 +16,7 @@ from pathlib import Path
 from .config import load_config
 from .tables import OutputError, check_output, local_path
 
-__all__ = ["classify_main", "query_main", "train_main"]
+__all__ = ["classify_main", "curve_main", "query_main", "train_main"]
 
 #: Spark settings the jobs use unless spark-submit (or a properties file) sets them.
 JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN"}
@@ -185,3 +185,41 @@ def query_main(argv=None) -> int:
             Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
     return _run("query.py", body)
+
+
+def curve_main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="learning_curve.py",
+        description="Train on nested seeded fractions of the training data, classify the same test set each time; "
+        "write curve.json, curve.csv and curve.png.",
+    )
+    _common(parser)
+    parser.add_argument("--out", metavar="DIR", help="where the curve goes (default: next to the config's results_dir, learning_curve/)")
+    parser.add_argument("--fractions", default="0.01,0.03,0.1,0.3,1", help="training fractions (default 0.01,0.03,0.1,0.3,1)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--overwrite", action="store_true")
+    args = parser.parse_args(argv)
+    cfg = _config(args, parser)
+    try:
+        fractions = sorted({float(f) for f in args.fractions.split(",")})
+    except ValueError:
+        parser.error(f"--fractions must be numbers, got {args.fractions!r}")
+    if not fractions or fractions[0] <= 0 or fractions[-1] > 1:
+        parser.error("--fractions must lie in (0, 1]")
+
+    def body():
+        from .curves import learning_curve
+        from .pipeline import resolve_input
+
+        train_inputs = resolve_input(cfg.train, args.data_dir)
+        test_inputs = resolve_input(cfg.test, args.data_dir)
+        default = Path(cfg.results_dir).parent / "learning_curve"
+        out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
+        spark = _spark(f"nbspark-curve-{cfg.name}")
+        try:
+            learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
+        finally:
+            spark.stop()
+        print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
+
+    return _run("learning_curve.py", body)

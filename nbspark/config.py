@@ -101,6 +101,12 @@ class ExperimentConfig:
     )
     max_bad_examples: int = 5
     partitions: int = 0  # 0: let Spark decide
+    # Train on a seeded sample of the examples: an example is kept when a hash of (sample_seed,
+    # its id and window) is below ``sample``, so a smaller sample is inside every larger one.
+    sample: float = 1.0
+    sample_seed: int = 0
+    # Context subsets counted besides the chain and the full context (e.g. for comparing chains).
+    extra_subsets: tuple[str, ...] = ()
     nb: NBSpec = NBSpec()
 
     def __post_init__(self) -> None:
@@ -132,6 +138,7 @@ class ExperimentConfig:
         out = list(self.backoff)
         if full not in out:
             out.insert(0, full)
+        out += [s for s in self.extra_subsets if s not in out]
         return tuple(out)
 
     def to_dict(self) -> dict:
@@ -154,7 +161,9 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ValueError("backoff must name at least one context subset")
     letters = position_letters(cfg.width)
     centre = letters[cfg.width // 2]
-    for subset in cfg.backoff:
+    if not 0.0 < cfg.sample <= 1.0:
+        raise ValueError(f"sample must be in (0, 1], got {cfg.sample}")
+    for subset in cfg.backoff + cfg.extra_subsets:
         bad = [c for c in subset if c not in letters or c == centre]
         if bad or len(set(subset)) != len(subset) or list(subset) != sorted(subset):
             raise ValueError(

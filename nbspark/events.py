@@ -18,6 +18,7 @@ summed weight, see ``count_ddl``.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
@@ -30,6 +31,7 @@ __all__ = [
     "count_columns",
     "count_ddl",
     "example_events",
+    "in_sample",
     "ngram_example",
     "story_examples",
     "subset_key",
@@ -107,3 +109,11 @@ def story_examples(
     """
     tokens = tokenize(story.body, lowercase=lowercase)
     yield from token_examples(f"{source_prefix}:{story.newid}", tokens, confusion, width, False)
+
+
+def in_sample(example: Example, seed: int, fraction: float) -> bool:
+    """Whether ``example`` is in the seeded ``fraction`` sample (nested: a smaller fraction's
+    sample is inside a larger one's). Keyed on the source id and the window, so n-gram lines
+    with equal sources (Google n-grams summed over files) still differ."""
+    key = f"{seed}:{example.source}:{' '.join(example.window)}".encode()
+    return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") / 2**64 < fraction

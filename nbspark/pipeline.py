@@ -35,6 +35,7 @@ from .corpora import (
 from .counting import STAT, PartitionStats, count_events, is_stat, split_stats
 from .events import (
     Example,
+    in_sample,
     context_letters,
     count_columns,
     count_ddl,
@@ -321,16 +322,20 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
     old = None
     if update:
         old = load_model_manifest(out)
-        check_update(old, cfg, ("confusion_set", "confusion_sets", "width", "lowercase"))
+        check_update(old, cfg, ("confusion_set", "confusion_sets", "width", "lowercase", "sample", "sample_seed"))
         if list(subsets) != old["subsets"]:
             raise InputError(f"cannot update: the model counted subsets {old['subsets']}, this run counts {list(subsets)}")
     mixed = examples_rdd(
         sc, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions
     )
 
+    fraction, seed = cfg.sample, cfg.sample_seed
+
     def to_pairs(record):
         if _is_stat_record(record):
             return [record]
+        if fraction < 1.0 and not in_sample(record, seed, fraction):
+            return [((STAT, "examples_not_sampled"), 1)]
         return example_events(record, subsets, letters)
 
     reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions).cache()

@@ -1,0 +1,8 @@
+"""spark-submit entry point: see `nbspark.cli.curve_main` (and --help)."""
+
+import sys
+
+from nbspark.cli import curve_main
+
+if __name__ == "__main__":
+    sys.exit(curve_main())

@@ -1,0 +1,46 @@
+"""Pictures of results (matplotlib, drawn off-screen). Pure: takes rows, writes a PNG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["plot_learning_curve"]
+
+
+def plot_learning_curve(rows: list[dict], path: Path, title: str) -> None:
+    """Accuracy (with the majority baseline) and per-level coverage against training size.
+
+    ``rows``: one per training fraction, with ``weight`` (training size), ``accuracy``,
+    ``majority_baseline`` and ``levels`` (``name``, ``coverage``), as ``curves.learning_curve``
+    writes them.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise RuntimeError("plots need matplotlib: pip install 'nbspark[plot]'") from None
+    sizes = [r["weight"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 4.2))
+    left.plot(sizes, [r["accuracy"] for r in rows], marker="o", label="backoff classifier")
+    left.plot(sizes, [r["majority_baseline"] for r in rows], linestyle="--", color="grey", label="majority baseline")
+    left.set_xscale("log")
+    left.set_xlabel("training size (n-gram occurrences counted)")
+    left.set_ylabel("test accuracy")
+    left.set_title("accuracy")
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(loc="lower right")
+    names = [lv["name"] for lv in rows[0]["levels"]]
+    stacks = [[next((lv["coverage"] or 0.0) for lv in r["levels"] if lv["name"] == n) for r in rows] for n in names]
+    right.stackplot(sizes, stacks, labels=[f"decided at {n}" for n in names], alpha=0.85)
+    right.set_xscale("log")
+    right.set_ylim(0, 1)
+    right.set_xlabel("training size (n-gram occurrences counted)")
+    right.set_ylabel("share of test examples")
+    right.set_title("where the backoff decides")
+    right.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

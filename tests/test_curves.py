@@ -1,0 +1,34 @@
+"""Learning curves: nested samples, one row per fraction, the table and the PNG written."""
+
+import json
+
+import pytest
+
+from nbspark.config import load_config
+from nbspark.curves import learning_curve
+from nbspark.events import Example, in_sample
+from nbspark.pipeline import resolve_input
+
+
+def test_samples_are_nested_and_about_the_right_size():
+    examples = [Example(f"s{i}", ("a", "b", "effect", "d", "e"), 1) for i in range(20000)]
+    small = {e.source for e in examples if in_sample(e, 3, 0.1)}
+    large = {e.source for e in examples if in_sample(e, 3, 0.3)}
+    assert small <= large
+    assert abs(len(small) - 2000) < 200 and abs(len(large) - 6000) < 300
+    assert small != {e.source for e in examples if in_sample(e, 4, 0.1)}  # the seed matters
+
+
+@pytest.mark.spark
+def test_learning_curve_on_fixtures(spark, fixtures, tmp_path):
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")})
+    rows = learning_curve(spark, cfg, resolve_input(cfg.train, None), resolve_input(cfg.test, None),
+                          tmp_path / "curve", fractions=(0.5, 1.0), seed=1, log=lambda *_: None)
+    assert [r["fraction"] for r in rows] == [0.5, 1.0]
+    assert rows[-1]["weight"] == 34 and rows[-1]["examples"] == 7 and rows[-1]["accuracy"] == 0.5
+    assert rows[0]["weight"] <= 34 and all(r["test_examples"] == 4 for r in rows)
+    saved = json.loads((tmp_path / "curve" / "curve.json").read_text())
+    assert saved["rows"] == rows
+    assert (tmp_path / "curve" / "curve.csv").read_text().startswith("fraction,examples,weight")
+    assert (tmp_path / "curve" / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not (tmp_path / "curve" / "work").exists()
