@@ -394,6 +394,10 @@ def format_train_report(manifest: dict, out: Path) -> str:
         reasons = {k.split('.', 1)[1]: v for k, v in stats.items() if k.startswith("malformed.")}
         if reasons:
             lines.append("malformed by reason: " + ", ".join(f"{k}={v:,}" for k, v in sorted(reasons.items())))
+    shown = {"lines_read", "malformed", "lines_not_in_confusion_set", "stories_read", "stories_used", "examples", "weight", "decode_replacements"}
+    other = {k: v for k, v in stats.items() if k not in shown and not k.startswith("malformed.")}
+    if other:
+        lines.append("also: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in other.items()))
     if "stories_read" in stats:
         lines.append(f"stories read: {stats['stories_read']:,}   used: {stats.get('stories_used', 0):,}")
     lines.append(f"examples: {stats.get('examples', 0):,}   total weight: {stats.get('weight', 0):,}")

@@ -43,25 +43,17 @@ def reuters_windows(data_dir: Path, cfg):
     return splits["TRAIN"], splits["TEST"]
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--config")
-    parser.add_argument("--data-dir")
-    parser.add_argument("--json", metavar="FILE")
-    args = parser.parse_args(argv)
-    base = load_config(args.config) if args.config else DEFAULT
+def compare(spark, config: str | None = None, data_dir: str | None = None) -> dict:
+    """Train once with every subset counted, tune on dev, score dev and test; the result table."""
+    base = load_config(config) if config else DEFAULT
     context = context_letters(base.letters)
-    cfg = load_config(args.config, {"extra_subsets": ",".join(all_subsets(context))})
-    inputs = resolve_input(cfg.train, args.data_dir)
-    data_dir = Path(args.data_dir) if args.data_dir else inputs.root.parents[len(Path(cfg.train.path).parts) - 1]
-    dev, test = reuters_windows(data_dir, cfg)
-    spark = get_spark("nbspark-compare-backoff", {"spark.log.level": "WARN"})
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            manifest = train(spark, cfg, inputs, Path(tmp) / "model", log=lambda *_: None)
-            rows = read_counts(spark, Path(tmp) / "model", manifest).collect()
-    finally:
-        spark.stop()
+    cfg = load_config(config, {"extra_subsets": ",".join(all_subsets(context))})
+    inputs = resolve_input(cfg.train, data_dir)
+    root = Path(data_dir) if data_dir else inputs.root.parents[len(Path(cfg.train.path).parts) - 1]
+    dev, test = reuters_windows(root, cfg)
+    with tempfile.TemporaryDirectory() as tmp:
+        manifest = train(spark, cfg, inputs, Path(tmp) / "model", log=lambda *_: None)
+        rows = read_counts(spark, Path(tmp) / "model", manifest).collect()
     tables = CountTables(rows, cfg.letters)
     chain = list(base.backoff)
     dev_k = {k: evaluate(lambda w, k=k: tables.chain(w, chain, k)[0], dev) for k in THRESHOLDS}
@@ -74,15 +66,38 @@ def main(argv=None) -> int:
         "naive_bayes_positions": tables.naive_bayes,
     }
     results = {name: {"dev": evaluate(fn, dev), "test": evaluate(fn, test)} for name, fn in strategies.items()}
-    winner = max(results, key=lambda n: (results[n]["dev"], n == "cohen_chain"))
-    print(f"train: {cfg.train.format} {inputs.root}; dev: {len(dev)} Reuters TRAIN windows; test: {len(test)} Reuters TEST windows")
+    return {
+        "train": str(inputs.root),
+        "dev_windows": len(dev),
+        "test_windows": len(test),
+        "results": results,
+        "best_on_dev": max(results, key=lambda n: (results[n]["dev"], n == "cohen_chain")),
+        "best_on_test": max(results, key=lambda n: (results[n]["test"], n == "cohen_chain")),
+        "thresholds_dev": dev_k,
+        "order": order,
+    }
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config")
+    parser.add_argument("--data-dir")
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args(argv)
+    spark = get_spark("nbspark-compare-backoff", {"spark.log.level": "WARN"})
+    try:
+        out = compare(spark, args.config, args.data_dir)
+    finally:
+        spark.stop()
+    print(f"train: {out['train']}; dev: {out['dev_windows']} Reuters TRAIN windows; test: {out['test_windows']} Reuters TEST windows")
     print(f"{'strategy':<34}{'dev':>8}{'test':>8}")
-    for name, r in results.items():
-        print(f"{name:<34}{r['dev']:>8.4f}{r['test']:>8.4f}{'   <- best on dev' if name == winner else ''}")
-    print(f"min-count thresholds on dev: " + ", ".join(f"{k}: {a:.4f}" for k, a in dev_k.items()))
-    print(f"dev order of the subsets: {' -> '.join(s or '∅' for s in order)}")
+    for name, r in out["results"].items():
+        marks = [m for m, key in (("best on dev", "best_on_dev"), ("best on test", "best_on_test")) if out[key] == name]
+        print(f"{name:<34}{r['dev']:>8.4f}{r['test']:>8.4f}   {', '.join(marks)}")
+    print("min-count thresholds on dev: " + ", ".join(f"{k}: {a:.4f}" for k, a in out["thresholds_dev"].items()))
+    print(f"dev order of the subsets: {' -> '.join(s or '∅' for s in out['order'])}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"results": results, "winner": winner, "thresholds_dev": dev_k, "order": order}, indent=2) + "\n")
+        Path(args.json).write_text(json.dumps(out, indent=2) + "\n")
     return 0
 
 

@@ -68,3 +68,16 @@ def test_reuters_train_split_to_test_split(spark, data_dir, tmp_path):
     metrics = classify(spark, cfg, tmp_path / "m", resolve_input(cfg.test, str(data_dir)), tmp_path / "r", log=quiet)
     assert metrics["examples"] == 194
     assert metrics["accuracy"] >= metrics["majority_baseline"]
+
+
+def test_compare_backoff_script_agrees_with_the_pipeline(spark, data_dir):
+    """The comparison re-implements Cohen's walk on raw counts; on the Reuters TEST windows it must
+    give the pipeline's accuracy (Books -> Reuters TEST: 181 of 194)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import compare_backoff
+
+    result = compare_backoff.compare(spark, None, str(data_dir))
+    assert set(result["results"]) >= {"cohen_chain", "naive_bayes_positions", "all_subsets_by_dev_accuracy"}
+    assert round(result["results"]["cohen_chain"]["test"] * 194) == 181
