@@ -105,6 +105,10 @@ class ExperimentConfig:
     # its id and window) is below ``sample``, so a smaller sample is inside every larger one.
     sample: float = 1.0
     sample_seed: int = 0
+    # Counting engine: "combine" (a dict per partition, then reduceByKey; the default, faster),
+    # "pairs" (the literal flatMap + reduceByKey), or for naive Bayes on text "dataframe" (Spark
+    # SQL split/explode/groupBy, no Python per token; tsv/sms input, words tokenizer, no holdout).
+    engine: str = "combine"
     # Context subsets counted besides the chain and the full context (e.g. for comparing chains).
     extra_subsets: tuple[str, ...] = ()
     nb: NBSpec = NBSpec()
@@ -161,6 +165,10 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ValueError("backoff must name at least one context subset")
     letters = position_letters(cfg.width)
     centre = letters[cfg.width // 2]
+    if cfg.engine not in ("pairs", "combine", "dataframe"):
+        raise ValueError(f"engine must be pairs, combine or dataframe, got {cfg.engine!r}")
+    if cfg.engine == "dataframe" and cfg.task != "naive_bayes":
+        raise ValueError("engine dataframe counts naive Bayes text only; use combine or pairs")
     if not 0.0 < cfg.sample <= 1.0:
         raise ValueError(f"sample must be in (0, 1], got {cfg.sample}")
     for subset in cfg.backoff + cfg.extra_subsets:

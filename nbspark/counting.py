@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
-__all__ = ["BAD", "STAT", "PartitionStats", "count_events", "is_stat", "split_stats"]
+__all__ = ["BAD", "ENGINES", "STAT", "PartitionStats", "combine_partition", "count_events", "is_stat", "split_stats"]
 
 STAT = "__stat__"
 BAD = "__bad__"
@@ -45,9 +45,33 @@ class PartitionStats:
             yield rec, 1
 
 
-def count_events(pairs, partitions: int = 0):
-    """``reduceByKey`` of an RDD of ``(key, weight)`` pairs (map-side combining included)."""
-    return pairs.reduceByKey(lambda a, b: a + b, numPartitions=partitions or None)
+ENGINES = ("pairs", "combine")
+
+
+def _add(a, b):
+    return a + b
+
+
+def combine_partition(pairs, add=_add):
+    """In-mapper combining (Lin's pattern): sum a partition's pairs in a dict, emit each key once."""
+    acc: dict = {}
+    for key, value in pairs:
+        acc[key] = add(acc[key], value) if key in acc else value
+    return iter(acc.items())
+
+
+def count_events(pairs, partitions: int = 0, engine: str = "combine", add=_add):
+    """Sum an RDD of ``(key, weight)`` pairs by key: the one counting contract.
+
+    ``engine``: ``pairs``, the literal ``reduceByKey`` (PySpark's own map-side merge, one Python
+    call per pair); ``combine``, a plain dict per partition first, then ``reduceByKey`` over
+    distinct keys only. Both give the same table; ``add`` must be associative and commutative.
+    """
+    if engine == "combine":
+        pairs = pairs.mapPartitions(lambda it: combine_partition(it, add))
+    elif engine != "pairs":
+        raise ValueError(f"counting engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    return pairs.reduceByKey(add, numPartitions=partitions or None)
 
 
 def split_stats(stat_rows: Iterable[tuple[tuple, int]], keep_bad: int) -> tuple[dict, list[dict]]:

@@ -274,6 +274,93 @@ def _events(record, kind):
     return row_events(record.label, record.categorical, record.numeric)
 
 
+# ---------------------------------------------------------------- the dataframe engine
+
+
+def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
+    """Count naive Bayes text events with Spark SQL only: split, explode, groupBy.
+
+    The same events and counts as the Python engines for ``tsv``/``sms`` input with the
+    ``words`` tokenizer (lower-case, split on ``(?U)\\W+``: Java's Unicode word characters),
+    and no Python per token. Returns the count DataFrame (``nb.COUNT_DDL``) and the statistics.
+    """
+    from pyspark.sql import functions as F
+
+    nb, spec = cfg.nb, inputs.spec
+    if spec.format not in ("tsv", "sms") or spec.holdout or nb.tokenizer != "words" or nb.model not in ("multinomial", "bernoulli"):
+        raise InputError(
+            "engine dataframe counts tsv or sms input without holdout, with nb.tokenizer = words and a "
+            "multinomial or Bernoulli model; use engine combine for this config"
+        )
+    from .readers import hadoop_escape
+
+    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    blank = F.trim("value") == ""
+    if spec.format == "sms":
+        parts = F.split("value", "\t", 2)
+        labels = F.filter(F.array(F.trim(F.get(parts, 0))), lambda x: x != "")
+        text = F.get(parts, 1)
+        fields_ok = F.size(parts) == 2
+    else:
+        parts = F.split("value", "\t", 3)
+        labels = F.filter(F.transform(F.split(F.get(parts, 1), ","), lambda x: F.trim(x)), lambda x: x != "")
+        text = F.get(parts, 2)
+        fields_ok = (F.size(parts) == 3) & (F.trim(F.get(parts, 0)) != "")
+    parsed = lines.select(
+        blank.alias("blank"),
+        fields_ok.alias("fields_ok"),
+        labels.alias("labels"),
+        F.filter(F.split(F.lower(text), "(?U)\\W+"), lambda t: t != "").alias("tokens"),
+    )
+    stats_row = parsed.agg(
+        F.count(F.lit(1)).alias("lines_read"),
+        F.sum(F.col("blank").cast("long")).alias("blank_lines"),
+        F.sum((~F.col("blank") & ~F.col("fields_ok")).cast("long")).alias("fields"),
+        F.sum((~F.col("blank") & F.col("fields_ok") & (F.size("labels") == 0)).cast("long")).alias("labels"),
+    ).first()
+    docs = parsed.where(~F.col("blank") & F.col("fields_ok") & (F.size("labels") > 0))
+    if nb.model == "bernoulli":
+        docs = docs.withColumn("tokens", F.array_distinct("tokens"))
+    per_label = docs.select(F.explode("labels").alias("label"), "tokens").cache()
+    try:
+        doc_stats = docs.agg(F.count(F.lit(1)).alias("documents"), F.sum((F.size("tokens") == 0).cast("long")).alias("empty")).first()
+        null = F.lit(None).cast("string")
+        by_label = per_label.groupBy("label").agg(F.count(F.lit(1)).alias("n"), F.sum(F.size("tokens")).alias("tokens"))
+        parts_out = [
+            by_label.agg(F.sum("n").alias("n")).select(F.lit("Y=ANY").alias("event"), null.alias("label"), null.alias("feature"), null.alias("value"), "n"),
+            by_label.select(F.lit("Y").alias("event"), "label", null.alias("feature"), null.alias("value"), "n"),
+            per_label.select("label", F.explode("tokens").alias("feature"))
+            .groupBy("label", "feature").count()
+            .select(F.lit("YX").alias("event"), "label", "feature", null.alias("value"), F.col("count").alias("n")),
+        ]
+        if nb.model == "multinomial":
+            parts_out.append(by_label.select(F.lit("YX=ANY").alias("event"), "label", null.alias("feature"), null.alias("value"), F.col("tokens").alias("n")))
+        counts = parts_out[0]
+        for part in parts_out[1:]:
+            counts = counts.unionByName(part)
+        counts = counts.select(
+            "event", "label", "feature", "value", F.col("n").cast("long").alias("n"),
+            F.lit(None).cast("double").alias("sum"), F.lit(None).cast("double").alias("sumsq"),
+        ).where(F.col("n") > 0)
+        stats = {
+            "lines_read": stats_row["lines_read"],
+            "blank_lines": stats_row["blank_lines"] or 0,
+            "documents": doc_stats["documents"],
+            "empty_documents": doc_stats["empty"] or 0,
+        }
+        malformed = {"fields": stats_row["fields"] or 0, "labels": stats_row["labels"] or 0}
+        if any(malformed.values()) and cfg.mode == "failfast":
+            raise InputError(f"{inputs.root}: malformed lines ({', '.join(f'{k}={v}' for k, v in malformed.items() if v)}); "
+                             "rerun with engine combine to see the first one")
+        stats.update({f"malformed.{k}": v for k, v in malformed.items() if v})
+        if any(malformed.values()):
+            stats["malformed"] = sum(malformed.values())
+        return counts, per_label, {k: v for k, v in stats.items() if v or k in ("lines_read", "documents")}
+    except BaseException:
+        per_label.unpersist()
+        raise
+
+
 # ---------------------------------------------------------------- train
 
 
@@ -292,16 +379,21 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print,
         raise InputError(f"nb.model {kind} needs text input (tsv, sms, reuters_topics), not {inputs.spec.format}")
     if kind in ("categorical", "gaussian", "mixed") and inputs.spec.format not in ("csv", "parquet", "sklearn"):
         raise InputError(f"nb.model {kind} needs a table (csv, parquet, sklearn), not {inputs.spec.format}")
-    mixed, columns = records_rdd(spark, inputs, cfg)
-    reduced = mixed.flatMap(lambda r: _events(r, kind)).reduceByKey(add_values, numPartitions=cfg.partitions or None).cache()
+    if cfg.engine == "dataframe":
+        counts, reduced, stats = dataframe_counts(spark, inputs, cfg)
+        bad, columns = [], {}
+    else:
+        mixed, columns = records_rdd(spark, inputs, cfg)
+        reduced = count_events(mixed.flatMap(lambda r: _events(r, kind)), cfg.partitions, cfg.engine, add_values).cache()
     try:
-        stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
-        for item in bad:
-            item["line_number"] = line_number(item["source"], item["offset"]) if item["source"] != "table" else None
+        if cfg.engine != "dataframe":
+            stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
+            for item in bad:
+                item["line_number"] = line_number(item["source"], item["offset"]) if item["source"] != "table" else None
+            rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: event_row(kv[0], kv[1]))
+            counts = spark.createDataFrame(rows, schema=COUNT_DDL)
         if not stats.get("documents"):
             raise InputError(f"{inputs.root}: no training documents; nothing written")
-        rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: event_row(kv[0], kv[1]))
-        counts = spark.createDataFrame(rows, schema=COUNT_DDL)
         if old is not None:
             counts = merge_counts(counts, read_parquet_checked(spark, out / "counts", COUNT_DDL), ["n", "sum", "sumsq"])
         with staged_output(out, "model") as stage:

@@ -85,3 +85,20 @@ def test_wine_gaussian_equals_sklearn(spark, tmp_path):
     ours = {int(r["id"]): r["predicted"][0] for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()}
     assert [ours[i] for i in np.flatnonzero(part == "test")] == list(pred)
     assert metrics["accuracy"] == pytest.approx(np.mean(pred == names[data.target[part == "test"]]))
+
+
+@pytest.mark.parametrize("source, fmt", [("smsspam/SMSSpamCollection", "sms")])
+def test_dataframe_engine_equals_python_on_real_text(spark, data_dir, tmp_path, source, fmt):
+    """Java's Unicode \\W split and Python's \\w+ must make the same tokens on real text."""
+    from pyspark.testing import assertDataFrameEqual
+
+    from nbspark.nb import COUNT_DDL
+    from nbspark.tables import read_parquet_checked
+
+    tables = []
+    for engine in ("combine", "dataframe"):
+        cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "engine": engine,
+                                 "train.format": fmt, "train.path": source})
+        train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / engine, log=quiet)
+        tables.append(read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL))
+    assertDataFrameEqual(tables[1], tables[0], checkRowOrder=False)

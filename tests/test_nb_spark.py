@@ -95,3 +95,22 @@ def test_weather_mixed_table(spark, fixtures, tmp_path):
     # categorical part: P(outlook=sunny | yes) = (2+1)/(9+3)
     i = model.vocab[("outlook", "sunny")]
     assert math.exp(model.weights[1, i]) == pytest.approx(3 / 12)
+
+
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
+def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
+    tables, stats = [], []
+    for engine in ("pairs", "combine", "dataframe"):
+        cfg = china_cfg(fixtures, tmp_path, engine=engine, **{"nb.model": model})
+        stats.append(fit(spark, cfg, tmp_path / engine)["stats"])
+        tables.append(read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL))
+    assertDataFrameEqual(tables[1], tables[0], checkRowOrder=False)
+    assertDataFrameEqual(tables[2], tables[0], checkRowOrder=False)
+    keys = ("lines_read", "documents", "blank_lines", "malformed", "malformed.fields", "malformed.labels")
+    assert [{k: s.get(k) for k in keys} for s in stats[1:]] == [{k: stats[0].get(k) for k in keys}] * 2
+
+
+def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path):
+    cfg = china_cfg(fixtures, tmp_path, engine="dataframe", **{"nb.tokenizer": "nbspark"})
+    with pytest.raises(InputError, match="engine dataframe counts"):
+        fit(spark, cfg, tmp_path / "m")
