@@ -109,6 +109,11 @@ class ExperimentConfig:
     # "pairs" (the literal flatMap + reduceByKey), or for naive Bayes on text "dataframe" (Spark
     # SQL split/explode/groupBy, no Python per token; tsv/sms input, words tokenizer, no holdout).
     engine: str = "combine"
+    # Naive Bayes scoring: "broadcast" the model as arrays, or "join" the test documents' tokens
+    # with the count table (multinomial; for models too large to broadcast); "auto" joins when
+    # the classes x features matrix would exceed broadcast_limit_mb.
+    scoring: str = "auto"
+    broadcast_limit_mb: int = 512
     # Context subsets counted besides the chain and the full context (e.g. for comparing chains).
     extra_subsets: tuple[str, ...] = ()
     nb: NBSpec = NBSpec()
@@ -165,6 +170,8 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ValueError("backoff must name at least one context subset")
     letters = position_letters(cfg.width)
     centre = letters[cfg.width // 2]
+    if cfg.scoring not in ("auto", "broadcast", "join"):
+        raise ValueError(f"scoring must be auto, broadcast or join, got {cfg.scoring!r}")
     if cfg.engine not in ("pairs", "combine", "dataframe"):
         raise ValueError(f"engine must be pairs, combine or dataframe, got {cfg.engine!r}")
     if cfg.engine == "dataframe" and cfg.task != "naive_bayes":

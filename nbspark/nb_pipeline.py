@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as _dt
 import math
 import time
+from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -468,6 +469,72 @@ def _score_partition(records, bc_model, k, threshold):
         yield from _score_batch(model, batch, k, threshold)
 
 
+def _doc_token_rows(records):
+    for rec in records:
+        if isinstance(rec, Doc):
+            for token, count in Counter(rec.tokens).items():
+                yield rec.id, token, count
+
+
+def join_predictions(spark, counts, docs_rdd, alpha: float, k: int, threshold: float):
+    """Multinomial scoring without a broadcast: the test documents' tokens joined with the count table.
+
+    With ``V`` the vocabulary, ``N_y`` the tokens of class y and ``L_d`` the in-vocabulary tokens
+    of document d, the joint log-likelihood ``log P(y) + Σ_w c(d,w) log((C(y,w)+α)/(N_y+α|V|))``
+    is ``log P(y) + L_d (log α − log(N_y+α|V|)) + Σ_{w: C(y,w)>0} c(d,w) (log(C(y,w)+α) − log α)``,
+    so only the non-zero counts are joined. The same predictions as the broadcast scorer.
+    """
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    yx = counts.where(F.col("event") == "YX").select("label", F.col("feature").alias("token"), "n")
+    vocab_size = yx.select("token").distinct().count()
+    docs_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "Y").collect()}
+    tokens_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "YX=ANY").collect()}
+    total = sum(docs_y.values())
+    classes = sorted(docs_y)
+    base = spark.createDataFrame(
+        [(c, math.log(docs_y[c] / total), math.log(alpha) - math.log(tokens_y.get(c, 0) + alpha * vocab_size)) for c in classes],
+        "label STRING, prior DOUBLE, per_token DOUBLE",
+    )
+    doc_tokens = spark.createDataFrame(docs_rdd.mapPartitions(_doc_token_rows), "id STRING, token STRING, c BIGINT")
+    known = doc_tokens.join(yx.select("token").distinct(), "token")
+    length = known.groupBy("id").agg(F.sum("c").alias("L"))
+    pair = (
+        known.join(yx, "token")
+        .groupBy("id", "label")
+        .agg(F.sum(F.col("c") * (F.log(F.col("n") + alpha) - math.log(alpha))).alias("s"))
+    )
+    ids = docs_rdd.filter(lambda r: isinstance(r, Doc)).map(lambda r: (r.id, list(r.labels)))
+    gold = spark.createDataFrame(ids, "id STRING, gold ARRAY<STRING>")
+    scores = (
+        gold.crossJoin(base)
+        .join(length, "id", "left")
+        .join(pair, ["id", "label"], "left")
+        .select("id", "gold", "label", (F.col("prior") + F.coalesce("L", F.lit(0)) * F.col("per_token") + F.coalesce("s", F.lit(0.0))).alias("jll"))
+    )
+    w = Window.partitionBy("id")
+    scores = scores.withColumn("top", F.max("jll").over(w))
+    scores = scores.withColumn("logp", F.col("jll") - F.col("top") - F.log(F.sum(F.exp(F.col("jll") - F.col("top"))).over(w)))
+    ranked = scores.groupBy("id", "gold").agg(
+        F.sort_array(F.collect_list(F.struct((-F.col("logp")).alias("neg"), "label"))).alias("r")
+    )
+    probs = F.transform("r", lambda x: F.exp(-x["neg"]))
+    labels = F.transform("r", lambda x: x["label"])
+    keep = F.filter(
+        F.transform("r", lambda x, i: F.struct(x["label"].alias("label"), F.exp(-x["neg"]).alias("p"), i.alias("i"))),
+        lambda x: (x["i"] < k) | ((F.lit(threshold) > 0) & (x["p"] >= threshold)),
+    )
+    return ranked.select(
+        "id",
+        "gold",
+        F.transform(keep, lambda x: x["label"]).alias("predicted"),
+        F.get(probs, 0).alias("probability"),
+        F.slice(labels, 1, RANKED).alias("ranked_labels"),
+        F.slice(probs, 1, RANKED).alias("ranked_probabilities"),
+    )
+
+
 def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path, log=print) -> dict:
     """Score the test records of ``inputs``; write predictions, metrics.json and report.txt."""
     started = time.time()
@@ -479,39 +546,55 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
                    "alpha": cfg.nb.alpha, "var_smoothing": cfg.nb.var_smoothing, "top_k": cfg.nb.top_k,
                    "threshold": cfg.nb.threshold})
     cfg = ExperimentConfig(**{**{f: getattr(cfg, f) for f in cfg.__dataclass_fields__}, "nb": nb})
-    model = load_nb_model(spark, model_dir, manifest, cfg)
-    bc = spark.sparkContext.broadcast(model)
+    estimated = len(manifest["label_counts"]) * manifest["features"] * 8
+    join = cfg.scoring == "join" or (cfg.scoring == "auto" and estimated > cfg.broadcast_limit_mb * 2**20)
+    if join and manifest["model"] != "multinomial":
+        raise InputError(f"join scoring is for multinomial models; this one is {manifest['model']} (use scoring = broadcast)")
+    counts = read_parquet_checked(spark, model_dir / "counts", COUNT_DDL)
     mixed, _ = records_rdd(spark, inputs, cfg)
     mixed = mixed.cache()
+    k, threshold = nb.top_k, nb.threshold
+    bc = scored = None
     try:
         stats, bad = split_stats(_run_failfast(lambda: count_events(mixed.filter(_is_stat_record)).collect()), cfg.max_bad_examples)
-        k, threshold = nb.top_k, nb.threshold
-        scored = mixed.filter(lambda r: not _is_stat_record(r)).mapPartitions(lambda it: _score_partition(it, bc, k, threshold)).cache()
-        unknown = scored.filter(lambda r: r[0] == "__unknown__").map(lambda r: r[1]).sum()
-        predictions = spark.createDataFrame(scored.filter(lambda r: r[0] != "__unknown__"), schema=PREDICTION_DDL)
+        if join:
+            model = None
+            classes = tuple(sorted(manifest["label_counts"]))
+            predictions = join_predictions(spark, counts, mixed.filter(lambda r: not _is_stat_record(r)), nb.alpha, k, threshold)
+            unknown = None
+        else:
+            model = build_nb_model(counts.collect(), manifest["model"], nb.alpha, nb.var_smoothing)
+            classes = model.classes
+            bc = spark.sparkContext.broadcast(model)
+            scored = mixed.filter(lambda r: not _is_stat_record(r)).mapPartitions(lambda it: _score_partition(it, bc, k, threshold)).cache()
+            unknown = scored.filter(lambda r: r[0] == "__unknown__").map(lambda r: r[1]).sum()
+            predictions = spark.createDataFrame(scored.filter(lambda r: r[0] != "__unknown__"), schema=PREDICTION_DDL)
         with staged_output(out, "results") as stage:
             predictions.write.parquet(str(stage / "predictions"))
             written = spark.read.parquet(str(stage / "predictions"))
             pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in written.groupBy("gold", "predicted").count().collect()]
-            metrics = classification_metrics(pairs, model.classes)
+            metrics = classification_metrics(pairs, classes)
             metrics.update(
                 model=str(model_dir),
                 kind=manifest["model"],
+                scoring="join" if join else "broadcast",
                 test_input=str(inputs.root),
                 input_stats=stats,
                 malformed_examples=bad,
-                unknown_features=int(unknown),
-                unknown_label_count=sum(n for g, _, n in pairs if any(x not in model.classes for x in g)),
-                broadcast_bytes=model.nbytes(),
+                unknown_features=None if unknown is None else int(unknown),
+                unknown_label_count=sum(n for g, _, n in pairs if any(x not in classes for x in g)),
+                broadcast_bytes=None if model is None else model.nbytes(),
                 seconds=round(time.time() - started, 2),
             )
             report = format_classification_report(metrics)
             write_json(stage / "metrics.json", metrics)
             (stage / "report.txt").write_text(report + "\n", encoding="utf-8")
-        scored.unpersist()
     finally:
         mixed.unpersist()
-        bc.unpersist()
+        if scored is not None:
+            scored.unpersist()
+        if bc is not None:
+            bc.unpersist()
     log(report)
     log(f"results written to {out}")
     return metrics
