@@ -278,12 +278,19 @@ def _events(record, kind):
 # ---------------------------------------------------------------- the dataframe engine
 
 
+_MARK = "\u0000"  # never in a token: tokens are runs of word characters
+
+
 def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
-    """Count naive Bayes text events with Spark SQL only: split, explode, groupBy.
+    """Count naive Bayes text events with Spark SQL only, in one pass: split, explode, groupBy.
 
     The same events and counts as the Python engines for ``tsv``/``sms`` input with the
     ``words`` tokenizer (lower-case, split on ``(?U)\\W+``: Java's Unicode word characters),
-    and no Python per token. Returns the count DataFrame (``nb.COUNT_DDL``) and the statistics.
+    and no Python per token. Each line explodes into its (label, token) pairs plus one marker
+    pair per (document, label) and one per blank or malformed line, so a single
+    ``groupBy(label, token).count()`` yields the counts and the statistics together (a line
+    count is the only other pass). Returns
+    the count DataFrame (``nb.COUNT_DDL``), the cached aggregate to unpersist, and the statistics.
     """
     from pyspark.sql import functions as F
 
@@ -296,10 +303,10 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
     from .readers import hadoop_escape
 
     lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
-    blank = F.trim("value") == ""
     if spec.format == "sms":
         parts = F.split("value", "\t", 2)
-        labels = F.filter(F.array(F.trim(F.get(parts, 0))), lambda x: x != "")
+        label = F.trim(F.get(parts, 0))
+        labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
         text = F.get(parts, 1)
         fields_ok = F.size(parts) == 2
     else:
@@ -307,58 +314,74 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
         labels = F.filter(F.transform(F.split(F.get(parts, 1), ","), lambda x: F.trim(x)), lambda x: x != "")
         text = F.get(parts, 2)
         fields_ok = (F.size(parts) == 3) & (F.trim(F.get(parts, 0)) != "")
-    parsed = lines.select(
-        blank.alias("blank"),
-        fields_ok.alias("fields_ok"),
-        labels.alias("labels"),
-        F.filter(F.split(F.lower(text), "(?U)\\W+"), lambda t: t != "").alias("tokens"),
-    )
-    stats_row = parsed.agg(
-        F.count(F.lit(1)).alias("lines_read"),
-        F.sum(F.col("blank").cast("long")).alias("blank_lines"),
-        F.sum((~F.col("blank") & ~F.col("fields_ok")).cast("long")).alias("fields"),
-        F.sum((~F.col("blank") & F.col("fields_ok") & (F.size("labels") == 0)).cast("long")).alias("labels"),
-    ).first()
-    docs = parsed.where(~F.col("blank") & F.col("fields_ok") & (F.size("labels") > 0))
+    # split leaves empty strings at the edges; they are dropped after the explode (a higher-order
+    # filter here would run interpreted, per element)
+    tokens = F.split(F.lower(text), "(?U)\\W+")
     if nb.model == "bernoulli":
-        docs = docs.withColumn("tokens", F.array_distinct("tokens"))
-    per_label = docs.select(F.explode("labels").alias("label"), "tokens").cache()
+        tokens = F.array_distinct(tokens)
+    # the flatMap: a valid line gives (label, token) for its labels and tokens, plus a (label,
+    # doc) marker per label; any other line gives one (statistic, marker) pair
+    # each expensive expression once: the tokens and labels are columns before they are reused
+    # (a document is empty when its text has no word character)
+    parsed = lines.select("value", labels.alias("labels"), tokens.alias("tokens"), text.rlike("(?U)\\w").alias("has_word"))
+    labels, tokens = F.col("labels"), F.col("tokens")
+    blank = F.trim("value") == ""
+    valid = ~blank & fields_ok & (F.size(labels) > 0)
+    category = F.when(blank, "blank_lines").when(~fields_ok, "malformed.fields").otherwise("malformed.labels")
+    markers = F.when(F.col("has_word"), F.array(F.lit(_MARK + "doc"))).otherwise(
+        F.array(F.lit(_MARK + "doc"), F.lit(_MARK + "empty_documents"))
+    )
+    agg = (
+        parsed.select(
+            F.when(valid, labels).otherwise(F.array(F.concat(F.lit(_MARK), category))).alias("labels"),
+            F.when(valid, F.concat(tokens, markers)).otherwise(F.array(F.lit(_MARK))).alias("tokens"),
+        )
+        .select(F.explode("labels").alias("label"), "tokens")
+        .select("label", F.explode("tokens").alias("token"))
+        .where(F.col("token") != "")
+        .groupBy("label", "token")
+        .count()
+        .cache()
+    )
     try:
-        doc_stats = docs.agg(F.count(F.lit(1)).alias("documents"), F.sum((F.size("tokens") == 0).cast("long")).alias("empty")).first()
+        special = agg.where(F.col("label").startswith(_MARK) | F.col("token").startswith(_MARK)).collect()
+        stats: dict[str, int] = {}
+        docs_y: dict[str, int] = {}
+        stats["lines_read"] = lines.count()
+        for r in special:
+            if r["label"].startswith(_MARK):
+                stats[r["label"][1:]] = r["count"]
+            elif r["token"] == _MARK + "doc":
+                docs_y[r["label"]] = r["count"]
+            else:  # empty documents, once per label
+                stats["empty_documents"] = stats.get("empty_documents", 0) + r["count"]
+        stats["documents"] = stats["lines_read"] - sum(v for k, v in stats.items() if k == "blank_lines" or k.startswith("malformed."))
+        malformed = {k: v for k, v in stats.items() if k.startswith("malformed.")}
+        if malformed and cfg.mode == "failfast":
+            raise InputError(
+                f"{inputs.root}: malformed lines ({', '.join(f'{k}={v}' for k, v in malformed.items())}); "
+                "rerun with engine combine to see the first one"
+            )
+        if malformed:
+            stats["malformed"] = sum(malformed.values())
+        yx = agg.where(~F.col("label").startswith(_MARK) & ~F.col("token").startswith(_MARK))
         null = F.lit(None).cast("string")
-        by_label = per_label.groupBy("label").agg(F.count(F.lit(1)).alias("n"), F.sum(F.size("tokens")).alias("tokens"))
-        parts_out = [
-            by_label.agg(F.sum("n").alias("n")).select(F.lit("Y=ANY").alias("event"), null.alias("label"), null.alias("feature"), null.alias("value"), "n"),
-            by_label.select(F.lit("Y").alias("event"), "label", null.alias("feature"), null.alias("value"), "n"),
-            per_label.select("label", F.explode("tokens").alias("feature"))
-            .groupBy("label", "feature").count()
-            .select(F.lit("YX").alias("event"), "label", "feature", null.alias("value"), F.col("count").alias("n")),
-        ]
+        rows = [("Y=ANY", None, None, None, sum(docs_y.values()))] + [("Y", y, None, None, n) for y, n in sorted(docs_y.items())]
+        head = spark.createDataFrame(rows, "event STRING, label STRING, feature STRING, value STRING, n BIGINT")
+        counts = head.unionByName(
+            yx.select(F.lit("YX").alias("event"), "label", F.col("token").alias("feature"), null.alias("value"), F.col("count").alias("n"))
+        )
         if nb.model == "multinomial":
-            parts_out.append(by_label.select(F.lit("YX=ANY").alias("event"), "label", null.alias("feature"), null.alias("value"), F.col("tokens").alias("n")))
-        counts = parts_out[0]
-        for part in parts_out[1:]:
-            counts = counts.unionByName(part)
+            counts = counts.unionByName(
+                yx.groupBy("label").agg(F.sum("count").alias("n")).select(F.lit("YX=ANY").alias("event"), "label", null.alias("feature"), null.alias("value"), "n")
+            )
         counts = counts.select(
             "event", "label", "feature", "value", F.col("n").cast("long").alias("n"),
             F.lit(None).cast("double").alias("sum"), F.lit(None).cast("double").alias("sumsq"),
-        ).where(F.col("n") > 0)
-        stats = {
-            "lines_read": stats_row["lines_read"],
-            "blank_lines": stats_row["blank_lines"] or 0,
-            "documents": doc_stats["documents"],
-            "empty_documents": doc_stats["empty"] or 0,
-        }
-        malformed = {"fields": stats_row["fields"] or 0, "labels": stats_row["labels"] or 0}
-        if any(malformed.values()) and cfg.mode == "failfast":
-            raise InputError(f"{inputs.root}: malformed lines ({', '.join(f'{k}={v}' for k, v in malformed.items() if v)}); "
-                             "rerun with engine combine to see the first one")
-        stats.update({f"malformed.{k}": v for k, v in malformed.items() if v})
-        if any(malformed.values()):
-            stats["malformed"] = sum(malformed.values())
-        return counts, per_label, {k: v for k, v in stats.items() if v or k in ("lines_read", "documents")}
+        )
+        return counts, agg, stats
     except BaseException:
-        per_label.unpersist()
+        agg.unpersist()
         raise
 
 

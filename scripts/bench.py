@@ -1,0 +1,277 @@
+"""nbspark against MLlib, scikit-learn and plain Python on the same work, in one process.
+
+    python scripts/bench.py [--scales 1,10,50] [--repeat 3] [--master local[2]] [--json FILE]
+
+Workload: Reuters-21578 ModApte top-10 (``conf/experiments/reuters_top10.toml``'s documents:
+title + dateline + body; tokens are lower-cased runs of Unicode word characters), multinomial
+naive Bayes, add-one. The training text (6,376 stories, 4.8 MB as ``label TAB text`` lines) is
+written ``--scales`` times over (×N: the same stories N times, one file) and trained on; the
+2,499 test stories are classified for accuracy, and the ×10 training text is scored as a large
+test set for classification throughput. Every contender sees the same files and features:
+
+* nbspark: ``train_nb`` with the ``dataframe`` engine (``--engine``), then ``classify_nb``;
+* MLlib: RegexTokenizer(``(?U)\\W+``) + CountVectorizer + StringIndexer + NaiveBayes, fit, and
+  transform + count;
+* scikit-learn: CountVectorizer(token_pattern ``(?u)\\w+``) + MultinomialNB, fit and predict,
+  one core;
+* plain Python: a Counter per class, one process (the ×1 and ×10 scales only unless
+  ``--python-all``), and a per-token dictionary loop for scoring.
+
+Prints a table (median and range over ``--repeat`` runs, tokens/s, peak memory, broadcast
+size) and the ratios nbspark/MLlib and nbspark/scikit-learn; ``--json FILE`` writes the same,
+with ``train_ratio_vs_mllib``, ``train_ratio_vs_sklearn``,
+``classify_throughput_ratio_vs_mllib`` and ``scoring_speedup_vs_loop`` for the largest scale.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import resource
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from nbspark.config import load_config, resolve_data_dir
+from nbspark.corpora import decode_reuters, parse_reuters_sgml
+from nbspark.nb import log_posteriors, loop_model, score_docs, score_loop
+from nbspark.nb_pipeline import BATCH, REUTERS_TOP10, classify_nb, load_nb_manifest, load_nb_model, tokenizer, train_nb
+from nbspark.pipeline import resolve_input
+from nbspark.session import get_spark
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_stories(data_dir: Path):
+    train, test = [], []
+    for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
+        for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
+            if s.topics_attr == "YES" and s.topics and s.topics[0] in REUTERS_TOP10 and s.lewissplit in ("TRAIN", "TEST"):
+                text = s.text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
+                (train if s.lewissplit == "TRAIN" else test).append((s.topics[0], text))
+    return train, test
+
+
+def write_lines(path: Path, docs, copies: int = 1) -> int:
+    with open(path, "w", encoding="utf-8") as fh:
+        for _ in range(copies):
+            fh.writelines(f"{label}\t{text}\n" for label, text in docs)
+    return path.stat().st_size
+
+
+def timed(fn, repeat: int):
+    times, out = [], None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - start)
+    return out, {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "runs": len(times)}
+
+
+def jvm_heap_mb(spark) -> float:
+    bean = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getMemoryMXBean()
+    return bean.getHeapMemoryUsage().getUsed() / 2**20
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir")
+    parser.add_argument("--scales", default="1,10,50")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--master", default="local[2]", help="the benchmark's Spark master (default local[2])")
+    parser.add_argument("--engine", default="dataframe", choices=("pairs", "combine", "dataframe"))
+    parser.add_argument("--python-all", action="store_true", help="run the plain-Python trainer at every scale")
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args(argv)
+    scales = sorted({int(x) for x in args.scales.split(",")})
+    data_dir = resolve_data_dir("reuters21578", args.data_dir)
+    train_docs, test_docs = load_stories(data_dir)
+    tok = tokenizer("words")
+    test_tokens = [tok(t) for _, t in test_docs]
+    test_gold = np.array([label for label, _ in test_docs])
+    work = Path(tempfile.mkdtemp(prefix="nbspark-bench-"))
+    spark = get_spark(
+        "nbspark-bench",
+        {"spark.master": args.master, "spark.ui.enabled": "false", "spark.log.level": "ERROR", "spark.sql.shuffle.partitions": "8"},
+        progress=False,
+    )
+    from pyspark.ml import Pipeline
+    from pyspark.ml.classification import NaiveBayes
+    from pyspark.ml.feature import CountVectorizer, RegexTokenizer, StringIndexer
+    from pyspark.sql import functions as F
+    from sklearn.feature_extraction.text import CountVectorizer as SkCountVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    def as_df(path):
+        parts = F.split("value", "\t", 2)
+        return spark.read.text(str(path)).select(F.get(parts, 0).alias("label"), F.get(parts, 1).alias("text"))
+
+    test_path = work / "test.tsv"
+    write_lines(test_path, test_docs)
+    big_test = work / "test_x10.tsv"
+    write_lines(big_test, train_docs, 10)
+    big_test_docs = 10 * len(train_docs)
+    results = []
+    try:
+        for scale in scales:
+            train_path = work / f"train_x{scale}.tsv"
+            size = write_lines(train_path, train_docs, scale)
+            n_tokens = scale * sum(len(tok(t)) for _, t in train_docs)
+            row = {"scale": scale, "train_bytes": size, "train_docs": scale * len(train_docs), "train_tokens": n_tokens}
+            print(f"\n×{scale}: {row['train_docs']:,} documents, {size / 1e6:.1f} MB, {n_tokens:,} tokens", flush=True)
+
+            # nbspark
+            cfg = load_config(None, {
+                "task": "naive_bayes", "nb.tokenizer": "words", "engine": args.engine,
+                "train.format": "sms", "train.path": str(train_path), "test.format": "sms", "test.path": str(test_path),
+            })
+            model_dir = work / "model"
+
+            def nb_train():
+                shutil.rmtree(model_dir, ignore_errors=True)
+                return train_nb(spark, cfg, resolve_input(cfg.train, None), model_dir, log=lambda *_: None)
+
+            _, row["nbspark_train"] = timed(nb_train, args.repeat)
+
+            def nb_classify(path):
+                out = work / "results"
+                shutil.rmtree(out, ignore_errors=True)
+                run = load_config(None, {**{"task": "naive_bayes", "nb.tokenizer": "words"}, "test.format": "sms", "test.path": str(path)})
+                return classify_nb(spark, run, model_dir, resolve_input(run.test, None), out, log=lambda *_: None)
+
+            metrics, row["nbspark_classify_test"] = timed(lambda: nb_classify(test_path), args.repeat)
+            row["nbspark_accuracy"] = metrics["accuracy"]
+            row["broadcast_bytes"] = metrics["broadcast_bytes"]
+            _, row["nbspark_classify_x10"] = timed(lambda: nb_classify(big_test), args.repeat)
+            row["jvm_heap_mb"] = jvm_heap_mb(spark)
+
+            # MLlib
+            pipeline = Pipeline(stages=[
+                StringIndexer(inputCol="label", outputCol="y"),
+                RegexTokenizer(inputCol="text", outputCol="tokens", pattern="(?U)\\W+", toLowercase=True),
+                CountVectorizer(inputCol="tokens", outputCol="features", vocabSize=1 << 20),
+                NaiveBayes(featuresCol="features", labelCol="y", smoothing=1.0, modelType="multinomial"),
+            ])
+            train_df = as_df(train_path)
+            fitted, row["mllib_fit"] = timed(lambda: pipeline.fit(train_df), args.repeat)
+            labels = fitted.stages[0].labels
+            pred = fitted.transform(as_df(test_path)).select("prediction").collect()
+            row["mllib_accuracy"] = float(np.mean(np.array([labels[int(r[0])] for r in pred]) == test_gold))
+            big_df = as_df(big_test)
+            _, row["mllib_transform_x10"] = timed(lambda: fitted.transform(big_df).agg(F.sum("prediction")).collect(), args.repeat)
+
+            # scikit-learn, one core
+            texts = [t for _, t in train_docs] * scale
+            ys = [label for label, _ in train_docs] * scale
+
+            def sk_fit():
+                cv = SkCountVectorizer(token_pattern=r"(?u)\w+")
+                return cv, MultinomialNB(alpha=1.0).fit(cv.fit_transform(texts), ys)
+
+            (cv, sk), row["sklearn_fit"] = timed(sk_fit, args.repeat)
+            row["sklearn_accuracy"] = float(np.mean(sk.predict(cv.transform([t for _, t in test_docs])) == test_gold))
+            big_texts = [t for _, t in train_docs] * 10
+            _, row["sklearn_predict_x10"] = timed(lambda: sk.predict(cv.transform(big_texts)), args.repeat)
+            del texts, ys, big_texts
+
+            # plain Python
+            if scale <= 10 or args.python_all:
+                def py_train():
+                    counts: dict[str, Counter] = {}
+                    for _ in range(scale):
+                        for label, text in train_docs:
+                            counts.setdefault(label, Counter()).update(tok(text))
+                    return counts
+
+                _, row["python_train"] = timed(py_train, 1)
+            row["python_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            results.append(row)
+            print(format_row(row), flush=True)
+
+        # the scorer inside one partition: sparse product vs per-token dictionary loop
+        model = load_nb_model(spark, work / "model", load_nb_manifest(work / "model"), load_config(None, {"task": "naive_bayes"}))
+        docs = test_tokens * 4
+
+        def vectorised():
+            return [int(i) for s in range(0, len(docs), BATCH) for i in log_posteriors(score_docs(model, docs[s : s + BATCH])[0]).argmax(1)]
+
+        tables = loop_model(model)
+
+        def loop():
+            out = []
+            for d in docs:
+                sc = score_loop(tables, d)
+                out.append(model.classes.index(min(sc, key=lambda c: (-sc[c], c))))
+            return out
+
+        pv, tv = timed(vectorised, args.repeat)
+        pl, tl = timed(loop, args.repeat)
+        assert pv == pl, "the two scorers disagree"
+        scorer = {"documents": len(docs), "vectorised": tv, "loop": tl, "speedup": tl["median_s"] / tv["median_s"]}
+    finally:
+        spark.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+    largest = results[-1]
+    summary = {
+        "machine": {"master": args.master, "engine": args.engine},
+        "rows": results,
+        "scorer": scorer,
+        "train_ratio_vs_mllib": largest["nbspark_train"]["median_s"] / largest["mllib_fit"]["median_s"],
+        "train_ratio_vs_sklearn": largest["nbspark_train"]["median_s"] / largest["sklearn_fit"]["median_s"],
+        "classify_throughput_ratio_vs_mllib": largest["mllib_transform_x10"]["median_s"] / largest["nbspark_classify_x10"]["median_s"],
+        "scoring_speedup_vs_loop": scorer["speedup"],
+        "growth_x1_to_largest": {
+            k: largest[k]["median_s"] / results[0][k]["median_s"] for k in ("nbspark_train", "mllib_fit", "sklearn_fit")
+        } if len(results) > 1 else None,
+    }
+    print("\n" + format_summary(summary, big_test_docs))
+    if args.json:
+        Path(args.json).write_text(json.dumps(summary, indent=2) + "\n")
+    return 0
+
+
+def _t(cell) -> str:
+    return f"{cell['median_s']:7.2f}s ({cell['min_s']:.2f}-{cell['max_s']:.2f})" if cell else "-"
+
+
+def format_row(row: dict) -> str:
+    tok = row["train_tokens"]
+    lines = [f"  {'':<28}{'median (range)':>24}{'tokens/s':>14}"]
+    for key, name in (("nbspark_train", "nbspark train"), ("mllib_fit", "MLlib fit"), ("sklearn_fit", "scikit-learn fit"), ("python_train", "plain Python train")):
+        if key in row:
+            lines.append(f"  {name:<28}{_t(row[key]):>24}{tok / row[key]['median_s']:>14,.0f}")
+    for key, name in (("nbspark_classify_x10", "nbspark classify ×10 text"), ("mllib_transform_x10", "MLlib transform ×10 text"), ("sklearn_predict_x10", "scikit-learn predict ×10")):
+        lines.append(f"  {name:<28}{_t(row[key]):>24}")
+    lines.append(
+        f"  accuracy: nbspark {row['nbspark_accuracy']:.4f}, MLlib {row['mllib_accuracy']:.4f}, scikit-learn {row['sklearn_accuracy']:.4f}; "
+        f"broadcast {row['broadcast_bytes'] / 1e6:.1f} MB; driver: Python peak RSS {row['python_peak_rss_mb']:.0f} MB, JVM heap used {row['jvm_heap_mb']:.0f} MB"
+    )
+    return "\n".join(lines)
+
+
+def format_summary(s: dict, big_docs: int) -> str:
+    r = s["rows"][-1]
+    lines = [
+        f"largest scale ×{r['scale']} on {s['machine']['master']}:",
+        f"  train: nbspark / MLlib = {s['train_ratio_vs_mllib']:.3f}, nbspark / scikit-learn = {s['train_ratio_vs_sklearn']:.3f}",
+        f"  classify throughput ({big_docs:,} documents): nbspark / MLlib = {s['classify_throughput_ratio_vs_mllib']:.2f}x",
+        f"  scorer, sparse product vs per-token loop ({s['scorer']['documents']:,} documents): {s['scoring_speedup_vs_loop']:.1f}x",
+    ]
+    if s["growth_x1_to_largest"]:
+        g = s["growth_x1_to_largest"]
+        lines.append(
+            f"  time growth ×{s['rows'][0]['scale']} -> ×{r['scale']}: nbspark {g['nbspark_train']:.1f}x, MLlib {g['mllib_fit']:.1f}x, scikit-learn {g['sklearn_fit']:.1f}x"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
