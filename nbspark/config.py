@@ -107,11 +107,13 @@ class ExperimentConfig:
     sample_seed: int = 0
     # Counting engine: "combine" (a dict per partition, then reduceByKey; the default, faster),
     # "pairs" (the literal flatMap + reduceByKey), or for naive Bayes on text "dataframe" (Spark
-    # SQL split/explode/groupBy, no Python per token; tsv/sms input, words tokenizer, no holdout).
+    # SQL split/explode/groupBy, no Python per token; tsv/sms input, words tokenizer, no holdout),
+    # or "arrow" (the same inputs; each Arrow batch tokenized and counted by pyarrow, then summed).
     engine: str = "combine"
     # Naive Bayes scoring: "broadcast" the model as arrays, or "join" the test documents' tokens
     # with the count table (multinomial; for models too large to broadcast); "auto" joins when
-    # the classes x features matrix would exceed broadcast_limit_mb.
+    # the classes x features matrix would exceed broadcast_limit_mb. "arrow" broadcasts and scores
+    # whole Arrow batches of tsv/sms text, tokenized by pyarrow (words tokenizer; no Python per token).
     scoring: str = "auto"
     broadcast_limit_mb: int = 512
     # Context subsets counted besides the chain and the full context (e.g. for comparing chains).
@@ -170,12 +172,12 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ValueError("backoff must name at least one context subset")
     letters = position_letters(cfg.width)
     centre = letters[cfg.width // 2]
-    if cfg.scoring not in ("auto", "broadcast", "join"):
-        raise ValueError(f"scoring must be auto, broadcast or join, got {cfg.scoring!r}")
-    if cfg.engine not in ("pairs", "combine", "dataframe"):
-        raise ValueError(f"engine must be pairs, combine or dataframe, got {cfg.engine!r}")
-    if cfg.engine == "dataframe" and cfg.task != "naive_bayes":
-        raise ValueError("engine dataframe counts naive Bayes text only; use combine or pairs")
+    if cfg.scoring not in ("auto", "broadcast", "join", "arrow"):
+        raise ValueError(f"scoring must be auto, broadcast, join or arrow, got {cfg.scoring!r}")
+    if cfg.engine not in ("pairs", "combine", "dataframe", "arrow"):
+        raise ValueError(f"engine must be pairs, combine, dataframe or arrow, got {cfg.engine!r}")
+    if cfg.engine in ("dataframe", "arrow") and cfg.task != "naive_bayes":
+        raise ValueError(f"engine {cfg.engine} counts naive Bayes text only; use combine or pairs")
     if not 0.0 < cfg.sample <= 1.0:
         raise ValueError(f"sample must be in (0, 1], got {cfg.sample}")
     for subset in cfg.backoff + cfg.extra_subsets:

@@ -297,12 +297,14 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
     nb, spec = cfg.nb, inputs.spec
     if spec.format not in ("tsv", "sms") or spec.holdout or nb.tokenizer != "words" or nb.model not in ("multinomial", "bernoulli"):
         raise InputError(
-            "engine dataframe counts tsv or sms input without holdout, with nb.tokenizer = words and a "
+            f"engine {cfg.engine} counts tsv or sms input without holdout, with nb.tokenizer = words and a "
             "multinomial or Bernoulli model; use engine combine for this config"
         )
     from .readers import hadoop_escape
 
     lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    if cfg.engine == "arrow":
+        return _finish_counts(spark, _arrow_agg(lines, spec.format, nb.model), cfg, inputs)
     if spec.format == "sms":
         parts = F.split("value", "\t", 2)
         label = F.trim(F.get(parts, 0))
@@ -343,11 +345,21 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
         .count()
         .cache()
     )
+    return _finish_counts(spark, agg, cfg, inputs, lines.count)
+
+
+def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, count_lines=None):
+    """From a cached ``(label, token, count)`` aggregate with markers: the count table and statistics
+    (``count_lines`` counts the input lines where the aggregate has no ``lines_read`` marker)."""
+    from pyspark.sql import functions as F
+
+    nb = cfg.nb
     try:
         special = agg.where(F.col("label").startswith(_MARK) | F.col("token").startswith(_MARK)).collect()
         stats: dict[str, int] = {}
         docs_y: dict[str, int] = {}
-        stats["lines_read"] = lines.count()
+        if count_lines is not None:
+            stats["lines_read"] = count_lines()
         for r in special:
             if r["label"].startswith(_MARK):
                 stats[r["label"][1:]] = r["count"]
@@ -355,6 +367,7 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
                 docs_y[r["label"]] = r["count"]
             else:  # empty documents, once per label
                 stats["empty_documents"] = stats.get("empty_documents", 0) + r["count"]
+        stats.pop("documents", None)
         stats["documents"] = stats["lines_read"] - sum(v for k, v in stats.items() if k == "blank_lines" or k.startswith("malformed."))
         malformed = {k: v for k, v in stats.items() if k.startswith("malformed.")}
         if malformed and cfg.mode == "failfast":
@@ -385,6 +398,76 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
         raise
 
 
+def _arrow_count_batches(batches, model_kind):
+    """mapInArrow: partial ``(label, token, n)`` counts of whole batches, markers included.
+
+    Rows are (label, text, category, pos): one per (line, label); ``pos`` 0 marks a line's first
+    row, where the line-level markers (lines read, blank, malformed, empty) are counted.
+    """
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    schema = pa.schema([("label", pa.string()), ("token", pa.string()), ("n", pa.int64())])
+
+    def table(labels, tokens, counts):
+        return pa.table([pa.array(labels, pa.string()), pa.array(tokens, pa.string()), pa.array(counts, pa.int64())], schema=schema)
+
+    for batch in batches:
+        first = pc.equal(batch.column("pos"), 0)
+        lines = batch.filter(first)
+        cats = pa.table({"c": lines.column("category")}).group_by("c").aggregate([([], "count_all")])
+        out = [
+            table([_MARK + "lines_read"], [_MARK], [lines.num_rows]),
+            table([_MARK + c for c in cats.column("c").to_pylist()], [_MARK] * cats.num_rows, cats.column("count_all").to_pylist()),
+        ]
+        docs = batch.filter(pc.equal(batch.column("category"), "documents"))
+        if docs.num_rows:
+            tokens = pc.split_pattern_regex(pc.utf8_lower(docs.column("text")), ARROW_SPLIT)
+            parent = pc.list_parent_indices(tokens)
+            pairs = pa.table({"doc": parent, "label": pc.take(docs.column("label"), parent), "token": pc.list_flatten(tokens)})
+            pairs = pairs.filter(pc.not_equal(pairs.column("token"), ""))
+            with_tokens = np.unique(pairs.column("doc").to_numpy())
+            firsts = np.flatnonzero(pc.equal(docs.column("pos"), 0).to_numpy(zero_copy_only=False))
+            empty = int(len(firsts) - np.isin(firsts, with_tokens).sum())
+            if empty:
+                out.append(table([_MARK + "empty_documents"], [_MARK], [empty]))
+            if model_kind == "bernoulli":
+                pairs = pairs.group_by(["doc", "label", "token"]).aggregate([])
+            counted = pairs.group_by(["label", "token"]).aggregate([([], "count_all")])
+            out.append(pa.table([counted.column("label"), counted.column("token"), counted.column("count_all")], schema=schema))
+            per_label = pa.table({"label": docs.column("label")}).group_by("label").aggregate([([], "count_all")])
+            out.append(pa.table([per_label.column("label"), pa.array([_MARK + "doc"] * per_label.num_rows), per_label.column("count_all")], schema=schema))
+        yield from pa.concat_tables(out).to_batches()
+
+
+def _arrow_agg(lines, fmt: str, model_kind: str):
+    """The arrow engine's aggregate: lines parsed in SQL, then counted per Arrow batch by pyarrow."""
+    from pyspark.sql import functions as F
+
+    blank = F.trim("value") == ""
+    if fmt == "sms":
+        parts = F.split("value", "\t", 2)
+        labels = F.array(F.trim(F.get(parts, 0)))
+        fields_ok = F.size(parts) == 2
+        labels_ok = F.trim(F.get(parts, 0)) != ""
+        text = F.get(parts, 1)
+    else:
+        parts = F.split("value", "\t", 3)
+        labels = F.filter(F.transform(F.split(F.get(parts, 1), ","), lambda x: F.trim(x)), lambda x: x != "")
+        fields_ok = (F.size(parts) == 3) & (F.trim(F.get(parts, 0)) != "")
+        labels_ok = F.size(labels) > 0
+        text = F.get(parts, 2)
+    category = F.when(blank, "blank_lines").when(~fields_ok, "malformed.fields").when(~labels_ok, "malformed.labels").otherwise("documents")
+    rows = lines.select(
+        category.alias("category"),
+        F.when(category == "documents", labels).otherwise(F.array(F.lit(""))).alias("labels"),
+        F.coalesce(text, F.lit("")).alias("text"),
+    ).select("category", F.posexplode("labels").alias("pos", "label"), "text")
+    partial = rows.mapInArrow(lambda it: _arrow_count_batches(it, model_kind), "label STRING, token STRING, n BIGINT")
+    return partial.groupBy("label", "token").agg(F.sum("n").alias("count")).cache()
+
+
 # ---------------------------------------------------------------- train
 
 
@@ -403,14 +486,14 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print,
         raise InputError(f"nb.model {kind} needs text input (tsv, sms, reuters_topics), not {inputs.spec.format}")
     if kind in ("categorical", "gaussian", "mixed") and inputs.spec.format not in ("csv", "parquet", "sklearn"):
         raise InputError(f"nb.model {kind} needs a table (csv, parquet, sklearn), not {inputs.spec.format}")
-    if cfg.engine == "dataframe":
+    if cfg.engine in ("dataframe", "arrow"):
         counts, reduced, stats = dataframe_counts(spark, inputs, cfg)
         bad, columns = [], {}
     else:
         mixed, columns = records_rdd(spark, inputs, cfg)
         reduced = count_events(mixed.flatMap(lambda r: _events(r, kind)), cfg.partitions, cfg.engine, add_values).cache()
     try:
-        if cfg.engine != "dataframe":
+        if cfg.engine not in ("dataframe", "arrow"):
             stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
             for item in bad:
                 item["line_number"] = line_number(item["source"], item["offset"]) if item["source"] != "table" else None
@@ -558,6 +641,84 @@ def join_predictions(spark, counts, docs_rdd, alpha: float, k: int, threshold: f
     )
 
 
+#: Python's ``\\w`` is a letter, a number or ``_``; RE2 (pyarrow) spells its complement so.
+ARROW_SPLIT = r"[^\pL\pN_]+"
+
+
+def _arrow_score_batches(batches, bc_model, k, threshold):
+    """mapInArrow: tokenize, look up and score whole Arrow batches (pyarrow.compute, numpy, scipy)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from scipy import sparse
+
+    model: NBModel = bc_model.value
+    vocab = pa.array(sorted(model.vocab, key=model.vocab.get))
+    for batch in batches:
+        n = batch.num_rows
+        tokens = pc.split_pattern_regex(pc.utf8_lower(batch.column("text")), ARROW_SPLIT)
+        offsets = tokens.offsets.to_numpy()
+        idx = pc.index_in(pc.list_flatten(tokens), value_set=vocab)
+        rows = np.repeat(np.arange(n), np.diff(offsets))
+        known = idx.is_valid().to_numpy(zero_copy_only=False)
+        cols = idx.fill_null(0).to_numpy()[known]
+        rows = rows[known]
+        X = sparse.csr_matrix((np.ones(len(cols)), (rows, cols)), shape=(n, len(vocab)))
+        if model.kind == "bernoulli":
+            X.data[:] = 1.0
+        log_post = log_posteriors(np.asarray(X @ model.weights.T) + model.bias + model.class_log_prior)
+        picked = top_labels(log_post, model.classes, k, threshold)
+        ranked = top_labels(log_post, model.classes, min(RANKED, len(model.classes)))
+        yield pa.RecordBatch.from_pydict(
+            {
+                "id": batch.column("id"),
+                "gold": batch.column("gold"),
+                "predicted": [[p[0] for p in row] for row in picked],
+                "probability": [row[0][1] for row in picked],
+                "ranked_labels": [[r[0] for r in row] for row in ranked],
+                "ranked_probabilities": [[r[1] for r in row] for row in ranked],
+            }
+        )
+
+
+def arrow_predictions(spark, inputs: Inputs, cfg: ExperimentConfig, bc, k: int, threshold: float):
+    """Score ``tsv``/``sms`` test text without Python per token: Spark reads the lines, and each
+    Arrow batch is tokenized (RE2 ``[^\\pL\\pN_]+`` after lower-casing: the ``words`` tokenizer),
+    looked up and scored by vectorised code. Ids: tsv's own; for sms ``FILE#ROW`` (a row id unique
+    within the run). Returns the predictions and the line statistics."""
+    from pyspark.sql import functions as F
+
+    from .readers import hadoop_escape
+
+    spec = inputs.spec
+    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    if spec.format == "sms":
+        parts = F.split("value", "\t", 2)
+        label = F.trim(F.get(parts, 0))
+        doc_id = F.concat(F.regexp_extract(F.input_file_name(), r"([^/]*)$", 1), F.lit("#"), F.monotonically_increasing_id().cast("string"))
+        gold = F.array(label)
+        ok = (F.size(parts) == 2) & (label != "")
+        text = F.get(parts, 1)
+    else:
+        parts = F.split("value", "\t", 3)
+        doc_id = F.trim(F.get(parts, 0))
+        gold = F.filter(F.transform(F.split(F.get(parts, 1), ","), lambda x: F.trim(x)), lambda x: x != "")
+        ok = (F.size(parts) == 3) & (doc_id != "") & (F.size(gold) > 0)
+        text = F.get(parts, 2)
+    blank = F.trim("value") == ""
+    flagged = lines.select(doc_id.alias("id"), gold.alias("gold"), text.alias("text"), blank.alias("blank"), ok.alias("ok"))
+    counts = flagged.agg(
+        F.count(F.lit(1)).alias("lines_read"),
+        F.sum(F.col("blank").cast("long")).alias("blank_lines"),
+        F.sum((~F.col("blank") & ~F.col("ok")).cast("long")).alias("malformed"),
+    ).first()
+    stats = {k: v for k, v in counts.asDict().items() if v}
+    stats["documents"] = counts["lines_read"] - (counts["blank_lines"] or 0) - (counts["malformed"] or 0)
+    docs = flagged.where(~F.col("blank") & F.col("ok")).select("id", "gold", "text")
+    predictions = docs.mapInArrow(lambda it: _arrow_score_batches(it, bc, k, threshold), PREDICTION_DDL)
+    return predictions, stats
+
+
 def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path, log=print) -> dict:
     """Score the test records of ``inputs``; write predictions, metrics.json and report.txt."""
     started = time.time()
@@ -571,6 +732,8 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
     cfg = ExperimentConfig(**{**{f: getattr(cfg, f) for f in cfg.__dataclass_fields__}, "nb": nb})
     estimated = len(manifest["label_counts"]) * manifest["features"] * 8
     join = cfg.scoring == "join" or (cfg.scoring == "auto" and estimated > cfg.broadcast_limit_mb * 2**20)
+    if cfg.scoring == "arrow":
+        return _classify_arrow(spark, cfg, nb, manifest, model_dir, inputs, out, log, started)
     if join and manifest["model"] != "multinomial":
         raise InputError(f"join scoring is for multinomial models; this one is {manifest['model']} (use scoring = broadcast)")
     counts = read_parquet_checked(spark, model_dir / "counts", COUNT_DDL)
@@ -622,3 +785,36 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
     log(f"results written to {out}")
     return metrics
 
+
+
+def _classify_arrow(spark, cfg, nb, manifest, model_dir, inputs, out, log, started) -> dict:
+    spec = inputs.spec
+    if spec.format not in ("tsv", "sms") or spec.holdout or nb.tokenizer != "words" or manifest["model"] not in ("multinomial", "bernoulli"):
+        raise InputError(
+            "scoring arrow reads tsv or sms test text without holdout, with nb.tokenizer = words and a "
+            "multinomial or Bernoulli model; use scoring broadcast for this config"
+        )
+    counts = read_parquet_checked(spark, model_dir / "counts", COUNT_DDL)
+    model = build_nb_model(counts.collect(), manifest["model"], nb.alpha, nb.var_smoothing)
+    bc = spark.sparkContext.broadcast(model)
+    try:
+        predictions, stats = arrow_predictions(spark, inputs, cfg, bc, nb.top_k, nb.threshold)
+        with staged_output(out, "results") as stage:
+            predictions.write.parquet(str(stage / "predictions"))
+            written = spark.read.parquet(str(stage / "predictions"))
+            pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in written.groupBy("gold", "predicted").count().collect()]
+            metrics = classification_metrics(pairs, model.classes)
+            metrics.update(
+                model=str(model_dir), kind=manifest["model"], scoring="arrow", test_input=str(inputs.root),
+                input_stats=stats, malformed_examples=[], unknown_features=None,
+                unknown_label_count=sum(n for g, _, n in pairs if any(x not in model.classes for x in g)),
+                broadcast_bytes=model.nbytes(), seconds=round(time.time() - started, 2),
+            )
+            report = format_classification_report(metrics)
+            write_json(stage / "metrics.json", metrics)
+            (stage / "report.txt").write_text(report + "\n", encoding="utf-8")
+    finally:
+        bc.unpersist()
+    log(report)
+    log(f"results written to {out}")
+    return metrics

@@ -9,7 +9,8 @@ written ``--scales`` times over (×N: the same stories N times, one file) and tr
 2,499 test stories are classified for accuracy, and the ×10 training text is scored as a large
 test set for classification throughput. Every contender sees the same files and features:
 
-* nbspark: ``train_nb`` with the ``dataframe`` engine (``--engine``), then ``classify_nb``;
+* nbspark: ``train_nb`` with the ``arrow`` counting engine (``--engine``), then ``classify_nb``
+  with ``arrow`` scoring (``--scoring``), predictions and metrics written as the job does;
 * MLlib: RegexTokenizer(``(?U)\\W+``) + CountVectorizer + StringIndexer + NaiveBayes, fit, and
   transform + count;
 * scikit-learn: CountVectorizer(token_pattern ``(?u)\\w+``) + MultinomialNB, fit and predict,
@@ -26,6 +27,7 @@ with ``train_ratio_vs_mllib``, ``train_ratio_vs_sklearn``,
 from __future__ import annotations
 
 import argparse
+import os
 import glob
 import json
 import resource
@@ -81,12 +83,14 @@ def jvm_heap_mb(spark) -> float:
 
 
 def main(argv=None) -> int:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Spark's Python workers: this interpreter
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir")
     parser.add_argument("--scales", default="1,10,50")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--master", default="local[2]", help="the benchmark's Spark master (default local[2])")
-    parser.add_argument("--engine", default="dataframe", choices=("pairs", "combine", "dataframe"))
+    parser.add_argument("--engine", default="arrow", choices=("pairs", "combine", "dataframe", "arrow"))
+    parser.add_argument("--scoring", default="arrow", choices=("broadcast", "join", "arrow"))
     parser.add_argument("--python-all", action="store_true", help="run the plain-Python trainer at every scale")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
@@ -143,12 +147,13 @@ def main(argv=None) -> int:
             def nb_classify(path):
                 out = work / "results"
                 shutil.rmtree(out, ignore_errors=True)
-                run = load_config(None, {**{"task": "naive_bayes", "nb.tokenizer": "words"}, "test.format": "sms", "test.path": str(path)})
+                run = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "scoring": args.scoring,
+                                         "test.format": "sms", "test.path": str(path)})
                 return classify_nb(spark, run, model_dir, resolve_input(run.test, None), out, log=lambda *_: None)
 
             metrics, row["nbspark_classify_test"] = timed(lambda: nb_classify(test_path), args.repeat)
             row["nbspark_accuracy"] = metrics["accuracy"]
-            row["broadcast_bytes"] = metrics["broadcast_bytes"]
+            row["broadcast_bytes"] = metrics["broadcast_bytes"] or 0
             _, row["nbspark_classify_x10"] = timed(lambda: nb_classify(big_test), args.repeat)
             row["jvm_heap_mb"] = jvm_heap_mb(spark)
 
@@ -221,7 +226,7 @@ def main(argv=None) -> int:
 
     largest = results[-1]
     summary = {
-        "machine": {"master": args.master, "engine": args.engine},
+        "machine": {"master": args.master, "engine": args.engine, "scoring": args.scoring},
         "rows": results,
         "scorer": scorer,
         "train_ratio_vs_mllib": largest["nbspark_train"]["median_s"] / largest["mllib_fit"]["median_s"],

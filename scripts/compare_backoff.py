@@ -18,6 +18,7 @@ The master comes from PYSPARK_SUBMIT_ARGS (or spark-submit); default local[*].
 from __future__ import annotations
 
 import argparse
+import os
 import glob
 import json
 import sys
@@ -79,6 +80,7 @@ def compare(spark, config: str | None = None, data_dir: str | None = None) -> di
 
 
 def main(argv=None) -> int:
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Spark's Python workers: this interpreter
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--config")
     parser.add_argument("--data-dir")

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # workers use this venv, as scripts/test.sh sets
 
 HERE = Path(__file__).parent
 FIXTURES = HERE / "data"

@@ -96,9 +96,10 @@ def test_dataframe_engine_equals_python_on_real_text(spark, data_dir, tmp_path, 
     from nbspark.tables import read_parquet_checked
 
     tables = []
-    for engine in ("combine", "dataframe"):
+    for engine in ("combine", "dataframe", "arrow"):
         cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "engine": engine,
                                  "train.format": fmt, "train.path": source})
         train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / engine, log=quiet)
         tables.append(read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL))
     assertDataFrameEqual(tables[1], tables[0], checkRowOrder=False)
+    assertDataFrameEqual(tables[-1], tables[0], checkRowOrder=False)

@@ -100,14 +100,15 @@ def test_weather_mixed_table(spark, fixtures, tmp_path):
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
 def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
     tables, stats = [], []
-    for engine in ("pairs", "combine", "dataframe"):
+    for engine in ("pairs", "combine", "dataframe", "arrow"):
         cfg = china_cfg(fixtures, tmp_path, engine=engine, **{"nb.model": model})
         stats.append(fit(spark, cfg, tmp_path / engine)["stats"])
         tables.append(read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL))
     assertDataFrameEqual(tables[1], tables[0], checkRowOrder=False)
     assertDataFrameEqual(tables[2], tables[0], checkRowOrder=False)
     keys = ("lines_read", "documents", "blank_lines", "malformed", "malformed.fields", "malformed.labels")
-    assert [{k: s.get(k) for k in keys} for s in stats[1:]] == [{k: stats[0].get(k) for k in keys}] * 2
+    assert [{k: s.get(k) for k in keys} for s in stats[1:]] == [{k: stats[0].get(k) for k in keys}] * 3
+    assertDataFrameEqual(tables[3], tables[0], checkRowOrder=False)
 
 
 def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path):
@@ -130,3 +131,19 @@ def test_join_scoring_equals_broadcast_scoring(spark, fixtures, tmp_path):
         j = results["join"][doc_id]
         assert (j["predicted"], j["ranked_labels"], j["gold"]) == (b["predicted"], b["ranked_labels"], b["gold"])
         assert j["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12)
+
+
+def test_arrow_scoring_equals_broadcast_scoring(spark, fixtures, tmp_path):
+    cfg = china_cfg(fixtures, tmp_path)
+    fit(spark, cfg, tmp_path / "model")
+    results = {}
+    for scoring in ("broadcast", "arrow"):
+        run = china_cfg(fixtures, tmp_path, scoring=scoring)
+        metrics = classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / scoring, log=quiet)
+        assert metrics["scoring"] == scoring and metrics["documents"] == 3
+        results[scoring] = {r["id"]: r for r in spark.read.parquet(str(tmp_path / scoring / "predictions")).collect()}
+    assert sorted(results["arrow"]) == sorted(results["broadcast"]) == ["d5", "d7", "d9"]
+    for doc_id, b in results["broadcast"].items():
+        a = results["arrow"][doc_id]
+        assert (a["predicted"], a["ranked_labels"], a["gold"]) == (b["predicted"], b["ranked_labels"], b["gold"])
+        assert a["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12)
