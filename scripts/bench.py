@@ -92,6 +92,7 @@ def main(argv=None) -> int:
     parser.add_argument("--engine", default="arrow", choices=("pairs", "combine", "dataframe", "arrow"))
     parser.add_argument("--scoring", default="arrow", choices=("broadcast", "join", "arrow"))
     parser.add_argument("--python-all", action="store_true", help="run the plain-Python trainer at every scale")
+    parser.add_argument("--test-copies", type=int, default=10, help="the training text scored as a large test set, this many times over (default 10)")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
     scales = sorted({int(x) for x in args.scales.split(",")})
@@ -119,9 +120,9 @@ def main(argv=None) -> int:
 
     test_path = work / "test.tsv"
     write_lines(test_path, test_docs)
-    big_test = work / "test_x10.tsv"
-    write_lines(big_test, train_docs, 10)
-    big_test_docs = 10 * len(train_docs)
+    big_test = work / "test_big.tsv"
+    write_lines(big_test, train_docs, args.test_copies)
+    big_test_docs = args.test_copies * len(train_docs)
     results = []
     try:
         for scale in scales:
@@ -182,7 +183,7 @@ def main(argv=None) -> int:
 
             (cv, sk), row["sklearn_fit"] = timed(sk_fit, args.repeat)
             row["sklearn_accuracy"] = float(np.mean(sk.predict(cv.transform([t for _, t in test_docs])) == test_gold))
-            big_texts = [t for _, t in train_docs] * 10
+            big_texts = [t for _, t in train_docs] * args.test_copies
             _, row["sklearn_predict_x10"] = timed(lambda: sk.predict(cv.transform(big_texts)), args.repeat)
             del texts, ys, big_texts
 
