@@ -13,14 +13,12 @@ Record shapes, stage by stage:
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 import time
 from collections import Counter
 from pathlib import Path
 from typing import NamedTuple
 
-from . import __version__
 from .config import ExperimentConfig, NBSpec
 from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled_line, parse_reuters_sgml, parse_sms_line
 from .counting import PartitionStats, count_events, is_stat, split_stats
@@ -35,6 +33,7 @@ from .pipeline import (
     _run_failfast,
     check_update,
     load_model_manifest,
+    manifest_header,
     merge_counts,
     merged_manifest,
 )
@@ -54,6 +53,7 @@ __all__ = [
     "records_rdd",
     "tokenizer",
     "train_nb",
+    "write_nb_results",
 ]
 
 NB_MODEL_KIND = "nbspark.nb-counts"
@@ -509,11 +509,7 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print,
             labels = {r["label"]: r["n"] for r in written.where(written.event == "Y").select("label", "n").collect()}
             features = written.where(written.event.isin("YX", "YG")).select("feature", "value").distinct().count()
             manifest = {
-                "kind": NB_MODEL_KIND,
-                "schema_version": SCHEMA_VERSION,
-                "nbspark_version": __version__,
-                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                "config": cfg.to_dict(),
+                **manifest_header(NB_MODEL_KIND, SCHEMA_VERSION, cfg),
                 "model": kind,
                 "columns": columns,
                 "count_schema": COUNT_DDL,
@@ -719,8 +715,29 @@ def arrow_predictions(spark, inputs: Inputs, cfg: ExperimentConfig, bc, k: int, 
     return predictions, stats
 
 
+def write_nb_results(spark, predictions, out: Path, classes, extra: dict, started: float) -> dict:
+    """Write predictions (staged), compute the metrics from what was written, add ``extra``
+    (model, scoring, input statistics …), and write metrics.json and report.txt beside them."""
+    with staged_output(out, "results") as stage:
+        predictions.write.parquet(str(stage / "predictions"))
+        written = spark.read.parquet(str(stage / "predictions"))
+        pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in written.groupBy("gold", "predicted").count().collect()]
+        metrics = classification_metrics(pairs, classes)
+        metrics.update(extra)
+        metrics["unknown_label_count"] = sum(n for g, _, n in pairs if any(x not in classes for x in g))
+        metrics["seconds"] = round(time.time() - started, 2)
+        write_json(stage / "metrics.json", metrics)
+        (stage / "report.txt").write_text(format_classification_report(metrics) + "\n", encoding="utf-8")
+    return metrics
+
+
 def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path, log=print) -> dict:
-    """Score the test records of ``inputs``; write predictions, metrics.json and report.txt."""
+    """Score the test records of ``inputs``; write predictions, metrics.json and report.txt.
+
+    ``cfg.scoring``: ``broadcast`` (the model as arrays, scored per partition in batches),
+    ``join`` (multinomial: test tokens joined with the count table), ``arrow`` (tsv/sms text,
+    whole Arrow batches), or ``auto`` (join when the model exceeds ``broadcast_limit_mb``).
+    """
     started = time.time()
     manifest = load_nb_manifest(model_dir)
     model_cfg = manifest["config"]["nb"]
@@ -731,90 +748,58 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
                    "threshold": cfg.nb.threshold})
     cfg = ExperimentConfig(**{**{f: getattr(cfg, f) for f in cfg.__dataclass_fields__}, "nb": nb})
     estimated = len(manifest["label_counts"]) * manifest["features"] * 8
-    join = cfg.scoring == "join" or (cfg.scoring == "auto" and estimated > cfg.broadcast_limit_mb * 2**20)
-    if cfg.scoring == "arrow":
-        return _classify_arrow(spark, cfg, nb, manifest, model_dir, inputs, out, log, started)
-    if join and manifest["model"] != "multinomial":
+    scoring = cfg.scoring
+    if scoring == "auto":
+        scoring = "join" if estimated > cfg.broadcast_limit_mb * 2**20 else "broadcast"
+    if scoring == "join" and manifest["model"] != "multinomial":
         raise InputError(f"join scoring is for multinomial models; this one is {manifest['model']} (use scoring = broadcast)")
-    counts = read_parquet_checked(spark, model_dir / "counts", COUNT_DDL)
-    mixed, _ = records_rdd(spark, inputs, cfg)
-    mixed = mixed.cache()
-    k, threshold = nb.top_k, nb.threshold
-    bc = scored = None
-    try:
-        stats, bad = split_stats(_run_failfast(lambda: count_events(mixed.filter(_is_stat_record)).collect()), cfg.max_bad_examples)
-        if join:
-            model = None
-            classes = tuple(sorted(manifest["label_counts"]))
-            predictions = join_predictions(spark, counts, mixed.filter(lambda r: not _is_stat_record(r)), nb.alpha, k, threshold)
-            unknown = None
-        else:
-            model = build_nb_model(counts.collect(), manifest["model"], nb.alpha, nb.var_smoothing)
-            classes = model.classes
-            bc = spark.sparkContext.broadcast(model)
-            scored = mixed.filter(lambda r: not _is_stat_record(r)).mapPartitions(lambda it: _score_partition(it, bc, k, threshold)).cache()
-            unknown = scored.filter(lambda r: r[0] == "__unknown__").map(lambda r: r[1]).sum()
-            predictions = spark.createDataFrame(scored.filter(lambda r: r[0] != "__unknown__"), schema=PREDICTION_DDL)
-        with staged_output(out, "results") as stage:
-            predictions.write.parquet(str(stage / "predictions"))
-            written = spark.read.parquet(str(stage / "predictions"))
-            pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in written.groupBy("gold", "predicted").count().collect()]
-            metrics = classification_metrics(pairs, classes)
-            metrics.update(
-                model=str(model_dir),
-                kind=manifest["model"],
-                scoring="join" if join else "broadcast",
-                test_input=str(inputs.root),
-                input_stats=stats,
-                malformed_examples=bad,
-                unknown_features=None if unknown is None else int(unknown),
-                unknown_label_count=sum(n for g, _, n in pairs if any(x not in classes for x in g)),
-                broadcast_bytes=None if model is None else model.nbytes(),
-                seconds=round(time.time() - started, 2),
-            )
-            report = format_classification_report(metrics)
-            write_json(stage / "metrics.json", metrics)
-            (stage / "report.txt").write_text(report + "\n", encoding="utf-8")
-    finally:
-        mixed.unpersist()
-        if scored is not None:
-            scored.unpersist()
-        if bc is not None:
-            bc.unpersist()
-    log(report)
-    log(f"results written to {out}")
-    return metrics
-
-
-
-def _classify_arrow(spark, cfg, nb, manifest, model_dir, inputs, out, log, started) -> dict:
     spec = inputs.spec
-    if spec.format not in ("tsv", "sms") or spec.holdout or nb.tokenizer != "words" or manifest["model"] not in ("multinomial", "bernoulli"):
+    if scoring == "arrow" and (
+        spec.format not in ("tsv", "sms") or spec.holdout or nb.tokenizer != "words" or manifest["model"] not in ("multinomial", "bernoulli")
+    ):
         raise InputError(
             "scoring arrow reads tsv or sms test text without holdout, with nb.tokenizer = words and a "
             "multinomial or Bernoulli model; use scoring broadcast for this config"
         )
     counts = read_parquet_checked(spark, model_dir / "counts", COUNT_DDL)
-    model = build_nb_model(counts.collect(), manifest["model"], nb.alpha, nb.var_smoothing)
-    bc = spark.sparkContext.broadcast(model)
+    k, threshold = nb.top_k, nb.threshold
+    model = bc = scored = mixed = None
+    unknown, bad = None, []
     try:
-        predictions, stats = arrow_predictions(spark, inputs, cfg, bc, nb.top_k, nb.threshold)
-        with staged_output(out, "results") as stage:
-            predictions.write.parquet(str(stage / "predictions"))
-            written = spark.read.parquet(str(stage / "predictions"))
-            pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in written.groupBy("gold", "predicted").count().collect()]
-            metrics = classification_metrics(pairs, model.classes)
-            metrics.update(
-                model=str(model_dir), kind=manifest["model"], scoring="arrow", test_input=str(inputs.root),
-                input_stats=stats, malformed_examples=[], unknown_features=None,
-                unknown_label_count=sum(n for g, _, n in pairs if any(x not in model.classes for x in g)),
-                broadcast_bytes=model.nbytes(), seconds=round(time.time() - started, 2),
-            )
-            report = format_classification_report(metrics)
-            write_json(stage / "metrics.json", metrics)
-            (stage / "report.txt").write_text(report + "\n", encoding="utf-8")
+        if scoring == "arrow":
+            model = build_nb_model(counts.collect(), manifest["model"], nb.alpha, nb.var_smoothing)
+            bc = spark.sparkContext.broadcast(model)
+            predictions, stats = arrow_predictions(spark, inputs, cfg, bc, k, threshold)
+        else:
+            mixed = records_rdd(spark, inputs, cfg)[0].cache()
+            stats, bad = split_stats(_run_failfast(lambda: count_events(mixed.filter(_is_stat_record)).collect()), cfg.max_bad_examples)
+            records = mixed.filter(lambda r: not _is_stat_record(r))
+            if scoring == "join":
+                predictions = join_predictions(spark, counts, records, nb.alpha, k, threshold)
+            else:
+                model = build_nb_model(counts.collect(), manifest["model"], nb.alpha, nb.var_smoothing)
+                bc = spark.sparkContext.broadcast(model)
+                scored = records.mapPartitions(lambda it: _score_partition(it, bc, k, threshold)).cache()
+                unknown = int(scored.filter(lambda r: r[0] == "__unknown__").map(lambda r: r[1]).sum())
+                predictions = spark.createDataFrame(scored.filter(lambda r: r[0] != "__unknown__"), schema=PREDICTION_DDL)
+        classes = model.classes if model is not None else tuple(sorted(manifest["label_counts"]))
+        extra = {
+            "model": str(model_dir),
+            "kind": manifest["model"],
+            "scoring": scoring,
+            "test_input": str(inputs.root),
+            "input_stats": stats,
+            "malformed_examples": bad,
+            "unknown_features": unknown,
+            "broadcast_bytes": None if model is None else model.nbytes(),
+        }
+        metrics = write_nb_results(spark, predictions, out, classes, extra, started)
     finally:
-        bc.unpersist()
-    log(report)
+        for cached in (mixed, scored):
+            if cached is not None:
+                cached.unpersist()
+        if bc is not None:
+            bc.unpersist()
+    log(format_classification_report(metrics))
     log(f"results written to {out}")
     return metrics

@@ -57,6 +57,7 @@ __all__ = [
     "Inputs",
     "classify",
     "load_model_manifest",
+    "manifest_header",
     "merge_counts",
     "query",
     "resolve_input",
@@ -270,6 +271,17 @@ def _run_failfast(action):
 # ---------------------------------------------------------------- train
 
 
+def manifest_header(kind: str, version: int, cfg: ExperimentConfig) -> dict:
+    """The fields every model manifest starts with: what it is, which version, when, and the config."""
+    return {
+        "kind": kind,
+        "schema_version": version,
+        "nbspark_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "config": cfg.to_dict(),
+    }
+
+
 def merge_counts(new, old, sums: list[str]):
     """Add two count tables: rows with equal keys (every column but ``sums``; NULLs equal) summed."""
     from pyspark.sql import functions as F
@@ -361,11 +373,7 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
                 for r in written.where(written.subset == "").groupBy("label").agg({"count": "sum"}).withColumnRenamed("sum(count)", "total").collect()
             } if "" in subsets else {}
             manifest = {
-                "kind": MODEL_KIND,
-                "schema_version": SCHEMA_VERSION,
-                "nbspark_version": __version__,
-                "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-                "config": cfg.to_dict(),
+                **manifest_header(MODEL_KIND, SCHEMA_VERSION, cfg),
                 "letters": letters,
                 "subsets": list(subsets),
                 "count_schema": count_ddl(letters),
