@@ -37,7 +37,6 @@ from .events import (
     Example,
     in_sample,
     context_letters,
-    count_columns,
     count_ddl,
     example_events,
     ngram_example,
@@ -48,7 +47,7 @@ from .faults import maybe_inject
 from .metrics import backoff_metrics, format_level_table, level_name
 from .model import BackoffModel, build_model
 from .readers import line_number, list_files, ngram_lines, reuters_files, sgml_texts
-from .tables import OutputError, check_output, local_path, read_json, read_parquet_checked, staged_output, write_json
+from .tables import OutputError, local_path, read_json, read_parquet_checked, staged_output, write_json
 
 __all__ = [
     "MODEL_KIND",

@@ -185,7 +185,6 @@ def main(argv=None) -> int:
             row["sklearn_accuracy"] = float(np.mean(sk.predict(cv.transform([t for _, t in test_docs])) == test_gold))
             big_texts = [t for _, t in train_docs] * args.test_copies
             _, row["sklearn_predict_x10"] = timed(lambda: sk.predict(cv.transform(big_texts)), args.repeat)
-            del texts, ys, big_texts
 
             # plain Python
             if scale <= 10 or args.python_all:

@@ -16,7 +16,6 @@ import json
 import statistics
 import sys
 import time
-from collections import Counter
 
 from nbspark.config import resolve_data_dir
 from nbspark.corpora import decode_reuters, parse_reuters_sgml

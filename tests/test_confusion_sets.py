@@ -1,6 +1,5 @@
 """Several confusion sets in one pass, on a tiny Brown-format zip written by hand here."""
 
-import io
 import zipfile
 
 import pytest

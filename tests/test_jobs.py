@@ -4,9 +4,7 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-import pytest
 
 from tests.conftest import ROOT, spark_submit
 

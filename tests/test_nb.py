@@ -1,7 +1,6 @@
 """Naive Bayes maths without Spark: the IR-book golden example and scikit-learn as an oracle."""
 
 import math
-from collections import Counter
 
 import numpy as np
 import pytest

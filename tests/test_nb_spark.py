@@ -117,33 +117,18 @@ def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path
         fit(spark, cfg, tmp_path / "m")
 
 
-def test_join_scoring_equals_broadcast_scoring(spark, fixtures, tmp_path):
+@pytest.mark.parametrize("scoring", ["join", "arrow"])
+def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, scoring):
     cfg = china_cfg(fixtures, tmp_path)
     fit(spark, cfg, tmp_path / "model")
     results = {}
-    for scoring in ("broadcast", "join"):
-        run = china_cfg(fixtures, tmp_path, scoring=scoring)
-        metrics = classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / scoring, log=quiet)
-        assert metrics["scoring"] == scoring
-        results[scoring] = {r["id"]: r for r in spark.read.parquet(str(tmp_path / scoring / "predictions")).collect()}
-    assert sorted(results["join"]) == sorted(results["broadcast"]) == ["d5", "d7", "d9"]
+    for path in ("broadcast", scoring):
+        run = china_cfg(fixtures, tmp_path, scoring=path)
+        metrics = classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / path, log=quiet)
+        assert metrics["scoring"] == path and metrics["documents"] == 3
+        results[path] = {r["id"]: r for r in spark.read.parquet(str(tmp_path / path / "predictions")).collect()}
+    assert sorted(results[scoring]) == sorted(results["broadcast"]) == ["d5", "d7", "d9"]
     for doc_id, b in results["broadcast"].items():
-        j = results["join"][doc_id]
-        assert (j["predicted"], j["ranked_labels"], j["gold"]) == (b["predicted"], b["ranked_labels"], b["gold"])
-        assert j["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12)
-
-
-def test_arrow_scoring_equals_broadcast_scoring(spark, fixtures, tmp_path):
-    cfg = china_cfg(fixtures, tmp_path)
-    fit(spark, cfg, tmp_path / "model")
-    results = {}
-    for scoring in ("broadcast", "arrow"):
-        run = china_cfg(fixtures, tmp_path, scoring=scoring)
-        metrics = classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / scoring, log=quiet)
-        assert metrics["scoring"] == scoring and metrics["documents"] == 3
-        results[scoring] = {r["id"]: r for r in spark.read.parquet(str(tmp_path / scoring / "predictions")).collect()}
-    assert sorted(results["arrow"]) == sorted(results["broadcast"]) == ["d5", "d7", "d9"]
-    for doc_id, b in results["broadcast"].items():
-        a = results["arrow"][doc_id]
-        assert (a["predicted"], a["ranked_labels"], a["gold"]) == (b["predicted"], b["ranked_labels"], b["gold"])
-        assert a["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12)
+        other = results[scoring][doc_id]
+        assert (other["predicted"], other["ranked_labels"], other["gold"]) == (b["predicted"], b["ranked_labels"], b["gold"])
+        assert other["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12)
