@@ -11,6 +11,7 @@ import argparse
 import json
 import re
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from .config import load_config
@@ -44,13 +45,19 @@ def _config(args, parser):
         parser.error(str(exc))
 
 
+@contextmanager
 def _spark(app: str):
+    """The job's SparkSession (JOB_SPARK_DEFAULTS unless spark-submit set them), stopped on exit."""
     from pyspark import SparkConf
 
     from .session import get_spark
 
     present = SparkConf()
-    return get_spark(app, {k: v for k, v in JOB_SPARK_DEFAULTS.items() if not present.contains(k)}, progress=True)
+    spark = get_spark(app, {k: v for k, v in JOB_SPARK_DEFAULTS.items() if not present.contains(k)}, progress=True)
+    try:
+        yield spark
+    finally:
+        spark.stop()
 
 
 def job_failure(exc: BaseException) -> str | None:
@@ -109,11 +116,8 @@ def train_main(argv=None) -> int:
             out = check_output(out, True, [inputs.root])
         else:
             out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
-        spark = _spark(f"nbspark-train-{cfg.name}")
-        try:
+        with _spark(f"nbspark-train-{cfg.name}") as spark:
             (train_nb if nb else train)(spark, cfg, inputs, out, update=bool(args.update))
-        finally:
-            spark.stop()
 
     return _run("train.py", body)
 
@@ -136,11 +140,8 @@ def classify_main(argv=None) -> int:
         (load_nb_manifest if nb else load_model_manifest)(model)
         inputs = resolve_input(cfg.test, args.data_dir)
         out = check_output(args.out or cfg.results_dir, args.overwrite, [inputs.root, model])
-        spark = _spark(f"nbspark-classify-{cfg.name}")
-        try:
+        with _spark(f"nbspark-classify-{cfg.name}") as spark:
             (classify_nb if nb else classify)(spark, cfg, model, inputs, out)
-        finally:
-            spark.stop()
 
     return _run("classify.py", body)
 
@@ -176,11 +177,8 @@ def query_main(argv=None) -> int:
         else:
             model = local_path(args.model or cfg.model_dir)
             load_model_manifest(model)
-        spark = _spark("nbspark-query")
-        try:
+        with _spark("nbspark-query") as spark:
             result = query(spark, bindings, args.top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples)
-        finally:
-            spark.stop()
         if args.json:
             Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -215,11 +213,8 @@ def curve_main(argv=None) -> int:
         test_inputs = resolve_input(cfg.test, args.data_dir)
         default = Path(cfg.results_dir).parent / "learning_curve"
         out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
-        spark = _spark(f"nbspark-curve-{cfg.name}")
-        try:
+        with _spark(f"nbspark-curve-{cfg.name}") as spark:
             learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
-        finally:
-            spark.stop()
         print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 
     return _run("learning_curve.py", body)

@@ -87,6 +87,14 @@ def split_stats(stat_rows: Iterable[tuple[tuple, int]], keep_bad: int) -> tuple[
     return dict(sorted(stats.items())), bad[:keep_bad]
 
 
-def is_stat(record: tuple) -> bool:
-    return record[0][0] in (STAT, BAD)
+def is_stat(record) -> bool:
+    """Whether ``record`` is a statistics record ``((STAT | BAD, ...), n)``, not an event pair
+    or an example (examples are tuples too, so the shape is checked before the tag)."""
+    return (
+        isinstance(record, tuple)
+        and len(record) == 2
+        and isinstance(record[0], tuple)
+        and bool(record[0])
+        and record[0][0] in (STAT, BAD)
+    )
 

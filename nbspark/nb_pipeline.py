@@ -29,7 +29,6 @@ from .pipeline import (
     FAILFAST_TAG,
     InputError,
     Inputs,
-    _is_stat_record,
     _run_failfast,
     check_update,
     load_model_manifest,
@@ -268,7 +267,7 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
 
 
 def _events(record, kind):
-    if _is_stat_record(record):
+    if is_stat(record):
         return [record]
     if isinstance(record, Doc):
         return doc_events(record.labels, record.tokens, kind)
@@ -766,19 +765,18 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
     model = bc = scored = mixed = None
     unknown, bad = None, []
     try:
-        if scoring == "arrow":
+        if scoring != "join":  # broadcast and arrow scoring both ship the model as arrays
             model = build_nb_model(counts.collect(), manifest["model"], nb.alpha, nb.var_smoothing)
             bc = spark.sparkContext.broadcast(model)
+        if scoring == "arrow":
             predictions, stats = arrow_predictions(spark, inputs, cfg, bc, k, threshold)
         else:
             mixed = records_rdd(spark, inputs, cfg)[0].cache()
-            stats, bad = split_stats(_run_failfast(lambda: count_events(mixed.filter(_is_stat_record)).collect()), cfg.max_bad_examples)
-            records = mixed.filter(lambda r: not _is_stat_record(r))
+            stats, bad = split_stats(_run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), cfg.max_bad_examples)
+            records = mixed.filter(lambda r: not is_stat(r))
             if scoring == "join":
                 predictions = join_predictions(spark, counts, records, nb.alpha, k, threshold)
             else:
-                model = build_nb_model(counts.collect(), manifest["model"], nb.alpha, nb.var_smoothing)
-                bc = spark.sparkContext.broadcast(model)
                 scored = records.mapPartitions(lambda it: _score_partition(it, bc, k, threshold)).cache()
                 unknown = int(scored.filter(lambda r: r[0] == "__unknown__").map(lambda r: r[1]).sum())
                 predictions = spark.createDataFrame(scored.filter(lambda r: r[0] != "__unknown__"), schema=PREDICTION_DDL)

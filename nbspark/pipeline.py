@@ -248,10 +248,6 @@ def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mod
     return texts.mapPartitions(lambda it: _reuters_partition(it, confusion, width, lowercase, splits, keep_bad))
 
 
-def _is_stat_record(record) -> bool:
-    return isinstance(record, tuple) and len(record) == 2 and isinstance(record[0], tuple) and record[0][0] in (STAT, "__bad__")
-
-
 def _run_failfast(action):
     """Run a Spark action; turn a failfast task error into a one-line ``InputError``."""
     try:
@@ -343,7 +339,7 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
     fraction, seed = cfg.sample, cfg.sample_seed
 
     def to_pairs(record):
-        if _is_stat_record(record):
+        if is_stat(record):
             return [record]
         if fraction < 1.0 and not in_sample(record, seed, fraction):
             return [((STAT, "examples_not_sampled"), 1)]
@@ -491,9 +487,9 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out:
     mixed = mixed.cache()
     try:
         stats, bad = split_stats(
-            _run_failfast(lambda: count_events(mixed.filter(_is_stat_record)).collect()), cfg.max_bad_examples
+            _run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), cfg.max_bad_examples
         )
-        scored = mixed.filter(lambda r: not _is_stat_record(r)).mapPartitions(lambda it: _score_partition(it, bc, set_of))
+        scored = mixed.filter(lambda r: not is_stat(r)).mapPartitions(lambda it: _score_partition(it, bc, set_of))
         predictions = spark.createDataFrame(scored, schema=prediction_ddl(letters))
         label_counts = manifest.get("label_counts") or {}
         majority = min(label_counts, key=lambda k: (-label_counts[k], k)) if label_counts else None
