@@ -46,10 +46,12 @@ __all__ = [
     "NBModel",
     "add_values",
     "build_nb_model",
+    "csr_rows",
     "doc_events",
     "event_row",
     "log_posteriors",
     "loop_model",
+    "ranked_columns",
     "row_events",
     "score_docs",
     "score_loop",
@@ -210,25 +212,29 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
 # ---------------------------------------------------------------- scoring
 
 
+def csr_rows(rows: np.ndarray, cols: np.ndarray, n_rows: int, width: int, binary: bool) -> sparse.csr_matrix:
+    """The sparse count matrix of ``(row, col)`` entries given in row order (no sort: a repeated
+    entry stays repeated, and the matrix product sums it). ``binary`` keeps one entry per pair."""
+    if binary:
+        keys = np.unique(rows * width + cols)
+        rows, cols = keys // width, keys % width
+    indptr = np.zeros(n_rows + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
+    return sparse.csr_matrix((np.ones(len(cols)), cols, indptr), shape=(n_rows, width))
+
+
 def _csr(model: NBModel, docs: Sequence[Sequence], binary: bool) -> tuple[sparse.csr_matrix, int]:
     """Sparse count rows of ``docs`` over the model's vocabulary; also the unknown-feature count.
 
-    One dictionary look-up per token, in a single pass over the whole batch. Tokens stay in
-    document order, so the CSR arrays are built directly (no sort): a repeated token is a
-    repeated entry, which the matrix product sums. Bernoulli rows are made 0/1 first.
+    One dictionary look-up per token, in a single pass over the whole batch; tokens stay in
+    document order, so the CSR arrays are built directly. Bernoulli rows are made 0/1.
     """
     get = model.vocab.get
     lengths = np.fromiter((len(d) for d in docs), dtype=np.int64, count=len(docs))
     cols = np.fromiter((get(t, -1) for d in docs for t in d), dtype=np.int64, count=int(lengths.sum()))
     rows = np.repeat(np.arange(len(docs), dtype=np.int64), lengths)
     known = cols >= 0
-    rows, cols = rows[known], cols[known]
-    if binary:
-        keys = np.unique(rows * len(model.vocab) + cols)
-        rows, cols = keys // len(model.vocab), keys % len(model.vocab)
-    indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=len(docs)))))
-    X = sparse.csr_matrix((np.ones(len(cols)), cols, indptr), shape=(len(docs), len(model.vocab)))
-    return X, int(len(known) - known.sum())
+    return csr_rows(rows[known], cols[known], len(docs), len(model.vocab), binary), int(len(known) - known.sum())
 
 
 def score_docs(model: NBModel, docs: Sequence[Sequence[str]]) -> tuple[np.ndarray, int]:
@@ -276,6 +282,21 @@ def top_labels(log_post: np.ndarray, classes: Sequence[str], k: int, threshold: 
                 break
         out.append(picked)
     return out
+
+
+def ranked_columns(log_post: np.ndarray, k: int, threshold: float = 0.0, ranked: int = 5):
+    """``top_labels`` for a whole batch as arrays: per row the class indices by falling posterior
+    (``order``, at most ``ranked`` columns), their probabilities, and how many of them are
+    predicted (the top ``k`` plus any whose posterior reaches ``threshold`` when it is above 0;
+    the probabilities fall, so the predicted ones are a prefix)."""
+    order = np.argsort(-log_post, axis=1, kind="stable")  # ties: first class in order
+    probs = np.exp(np.take_along_axis(log_post, order, axis=1))
+    n_classes = log_post.shape[1]
+    picked = np.full(len(log_post), min(k, n_classes), np.int64)
+    if threshold > 0:
+        picked = np.maximum(picked, (probs >= threshold).sum(axis=1))
+    keep = max(min(ranked, n_classes), int(picked.max(initial=0)))
+    return order[:, :keep], probs[:, :keep], picked
 
 
 # ---------------------------------------------------------------- the per-token baseline

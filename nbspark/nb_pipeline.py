@@ -24,7 +24,21 @@ from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled
 from .counting import PartitionStats, count_events, is_stat, split_stats
 from .faults import maybe_inject
 from .metrics import classification_metrics, format_classification_report
-from .nb import COUNT_DDL, NBModel, add_values, build_nb_model, doc_events, event_row, log_posteriors, row_events, score_docs, score_rows, top_labels
+from .nb import (
+    COUNT_DDL,
+    NBModel,
+    add_values,
+    build_nb_model,
+    csr_rows,
+    doc_events,
+    event_row,
+    log_posteriors,
+    ranked_columns,
+    row_events,
+    score_docs,
+    score_rows,
+    top_labels,
+)
 from .pipeline import (
     FAILFAST_TAG,
     InputError,
@@ -398,7 +412,8 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, count_line
 
 
 def _arrow_count_batches(batches, model_kind):
-    """mapInArrow: partial ``(label, token, n)`` counts of whole batches, markers included.
+    """mapInArrow: partial ``(label, token, n)`` counts of whole batches, markers included,
+    summed inside the task (``arrow_text.PartialCounts``) before they reach the shuffle.
 
     Rows are (label, text, category, pos): one per (line, label); ``pos`` 0 marks a line's first
     row, where the line-level markers (lines read, blank, malformed, empty) are counted.
@@ -407,11 +422,14 @@ def _arrow_count_batches(batches, model_kind):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from .arrow_text import PartialCounts, count_label_tokens
+
     schema = pa.schema([("label", pa.string()), ("token", pa.string()), ("n", pa.int64())])
 
     def table(labels, tokens, counts):
         return pa.table([pa.array(labels, pa.string()), pa.array(tokens, pa.string()), pa.array(counts, pa.int64())], schema=schema)
 
+    partial = PartialCounts()
     for batch in batches:
         first = pc.equal(batch.column("pos"), 0)
         lines = batch.filter(first)
@@ -422,22 +440,18 @@ def _arrow_count_batches(batches, model_kind):
         ]
         docs = batch.filter(pc.equal(batch.column("category"), "documents"))
         if docs.num_rows:
-            tokens = pc.split_pattern_regex(pc.utf8_lower(docs.column("text")), ARROW_SPLIT)
-            parent = pc.list_parent_indices(tokens)
-            pairs = pa.table({"doc": parent, "label": pc.take(docs.column("label"), parent), "token": pc.list_flatten(tokens)})
-            pairs = pairs.filter(pc.not_equal(pairs.column("token"), ""))
-            with_tokens = np.unique(pairs.column("doc").to_numpy())
-            firsts = np.flatnonzero(pc.equal(docs.column("pos"), 0).to_numpy(zero_copy_only=False))
-            empty = int(len(firsts) - np.isin(firsts, with_tokens).sum())
+            counted, has_tokens = count_label_tokens(docs.column("label"), docs.column("text"), model_kind == "bernoulli")
+            empty = int((pc.equal(docs.column("pos"), 0).to_numpy(zero_copy_only=False) & ~has_tokens).sum())
             if empty:
                 out.append(table([_MARK + "empty_documents"], [_MARK], [empty]))
-            if model_kind == "bernoulli":
-                pairs = pairs.group_by(["doc", "label", "token"]).aggregate([])
-            counted = pairs.group_by(["label", "token"]).aggregate([([], "count_all")])
-            out.append(pa.table([counted.column("label"), counted.column("token"), counted.column("count_all")], schema=schema))
+            out.append(counted)
             per_label = pa.table({"label": docs.column("label")}).group_by("label").aggregate([([], "count_all")])
             out.append(pa.table([per_label.column("label"), pa.array([_MARK + "doc"] * per_label.num_rows), per_label.column("count_all")], schema=schema))
-        yield from pa.concat_tables(out).to_batches()
+        for t in out:
+            for summed in partial.add(t):
+                yield from summed.to_batches()
+    for t in partial.flush():
+        yield from t.to_batches()
 
 
 def _arrow_agg(lines, fmt: str, model_kind: str):
@@ -636,43 +650,45 @@ def join_predictions(spark, counts, docs_rdd, alpha: float, k: int, threshold: f
     )
 
 
-#: Python's ``\\w`` is a letter, a number or ``_``; RE2 (pyarrow) spells its complement so.
-ARROW_SPLIT = r"[^\pL\pN_]+"
-
-
 def _arrow_score_batches(batches, bc_model, k, threshold):
-    """mapInArrow: tokenize, look up and score whole Arrow batches (pyarrow.compute, numpy, scipy)."""
+    """mapInArrow: tokenize, look up and score whole Arrow batches; the prediction columns are
+    built as Arrow arrays from numpy (no Python per document or token)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
-    from scipy import sparse
+
+    from .arrow_text import word_tokens
 
     model: NBModel = bc_model.value
     vocab = pa.array(sorted(model.vocab, key=model.vocab.get))
+    classes = pa.array(model.classes, pa.string())
+    n_ranked = min(RANKED, len(model.classes))
+
+    def lists(values, lengths):
+        offsets = np.zeros(len(lengths) + 1, np.int32)
+        np.cumsum(lengths, out=offsets[1:])
+        return pa.ListArray.from_arrays(pa.array(offsets), values)
+
     for batch in batches:
         n = batch.num_rows
-        tokens = pc.split_pattern_regex(pc.utf8_lower(batch.column("text")), ARROW_SPLIT)
-        offsets = tokens.offsets.to_numpy()
-        idx = pc.index_in(pc.list_flatten(tokens), value_set=vocab)
-        rows = np.repeat(np.arange(n), np.diff(offsets))
+        tokens, rows = word_tokens(batch.column("text"))
+        idx = pc.index_in(tokens, value_set=vocab)
         known = idx.is_valid().to_numpy(zero_copy_only=False)
-        cols = idx.fill_null(0).to_numpy()[known]
-        rows = rows[known]
-        X = sparse.csr_matrix((np.ones(len(cols)), (rows, cols)), shape=(n, len(vocab)))
-        if model.kind == "bernoulli":
-            X.data[:] = 1.0
+        X = csr_rows(rows[known], idx.fill_null(0).to_numpy()[known], n, len(vocab), model.kind == "bernoulli")
         log_post = log_posteriors(np.asarray(X @ model.weights.T) + model.bias + model.class_log_prior)
-        picked = top_labels(log_post, model.classes, k, threshold)
-        ranked = top_labels(log_post, model.classes, min(RANKED, len(model.classes)))
-        yield pa.RecordBatch.from_pydict(
-            {
-                "id": batch.column("id"),
-                "gold": batch.column("gold"),
-                "predicted": [[p[0] for p in row] for row in picked],
-                "probability": [row[0][1] for row in picked],
-                "ranked_labels": [[r[0] for r in row] for row in ranked],
-                "ranked_probabilities": [[r[1] for r in row] for row in ranked],
-            }
+        order, probs, picked = ranked_columns(log_post, k, threshold, n_ranked)
+        prefix = np.arange(order.shape[1])[None, :] < picked[:, None]
+        ranked = np.full(n, n_ranked)
+        yield pa.RecordBatch.from_arrays(
+            [
+                batch.column("id"),
+                batch.column("gold"),
+                lists(pc.take(classes, pa.array(order[prefix])), picked),
+                pa.array(probs[:, 0]),
+                lists(pc.take(classes, pa.array(order[:, :n_ranked].ravel())), ranked),
+                lists(pa.array(probs[:, :n_ranked].ravel()), ranked),
+            ],
+            names=["id", "gold", "predicted", "probability", "ranked_labels", "ranked_probabilities"],
         )
 
 
