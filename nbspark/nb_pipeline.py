@@ -302,8 +302,8 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
     and no Python per token. Each line explodes into its (label, token) pairs plus one marker
     pair per (document, label) and one per blank or malformed line, so a single
     ``groupBy(label, token).count()`` yields the counts and the statistics together (a line
-    count is the only other pass). Returns
-    the count DataFrame (``nb.COUNT_DDL``), the cached aggregate to unpersist, and the statistics.
+    count is the only other pass). Returns the count DataFrame (``nb.COUNT_DDL``), the cached
+    aggregate to unpersist, the statistics, and the label counts and number of features.
     """
     from pyspark.sql import functions as F
 
@@ -362,13 +362,20 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
 
 
 def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, count_lines=None):
-    """From a cached ``(label, token, count)`` aggregate with markers: the count table and statistics
-    (``count_lines`` counts the input lines where the aggregate has no ``lines_read`` marker)."""
+    """From a cached ``(label, token, count)`` aggregate with markers: the count table, the
+    statistics (``count_lines`` counts the input lines where the aggregate has no ``lines_read``
+    marker), and the manifest's ``label_counts`` and ``features``."""
     from pyspark.sql import functions as F
 
     nb = cfg.nb
     try:
-        special = agg.where(F.col("label").startswith(_MARK) | F.col("token").startswith(_MARK)).collect()
+        # one job: the marker rows, and the distinct features (for the manifest, no read-back)
+        marker = F.col("label").startswith(_MARK) | F.col("token").startswith(_MARK)
+        summary = agg.select(
+            F.collect_list(F.when(marker, F.struct("label", "token", "count"))).alias("special"),
+            F.count_distinct(F.when(~marker, F.col("token"))).alias("features"),
+        ).first()
+        special = summary["special"]
         stats: dict[str, int] = {}
         docs_y: dict[str, int] = {}
         if count_lines is not None:
@@ -405,7 +412,7 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, count_line
             "event", "label", "feature", "value", F.col("n").cast("long").alias("n"),
             F.lit(None).cast("double").alias("sum"), F.lit(None).cast("double").alias("sumsq"),
         )
-        return counts, agg, stats
+        return counts, agg, stats, {"label_counts": docs_y, "features": summary["features"]}
     except BaseException:
         agg.unpersist()
         raise
@@ -500,9 +507,10 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print,
     if kind in ("categorical", "gaussian", "mixed") and inputs.spec.format not in ("csv", "parquet", "sklearn"):
         raise InputError(f"nb.model {kind} needs a table (csv, parquet, sklearn), not {inputs.spec.format}")
     if cfg.engine in ("dataframe", "arrow"):
-        counts, reduced, stats = dataframe_counts(spark, inputs, cfg)
+        counts, reduced, stats, known = dataframe_counts(spark, inputs, cfg)
         bad, columns = [], {}
     else:
+        known = None
         mixed, columns = records_rdd(spark, inputs, cfg)
         reduced = count_events(mixed.flatMap(lambda r: _events(r, kind)), cfg.partitions, cfg.engine, add_values).cache()
     try:
@@ -518,9 +526,12 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print,
             counts = merge_counts(counts, read_parquet_checked(spark, out / "counts", COUNT_DDL), ["n", "sum", "sumsq"])
         with staged_output(out, "model") as stage:
             counts.write.parquet(str(stage / "counts"))
-            written = spark.read.parquet(str(stage / "counts"))
-            labels = {r["label"]: r["n"] for r in written.where(written.event == "Y").select("label", "n").collect()}
-            features = written.where(written.event.isin("YX", "YG")).select("feature", "value").distinct().count()
+            if known is not None and old is None:  # the SQL engines summed these with the counts
+                labels, features = known["label_counts"], known["features"]
+            else:
+                written = spark.read.parquet(str(stage / "counts"))
+                labels = {r["label"]: r["n"] for r in written.where(written.event == "Y").select("label", "n").collect()}
+                features = written.where(written.event.isin("YX", "YG")).select("feature", "value").distinct().count()
             manifest = {
                 **manifest_header(NB_MODEL_KIND, SCHEMA_VERSION, cfg),
                 "model": kind,
