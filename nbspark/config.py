@@ -105,15 +105,20 @@ class ExperimentConfig:
     # its id and window) is below ``sample``, so a smaller sample is inside every larger one.
     sample: float = 1.0
     sample_seed: int = 0
-    # Counting engine: "combine" (a dict per partition, then reduceByKey; the default, faster),
-    # "pairs" (the literal flatMap + reduceByKey), or for naive Bayes on text "dataframe" (Spark
-    # SQL split/explode/groupBy, no Python per token; tsv/sms input, words tokenizer, no holdout),
-    # or "arrow" (the same inputs; each Arrow batch tokenized and counted by pyarrow, then summed).
-    engine: str = "combine"
-    # Naive Bayes scoring: "broadcast" the model as arrays, or "join" the test documents' tokens
-    # with the count table (multinomial; for models too large to broadcast); "auto" joins when
-    # the classes x features matrix would exceed broadcast_limit_mb. "arrow" broadcasts and scores
-    # whole Arrow batches of tsv/sms text, tokenized by pyarrow (words tokenizer; no Python per token).
+    # Counting engine: "auto" (the default: "arrow" where it can read the input in permissive
+    # mode, else "combine"),
+    # "combine" (a dict per partition, then reduceByKey), "pairs" (the literal flatMap +
+    # reduceByKey), or for naive Bayes on text "dataframe" (Spark SQL split/explode/groupBy) or
+    # "arrow" (each Arrow batch tokenized and counted by pyarrow and numpy, summed in the task,
+    # then by groupBy; the fastest). The SQL engines read tsv/sms input with the words tokenizer,
+    # no holdout, multinomial or Bernoulli models, and count malformed lines without naming them.
+    engine: str = "auto"
+    # Naive Bayes scoring: "broadcast" the model as arrays, "join" the test documents' tokens
+    # with the count table (multinomial and Bernoulli; for models too large to broadcast), or
+    # "arrow": broadcast, and score whole Arrow batches of tsv/sms text (words tokenizer; no Python
+    # per document or token). "auto" joins when a text model's classes x features matrix would
+    # exceed broadcast_limit_mb, else takes arrow where it can read the test input in permissive
+    # mode, else broadcast.
     scoring: str = "auto"
     broadcast_limit_mb: int = 512
     # Context subsets counted besides the chain and the full context (e.g. for comparing chains).
@@ -174,8 +179,8 @@ def validate(cfg: ExperimentConfig) -> None:
     centre = letters[cfg.width // 2]
     if cfg.scoring not in ("auto", "broadcast", "join", "arrow"):
         raise ValueError(f"scoring must be auto, broadcast, join or arrow, got {cfg.scoring!r}")
-    if cfg.engine not in ("pairs", "combine", "dataframe", "arrow"):
-        raise ValueError(f"engine must be pairs, combine, dataframe or arrow, got {cfg.engine!r}")
+    if cfg.engine not in ("auto", "pairs", "combine", "dataframe", "arrow"):
+        raise ValueError(f"engine must be auto, pairs, combine, dataframe or arrow, got {cfg.engine!r}")
     if cfg.engine in ("dataframe", "arrow") and cfg.task != "naive_bayes":
         raise ValueError(f"engine {cfg.engine} counts naive Bayes text only; use combine or pairs")
     if not 0.0 < cfg.sample <= 1.0:

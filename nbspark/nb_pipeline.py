@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -294,6 +295,26 @@ def _events(record, kind):
 _MARK = "\u0000"  # never in a token: tokens are runs of word characters
 
 
+def sql_engine_applies(cfg: ExperimentConfig, inputs: Inputs) -> bool:
+    """Whether the dataframe and arrow engines can count this input (and arrow scoring score it)."""
+    spec, nb = inputs.spec, cfg.nb
+    return spec.format in ("tsv", "sms") and not spec.holdout and nb.tokenizer == "words" and nb.model in ("multinomial", "bernoulli")
+
+
+def arrow_by_default(cfg: ExperimentConfig, inputs: Inputs) -> bool:
+    """Whether ``auto`` takes the arrow engine or scorer: where it can read the input, and in
+    permissive mode (failfast names the first bad line by file and line, which only the Python
+    readers know)."""
+    return cfg.mode == "permissive" and sql_engine_applies(cfg, inputs)
+
+
+def resolve_engine(cfg: ExperimentConfig, inputs: Inputs) -> ExperimentConfig:
+    """``engine = "auto"``: the arrow engine by default (``arrow_by_default``), else combine."""
+    if cfg.engine != "auto":
+        return cfg
+    return replace(cfg, engine="arrow" if arrow_by_default(cfg, inputs) else "combine")
+
+
 def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
     """Count naive Bayes text events with Spark SQL only, in one pass: split, explode, groupBy.
 
@@ -308,7 +329,7 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
     from pyspark.sql import functions as F
 
     nb, spec = cfg.nb, inputs.spec
-    if spec.format not in ("tsv", "sms") or spec.holdout or nb.tokenizer != "words" or nb.model not in ("multinomial", "bernoulli"):
+    if not sql_engine_applies(cfg, inputs):
         raise InputError(
             f"engine {cfg.engine} counts tsv or sms input without holdout, with nb.tokenizer = words and a "
             "multinomial or Bernoulli model; use engine combine for this config"
@@ -498,6 +519,7 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print,
     """
     started = time.time()
     kind = cfg.nb.model
+    cfg = resolve_engine(cfg, inputs)
     old = None
     if update:
         old = load_nb_manifest(out)
@@ -535,6 +557,7 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print,
             manifest = {
                 **manifest_header(NB_MODEL_KIND, SCHEMA_VERSION, cfg),
                 "model": kind,
+                "engine": cfg.engine,
                 "columns": columns,
                 "count_schema": COUNT_DDL,
                 "inputs": {"format": inputs.spec.format, "root": str(inputs.root), "files": [str(f) for f in inputs.files]},
@@ -595,20 +618,28 @@ def _score_partition(records, bc_model, k, threshold):
         yield from _score_batch(model, batch, k, threshold)
 
 
-def _doc_token_rows(records):
+def _doc_token_rows(records, binary):
     for rec in records:
         if isinstance(rec, Doc):
             for token, count in Counter(rec.tokens).items():
-                yield rec.id, token, count
+                yield rec.id, token, 1 if binary else count
 
 
-def join_predictions(spark, counts, docs_rdd, alpha: float, k: int, threshold: float):
-    """Multinomial scoring without a broadcast: the test documents' tokens joined with the count table.
+def join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, threshold: float):
+    """Text scoring without a broadcast: the test documents' tokens joined with the count table.
 
-    With ``V`` the vocabulary, ``N_y`` the tokens of class y and ``L_d`` the in-vocabulary tokens
-    of document d, the joint log-likelihood ``log P(y) + Σ_w c(d,w) log((C(y,w)+α)/(N_y+α|V|))``
-    is ``log P(y) + L_d (log α − log(N_y+α|V|)) + Σ_{w: C(y,w)>0} c(d,w) (log(C(y,w)+α) − log α)``,
-    so only the non-zero counts are joined. The same predictions as the broadcast scorer.
+    Only the non-zero counts are joined. With ``V`` the vocabulary, ``L_d`` the in-vocabulary
+    tokens of document d (distinct ones for Bernoulli) and ``c(d,w)`` their counts, the joint
+    log-likelihood is ``prior_y + bias_y + L_d · zero_y + Σ_{w: C(y,w)>0} c(d,w) · delta_yw``:
+
+    * multinomial: ``zero_y = log α − log(N_y + α|V|)`` (``N_y`` the tokens of class y), ``bias_y = 0``,
+      ``delta_yw = log(C(y,w) + α) − log α``;
+    * Bernoulli (``D_y`` the documents of class y, ``p = (C+α)/(D_y+2α)``): the weight of a
+      present word is ``log p − log(1−p)``, so ``zero_y`` is that weight at C = 0, ``delta_yw``
+      the difference, and ``bias_y = Σ_{w∈V} log(1−p_yw)``, summed over the non-zero counts plus
+      ``(|V| − nnz_y)`` times its value at C = 0.
+
+    The same predictions as the broadcast scorer (tested).
     """
     from pyspark.sql import Window
     from pyspark.sql import functions as F
@@ -616,28 +647,39 @@ def join_predictions(spark, counts, docs_rdd, alpha: float, k: int, threshold: f
     yx = counts.where(F.col("event") == "YX").select("label", F.col("feature").alias("token"), "n")
     vocab_size = yx.select("token").distinct().count()
     docs_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "Y").collect()}
-    tokens_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "YX=ANY").collect()}
     total = sum(docs_y.values())
     classes = sorted(docs_y)
-    base = spark.createDataFrame(
-        [(c, math.log(docs_y[c] / total), math.log(alpha) - math.log(tokens_y.get(c, 0) + alpha * vocab_size)) for c in classes],
-        "label STRING, prior DOUBLE, per_token DOUBLE",
-    )
-    doc_tokens = spark.createDataFrame(docs_rdd.mapPartitions(_doc_token_rows), "id STRING, token STRING, c BIGINT")
+    log_a = math.log(alpha)
+    if kind == "multinomial":
+        tokens_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "YX=ANY").collect()}
+        rows = [(c, math.log(docs_y[c] / total), 0.0, log_a - math.log(tokens_y.get(c, 0) + alpha * vocab_size)) for c in classes]
+        weights = yx.select("label", "token", (F.log(F.col("n") + alpha) - log_a).alias("delta"))
+    else:  # bernoulli
+        d = F.col("d")
+        per_class = yx.join(F.broadcast(spark.createDataFrame(list(docs_y.items()), "label STRING, d BIGINT")), "label")
+        q = F.log(d - F.col("n") + alpha) - F.log(d + 2 * alpha)
+        sums = {r["label"]: (r["nnz"], r["q"]) for r in per_class.groupBy("label").agg(F.count("n").alias("nnz"), F.sum(q).alias("q")).collect()}
+        rows = []
+        for c in classes:
+            dc = docs_y[c]
+            q0 = math.log(dc + alpha) - math.log(dc + 2 * alpha)
+            nnz, q_sum = sums.get(c, (0, 0.0))
+            rows.append((c, math.log(dc / total), (vocab_size - nnz) * q0 + q_sum, log_a - math.log(dc + alpha)))
+        weights = per_class.select(
+            "label", "token", (F.log(F.col("n") + alpha) - F.log(d - F.col("n") + alpha) - log_a + F.log(d + alpha)).alias("delta")
+        )
+    base = spark.createDataFrame(rows, "label STRING, prior DOUBLE, bias DOUBLE, zero DOUBLE")
+    doc_tokens = spark.createDataFrame(docs_rdd.mapPartitions(lambda it: _doc_token_rows(it, kind == "bernoulli")), "id STRING, token STRING, c BIGINT")
     known = doc_tokens.join(yx.select("token").distinct(), "token")
     length = known.groupBy("id").agg(F.sum("c").alias("L"))
-    pair = (
-        known.join(yx, "token")
-        .groupBy("id", "label")
-        .agg(F.sum(F.col("c") * (F.log(F.col("n") + alpha) - math.log(alpha))).alias("s"))
-    )
+    pair = known.join(weights, "token").groupBy("id", "label").agg(F.sum(F.col("c") * F.col("delta")).alias("s"))
     ids = docs_rdd.filter(lambda r: isinstance(r, Doc)).map(lambda r: (r.id, list(r.labels)))
     gold = spark.createDataFrame(ids, "id STRING, gold ARRAY<STRING>")
     scores = (
         gold.crossJoin(base)
         .join(length, "id", "left")
         .join(pair, ["id", "label"], "left")
-        .select("id", "gold", "label", (F.col("prior") + F.coalesce("L", F.lit(0)) * F.col("per_token") + F.coalesce("s", F.lit(0.0))).alias("jll"))
+        .select("id", "gold", "label", (F.col("prior") + F.col("bias") + F.coalesce("L", F.lit(0)) * F.col("zero") + F.coalesce("s", F.lit(0.0))).alias("jll"))
     )
     w = Window.partitionBy("id")
     scores = scores.withColumn("top", F.max("jll").over(w))
@@ -661,9 +703,11 @@ def join_predictions(spark, counts, docs_rdd, alpha: float, k: int, threshold: f
     )
 
 
-def _arrow_score_batches(batches, bc_model, k, threshold):
+def _arrow_score_batches(batches, bc_model, k, threshold, tally):
     """mapInArrow: tokenize, look up and score whole Arrow batches; the prediction columns are
-    built as Arrow arrays from numpy (no Python per document or token)."""
+    built as Arrow arrays from numpy (no Python per document or token). Rows are every input
+    line (``id, gold, text, blank, ok``); blank and malformed ones are counted into ``tally``
+    with the out-of-vocabulary tokens, and only documents are scored."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -680,11 +724,20 @@ def _arrow_score_batches(batches, bc_model, k, threshold):
         np.cumsum(lengths, out=offsets[1:])
         return pa.ListArray.from_arrays(pa.array(offsets), values)
 
-    for batch in batches:
+    seen = Counter()
+    for lines in batches:
+        blank = lines.column("blank").to_numpy(zero_copy_only=False)
+        ok = lines.column("ok").to_numpy(zero_copy_only=False) & ~blank
+        seen.update(lines_read=lines.num_rows, blank_lines=int(blank.sum()), malformed=int((~blank & ~ok).sum()))
+        batch = lines.filter(pa.array(ok))
         n = batch.num_rows
+        if n == 0:
+            continue
         tokens, rows = word_tokens(batch.column("text"))
+        seen["empty_documents"] += int(n - np.count_nonzero(np.bincount(rows, minlength=n)))
         idx = pc.index_in(tokens, value_set=vocab)
         known = idx.is_valid().to_numpy(zero_copy_only=False)
+        seen["unknown_features"] += int(len(known) - known.sum())
         X = csr_rows(rows[known], idx.fill_null(0).to_numpy()[known], n, len(vocab), model.kind == "bernoulli")
         log_post = log_posteriors(np.asarray(X @ model.weights.T) + model.bias + model.class_log_prior)
         order, probs, picked = ranked_columns(log_post, k, threshold, n_ranked)
@@ -701,13 +754,31 @@ def _arrow_score_batches(batches, bc_model, k, threshold):
             ],
             names=["id", "gold", "predicted", "probability", "ranked_labels", "ranked_probabilities"],
         )
+    tally.add(dict(seen))
+
+
+class _TallyParam:
+    """An accumulator's parameter (pyspark's AccumulatorParam protocol): counts by name, summed."""
+
+    def zero(self, value):
+        return {}
+
+    def addInPlace(self, a, b):
+        for key, n in b.items():
+            a[key] = a.get(key, 0) + n
+        return a
 
 
 def arrow_predictions(spark, inputs: Inputs, cfg: ExperimentConfig, bc, k: int, threshold: float):
-    """Score ``tsv``/``sms`` test text without Python per token: Spark reads the lines, and each
-    Arrow batch is tokenized (RE2 ``[^\\pL\\pN_]+`` after lower-casing: the ``words`` tokenizer),
-    looked up and scored by vectorised code. Ids: tsv's own; for sms ``FILE#ROW`` (a row id unique
-    within the run). Returns the predictions and the line statistics."""
+    """Score ``tsv``/``sms`` test text in one pass without Python per token: Spark reads the
+    lines, and each Arrow batch is tokenized (``arrow_text.word_tokens``), looked up and scored
+    by vectorised code. Ids: tsv's own; for sms ``FILE#ROW`` (a row id unique within the run).
+
+    Returns the predictions and ``tally``, an accumulator of the line statistics (lines read,
+    blank, malformed) and the out-of-vocabulary tokens. Read it after the one action that writes
+    the predictions: the scoring runs in that job's result stage, where Spark applies each
+    task's accumulator update exactly once (a failed or retried attempt's updates are dropped).
+    """
     from pyspark.sql import functions as F
 
     from .readers import hadoop_escape
@@ -728,24 +799,33 @@ def arrow_predictions(spark, inputs: Inputs, cfg: ExperimentConfig, bc, k: int, 
         ok = (F.size(parts) == 3) & (doc_id != "") & (F.size(gold) > 0)
         text = F.get(parts, 2)
     blank = F.trim("value") == ""
-    flagged = lines.select(doc_id.alias("id"), gold.alias("gold"), text.alias("text"), blank.alias("blank"), ok.alias("ok"))
-    counts = flagged.agg(
-        F.count(F.lit(1)).alias("lines_read"),
-        F.sum(F.col("blank").cast("long")).alias("blank_lines"),
-        F.sum((~F.col("blank") & ~F.col("ok")).cast("long")).alias("malformed"),
-    ).first()
-    stats = {k: v for k, v in counts.asDict().items() if v}
-    stats["documents"] = counts["lines_read"] - (counts["blank_lines"] or 0) - (counts["malformed"] or 0)
-    docs = flagged.where(~F.col("blank") & F.col("ok")).select("id", "gold", "text")
-    predictions = docs.mapInArrow(lambda it: _arrow_score_batches(it, bc, k, threshold), PREDICTION_DDL)
-    return predictions, stats
+    flagged = lines.select(
+        F.coalesce(doc_id, F.lit("")).alias("id"),
+        F.coalesce(gold, F.array().cast("array<string>")).alias("gold"),
+        F.coalesce(text, F.lit("")).alias("text"),
+        blank.alias("blank"),
+        F.coalesce(ok, F.lit(False)).alias("ok"),
+    )
+    tally = spark.sparkContext.accumulator({}, _TallyParam())
+    predictions = flagged.mapInArrow(lambda it: _arrow_score_batches(it, bc, k, threshold, tally), PREDICTION_DDL)
+    return predictions, tally
 
 
-def write_nb_results(spark, predictions, out: Path, classes, extra: dict, started: float) -> dict:
+def line_stats(tally: dict) -> dict:
+    """The input statistics of a classify run from ``arrow_predictions``' tally."""
+    stats = {k: v for k, v in tally.items() if v and k != "unknown_features"}
+    stats["documents"] = tally.get("lines_read", 0) - tally.get("blank_lines", 0) - tally.get("malformed", 0)
+    return stats
+
+
+def write_nb_results(spark, predictions, out: Path, classes, extra: dict, started: float, late=None) -> dict:
     """Write predictions (staged), compute the metrics from what was written, add ``extra``
-    (model, scoring, input statistics …), and write metrics.json and report.txt beside them."""
+    (model, scoring, input statistics …) and what ``late()`` returns once the predictions are
+    written (statistics counted by that job), and write metrics.json and report.txt beside them."""
     with staged_output(out, "results") as stage:
         predictions.write.parquet(str(stage / "predictions"))
+        if late is not None:
+            extra = {**extra, **late()}
         written = spark.read.parquet(str(stage / "predictions"))
         pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in written.groupBy("gold", "predicted").count().collect()]
         metrics = classification_metrics(pairs, classes)
@@ -761,8 +841,9 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
     """Score the test records of ``inputs``; write predictions, metrics.json and report.txt.
 
     ``cfg.scoring``: ``broadcast`` (the model as arrays, scored per partition in batches),
-    ``join`` (multinomial: test tokens joined with the count table), ``arrow`` (tsv/sms text,
-    whole Arrow batches), or ``auto`` (join when the model exceeds ``broadcast_limit_mb``).
+    ``join`` (multinomial and Bernoulli: test tokens joined with the count table), ``arrow``
+    (tsv/sms text, whole Arrow batches), or ``auto`` (join when a text model exceeds
+    ``broadcast_limit_mb``, else arrow where it can read the input, else broadcast).
     """
     started = time.time()
     manifest = load_nb_manifest(model_dir)
@@ -774,15 +855,16 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
                    "threshold": cfg.nb.threshold})
     cfg = ExperimentConfig(**{**{f: getattr(cfg, f) for f in cfg.__dataclass_fields__}, "nb": nb})
     estimated = len(manifest["label_counts"]) * manifest["features"] * 8
+    text_model = manifest["model"] in ("multinomial", "bernoulli")
     scoring = cfg.scoring
     if scoring == "auto":
-        scoring = "join" if estimated > cfg.broadcast_limit_mb * 2**20 else "broadcast"
-    if scoring == "join" and manifest["model"] != "multinomial":
-        raise InputError(f"join scoring is for multinomial models; this one is {manifest['model']} (use scoring = broadcast)")
-    spec = inputs.spec
-    if scoring == "arrow" and (
-        spec.format not in ("tsv", "sms") or spec.holdout or nb.tokenizer != "words" or manifest["model"] not in ("multinomial", "bernoulli")
-    ):
+        if estimated > cfg.broadcast_limit_mb * 2**20 and text_model:
+            scoring = "join"
+        else:  # table models are always broadcast: their tables are features x values
+            scoring = "arrow" if arrow_by_default(cfg, inputs) else "broadcast"
+    if scoring == "join" and not text_model:
+        raise InputError(f"join scoring is for multinomial and Bernoulli models; this one is {manifest['model']} (use scoring = broadcast)")
+    if scoring == "arrow" and not sql_engine_applies(cfg, inputs):
         raise InputError(
             "scoring arrow reads tsv or sms test text without holdout, with nb.tokenizer = words and a "
             "multinomial or Bernoulli model; use scoring broadcast for this config"
@@ -795,14 +877,19 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
         if scoring != "join":  # broadcast and arrow scoring both ship the model as arrays
             model = build_nb_model(counts.collect(), manifest["model"], nb.alpha, nb.var_smoothing)
             bc = spark.sparkContext.broadcast(model)
+        late = None
         if scoring == "arrow":
-            predictions, stats = arrow_predictions(spark, inputs, cfg, bc, k, threshold)
+            predictions, tally = arrow_predictions(spark, inputs, cfg, bc, k, threshold)
+            stats = None
+
+            def late():
+                return {"input_stats": line_stats(tally.value), "unknown_features": tally.value.get("unknown_features", 0)}
         else:
             mixed = records_rdd(spark, inputs, cfg)[0].cache()
             stats, bad = split_stats(_run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), cfg.max_bad_examples)
             records = mixed.filter(lambda r: not is_stat(r))
             if scoring == "join":
-                predictions = join_predictions(spark, counts, records, nb.alpha, k, threshold)
+                predictions = join_predictions(spark, counts, records, manifest["model"], nb.alpha, k, threshold)
             else:
                 scored = records.mapPartitions(lambda it: _score_partition(it, bc, k, threshold)).cache()
                 unknown = int(scored.filter(lambda r: r[0] == "__unknown__").map(lambda r: r[1]).sum())
@@ -818,7 +905,7 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
             "unknown_features": unknown,
             "broadcast_bytes": None if model is None else model.nbytes(),
         }
-        metrics = write_nb_results(spark, predictions, out, classes, extra, started)
+        metrics = write_nb_results(spark, predictions, out, classes, extra, started, late)
     finally:
         for cached in (mixed, scored):
             if cached is not None:

@@ -345,7 +345,8 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
             return [((STAT, "examples_not_sampled"), 1)]
         return example_events(record, subsets, letters)
 
-    reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, cfg.engine).cache()
+    engine = "combine" if cfg.engine == "auto" else cfg.engine  # the SQL engines count text only
+    reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, engine).cache()
     try:
         stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
         for item in bad:

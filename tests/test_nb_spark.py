@@ -124,15 +124,17 @@ def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path
         fit(spark, cfg, tmp_path / "m")
 
 
-@pytest.mark.parametrize("scoring", ["join", "arrow"])
-def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, scoring):
-    cfg = china_cfg(fixtures, tmp_path)
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("scoring", ["join", "arrow", "auto-join"])
+def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, scoring, model):
+    cfg = china_cfg(fixtures, tmp_path, **{"nb.model": model})
     fit(spark, cfg, tmp_path / "model")
     results = {}
     for path in ("broadcast", scoring):
-        run = china_cfg(fixtures, tmp_path, scoring=path)
+        # auto with a limit of 0 MB: every model is too large to broadcast, so it joins
+        run = china_cfg(fixtures, tmp_path, scoring=path.split("-")[0], broadcast_limit_mb="0" if path == "auto-join" else "512")
         metrics = classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / path, log=quiet)
-        assert metrics["scoring"] == path and metrics["documents"] == 3
+        assert metrics["scoring"] == path.split("-")[-1] and metrics["documents"] == 3
         results[path] = {r["id"]: r for r in spark.read.parquet(str(tmp_path / path / "predictions")).collect()}
     assert sorted(results[scoring]) == sorted(results["broadcast"]) == ["d5", "d7", "d9"]
     for doc_id, b in results["broadcast"].items():

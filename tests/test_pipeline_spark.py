@@ -89,6 +89,14 @@ def test_one_partition_equals_many(spark, model, fixtures, tmp_path):
     assertDataFrameEqual(read_counts(spark, out3, manifest), read_counts(spark, out, manifest), checkRowOrder=False)
 
 
+def test_pairs_engine_equals_combine_engine(spark, model, fixtures, tmp_path):
+    # the card's literal flatMap((event, 1)).reduceByKey against in-partition combining
+    cfg, manifest, out = model  # engine auto: combine for n-gram input
+    pairs_manifest, out_pairs = run_train(spark, cfg_for(tmp_path, fixtures, engine="pairs", partitions="3"))
+    assertDataFrameEqual(read_counts(spark, out_pairs, manifest), read_counts(spark, out, manifest), checkRowOrder=False)
+    assert pairs_manifest["stats"] == manifest["stats"] and pairs_manifest["distinct_events"] == manifest["distinct_events"]
+
+
 def test_classify_hand_counted(spark, model, tmp_path):
     cfg, _, out = model
     inputs = resolve_input(cfg.test, None)
