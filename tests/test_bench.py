@@ -26,7 +26,8 @@ def test_bench_scorer(data_dir, tmp_path):
 
 
 def test_bench_smallest_scale(data_dir, tmp_path):
-    proc = run("bench.py", "--data-dir", data_dir, "--scales", "1", "--repeat", "1", "--test-copies", "1", "--json", tmp_path / "b.json")
+    proc = run("bench.py", "--data-dir", data_dir, "--scales", "1", "--books-scales", "1", "--repeat", "1", "--test-copies", "1",
+               "--json", tmp_path / "b.json")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     result = json.loads((tmp_path / "b.json").read_text())
     row = result["rows"][0]
@@ -34,3 +35,10 @@ def test_bench_smallest_scale(data_dir, tmp_path):
     assert row["nbspark_accuracy"] == row["mllib_accuracy"] == row["sklearn_accuracy"]
     for key in ("train_ratio_vs_mllib", "train_ratio_vs_sklearn", "classify_throughput_ratio_vs_mllib", "scoring_speedup_vs_loop"):
         assert isinstance(result[key], float) and result[key] > 0
+    for key in ("nbspark_score_x10", "nbspark_classify_x10", "mllib_transform_x10"):
+        assert row[key]["median_s"] > 0
+    assert result["classify_job_throughput_ratio_vs_mllib"] > 0
+    # affect/effect: both engines' table equals the plain-Python count, and the slide's accuracy
+    (books,) = result["books"]
+    assert books["tables_equal_python"] and books["weight"] == 91_863_350
+    assert books["accuracy"] == pytest.approx(676 / 724)
