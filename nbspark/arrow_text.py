@@ -1,6 +1,7 @@
-"""The ``words`` tokenizer and naive Bayes counting on whole Arrow arrays (no Python per token).
+"""Counting on whole Arrow arrays, no Python per token: the ``words`` tokenizer and naive Bayes
+counts, and the affect/effect n-gram events.
 
-Plain pyarrow and numpy, no Spark: the arrow counting engine and the arrow scorer call these on
+Plain pyarrow and numpy, no Spark: the arrow counting engines and the arrow scorer call these on
 each Arrow batch. ``word_tokens`` gives exactly what ``nb_pipeline.tokenizer("words")`` gives
 per document (``re.findall(r"\\w+", text.lower())``), as one flat string array plus the
 document index of each token. All-ASCII documents (nearly all of real English text) are split by
@@ -16,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["UNICODE_SPLIT", "PartialCounts", "count_label_tokens", "word_tokens"]
+__all__ = ["UNICODE_SPLIT", "PartialCounts", "count_label_tokens", "ngram_events", "word_tokens"]
 
 #: Python's ``\w`` is a letter, a number or ``_``; RE2 spells its complement so.
 UNICODE_SPLIT = r"[^\pL\pN_]+"
@@ -115,12 +116,12 @@ def count_label_tokens(labels, texts, distinct_per_doc: bool = False) -> tuple[p
 
 
 class PartialCounts:
-    """In-mapper combining (Lin and Dyer): partial ``label, token, n`` tables summed inside the
-    task until they hold ``limit`` rows, so the shuffle carries one row per distinct pair per
-    flush instead of one per pair per batch. Memory stays bounded by ``limit``."""
+    """In-mapper combining (Lin and Dyer): partial count tables summed by ``keys`` inside the
+    task until they hold ``limit`` rows, so the shuffle carries one row per distinct key per
+    flush instead of one per key per batch. Memory stays bounded by ``limit``."""
 
-    def __init__(self, limit: int = 2_000_000):
-        self.limit = limit
+    def __init__(self, keys=("label", "token"), value: str = "n", limit: int = 2_000_000):
+        self.keys, self.value, self.limit = list(keys), value, limit
         self.tables: list[pa.Table] = []
         self.rows = 0
 
@@ -139,5 +140,93 @@ class PartialCounts:
         self.tables, self.rows = [], 0
         if merged.num_rows == 0:
             return []
-        summed = merged.group_by(["label", "token"]).aggregate([("n", "sum")])
-        return [pa.table({"label": summed["label"], "token": summed["token"], "n": summed["n_sum"]})]
+        summed = merged.group_by(self.keys).aggregate([(self.value, "sum")])
+        return [pa.table([summed[k] for k in self.keys] + [summed[f"{self.value}_sum"]], names=[*self.keys, self.value]).cast(merged.schema)]
+
+
+_ASCII_COUNT = r"^[\t\n\x0b\x0c\r ]*[0-9]+[\t\n\x0b\x0c\r ]*$"
+
+
+def _valid_utf8(lines: pa.Array) -> pa.Array:
+    """``lines`` as valid UTF-8: invalid byte sequences become U+FFFD (as Python's ``replace``)."""
+    try:
+        lines.validate(full=True)
+        return lines
+    except pa.ArrowInvalid:
+        raw = lines.cast(pa.binary()).to_pylist()
+        return pa.array([None if b is None else b.decode("utf-8", "replace") for b in raw], pa.string())
+
+
+def _py_lower(values: pa.Array) -> pa.Array:
+    """Lower case exactly as Python's ``str.lower``: pyarrow for ASCII, Python for the rest."""
+    lowered = pc.ascii_lower(values)
+    other = pc.invert(pc.string_is_ascii(values))
+    if not pc.any(other).as_py():
+        return lowered
+    rest = [v.lower() for v in values.filter(other).to_pylist()]
+    return pc.replace_with_mask(lowered, other, pa.array(rest, pa.string()))
+
+
+def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: str) -> tuple[pa.Table, dict]:
+    """The affect/effect events of ``w1 … wN TAB count`` lines, as ``pipeline``'s Python path
+    counts them (``corpora.parse_ngram_line``, ``events.ngram_example``, ``events.example_events``).
+
+    Returns the events summed within the batch, a table ``subset, <context letters>, label,
+    count`` (positions outside the subset null), and the line statistics: ``lines_read``,
+    ``decode_replacements``, ``malformed.fields`` / ``.tokens`` / ``.count``,
+    ``malformed``, ``lines_not_in_confusion_set``, ``examples`` and ``weight`` (those above 0).
+    """
+    if isinstance(lines, pa.ChunkedArray):
+        lines = lines.combine_chunks()
+    lines = _valid_utf8(lines)
+    stats: dict[str, int] = {"lines_read": len(lines)}
+    replaced = pc.sum(pc.count_substring(lines, "\ufffd")).as_py() or 0
+    if replaced:
+        stats["decode_replacements"] = replaced
+    lines = pc.utf8_rtrim(lines, characters="\r\n")
+    parts = pc.split_pattern(lines, "\t")
+    fields_ok = pc.equal(pc.list_value_length(parts), 2)
+    parts = parts.filter(fields_ok)
+    stats["malformed.fields"] = len(lines) - len(parts)
+    tokens = pc.split_pattern(pc.list_element(parts, 0), " ")
+    tokens_ok = pc.equal(pc.list_value_length(tokens), width)
+    stats["malformed.tokens"] = len(parts) - pc.sum(tokens_ok).as_py() if len(parts) else 0
+    tokens, raw = tokens.filter(tokens_ok), pc.list_element(parts, 1).filter(tokens_ok)
+    count_ok = pc.match_substring_regex(raw, _ASCII_COUNT)
+    if not pc.all(count_ok).as_py() and len(raw):  # Python's strip/isdigit on the rest, exactly
+        odd = np.flatnonzero(~count_ok.to_numpy(zero_copy_only=False))
+        redo = [(r.strip().isdigit() and r.strip().isascii()) for r in pc.take(raw, pa.array(odd)).to_pylist()]
+        mask = count_ok.to_numpy(zero_copy_only=False).copy()
+        mask[odd] = redo
+        count_ok = pa.array(mask)
+    stats["malformed.count"] = len(raw) - (pc.sum(count_ok).as_py() or 0)
+    tokens, raw = tokens.filter(count_ok), raw.filter(count_ok)
+    counts = pc.cast(pc.utf8_trim_whitespace(raw), pa.int64()) if len(raw) else pa.array([], pa.int64())
+    flat = pc.list_flatten(tokens)
+    if lowercase and len(flat):
+        flat = _py_lower(flat)
+    n = len(tokens)
+    columns = {letter: pc.take(flat, pa.array(np.arange(n, dtype=np.int64) * width + j)) for j, letter in enumerate(letters)}
+    centre = letters[width // 2]
+    in_set = pc.is_in(columns[centre], value_set=pa.array(sorted(set(centres)), pa.string()))
+    stats["lines_not_in_confusion_set"] = n - (pc.sum(in_set).as_py() or 0)
+    columns = {k: v.filter(in_set) for k, v in columns.items()}
+    counts = counts.filter(in_set)
+    stats["examples"] = len(counts)
+    stats["weight"] = pc.sum(counts).as_py() or 0
+    context = [c for c in letters if c != centre]
+    names = ["subset", *[c.lower() for c in context], "label", "count"]
+    schema = pa.schema([(name, pa.int64() if name == "count" else pa.string()) for name in names])
+    tables = []
+    for subset in subsets:
+        keys = [c for c in context if c in subset]
+        grams = pa.table({**{c.lower(): columns[c] for c in keys}, "label": columns[centre], "count": counts})
+        summed = grams.group_by([c.lower() for c in keys] + ["label"]).aggregate([("count", "sum")]) if len(counts) else None
+        m = 0 if summed is None else summed.num_rows
+        cols = [pa.array([subset] * m, pa.string())]
+        for c in context:
+            cols.append(summed[c.lower()] if c in subset and summed is not None else pa.nulls(m, pa.string()))
+        cols += [summed["label"] if summed is not None else pa.array([], pa.string()), summed["count_sum"] if summed is not None else pa.array([], pa.int64())]
+        tables.append(pa.table(cols, schema=schema))
+    stats["malformed"] = sum(v for k, v in stats.items() if k.startswith("malformed."))
+    return pa.concat_tables(tables), {k: v for k, v in stats.items() if v}  # as PartitionStats: no zeros

@@ -106,12 +106,13 @@ class ExperimentConfig:
     sample: float = 1.0
     sample_seed: int = 0
     # Counting engine: "auto" (the default: "arrow" where it can read the input in permissive
-    # mode, else "combine"),
+    # mode: naive Bayes tsv/sms text, or ngrams lines without sampling; else "combine"),
     # "combine" (a dict per partition, then reduceByKey), "pairs" (the literal flatMap +
-    # reduceByKey), or for naive Bayes on text "dataframe" (Spark SQL split/explode/groupBy) or
-    # "arrow" (each Arrow batch tokenized and counted by pyarrow and numpy, summed in the task,
-    # then by groupBy; the fastest). The SQL engines read tsv/sms input with the words tokenizer,
-    # no holdout, multinomial or Bernoulli models, and count malformed lines without naming them.
+    # reduceByKey), "arrow" (each Arrow batch parsed and counted by pyarrow and numpy, summed in
+    # the task, then by groupBy; the fastest) or, for naive Bayes text, "dataframe" (Spark SQL
+    # split/explode/groupBy). For naive Bayes the SQL engines read tsv/sms input with the words
+    # tokenizer, no holdout, multinomial or Bernoulli models, and count malformed lines without
+    # naming them; for ngrams input arrow finds the first malformed lines in a second, short scan.
     engine: str = "auto"
     # Naive Bayes scoring: "broadcast" the model as arrays, "join" the test documents' tokens
     # with the count table (multinomial and Bernoulli; for models too large to broadcast), or
@@ -181,8 +182,8 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ValueError(f"scoring must be auto, broadcast, join or arrow, got {cfg.scoring!r}")
     if cfg.engine not in ("auto", "pairs", "combine", "dataframe", "arrow"):
         raise ValueError(f"engine must be auto, pairs, combine, dataframe or arrow, got {cfg.engine!r}")
-    if cfg.engine in ("dataframe", "arrow") and cfg.task != "naive_bayes":
-        raise ValueError(f"engine {cfg.engine} counts naive Bayes text only; use combine or pairs")
+    if cfg.engine == "dataframe" and cfg.task != "naive_bayes":
+        raise ValueError("engine dataframe counts naive Bayes text only; use arrow, combine or pairs")
     if not 0.0 < cfg.sample <= 1.0:
         raise ValueError(f"sample must be in (0, 1], got {cfg.sample}")
     for subset in cfg.backoff + cfg.extra_subsets:

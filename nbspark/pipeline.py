@@ -37,6 +37,7 @@ from .events import (
     Example,
     in_sample,
     context_letters,
+    count_columns,
     count_ddl,
     example_events,
     ngram_example,
@@ -248,6 +249,103 @@ def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mod
     return texts.mapPartitions(lambda it: _reuters_partition(it, confusion, width, lowercase, splits, keep_bad))
 
 
+def resolve_backoff_engine(cfg: ExperimentConfig, inputs: Inputs) -> str:
+    """The counting engine of a backoff model: ``auto`` takes ``arrow`` for ``ngrams`` input in
+    permissive mode without sampling (failfast stops at the first bad line, which the Python
+    engines do in the job itself), else ``combine``."""
+    arrow_ok = inputs.spec.format == "ngrams" and cfg.sample >= 1.0
+    if cfg.engine == "auto":
+        return "arrow" if arrow_ok and cfg.mode == "permissive" else "combine"
+    if cfg.engine == "arrow" and not arrow_ok:
+        raise InputError("engine arrow counts ngrams input without sampling; use engine combine for this config")
+    if cfg.engine == "dataframe":
+        raise InputError("engine dataframe counts naive Bayes text only; use arrow, combine or pairs")
+    return cfg.engine
+
+
+_MARK = "\u0000"  # a statistics row's subset starts with it (never a subset name)
+
+
+def _arrow_ngram_batches(batches, width, centres, lowercase, subsets, letters):
+    """mapInArrow: the events of whole batches of n-gram lines (``arrow_text.ngram_events``),
+    summed inside the task, then the task's statistics as rows ``(MARK + name, …, "", n)``."""
+    from collections import Counter
+
+    import pyarrow as pa
+
+    from .arrow_text import PartialCounts, ngram_events
+
+    maybe_inject()
+    names = count_columns(letters)
+    partial = PartialCounts(names[:-1], "count")
+    stats: Counter = Counter()
+    for batch in batches:
+        table, batch_stats = ngram_events(batch.column("value"), width, centres, lowercase, subsets, letters)
+        stats.update(batch_stats)
+        for summed in partial.add(table):
+            yield from summed.to_batches()
+    for summed in partial.flush():
+        yield from summed.to_batches()
+    if stats:
+        rows = {name: [None] * len(stats) for name in names}
+        rows["subset"] = [_MARK + k for k in stats]
+        rows["label"] = [""] * len(stats)
+        rows["count"] = list(stats.values())
+        yield from pa.table(rows, schema=table_schema(letters)).to_batches()
+
+
+def table_schema(letters: str):
+    import pyarrow as pa
+
+    return pa.schema([(name, pa.int64() if name == "count" else pa.string()) for name in count_columns(letters)])
+
+
+def arrow_ngram_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
+    """The arrow engine for ``ngrams`` input: Spark reads the lines, each Arrow batch is parsed
+    and counted by pyarrow, partial counts are summed by ``groupBy``. The same table and
+    statistics as the Python engines (tested); the first malformed lines are found afterwards,
+    only when there are any (``first_malformed_lines``). Returns the count DataFrame, the
+    cached aggregate (to unpersist) and the statistics."""
+    from pyspark.sql import functions as F
+
+    from .readers import hadoop_escape
+
+    letters, names = cfg.letters, count_columns(cfg.letters)
+    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    if cfg.partitions:
+        lines = lines.repartition(cfg.partitions)
+    width, centres, lowercase, subsets = cfg.width, tuple(cfg.centres), cfg.lowercase, tuple(cfg.counted_subsets)
+    partial = lines.mapInArrow(
+        lambda it: _arrow_ngram_batches(it, width, centres, lowercase, subsets, letters), count_ddl(letters).replace(" NOT NULL", "")
+    )
+    agg = partial.groupBy(*names[:-1]).agg(F.sum("count").alias("count")).cache()
+    try:
+        marker = F.col("subset").startswith(_MARK)
+        stats = {r["subset"][1:]: r["count"] for r in agg.where(marker).collect()}
+        counts = agg.where(~marker)
+        return counts, agg, dict(sorted(stats.items()))
+    except BaseException:
+        agg.unpersist()
+        raise
+
+
+def first_malformed_lines(sc, inputs: Inputs, cfg: ExperimentConfig) -> list[dict]:
+    """The first ``max_bad_examples`` malformed n-gram lines by file and byte offset: a ``take``
+    over the lines, which reads partitions only until it has found them."""
+    width, lowercase = cfg.width, cfg.lowercase
+
+    def malformed(record):
+        source, offset, line = record
+        try:
+            parse_ngram_line(line, width)
+        except MalformedLine as exc:
+            return [{"source": source, "offset": offset, "reason": exc.reason, "line": line[:300]}]
+        return []
+
+    found = ngram_lines(sc, list(inputs.files)).flatMap(malformed).take(cfg.max_bad_examples) if cfg.max_bad_examples else []
+    return sorted(found, key=lambda b: (b["source"], b["offset"]))
+
+
 def _run_failfast(action):
     """Run a Spark action; turn a failfast task error into a one-line ``InputError``."""
     try:
@@ -332,9 +430,7 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
         check_update(old, cfg, ("confusion_set", "confusion_sets", "width", "lowercase", "sample", "sample_seed"))
         if list(subsets) != old["subsets"]:
             raise InputError(f"cannot update: the model counted subsets {old['subsets']}, this run counts {list(subsets)}")
-    mixed = examples_rdd(
-        sc, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions
-    )
+    engine = resolve_backoff_engine(cfg, inputs)
 
     fraction, seed = cfg.sample, cfg.sample_seed
 
@@ -345,19 +441,29 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
             return [((STAT, "examples_not_sampled"), 1)]
         return example_events(record, subsets, letters)
 
-    engine = "combine" if cfg.engine == "auto" else cfg.engine  # the SQL engines count text only
-    reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, engine).cache()
+    if engine == "arrow":
+        counts, reduced, stats = arrow_ngram_counts(spark, inputs, cfg)
+        bad = first_malformed_lines(sc, inputs, cfg) if stats.get("malformed") else []
+    else:
+        mixed = examples_rdd(sc, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions)
+        reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, engine).cache()
     try:
-        stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
+        if engine != "arrow":
+            stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
         for item in bad:
             item["line_number"] = line_number(item["source"], item["offset"])
+        if bad and cfg.mode == "failfast":  # the arrow engine counts first, then names the line
+            first = bad[0]
+            where = f"{first['source']}:{first['line_number']}" if first["line_number"] else f"{first['source']} at byte {first['offset']}"
+            raise InputError(f"{where}: malformed line ({first['reason']}): {first['line']!r}")
         if not stats.get("examples"):
             raise InputError(
                 f"{inputs.root}: no training examples (no window centred on {', '.join(cfg.centres)}); "
                 "nothing written"
             )
-        rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: (*kv[0], kv[1]))
-        counts = spark.createDataFrame(rows, schema=count_ddl(letters))
+        if engine != "arrow":
+            rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: (*kv[0], kv[1]))
+            counts = spark.createDataFrame(rows, schema=count_ddl(letters))
         if old is not None:
             counts = merge_counts(counts, read_counts(spark, out, old), ["count"])
         with staged_output(out, "model") as stage:
@@ -371,6 +477,7 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
             manifest = {
                 **manifest_header(MODEL_KIND, SCHEMA_VERSION, cfg),
                 "letters": letters,
+                "engine": engine,
                 "subsets": list(subsets),
                 "count_schema": count_ddl(letters),
                 "inputs": {"format": inputs.spec.format, "root": str(inputs.root), "files": [str(f) for f in inputs.files]},

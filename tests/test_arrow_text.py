@@ -7,7 +7,7 @@ from collections import Counter
 import pyarrow as pa
 import pytest
 
-from nbspark.arrow_text import PartialCounts, count_label_tokens, word_tokens
+from nbspark.arrow_text import PartialCounts, count_label_tokens, ngram_events, word_tokens
 
 WORDS = re.compile(r"\w+")
 
@@ -98,3 +98,72 @@ def test_partial_counts_sum_like_a_counter():
         for r in t.to_pylist():
             got[(r["label"], r["token"])] += r["n"]
     assert got == expected
+
+
+def python_ngram_events(lines, width, centres, lowercase, subsets, letters):
+    """The Python path, line by line (the independent reference)."""
+    from nbspark.corpora import MalformedLine
+    from nbspark.counting import PartitionStats
+    from nbspark.events import example_events, ngram_example
+
+    stats, events = PartitionStats(0), Counter()
+    for line in lines:
+        stats.add("lines_read")
+        if "\ufffd" in line:
+            stats.add("decode_replacements", line.count("\ufffd"))
+        try:
+            ex = ngram_example(line, "", frozenset(centres), width, lowercase)
+        except MalformedLine as exc:
+            stats.bad_record("", 0, exc.reason, line)
+            continue
+        if ex is None:
+            stats.add("lines_not_in_confusion_set")
+            continue
+        stats.add("examples")
+        stats.add("weight", ex.weight)
+        for key, w in example_events(ex, subsets, letters):
+            events[key] += w
+    return events, dict(stats.counts)
+
+
+NGRAM_LINES = [
+    "the cumulative effect of the\t10",
+    "The cumulative Effect of the\t5",  # lower-cased into the line above
+    "would not affect the outcome\t9",
+    "would not affect finance \t3",  # trailing space: an empty fifth token, kept
+    "in effect \t1176",  # a token missing
+    "no tab here 7",
+    "two\ttabs\t3",
+    "a b effect d e\tx12",
+    "a b effect d e\t 4 ",  # spaces around the count are fine
+    "a b effect d e\t\u00a07",  # so is a no-break space (Python's strip)
+    "a b effect d e\t٣",  # an Arabic-Indic digit is not ASCII: malformed count
+    "x y other z w\t4",
+    "ÜBER die AFFECT ist gut\t2",  # non-ASCII lower-casing, and a centre in upper case
+    "İ x effect y z\t1",  # Python lower-cases İ to two code points
+    "bad \ufffd byte effect x\t1",
+    "a b effect d e\t3\r",
+]
+
+
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_ngram_events_equal_the_python_path(lowercase):
+    subsets = ("ABDE", "ABD", "BD", "B", "")
+    table, stats = ngram_events(pa.array(NGRAM_LINES), 5, ("affect", "effect"), lowercase, subsets, "ABCDE")
+    events, expected_stats = python_ngram_events(NGRAM_LINES, 5, ("affect", "effect"), lowercase, subsets, "ABCDE")
+    got = Counter()
+    for r in table.to_pylist():
+        got[(r["subset"], r["a"], r["b"], r["d"], r["e"], r["label"])] += r["count"]
+    assert got == events and stats == expected_stats
+    if lowercase:  # a few cells by hand
+        assert events[("ABDE", "the", "cumulative", "of", "the", "effect")] == 15
+        assert events[("B", None, "not", None, None, "affect")] == 12
+        assert stats["malformed"] == 5 and stats["examples"] == 9 and stats["lines_not_in_confusion_set"] == 2
+
+
+def test_ngram_events_invalid_utf8_and_empty():
+    raw = pa.array([b"caf\xe9 x effect y z\t2", b"a b affect d e\t1"], pa.binary()).cast(pa.string(), safe=False)
+    table, stats = ngram_events(raw, 5, ("affect", "effect"), True, ("",), "ABCDE")
+    assert stats["decode_replacements"] == 1 and stats["weight"] == 3
+    table, stats = ngram_events(pa.array([], pa.string()), 5, ("affect", "effect"), True, ("",), "ABCDE")
+    assert table.num_rows == 0 and stats == {}

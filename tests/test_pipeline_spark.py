@@ -89,12 +89,29 @@ def test_one_partition_equals_many(spark, model, fixtures, tmp_path):
     assertDataFrameEqual(read_counts(spark, out3, manifest), read_counts(spark, out, manifest), checkRowOrder=False)
 
 
-def test_pairs_engine_equals_combine_engine(spark, model, fixtures, tmp_path):
-    # the card's literal flatMap((event, 1)).reduceByKey against in-partition combining
-    cfg, manifest, out = model  # engine auto: combine for n-gram input
+def test_pairs_engine_equals_arrow_engine(spark, model, fixtures, tmp_path):
+    # the card's literal flatMap((event, 1)).reduceByKey against the default (arrow) engine
+    cfg, manifest, out = model
     pairs_manifest, out_pairs = run_train(spark, cfg_for(tmp_path, fixtures, engine="pairs", partitions="3"))
     assertDataFrameEqual(read_counts(spark, out_pairs, manifest), read_counts(spark, out, manifest), checkRowOrder=False)
     assert pairs_manifest["stats"] == manifest["stats"] and pairs_manifest["distinct_events"] == manifest["distinct_events"]
+
+
+@pytest.mark.parametrize("partitions", ["0", "3"])
+def test_arrow_engine_equals_combine_engine(spark, model, fixtures, tmp_path, partitions):
+    cfg, manifest, out = model
+    assert manifest["engine"] == "arrow"  # auto, for ngrams input in permissive mode
+    combine_manifest, out_combine = run_train(spark, cfg_for(tmp_path, fixtures, engine="combine", partitions=partitions))
+    assertDataFrameEqual(read_counts(spark, out_combine, manifest), read_counts(spark, out, manifest), checkRowOrder=False)
+    for key in ("stats", "distinct_events", "label_counts", "malformed_examples"):
+        assert combine_manifest[key] == manifest[key], key
+
+
+def test_arrow_engine_failfast_names_the_line(spark, fixtures, tmp_path):
+    cfg = cfg_for(tmp_path, fixtures, engine="arrow", mode="failfast")
+    with pytest.raises(InputError, match=r"ngrams.txt:8: malformed line \(tokens\)"):
+        run_train(spark, cfg)
+    assert not (tmp_path / "model").exists()
 
 
 def test_classify_hand_counted(spark, model, tmp_path):
