@@ -25,7 +25,8 @@ as users run it (the model read from disk, predictions written as Parquet, metri
 
 The affect/effect task is benchmarked too (``--books-scales``): Google Books 5-grams
 (``aeffect/aeffect-train.txt``, 49,413 lines) written N times over, counted by
-``pipeline.train`` with the ``combine`` and the card's literal ``pairs`` engine, against a
+``pipeline.train`` with the ``arrow`` (the default), ``combine`` and the card's literal
+``pairs`` engines, against a
 plain-Python Counter over the same events in one process; each model classifies the Reuters
 affect/effect windows, and the accuracy must not move with N (the counts only scale).
 
@@ -278,9 +279,12 @@ def main(argv=None) -> int:
     return 0
 
 
+BOOKS_ENGINES = ("arrow", "combine", "pairs")
+
+
 def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_dir: str | None) -> list[dict]:
-    """The affect/effect task at each scale: nbspark's two Python engines against a plain-Python
-    count of the same events; the tables must be equal, the Reuters accuracy unchanged."""
+    """The affect/effect task at each scale: nbspark's engines against a plain-Python count of
+    the same events; the tables must be equal, the Reuters accuracy unchanged."""
     from nbspark.corpora import MalformedLine
     from nbspark.events import example_events, ngram_example
     from nbspark.pipeline import classify, read_counts, train
@@ -294,7 +298,7 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
         path.write_text(text * scale, encoding="utf-8")
         row = {"scale": scale, "bytes": path.stat().st_size, "lines": scale * text.count("\n")}
         print(f"\naffect/effect ×{scale}: {row['lines']:,} 5-gram lines, {row['bytes'] / 1e6:.1f} MB", flush=True)
-        for engine in ("combine", "pairs"):
+        for engine in BOOKS_ENGINES:
             cfg = load_config(None, {"train.path": str(path), "engine": engine})
             model_dir = work / f"books_model_{engine}"
 
@@ -305,7 +309,8 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
             manifest, row[f"nbspark_{engine}"] = timed(fit, repeat)
         row["weight"] = manifest["stats"]["weight"]
         shutil.rmtree(work / "books_results", ignore_errors=True)
-        row["accuracy"] = classify(spark, cfg, model_dir, test_inputs, work / "books_results", log=lambda *_: None)["accuracy"]
+        arrow_model = work / "books_model_arrow"  # the default engine
+        row["accuracy"] = classify(spark, cfg, arrow_model, test_inputs, work / "books_results", log=lambda *_: None)["accuracy"]
         if scale <= 10 or python_all:
             centres = frozenset(cfg.centres)
 
@@ -323,7 +328,7 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
                 return counts
 
             counts, row["python"] = timed(py_count, 1)
-            for engine in ("combine", "pairs"):
+            for engine in BOOKS_ENGINES:
                 table = {tuple(r[:-1]): r[-1] for r in read_counts(spark, work / f"books_model_{engine}", manifest).collect()}
                 assert table == dict(counts), f"the {engine} engine's count table differs from the plain-Python count"
             row["tables_equal_python"] = True
@@ -334,7 +339,8 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
 
 def format_books_row(row: dict) -> str:
     lines = [f"  {'':<28}{'median (range)':>24}{'lines/s':>14}"]
-    for key, name in (("nbspark_combine", "nbspark train (combine)"), ("nbspark_pairs", "nbspark train (pairs)"), ("python", "plain Python count")):
+    names = [(f"nbspark_{e}", f"nbspark train ({e})") for e in BOOKS_ENGINES] + [("python", "plain Python count")]
+    for key, name in names:
         if key in row:
             lines.append(f"  {name:<28}{_t(row[key]):>24}{row['lines'] / row[key]['median_s']:>14,.0f}")
     lines.append(f"  weight {row['weight']:,}; Reuters accuracy {row['accuracy']:.4f}" + ("; table equal to plain Python's" if row.get("tables_equal_python") else ""))
@@ -343,14 +349,15 @@ def format_books_row(row: dict) -> str:
 
 def format_books_summary(rows: list[dict]) -> str:
     first, last = rows[0], rows[-1]
+    t = {e: last[f"nbspark_{e}"]["median_s"] for e in BOOKS_ENGINES}
     out = [f"affect/effect, Books 5-grams ×{last['scale']} ({last['lines']:,} lines):"]
     if "python" in last:
-        out.append(f"  nbspark (combine) / plain Python = {last['nbspark_combine']['median_s'] / last['python']['median_s']:.3f}")
-    out.append(f"  combine / pairs = {last['nbspark_combine']['median_s'] / last['nbspark_pairs']['median_s']:.3f}")
+        out.append("  nbspark / plain Python: " + ", ".join(f"{e} {t[e] / last['python']['median_s']:.3f}" for e in BOOKS_ENGINES))
+    out.append(f"  arrow / pairs = {t['arrow'] / t['pairs']:.3f}, combine / pairs = {t['combine'] / t['pairs']:.3f}")
     if len(rows) > 1:
         out.append(
-            f"  time growth ×{first['scale']} -> ×{last['scale']}: combine {last['nbspark_combine']['median_s'] / first['nbspark_combine']['median_s']:.1f}x, "
-            f"pairs {last['nbspark_pairs']['median_s'] / first['nbspark_pairs']['median_s']:.1f}x"
+            f"  time growth ×{first['scale']} -> ×{last['scale']}: "
+            + ", ".join(f"{e} {t[e] / first[f'nbspark_{e}']['median_s']:.1f}x" for e in BOOKS_ENGINES)
         )
     out.append("  Reuters accuracy by scale: " + ", ".join(f"×{r['scale']} {r['accuracy']:.4f}" for r in rows))
     return "\n".join(out)
