@@ -446,7 +446,6 @@ def _arrow_count_batches(batches, model_kind):
     Rows are (label, text, category, pos): one per (line, label); ``pos`` 0 marks a line's first
     row, where the line-level markers (lines read, blank, malformed, empty) are counted.
     """
-    import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 

@@ -291,10 +291,10 @@ def _arrow_ngram_batches(batches, width, centres, lowercase, subsets, letters):
         rows["subset"] = [_MARK + k for k in stats]
         rows["label"] = [""] * len(stats)
         rows["count"] = list(stats.values())
-        yield from pa.table(rows, schema=table_schema(letters)).to_batches()
+        yield from pa.table(rows, schema=_count_schema(letters)).to_batches()
 
 
-def table_schema(letters: str):
+def _count_schema(letters: str):
     import pyarrow as pa
 
     return pa.schema([(name, pa.int64() if name == "count" else pa.string()) for name in count_columns(letters)])
@@ -332,7 +332,7 @@ def arrow_ngram_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
 def first_malformed_lines(sc, inputs: Inputs, cfg: ExperimentConfig) -> list[dict]:
     """The first ``max_bad_examples`` malformed n-gram lines by file and byte offset: a ``take``
     over the lines, which reads partitions only until it has found them."""
-    width, lowercase = cfg.width, cfg.lowercase
+    width = cfg.width
 
     def malformed(record):
         source, offset, line = record
