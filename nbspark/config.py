@@ -111,8 +111,9 @@ class ExperimentConfig:
     # reduceByKey), "arrow" (each Arrow batch parsed and counted by pyarrow and numpy, summed in
     # the task, then by groupBy; the fastest) or, for naive Bayes text, "dataframe" (Spark SQL
     # split/explode/groupBy). For naive Bayes the SQL engines read tsv/sms input with the words
-    # tokenizer, no holdout, multinomial or Bernoulli models, and count malformed lines without
-    # naming them; for ngrams input arrow finds the first malformed lines in a second, short scan.
+    # tokenizer, no holdout, multinomial or Bernoulli models. They count malformed lines, then find
+    # the first ones (file and line) by a second scan that stops early; failfast mode therefore
+    # takes combine under auto, which stops inside the job at the first bad line.
     engine: str = "auto"
     # Naive Bayes scoring: "broadcast" the model as arrays, "join" the test documents' tokens
     # with the count table (multinomial and Bernoulli; for models too large to broadcast), or

@@ -46,6 +46,8 @@ from .pipeline import (
     Inputs,
     _run_failfast,
     check_update,
+    first_malformed_lines,
+    malformed_line_error,
     load_model_manifest,
     manifest_header,
     merge_counts,
@@ -411,11 +413,6 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, count_line
         stats.pop("documents", None)
         stats["documents"] = stats["lines_read"] - sum(v for k, v in stats.items() if k == "blank_lines" or k.startswith("malformed."))
         malformed = {k: v for k, v in stats.items() if k.startswith("malformed.")}
-        if malformed and cfg.mode == "failfast":
-            raise InputError(
-                f"{inputs.root}: malformed lines ({', '.join(f'{k}={v}' for k, v in malformed.items())}); "
-                "rerun with engine combine to see the first one"
-            )
         if malformed:
             stats["malformed"] = sum(malformed.values())
         yx = agg.where(~F.col("label").startswith(_MARK) & ~F.col("token").startswith(_MARK))
@@ -529,7 +526,16 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print,
         raise InputError(f"nb.model {kind} needs a table (csv, parquet, sklearn), not {inputs.spec.format}")
     if cfg.engine in ("dataframe", "arrow"):
         counts, reduced, stats, known = dataframe_counts(spark, inputs, cfg)
-        bad, columns = [], {}
+        columns = {}
+        parse = parse_labelled_line if inputs.spec.format == "tsv" else parse_sms_line
+        # the SQL engines count malformed lines; name the first ones (failfast: the first) by file and line
+        bad = first_malformed_lines(
+            spark.sparkContext, inputs.files, lambda line: line.strip() and parse(line), cfg.max_bad_examples or 1
+        ) if stats.get("malformed") else []
+        if bad and cfg.mode == "failfast":
+            reduced.unpersist()
+            raise malformed_line_error(bad[0])
+        bad = bad[: cfg.max_bad_examples]
     else:
         known = None
         mixed, columns = records_rdd(spark, inputs, cfg)

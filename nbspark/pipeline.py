@@ -329,21 +329,29 @@ def arrow_ngram_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
         raise
 
 
-def first_malformed_lines(sc, inputs: Inputs, cfg: ExperimentConfig) -> list[dict]:
-    """The first ``max_bad_examples`` malformed n-gram lines by file and byte offset: a ``take``
-    over the lines, which reads partitions only until it has found them."""
-    width = cfg.width
+def first_malformed_lines(sc, files, parse, keep: int) -> list[dict]:
+    """The first ``keep`` malformed lines of ``files`` by file and byte offset, with line numbers,
+    for the engines that only count them: a ``take`` over the lines, which reads partitions only
+    until it has found them. ``parse(line)`` raises ``MalformedLine`` for a malformed line."""
 
     def malformed(record):
         source, offset, line = record
         try:
-            parse_ngram_line(line, width)
+            parse(line)
         except MalformedLine as exc:
             return [{"source": source, "offset": offset, "reason": exc.reason, "line": line[:300]}]
         return []
 
-    found = ngram_lines(sc, list(inputs.files)).flatMap(malformed).take(cfg.max_bad_examples) if cfg.max_bad_examples else []
+    found = ngram_lines(sc, list(files)).flatMap(malformed).take(keep) if keep else []
+    for item in found:
+        item["line_number"] = line_number(item["source"], item["offset"])
     return sorted(found, key=lambda b: (b["source"], b["offset"]))
+
+
+def malformed_line_error(bad: dict) -> InputError:
+    """Failfast's one-line error for a malformed line found after counting."""
+    where = f"{bad['source']}:{bad['line_number']}" if bad.get("line_number") else f"{bad['source']} at byte {bad['offset']}"
+    return InputError(f"{where}: malformed line ({bad['reason']}): {bad['line']!r}")
 
 
 def _run_failfast(action):
@@ -443,19 +451,19 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
 
     if engine == "arrow":
         counts, reduced, stats = arrow_ngram_counts(spark, inputs, cfg)
-        bad = first_malformed_lines(sc, inputs, cfg) if stats.get("malformed") else []
+        width = cfg.width
+        bad = first_malformed_lines(sc, inputs.files, lambda line: parse_ngram_line(line, width), cfg.max_bad_examples or 1) if stats.get("malformed") else []
     else:
         mixed = examples_rdd(sc, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions)
         reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, engine).cache()
     try:
         if engine != "arrow":
             stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
-        for item in bad:
-            item["line_number"] = line_number(item["source"], item["offset"])
+            for item in bad:
+                item["line_number"] = line_number(item["source"], item["offset"])
         if bad and cfg.mode == "failfast":  # the arrow engine counts first, then names the line
-            first = bad[0]
-            where = f"{first['source']}:{first['line_number']}" if first["line_number"] else f"{first['source']} at byte {first['offset']}"
-            raise InputError(f"{where}: malformed line ({first['reason']}): {first['line']!r}")
+            raise malformed_line_error(bad[0])
+        bad = bad[: cfg.max_bad_examples]
         if not stats.get("examples"):
             raise InputError(
                 f"{inputs.root}: no training examples (no window centred on {', '.join(cfg.centres)}); "

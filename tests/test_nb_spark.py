@@ -68,9 +68,10 @@ def test_one_partition_equals_many(spark, fixtures, tmp_path):
     assertDataFrameEqual(one, three, checkRowOrder=False)
 
 
-def test_failfast_and_wrong_input_kind(spark, fixtures, tmp_path):
+@pytest.mark.parametrize("engine", ["auto", "arrow", "dataframe"])
+def test_failfast_and_wrong_input_kind(spark, fixtures, tmp_path, engine):
     with pytest.raises(InputError, match=r"china_train.tsv:5: malformed line \(fields\)"):
-        fit(spark, china_cfg(fixtures, tmp_path, mode="failfast"), tmp_path / "m")
+        fit(spark, china_cfg(fixtures, tmp_path, mode="failfast", engine=engine), tmp_path / "m")
     with pytest.raises(InputError, match="needs a table"):
         fit(spark, china_cfg(fixtures, tmp_path, **{"nb.model": "gaussian"}), tmp_path / "m")
     assert not (tmp_path / "m").exists()
@@ -116,6 +117,10 @@ def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
     assert [{k: s.get(k) for k in keys} for s in stats[1:]] == [{k: stats[0].get(k) for k in keys}] * 4
     # the SQL engines take these from the aggregate, the others read the written table back
     assert {(tuple(m["label_counts"].items()), m["features"]) for m in manifests} == {(tuple(manifests[0]["label_counts"].items()), manifests[0]["features"])}
+    # the SQL engines find the first malformed lines after counting; the same ones, by file and line
+    assert [b["line_number"] for b in manifests[0]["malformed_examples"]] == [5, 6]
+    for m in manifests[1:]:
+        assert m["malformed_examples"] == manifests[0]["malformed_examples"]
 
 
 def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path):
