@@ -17,7 +17,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["UNICODE_SPLIT", "PartialCounts", "count_label_tokens", "ngram_events", "word_tokens"]
+from .events import count_columns
+
+__all__ = ["LABEL_TOKEN_SCHEMA", "UNICODE_SPLIT", "PartialCounts", "count_label_tokens", "ngram_events", "ngram_schema", "word_tokens"]
+
+#: The partial naive Bayes counts that ``count_label_tokens`` returns and the engine sums.
+LABEL_TOKEN_SCHEMA = pa.schema([("label", pa.string()), ("token", pa.string()), ("n", pa.int64())])
 
 #: Python's ``\w`` is a letter, a number or ``_``; RE2 spells its complement so.
 UNICODE_SPLIT = r"[^\pL\pN_]+"
@@ -90,7 +95,7 @@ def count_label_tokens(labels, texts, distinct_per_doc: bool = False) -> tuple[p
     tokens, doc = word_tokens(texts)
     has_tokens = np.zeros(len(texts), bool)
     has_tokens[doc] = True
-    schema = pa.schema([("label", pa.string()), ("token", pa.string()), ("n", pa.int64())])
+    schema = LABEL_TOKEN_SCHEMA
     if not len(tokens):
         return schema.empty_table(), has_tokens
     vocab = pc.dictionary_encode(tokens)
@@ -214,19 +219,24 @@ def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: 
     counts = counts.filter(in_set)
     stats["examples"] = len(counts)
     stats["weight"] = pc.sum(counts).as_py() or 0
+    stats["malformed"] = sum(v for k, v in stats.items() if k.startswith("malformed."))
+    stats = {k: v for k, v in stats.items() if v}  # as PartitionStats: no zeros
+    schema = ngram_schema(letters)
+    if not len(counts):
+        return schema.empty_table(), stats
     context = [c for c in letters if c != centre]
-    names = ["subset", *[c.lower() for c in context], "label", "count"]
-    schema = pa.schema([(name, pa.int64() if name == "count" else pa.string()) for name in names])
     tables = []
     for subset in subsets:
-        keys = [c for c in context if c in subset]
-        grams = pa.table({**{c.lower(): columns[c] for c in keys}, "label": columns[centre], "count": counts})
-        summed = grams.group_by([c.lower() for c in keys] + ["label"]).aggregate([("count", "sum")]) if len(counts) else None
-        m = 0 if summed is None else summed.num_rows
+        keys = [c.lower() for c in context if c in subset]
+        grams = pa.table({**{c.lower(): columns[c] for c in context if c in subset}, "label": columns[centre], "count": counts})
+        summed = grams.group_by(keys + ["label"]).aggregate([("count", "sum")])
+        m = summed.num_rows
         cols = [pa.array([subset] * m, pa.string())]
-        for c in context:
-            cols.append(summed[c.lower()] if c in subset and summed is not None else pa.nulls(m, pa.string()))
-        cols += [summed["label"] if summed is not None else pa.array([], pa.string()), summed["count_sum"] if summed is not None else pa.array([], pa.int64())]
-        tables.append(pa.table(cols, schema=schema))
-    stats["malformed"] = sum(v for k, v in stats.items() if k.startswith("malformed."))
-    return pa.concat_tables(tables), {k: v for k, v in stats.items() if v}  # as PartitionStats: no zeros
+        cols += [summed[c.lower()] if c in subset else pa.nulls(m, pa.string()) for c in context]
+        tables.append(pa.table(cols + [summed["label"], summed["count_sum"]], schema=schema))
+    return pa.concat_tables(tables), stats
+
+
+def ngram_schema(letters: str) -> pa.Schema:
+    """The Arrow schema of n-gram count rows (``events.count_ddl``, nullable)."""
+    return pa.schema([(name, pa.int64() if name == "count" else pa.string()) for name in count_columns(letters)])

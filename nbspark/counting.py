@@ -15,10 +15,13 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
-__all__ = ["BAD", "ENGINES", "STAT", "PartitionStats", "combine_partition", "count_events", "is_stat", "split_stats"]
+__all__ = ["BAD", "ENGINES", "MARK", "STAT", "PartitionStats", "combine_partition", "count_events", "is_stat", "split_stats"]
 
 STAT = "__stat__"
 BAD = "__bad__"
+#: Prefix of the statistics rows that the arrow and dataframe engines sum beside their counts
+#: (never in a token, a label or a subset name).
+MARK = "\u0000"
 
 
 class PartitionStats:

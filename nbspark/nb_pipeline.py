@@ -22,7 +22,7 @@ from typing import NamedTuple
 
 from .config import ExperimentConfig, NBSpec
 from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled_line, parse_reuters_sgml, parse_sms_line
-from .counting import PartitionStats, count_events, is_stat, split_stats
+from .counting import MARK, PartitionStats, count_events, is_stat, split_stats
 from .faults import maybe_inject
 from .metrics import classification_metrics, format_classification_report
 from .nb import (
@@ -47,7 +47,6 @@ from .pipeline import (
     _run_failfast,
     check_update,
     first_malformed_lines,
-    malformed_line_error,
     load_model_manifest,
     manifest_header,
     merge_counts,
@@ -294,7 +293,6 @@ def _events(record, kind):
 # ---------------------------------------------------------------- the dataframe engine
 
 
-_MARK = "\u0000"  # never in a token: tokens are runs of word characters
 
 
 def sql_engine_applies(cfg: ExperimentConfig, inputs: Inputs) -> bool:
@@ -366,13 +364,13 @@ def dataframe_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
     blank = F.trim("value") == ""
     valid = ~blank & fields_ok & (F.size(labels) > 0)
     category = F.when(blank, "blank_lines").when(~fields_ok, "malformed.fields").otherwise("malformed.labels")
-    markers = F.when(F.col("has_word"), F.array(F.lit(_MARK + "doc"))).otherwise(
-        F.array(F.lit(_MARK + "doc"), F.lit(_MARK + "empty_documents"))
+    markers = F.when(F.col("has_word"), F.array(F.lit(MARK + "doc"))).otherwise(
+        F.array(F.lit(MARK + "doc"), F.lit(MARK + "empty_documents"))
     )
     agg = (
         parsed.select(
-            F.when(valid, labels).otherwise(F.array(F.concat(F.lit(_MARK), category))).alias("labels"),
-            F.when(valid, F.concat(tokens, markers)).otherwise(F.array(F.lit(_MARK))).alias("tokens"),
+            F.when(valid, labels).otherwise(F.array(F.concat(F.lit(MARK), category))).alias("labels"),
+            F.when(valid, F.concat(tokens, markers)).otherwise(F.array(F.lit(MARK))).alias("tokens"),
         )
         .select(F.explode("labels").alias("label"), "tokens")
         .select("label", F.explode("tokens").alias("token"))
@@ -393,7 +391,7 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, count_line
     nb = cfg.nb
     try:
         # one job: the marker rows, and the distinct features (for the manifest, no read-back)
-        marker = F.col("label").startswith(_MARK) | F.col("token").startswith(_MARK)
+        marker = F.col("label").startswith(MARK) | F.col("token").startswith(MARK)
         summary = agg.select(
             F.collect_list(F.when(marker, F.struct("label", "token", "count"))).alias("special"),
             F.count_distinct(F.when(~marker, F.col("token"))).alias("features"),
@@ -404,9 +402,9 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, count_line
         if count_lines is not None:
             stats["lines_read"] = count_lines()
         for r in special:
-            if r["label"].startswith(_MARK):
+            if r["label"].startswith(MARK):
                 stats[r["label"][1:]] = r["count"]
-            elif r["token"] == _MARK + "doc":
+            elif r["token"] == MARK + "doc":
                 docs_y[r["label"]] = r["count"]
             else:  # empty documents, once per label
                 stats["empty_documents"] = stats.get("empty_documents", 0) + r["count"]
@@ -415,7 +413,7 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, count_line
         malformed = {k: v for k, v in stats.items() if k.startswith("malformed.")}
         if malformed:
             stats["malformed"] = sum(malformed.values())
-        yx = agg.where(~F.col("label").startswith(_MARK) & ~F.col("token").startswith(_MARK))
+        yx = agg.where(~F.col("label").startswith(MARK) & ~F.col("token").startswith(MARK))
         null = F.lit(None).cast("string")
         rows = [("Y=ANY", None, None, None, sum(docs_y.values()))] + [("Y", y, None, None, n) for y, n in sorted(docs_y.items())]
         head = spark.createDataFrame(rows, "event STRING, label STRING, feature STRING, value STRING, n BIGINT")
@@ -446,9 +444,8 @@ def _arrow_count_batches(batches, model_kind):
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from .arrow_text import LABEL_TOKEN_SCHEMA as schema
     from .arrow_text import PartialCounts, count_label_tokens
-
-    schema = pa.schema([("label", pa.string()), ("token", pa.string()), ("n", pa.int64())])
 
     def table(labels, tokens, counts):
         return pa.table([pa.array(labels, pa.string()), pa.array(tokens, pa.string()), pa.array(counts, pa.int64())], schema=schema)
@@ -459,18 +456,18 @@ def _arrow_count_batches(batches, model_kind):
         lines = batch.filter(first)
         cats = pa.table({"c": lines.column("category")}).group_by("c").aggregate([([], "count_all")])
         out = [
-            table([_MARK + "lines_read"], [_MARK], [lines.num_rows]),
-            table([_MARK + c for c in cats.column("c").to_pylist()], [_MARK] * cats.num_rows, cats.column("count_all").to_pylist()),
+            table([MARK + "lines_read"], [MARK], [lines.num_rows]),
+            table([MARK + c for c in cats.column("c").to_pylist()], [MARK] * cats.num_rows, cats.column("count_all").to_pylist()),
         ]
         docs = batch.filter(pc.equal(batch.column("category"), "documents"))
         if docs.num_rows:
             counted, has_tokens = count_label_tokens(docs.column("label"), docs.column("text"), model_kind == "bernoulli")
             empty = int((pc.equal(docs.column("pos"), 0).to_numpy(zero_copy_only=False) & ~has_tokens).sum())
             if empty:
-                out.append(table([_MARK + "empty_documents"], [_MARK], [empty]))
+                out.append(table([MARK + "empty_documents"], [MARK], [empty]))
             out.append(counted)
             per_label = pa.table({"label": docs.column("label")}).group_by("label").aggregate([([], "count_all")])
-            out.append(pa.table([per_label.column("label"), pa.array([_MARK + "doc"] * per_label.num_rows), per_label.column("count_all")], schema=schema))
+            out.append(pa.table([per_label.column("label"), pa.array([MARK + "doc"] * per_label.num_rows), per_label.column("count_all")], schema=schema))
         for t in out:
             for summed in partial.add(t):
                 yield from summed.to_batches()
@@ -527,21 +524,15 @@ def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print,
     if cfg.engine in ("dataframe", "arrow"):
         counts, reduced, stats, known = dataframe_counts(spark, inputs, cfg)
         columns = {}
-        parse = parse_labelled_line if inputs.spec.format == "tsv" else parse_sms_line
-        # the SQL engines count malformed lines; name the first ones (failfast: the first) by file and line
-        bad = first_malformed_lines(
-            spark.sparkContext, inputs.files, lambda line: line.strip() and parse(line), cfg.max_bad_examples or 1
-        ) if stats.get("malformed") else []
-        if bad and cfg.mode == "failfast":
-            reduced.unpersist()
-            raise malformed_line_error(bad[0])
-        bad = bad[: cfg.max_bad_examples]
     else:
         known = None
         mixed, columns = records_rdd(spark, inputs, cfg)
         reduced = count_events(mixed.flatMap(lambda r: _events(r, kind)), cfg.partitions, cfg.engine, add_values).cache()
     try:
-        if cfg.engine not in ("dataframe", "arrow"):
+        if cfg.engine in ("dataframe", "arrow"):  # counted first; the bad lines are named afterwards
+            parse = parse_labelled_line if inputs.spec.format == "tsv" else parse_sms_line
+            bad = first_malformed_lines(spark.sparkContext, inputs.files, lambda line: line.strip() and parse(line), stats, cfg)
+        else:
             stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
             for item in bad:
                 item["line_number"] = line_number(item["source"], item["offset"]) if item["source"] != "table" else None

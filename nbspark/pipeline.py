@@ -32,7 +32,7 @@ from .corpora import (
     parse_reuters_sgml,
     strip_pos,
 )
-from .counting import STAT, PartitionStats, count_events, is_stat, split_stats
+from .counting import MARK, STAT, PartitionStats, count_events, is_stat, split_stats
 from .events import (
     Example,
     in_sample,
@@ -263,9 +263,6 @@ def resolve_backoff_engine(cfg: ExperimentConfig, inputs: Inputs) -> str:
     return cfg.engine
 
 
-_MARK = "\u0000"  # a statistics row's subset starts with it (never a subset name)
-
-
 def _arrow_ngram_batches(batches, width, centres, lowercase, subsets, letters):
     """mapInArrow: the events of whole batches of n-gram lines (``arrow_text.ngram_events``),
     summed inside the task, then the task's statistics as rows ``(MARK + name, …, "", n)``."""
@@ -273,7 +270,7 @@ def _arrow_ngram_batches(batches, width, centres, lowercase, subsets, letters):
 
     import pyarrow as pa
 
-    from .arrow_text import PartialCounts, ngram_events
+    from .arrow_text import PartialCounts, ngram_events, ngram_schema
 
     maybe_inject()
     names = count_columns(letters)
@@ -288,16 +285,10 @@ def _arrow_ngram_batches(batches, width, centres, lowercase, subsets, letters):
         yield from summed.to_batches()
     if stats:
         rows = {name: [None] * len(stats) for name in names}
-        rows["subset"] = [_MARK + k for k in stats]
+        rows["subset"] = [MARK + k for k in stats]
         rows["label"] = [""] * len(stats)
         rows["count"] = list(stats.values())
-        yield from pa.table(rows, schema=_count_schema(letters)).to_batches()
-
-
-def _count_schema(letters: str):
-    import pyarrow as pa
-
-    return pa.schema([(name, pa.int64() if name == "count" else pa.string()) for name in count_columns(letters)])
+        yield from pa.table(rows, schema=ngram_schema(letters)).to_batches()
 
 
 def arrow_ngram_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
@@ -320,7 +311,7 @@ def arrow_ngram_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
     )
     agg = partial.groupBy(*names[:-1]).agg(F.sum("count").alias("count")).cache()
     try:
-        marker = F.col("subset").startswith(_MARK)
+        marker = F.col("subset").startswith(MARK)
         stats = {r["subset"][1:]: r["count"] for r in agg.where(marker).collect()}
         counts = agg.where(~marker)
         return counts, agg, dict(sorted(stats.items()))
@@ -329,10 +320,13 @@ def arrow_ngram_counts(spark, inputs: Inputs, cfg: ExperimentConfig):
         raise
 
 
-def first_malformed_lines(sc, files, parse, keep: int) -> list[dict]:
-    """The first ``keep`` malformed lines of ``files`` by file and byte offset, with line numbers,
-    for the engines that only count them: a ``take`` over the lines, which reads partitions only
-    until it has found them. ``parse(line)`` raises ``MalformedLine`` for a malformed line."""
+def first_malformed_lines(sc, files, parse, stats: dict, cfg: ExperimentConfig) -> list[dict]:
+    """For the engines that only count malformed lines: the first ``max_bad_examples`` of them by
+    file and byte offset, with line numbers, from a ``take`` over the lines that reads partitions
+    only until it has found them (no scan when ``stats`` has no malformed line). In failfast mode
+    the first one raises ``InputError``. ``parse(line)`` raises ``MalformedLine`` for a malformed line."""
+    if not stats.get("malformed"):
+        return []
 
     def malformed(record):
         source, offset, line = record
@@ -342,16 +336,15 @@ def first_malformed_lines(sc, files, parse, keep: int) -> list[dict]:
             return [{"source": source, "offset": offset, "reason": exc.reason, "line": line[:300]}]
         return []
 
-    found = ngram_lines(sc, list(files)).flatMap(malformed).take(keep) if keep else []
+    keep = 1 if cfg.mode == "failfast" else cfg.max_bad_examples
+    found = sorted(ngram_lines(sc, list(files)).flatMap(malformed).take(keep) if keep else [], key=lambda b: (b["source"], b["offset"]))
     for item in found:
         item["line_number"] = line_number(item["source"], item["offset"])
-    return sorted(found, key=lambda b: (b["source"], b["offset"]))
-
-
-def malformed_line_error(bad: dict) -> InputError:
-    """Failfast's one-line error for a malformed line found after counting."""
-    where = f"{bad['source']}:{bad['line_number']}" if bad.get("line_number") else f"{bad['source']} at byte {bad['offset']}"
-    return InputError(f"{where}: malformed line ({bad['reason']}): {bad['line']!r}")
+    if found and cfg.mode == "failfast":
+        first = found[0]
+        where = f"{first['source']}:{first['line_number']}" if first["line_number"] else f"{first['source']} at byte {first['offset']}"
+        raise InputError(f"{where}: malformed line ({first['reason']}): {first['line']!r}")
+    return found
 
 
 def _run_failfast(action):
@@ -451,19 +444,17 @@ def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, log=print, up
 
     if engine == "arrow":
         counts, reduced, stats = arrow_ngram_counts(spark, inputs, cfg)
-        width = cfg.width
-        bad = first_malformed_lines(sc, inputs.files, lambda line: parse_ngram_line(line, width), cfg.max_bad_examples or 1) if stats.get("malformed") else []
     else:
         mixed = examples_rdd(sc, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions)
         reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, engine).cache()
     try:
-        if engine != "arrow":
+        if engine == "arrow":  # counted first; the bad lines are named afterwards
+            width = cfg.width
+            bad = first_malformed_lines(sc, inputs.files, lambda line: parse_ngram_line(line, width), stats, cfg)
+        else:
             stats, bad = split_stats(_run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
             for item in bad:
                 item["line_number"] = line_number(item["source"], item["offset"])
-        if bad and cfg.mode == "failfast":  # the arrow engine counts first, then names the line
-            raise malformed_line_error(bad[0])
-        bad = bad[: cfg.max_bad_examples]
         if not stats.get("examples"):
             raise InputError(
                 f"{inputs.root}: no training examples (no window centred on {', '.join(cfg.centres)}); "

@@ -101,29 +101,20 @@ def test_partial_counts_sum_like_a_counter():
 
 
 def python_ngram_events(lines, width, centres, lowercase, subsets, letters):
-    """The Python path, line by line (the independent reference)."""
-    from nbspark.corpora import MalformedLine
-    from nbspark.counting import PartitionStats
-    from nbspark.events import example_events, ngram_example
+    """The Python path itself (``pipeline._ngram_partition``), line by line: the reference."""
+    from nbspark.counting import is_stat, split_stats
+    from nbspark.events import example_events
+    from nbspark.pipeline import _ngram_partition
 
-    stats, events = PartitionStats(0), Counter()
-    for line in lines:
-        stats.add("lines_read")
-        if "\ufffd" in line:
-            stats.add("decode_replacements", line.count("\ufffd"))
-        try:
-            ex = ngram_example(line, "", frozenset(centres), width, lowercase)
-        except MalformedLine as exc:
-            stats.bad_record("", 0, exc.reason, line)
+    events, stat_rows = Counter(), []
+    records = (("", offset, line) for offset, line in enumerate(lines))
+    for rec in _ngram_partition(records, frozenset(centres), width, lowercase, "permissive", 0):
+        if is_stat(rec):
+            stat_rows.append(rec)
             continue
-        if ex is None:
-            stats.add("lines_not_in_confusion_set")
-            continue
-        stats.add("examples")
-        stats.add("weight", ex.weight)
-        for key, w in example_events(ex, subsets, letters):
+        for key, w in example_events(rec, subsets, letters):
             events[key] += w
-    return events, dict(stats.counts)
+    return events, split_stats(stat_rows, 0)[0]
 
 
 NGRAM_LINES = [
