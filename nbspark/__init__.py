@@ -1,7 +1,8 @@
 """nbspark: naive Bayes and n-gram density estimation by counting, on Apache Spark.
 
-The pure modules (config, text, corpora, events, model, backoff, metrics) import no pyspark;
-``session``, ``tables``, ``readers``, ``counting`` and ``pipeline`` are the Spark side.
+The pure modules (config, capabilities, text, corpora, events, model, backoff, nb, metrics,
+reports, manifests, runstats) import no pyspark; the Spark side is the inputs, the counting
+engines, the scorers and the two families' jobs (``backoff_jobs``, ``nb_jobs``).
 """
 
 __version__ = "0.1.0"

@@ -2,7 +2,7 @@
 counts, and the affect/effect n-gram events.
 
 Plain pyarrow and numpy, no Spark: the arrow counting engines and the arrow scorer call these on
-each Arrow batch. ``word_tokens`` gives exactly what ``nb_pipeline.tokenizer("words")`` gives
+each Arrow batch. ``word_tokens`` gives exactly what ``nb_inputs.tokenizer("words")`` gives
 per document (``re.findall(r"\\w+", text.lower())``), as one flat string array plus the
 document index of each token. All-ASCII documents (nearly all of real English text) are split by
 byte arithmetic in numpy; the others go through RE2 (``[^\\pL\\pN_]+`` after ``utf8_lower``),
@@ -173,7 +173,7 @@ def _py_lower(values: pa.Array) -> pa.Array:
 
 
 def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: str) -> tuple[pa.Table, dict]:
-    """The affect/effect events of ``w1 … wN TAB count`` lines, as ``pipeline``'s Python path
+    """The affect/effect events of ``w1 … wN TAB count`` lines, as ``ngram_inputs``' Python path
     counts them (``corpora.parse_ngram_line``, ``events.ngram_example``, ``events.example_events``).
 
     Returns the events summed within the batch, a table ``subset, <context letters>, label,

@@ -9,18 +9,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import re
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 from .config import load_config
-from .tables import OutputError, check_output, local_path
+from .errors import ConfigError, NbsparkError
+from .tables import check_output, local_path
 
-__all__ = ["classify_main", "curve_main", "query_main", "train_main"]
+__all__ = ["classify_main", "curve_main", "job_failure", "query_main", "train_main"]
 
-#: Spark settings the jobs use unless spark-submit (or a properties file) sets them.
-JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN"}
+#: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
+JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
+
+log = logging.getLogger("nbspark")
 
 
 def _common(parser: argparse.ArgumentParser) -> None:
@@ -30,7 +34,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("permissive", "failfast"), help="malformed input: skip and count (default) or stop at the first")
 
 
-def _config(args, parser):
+def _overrides(args, parser) -> dict[str, str]:
     overrides = {}
     for item in args.set:
         key, eq, value = item.partition("=")
@@ -39,21 +43,22 @@ def _config(args, parser):
         overrides[key.strip()] = value
     if args.mode:
         overrides["mode"] = args.mode
+    return overrides
+
+
+def _config(args, parser):
     try:
-        return load_config(args.config, overrides)
-    except (ValueError, OSError) as exc:
+        return load_config(args.config, _overrides(args, parser))
+    except ConfigError as exc:
         parser.error(str(exc))
 
 
 @contextmanager
 def _spark(app: str):
-    """The job's SparkSession (JOB_SPARK_DEFAULTS unless spark-submit set them), stopped on exit."""
-    from pyspark import SparkConf
-
+    """The job's SparkSession (JOB_SPARK_DEFAULTS where nothing else set them), stopped on exit."""
     from .session import get_spark
 
-    present = SparkConf()
-    spark = get_spark(app, {k: v for k, v in JOB_SPARK_DEFAULTS.items() if not present.contains(k)}, progress=True)
+    spark = get_spark(app, defaults=JOB_SPARK_DEFAULTS)
     try:
         yield spark
     finally:
@@ -77,11 +82,19 @@ def job_failure(exc: BaseException) -> str | None:
 
 
 def _run(prog: str, body) -> int:
-    from .pipeline import InputError
-
+    """Run a command's body: its report on stdout, every failure one line on stderr (exit 2 for a
+    setting that cannot apply, 1 for bad input, output or a failed Spark job)."""
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter(f"{prog}: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
     try:
         body()
-    except (InputError, OutputError, FileNotFoundError, ValueError) as exc:
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except (NbsparkError, FileNotFoundError, ValueError) as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:
@@ -105,19 +118,22 @@ def train_main(argv=None) -> int:
         parser.error("--update MODEL writes MODEL itself; leave out --out and --overwrite")
 
     def body():
-        from .nb_pipeline import load_nb_manifest, train_nb
-        from .pipeline import load_model_manifest, resolve_input, train
+        from .backoff_jobs import load_backoff_manifest, train
+        from .inputs import resolve_input
+        from .nb_jobs import load_nb_manifest, train_nb
+        from .reports import format_nb_train_report, format_train_report
 
         inputs = resolve_input(cfg.train, args.data_dir)
         nb = cfg.task == "naive_bayes"
         if args.update:
             out = local_path(args.update)
-            (load_nb_manifest if nb else load_model_manifest)(out)
+            (load_nb_manifest if nb else load_backoff_manifest)(out)
             out = check_output(out, True, [inputs.root])
         else:
             out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
         with _spark(f"nbspark-train-{cfg.name}") as spark:
-            (train_nb if nb else train)(spark, cfg, inputs, out, update=bool(args.update))
+            manifest = (train_nb if nb else train)(spark, cfg, inputs, out, update=bool(args.update))
+        print((format_nb_train_report if nb else format_train_report)(manifest, out))
 
     return _run("train.py", body)
 
@@ -130,18 +146,29 @@ def classify_main(argv=None) -> int:
     parser.add_argument("--overwrite", action="store_true", help="replace existing results")
     args = parser.parse_args(argv)
     cfg = _config(args, parser)
+    explicit = frozenset(_overrides(args, parser))
 
     def body():
-        from .nb_pipeline import classify_nb, load_nb_manifest
-        from .pipeline import classify, load_model_manifest, resolve_input
+        from .backoff_jobs import classify, load_backoff_manifest
+        from .capabilities import resolve_scoring
+        from .inputs import resolve_input
+        from .metrics import format_classification_report
+        from .nb_jobs import classify_nb, load_nb_manifest, model_settings
+        from .reports import format_classify_report
 
         model = local_path(args.model or cfg.model_dir)
         nb = cfg.task == "naive_bayes"
-        (load_nb_manifest if nb else load_model_manifest)(model)
+        manifest = (load_nb_manifest if nb else load_backoff_manifest)(model)
+        resolve_scoring(model_settings(manifest, cfg, explicit) if nb else cfg)  # a test input or scorer that cannot apply
         inputs = resolve_input(cfg.test, args.data_dir)
         out = check_output(args.out or cfg.results_dir, args.overwrite, [inputs.root, model])
         with _spark(f"nbspark-classify-{cfg.name}") as spark:
-            (classify_nb if nb else classify)(spark, cfg, model, inputs, out)
+            if nb:
+                metrics = classify_nb(spark, cfg, model, inputs, out, overrides=explicit)
+            else:
+                metrics = classify(spark, cfg, model, inputs, out)
+        print((format_classification_report if nb else format_classify_report)(metrics))
+        print(f"results written to {out}")
 
     return _run("classify.py", body)
 
@@ -168,17 +195,21 @@ def query_main(argv=None) -> int:
         parser.error("--top must be at least 1")
 
     def body():
+        from .backoff_jobs import load_backoff_manifest
         from .config import InputSpec
-        from .pipeline import load_model_manifest, query, resolve_input
+        from .inputs import resolve_input
+        from .query import query
+        from .reports import format_query_report
 
         inputs = model = None
         if args.ngrams:
             inputs = resolve_input(InputSpec("ngrams", args.ngrams), args.data_dir)
         else:
             model = local_path(args.model or cfg.model_dir)
-            load_model_manifest(model)
+            load_backoff_manifest(model)
         with _spark("nbspark-query") as spark:
             result = query(spark, bindings, args.top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples)
+        print(format_query_report(result))
         if args.json:
             Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -206,15 +237,18 @@ def curve_main(argv=None) -> int:
         parser.error("--fractions must lie in (0, 1]")
 
     def body():
-        from .curves import learning_curve
-        from .pipeline import resolve_input
+        from .curves import check_curve, learning_curve
+        from .inputs import resolve_input
+        from .reports import format_curve
 
+        check_curve(cfg)
         train_inputs = resolve_input(cfg.train, args.data_dir)
         test_inputs = resolve_input(cfg.test, args.data_dir)
         default = Path(cfg.results_dir).parent / "learning_curve"
         out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
         with _spark(f"nbspark-curve-{cfg.name}") as spark:
-            learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
+            rows = learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
+        print(format_curve(rows))
         print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 
     return _run("learning_curve.py", body)

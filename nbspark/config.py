@@ -11,10 +11,14 @@ The embedded default (``DEFAULT``) is the affect/effect experiment: train on the
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
+import typing
 from dataclasses import dataclass
 from pathlib import Path
+
+from .errors import ConfigError
 
 __all__ = [
     "DEFAULT",
@@ -22,7 +26,9 @@ __all__ = [
     "ExperimentConfig",
     "InputSpec",
     "NBSpec",
+    "data_dir_candidates",
     "load_config",
+    "validate",
     "position_letters",
     "resolve_data_dir",
 ]
@@ -167,101 +173,153 @@ def position_letters(width: int) -> str:
     return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:width]
 
 
+def _finite(name: str, value: float, low: float | None = None, high: float | None = None, low_open: bool = False) -> None:
+    if not math.isfinite(value):
+        raise ConfigError(f"{name} must be a finite number, got {value!r}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ConfigError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
+    if high is not None and value > high:
+        raise ConfigError(f"{name} must be <= {high}, got {value!r}")
+
+
 def validate(cfg: ExperimentConfig) -> None:
+    """Refuse a config that cannot run, naming the key (``ConfigError``)."""
+    from .capabilities import config_problems
+
     if cfg.width < 3 or cfg.width % 2 == 0 or cfg.width > 25:
-        raise ValueError(f"width must be odd and between 3 and 25, got {cfg.width}")
+        raise ConfigError(f"width must be odd and between 3 and 25, got {cfg.width}")
     for words in cfg.sets:
         if len(set(words)) < 2:
-            raise ValueError(f"a confusion set needs at least two distinct words, got {list(words)}")
+            raise ConfigError(f"a confusion set needs at least two distinct words, got {list(words)}")
     if cfg.mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got {cfg.mode!r}")
+        raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {cfg.mode!r}")
     if not cfg.backoff:
-        raise ValueError("backoff must name at least one context subset")
+        raise ConfigError("backoff must name at least one context subset")
     letters = position_letters(cfg.width)
     centre = letters[cfg.width // 2]
-    if cfg.scoring not in ("auto", "broadcast", "join", "arrow"):
-        raise ValueError(f"scoring must be auto, broadcast, join or arrow, got {cfg.scoring!r}")
-    if cfg.engine not in ("auto", "pairs", "combine", "dataframe", "arrow"):
-        raise ValueError(f"engine must be auto, pairs, combine, dataframe or arrow, got {cfg.engine!r}")
-    if cfg.engine == "dataframe" and cfg.task != "naive_bayes":
-        raise ValueError("engine dataframe counts naive Bayes text only; use arrow, combine or pairs")
-    if not 0.0 < cfg.sample <= 1.0:
-        raise ValueError(f"sample must be in (0, 1], got {cfg.sample}")
+    _finite("sample", cfg.sample, 0.0, 1.0, low_open=True)
     for subset in cfg.backoff + cfg.extra_subsets:
         bad = [c for c in subset if c not in letters or c == centre]
         if bad or len(set(subset)) != len(subset) or list(subset) != sorted(subset):
-            raise ValueError(
+            raise ConfigError(
                 f"backoff subset {subset!r} must be distinct context positions in order, "
                 f"taken from {letters.replace(centre, '')!r} ({centre!r} is the label)"
             )
-    for spec in (cfg.train, cfg.test):
+    for part in ("train", "test"):
+        spec = getattr(cfg, part)
         if spec.format not in FORMATS:
-            raise ValueError(f"input format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
+            raise ConfigError(f"{part}.format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
         if spec.pos not in ("strip", "keep"):
-            raise ValueError(f"pos must be strip or keep, got {spec.pos!r}")
+            raise ConfigError(f"{part}.pos must be strip or keep, got {spec.pos!r}")
         if spec.min_count < 0 or spec.year_min > spec.year_max:
-            raise ValueError("min_count must be >= 0 and year_min <= year_max")
-        if not 0.0 <= spec.holdout < 1.0:
-            raise ValueError(f"holdout must be in [0, 1), got {spec.holdout}")
+            raise ConfigError(f"{part}.min_count must be >= 0 and {part}.year_min <= {part}.year_max")
+        _finite(f"{part}.holdout", spec.holdout, 0.0)
+        if spec.holdout >= 1.0:
+            raise ConfigError(f"{part}.holdout must be in [0, 1), got {spec.holdout}")
     if cfg.task not in TASKS:
-        raise ValueError(f"task must be one of {', '.join(TASKS)}, got {cfg.task!r}")
+        raise ConfigError(f"task must be one of {', '.join(TASKS)}, got {cfg.task!r}")
     nb = cfg.nb
     if nb.model not in NB_MODELS:
-        raise ValueError(f"nb.model must be one of {', '.join(NB_MODELS)}, got {nb.model!r}")
+        raise ConfigError(f"nb.model must be one of {', '.join(NB_MODELS)}, got {nb.model!r}")
     if nb.tokenizer not in TOKENIZERS:
-        raise ValueError(f"nb.tokenizer must be one of {', '.join(TOKENIZERS)}, got {nb.tokenizer!r}")
+        raise ConfigError(f"nb.tokenizer must be one of {', '.join(TOKENIZERS)}, got {nb.tokenizer!r}")
     if nb.labels not in ("all", "top10"):
-        raise ValueError(f"nb.labels must be all or top10, got {nb.labels!r}")
-    if nb.alpha <= 0 or nb.top_k < 1 or nb.var_smoothing < 0:
-        raise ValueError("nb.alpha must be > 0, nb.top_k >= 1 and nb.var_smoothing >= 0")
-    if cfg.max_bad_examples < 0 or cfg.partitions < 0:
-        raise ValueError("max_bad_examples and partitions must be >= 0")
+        raise ConfigError(f"nb.labels must be all or top10, got {nb.labels!r}")
+    _finite("nb.alpha", nb.alpha, 0.0, low_open=True)
+    _finite("nb.var_smoothing", nb.var_smoothing, 0.0)
+    _finite("nb.threshold", nb.threshold, 0.0, 1.0)
+    if nb.top_k < 1:
+        raise ConfigError(f"nb.top_k must be >= 1, got {nb.top_k}")
+    if cfg.max_bad_examples < 0 or cfg.partitions < 0 or cfg.broadcast_limit_mb < 0:
+        raise ConfigError("max_bad_examples, partitions and broadcast_limit_mb must be >= 0")
+    problems = config_problems(cfg)
+    if problems:
+        raise ConfigError(problems[0])
 
 
 _TOP_KEYS = {f.name for f in dataclasses.fields(ExperimentConfig)}
 _SECTIONS = {"train": InputSpec, "test": InputSpec, "nb": NBSpec}
 
 
+def _type_name(hint) -> str:
+    if hint is bool:
+        return "true or false"
+    if hint is int:
+        return "an integer"
+    if hint is float:
+        return "a number"
+    if hint is str:
+        return "a string"
+    if typing.get_args(hint) == (tuple[str, ...], Ellipsis):
+        return "a list of lists of strings"
+    return "a list of strings"
+
+
+def _checked(key: str, value, hint):
+    """``value`` from a TOML file as the field's type (``hint``), or ``ConfigError`` naming the key
+    and the type expected. Integers are accepted for floats; nothing else is converted."""
+    ok = False
+    if hint is bool:
+        ok = isinstance(value, bool)
+    elif hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif hint is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif hint is str:
+        ok = isinstance(value, str)
+    elif typing.get_args(hint) == (tuple[str, ...], Ellipsis):
+        ok = isinstance(value, list) and all(isinstance(v, list) and all(isinstance(w, str) for w in v) for v in value)
+        value = tuple(tuple(v) for v in value) if ok else value
+    else:  # tuple[str, ...]
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        value = tuple(value) if ok else value
+    if not ok:
+        got = type(value).__name__ if not isinstance(value, (list, tuple)) else "list"
+        raise ConfigError(f"{key} must be {_type_name(hint)}, got {got} {value!r}")
+    return value
+
+
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls)
+
+
 def _section(section: dict, base, where: str):
     cls = type(base)
-    names = {f.name for f in dataclasses.fields(cls)}
-    unknown = set(section) - names
+    hints = _hints(cls)
+    unknown = set(section) - set(hints)
     if unknown:
-        raise ValueError(f"unknown key(s) in [{where}]: {', '.join(sorted(unknown))}")
-    values = dataclasses.asdict(base) | section
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
-    try:
-        return cls(**values)
-    except TypeError as exc:
-        raise ValueError(f"bad [{where}]: {exc}") from None
+        raise ConfigError(f"unknown key(s) in [{where}]: {', '.join(sorted(unknown))}")
+    values = {k: _checked(f"{where}.{k}", v, hints[k]) for k, v in section.items()}
+    return dataclasses.replace(base, **values)
 
 
-def _coerce(key: str, value: str, current):
-    """Turn a ``--set key=value`` string into the type of the current value.
+def _coerce(key: str, value: str, hint):
+    """Turn a ``--set key=value`` string into the field's type (``hint``).
 
     Lists are comma-separated; ``confusion_sets`` is sets separated by ``;``, words by ``,``.
     """
-    if key == "confusion_sets":
-        return tuple(tuple(w.strip() for w in part.split(",")) for part in value.split(";") if part.strip())
-    if isinstance(current, bool):
+    if hint is bool:
         if value.lower() in ("true", "1", "yes"):
             return True
         if value.lower() in ("false", "0", "no"):
             return False
-        raise ValueError(f"{key} must be true or false, got {value!r}")
-    if isinstance(current, int):
+        raise ConfigError(f"{key} must be true or false, got {value!r}")
+    if hint is int:
         try:
             return int(value)
         except ValueError:
-            raise ValueError(f"{key} must be an integer, got {value!r}") from None
-    if isinstance(current, float):
+            raise ConfigError(f"{key} must be an integer, got {value!r}") from None
+    if hint is float:
         try:
             return float(value)
         except ValueError:
-            raise ValueError(f"{key} must be a number, got {value!r}") from None
-    if isinstance(current, tuple):
-        return tuple(v.strip() for v in value.split(",")) if value else ()
-    return value
+            raise ConfigError(f"{key} must be a number, got {value!r}") from None
+    if hint is str:
+        return value
+    if typing.get_args(hint) == (tuple[str, ...], Ellipsis):
+        return tuple(tuple(w.strip() for w in part.split(",")) for part in value.split(";") if part.strip())
+    return tuple(v.strip() for v in value.split(",")) if value else ()
 
 
 def load_config(path: str | os.PathLike | None = None, overrides: dict[str, str] | None = None) -> ExperimentConfig:
@@ -269,43 +327,43 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, str]
 
     ``overrides`` maps dotted keys to strings, as ``--set`` gives them:
     ``{"mode": "failfast", "train.path": "x.txt", "backoff": "ABDE,BD,"}``.
-    Raises ``ValueError`` naming the bad key or value.
+    Every value is checked against its field's type. Raises ``ConfigError`` (a ``ValueError``)
+    naming the bad key and what it must be.
     """
     raw: dict = {}
     if path is not None:
-        with open(path, "rb") as fh:
-            try:
+        try:
+            with open(path, "rb") as fh:
                 raw = tomllib.load(fh)
-            except tomllib.TOMLDecodeError as exc:
-                raise ValueError(f"{path}: not valid TOML: {exc}") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read the config: {exc.strerror}") from None
     unknown = set(raw) - _TOP_KEYS
     if unknown:
-        raise ValueError(f"unknown key(s) in {path}: {', '.join(sorted(unknown))}")
+        raise ConfigError(f"unknown key(s) in {path}: {', '.join(sorted(unknown))}")
+    hints = _hints(ExperimentConfig)
     values = {f.name: getattr(DEFAULT, f.name) for f in dataclasses.fields(ExperimentConfig)}
     for key, value in raw.items():
         if key in _SECTIONS:
             if not isinstance(value, dict):
-                raise ValueError(f"[{key}] must be a table")
+                raise ConfigError(f"[{key}] must be a table")
             values[key] = _section(value, values[key], key)
-        elif key == "confusion_sets":
-            values[key] = tuple(tuple(words) for words in value)
         else:
-            values[key] = tuple(value) if isinstance(value, list) else value
+            values[key] = _checked(key, value, hints[key])
     for dotted, text in (overrides or {}).items():
         head, _, tail = dotted.partition(".")
         if head in _SECTIONS and tail:
             spec = values[head]
-            if tail not in {f.name for f in dataclasses.fields(spec)}:
-                raise ValueError(f"unknown setting {dotted!r}")
-            values[head] = dataclasses.replace(spec, **{tail: _coerce(dotted, text, getattr(spec, tail))})
+            section_hints = _hints(type(spec))
+            if tail not in section_hints:
+                raise ConfigError(f"unknown setting {dotted!r}")
+            values[head] = dataclasses.replace(spec, **{tail: _coerce(dotted, text, section_hints[tail])})
         elif head in _TOP_KEYS and not tail and head not in _SECTIONS:
-            values[head] = _coerce(dotted, text, values[head])
+            values[head] = _coerce(dotted, text, hints[head])
         else:
-            raise ValueError(f"unknown setting {dotted!r}")
-    try:
-        return ExperimentConfig(**values)
-    except TypeError as exc:
-        raise ValueError(f"bad config: {exc}") from None
+            raise ConfigError(f"unknown setting {dotted!r}")
+    return ExperimentConfig(**values)
 
 
 DEFAULT = ExperimentConfig()

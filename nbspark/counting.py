@@ -1,52 +1,39 @@
-"""The training shuffle: ``(event, weight)`` pairs summed by key, with exact run statistics.
+"""The training shuffle: ``(event, weight)`` pairs summed by key (the Python engines), and the
+merge of two count tables (``--update``).
 
-Mappers emit two kinds of keyed records through one ``reduceByKey``:
-
-* events: tuples whose first item is a context subset name (``"ABDE"``, ``""`` …);
-* statistics: ``(STAT, name)`` (lines read, malformed lines by reason …) and
-  ``(BAD, source, offset, reason, line)`` for the first few offending lines of each partition.
-
-Statistics ride the same shuffle instead of accumulators because accumulators updated in
-transformations may count a retried task twice; a reduced value counts each record once.
+Mappers emit events and statistics records (``runstats``) through one ``reduceByKey``: events
+are tuples whose first item names the event (a context subset ``"ABDE"``, ``""``, or a naive
+Bayes event ``"Y"``, ``"YX"`` …); statistics are ``((STAT, name), n)`` and ``((BAD, …), 1)``.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
-__all__ = ["BAD", "ENGINES", "MARK", "STAT", "PartitionStats", "combine_partition", "count_events", "is_stat", "split_stats"]
-
-STAT = "__stat__"
-BAD = "__bad__"
-#: Prefix of the statistics rows that the arrow and dataframe engines sum beside their counts
-#: (never in a token, a label or a subset name).
-MARK = "\u0000"
+__all__ = ["ENGINES", "Counted", "combine_partition", "count_events", "merge_counts"]
 
 
-class PartitionStats:
-    """Per-partition counters and the first ``keep_bad`` offending records, emitted at the end."""
+@dataclass
+class Counted:
+    """What every counting engine returns (the one counting contract).
 
-    def __init__(self, keep_bad: int):
-        self.counts: Counter = Counter()
-        self.keep_bad = keep_bad
-        self.bad: list[tuple] = []
+    ``counts``: the count DataFrame in the family's count schema; ``stats``: the run statistics
+    (lines read, malformed lines by reason, examples …); ``bad``: the first malformed lines
+    (``source``, ``offset``, ``line_number``, ``reason``, ``line``); ``known``: values the engine
+    learned while counting (label counts, number of features, table columns) so the manifest needs
+    no read-back; ``cached``: the cached aggregate behind ``counts``, released by ``release``.
+    """
 
-    def add(self, name: str, n: int = 1) -> None:
-        self.counts[name] += n
+    engine: str
+    counts: object
+    stats: dict
+    bad: list
+    known: dict = field(default_factory=dict)
+    cached: object = None
 
-    def bad_record(self, source: str, offset: int, reason: str, line: str) -> None:
-        self.counts[f"malformed.{reason}"] += 1
-        self.counts["malformed"] += 1
-        if len(self.bad) < self.keep_bad:
-            self.bad.append((BAD, source, offset, reason, line[:300]))
-
-    def records(self) -> Iterator[tuple[tuple, int]]:
-        for name, n in self.counts.items():
-            yield (STAT, name), n
-        for rec in self.bad:
-            yield rec, 1
-
+    def release(self) -> None:
+        if self.cached is not None:
+            self.cached.unpersist()
 
 ENGINES = ("pairs", "combine")
 
@@ -64,7 +51,7 @@ def combine_partition(pairs, add=_add):
 
 
 def count_events(pairs, partitions: int = 0, engine: str = "combine", add=_add):
-    """Sum an RDD of ``(key, weight)`` pairs by key: the one counting contract.
+    """Sum an RDD of ``(key, weight)`` pairs by key.
 
     ``engine``: ``pairs``, the literal ``reduceByKey`` (PySpark's own map-side merge, one Python
     call per pair); ``combine``, a plain dict per partition first, then ``reduceByKey`` over
@@ -77,27 +64,10 @@ def count_events(pairs, partitions: int = 0, engine: str = "combine", add=_add):
     return pairs.reduceByKey(add, numPartitions=partitions or None)
 
 
-def split_stats(stat_rows: Iterable[tuple[tuple, int]], keep_bad: int) -> tuple[dict, list[dict]]:
-    """Statistics and the first ``keep_bad`` offending records (by source, then offset)."""
-    stats: dict[str, int] = {}
-    bad = []
-    for key, n in stat_rows:
-        if key[0] == STAT:
-            stats[key[1]] = n
-        else:
-            bad.append({"source": key[1], "offset": key[2], "reason": key[3], "line": key[4]})
-    bad.sort(key=lambda b: (b["source"], b["offset"]))
-    return dict(sorted(stats.items())), bad[:keep_bad]
+def merge_counts(new, old, sums: list[str]):
+    """Add two count tables: rows with equal keys (every column but ``sums``; NULLs equal) summed."""
+    from pyspark.sql import functions as F
 
-
-def is_stat(record) -> bool:
-    """Whether ``record`` is a statistics record ``((STAT | BAD, ...), n)``, not an event pair
-    or an example (examples are tuples too, so the shape is checked before the tag)."""
-    return (
-        isinstance(record, tuple)
-        and len(record) == 2
-        and isinstance(record[0], tuple)
-        and bool(record[0])
-        and record[0][0] in (STAT, BAD)
-    )
-
+    keys = [c for c in new.columns if c not in sums]
+    merged = new.unionByName(old).groupBy(*keys).agg(*[F.sum(c).alias(c) for c in sums])
+    return merged.select(*new.columns)

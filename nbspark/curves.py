@@ -1,35 +1,50 @@
 """Learning curves: train on nested seeded fractions of the training data, classify the same
-test set each time, and write the table and the picture of "why more data helps"."""
+test set each time, and write the table and the picture of "why more data helps".
+
+Backoff models only (a naive Bayes config is refused by ``check_curve`` before any work starts).
+"""
 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import shutil
 from pathlib import Path
 
+from .backoff_jobs import classify, train
+from .capabilities import resolve_scoring
 from .config import ExperimentConfig
-from .metrics import level_name
-from .pipeline import Inputs, classify, train
-from .plots import plot_learning_curve
+from .errors import ConfigError
+from .inputs import Inputs
+from .plots import plot_learning_curve, require_matplotlib
 from .tables import staged_output, write_json
 
-__all__ = ["DEFAULT_FRACTIONS", "format_curve", "learning_curve"]
+__all__ = ["DEFAULT_FRACTIONS", "check_curve", "learning_curve"]
 
 DEFAULT_FRACTIONS = (0.01, 0.03, 0.1, 0.3, 1.0)
+log = logging.getLogger("nbspark")
+
+
+def check_curve(cfg: ExperimentConfig) -> None:
+    """Refuse, before any work, a config the learning curve cannot serve, or a missing matplotlib."""
+    if cfg.task != "backoff":
+        raise ConfigError(f"learning curves are drawn for backoff models; {cfg.name} has task = {cfg.task!r}")
+    resolve_scoring(cfg)  # refuses a test input that cannot be classified
+    require_matplotlib()
 
 
 def learning_curve(spark, cfg: ExperimentConfig, train_inputs: Inputs, test_inputs: Inputs, out: Path,
-                   fractions=DEFAULT_FRACTIONS, seed: int = 0, log=print) -> list[dict]:
+                   fractions=DEFAULT_FRACTIONS, seed: int = 0) -> list[dict]:
     """Rows (one per fraction) of training size, accuracy, baseline and per-level coverage,
     written to ``out`` as ``curve.json``, ``curve.csv`` and ``curve.png``."""
+    check_curve(cfg)
     rows = []
-    quiet = lambda *_: None  # noqa: E731
     with staged_output(out, "learning-curve") as stage:
         work = stage / "work"
         for fraction in sorted(fractions):
             run = dataclasses.replace(cfg, sample=fraction, sample_seed=seed, worked_examples=())
-            manifest = train(spark, run, train_inputs, work / "model", log=quiet)
-            metrics = classify(spark, run, work / "model", test_inputs, work / "results", log=quiet)
+            manifest = train(spark, run, train_inputs, work / "model")
+            metrics = classify(spark, run, work / "model", test_inputs, work / "results")
             rows.append(
                 {
                     "fraction": fraction,
@@ -41,7 +56,7 @@ def learning_curve(spark, cfg: ExperimentConfig, train_inputs: Inputs, test_inpu
                     "levels": [{k: lv[k] for k in ("name", "examples", "accuracy", "coverage")} for lv in metrics["levels"]],
                 }
             )
-            log(f"  fraction {fraction:>5}: {rows[-1]['weight']:>14,} counted, accuracy {metrics['accuracy']:.4f}")
+            log.info("fraction %5s: %14s counted, accuracy %.4f", fraction, f"{rows[-1]['weight']:,}", metrics["accuracy"])
             shutil.rmtree(work)
         write_json(stage / "curve.json", {"config": cfg.name, "seed": seed, "rows": rows})
         names = [lv["name"] for lv in rows[0]["levels"]]
@@ -53,15 +68,4 @@ def learning_curve(spark, cfg: ExperimentConfig, train_inputs: Inputs, test_inpu
         ]
         (stage / "curve.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
         plot_learning_curve(rows, stage / "curve.png", f"{cfg.name}: accuracy grows with training data")
-    log(format_curve(rows))
     return rows
-
-
-def format_curve(rows: list[dict]) -> str:
-    names = [lv["name"] for lv in rows[0]["levels"]]
-    head = f"{'fraction':>9}{'counted':>14}{'accuracy':>10}{'baseline':>10}" + "".join(f"{level_name(n) if n else '∅':>8}" for n in names)
-    lines = [head + "   (coverage by level)"]
-    for r in rows:
-        cov = "".join(f"{(lv['coverage'] or 0):>8.3f}" for lv in r["levels"])
-        lines.append(f"{r['fraction']:>9}{r['weight']:>14,}{r['accuracy']:>10.4f}{r['majority_baseline']:>10.4f}{cov}")
-    return "\n".join(lines)

@@ -45,16 +45,17 @@ __all__ = [
     "COUNT_DDL",
     "NBModel",
     "add_values",
+    "bernoulli_log_probs",
+    "class_log_prior",
+    "multinomial_log_prob",
     "build_nb_model",
     "csr_rows",
     "doc_events",
     "event_row",
     "log_posteriors",
-    "loop_model",
     "ranked_columns",
     "row_events",
     "score_docs",
-    "score_loop",
     "score_rows",
     "top_labels",
 ]
@@ -106,6 +107,26 @@ def row_events(label: str, categorical: dict[str, str], numeric: dict[str, float
         yield (YX, label, j, v), 1
     for j, x in numeric.items():
         yield (YG, label, j, None), (1, x, x * x)
+
+
+# ---------------------------------------------------------------- smoothing, defined once
+# ``log`` is math.log for numbers, np.log for arrays or pyspark's F.log for columns: the broadcast
+# scorer's arrays and the join scorer's SQL are both derived from these formulas.
+
+
+def class_log_prior(class_count, total, log=math.log):
+    """``log P(y) = log C(Y=y) − log C(Y=ANY)`` (the maximum-likelihood prior)."""
+    return log(class_count) - log(total)
+
+
+def multinomial_log_prob(count, class_total, alpha: float, vocab_size: int, log=math.log):
+    """``log P(w|y) = log(C(y,w) + α) − log(C(y,ANY) + α|V|)``."""
+    return log(count + alpha) - log(class_total + alpha * vocab_size)
+
+
+def bernoulli_log_probs(df, docs, alpha: float, log=math.log):
+    """``(log p, log(1 − p))`` with ``p = (df(y,w) + α) / (N_y + 2α)``."""
+    return log(df + alpha) - log(docs + 2 * alpha), log(docs - df + alpha) - log(docs + 2 * alpha)
 
 
 @dataclass(frozen=True)
@@ -161,7 +182,7 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
     classes = tuple(sorted(docs))
     cidx = {c: i for i, c in enumerate(classes)}
     class_count = np.array([docs[c] for c in classes], dtype=np.float64)
-    prior = np.log(class_count) - math.log(total_docs or class_count.sum())
+    prior = class_log_prior(class_count, total_docs or class_count.sum(), np.log)
     out = {"kind": kind, "classes": classes, "class_log_prior": prior}
 
     if kind in ("multinomial", "bernoulli", "categorical", "mixed") and (yx or kind != "mixed"):
@@ -172,11 +193,10 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
             counts[cidx[label], vocab[f]] = n
         if kind == "multinomial":
             totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)
-            weights = np.log(counts + alpha) - np.log(totals + alpha * len(features))[:, None]
+            weights = multinomial_log_prob(counts, totals[:, None], alpha, len(features), np.log)
             bias = np.zeros(len(classes))
         elif kind == "bernoulli":
-            p_log = np.log(counts + alpha) - np.log(class_count + 2 * alpha)[:, None]
-            q_log = np.log(class_count[:, None] - counts + alpha) - np.log(class_count + 2 * alpha)[:, None]
+            p_log, q_log = bernoulli_log_probs(counts, class_count[:, None], alpha, np.log)
             weights = p_log - q_log
             bias = q_log.sum(axis=1)
         else:  # categorical part: normalise within each feature
@@ -297,37 +317,3 @@ def ranked_columns(log_post: np.ndarray, k: int, threshold: float = 0.0, ranked:
         picked = np.maximum(picked, (probs >= threshold).sum(axis=1))
     keep = max(min(ranked, n_classes), int(picked.max(initial=0)))
     return order[:, :keep], probs[:, :keep], picked
-
-
-# ---------------------------------------------------------------- the per-token baseline
-
-
-def loop_model(model: NBModel) -> dict:
-    """The model as the dictionaries a per-token loop scorer would use (benchmark baseline)."""
-    inverse = {i: f for f, i in model.vocab.items()}
-    return {
-        "classes": model.classes,
-        "prior": dict(zip(model.classes, model.class_log_prior.tolist())),
-        "bias": dict(zip(model.classes, model.bias.tolist())),
-        "logp": {c: {inverse[i]: float(model.weights[ci, i]) for i in range(model.weights.shape[1])} for ci, c in enumerate(model.classes)},
-    }
-
-
-def score_loop(tables: dict, tokens: Sequence[str], binary: bool = False) -> dict[str, float]:
-    """Score one document with a per-token dictionary loop (what the dot product replaces)."""
-    seen = set()
-    scores = {}
-    for c in tables["classes"]:
-        logp = tables["logp"][c]
-        total = tables["prior"][c] + tables["bias"][c]
-        seen.clear()
-        for t in tokens:
-            if binary:
-                if t in seen:
-                    continue
-                seen.add(t)
-            w = logp.get(t)
-            if w is not None:
-                total += w
-        scores[c] = total
-    return scores

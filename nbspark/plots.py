@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["plot_learning_curve"]
+from .errors import ConfigError
+
+__all__ = ["plot_learning_curve", "require_matplotlib"]
+
+
+def require_matplotlib() -> None:
+    """Refuse, before any work, a run that will draw a plot without matplotlib installed."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ConfigError("this run draws a plot and needs matplotlib: pip install 'nbspark[plot]'") from None
 
 
 def plot_learning_curve(rows: list[dict], path: Path, title: str) -> None:
@@ -14,13 +24,11 @@ def plot_learning_curve(rows: list[dict], path: Path, title: str) -> None:
     ``majority_baseline`` and ``levels`` (``name``, ``coverage``), as ``curves.learning_curve``
     writes them.
     """
-    try:
-        import matplotlib
+    require_matplotlib()
+    import matplotlib
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise RuntimeError("plots need matplotlib: pip install 'nbspark[plot]'") from None
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     sizes = [r["weight"] for r in rows]
     fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 4.2))
     left.plot(sizes, [r["accuracy"] for r in rows], marker="o", label="backoff classifier")

@@ -20,17 +20,26 @@ def _import_pyspark():
         findspark.init()
 
 
-def get_spark(app_name: str, conf: dict[str, str] | None = None, progress: bool = True):
+def get_spark(app_name: str, conf: dict[str, str] | None = None, defaults: dict[str, str] | None = None):
     """Get or create the SparkSession.
 
-    ``progress`` turns Spark's console progress bar on (jobs) or off (tests). ``conf`` is
-    applied last; jobs pass nothing, so spark-submit's settings stand.
+    ``conf`` is applied as given (tests). ``defaults`` apply only where nothing else set them:
+    not spark-submit's flags, ``--conf``, a properties file nor ``PYSPARK_SUBMIT_ARGS`` (the JVM
+    is started first, so its settings can be seen before the session is built; a setting made in
+    code would otherwise win over spark-submit's).
     """
     _import_pyspark()
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
-    builder = SparkSession.builder.appName(app_name)
-    builder = builder.config("spark.ui.showConsoleProgress", "true" if progress else "false")
-    for key, value in (conf or {}).items():
+    settings = {}
+    if defaults:
+        SparkContext._ensure_initialized()  # the gateway JVM, started with spark-submit's settings
+        present = SparkConf()
+        settings = {k: v for k, v in {"spark.app.name": app_name, **defaults}.items() if not present.contains(k)}
+    else:
+        settings["spark.app.name"] = app_name
+    builder = SparkSession.builder
+    for key, value in {**settings, **(conf or {})}.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()

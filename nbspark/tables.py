@@ -21,9 +21,10 @@ from collections.abc import Iterable
 from contextlib import contextmanager
 from pathlib import Path
 
+from .errors import OutputError
+
 __all__ = [
     "MARKER",
-    "OutputError",
     "check_output",
     "local_path",
     "read_json",
@@ -33,10 +34,6 @@ __all__ = [
 ]
 
 MARKER = "_nbspark.json"
-
-
-class OutputError(Exception):
-    """An output or model directory that cannot be used; the message says why."""
 
 
 def local_path(path: str | os.PathLike) -> Path:

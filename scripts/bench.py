@@ -57,7 +57,8 @@ import numpy as np
 
 from nbspark.config import load_config, resolve_data_dir
 from nbspark.corpora import decode_reuters, parse_reuters_sgml
-from nbspark.nb import log_posteriors, loop_model, score_docs, score_loop
+from baselines import loop_model, score_loop
+from nbspark.nb import log_posteriors, score_docs
 from nbspark.nb_pipeline import BATCH, REUTERS_TOP10, arrow_predictions, classify_nb, load_nb_manifest, load_nb_model, tokenizer, train_nb
 from nbspark.pipeline import resolve_input
 from nbspark.session import get_spark
@@ -119,8 +120,8 @@ def main(argv=None) -> int:
     work = Path(tempfile.mkdtemp(prefix="nbspark-bench-"))
     spark = get_spark(
         "nbspark-bench",
-        {"spark.master": args.master, "spark.ui.enabled": "false", "spark.log.level": "ERROR", "spark.sql.shuffle.partitions": "8"},
-        progress=False,
+        {"spark.master": args.master, "spark.ui.enabled": "false", "spark.log.level": "ERROR", "spark.sql.shuffle.partitions": "8",
+         "spark.ui.showConsoleProgress": "false"},
     )
     from pyspark.ml import Pipeline
     from pyspark.ml.classification import NaiveBayes

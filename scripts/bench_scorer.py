@@ -19,7 +19,8 @@ import time
 
 from nbspark.config import resolve_data_dir
 from nbspark.corpora import decode_reuters, parse_reuters_sgml
-from nbspark.nb import add_values, build_nb_model, doc_events, event_row, log_posteriors, loop_model, score_docs, score_loop
+from baselines import loop_model, score_loop
+from nbspark.nb import add_values, build_nb_model, doc_events, event_row, log_posteriors, score_docs
 from nbspark.nb_pipeline import BATCH, REUTERS_TOP10, tokenizer
 
 

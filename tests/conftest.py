@@ -40,7 +40,7 @@ TEST_SPARK_CONF = {
 def spark():
     from nbspark.session import get_spark
 
-    session = get_spark("nbspark-tests", TEST_SPARK_CONF, progress=False)
+    session = get_spark("nbspark-tests", {**TEST_SPARK_CONF, "spark.ui.showConsoleProgress": "false"})
     yield session
     session.stop()
 

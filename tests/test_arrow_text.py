@@ -101,10 +101,10 @@ def test_partial_counts_sum_like_a_counter():
 
 
 def python_ngram_events(lines, width, centres, lowercase, subsets, letters):
-    """The Python path itself (``pipeline._ngram_partition``), line by line: the reference."""
-    from nbspark.counting import is_stat, split_stats
+    """The Python path itself (``ngram_inputs.ngram_partition``), line by line: the reference."""
+    from nbspark.runstats import is_stat, split_stats
     from nbspark.events import example_events
-    from nbspark.pipeline import _ngram_partition
+    from nbspark.ngram_inputs import ngram_partition as _ngram_partition
 
     events, stat_rows = Counter(), []
     records = (("", offset, line) for offset, line in enumerate(lines))

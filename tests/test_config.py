@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from nbspark.config import DEFAULT, DataNotFound, InputSpec, load_config, resolve_data_dir
+from nbspark.errors import ConfigError
 
 ROOT = Path(__file__).parent.parent
 
@@ -45,7 +46,7 @@ def test_overrides_are_typed():
         ({"confusion_set": "affect"}, "at least two distinct"),
         ({"colour": "red"}, "unknown setting"),
         ({"train.colour": "red"}, "unknown setting"),
-        ({"train.format": "xml"}, "input format"),
+        ({"train.format": "xml"}, "train.format must be one of"),
         ({"task": "svm"}, "task must be"),
         ({"nb.model": "complement"}, "nb.model must be"),
         ({"train.holdout": "1.5"}, "holdout must be"),
@@ -83,3 +84,103 @@ def test_data_dir_order(tmp_path):
     assert "--data-dir" in str(info.value) and "scripts/fetch_data.sh" in str(info.value)
     with pytest.raises(DataNotFound, match=r"NBSPARK_DATA.*\./data.*\.\./shared/data"):
         resolve_data_dir("missing", None, env, cwd)
+
+
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        # each of these loaded silently before, and strings were then iterated as characters
+        ('confusion_set = "affect,effect"', r"confusion_set must be a list of strings, got str 'affect,effect'"),
+        ('[test]\nformat = "reuters"\npath = "x"\nsplits = "TRAIN"', r"test.splits must be a list of strings, got str 'TRAIN'"),
+        ('lowercase = "no"', r"lowercase must be true or false, got str 'no'"),
+        ("partitions = 2.5", r"partitions must be an integer, got float 2.5"),
+        ('[nb]\nalpha = "1"', r"nb.alpha must be a number, got str '1'"),
+        ("confusion_sets = [\"their\"]", r"confusion_sets must be a list of lists of strings"),
+        ("width = true", r"width must be an integer, got bool True"),
+    ],
+)
+def test_toml_values_are_type_checked(tmp_path, toml, message):
+    path = tmp_path / "x.toml"
+    path.write_text(toml + "\n")
+    with pytest.raises(ConfigError, match=message):
+        load_config(path)
+
+
+def test_toml_integers_are_numbers(tmp_path):
+    path = tmp_path / "x.toml"
+    path.write_text("[nb]\nalpha = 1\n")
+    assert load_config(path).nb.alpha == 1.0 and isinstance(load_config(path).nb.alpha, float)
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"task": "naive_bayes", "nb.alpha": "nan"}, "nb.alpha must be a finite number"),
+        ({"task": "naive_bayes", "nb.alpha": "inf"}, "nb.alpha must be a finite number"),
+        ({"nb.var_smoothing": "nan"}, "nb.var_smoothing must be a finite number"),
+        ({"nb.threshold": "1.5"}, "nb.threshold must be <= 1"),
+        ({"sample": "nan"}, "sample must be a finite number"),
+        ({"train.holdout": "nan"}, "train.holdout must be a finite number"),
+    ],
+)
+def test_numbers_must_be_finite_and_in_range(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+
+
+NB_SMS = {"task": "naive_bayes", "train.format": "sms", "test.format": "sms", "train.holdout": "0.2", "test.holdout": "0.2"}
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        # a backoff task cannot read naive Bayes inputs (examples_rdd used to read them as SGML)
+        ({"train.format": "tsv"}, r"train.format 'tsv' is not a backoff input"),
+        ({**NB_SMS, "train.format": "ngrams"}, r"nb.model multinomial needs text .* but train.format is 'ngrams'"),
+        ({**NB_SMS, "nb.model": "gaussian"}, r"nb.model gaussian needs a table"),
+        # the naive Bayes task used to ignore sample
+        ({**NB_SMS, "sample": "0.5"}, "sample applies to backoff models only"),
+        ({"train.format": "google_v3", "engine": "arrow"}, "engine arrow counts backoff models from ngrams input"),
+        ({"sample": "0.5", "engine": "arrow"}, "engine arrow counts backoff models from ngrams input without sampling"),
+        ({"engine": "dataframe"}, "engine dataframe counts naive Bayes text only"),
+        ({"scoring": "join"}, "scoring join is for naive Bayes models"),
+        ({**NB_SMS, "engine": "arrow"}, "engine arrow reads tsv or sms input without holdout"),
+        ({"engine": "fast"}, "engine must be one of"),
+        ({"scoring": "fast"}, "scoring must be one of"),
+    ],
+)
+def test_settings_that_cannot_apply_are_refused_at_load(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"test.format": "sms"}, r"test.format 'sms' is not a backoff input"),
+        ({**NB_SMS, "test.format": "csv"}, r"nb.model multinomial needs text .* but test.format is 'csv'"),
+        ({**NB_SMS, "train.format": "csv", "test.format": "csv", "nb.model": "gaussian", "scoring": "join"}, "join scoring is for multinomial and Bernoulli"),
+        ({**NB_SMS, "scoring": "arrow"}, "scoring arrow reads tsv or sms input without holdout"),
+    ],
+)
+def test_a_test_input_that_cannot_be_classified_is_refused(overrides, message):
+    """A config may only train, so the test input is checked where classify reads it, before Spark."""
+    from nbspark.capabilities import resolve_scoring
+
+    cfg = load_config(None, overrides)
+    with pytest.raises(ConfigError, match=message):
+        resolve_scoring(cfg)
+
+
+def test_capabilities_resolve_auto():
+    from nbspark.capabilities import resolve_engine, resolve_scoring
+
+    assert resolve_engine(load_config(None, {})) == "arrow"
+    assert resolve_engine(load_config(None, {"mode": "failfast"})) == "combine"
+    assert resolve_engine(load_config(None, {"train.format": "google_v3"})) == "combine"
+    sms = {**NB_SMS, "train.holdout": "0", "test.holdout": "0", "nb.tokenizer": "words"}
+    assert resolve_engine(load_config(None, sms)) == "arrow"
+    assert resolve_engine(load_config(None, {**sms, "nb.tokenizer": "nbspark"})) == "combine"
+    assert resolve_scoring(load_config(None, sms)) == "arrow"
+    assert resolve_scoring(load_config(None, sms), model_bytes=600 * 2**20) == "join"
+    assert resolve_scoring(load_config(None, {})) == "broadcast"

@@ -6,7 +6,8 @@ import pytest
 
 from nbspark.config import load_config
 from nbspark.corpora import parse_brown_zip
-from nbspark.pipeline import classify, resolve_input, train
+from nbspark.backoff_jobs import classify, train
+from nbspark.inputs import resolve_input
 
 BROWN = {
     "brown/ca01": "\n\n\tThey/ppss lost/vbd their/pp$ way/nn ./.\n\tGo/vb there/rb now/rb ./.\n",

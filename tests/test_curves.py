@@ -7,7 +7,7 @@ import pytest
 from nbspark.config import load_config
 from nbspark.curves import learning_curve
 from nbspark.events import Example, in_sample
-from nbspark.pipeline import resolve_input
+from nbspark.inputs import resolve_input
 
 
 def test_samples_are_nested_and_about_the_right_size():

@@ -8,7 +8,8 @@ from pyspark.testing import assertDataFrameEqual
 
 from nbspark.config import load_config
 from nbspark.events import count_ddl
-from nbspark.pipeline import resolve_input, train
+from nbspark.backoff_jobs import train
+from nbspark.inputs import resolve_input
 from nbspark.tables import read_parquet_checked
 from tests.conftest import spark_submit
 

@@ -8,7 +8,8 @@ from pyspark.testing import assertDataFrameEqual
 from nbspark.config import load_config
 from nbspark.corpora import MalformedLine, parse_google_v2, parse_google_v3, strip_pos
 from nbspark.events import count_ddl
-from nbspark.pipeline import resolve_input, train
+from nbspark.backoff_jobs import train
+from nbspark.inputs import resolve_input
 from nbspark.tables import read_parquet_checked
 
 
@@ -30,9 +31,6 @@ def test_parse_google_lines():
         parse_google_v3("a b c d e\t2000;50;1")
 
 
-def quiet(*_):
-    pass
-
 
 @pytest.mark.spark
 def test_both_versions_and_gzip_give_the_same_table(spark, fixtures, tmp_path):
@@ -42,7 +40,7 @@ def test_both_versions_and_gzip_give_the_same_table(spark, fixtures, tmp_path):
     for fmt, path in (("google_v2", fixtures / "google_v2.txt"), ("google_v3", fixtures / "google_v3.txt"), ("google_v3", gz)):
         cfg = load_config(None, {"train.format": fmt, "train.path": str(path), "train.year_min": "1900", "train.year_max": "2008"})
         out = tmp_path / f"m-{len(tables)}"
-        manifest = train(spark, cfg, resolve_input(cfg.train, None), out, log=quiet)
+        manifest = train(spark, cfg, resolve_input(cfg.train, None), out)
         stats = manifest["stats"]
         assert stats["examples"] == 2 and stats["weight"] == 86
         assert stats["malformed"] == 2 and stats["ngrams"] == 3 and stats["ngrams_below_min_count"] == 1
@@ -59,7 +57,7 @@ def test_both_versions_and_gzip_give_the_same_table(spark, fixtures, tmp_path):
 def test_keep_pos_and_min_count(spark, fixtures, tmp_path):
     cfg = load_config(None, {"train.format": "google_v2", "train.path": str(fixtures / "google_v2.txt"),
                              "train.pos": "keep", "train.min_count": "0", "train.year_min": "1900", "train.year_max": "2008"})
-    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m", log=quiet)
+    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     # with tags kept, effect_noun and affect_verb are not in the set, and "_DET_ not affect the
     # outcome" (500) is an example like "the big effect of it" (41); min_count 0 keeps both
     assert manifest["stats"]["examples"] == 2 and manifest["stats"]["weight"] == 541

@@ -3,13 +3,12 @@
 import pytest
 
 from nbspark.config import InputSpec, load_config
-from nbspark.pipeline import InputError, resolve_input, train
+from nbspark.backoff_jobs import train
+from nbspark.errors import InputError
+from nbspark.inputs import resolve_input
 
 pytestmark = pytest.mark.spark
 
-
-def quiet(*_):
-    pass
 
 
 @pytest.fixture
@@ -27,7 +26,7 @@ def test_directory_skips_hidden_files_and_reads_glob_names_literally(spark, corp
     inputs = resolve_input(InputSpec("ngrams", str(corpus)), None)
     assert [f.name for f in inputs.files] == ["a[1].txt", "b{x},y.txt"]
     cfg = load_config(None, {"train.path": str(corpus)})
-    manifest = train(spark, cfg, inputs, tmp_path / "m", log=quiet)
+    manifest = train(spark, cfg, inputs, tmp_path / "m")
     stats = manifest["stats"]
     assert stats["lines_read"] == 3 and stats["examples"] == 3 and stats["weight"] == 9
     # the Latin-1 byte 0xE9 is not UTF-8: replaced by U+FFFD and counted, never a crash
@@ -36,7 +35,7 @@ def test_directory_skips_hidden_files_and_reads_glob_names_literally(spark, corp
 
 def test_single_file_with_glob_characters(spark, corpus, tmp_path):
     cfg = load_config(None, {"train.path": str(corpus / "a[1].txt")})
-    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m", log=quiet)
+    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     assert manifest["stats"]["lines_read"] == 2
 
 

@@ -4,10 +4,11 @@ import math
 
 import numpy as np
 import pytest
+from pathlib import Path
 
 from nbspark.nb import (
-    add_values, build_nb_model, doc_events, event_row, log_posteriors, loop_model, row_events,
-    score_docs, score_loop, score_rows, top_labels,
+    add_values, build_nb_model, doc_events, event_row, log_posteriors, row_events,
+    score_docs, score_rows, top_labels,
 )
 
 sklearn = pytest.importorskip("sklearn")
@@ -139,7 +140,11 @@ def test_unknown_tokens_and_values_are_counted():
     assert score_docs(m, [["Chinese", "Osaka", "Osaka"]])[1] == 2
 
 
-def test_loop_scorer_equals_dot_product():
+def test_loop_scorer_equals_dot_product(monkeypatch):
+    """The benchmarks' per-token baseline (scripts/baselines.py) scores as the library does."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent.parent / "scripts"))
+    from baselines import loop_model, score_loop
+
     train = random_docs(5)
     for kind in ("multinomial", "bernoulli"):
         m = build_nb_model(count(e for labels, toks in train for e in doc_events(labels, toks, kind)), kind)

@@ -12,8 +12,9 @@ import pytest
 
 from nbspark.config import load_config
 from nbspark.corpora import decode_reuters, holdout_part, parse_reuters_sgml, parse_sms_line
-from nbspark.nb_pipeline import REUTERS_TOP10, classify_nb, train_nb
-from nbspark.pipeline import resolve_input
+from nbspark.nb_inputs import REUTERS_TOP10
+from nbspark.nb_jobs import classify_nb, train_nb
+from nbspark.inputs import resolve_input
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.spark, pytest.mark.realdata]
@@ -22,14 +23,11 @@ from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
 from sklearn.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB  # noqa: E402
 
 
-def quiet(*_):
-    pass
-
 
 def run(spark, name, data_dir, tmp_path):
     cfg = load_config(ROOT / f"conf/experiments/{name}.toml")
-    train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / "m", log=quiet)
-    metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, str(data_dir)), tmp_path / "r", log=quiet)
+    train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / "m")
+    metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, str(data_dir)), tmp_path / "r")
     preds = {r["id"]: r["predicted"][0] for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()}
     return metrics, preds
 
@@ -75,8 +73,8 @@ def test_wine_gaussian_equals_sklearn(spark, tmp_path):
     from sklearn.datasets import load_wine
 
     cfg = load_config(ROOT / "conf/experiments/wine_gaussian.toml")
-    train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m", log=quiet)
-    metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r", log=quiet)
+    train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r")
     data = load_wine()
     part = np.array([holdout_part(str(i), 42, 0.2) for i in range(len(data.target))])
     names = np.array(data.target_names)
@@ -99,7 +97,7 @@ def test_dataframe_engine_equals_python_on_real_text(spark, data_dir, tmp_path, 
     for engine in ("combine", "dataframe", "arrow"):
         cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "engine": engine,
                                  "train.format": fmt, "train.path": source})
-        train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / engine, log=quiet)
+        train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / engine)
         tables.append(read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL))
     assertDataFrameEqual(tables[1], tables[0], checkRowOrder=False)
     assertDataFrameEqual(tables[-1], tables[0], checkRowOrder=False)

@@ -8,16 +8,23 @@ from pyspark.testing import assertDataFrameEqual
 
 from nbspark.config import load_config
 from nbspark.nb import COUNT_DDL
-from nbspark.nb_pipeline import classify_nb, load_nb_manifest, load_nb_model, train_nb
-from nbspark.pipeline import InputError, resolve_input
+from nbspark.nb import build_nb_model
+from nbspark.nb_jobs import NAIVE_BAYES, classify_nb, load_nb_manifest, train_nb
+from nbspark.training import read_counts
+from nbspark.errors import ConfigError, InputError
+from nbspark.inputs import resolve_input
 from nbspark.tables import read_parquet_checked
 
 pytestmark = pytest.mark.spark
 
 
-def quiet(*_):
-    pass
 
+
+def _model(spark, model_dir, cfg):
+    """The broadcast model of a trained model directory, as classify builds it."""
+    manifest = load_nb_manifest(model_dir)
+    counts = read_counts(spark, model_dir, NAIVE_BAYES, manifest).collect()
+    return build_nb_model(counts, manifest["model"], cfg.nb.alpha, cfg.nb.var_smoothing)
 
 def china_cfg(fixtures, tmp_path, **extra):
     return load_config(None, {
@@ -29,7 +36,7 @@ def china_cfg(fixtures, tmp_path, **extra):
 
 
 def fit(spark, cfg, out):
-    return train_nb(spark, cfg, resolve_input(cfg.train, None), out, log=quiet)
+    return train_nb(spark, cfg, resolve_input(cfg.train, None), out)
 
 
 def test_china_multinomial_counts_and_scores(spark, fixtures, tmp_path):
@@ -39,14 +46,14 @@ def test_china_multinomial_counts_and_scores(spark, fixtures, tmp_path):
     assert stats["lines_read"] == 8 and stats["documents"] == 5 and stats["blank_lines"] == 1
     assert (stats["malformed"], stats["malformed.fields"], stats["malformed.labels"]) == (2, 1, 1)
     assert manifest["label_counts"] == {"c": 4, "j": 2}  # d8 counts once for c and once for j
-    model = load_nb_model(spark, tmp_path / "model", load_nb_manifest(tmp_path / "model"), cfg)
+    model = _model(spark, tmp_path / "model", cfg)
     p = {c: dict(zip(sorted(model.vocab, key=model.vocab.get), np.exp(model.weights[i]))) for i, c in enumerate(model.classes)}
     # c: chinese 6+1, 11 tokens; j: chinese 1+1, tokyo 1, 6 tokens; |V| = 8 (quoted and tab from d8)
     assert p["c"]["chinese"] == pytest.approx(7 / 19) and p["c"]["tokyo"] == pytest.approx(1 / 19)
     assert p["j"]["chinese"] == pytest.approx(3 / 14) and p["j"]["tokyo"] == pytest.approx(2 / 14)
     assert np.exp(model.class_log_prior) == pytest.approx([4 / 6, 2 / 6])
 
-    metrics = classify_nb(spark, cfg, tmp_path / "model", resolve_input(cfg.test, None), tmp_path / "r", log=quiet)
+    metrics = classify_nb(spark, cfg, tmp_path / "model", resolve_input(cfg.test, None), tmp_path / "r")
     assert metrics["documents"] == 3 and metrics["accuracy"] == pytest.approx(1 / 3)
     assert metrics["unknown_label_count"] == 1 and metrics["unseen_gold_labels"] == ["k"]
     assert metrics["unknown_features"] == 1  # "osaka"
@@ -72,8 +79,8 @@ def test_one_partition_equals_many(spark, fixtures, tmp_path):
 def test_failfast_and_wrong_input_kind(spark, fixtures, tmp_path, engine):
     with pytest.raises(InputError, match=r"china_train.tsv:5: malformed line \(fields\)"):
         fit(spark, china_cfg(fixtures, tmp_path, mode="failfast", engine=engine), tmp_path / "m")
-    with pytest.raises(InputError, match="needs a table"):
-        fit(spark, china_cfg(fixtures, tmp_path, **{"nb.model": "gaussian"}), tmp_path / "m")
+    with pytest.raises(ConfigError, match="needs a table"):  # refused when the config loads, before Spark
+        china_cfg(fixtures, tmp_path, **{"nb.model": "gaussian"})
     assert not (tmp_path / "m").exists()
 
 
@@ -85,7 +92,7 @@ def test_weather_mixed_table(spark, fixtures, tmp_path):
     })
     manifest = fit(spark, cfg, tmp_path / "w")
     assert manifest["stats"]["documents"] == 14 and manifest["stats"]["malformed.numeric"] == 1
-    model = load_nb_model(spark, tmp_path / "w", load_nb_manifest(tmp_path / "w"), cfg)
+    model = _model(spark, tmp_path / "w", cfg)
     assert model.classes == ("no", "yes") and model.numeric == ("humidity", "temperature")
     # Witten & Frank: temperature mean 73 (yes) and 74.6 (no); humidity 79.1 and 86.2; sample sd
     assert model.theta[:, 1] == pytest.approx([74.6, 73.0])
@@ -123,10 +130,9 @@ def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
         assert m["malformed_examples"] == manifests[0]["malformed_examples"]
 
 
-def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path):
-    cfg = china_cfg(fixtures, tmp_path, engine="dataframe", **{"nb.tokenizer": "nbspark"})
-    with pytest.raises(InputError, match="engine dataframe counts"):
-        fit(spark, cfg, tmp_path / "m")
+def test_dataframe_engine_refuses_what_it_cannot_count(fixtures, tmp_path):
+    with pytest.raises(ConfigError, match="engine dataframe reads tsv or sms input .* nb.tokenizer = words"):
+        china_cfg(fixtures, tmp_path, engine="dataframe", **{"nb.tokenizer": "nbspark"})
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
@@ -134,13 +140,23 @@ def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path
 def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, scoring, model):
     cfg = china_cfg(fixtures, tmp_path, **{"nb.model": model})
     fit(spark, cfg, tmp_path / "model")
-    results = {}
+    results, stats = {}, {}
     for path in ("broadcast", scoring):
         # auto with a limit of 0 MB: every model is too large to broadcast, so it joins
-        run = china_cfg(fixtures, tmp_path, scoring=path.split("-")[0], broadcast_limit_mb="0" if path == "auto-join" else "512")
-        metrics = classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / path, log=quiet)
+        run = china_cfg(fixtures, tmp_path, scoring=path.split("-")[0], broadcast_limit_mb="0" if path == "auto-join" else "512",
+                        **{"test.path": str(fixtures / "china_test_dirty.tsv")})
+        metrics = classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / path)
         assert metrics["scoring"] == path.split("-")[-1] and metrics["documents"] == 3
         results[path] = {r["id"]: r for r in spark.read.parquet(str(tmp_path / path / "predictions")).collect()}
+        stats[path] = {k: metrics[k] for k in ("input_stats", "malformed_examples", "unknown_features")}
+    # the same statistics from every scorer: lines, malformed lines (and the first ones), unknown tokens
+    assert stats[scoring] == stats["broadcast"]
+    assert stats["broadcast"]["unknown_features"] == 1  # osaka
+    assert stats["broadcast"]["input_stats"] == {  # counted by hand: tests/data/README.md
+        "blank_lines": 1, "documents": 3, "empty_documents": 1, "lines_read": 7,
+        "malformed": 3, "malformed.fields": 1, "malformed.id": 1, "malformed.labels": 1,
+    }
+    assert [(b["line_number"], b["reason"]) for b in stats["broadcast"]["malformed_examples"]] == [(3, "fields"), (4, "id"), (6, "labels")]
     assert sorted(results[scoring]) == sorted(results["broadcast"]) == ["d5", "d7", "d9"]
     for doc_id, b in results["broadcast"].items():
         other = results[scoring][doc_id]

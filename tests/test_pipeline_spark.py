@@ -10,14 +10,17 @@ from pyspark.testing import assertDataFrameEqual
 from nbspark.config import InputSpec, load_config
 from nbspark.corpora import MalformedLine
 from nbspark.events import count_ddl, example_events, ngram_example
-from nbspark.pipeline import InputError, classify, query, read_counts, load_model_manifest, resolve_input, train
-from nbspark.tables import OutputError, check_output
+from nbspark.backoff_jobs import BACKOFF, classify, load_backoff_manifest, train
+from nbspark.errors import InputError
+from nbspark.inputs import resolve_input
+from nbspark.query import query
+from nbspark.errors import OutputError
+from nbspark.tables import check_output
+from nbspark.training import read_counts
+
 
 pytestmark = pytest.mark.spark
 
-
-def quiet(*_):
-    pass
 
 
 def cfg_for(tmp_path, fixtures, **extra):
@@ -35,7 +38,7 @@ def cfg_for(tmp_path, fixtures, **extra):
 def run_train(spark, cfg, out=None, overwrite=False):
     inputs = resolve_input(cfg.train, None)
     out = check_output(out or cfg.model_dir, overwrite, [inputs.root])
-    return train(spark, cfg, inputs, out, log=quiet), out
+    return train(spark, cfg, inputs, out), out
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +77,7 @@ def test_count_table_equals_plain_python_count(spark, model, fixtures):
         for key, w in example_events(ex, cfg.counted_subsets, "ABCDE") if ex else ():
             expected[key] += w
     want = spark.createDataFrame([(*k, v) for k, v in expected.items()], schema=count_ddl("ABCDE"))
-    got = read_counts(spark, out, manifest)
+    got = read_counts(spark, out, BACKOFF, manifest)
     assertDataFrameEqual(got, want, checkRowOrder=False)
     # and a few cells counted by hand
     rows = {tuple(r[:-1]): r[-1] for r in got.collect()}
@@ -86,14 +89,14 @@ def test_one_partition_equals_many(spark, model, fixtures, tmp_path):
     cfg, manifest, out = model
     many = cfg_for(tmp_path, fixtures, partitions="3")
     _, out3 = run_train(spark, many)
-    assertDataFrameEqual(read_counts(spark, out3, manifest), read_counts(spark, out, manifest), checkRowOrder=False)
+    assertDataFrameEqual(read_counts(spark, out3, BACKOFF, manifest), read_counts(spark, out, BACKOFF, manifest), checkRowOrder=False)
 
 
 def test_pairs_engine_equals_arrow_engine(spark, model, fixtures, tmp_path):
     # the card's literal flatMap((event, 1)).reduceByKey against the default (arrow) engine
     cfg, manifest, out = model
     pairs_manifest, out_pairs = run_train(spark, cfg_for(tmp_path, fixtures, engine="pairs", partitions="3"))
-    assertDataFrameEqual(read_counts(spark, out_pairs, manifest), read_counts(spark, out, manifest), checkRowOrder=False)
+    assertDataFrameEqual(read_counts(spark, out_pairs, BACKOFF, manifest), read_counts(spark, out, BACKOFF, manifest), checkRowOrder=False)
     assert pairs_manifest["stats"] == manifest["stats"] and pairs_manifest["distinct_events"] == manifest["distinct_events"]
 
 
@@ -102,7 +105,7 @@ def test_arrow_engine_equals_combine_engine(spark, model, fixtures, tmp_path, pa
     cfg, manifest, out = model
     assert manifest["engine"] == "arrow"  # auto, for ngrams input in permissive mode
     combine_manifest, out_combine = run_train(spark, cfg_for(tmp_path, fixtures, engine="combine", partitions=partitions))
-    assertDataFrameEqual(read_counts(spark, out_combine, manifest), read_counts(spark, out, manifest), checkRowOrder=False)
+    assertDataFrameEqual(read_counts(spark, out_combine, BACKOFF, manifest), read_counts(spark, out, BACKOFF, manifest), checkRowOrder=False)
     for key in ("stats", "distinct_events", "label_counts", "malformed_examples"):
         assert combine_manifest[key] == manifest[key], key
 
@@ -118,7 +121,7 @@ def test_classify_hand_counted(spark, model, tmp_path):
     cfg, _, out = model
     inputs = resolve_input(cfg.test, None)
     results = check_output(tmp_path / "results", False, [inputs.root, out])
-    metrics = classify(spark, cfg, out, inputs, results, log=quiet)
+    metrics = classify(spark, cfg, out, inputs, results)
     assert metrics["examples"] == 4 and metrics["correct"] == 2
     assert metrics["accuracy"] == 0.5 and metrics["majority_baseline"] == 0.5
     assert metrics["input_stats"]["stories_read"] == 4 and metrics["input_stats"]["empty_bodies"] == 1
@@ -141,32 +144,32 @@ def test_classify_with_splits_and_a_shorter_chain(spark, model, tmp_path):
     cfg, _, out = model
     cfg = load_config(None, {"test.path": cfg.test.path, "test.splits": "TEST", "backoff": "B,", "worked_examples": ""})
     inputs = resolve_input(cfg.test, None)
-    metrics = classify(spark, cfg, out, inputs, tmp_path / "r", log=quiet)
+    metrics = classify(spark, cfg, out, inputs, tmp_path / "r")
     assert metrics["examples"] == 1  # story 2 only (story 4 has no body)
     assert [lv["name"] for lv in metrics["levels"]] == ["B", "∅"]
 
 
 def test_query_from_model_and_from_file(spark, model, fixtures):
     _, _, out = model
-    r = query(spark, {"B": "_", "C": "affect"}, model_dir=out, log=quiet)
+    r = query(spark, {"B": "_", "C": "affect"}, model_dir=out)
     assert r["matching_count"] == 11 and r["all_count"] == 34
     assert r["share"] == pytest.approx(11 / 34)
     assert [(t["values"]["B"], t["count"]) for t in r["top"]] == [("not", 9), ("cumulative", 2)]
     assert r["top"][0]["probability"] == pytest.approx(9 / 11)
 
-    r = query(spark, {"C": "_"}, top=1, model_dir=out, log=quiet)
+    r = query(spark, {"C": "_"}, top=1, model_dir=out)
     assert r["top"] == [{"values": {"C": "effect"}, "count": 23, "probability": pytest.approx(23 / 34)}]
     assert r["distinct_bindings"] == 2
 
     raw = resolve_input(InputSpec("ngrams", str(fixtures / "ngrams.txt")), None)
-    r = query(spark, {"C": "_"}, ngram_inputs=raw, log=quiet)
+    r = query(spark, {"C": "_"}, ngram_inputs=raw)
     # as written: 'EFFECT' stays apart and the off-set line 'cause' counts too
     assert {t["values"]["C"]: t["count"] for t in r["top"]} == {"effect": 19, "affect": 11, "cause": 9, "EFFECT": 4}
     assert r["input_stats"]["malformed"] == 3
-    r = query(spark, {"C": "_"}, ngram_inputs=raw, fold_case=True, log=quiet)
+    r = query(spark, {"C": "_"}, ngram_inputs=raw, fold_case=True)
     assert {t["values"]["C"]: t["count"] for t in r["top"]} == {"effect": 23, "affect": 11, "cause": 9}
     with pytest.raises(InputError, match="malformed line \\(tokens\\)"):
-        query(spark, {"C": "_"}, ngram_inputs=raw, mode="failfast", log=quiet)
+        query(spark, {"C": "_"}, ngram_inputs=raw, mode="failfast")
 
 
 def test_failfast_names_file_and_line(spark, fixtures, tmp_path):
@@ -192,11 +195,11 @@ def test_failed_overwrite_keeps_the_old_model(spark, model, fixtures, tmp_path):
     cfg, manifest, out = model
     copy = tmp_path / "model"
     shutil.copytree(out, copy)
-    before = sorted(map(tuple, read_counts(spark, copy, manifest).collect()))
+    before = sorted(map(tuple, read_counts(spark, copy, BACKOFF, manifest).collect()))
     bad = cfg_for(tmp_path, fixtures, mode="failfast")
     with pytest.raises(InputError):
         run_train(spark, bad, out=copy, overwrite=True)
-    assert sorted(map(tuple, read_counts(spark, copy, manifest).collect())) == before
+    assert sorted(map(tuple, read_counts(spark, copy, BACKOFF, manifest).collect())) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
 
 
@@ -206,27 +209,27 @@ def test_model_integrity_is_checked(spark, model, tmp_path):
     shutil.copytree(out, broken)
     (broken / "counts" / "_SUCCESS").unlink()
     with pytest.raises(OutputError, match="incomplete table"):
-        read_counts(spark, broken, manifest)
+        read_counts(spark, broken, BACKOFF, manifest)
 
     renamed = tmp_path / "renamed"
-    df = read_counts(spark, out, manifest).withColumnRenamed("label", "lable")
+    df = read_counts(spark, out, BACKOFF, manifest).withColumnRenamed("label", "lable")
     df.write.parquet(str(renamed / "counts"))
     with pytest.raises(OutputError, match="column 'label' is missing"):
-        read_counts(spark, renamed, manifest)
+        read_counts(spark, renamed, BACKOFF, manifest)
 
     mistyped = tmp_path / "mistyped"
-    df = read_counts(spark, out, manifest)
+    df = read_counts(spark, out, BACKOFF, manifest)
     df.withColumn("count", df["count"].cast("string")).write.parquet(str(mistyped / "counts"))
     with pytest.raises(OutputError, match="column 'count' is string, expected bigint"):
-        read_counts(spark, mistyped, manifest)
+        read_counts(spark, mistyped, BACKOFF, manifest)
 
     other = tmp_path / "other"
     shutil.copytree(out, other)
     (other / "manifest.json").write_text(json.dumps({**manifest, "schema_version": 99}))
     with pytest.raises(OutputError, match="schema version 99"):
-        load_model_manifest(other)
+        load_backoff_manifest(other)
     (other / "manifest.json").write_text(json.dumps({**manifest, "kind": "something-else"}))
     with pytest.raises(OutputError, match="of kind 'something-else'"):
-        load_model_manifest(other)
+        load_backoff_manifest(other)
     with pytest.raises(OutputError, match="not an nbspark model"):
-        load_model_manifest(tmp_path)
+        load_backoff_manifest(tmp_path)

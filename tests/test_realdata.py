@@ -8,20 +8,19 @@ slide's worked examples (probabilities 1.0 and 0.9625, decided at ABDE, ABDE, BD
 import pytest
 
 from nbspark.config import DEFAULT, load_config
-from nbspark.pipeline import classify, query, resolve_input, train
+from nbspark.backoff_jobs import classify, train
+from nbspark.inputs import resolve_input
+from nbspark.query import query
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.spark, pytest.mark.realdata]
 
 
-def quiet(*_):
-    pass
-
 
 @pytest.fixture(scope="module")
 def books(spark, data_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("books") / "model"
-    manifest = train(spark, DEFAULT, resolve_input(DEFAULT.train, str(data_dir)), out, log=quiet)
+    manifest = train(spark, DEFAULT, resolve_input(DEFAULT.train, str(data_dir)), out)
     return manifest, out
 
 
@@ -36,7 +35,7 @@ def test_books_training_lines(books):
 
 def test_books_to_reuters_reproduces_the_slide(spark, books, data_dir, tmp_path):
     _, model = books
-    metrics = classify(spark, DEFAULT, model, resolve_input(DEFAULT.test, str(data_dir)), tmp_path / "r", log=quiet)
+    metrics = classify(spark, DEFAULT, model, resolve_input(DEFAULT.test, str(data_dir)), tmp_path / "r")
     assert metrics["examples"] == 724 and metrics["gold_labels"] == {"affect": 195, "effect": 529}
     assert abs(metrics["distinct_examples"] - 661) / 661 < 0.02  # slide: 723 windows, 661 distinct
     worked = {w["pattern"]: (w["predicted"], round(w["probability"], 4), w["subset"]) for w in metrics["worked_examples"]}
@@ -54,18 +53,18 @@ def test_books_to_reuters_reproduces_the_slide(spark, books, data_dir, tmp_path)
 
 def test_queries_on_the_books_model(spark, books):
     _, model = books
-    r = query(spark, {"B": "no", "C": "_"}, model_dir=model, log=quiet)
+    r = query(spark, {"B": "no", "C": "_"}, model_dir=model)
     assert {t["values"]["C"] for t in r["top"]} <= {"affect", "effect"} and r["matching_count"] > 0
-    r = query(spark, {"B": "not", "C": "_"}, model_dir=model, log=quiet)
+    r = query(spark, {"B": "not", "C": "_"}, model_dir=model)
     assert r["top"][0]["values"] == {"C": "affect"} and round(r["top"][0]["probability"], 4) == 0.9625
 
 
 def test_reuters_train_split_to_test_split(spark, data_dir, tmp_path):
     cfg = load_config(ROOT / "conf/experiments/affect_effect_reuters.toml")
-    manifest = train(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / "m", log=quiet)
+    manifest = train(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / "m")
     assert manifest["stats"]["examples"] == 504  # windows in LEWISSPLIT=TRAIN stories
     assert manifest["stats"]["stories_used"] == 14_668
-    metrics = classify(spark, cfg, tmp_path / "m", resolve_input(cfg.test, str(data_dir)), tmp_path / "r", log=quiet)
+    metrics = classify(spark, cfg, tmp_path / "m", resolve_input(cfg.test, str(data_dir)), tmp_path / "r")
     assert metrics["examples"] == 194
     assert metrics["accuracy"] >= metrics["majority_baseline"]
 

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from nbspark.tables import MARKER, OutputError, check_output, local_path, staged_output
+from nbspark.errors import OutputError
+from nbspark.tables import MARKER, check_output, local_path, staged_output
 
 
 def test_refuses_root_home_and_inputs(tmp_path):

@@ -8,15 +8,14 @@ from pyspark.testing import assertDataFrameEqual
 from nbspark.config import load_config
 from nbspark.events import count_ddl
 from nbspark.nb import COUNT_DDL
-from nbspark.nb_pipeline import train_nb
-from nbspark.pipeline import InputError, resolve_input, train
+from nbspark.nb_jobs import train_nb
+from nbspark.backoff_jobs import train
+from nbspark.errors import InputError
+from nbspark.inputs import resolve_input
 from nbspark.tables import read_parquet_checked
 
 pytestmark = pytest.mark.spark
 
-
-def quiet(*_):
-    pass
 
 
 def split_file(src, a, b, at):
@@ -28,7 +27,7 @@ def split_file(src, a, b, at):
 
 def backoff(spark, path, out, update=False, **extra):
     cfg = load_config(None, {"train.path": str(path), **extra})
-    return train(spark, cfg, resolve_input(cfg.train, None), out, log=quiet, update=update)
+    return train(spark, cfg, resolve_input(cfg.train, None), out, update=update)
 
 
 def table(spark, out, ddl=count_ddl("ABCDE")):
@@ -74,7 +73,7 @@ def test_nb_update_equals_training_on_all(spark, fixtures, tmp_path, model, path
 
     def fit(p, out, update=False):
         cfg = load_config(None, {**extra, "train.path": str(p)})
-        return train_nb(spark, cfg, resolve_input(cfg.train, None), out, log=quiet, update=update)
+        return train_nb(spark, cfg, resolve_input(cfg.train, None), out, update=update)
 
     fit(fixtures / path, tmp_path / "all")
     fit(a, tmp_path / "ab")

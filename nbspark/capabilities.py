@@ -1,0 +1,141 @@
+"""What can serve a config, decided once: which input formats each task reads, which counting
+engines and scorers apply, and what ``auto`` picks. Pure: the config validation calls
+``config_problems`` before any work starts, and the jobs call ``resolve_engine`` and
+``resolve_scoring`` with the same rules.
+
+| task | formats | engines | scorers |
+| --- | --- | --- | --- |
+| backoff | ngrams, google_v2, google_v3, brown, reuters | pairs, combine; arrow for ngrams without sampling | broadcast |
+| naive Bayes, multinomial or Bernoulli | tsv, sms, reuters_topics | pairs, combine; dataframe and arrow for tsv/sms, words tokenizer, no holdout | broadcast, join; arrow as the engines |
+| naive Bayes, categorical, Gaussian or mixed | csv, parquet, sklearn | pairs, combine | broadcast |
+
+``auto`` takes arrow where it applies and the mode is permissive (failfast stops at the first bad
+line inside the job, which the Python engines do), else combine; scoring ``auto`` joins when a text
+model's classes × features matrix exceeds ``broadcast_limit_mb``.
+"""
+
+from __future__ import annotations
+
+from .errors import ConfigError
+
+__all__ = [
+    "BACKOFF_FORMATS",
+    "ENGINES",
+    "NB_TABLE_FORMATS",
+    "NB_TEXT_FORMATS",
+    "SCORERS",
+    "TEXT_MODELS",
+    "config_problems",
+    "engine_problem",
+    "resolve_engine",
+    "resolve_scoring",
+    "scoring_problem",
+    "test_problem",
+]
+
+BACKOFF_FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters")
+NB_TEXT_FORMATS = ("tsv", "sms", "reuters_topics")
+NB_TABLE_FORMATS = ("csv", "parquet", "sklearn")
+TEXT_MODELS = ("multinomial", "bernoulli")
+ENGINES = ("auto", "pairs", "combine", "dataframe", "arrow")
+SCORERS = ("auto", "broadcast", "join", "arrow")
+
+
+def _format_problem(cfg, part: str) -> str | None:
+    fmt = getattr(cfg, part).format
+    if cfg.task == "backoff":
+        if fmt not in BACKOFF_FORMATS:
+            return f"{part}.format {fmt!r} is not a backoff input ({', '.join(BACKOFF_FORMATS)}); naive Bayes inputs need task = \"naive_bayes\""
+        return None
+    wanted = NB_TEXT_FORMATS if cfg.nb.model in TEXT_MODELS else NB_TABLE_FORMATS
+    if fmt not in wanted:
+        kind = "text" if cfg.nb.model in TEXT_MODELS else "a table"
+        return f"nb.model {cfg.nb.model} needs {kind} ({', '.join(wanted)}), but {part}.format is {fmt!r}"
+    return None
+
+
+def _arrow_text_problem(spec, nb, what: str) -> str | None:
+    """Why the Spark SQL / Arrow text path cannot read ``spec`` (None: it can)."""
+    if spec.format in ("tsv", "sms") and not spec.holdout and nb.tokenizer == "words" and nb.model in TEXT_MODELS:
+        return None
+    return (
+        f"{what} reads tsv or sms input without holdout, with nb.tokenizer = words and a multinomial "
+        "or Bernoulli model; leave it at auto or choose combine (engine) / broadcast (scoring)"
+    )
+
+
+def engine_problem(cfg, engine: str) -> str | None:
+    """Why ``engine`` cannot count ``cfg.train`` (None: it can)."""
+    if engine in ("pairs", "combine"):
+        return None
+    if engine not in ENGINES[1:]:
+        return f"engine must be one of {', '.join(ENGINES)}, got {engine!r}"
+    if cfg.task == "backoff":
+        if engine == "dataframe":
+            return "engine dataframe counts naive Bayes text only; use arrow, combine or pairs"
+        if cfg.train.format != "ngrams" or cfg.sample < 1.0:
+            return "engine arrow counts backoff models from ngrams input without sampling; use engine combine for this config"
+        return None
+    return _arrow_text_problem(cfg.train, cfg.nb, f"engine {engine}")
+
+
+def scoring_problem(cfg, scoring: str) -> str | None:
+    """Why ``scoring`` cannot score ``cfg.test`` (None: it can). For naive Bayes, ``cfg.nb`` must
+    hold the model's settings (classify takes them from the model)."""
+    if scoring not in SCORERS:
+        return f"scoring must be one of {', '.join(SCORERS)}, got {scoring!r}"
+    if scoring in ("auto", "broadcast"):
+        return None
+    if cfg.task == "backoff":
+        return f"scoring {scoring} is for naive Bayes models; backoff models are always broadcast"
+    if scoring == "join":
+        if cfg.nb.model not in TEXT_MODELS:
+            return f"join scoring is for multinomial and Bernoulli models, not {cfg.nb.model} (use scoring = broadcast)"
+        return None
+    return _arrow_text_problem(cfg.test, cfg.nb, "scoring arrow")
+
+
+def config_problems(cfg) -> list[str]:
+    """Every reason why ``cfg`` cannot train, checked when the config loads (the test input is
+    checked by ``test_problem`` where a job reads it: a config may only train)."""
+    problems = [p for p in [_format_problem(cfg, "train")] if p]
+    if cfg.task == "naive_bayes" and cfg.sample < 1.0:
+        problems.append("sample applies to backoff models only; naive Bayes trains on every document")
+    if cfg.engine != "auto" and not problems:
+        problems += [p for p in [engine_problem(cfg, cfg.engine)] if p]
+    if cfg.scoring in SCORERS and cfg.task == "backoff" and cfg.scoring not in ("auto", "broadcast"):
+        problems.append(scoring_problem(cfg, cfg.scoring))
+    if cfg.scoring not in SCORERS:
+        problems.append(scoring_problem(cfg, cfg.scoring))
+    return problems
+
+
+def test_problem(cfg) -> str | None:
+    """Why ``cfg.test`` cannot be classified (None: it can); for naive Bayes ``cfg.nb`` must hold the
+    model's settings. Checked before the classify job starts Spark."""
+    return _format_problem(cfg, "test") or (scoring_problem(cfg, cfg.scoring) if cfg.scoring != "auto" else None)
+
+
+def resolve_engine(cfg) -> str:
+    """The counting engine for ``cfg``: ``auto`` resolved, an engine that cannot apply refused."""
+    if cfg.engine == "auto":
+        return "arrow" if cfg.mode == "permissive" and engine_problem(cfg, "arrow") is None else "combine"
+    problem = engine_problem(cfg, cfg.engine)
+    if problem:
+        raise ConfigError(problem)
+    return cfg.engine
+
+
+def resolve_scoring(cfg, model_bytes: int = 0) -> str:
+    """The scorer for ``cfg`` (naive Bayes: ``cfg.nb`` as in the model): ``auto`` resolved, a test
+    input or scorer that cannot apply refused. ``model_bytes`` is the broadcast size of the model."""
+    problem = test_problem(cfg)
+    if problem:
+        raise ConfigError(problem)
+    if cfg.scoring == "auto":
+        if cfg.task == "backoff":
+            return "broadcast"
+        if cfg.nb.model in TEXT_MODELS and model_bytes > cfg.broadcast_limit_mb * 2**20:
+            return "join"
+        return "arrow" if cfg.mode == "permissive" and scoring_problem(cfg, "arrow") is None else "broadcast"
+    return cfg.scoring

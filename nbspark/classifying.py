@@ -1,0 +1,48 @@
+"""The one classify skeleton of both model families: predictions written into a staging
+directory, the run's statistics read once the write is done, metrics computed from what was
+written, ``metrics.json`` and ``report.txt`` beside them, and the directory renamed into place.
+
+Each family's scorer returns a ``Scored``: the predictions DataFrame and ``stats()``, called
+after the write (statistics counted by that job are complete then), which returns the same keys
+for every scorer: ``input_stats``, ``malformed_examples`` and ``unknown_features``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .tables import staged_output, write_json
+
+__all__ = ["Scored", "write_results"]
+
+
+@dataclass
+class Scored:
+    """What every scorer returns (the one scoring contract)."""
+
+    predictions: object
+    stats: Callable[[], dict]
+    release: Callable[[], None] = lambda: None
+
+
+def write_results(spark, out: Path, scored: Scored, metrics_of: Callable, report_of: Callable[[dict], str],
+                  extra: dict, started: float) -> dict:
+    """Write ``scored.predictions`` and the metrics (``metrics_of(written predictions)`` plus the
+    scorer's statistics and ``extra``) into ``out``, staged; return the metrics."""
+    try:
+        with staged_output(out, "results") as stage:
+            scored.predictions.write.parquet(str(stage / "predictions"))
+            stats = scored.stats()
+            written = spark.read.parquet(str(stage / "predictions"))
+            metrics = metrics_of(written)
+            metrics.update(extra)
+            metrics.update(stats)
+            metrics["seconds"] = round(time.time() - started, 2)
+            write_json(stage / "metrics.json", metrics)
+            (stage / "report.txt").write_text(report_of(metrics) + "\n", encoding="utf-8")
+    finally:
+        scored.release()
+    return metrics

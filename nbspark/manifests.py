@@ -1,0 +1,92 @@
+"""Model manifests (``manifest.json``): what a model directory holds, made by which run.
+
+Every manifest starts with the same header (kind, schema version, nbspark version, creation
+time, the resolved config); each family adds its own fields. This module also owns the rules
+of ``--update`` (settings compared, statistics added, inputs listed) and the one loader that
+refuses anything that is not a complete model of the expected kind and version. No pyspark.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+
+from . import __version__
+from .errors import InputError, OutputError
+from .tables import read_json
+
+__all__ = [
+    "BACKOFF_KIND",
+    "NB_KIND",
+    "SCHEMA_VERSION",
+    "check_update",
+    "load_manifest",
+    "manifest_header",
+    "merged_manifest",
+]
+
+BACKOFF_KIND = "nbspark.backoff-counts"
+NB_KIND = "nbspark.nb-counts"
+SCHEMA_VERSION = 1
+
+
+def manifest_header(kind: str, cfg) -> dict:
+    """The fields every model manifest starts with: what it is, which version, when, and the config."""
+    return {
+        "kind": kind,
+        "schema_version": SCHEMA_VERSION,
+        "nbspark_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "config": cfg.to_dict(),
+    }
+
+
+def load_manifest(model_dir: Path, kind: str) -> dict:
+    """The manifest of a model directory, refusing anything that is not a complete model of ``kind``
+    (``OutputError``, one line)."""
+    path = model_dir / "manifest.json"
+    if not model_dir.is_dir():
+        raise OutputError(f"{model_dir}: no such model directory; run jobs/train.py first")
+    if not path.is_file():
+        raise OutputError(f"{model_dir}: not an nbspark model (no manifest.json)")
+    try:
+        manifest = read_json(path)
+    except ValueError:
+        raise OutputError(f"{path}: not valid JSON") from None
+    if manifest.get("kind") != kind:
+        raise OutputError(f"{model_dir}: a model of kind {manifest.get('kind')!r}, expected {kind!r}")
+    if manifest.get("schema_version") != SCHEMA_VERSION:
+        raise OutputError(
+            f"{model_dir}: model schema version {manifest.get('schema_version')!r}, this nbspark reads {SCHEMA_VERSION}"
+        )
+    return manifest
+
+
+def merged_manifest(old: dict | None, manifest: dict) -> dict:
+    """The manifest of an updated model: statistics added, the inputs of every update listed."""
+    update = {"created": manifest["created"], "inputs": manifest["inputs"], "stats": manifest["stats"]}
+    if old is None:
+        manifest["updates"] = [update]
+        return manifest
+    stats = dict(old["stats"])
+    for key, value in manifest["stats"].items():
+        stats[key] = stats.get(key, 0) + value
+    manifest["updates"] = old.get("updates", []) + [update]
+    manifest["stats"] = dict(sorted(stats.items()))
+    manifest["malformed_examples"] = (old.get("malformed_examples", []) + manifest["malformed_examples"])[:10]
+    return manifest
+
+
+def check_update(old: dict, cfg, keys: tuple[str, ...]) -> None:
+    """Refuse to add counts made with other settings to a model (``keys`` like ``"width"``, ``"nb.model"``)."""
+
+    def setting(config: dict, key: str):
+        value = config
+        for part in key.split("."):
+            value = value[part]
+        return list(value) if isinstance(value, (list, tuple)) else value
+
+    for key in keys:
+        theirs, mine = setting(old["config"], key), setting(cfg.to_dict(), key)
+        if theirs != mine:
+            raise InputError(f"cannot update: the model was counted with {key} = {theirs!r}, this run has {mine!r}")

@@ -1,0 +1,212 @@
+"""The naive Bayes family's counting engines, behind one function: ``count_nb(spark, cfg, inputs)
+-> counting.Counted`` with the count table in ``nb.COUNT_DDL``.
+
+* ``pairs`` / ``combine``: documents or rows (``nb_inputs``) flatMapped into ``((event, label,
+  feature, value), count | (n, Σx, Σx²))`` and summed by ``counting.count_events``; statistics
+  ride the shuffle.
+* ``dataframe``: Spark SQL only (split, explode, groupBy) for tsv/sms text with the words tokenizer.
+* ``arrow``: the same lines parsed in SQL, each Arrow batch counted by pyarrow, summed in the task.
+
+The SQL engines sum statistics rows (``MARK``) beside the counts and name the first malformed lines
+afterwards. Which engine applies, and what ``auto`` picks, is ``capabilities.resolve_engine``.
+"""
+
+from __future__ import annotations
+
+from .capabilities import resolve_engine
+from .config import ExperimentConfig
+from .corpora import parse_labelled_line, parse_sms_line
+from .counting import Counted, count_events
+from .inputs import Inputs
+from .nb import add_values, event_row
+from .nb_inputs import record_events, records_rdd, text_line_columns
+from .readers import hadoop_escape
+from .runstats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
+
+__all__ = ["count_nb"]
+
+
+def count_nb(spark, cfg: ExperimentConfig, inputs: Inputs) -> Counted:
+    """Count the naive Bayes events of ``inputs`` with the engine ``cfg`` resolves to."""
+    engine = resolve_engine(cfg)
+    if engine in ("dataframe", "arrow"):
+        return _sql_counts(spark, cfg, inputs, engine)
+    return _python_counts(spark, cfg, inputs, engine)
+
+
+def _python_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Counted:
+    from .nb import COUNT_DDL
+
+    kind = cfg.nb.model
+    mixed, columns = records_rdd(spark, inputs, cfg)
+    reduced = count_events(mixed.flatMap(lambda r: record_events(r, kind)), cfg.partitions, engine, add_values).cache()
+    try:
+        stats, bad = split_stats(run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
+        rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: event_row(kv[0], kv[1]))
+        return Counted(engine, spark.createDataFrame(rows, schema=COUNT_DDL), stats, bad, {"columns": columns}, reduced)
+    except BaseException:
+        reduced.unpersist()
+        raise
+
+
+def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Counted:
+    """Count naive Bayes text events with Spark SQL only, in one pass: split, explode, groupBy.
+
+    The same events and counts as the Python engines for ``tsv``/``sms`` input with the
+    ``words`` tokenizer (lower-case, split on ``(?U)\\W+``: Java's Unicode word characters),
+    and no Python per token. Each line explodes into its (label, token) pairs plus one marker
+    pair per (document, label) and one per blank or malformed line, so a single
+    ``groupBy(label, token).count()`` yields the counts and the statistics together (a line
+    count is the only other pass). The ``arrow`` engine parses the lines the same way in SQL and
+    counts each Arrow batch with pyarrow (``_arrow_agg``).
+    """
+    from pyspark.sql import functions as F
+
+    nb, spec = cfg.nb, inputs.spec
+    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    if engine == "arrow":
+        return _finish_counts(spark, _arrow_agg(lines, spec.format, nb.model), cfg, inputs, engine)
+    _, labels, text, category = text_line_columns(spec.format)
+    # split leaves empty strings at the edges; they are dropped after the explode (a higher-order
+    # filter here would run interpreted, per element)
+    tokens = F.split(F.lower(text), "(?U)\\W+")
+    if nb.model == "bernoulli":
+        tokens = F.array_distinct(tokens)
+    # the flatMap: a valid line gives (label, token) for its labels and tokens, plus a (label,
+    # doc) marker per label; any other line gives one (statistic, marker) pair
+    # each expensive expression once: the tokens and labels are columns before they are reused
+    # (a document is empty when its text has no word character)
+    parsed = lines.select(
+        labels.alias("labels"), tokens.alias("tokens"), text.rlike("(?U)\\w").alias("has_word"), category.alias("category")
+    )
+    labels, tokens, category = F.col("labels"), F.col("tokens"), F.col("category")
+    valid = category == "documents"
+    markers = F.when(F.col("has_word"), F.array(F.lit(MARK + "doc"))).otherwise(
+        F.array(F.lit(MARK + "doc"), F.lit(MARK + "empty_documents"))
+    )
+    agg = (
+        parsed.select(
+            F.when(valid, labels).otherwise(F.array(F.concat(F.lit(MARK), category))).alias("labels"),
+            F.when(valid, F.concat(tokens, markers)).otherwise(F.array(F.lit(MARK))).alias("tokens"),
+        )
+        .select(F.explode("labels").alias("label"), "tokens")
+        .select("label", F.explode("tokens").alias("token"))
+        .where(F.col("token") != "")
+        .groupBy("label", "token")
+        .count()
+        .cache()
+    )
+    return _finish_counts(spark, agg, cfg, inputs, engine, lines.count)
+
+
+def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: str, count_lines=None) -> Counted:
+    """From a cached ``(label, token, count)`` aggregate with markers: the count table, the
+    statistics (``count_lines`` counts the input lines where the aggregate has no ``lines_read``
+    marker), the first malformed lines (a second scan, only when there are any), and the
+    manifest's ``label_counts`` and ``features``."""
+    from pyspark.sql import functions as F
+
+    nb = cfg.nb
+    try:
+        # one job: the marker rows, and the distinct features (for the manifest, no read-back)
+        marker = F.col("label").startswith(MARK) | F.col("token").startswith(MARK)
+        summary = agg.select(
+            F.collect_list(F.when(marker, F.struct("label", "token", "count"))).alias("special"),
+            F.count_distinct(F.when(~marker, F.col("token"))).alias("features"),
+        ).first()
+        special = summary["special"]
+        stats: dict[str, int] = {}
+        docs_y: dict[str, int] = {}
+        if count_lines is not None:
+            stats["lines_read"] = count_lines()
+        for r in special:
+            if r["label"].startswith(MARK):
+                stats[r["label"][1:]] = r["count"]
+            elif r["token"] == MARK + "doc":
+                docs_y[r["label"]] = r["count"]
+            else:  # empty documents, once per label
+                stats["empty_documents"] = stats.get("empty_documents", 0) + r["count"]
+        stats.pop("documents", None)
+        stats["documents"] = stats["lines_read"] - sum(v for k, v in stats.items() if k == "blank_lines" or k.startswith("malformed."))
+        malformed = {k: v for k, v in stats.items() if k.startswith("malformed.")}
+        if malformed:
+            stats["malformed"] = sum(malformed.values())
+        yx = agg.where(~F.col("label").startswith(MARK) & ~F.col("token").startswith(MARK))
+        null = F.lit(None).cast("string")
+        rows = [("Y=ANY", None, None, None, sum(docs_y.values()))] + [("Y", y, None, None, n) for y, n in sorted(docs_y.items())]
+        head = spark.createDataFrame(rows, "event STRING, label STRING, feature STRING, value STRING, n BIGINT")
+        counts = head.unionByName(
+            yx.select(F.lit("YX").alias("event"), "label", F.col("token").alias("feature"), null.alias("value"), F.col("count").alias("n"))
+        )
+        if nb.model == "multinomial":
+            counts = counts.unionByName(
+                yx.groupBy("label").agg(F.sum("count").alias("n")).select(F.lit("YX=ANY").alias("event"), "label", null.alias("feature"), null.alias("value"), "n")
+            )
+        counts = counts.select(
+            "event", "label", "feature", "value", F.col("n").cast("long").alias("n"),
+            F.lit(None).cast("double").alias("sum"), F.lit(None).cast("double").alias("sumsq"),
+        )
+        parse = parse_labelled_line if inputs.spec.format == "tsv" else parse_sms_line
+        bad = first_malformed_lines(
+            spark.sparkContext, inputs.files, lambda line: line.strip() and parse(line), stats, cfg.mode, cfg.max_bad_examples
+        )
+        return Counted(engine, counts, stats, bad, {"label_counts": docs_y, "features": summary["features"]}, agg)
+    except BaseException:
+        agg.unpersist()
+        raise
+
+
+def _arrow_count_batches(batches, model_kind):
+    """mapInArrow: partial ``(label, token, n)`` counts of whole batches, markers included,
+    summed inside the task (``arrow_text.PartialCounts``) before they reach the shuffle.
+
+    Rows are (label, text, category, pos): one per (line, label); ``pos`` 0 marks a line's first
+    row, where the line-level markers (lines read, blank, malformed, empty) are counted.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .arrow_text import LABEL_TOKEN_SCHEMA as schema
+    from .arrow_text import PartialCounts, count_label_tokens
+
+    def table(labels, tokens, counts):
+        return pa.table([pa.array(labels, pa.string()), pa.array(tokens, pa.string()), pa.array(counts, pa.int64())], schema=schema)
+
+    partial = PartialCounts()
+    for batch in batches:
+        first = pc.equal(batch.column("pos"), 0)
+        lines = batch.filter(first)
+        cats = pa.table({"c": lines.column("category")}).group_by("c").aggregate([([], "count_all")])
+        out = [
+            table([MARK + "lines_read"], [MARK], [lines.num_rows]),
+            table([MARK + c for c in cats.column("c").to_pylist()], [MARK] * cats.num_rows, cats.column("count_all").to_pylist()),
+        ]
+        docs = batch.filter(pc.equal(batch.column("category"), "documents"))
+        if docs.num_rows:
+            counted, has_tokens = count_label_tokens(docs.column("label"), docs.column("text"), model_kind == "bernoulli")
+            empty = int((pc.equal(docs.column("pos"), 0).to_numpy(zero_copy_only=False) & ~has_tokens).sum())
+            if empty:
+                out.append(table([MARK + "empty_documents"], [MARK], [empty]))
+            out.append(counted)
+            per_label = pa.table({"label": docs.column("label")}).group_by("label").aggregate([([], "count_all")])
+            out.append(pa.table([per_label.column("label"), pa.array([MARK + "doc"] * per_label.num_rows), per_label.column("count_all")], schema=schema))
+        for t in out:
+            for summed in partial.add(t):
+                yield from summed.to_batches()
+    for t in partial.flush():
+        yield from t.to_batches()
+
+
+def _arrow_agg(lines, fmt: str, model_kind: str):
+    """The arrow engine's aggregate: lines parsed in SQL, then counted per Arrow batch by pyarrow."""
+    from pyspark.sql import functions as F
+
+    _, labels, text, category = text_line_columns(fmt)
+    rows = lines.select(
+        category.alias("category"),
+        F.when(category == "documents", labels).otherwise(F.array(F.lit(""))).alias("labels"),
+        F.coalesce(text, F.lit("")).alias("text"),
+    ).select("category", F.posexplode("labels").alias("pos", "label"), "text")
+    partial = rows.mapInArrow(lambda it: _arrow_count_batches(it, model_kind), "label STRING, token STRING, n BIGINT")
+    return partial.groupBy("label", "token").agg(F.sum("n").alias("count")).cache()
+

@@ -1,0 +1,259 @@
+"""The naive Bayes family's inputs: tsv/sms lines, Reuters ModApte stories and tables (csv,
+parquet, a scikit-learn dataset) turned into documents or rows.
+
+Record shapes: lines ``(file, offset, text)`` / SGML files / table rows -> ``Doc(id, labels,
+tokens)`` or ``Row(id, label, categorical, numeric)``, mixed with statistics records
+(``runstats``) in one RDD; ``record_events`` turns each into its count events (``nb``).
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import NamedTuple
+
+from .config import ExperimentConfig, NBSpec
+from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled_line, parse_reuters_sgml, parse_sms_line
+from .errors import InputError
+from .faults import maybe_inject
+from .inputs import Inputs
+from .nb import doc_events, row_events
+from .readers import ngram_lines, sgml_texts
+from .runstats import PartitionStats, is_stat
+from .text import tokenize
+
+__all__ = ["REUTERS_TOP10", "Doc", "Row", "record_events", "records_rdd", "text_line_columns", "tokenizer"]
+
+#: The ten most frequent topics of the ModApte training stories (counted from Reuters-21578).
+REUTERS_TOP10 = ("earn", "acq", "money-fx", "grain", "crude", "trade", "interest", "wheat", "ship", "corn")
+
+
+class Doc(NamedTuple):
+    id: str
+    labels: tuple[str, ...]
+    tokens: list[str]
+
+
+class Row(NamedTuple):
+    id: str
+    label: str
+    categorical: dict
+    numeric: dict
+
+
+def tokenizer(name: str):
+    """``nbspark``: the one tokenizer (text.tokenize); ``words``: lower-cased runs of \\w."""
+    if name == "words":
+        import re
+
+        pattern = re.compile(r"\w+")
+        return lambda text: pattern.findall(text.lower())
+    return tokenize
+
+
+def _keep(spec_splits, holdout, seed, record_id) -> bool:
+    if not holdout:
+        return True
+    part = holdout_part(record_id, seed, holdout)
+    return not spec_splits or part in spec_splits
+
+
+def _text_partition(records, fmt, nb: NBSpec, splits, holdout, seed, mode, keep_bad):
+    maybe_inject()
+    tok = tokenizer(nb.tokenizer)
+    stats = PartitionStats(keep_bad, mode)
+    for source, offset, line in records:
+        stats.add("lines_read")
+        if "\ufffd" in line:
+            stats.add("decode_replacements", line.count("\ufffd"))
+        if not line.strip():
+            stats.add("blank_lines")
+            continue
+        try:
+            if fmt == "tsv":
+                doc_id, labels, text = parse_labelled_line(line)
+            else:
+                label, text = parse_sms_line(line)
+                doc_id, labels = f"{Path(source).name}@{offset}", (label,)
+        except MalformedLine as exc:
+            stats.bad_record(source, offset, exc.reason, line)
+            continue
+        if not _keep(splits, holdout, seed, doc_id):
+            continue
+        tokens = tok(text)
+        stats.add("documents")
+        if not tokens:
+            stats.add("empty_documents")
+        yield Doc(doc_id, labels, tokens)
+    yield from stats.records()
+
+
+def _topics_partition(records, nb: NBSpec, splits, keep_bad):
+    tok = tokenizer(nb.tokenizer)
+    stats = PartitionStats(keep_bad)
+    top = frozenset(REUTERS_TOP10)
+    for _source, data in records:
+        for story in parse_reuters_sgml(decode_reuters(data)):
+            stats.add("stories_read")
+            # ModApte: TRAIN or TEST, TOPICS="YES", at least one topic
+            if story.lewissplit not in ("TRAIN", "TEST") or story.topics_attr != "YES" or not story.topics:
+                continue
+            if splits and story.lewissplit not in splits:
+                continue
+            if nb.labels == "top10":
+                if story.topics[0] not in top:
+                    continue
+                labels = (story.topics[0],)
+            else:
+                labels = story.topics
+            tokens = tok(story.text)
+            stats.add("documents")
+            if not tokens:
+                stats.add("empty_documents")
+            yield Doc(f"reuters:{story.newid}", labels, tokens)
+    yield from stats.records()
+
+
+def _to_float(value):
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
+    if not text:
+        return None
+    return float(text)  # ValueError for a non-number
+
+
+def _table_partition(records, label_col, numeric, categorical, splits, holdout, seed, mode, keep_bad):
+    stats = PartitionStats(keep_bad, mode)
+    for index, record in records:
+        stats.add("rows_read")
+        row_id = str(index)
+        label = record.get(label_col)
+        if label is None or str(label).strip() == "":
+            stats.bad_record("table", index, "label", repr(record))
+            continue
+        try:
+            num = {c: x for c in numeric if (x := _to_float(record.get(c))) is not None and math.isfinite(x)}
+        except ValueError:
+            stats.bad_record("table", index, "numeric", repr(record))
+            continue
+        cat = {c: str(record[c]) for c in categorical if record.get(c) is not None}
+        if not _keep(splits, holdout, seed, row_id):
+            continue
+        stats.add("documents")
+        yield Row(row_id, str(label), cat, num)
+    yield from stats.records()
+
+
+def _table_source(spark, inputs: Inputs, nb: NBSpec):
+    """``(RDD of (index, dict), numeric columns, categorical columns)`` for csv, parquet, sklearn."""
+    fmt = inputs.spec.format
+    if fmt == "sklearn":
+        from sklearn import datasets  # scikit-learn is needed only for this format
+
+        loader = getattr(datasets, f"load_{inputs.spec.path}", None)
+        if loader is None:
+            raise InputError(f"sklearn has no dataset {inputs.spec.path!r} (try wine, iris, breast_cancer)")
+        data = loader()
+        names = [str(n).replace(" ", "_") for n in data.feature_names]
+        target = [str(data.target_names[t]) for t in data.target]
+        records = [dict(zip(names, map(float, x)), **{nb.label_column: y}) for x, y in zip(data.data, target)]
+        rdd = spark.sparkContext.parallelize(list(enumerate(records)), max(2, spark.sparkContext.defaultParallelism))
+        columns, numeric_types = names, set(names)
+    else:
+        paths = [str(f) for f in inputs.files]
+        explicit = bool(nb.numeric_columns or nb.categorical_columns)
+        if fmt == "csv":
+            df = spark.read.csv(paths, header=True, inferSchema=not explicit, mode="PERMISSIVE")
+        else:
+            df = spark.read.parquet(*paths)
+        if nb.label_column not in df.columns:
+            raise InputError(f"{inputs.root}: no label column {nb.label_column!r} (columns: {', '.join(df.columns)})")
+        from pyspark.sql.types import NumericType
+
+        columns = [c for c in df.columns if c != nb.label_column]
+        numeric_types = {f.name for f in df.schema.fields if isinstance(f.dataType, NumericType)}
+        rdd = df.rdd.map(lambda r: r.asDict()).zipWithIndex().map(lambda kv: (kv[1], kv[0]))
+    numeric = list(nb.numeric_columns)
+    categorical = list(nb.categorical_columns)
+    if not numeric and not categorical:
+        if nb.model == "gaussian":
+            numeric = columns
+        elif nb.model == "categorical":
+            categorical = columns
+        else:
+            numeric = [c for c in columns if c in numeric_types]
+            categorical = [c for c in columns if c not in numeric_types]
+    missing = [c for c in numeric + categorical if c not in columns]
+    if missing:
+        raise InputError(f"{inputs.root}: no column(s) {', '.join(missing)}")
+    if nb.model == "gaussian":
+        numeric, categorical = numeric + categorical, []
+    elif nb.model == "categorical":
+        numeric, categorical = [], categorical + numeric
+    return rdd, numeric, categorical
+
+
+def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
+    """RDD mixing ``Doc`` or ``Row`` records with statistics records; also the table columns."""
+    nb, spec = cfg.nb, inputs.spec
+    splits, holdout, seed = frozenset(spec.splits), spec.holdout, spec.seed
+    mode, keep = cfg.mode, cfg.max_bad_examples
+    sc = spark.sparkContext
+    if spec.format in ("tsv", "sms"):
+        if spec.splits and not holdout:
+            raise InputError(f"{spec.format} input has no split of its own: set holdout (and seed) to use splits")
+        lines = ngram_lines(sc, list(inputs.files))
+        if cfg.partitions:
+            lines = lines.repartition(cfg.partitions)
+        fmt = spec.format
+        return lines.mapPartitions(lambda it: _text_partition(it, fmt, nb, splits, holdout, seed, mode, keep)), {}
+    if spec.format == "reuters_topics":
+        texts = sgml_texts(sc, list(inputs.files))
+        return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, keep)), {}
+    if spec.format in ("csv", "parquet", "sklearn"):
+        rdd, numeric, categorical = _table_source(spark, inputs, nb)
+        label = nb.label_column
+        mixed = rdd.mapPartitions(lambda it: _table_partition(it, label, numeric, categorical, splits, holdout, seed, mode, keep))
+        return mixed, {"numeric": numeric, "categorical": categorical}
+    raise InputError(f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)")
+
+
+def record_events(record, kind):
+    if is_stat(record):
+        return [record]
+    if isinstance(record, Doc):
+        return doc_events(record.labels, record.tokens, kind)
+    return row_events(record.label, record.categorical, record.numeric)
+
+
+
+def text_line_columns(fmt: str):
+    """The SQL twin of ``corpora.parse_labelled_line`` / ``parse_sms_line`` over a text column
+    ``value``: Column expressions ``(id, labels, text, category)``, the one place the SQL engines
+    and the arrow scorer parse a tsv or sms line. ``category`` is ``documents``, ``blank_lines``,
+    ``malformed.fields``, ``malformed.id`` or ``malformed.labels`` (the Python parsers' reasons); sms ids are
+    ``FILE#ROW`` (unique within a run)."""
+    from pyspark.sql import functions as F
+
+    if fmt == "sms":
+        parts = F.split("value", "\t", 2)
+        label = F.trim(F.get(parts, 0))
+        labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
+        doc_id = F.concat(F.regexp_extract(F.input_file_name(), r"([^/]*)$", 1), F.lit("#"), F.monotonically_increasing_id().cast("string"))
+        text, fields_ok, id_ok = F.get(parts, 1), F.size(parts) == 2, F.lit(True)
+    else:
+        parts = F.split("value", "\t", 3)
+        doc_id = F.trim(F.get(parts, 0))
+        labels = F.filter(F.transform(F.split(F.get(parts, 1), ","), lambda x: F.trim(x)), lambda x: x != "")
+        text, fields_ok, id_ok = F.get(parts, 2), F.size(parts) == 3, doc_id != ""
+    category = (
+        F.when(F.trim("value") == "", "blank_lines")
+        .when(~fields_ok, "malformed.fields")
+        .when(~id_ok, "malformed.id")
+        .when(F.size(labels) == 0, "malformed.labels")
+        .otherwise("documents")
+    )
+    return doc_id, labels, text, category

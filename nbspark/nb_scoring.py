@@ -1,0 +1,340 @@
+"""The naive Bayes family's scorers, behind one contract: each takes ``(spark, cfg, inputs, model
+context)`` and returns a ``classifying.Scored`` whose ``stats()`` gives, after the predictions are
+written, ``input_stats``, ``malformed_examples`` and ``unknown_features``.
+
+* ``broadcast``: the model as arrays (``nb.NBModel``), each partition scored in batches of
+  ``BATCH`` records with one sparse matrix product.
+* ``join``: multinomial and Bernoulli models too large to broadcast: the test tokens joined with
+  the count table, the weights derived from the same smoothing formulas (``nb``).
+* ``arrow``: tsv/sms text, whole Arrow batches tokenized, looked up and scored by vectorised code.
+
+Counts a scorer makes while scoring (unknown tokens, the arrow scorer's line statistics) go into
+an accumulator updated in the write's result stage, where Spark applies each task's update exactly
+once; it is read after the write. Which scorer applies is ``capabilities.resolve_scoring``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from .classifying import Scored
+from .config import ExperimentConfig
+from .corpora import parse_labelled_line, parse_sms_line
+from .inputs import Inputs
+from .nb import (
+    NBModel,
+    bernoulli_log_probs,
+    class_log_prior,
+    csr_rows,
+    log_posteriors,
+    multinomial_log_prob,
+    ranked_columns,
+    score_docs,
+    score_rows,
+    top_labels,
+)
+from .nb_inputs import Doc, records_rdd, text_line_columns
+from .readers import hadoop_escape
+from .runstats import first_malformed_lines, is_stat, run_failfast, split_stats
+from .counting import count_events
+
+__all__ = ["BATCH", "PREDICTION_DDL", "RANKED", "score"]
+
+PREDICTION_DDL = (
+    "id STRING NOT NULL, gold ARRAY<STRING> NOT NULL, predicted ARRAY<STRING> NOT NULL, "
+    "probability DOUBLE, ranked_labels ARRAY<STRING> NOT NULL, ranked_probabilities ARRAY<DOUBLE> NOT NULL"
+)
+BATCH = 4096  # records scored per matrix product
+RANKED = 5  # ranked classes kept per prediction
+
+
+class _TallyParam:
+    """An accumulator's parameter (pyspark's AccumulatorParam protocol): counts by name, summed."""
+
+    def zero(self, value):
+        return {}
+
+    def addInPlace(self, a, b):
+        for key, n in b.items():
+            a[key] = a.get(key, 0) + n
+        return a
+
+
+def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, model: NBModel | None) -> Scored:
+    """Score the test records of ``inputs`` with ``scoring`` (resolved); ``model`` is the broadcast
+    model (None for ``join``), ``counts`` the model's count table."""
+    if scoring == "arrow":
+        return _arrow_scored(spark, cfg, inputs, model)
+    mixed = records_rdd(spark, inputs, cfg)[0].cache()
+    try:
+        stats, bad = split_stats(run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), cfg.max_bad_examples)
+    except BaseException:
+        mixed.unpersist()
+        raise
+    records = mixed.filter(lambda r: not is_stat(r))
+    k, threshold = cfg.nb.top_k, cfg.nb.threshold
+    if scoring == "join":
+        predictions, unknown = _join_predictions(spark, counts, records, cfg.nb.model, cfg.nb.alpha, k, threshold)
+        return Scored(
+            predictions,
+            lambda: {"input_stats": stats, "malformed_examples": bad, "unknown_features": int(unknown.first()["u"])},
+            mixed.unpersist,
+        )
+    bc = spark.sparkContext.broadcast(model)
+    tally = spark.sparkContext.accumulator({}, _TallyParam())
+    scored = records.mapPartitions(lambda it: _score_partition(it, bc, k, threshold, tally))
+
+    def release():
+        mixed.unpersist()
+        bc.unpersist()
+
+    return Scored(
+        spark.createDataFrame(scored, schema=PREDICTION_DDL),
+        lambda: {"input_stats": stats, "malformed_examples": bad, "unknown_features": tally.value.get("unknown_features", 0)},
+        release,
+    )
+
+
+def _score_batch(model: NBModel, batch, k, threshold):
+    """Prediction rows of a batch of ``Doc`` or ``Row`` records, and the unknown features met."""
+    if isinstance(batch[0], Doc):
+        jll, unknown = score_docs(model, [d.tokens for d in batch])
+        gold = [d.labels for d in batch]
+    else:
+        jll, unknown = score_rows(model, [(r.categorical, r.numeric) for r in batch])
+        gold = [(r.label,) for r in batch]
+    log_post = log_posteriors(jll)
+    picked = top_labels(log_post, model.classes, k, threshold)
+    ranked = top_labels(log_post, model.classes, min(RANKED, len(model.classes)))
+    rows = [
+        (rec.id, list(g), [p[0] for p in pick], pick[0][1], [r[0] for r in rank], [r[1] for r in rank])
+        for rec, g, pick, rank in zip(batch, gold, picked, ranked)
+    ]
+    return rows, unknown
+
+
+def _score_partition(records, bc_model, k, threshold, tally):
+    model = bc_model.value
+    unknown = 0
+    batch = []
+    for rec in records:
+        batch.append(rec)
+        if len(batch) >= BATCH:
+            rows, n = _score_batch(model, batch, k, threshold)
+            unknown += n
+            yield from rows
+            batch = []
+    if batch:
+        rows, n = _score_batch(model, batch, k, threshold)
+        unknown += n
+        yield from rows
+    tally.add({"unknown_features": unknown})
+
+
+def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel) -> Scored:
+    """Score ``tsv``/``sms`` test text in one pass without Python per token: Spark reads the
+    lines, each Arrow batch is tokenized (``arrow_text.word_tokens``), looked up and scored by
+    vectorised code. Line statistics and unknown tokens are counted into the accumulator; the
+    first malformed lines are named after the write (in failfast mode the first one stops the run
+    before the results are renamed into place)."""
+    from pyspark.sql import functions as F
+
+    spec = inputs.spec
+    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    doc_id, labels, text, category = text_line_columns(spec.format)
+    flagged = lines.select(
+        F.coalesce(doc_id, F.lit("")).alias("id"),
+        F.coalesce(labels, F.array().cast("array<string>")).alias("gold"),
+        F.coalesce(text, F.lit("")).alias("text"),
+        category.alias("category"),
+    )
+    bc = spark.sparkContext.broadcast(model)
+    tally = spark.sparkContext.accumulator({}, _TallyParam())
+    k, threshold = cfg.nb.top_k, cfg.nb.threshold
+    predictions = flagged.mapInArrow(lambda it: _arrow_score_batches(it, bc, k, threshold, tally), PREDICTION_DDL)
+    parse = parse_labelled_line if spec.format == "tsv" else parse_sms_line
+
+    def stats() -> dict:
+        counted = tally.value
+        line_stats = {k: v for k, v in counted.items() if v and k != "unknown_features"}
+        malformed = sum(v for k, v in line_stats.items() if k.startswith("malformed."))
+        if malformed:
+            line_stats["malformed"] = malformed
+        line_stats = dict(sorted(line_stats.items()))
+        bad = first_malformed_lines(
+            spark.sparkContext, inputs.files, lambda line: line.strip() and parse(line), line_stats, cfg.mode, cfg.max_bad_examples
+        )
+        return {"input_stats": line_stats, "malformed_examples": bad, "unknown_features": counted.get("unknown_features", 0)}
+
+    return Scored(predictions, stats, bc.unpersist)
+
+
+def _doc_token_rows(records, binary):
+    for rec in records:
+        if isinstance(rec, Doc):
+            for token, count in Counter(rec.tokens).items():
+                yield rec.id, token, 1 if binary else count
+
+
+def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, threshold: float):
+    """Text scoring without a broadcast: the test documents' tokens joined with the count table.
+
+    Only the non-zero counts are joined. With ``V`` the vocabulary, ``L_d`` the in-vocabulary
+    tokens of document d (distinct ones for Bernoulli) and ``c(d,w)`` their counts, the joint
+    log-likelihood is ``prior_y + bias_y + L_d · zero_y + Σ_{w: C(y,w)>0} c(d,w) · delta_yw``:
+
+    * multinomial: ``zero_y = log α − log(N_y + α|V|)`` (``N_y`` the tokens of class y), ``bias_y = 0``,
+      ``delta_yw = log(C(y,w) + α) − log α``;
+    * Bernoulli (``D_y`` the documents of class y, ``p = (C+α)/(D_y+2α)``): the weight of a
+      present word is ``log p − log(1−p)``, so ``zero_y`` is that weight at C = 0, ``delta_yw``
+      the difference, and ``bias_y = Σ_{w∈V} log(1−p_yw)``, summed over the non-zero counts plus
+      ``(|V| − nnz_y)`` times its value at C = 0.
+
+    Every weight is derived from ``nb.multinomial_log_prob`` / ``nb.bernoulli_log_probs`` (the
+    formulas the broadcast model is built from), evaluated on columns. Returns the predictions
+    and the unknown-token count (a lazy DataFrame). The same predictions as the broadcast scorer
+    (tested).
+    """
+    from pyspark.sql import functions as F
+
+    vocab, weights, base = _join_weights(spark, counts, kind, alpha)
+    doc_tokens = spark.createDataFrame(docs_rdd.mapPartitions(lambda it: _doc_token_rows(it, kind == "bernoulli")), "id STRING, token STRING, c BIGINT")
+    known = doc_tokens.join(vocab, "token")
+    unknown = doc_tokens.join(vocab, "token", "left_anti").agg(F.coalesce(F.sum("c"), F.lit(0)).alias("u"))
+    length = known.groupBy("id").agg(F.sum("c").alias("L"))
+    pair = known.join(weights, "token").groupBy("id", "label").agg(F.sum(F.col("c") * F.col("delta")).alias("s"))
+    ids = docs_rdd.filter(lambda r: isinstance(r, Doc)).map(lambda r: (r.id, list(r.labels)))
+    gold = spark.createDataFrame(ids, "id STRING, gold ARRAY<STRING>")
+    scores = (
+        gold.crossJoin(base)
+        .join(length, "id", "left")
+        .join(pair, ["id", "label"], "left")
+        .select("id", "gold", "label", (F.col("prior") + F.col("bias") + F.coalesce("L", F.lit(0)) * F.col("zero") + F.coalesce("s", F.lit(0.0))).alias("jll"))
+    )
+    return _ranked_predictions(scores, k, threshold), unknown
+
+
+def _join_weights(spark, counts, kind: str, alpha: float):
+    """The join scorer's tables: the vocabulary, ``(label, token, delta)`` for the non-zero counts
+    and ``(label, prior, bias, zero)`` per class, all from the smoothing formulas of ``nb``."""
+    from pyspark.sql import functions as F
+
+    yx = counts.where(F.col("event") == "YX").select("label", F.col("feature").alias("token"), "n")
+    vocab = yx.select("token").distinct()
+    vocab_size = vocab.count()
+    docs_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "Y").collect()}
+    total = sum(docs_y.values())
+    classes = sorted(docs_y)
+    if kind == "multinomial":
+        tokens_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "YX=ANY").collect()}
+        per_class = spark.createDataFrame([(c, tokens_y.get(c, 0)) for c in classes], "label STRING, t BIGINT")
+        t = F.col("t")
+
+        def weight(n):
+            return multinomial_log_prob(n, t, alpha, vocab_size, F.log)
+
+        rows = [(c, class_log_prior(docs_y[c], total), 0.0, multinomial_log_prob(0, tokens_y.get(c, 0), alpha, vocab_size)) for c in classes]
+    else:  # bernoulli: a present word weighs log p − log(1−p); every word adds log(1−p) to the bias
+        per_class = spark.createDataFrame(list(docs_y.items()), "label STRING, t BIGINT")
+        t = F.col("t")
+
+        def weight(n):
+            p_log, q_log = bernoulli_log_probs(n, t, alpha, F.log)
+            return p_log - q_log
+
+        q_sums = {
+            r["label"]: (r["nnz"], r["q"])
+            for r in yx.join(F.broadcast(per_class), "label")
+            .groupBy("label")
+            .agg(F.count("n").alias("nnz"), F.sum(bernoulli_log_probs(F.col("n"), t, alpha, F.log)[1]).alias("q"))
+            .collect()
+        }
+        rows = []
+        for c in classes:
+            p0, q0 = bernoulli_log_probs(0, docs_y[c], alpha)
+            nnz, q_sum = q_sums.get(c, (0, 0.0))
+            rows.append((c, class_log_prior(docs_y[c], total), (vocab_size - nnz) * q0 + q_sum, p0 - q0))
+    weights = yx.join(F.broadcast(per_class), "label").select("label", "token", (weight(F.col("n")) - weight(F.lit(0))).alias("delta"))
+    return vocab, weights, spark.createDataFrame(rows, "label STRING, prior DOUBLE, bias DOUBLE, zero DOUBLE")
+
+
+def _ranked_predictions(scores, k: int, threshold: float):
+    """Prediction rows (``PREDICTION_DDL``) from ``(id, gold, label, jll)``: posteriors by a
+    log-sum-exp over each document's classes, ranked."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    w = Window.partitionBy("id")
+    scores = scores.withColumn("top", F.max("jll").over(w))
+    scores = scores.withColumn("logp", F.col("jll") - F.col("top") - F.log(F.sum(F.exp(F.col("jll") - F.col("top"))).over(w)))
+    ranked = scores.groupBy("id", "gold").agg(
+        F.sort_array(F.collect_list(F.struct((-F.col("logp")).alias("neg"), "label"))).alias("r")
+    )
+    probs = F.transform("r", lambda x: F.exp(-x["neg"]))
+    labels = F.transform("r", lambda x: x["label"])
+    keep = F.filter(
+        F.transform("r", lambda x, i: F.struct(x["label"].alias("label"), F.exp(-x["neg"]).alias("p"), i.alias("i"))),
+        lambda x: (x["i"] < k) | ((F.lit(threshold) > 0) & (x["p"] >= threshold)),
+    )
+    return ranked.select(
+        "id",
+        "gold",
+        F.transform(keep, lambda x: x["label"]).alias("predicted"),
+        F.get(probs, 0).alias("probability"),
+        F.slice(labels, 1, RANKED).alias("ranked_labels"),
+        F.slice(probs, 1, RANKED).alias("ranked_probabilities"),
+    )
+
+
+def _arrow_score_batches(batches, bc_model, k, threshold, tally):
+    """mapInArrow: tokenize, look up and score whole Arrow batches; the prediction columns are
+    built as Arrow arrays from numpy (no Python per document or token). Rows are every input
+    line (``id, gold, text, category``); every line is counted into ``tally`` by its category, with
+    the lines read, empty documents and out-of-vocabulary tokens, and only documents are scored."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .arrow_text import word_tokens
+
+    model: NBModel = bc_model.value
+    vocab = pa.array(sorted(model.vocab, key=model.vocab.get))
+    classes = pa.array(model.classes, pa.string())
+    n_ranked = min(RANKED, len(model.classes))
+
+    def lists(values, lengths):
+        offsets = np.zeros(len(lengths) + 1, np.int32)
+        np.cumsum(lengths, out=offsets[1:])
+        return pa.ListArray.from_arrays(pa.array(offsets), values)
+
+    seen = Counter()
+    for lines in batches:
+        categories = pa.table({"c": lines.column("category")}).group_by("c").aggregate([([], "count_all")])
+        seen.update(dict(zip(categories.column("c").to_pylist(), categories.column("count_all").to_pylist())))
+        seen["lines_read"] += lines.num_rows
+        batch = lines.filter(pc.equal(lines.column("category"), "documents"))
+        n = batch.num_rows
+        if n == 0:
+            continue
+        tokens, rows = word_tokens(batch.column("text"))
+        seen["empty_documents"] += int(n - np.count_nonzero(np.bincount(rows, minlength=n)))
+        idx = pc.index_in(tokens, value_set=vocab)
+        known = idx.is_valid().to_numpy(zero_copy_only=False)
+        seen["unknown_features"] += int(len(known) - known.sum())
+        X = csr_rows(rows[known], idx.fill_null(0).to_numpy()[known], n, len(vocab), model.kind == "bernoulli")
+        log_post = log_posteriors(np.asarray(X @ model.weights.T) + model.bias + model.class_log_prior)
+        order, probs, picked = ranked_columns(log_post, k, threshold, n_ranked)
+        prefix = np.arange(order.shape[1])[None, :] < picked[:, None]
+        ranked = np.full(n, n_ranked)
+        yield pa.RecordBatch.from_arrays(
+            [
+                batch.column("id"),
+                batch.column("gold"),
+                lists(pc.take(classes, pa.array(order[prefix])), picked),
+                pa.array(probs[:, 0]),
+                lists(pc.take(classes, pa.array(order[:, :n_ranked].ravel())), ranked),
+                lists(pa.array(probs[:, :n_ranked].ravel()), ranked),
+            ],
+            names=["id", "gold", "predicted", "probability", "ranked_labels", "ranked_probabilities"],
+        )
+    tally.add(dict(seen))

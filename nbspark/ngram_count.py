@@ -1,0 +1,109 @@
+"""The backoff family's counting engines, behind one function: ``count_ngrams(spark, cfg, inputs)
+-> counting.Counted`` with the count table in ``events.count_ddl(letters)``.
+
+* ``pairs`` / ``combine``: examples (``ngram_inputs``) flatMapped into ``((subset, *context,
+  label), weight)`` events and summed by ``counting.count_events``; statistics ride the shuffle.
+* ``arrow``: ``ngrams`` lines read by Spark SQL, each Arrow batch parsed and counted by pyarrow
+  (``arrow_text.ngram_events``), summed in the task, then by ``groupBy``; statistics are rows
+  whose subset starts with ``MARK``, and the first malformed lines are found afterwards.
+
+Which engine applies, and what ``auto`` picks, is ``capabilities.resolve_engine``.
+"""
+
+from __future__ import annotations
+
+from .capabilities import resolve_engine
+from .corpora import parse_ngram_line
+from .counting import Counted, count_events
+from .events import count_columns, count_ddl, example_events, in_sample
+from .faults import maybe_inject
+from .ngram_inputs import examples_rdd
+from .readers import hadoop_escape
+from .runstats import MARK, STAT, first_malformed_lines, is_stat, run_failfast, split_stats
+
+__all__ = ["count_ngrams"]
+
+
+def count_ngrams(spark, cfg, inputs) -> Counted:
+    """Count the examples of ``inputs`` into every subset of ``cfg.counted_subsets``."""
+    engine = resolve_engine(cfg)
+    if engine == "arrow":
+        return _arrow_counts(spark, cfg, inputs)
+    return _python_counts(spark, cfg, inputs, engine)
+
+
+def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
+    letters, subsets = cfg.letters, cfg.counted_subsets
+    fraction, seed = cfg.sample, cfg.sample_seed
+
+    def to_pairs(record):
+        if is_stat(record):
+            return [record]
+        if fraction < 1.0 and not in_sample(record, seed, fraction):
+            return [((STAT, "examples_not_sampled"), 1)]
+        return example_events(record, subsets, letters)
+
+    mixed = examples_rdd(spark.sparkContext, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions)
+    reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, engine).cache()
+    try:
+        stats, bad = split_stats(run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
+        rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: (*kv[0], kv[1]))
+        counts = spark.createDataFrame(rows, schema=count_ddl(letters))
+        return Counted(engine, counts, stats, bad, {}, reduced)
+    except BaseException:
+        reduced.unpersist()
+        raise
+
+
+def _arrow_batches(batches, width, centres, lowercase, subsets, letters):
+    """mapInArrow: the events of whole batches of n-gram lines (``arrow_text.ngram_events``),
+    summed inside the task, then the task's statistics as rows ``(MARK + name, …, "", n)``."""
+    from collections import Counter
+
+    import pyarrow as pa
+
+    from .arrow_text import PartialCounts, ngram_events, ngram_schema
+
+    maybe_inject()
+    names = count_columns(letters)
+    partial = PartialCounts(names[:-1], "count")
+    stats: Counter = Counter()
+    for batch in batches:
+        table, batch_stats = ngram_events(batch.column("value"), width, centres, lowercase, subsets, letters)
+        stats.update(batch_stats)
+        for summed in partial.add(table):
+            yield from summed.to_batches()
+    for summed in partial.flush():
+        yield from summed.to_batches()
+    if stats:
+        rows = {name: [None] * len(stats) for name in names}
+        rows["subset"] = [MARK + k for k in stats]
+        rows["label"] = [""] * len(stats)
+        rows["count"] = list(stats.values())
+        yield from pa.table(rows, schema=ngram_schema(letters)).to_batches()
+
+
+def _arrow_counts(spark, cfg, inputs) -> Counted:
+    """The arrow engine for ``ngrams`` input: the same table and statistics as the Python engines
+    (tested); the first malformed lines are named afterwards, only when there are any."""
+    from pyspark.sql import functions as F
+
+    letters, names = cfg.letters, count_columns(cfg.letters)
+    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    if cfg.partitions:
+        lines = lines.repartition(cfg.partitions)
+    width, centres, lowercase, subsets = cfg.width, tuple(cfg.centres), cfg.lowercase, tuple(cfg.counted_subsets)
+    partial = lines.mapInArrow(
+        lambda it: _arrow_batches(it, width, centres, lowercase, subsets, letters), count_ddl(letters).replace(" NOT NULL", "")
+    )
+    agg = partial.groupBy(*names[:-1]).agg(F.sum("count").alias("count")).cache()
+    try:
+        marker = F.col("subset").startswith(MARK)
+        stats = dict(sorted((r["subset"][1:], r["count"]) for r in agg.where(marker).collect()))
+        bad = first_malformed_lines(
+            spark.sparkContext, inputs.files, lambda line: parse_ngram_line(line, width), stats, cfg.mode, cfg.max_bad_examples
+        )
+        return Counted("arrow", agg.where(~marker), stats, bad, {}, agg)
+    except BaseException:
+        agg.unpersist()
+        raise

@@ -1,0 +1,169 @@
+"""The backoff family's inputs: n-gram lines, Google Books shards, the Brown zip and Reuters SGML
+turned into training or test examples.
+
+Record shapes: lines ``(file, offset, text)`` or files ``(file, bytes)`` -> ``Example(source,
+window, weight)``, mixed with statistics records (``runstats``) in one RDD.
+"""
+
+from __future__ import annotations
+
+from .capabilities import BACKOFF_FORMATS
+from .config import InputSpec
+from .corpora import (
+    MalformedLine,
+    decode_reuters,
+    parse_brown_zip,
+    parse_google_v2,
+    parse_google_v3,
+    parse_reuters_sgml,
+    strip_pos,
+)
+from .errors import ConfigError
+from .events import Example, ngram_example, story_examples, token_examples
+from .faults import maybe_inject
+from .inputs import Inputs
+from .readers import ngram_lines, sgml_texts
+from .runstats import PartitionStats
+
+__all__ = ["examples_rdd", "ngram_partition"]
+
+
+def ngram_partition(records, confusion, width, lowercase, mode, keep_bad):
+    """(file, offset, line) -> Example, or stats records; failfast raises on the first bad line."""
+    maybe_inject()
+    stats = PartitionStats(keep_bad, mode)
+    for source, offset, line in records:
+        stats.add("lines_read")
+        if "\ufffd" in line:
+            stats.add("decode_replacements", line.count("\ufffd"))
+        try:
+            example = ngram_example(line, f"{source}@{offset}", confusion, width, lowercase)
+        except MalformedLine as exc:
+            stats.bad_record(source, offset, exc.reason, line)
+            continue
+        if example is None:
+            stats.add("lines_not_in_confusion_set")
+            continue
+        stats.add("examples")
+        stats.add("weight", example.weight)
+        yield example
+    yield from stats.records()
+
+
+def _google_partition(records, spec: InputSpec, confusion, width, lowercase, mode, keep_bad):
+    """Google Books lines -> ``(("ngram", tokens), match count in the year range)``, filtered to
+    the confusion set here, in the map, so only matching n-grams reach the shuffle."""
+    maybe_inject()
+    stats = PartitionStats(keep_bad, mode)
+    parse = parse_google_v2 if spec.format == "google_v2" else parse_google_v3
+    strip = spec.pos == "strip"
+    for source, offset, line in records:
+        stats.add("lines_read")
+        try:
+            parsed = parse(line, width)
+        except MalformedLine as exc:
+            stats.bad_record(source, offset, exc.reason, line)
+            continue
+        tokens = parsed[0]
+        if strip:
+            tokens = tuple(strip_pos(t) for t in tokens)
+            if None in tokens:
+                stats.add("lines_with_pos_tag_tokens")
+                continue
+        if lowercase:
+            tokens = tuple(t.lower() for t in tokens)
+        if tokens[width // 2] not in confusion:
+            stats.add("lines_not_in_confusion_set")
+            continue
+        if spec.format == "google_v2":
+            years = [(parsed[1], parsed[2])]
+        else:
+            years = parsed[1]
+        count = sum(c for year, c in years if spec.year_min <= year <= spec.year_max)
+        if count:
+            yield ("ngram", tokens), count
+        else:
+            stats.add("lines_outside_year_range")
+    yield from stats.records()
+
+
+def _min_count_partition(records, min_count, keep_bad):
+    """Summed ``(("ngram", tokens), count)`` -> ``Example`` when count >= min_count; stats pass through."""
+    stats = PartitionStats(keep_bad)
+    for key, value in records:
+        if key[0] != "ngram":
+            yield key, value
+            continue
+        stats.add("ngrams")
+        if value < min_count:
+            stats.add("ngrams_below_min_count")
+            continue
+        stats.add("examples")
+        stats.add("weight", value)
+        yield Example("google", key[1], value)
+    yield from stats.records()
+
+
+def _brown_partition(records, confusion, width, lowercase, keep_bad):
+    maybe_inject()
+    stats = PartitionStats(keep_bad)
+    for _source, data in records:
+        for file_id, words in parse_brown_zip(data):
+            stats.add("documents_read")
+            stats.add("tokens", len(words))
+            for example in token_examples(f"brown:{file_id}", words, confusion, width, lowercase):
+                stats.add("examples")
+                stats.add("weight", 1)
+                yield example
+    yield from stats.records()
+
+
+def _reuters_partition(records, confusion, width, lowercase, splits, keep_bad):
+    maybe_inject()
+    stats = PartitionStats(keep_bad)
+    for _source, data in records:
+        for story in parse_reuters_sgml(decode_reuters(data)):
+            stats.add("stories_read")
+            if splits and story.lewissplit not in splits:
+                continue
+            stats.add("stories_used")
+            if not story.body.strip():
+                stats.add("empty_bodies")
+            for example in story_examples(story, confusion, width, lowercase):
+                stats.add("examples")
+                stats.add("weight", example.weight)
+                yield example
+    yield from stats.records()
+
+
+def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mode: str, keep_bad: int, partitions: int = 0):
+    """RDD mixing ``Example`` records and statistics records (``counting.is_stat``).
+
+    ``partitions`` > 0 spreads n-gram lines over that many partitions before parsing (a
+    ``.gz`` file is one unsplittable partition otherwise).
+    """
+    confusion = frozenset(confusion)
+    if inputs.spec.format in ("google_v2", "google_v3"):
+        spec = inputs.spec
+        lines = ngram_lines(sc, list(inputs.files))
+        if partitions:
+            lines = lines.repartition(partitions)
+        summed = lines.mapPartitions(
+            lambda it: _google_partition(it, spec, confusion, width, lowercase, mode, keep_bad)
+        ).reduceByKey(lambda a, b: a + b, numPartitions=partitions or None)
+        min_count = spec.min_count
+        return summed.mapPartitions(lambda it: _min_count_partition(it, min_count, keep_bad))
+    if inputs.spec.format == "brown":
+        zips = sgml_texts(sc, list(inputs.files))
+        return zips.mapPartitions(lambda it: _brown_partition(it, confusion, width, lowercase, keep_bad))
+    if inputs.spec.format == "ngrams":
+        lines = ngram_lines(sc, list(inputs.files))
+        if partitions:
+            lines = lines.repartition(partitions)
+        return lines.mapPartitions(lambda it: ngram_partition(it, confusion, width, lowercase, mode, keep_bad))
+    if inputs.spec.format == "reuters":
+        splits = frozenset(inputs.spec.splits)
+        texts = sgml_texts(sc, list(inputs.files))
+        return texts.mapPartitions(lambda it: _reuters_partition(it, confusion, width, lowercase, splits, keep_bad))
+    raise ConfigError(f"format {inputs.spec.format!r} is not a backoff input ({', '.join(BACKOFF_FORMATS)})")
+

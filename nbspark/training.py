@@ -1,0 +1,100 @@
+"""The one train skeleton of both model families.
+
+``train_model(spark, cfg, inputs, out, family, update)``: refuse an ``--update`` made with other
+settings, count with the engine the capability table picks (``Family.count`` returns a
+``counting.Counted``), refuse a run without examples, add the old counts on ``--update``, write
+the count table and the manifest into a staging directory and rename it into place
+(``tables.staged_output``). A family supplies its counting, its count schema, its update rules
+and its manifest fields; nothing is printed here (the command line formats the returned manifest).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .counting import Counted, merge_counts
+from .errors import InputError
+from .manifests import check_update, load_manifest, manifest_header, merged_manifest
+from .tables import read_parquet_checked, staged_output, write_json
+
+__all__ = ["Family", "read_counts", "train_model"]
+
+log = logging.getLogger("nbspark")
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a model family supplies to the train skeleton.
+
+    ``count(spark, cfg, inputs) -> Counted``; ``ddl(config_dict) -> str`` the count schema;
+    ``sums``: the count columns (added on update); ``unit``: the statistic that must be > 0
+    (``"examples"``, ``"documents"``); ``update_keys``: settings that must equal the model's on
+    update; ``fields(spark, cfg, counted, written, updated) -> dict``: the family's manifest fields;
+    ``check_old(old_manifest, cfg)``: further refusals of an update (``InputError``).
+    """
+
+    kind: str
+    count: Callable
+    ddl: Callable[[dict], str]
+    sums: tuple[str, ...]
+    unit: str
+    update_keys: tuple[str, ...]
+    fields: Callable
+    check_old: Callable | None = None
+
+
+def read_counts(spark, model_dir: Path, family: Family, manifest: dict):
+    """A model's count table, checked against the family's schema."""
+    return read_parquet_checked(spark, model_dir / "counts", family.ddl(manifest["config"]))
+
+
+def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = False) -> dict:
+    """Count ``inputs`` into the model directory ``out`` (checked by the caller, staged here);
+    return the manifest.
+
+    With ``update``, ``out`` is an existing model: the new counts are added to its tables
+    (Cohen's streaming property: no recounting of the old data) and the model is replaced whole.
+    """
+    started = time.time()
+    old = None
+    if update:
+        old = load_manifest(out, family.kind)
+        check_update(old, cfg, family.update_keys)
+        if family.check_old is not None:
+            family.check_old(old, cfg)
+    log.info("counting %s with %s", inputs.root, cfg.engine)
+    counted: Counted = family.count(spark, cfg, inputs)
+    try:
+        if not counted.stats.get(family.unit):
+            raise InputError(f"{inputs.root}: no training {family.unit} ({_why_empty(cfg)}); nothing written")
+        counts = counted.counts
+        if old is not None:
+            counts = merge_counts(counts, read_counts(spark, out, family, old), list(family.sums))
+        with staged_output(out, "model") as stage:
+            counts.write.parquet(str(stage / "counts"))
+            written = spark.read.parquet(str(stage / "counts"))
+            manifest = {
+                **manifest_header(family.kind, cfg),
+                "engine": counted.engine,
+                **family.fields(spark, cfg, counted, written, old is not None),
+                "count_schema": family.ddl(cfg.to_dict()),
+                "inputs": {"format": inputs.spec.format, "root": str(inputs.root), "files": [str(f) for f in inputs.files]},
+                "stats": counted.stats,
+                "malformed_examples": counted.bad,
+                "seconds": round(time.time() - started, 2),
+            }
+            manifest = merged_manifest(old, manifest)
+            write_json(stage / "manifest.json", manifest)
+    finally:
+        counted.release()
+    return manifest
+
+
+def _why_empty(cfg) -> str:
+    if cfg.task == "backoff":
+        return f"no window centred on {', '.join(cfg.centres)}"
+    return "no valid document or row"
