@@ -1,7 +1,7 @@
 """What can serve a config, decided once: which input formats each task reads, which counting
 engines and scorers apply, and what ``auto`` picks. Pure: the config validation calls
-``config_problems`` before any work starts, and the jobs call ``resolve_engine`` and
-``resolve_scoring`` with the same rules.
+``config_problems``; the commands call ``resolve_engine`` (train) and ``resolve_scoring``
+(classify) before Spark starts, and the jobs call them again with the same rules.
 
 | task | formats | engines | scorers |
 | --- | --- | --- | --- |
@@ -31,6 +31,7 @@ __all__ = [
     "resolve_scoring",
     "scoring_problem",
     "test_problem",
+    "train_problem",
 ]
 
 BACKOFF_FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters")
@@ -96,18 +97,26 @@ def scoring_problem(cfg, scoring: str) -> str | None:
 
 
 def config_problems(cfg) -> list[str]:
-    """Every reason why ``cfg`` cannot train, checked when the config loads (the test input is
-    checked by ``test_problem`` where a job reads it: a config may only train)."""
-    problems = [p for p in [_format_problem(cfg, "train")] if p]
-    if cfg.task == "naive_bayes" and cfg.sample < 1.0:
-        problems.append("sample applies to backoff models only; naive Bayes trains on every document")
-    if cfg.engine != "auto" and not problems:
-        problems += [p for p in [engine_problem(cfg, cfg.engine)] if p]
-    if cfg.scoring in SCORERS and cfg.task == "backoff" and cfg.scoring not in ("auto", "broadcast"):
-        problems.append(scoring_problem(cfg, cfg.scoring))
-    if cfg.scoring not in SCORERS:
+    """What is wrong with ``cfg`` whatever it will do: an engine or scorer that does not exist, a
+    scorer on a backoff task. Checked when the config loads; a config may only train or only
+    classify, so the inputs are checked where a job reads them (``train_problem``, ``test_problem``)."""
+    problems = []
+    if cfg.engine not in ENGINES:
+        problems.append(engine_problem(cfg, cfg.engine))
+    if cfg.scoring not in SCORERS or (cfg.task == "backoff" and cfg.scoring not in ("auto", "broadcast")):
         problems.append(scoring_problem(cfg, cfg.scoring))
     return problems
+
+
+def train_problem(cfg) -> str | None:
+    """Why ``cfg`` cannot train (None: it can): the training input's format, sampling, the engine.
+    Checked before the train job starts Spark (``resolve_engine``)."""
+    problem = _format_problem(cfg, "train")
+    if problem:
+        return problem
+    if cfg.task == "naive_bayes" and cfg.sample < 1.0:
+        return "sample applies to backoff models only; naive Bayes trains on every document"
+    return engine_problem(cfg, cfg.engine) if cfg.engine != "auto" else None
 
 
 def test_problem(cfg) -> str | None:
@@ -117,12 +126,13 @@ def test_problem(cfg) -> str | None:
 
 
 def resolve_engine(cfg) -> str:
-    """The counting engine for ``cfg``: ``auto`` resolved, an engine that cannot apply refused."""
-    if cfg.engine == "auto":
-        return "arrow" if cfg.mode == "permissive" and engine_problem(cfg, "arrow") is None else "combine"
-    problem = engine_problem(cfg, cfg.engine)
+    """The counting engine for ``cfg``: ``auto`` resolved; a training input, sampling or engine
+    that cannot apply refused (``ConfigError``)."""
+    problem = train_problem(cfg)
     if problem:
         raise ConfigError(problem)
+    if cfg.engine == "auto":
+        return "arrow" if cfg.mode == "permissive" and engine_problem(cfg, "arrow") is None else "combine"
     return cfg.engine
 
 

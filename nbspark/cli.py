@@ -119,10 +119,12 @@ def train_main(argv=None) -> int:
 
     def body():
         from .backoff_jobs import load_backoff_manifest, train
+        from .capabilities import resolve_engine
         from .inputs import resolve_input
         from .nb_jobs import load_nb_manifest, train_nb
         from .reports import format_nb_train_report, format_train_report
 
+        resolve_engine(cfg)  # a training input, sampling or engine that cannot apply
         inputs = resolve_input(cfg.train, args.data_dir)
         nb = cfg.task == "naive_bayes"
         if args.update:

@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from .backoff_jobs import classify, train
-from .capabilities import resolve_scoring
+from .capabilities import resolve_engine, resolve_scoring
 from .config import ExperimentConfig
 from .errors import ConfigError
 from .inputs import Inputs
@@ -29,7 +29,8 @@ def check_curve(cfg: ExperimentConfig) -> None:
     """Refuse, before any work, a config the learning curve cannot serve, or a missing matplotlib."""
     if cfg.task != "backoff":
         raise ConfigError(f"learning curves are drawn for backoff models; {cfg.name} has task = {cfg.task!r}")
-    resolve_scoring(cfg)  # refuses a test input that cannot be classified
+    resolve_engine(cfg)  # refuses a training input that cannot be counted
+    resolve_scoring(cfg)  # ... and a test input that cannot be classified
     require_matplotlib()
 
 

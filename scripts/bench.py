@@ -25,7 +25,7 @@ as users run it (the model read from disk, predictions written as Parquet, metri
 
 The affect/effect task is benchmarked too (``--books-scales``): Google Books 5-grams
 (``aeffect/aeffect-train.txt``, 49,413 lines) written N times over, counted by
-``pipeline.train`` with the ``arrow`` (the default), ``combine`` and the card's literal
+``backoff_jobs.train`` with the ``arrow`` (the default), ``combine`` and the card's literal
 ``pairs`` engines, against a
 plain-Python Counter over the same events in one process; each model classifies the Reuters
 affect/effect windows, and the accuracy must not move with N (the counts only scale).
@@ -58,9 +58,12 @@ import numpy as np
 from nbspark.config import load_config, resolve_data_dir
 from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from baselines import loop_model, score_loop
-from nbspark.nb import log_posteriors, score_docs
-from nbspark.nb_pipeline import BATCH, REUTERS_TOP10, arrow_predictions, classify_nb, load_nb_manifest, load_nb_model, tokenizer, train_nb
-from nbspark.pipeline import resolve_input
+from nbspark.nb import build_nb_model, log_posteriors, score_docs
+from nbspark.inputs import resolve_input
+from nbspark.nb_inputs import REUTERS_TOP10, tokenizer
+from nbspark.nb_jobs import NAIVE_BAYES, classify_nb, load_nb_manifest, train_nb
+from nbspark.nb_scoring import BATCH, score
+from nbspark.training import read_counts
 from nbspark.session import get_spark
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -157,7 +160,7 @@ def main(argv=None) -> int:
 
             def nb_train():
                 shutil.rmtree(model_dir, ignore_errors=True)
-                return train_nb(spark, cfg, resolve_input(cfg.train, None), model_dir, log=lambda *_: None)
+                return train_nb(spark, cfg, resolve_input(cfg.train, None), model_dir)
 
             _, row["nbspark_train"] = timed(nb_train, args.repeat)
 
@@ -166,21 +169,25 @@ def main(argv=None) -> int:
                 shutil.rmtree(out, ignore_errors=True)
                 run = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "scoring": args.scoring,
                                          "test.format": "sms", "test.path": str(path)})
-                return classify_nb(spark, run, model_dir, resolve_input(run.test, None), out, log=lambda *_: None)
+                return classify_nb(spark, run, model_dir, resolve_input(run.test, None), out)
 
             def nb_score(model_dir, path):
                 # the scorer alone, as MLlib's transform is timed: the model loaded and broadcast
                 # once, the predictions forced by a sum
                 run = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "test.format": "sms", "test.path": str(path)})
-                model = load_nb_model(spark, model_dir, load_nb_manifest(model_dir), run)
-                bc = spark.sparkContext.broadcast(model)
+                model = nb_model(spark, model_dir)
                 inputs = resolve_input(run.test, None)
-                try:
-                    if args.scoring == "arrow":
-                        return timed(lambda: arrow_predictions(spark, inputs, run, bc, 1, 0.0)[0].agg(F.sum("probability")).collect(), args.repeat)[1]
+                if args.scoring != "arrow":
                     return None
-                finally:
-                    bc.unpersist()
+
+                def scored_sum():
+                    scored = score(spark, run, inputs, "arrow", None, model)
+                    try:
+                        return scored.predictions.agg(F.sum("probability")).collect()
+                    finally:
+                        scored.release()
+
+                return timed(scored_sum, args.repeat)[1]
 
             metrics, row["nbspark_classify_test"] = timed(lambda: nb_classify(test_path), args.repeat)
             row["nbspark_accuracy"] = metrics["accuracy"]
@@ -232,7 +239,7 @@ def main(argv=None) -> int:
             print(format_row(row), flush=True)
 
         # the scorer inside one partition: sparse product vs per-token dictionary loop
-        model = load_nb_model(spark, work / "model", load_nb_manifest(work / "model"), load_config(None, {"task": "naive_bayes"}))
+        model = nb_model(spark, work / "model")
         docs = test_tokens * 4
 
         def vectorised():
@@ -283,12 +290,19 @@ def main(argv=None) -> int:
 BOOKS_ENGINES = ("arrow", "combine", "pairs")
 
 
+def nb_model(spark, model_dir: Path):
+    """The broadcast model of a naive Bayes model directory (its own smoothing), as classify builds it."""
+    manifest = load_nb_manifest(model_dir)
+    nb = manifest["config"]["nb"]
+    return build_nb_model(read_counts(spark, model_dir, NAIVE_BAYES, manifest).collect(), manifest["model"], nb["alpha"], nb["var_smoothing"])
+
+
 def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_dir: str | None) -> list[dict]:
     """The affect/effect task at each scale: nbspark's engines against a plain-Python count of
     the same events; the tables must be equal, the Reuters accuracy unchanged."""
     from nbspark.corpora import MalformedLine
     from nbspark.events import example_events, ngram_example
-    from nbspark.pipeline import classify, read_counts, train
+    from nbspark.backoff_jobs import BACKOFF, classify, train
 
     base = load_config(None, {})  # the experiment's defaults: Books 5-grams -> Reuters
     text = Path(resolve_input(base.train, data_dir).files[0]).read_text(encoding="utf-8")
@@ -305,13 +319,13 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
 
             def fit():
                 shutil.rmtree(model_dir, ignore_errors=True)
-                return train(spark, cfg, resolve_input(cfg.train, None), model_dir, log=lambda *_: None)
+                return train(spark, cfg, resolve_input(cfg.train, None), model_dir)
 
             manifest, row[f"nbspark_{engine}"] = timed(fit, repeat)
         row["weight"] = manifest["stats"]["weight"]
         shutil.rmtree(work / "books_results", ignore_errors=True)
         arrow_model = work / "books_model_arrow"  # the default engine
-        row["accuracy"] = classify(spark, cfg, arrow_model, test_inputs, work / "books_results", log=lambda *_: None)["accuracy"]
+        row["accuracy"] = classify(spark, cfg, arrow_model, test_inputs, work / "books_results")["accuracy"]
         if scale <= 10 or python_all:
             centres = frozenset(cfg.centres)
 
@@ -330,7 +344,7 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
 
             counts, row["python"] = timed(py_count, 1)
             for engine in BOOKS_ENGINES:
-                table = {tuple(r[:-1]): r[-1] for r in read_counts(spark, work / f"books_model_{engine}", manifest).collect()}
+                table = {tuple(r[:-1]): r[-1] for r in read_counts(spark, work / f"books_model_{engine}", BACKOFF, manifest).collect()}
                 assert table == dict(counts), f"the {engine} engine's count table differs from the plain-Python count"
             row["tables_equal_python"] = True
         rows.append(row)

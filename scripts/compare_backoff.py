@@ -28,7 +28,9 @@ from pathlib import Path
 from nbspark.config import DEFAULT, load_config
 from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from nbspark.events import context_letters, story_examples
-from nbspark.pipeline import read_counts, resolve_input, train
+from nbspark.backoff_jobs import BACKOFF, train
+from nbspark.inputs import resolve_input
+from nbspark.training import read_counts
 from nbspark.session import get_spark
 from nbspark.strategies import CountTables, all_subsets, evaluate, order_by_dev_accuracy
 
@@ -53,8 +55,8 @@ def compare(spark, config: str | None = None, data_dir: str | None = None) -> di
     root = Path(data_dir) if data_dir else inputs.root.parents[len(Path(cfg.train.path).parts) - 1]
     dev, test = reuters_windows(root, cfg)
     with tempfile.TemporaryDirectory() as tmp:
-        manifest = train(spark, cfg, inputs, Path(tmp) / "model", log=lambda *_: None)
-        rows = read_counts(spark, Path(tmp) / "model", manifest).collect()
+        manifest = train(spark, cfg, inputs, Path(tmp) / "model")
+        rows = read_counts(spark, Path(tmp) / "model", BACKOFF, manifest).collect()
     tables = CountTables(rows, cfg.letters)
     chain = list(base.backoff)
     dev_k = {k: evaluate(lambda w, k=k: tables.chain(w, chain, k)[0], dev) for k in THRESHOLDS}

@@ -24,8 +24,8 @@ def sh(*args, timeout=240):
 def test_standalone_cluster_equals_local_mode(spark, fixtures, tmp_path):
     overrides = {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")}
     cfg = load_config(None, overrides)
-    train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "local_model", log=lambda *_: None)
-    classify(spark, cfg, tmp_path / "local_model", resolve_input(cfg.test, None), tmp_path / "local_results", log=lambda *_: None)
+    train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "local_model")
+    classify(spark, cfg, tmp_path / "local_model", resolve_input(cfg.test, None), tmp_path / "local_results")
 
     state = tmp_path / "cluster"
     started = sh("start", state)

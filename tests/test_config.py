@@ -134,6 +134,19 @@ NB_SMS = {"task": "naive_bayes", "train.format": "sms", "test.format": "sms", "t
 @pytest.mark.parametrize(
     "overrides, message",
     [
+        ({"engine": "fast"}, "engine must be one of"),
+        ({"scoring": "fast"}, "scoring must be one of"),
+        ({"scoring": "join"}, "scoring join is for naive Bayes models"),
+    ],
+)
+def test_settings_that_never_apply_are_refused_at_load(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
         # a backoff task cannot read naive Bayes inputs (examples_rdd used to read them as SGML)
         ({"train.format": "tsv"}, r"train.format 'tsv' is not a backoff input"),
         ({**NB_SMS, "train.format": "ngrams"}, r"nb.model multinomial needs text .* but train.format is 'ngrams'"),
@@ -143,15 +156,16 @@ NB_SMS = {"task": "naive_bayes", "train.format": "sms", "test.format": "sms", "t
         ({"train.format": "google_v3", "engine": "arrow"}, "engine arrow counts backoff models from ngrams input"),
         ({"sample": "0.5", "engine": "arrow"}, "engine arrow counts backoff models from ngrams input without sampling"),
         ({"engine": "dataframe"}, "engine dataframe counts naive Bayes text only"),
-        ({"scoring": "join"}, "scoring join is for naive Bayes models"),
         ({**NB_SMS, "engine": "arrow"}, "engine arrow reads tsv or sms input without holdout"),
-        ({"engine": "fast"}, "engine must be one of"),
-        ({"scoring": "fast"}, "scoring must be one of"),
     ],
 )
-def test_settings_that_cannot_apply_are_refused_at_load(overrides, message):
+def test_a_training_input_that_cannot_be_counted_is_refused(overrides, message):
+    """Checked by the train command before Spark starts (and by the train job itself)."""
+    from nbspark.capabilities import resolve_engine
+
+    cfg = load_config(None, overrides)
     with pytest.raises(ConfigError, match=message):
-        load_config(None, overrides)
+        resolve_engine(cfg)
 
 
 @pytest.mark.parametrize(

@@ -40,10 +40,10 @@ def test_sets_in_one_pass(spark, tmp_path):
         "confusion_sets": "their,there;then,than;affect,effect", "worked_examples": "",
         "train.format": "brown", "train.path": str(zpath), "test.format": "brown", "test.path": str(test),
     })
-    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m", log=lambda *_: None)
+    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     assert manifest["stats"]["examples"] == 5 and manifest["stats"]["documents_read"] == 2
     assert manifest["label_counts"] == {"affect": 1, "than": 1, "their": 2, "there": 1}
-    metrics = classify(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r", log=lambda *_: None)
+    metrics = classify(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r")
     sets = {"/".join(r["set"]): r for r in metrics["sets"]}
     # "they lost _ way ." : ABDE seen with their -> their (gold there: wrong)
     # "less then ever </s>" : BD (_ less _ ever) unseen... B=less unseen; ∅ within {then, than} -> than (wrong)

@@ -23,7 +23,7 @@ def test_samples_are_nested_and_about_the_right_size():
 def test_learning_curve_on_fixtures(spark, fixtures, tmp_path):
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")})
     rows = learning_curve(spark, cfg, resolve_input(cfg.train, None), resolve_input(cfg.test, None),
-                          tmp_path / "curve", fractions=(0.5, 1.0), seed=1, log=lambda *_: None)
+                          tmp_path / "curve", fractions=(0.5, 1.0), seed=1)
     assert [r["fraction"] for r in rows] == [0.5, 1.0]
     assert rows[-1]["weight"] == 34 and rows[-1]["examples"] == 7 and rows[-1]["accuracy"] == 0.5
     assert rows[0]["weight"] <= 34 and all(r["test_examples"] == 4 for r in rows)

@@ -23,7 +23,7 @@ def clean(spark, tmp_path_factory):
 
     out = tmp_path_factory.mktemp("clean") / "model"
     cfg = load_config(None, {"train.path": str(FIXTURES / "ngrams.txt"), "partitions": "3"})
-    train(spark, cfg, resolve_input(cfg.train, None), out, log=lambda *_: None)
+    train(spark, cfg, resolve_input(cfg.train, None), out)
     return read_parquet_checked(spark, out / "counts", count_ddl("ABCDE"))
 
 

@@ -63,6 +63,7 @@ def test_end_to_end_with_spark_submit(tmp_path, fixtures):
     proc = spark_submit("train", *common, "--out", model)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "lines read: 11   malformed (skipped): 3" in proc.stdout
+    assert " INFO " not in proc.stderr  # the jobs' default log level is WARN
     assert f"{fixtures / 'ngrams.txt'}:8 (tokens)" in proc.stdout
 
     proc = spark_submit("classify", *common, "--model", model, "--out", results)
@@ -70,9 +71,12 @@ def test_end_to_end_with_spark_submit(tmp_path, fixtures):
     assert "accuracy: 0.5000   majority baseline (effect): 0.5000" in proc.stdout
     assert json.loads((results / "metrics.json").read_text())["examples"] == 4
 
-    proc = spark_submit("query", "--model", model, "--B", "_", "--C", "affect", "--json", tmp_path / "q.json")
+    # spark-submit's settings win over the jobs' defaults: --conf spark.log.level=INFO was ignored before
+    proc = spark_submit("query", "--model", model, "--B", "_", "--C", "affect", "--json", tmp_path / "q.json",
+                        conf={"spark.log.level": "INFO"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "matching count: 11 of 34" in proc.stdout
+    assert " INFO " in proc.stderr
     assert json.loads((tmp_path / "q.json").read_text())["top"][0]["values"] == {"B": "not"}
 
     # a second train into the same place needs --overwrite (spark-submit's PythonRunner sends

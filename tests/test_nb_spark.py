@@ -79,8 +79,8 @@ def test_one_partition_equals_many(spark, fixtures, tmp_path):
 def test_failfast_and_wrong_input_kind(spark, fixtures, tmp_path, engine):
     with pytest.raises(InputError, match=r"china_train.tsv:5: malformed line \(fields\)"):
         fit(spark, china_cfg(fixtures, tmp_path, mode="failfast", engine=engine), tmp_path / "m")
-    with pytest.raises(ConfigError, match="needs a table"):  # refused when the config loads, before Spark
-        china_cfg(fixtures, tmp_path, **{"nb.model": "gaussian"})
+    with pytest.raises(ConfigError, match="needs a table"):  # refused before anything is counted
+        fit(spark, china_cfg(fixtures, tmp_path, **{"nb.model": "gaussian"}), tmp_path / "m")
     assert not (tmp_path / "m").exists()
 
 
@@ -130,9 +130,10 @@ def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
         assert m["malformed_examples"] == manifests[0]["malformed_examples"]
 
 
-def test_dataframe_engine_refuses_what_it_cannot_count(fixtures, tmp_path):
+def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path):
+    cfg = china_cfg(fixtures, tmp_path, engine="dataframe", **{"nb.tokenizer": "nbspark"})
     with pytest.raises(ConfigError, match="engine dataframe reads tsv or sms input .* nb.tokenizer = words"):
-        china_cfg(fixtures, tmp_path, engine="dataframe", **{"nb.tokenizer": "nbspark"})
+        fit(spark, cfg, tmp_path / "m")
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
