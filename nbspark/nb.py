@@ -210,23 +210,30 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
             out["categorical"] = tuple(names)
         out.update(vocab=vocab, weights=weights, bias=bias)
     if kind in ("gaussian", "mixed") and yg:
-        names = tuple(sorted({f for _, f in yg}))
-        fidx = {f: i for i, f in enumerate(names)}
-        n = np.zeros((len(classes), len(names)))
-        s = np.zeros_like(n)
-        ss = np.zeros_like(n)
-        for (label, f), (cn, cs, css) in yg.items():
-            n[cidx[label], fidx[f]], s[cidx[label], fidx[f]], ss[cidx[label], fidx[f]] = cn, cs, css
-        with np.errstate(invalid="ignore", divide="ignore"):
-            theta = s / n
-            var = np.maximum(ss / n - theta**2, 0.0)
-            all_n, all_s, all_ss = n.sum(0), s.sum(0), ss.sum(0)
-            pooled = np.maximum(all_ss / all_n - (all_s / all_n) ** 2, 0.0)
-        epsilon = var_smoothing * float(np.nanmax(pooled)) if len(names) else 0.0
-        out.update(numeric=names, theta=theta, var=var + epsilon, epsilon=epsilon)
+        out.update(_gaussian_part(yg, classes, var_smoothing))
     if kind == "gaussian" and not yg:
         raise ValueError("a Gaussian model needs numeric features (YG rows)")
     return NBModel(**out)
+
+
+def _gaussian_part(yg: dict, classes: tuple[str, ...], var_smoothing: float) -> dict:
+    """Means and variances per (class, feature) from ``(n, Σx, Σx²)``, plus ``var_smoothing`` times
+    the largest variance of all training data (scikit-learn's GaussianNB)."""
+    cidx = {c: i for i, c in enumerate(classes)}
+    names = tuple(sorted({f for _, f in yg}))
+    fidx = {f: i for i, f in enumerate(names)}
+    n = np.zeros((len(classes), len(names)))
+    s = np.zeros_like(n)
+    ss = np.zeros_like(n)
+    for (label, f), (cn, cs, css) in yg.items():
+        n[cidx[label], fidx[f]], s[cidx[label], fidx[f]], ss[cidx[label], fidx[f]] = cn, cs, css
+    with np.errstate(invalid="ignore", divide="ignore"):
+        theta = s / n
+        var = np.maximum(ss / n - theta**2, 0.0)
+        all_n, all_s, all_ss = n.sum(0), s.sum(0), ss.sum(0)
+        pooled = np.maximum(all_ss / all_n - (all_s / all_n) ** 2, 0.0)
+    epsilon = var_smoothing * float(np.nanmax(pooled)) if len(names) else 0.0
+    return {"numeric": names, "theta": theta, "var": var + epsilon, "epsilon": epsilon}
 
 
 # ---------------------------------------------------------------- scoring
