@@ -11,6 +11,7 @@ from .backoff import Decision, predict
 from .config import DEFAULT, ExperimentConfig, InputSpec, load_config
 from .corpora import MalformedLine, Story, parse_ngram_line, parse_reuters_sgml
 from .model import BackoffModel, build_model
+from .models import load
 from .text import tokenize
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "Story",
     "__version__",
     "build_model",
+    "load",
     "load_config",
     "parse_ngram_line",
     "parse_reuters_sgml",

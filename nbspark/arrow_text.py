@@ -2,7 +2,7 @@
 counts, and the affect/effect n-gram events.
 
 Plain pyarrow and numpy, no Spark: the arrow counting engines and the arrow scorer call these on
-each Arrow batch. ``word_tokens`` gives exactly what ``nb_inputs.tokenizer("words")`` gives
+each Arrow batch. ``word_tokens`` gives exactly what ``text.tokenizer("words")`` gives
 per document (``re.findall(r"\\w+", text.lower())``), as one flat string array plus the
 document index of each token. All-ASCII documents (nearly all of real English text) are split by
 byte arithmetic in numpy; the others go through RE2 (``[^\\pL\\pN_]+`` after ``utf8_lower``),
@@ -17,9 +17,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .corpora import MAX_COUNT
 from .events import count_columns
 
-__all__ = ["LABEL_TOKEN_SCHEMA", "UNICODE_SPLIT", "PartialCounts", "count_label_tokens", "ngram_events", "ngram_schema", "word_tokens"]
+__all__ = [
+    "LABEL_TOKEN_SCHEMA", "UNICODE_SPLIT", "PartialCounts", "checked_sum", "count_label_tokens", "ngram_events", "ngram_schema", "word_tokens",
+]
 
 #: The partial naive Bayes counts that ``count_label_tokens`` returns and the engine sums.
 LABEL_TOKEN_SCHEMA = pa.schema([("label", pa.string()), ("token", pa.string()), ("n", pa.int64())])
@@ -145,11 +148,44 @@ class PartialCounts:
         self.tables, self.rows = [], 0
         if merged.num_rows == 0:
             return []
-        summed = merged.group_by(self.keys).aggregate([(self.value, "sum")])
+        summed = checked_sum(merged, self.keys, self.value)
         return [pa.table([summed[k] for k in self.keys] + [summed[f"{self.value}_sum"]], names=[*self.keys, self.value]).cast(merged.schema)]
 
 
 _ASCII_COUNT = r"^[\t\n\x0b\x0c\r ]*[0-9]+[\t\n\x0b\x0c\r ]*$"
+
+
+def _fits_int64(raw: pa.Array) -> pa.Array:
+    """Whether each count string (digits, maybe white space around) is at most ``MAX_COUNT``."""
+    digits = pc.utf8_ltrim(pc.utf8_trim_whitespace(raw), characters="0")
+    n = pc.utf8_length(digits)
+    return pc.or_(pc.less(n, 19), pc.and_(pc.equal(n, 19), pc.less_equal(digits, str(MAX_COUNT))))
+
+
+def _valid_counts(raw: pa.Array) -> pa.Array:
+    """Which count fields ``corpora.parse_ngram_line`` accepts: ASCII digits with white space
+    around, at most ``MAX_COUNT``; vectorised, with Python's strip/isdigit on the odd rest, exactly."""
+    count_ok = pc.match_substring_regex(raw, _ASCII_COUNT)
+    count_ok = pc.and_(count_ok, pc.fill_null(_fits_int64(pc.if_else(count_ok, raw, "0")), False))
+    if not pc.all(count_ok).as_py() and len(raw):
+        odd = np.flatnonzero(~count_ok.to_numpy(zero_copy_only=False))
+        redo = [r.strip().isdigit() and r.strip().isascii() and int(r.strip()) <= MAX_COUNT for r in pc.take(raw, pa.array(odd)).to_pylist()]
+        mask = count_ok.to_numpy(zero_copy_only=False).copy()
+        mask[odd] = redo
+        count_ok = pa.array(mask)
+    return count_ok
+
+
+def checked_sum(table: pa.Table, keys: list[str], value: str) -> pa.Table:
+    """``table`` grouped by ``keys`` with ``value`` (non-negative int64) summed, as
+    ``KEYS…, VALUE_sum``; pyarrow's sum wraps around on overflow, so a sum past ``MAX_COUNT`` is
+    refused (``OverflowError``) rather than stored negative."""
+    as_float = pc.cast(table[value], pa.float64(), safe=False)
+    summed = table.append_column("__as_float", as_float).group_by(keys).aggregate([(value, "sum"), ("__as_float", "sum")])
+    # a float sum above 2**63 or a negative (wrapped) integer sum: past MAX_COUNT (2**63 − 1)
+    if summed.num_rows and (pc.max(summed["__as_float_sum"]).as_py() > 2.0**63 or pc.min(summed[f"{value}_sum"]).as_py() < 0):
+        raise OverflowError(f"count overflow: counts of one event sum past {MAX_COUNT}, the largest 64-bit count")
+    return summed.drop_columns(["__as_float_sum"])
 
 
 def _valid_utf8(lines: pa.Array) -> pa.Array:
@@ -197,13 +233,7 @@ def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: 
     tokens_ok = pc.equal(pc.list_value_length(tokens), width)
     stats["malformed.tokens"] = len(parts) - pc.sum(tokens_ok).as_py() if len(parts) else 0
     tokens, raw = tokens.filter(tokens_ok), pc.list_element(parts, 1).filter(tokens_ok)
-    count_ok = pc.match_substring_regex(raw, _ASCII_COUNT)
-    if not pc.all(count_ok).as_py() and len(raw):  # Python's strip/isdigit on the rest, exactly
-        odd = np.flatnonzero(~count_ok.to_numpy(zero_copy_only=False))
-        redo = [(r.strip().isdigit() and r.strip().isascii()) for r in pc.take(raw, pa.array(odd)).to_pylist()]
-        mask = count_ok.to_numpy(zero_copy_only=False).copy()
-        mask[odd] = redo
-        count_ok = pa.array(mask)
+    count_ok = _valid_counts(raw)
     stats["malformed.count"] = len(raw) - (pc.sum(count_ok).as_py() or 0)
     tokens, raw = tokens.filter(count_ok), raw.filter(count_ok)
     counts = pc.cast(pc.utf8_trim_whitespace(raw), pa.int64()) if len(raw) else pa.array([], pa.int64())
@@ -219,6 +249,8 @@ def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: 
     counts = counts.filter(in_set)
     stats["examples"] = len(counts)
     stats["weight"] = pc.sum(counts).as_py() or 0
+    if stats["weight"] < 0 or (pc.sum(pc.cast(counts, pa.float64(), safe=False)).as_py() or 0) > 2.0**63:
+        raise OverflowError(f"count overflow: the counts of one batch sum past {MAX_COUNT}, the largest 64-bit count")
     stats["malformed"] = sum(v for k, v in stats.items() if k.startswith("malformed."))
     stats = {k: v for k, v in stats.items() if v}  # as PartitionStats: no zeros
     schema = ngram_schema(letters)
@@ -229,7 +261,7 @@ def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: 
     for subset in subsets:
         keys = [c.lower() for c in context if c in subset]
         grams = pa.table({**{c.lower(): columns[c] for c in context if c in subset}, "label": columns[centre], "count": counts})
-        summed = grams.group_by(keys + ["label"]).aggregate([("count", "sum")])
+        summed = checked_sum(grams, keys + ["label"], "count")
         m = summed.num_rows
         cols = [pa.array([subset] * m, pa.string())]
         cols += [summed[c.lower()] if c in subset else pa.nulls(m, pa.string()) for c in context]

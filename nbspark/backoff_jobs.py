@@ -62,7 +62,10 @@ BACKOFF = Family(
     ddl=_ddl,
     sums=("count",),
     unit="examples",
-    update_keys=("confusion_set", "confusion_sets", "width", "lowercase", "sample", "sample_seed"),
+    update_keys=(
+        "confusion_set", "confusion_sets", "width", "lowercase", "sample", "sample_seed",
+        "train.year_min", "train.year_max", "train.min_count", "train.pos",
+    ),
     fields=_fields,
     check_old=_check_subsets,
 )
@@ -72,9 +75,9 @@ def load_backoff_manifest(model_dir: Path) -> dict:
     return load_manifest(model_dir, BACKOFF_KIND)
 
 
-def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False) -> dict:
+def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False, force: bool = False) -> dict:
     """Count ``inputs`` into the backoff model ``out``; return its manifest (``training.train_model``)."""
-    return train_model(spark, cfg, inputs, out, BACKOFF, update)
+    return train_model(spark, cfg, inputs, out, BACKOFF, update, force)
 
 
 # ---------------------------------------------------------------- classify

@@ -23,6 +23,9 @@ __all__ = ["classify_main", "curve_main", "job_failure", "query_main", "train_ma
 
 #: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
 JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
+#: ... and in local mode: nothing listens beyond loopback unless asked (the web UI binds every
+#: interface unless SPARK_LOCAL_IP is set, so it is off; ``--conf spark.ui.enabled=true`` opens it).
+LOCAL_SPARK_DEFAULTS = {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1", "spark.ui.enabled": "false"}
 
 log = logging.getLogger("nbspark")
 
@@ -47,6 +50,10 @@ def _overrides(args, parser) -> dict[str, str]:
 
 
 def _config(args, parser):
+    for option in ("out", "model", "update"):
+        value = getattr(args, option, None)
+        if value is not None and not value.strip():
+            parser.error(f"--{option} must name a directory, got an empty string")
     try:
         return load_config(args.config, _overrides(args, parser))
     except ConfigError as exc:
@@ -58,7 +65,7 @@ def _spark(app: str):
     """The job's SparkSession (JOB_SPARK_DEFAULTS where nothing else set them), stopped on exit."""
     from .session import get_spark
 
-    spark = get_spark(app, defaults=JOB_SPARK_DEFAULTS)
+    spark = get_spark(app, defaults=JOB_SPARK_DEFAULTS, local_defaults=LOCAL_SPARK_DEFAULTS)
     try:
         yield spark
     finally:
@@ -66,18 +73,34 @@ def _spark(app: str):
 
 
 def job_failure(exc: BaseException) -> str | None:
-    """One line for a failed Spark job (Py4J or PySpark error), or None for anything else.
+    """One line for a failed Spark job (Py4J or PySpark error) naming its root cause, or None for
+    anything else.
 
-    The worker's own exception line (``RuntimeError: ...``) is preferred to the JVM's wrapper;
-    Spark's log above it has the full trace and the attempts made.
+    In order: the worker's own Python exception (``OverflowError: …``); else Spark's error class
+    and message (``[FAILED_READ_FILE…] …``) with the deepest JVM cause (``Caused by: …``); else the
+    deepest cause alone. Never the Py4J call (``An error occurred while calling o73…``); Spark's
+    log above it has the full trace and the attempts made.
     """
     module = type(exc).__module__
     if not (module.startswith("py4j") or module.startswith("pyspark")):
         return None
     text = str(exc)
-    found = re.findall(r"^(?:\w+\.)*\w+(?:Error|Exception): .+$", text, flags=re.MULTILINE)
-    python_errors = [line for line in found if not line.startswith(("org.", "java.", "py4j.", "scala."))]
-    detail = (python_errors or found or [text.splitlines()[0] if text else type(exc).__name__])[-1]
+    found = re.findall(r"^(?:\w+\.)*\w+(?:Error|Exception|Exit): .+$", text, flags=re.MULTILINE)
+    python_errors = [line for line in found if not line.startswith(("org.", "java.", "py4j.", "scala.", "Py4J"))]
+    if python_errors:
+        return f"Spark job failed: {python_errors[-1].strip()}"
+    causes = [c.strip() for c in re.findall(r"^Caused by: (.+)$", text, flags=re.MULTILINE)]
+    error_class = re.search(r"(\[[A-Z][A-Z_]*(?:\.[A-Z_]+)*\] [^\n]*)", text)
+    root = causes[-1] if causes else None
+    if error_class:
+        detail = error_class.group(1).strip()
+        if root and root not in detail:
+            detail += f" (caused by {root})"
+    elif root:
+        detail = root
+    else:
+        java = [line for line in found if not line.startswith("Py4J")]
+        detail = java[-1] if java else (text.splitlines()[0] if text else type(exc).__name__)
     return f"Spark job failed: {detail.strip()}"
 
 
@@ -112,10 +135,13 @@ def train_main(argv=None) -> int:
     parser.add_argument("--out", metavar="DIR", help="model directory to write (default: the config's model_dir)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing model (the old one stays until the new one is complete)")
     parser.add_argument("--update", metavar="MODEL", help="add the counts of this input to an existing model, without recounting its data")
+    parser.add_argument("--force", action="store_true", help="with --update: count an input file again although the model already holds it")
     args = parser.parse_args(argv)
     cfg = _config(args, parser)
     if args.update and (args.out or args.overwrite):
         parser.error("--update MODEL writes MODEL itself; leave out --out and --overwrite")
+    if args.force and not args.update:
+        parser.error("--force goes with --update")
 
     def body():
         from .backoff_jobs import load_backoff_manifest, train
@@ -134,7 +160,7 @@ def train_main(argv=None) -> int:
         else:
             out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
         with _spark(f"nbspark-train-{cfg.name}") as spark:
-            manifest = (train_nb if nb else train)(spark, cfg, inputs, out, update=bool(args.update))
+            manifest = (train_nb if nb else train)(spark, cfg, inputs, out, update=bool(args.update), force=args.force)
         print((format_nb_train_report if nb else format_train_report)(manifest, out))
 
     return _run("train.py", body)

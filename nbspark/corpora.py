@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = [
+    "MAX_COUNT",
     "MalformedLine",
     "Story",
     "clean_sgml_text",
@@ -26,6 +27,7 @@ __all__ = [
     "parse_google_v3",
     "parse_labelled_line",
     "parse_ngram_line",
+    "parse_reuters_checked",
     "parse_reuters_sgml",
     "parse_sms_line",
     "strip_pos",
@@ -87,6 +89,16 @@ def _field(element: str, tag: str) -> str:
     return element[start:] if end < 0 else element[start:end]
 
 
+_OPEN_RE = re.compile(r"<REUTERS\b")
+
+
+def parse_reuters_checked(text: str) -> tuple[list[Story], int]:
+    """The stories of one SGML file's text, and how many of its ``<REUTERS`` elements could not be
+    read (a broken or unclosed tag merges two stories or loses one)."""
+    stories = list(parse_reuters_sgml(text))
+    return stories, max(0, len(_OPEN_RE.findall(text)) - len(stories))
+
+
 def parse_reuters_sgml(text: str) -> Iterator[Story]:
     """Yield the stories of one Reuters-21578 SGML file's text, in file order."""
     for match in _STORY_RE.finditer(text):
@@ -104,6 +116,10 @@ def parse_reuters_sgml(text: str) -> Iterator[Story]:
         )
 
 
+#: The largest count a line may carry: counts are stored as 64-bit integers (Parquet BIGINT).
+MAX_COUNT = 2**63 - 1
+
+
 class MalformedLine(ValueError):
     """An input line that does not have the expected shape; ``reason`` says how."""
 
@@ -119,9 +135,10 @@ def parse_ngram_line(line: str, order: int = 5) -> tuple[tuple[str, ...], int]:
     The n-gram is split on single spaces, exactly: a line must have ``order`` space-separated
     fields (an empty last field, from a trailing space, is kept as the empty token, which is
     how the published affect/effect counts were made), one TAB, and a non-negative integer
-    count. Anything else raises ``MalformedLine`` with a short reason:
+    count that fits in 64 bits. Anything else raises ``MalformedLine`` with a short reason:
     ``fields`` (not exactly one TAB), ``tokens`` (not ``order`` tokens, e.g. a quote glued to
-    a word with a token missing), ``count`` (missing or not a non-negative integer).
+    a word with a token missing), ``count`` (missing, not a non-negative integer, or above
+    ``MAX_COUNT``).
     """
     line = line.rstrip("\r\n")
     parts = line.split("\t")
@@ -130,10 +147,7 @@ def parse_ngram_line(line: str, order: int = 5) -> tuple[tuple[str, ...], int]:
     tokens = parts[0].split(" ")
     if len(tokens) != order:
         raise MalformedLine("tokens", line)
-    raw = parts[1].strip()
-    if not raw.isdigit() or not raw.isascii():
-        raise MalformedLine("count", line)
-    return tuple(tokens), int(raw)
+    return tuple(tokens), _count(parts[1], line)
 
 
 def parse_labelled_line(line: str) -> tuple[str, tuple[str, ...], str]:
@@ -203,8 +217,9 @@ def _google_tokens(ngram: str, order: int, line: str) -> tuple[str, ...]:
 
 
 def _count(text: str, line: str) -> int:
+    """A count field: ASCII digits (surrounding white space ignored) whose value fits in 64 bits."""
     text = text.strip()
-    if not text.isdigit() or not text.isascii():
+    if not text.isdigit() or not text.isascii() or int(text) > MAX_COUNT:
         raise MalformedLine("count", line)
     return int(text)
 

@@ -6,15 +6,19 @@ dir (``config.resolve_data_dir``). ``sklearn`` inputs name a dataset scikit-lear
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import DataNotFound, InputSpec, resolve_data_dir
-from .errors import InputError
+from .errors import ConfigError, InputError
 from .readers import list_files, reuters_files
 from .tables import local_path
 
-__all__ = ["Inputs", "resolve_input"]
+__all__ = ["SKLEARN_DATASETS", "Inputs", "resolve_input"]
+
+#: The classification tables that scikit-learn ships, by the name ``sklearn`` inputs take.
+SKLEARN_DATASETS = ("breast_cancer", "digits", "iris", "wine")
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,10 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
     Raises ``InputError`` for a missing input or one without files.
     """
     if spec.format == "sklearn":
+        if spec.path not in SKLEARN_DATASETS:
+            raise InputError(f"sklearn input {spec.path!r} is not one of the classification tables scikit-learn ships: {', '.join(SKLEARN_DATASETS)}")
+        if importlib.util.find_spec("sklearn") is None:
+            raise ConfigError("sklearn inputs need scikit-learn: pip install scikit-learn")
         return Inputs(spec, Path(f"sklearn:{spec.path}"), ())
     if Path(spec.path).is_absolute() or spec.path.startswith("file:"):
         root = local_path(spec.path)

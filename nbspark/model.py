@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["BackoffModel", "build_model", "rank"]
+__all__ = ["BackoffModel", "build_model", "count_tables", "model_from_counts", "rank"]
 
 Ranked = tuple[tuple[str, float], ...]
 
@@ -42,12 +42,10 @@ def rank(label_counts: dict[str, int]) -> Ranked:
     return tuple((label, math.log(count / total)) for label, count in ordered if count > 0)
 
 
-def build_model(rows: Iterable[Sequence], letters: str, chain: Sequence[str]) -> BackoffModel:
-    """Build the model from count rows ``(subset, *context values, label, count)``.
-
-    Rows of subsets not in ``chain`` are ignored. Context values are read from the columns of
-    the subset's positions, in position order (``events.count_columns`` gives the layout).
-    """
+def count_tables(rows: Iterable[Sequence], letters: str, chain: Sequence[str]) -> dict[str, dict[tuple, dict[str, int]]]:
+    """``subset -> context values -> label -> count`` from count rows ``(subset, *context values,
+    label, count)``, for the subsets of ``chain`` (other rows are ignored). Context values are read
+    from the columns of the subset's positions, in position order (``events.count_columns``)."""
     centre = len(letters) // 2
     context = letters[:centre] + letters[centre + 1 :]
     wanted = {subset: [context.index(c) for c in subset] for subset in chain}
@@ -61,5 +59,14 @@ def build_model(rows: Iterable[Sequence], letters: str, chain: Sequence[str]) ->
         label, count = row[1 + len(context)], row[2 + len(context)]
         per_label = counts[subset][key]
         per_label[label] = per_label.get(label, 0) + int(count)
-    tables = tuple({key: rank(dist) for key, dist in counts[s].items()} for s in chain)
-    return BackoffModel(letters, tuple(chain), tables)
+    return {s: dict(t) for s, t in counts.items()}
+
+
+def build_model(rows: Iterable[Sequence], letters: str, chain: Sequence[str]) -> BackoffModel:
+    """Build the model from count rows ``(subset, *context values, label, count)`` (``count_tables``)."""
+    return model_from_counts(count_tables(rows, letters, chain), letters, chain)
+
+
+def model_from_counts(tables: dict[str, dict[tuple, dict[str, int]]], letters: str, chain: Sequence[str]) -> BackoffModel:
+    """The model of ``count_tables``' output: each context's labels ranked with their log-probabilities."""
+    return BackoffModel(letters, tuple(chain), tuple({key: rank(dist) for key, dist in tables[s].items()} for s in chain))

@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .config import ExperimentConfig, NBSpec
-from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled_line, parse_reuters_sgml, parse_sms_line
+from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled_line, parse_sms_line
 from .errors import InputError
 from .faults import maybe_inject
 from .inputs import Inputs
 from .nb import doc_events, row_events
 from .readers import ngram_lines, sgml_texts
 from .runstats import PartitionStats, is_stat
-from .text import tokenize
+from .text import tokenizer
 
-__all__ = ["REUTERS_TOP10", "Doc", "Row", "record_events", "records_rdd", "text_line_columns", "tokenizer"]
+__all__ = ["REUTERS_TOP10", "Doc", "Row", "record_events", "records_rdd", "text_line_columns"]
 
 #: The ten most frequent topics of the ModApte training stories (counted from Reuters-21578).
 REUTERS_TOP10 = ("earn", "acq", "money-fx", "grain", "crude", "trade", "interest", "wheat", "ship", "corn")
@@ -39,16 +39,6 @@ class Row(NamedTuple):
     label: str
     categorical: dict
     numeric: dict
-
-
-def tokenizer(name: str):
-    """``nbspark``: the one tokenizer (text.tokenize); ``words``: lower-cased runs of \\w."""
-    if name == "words":
-        import re
-
-        pattern = re.compile(r"\w+")
-        return lambda text: pattern.findall(text.lower())
-    return tokenize
 
 
 def _keep(spec_splits, holdout, seed, record_id) -> bool:
@@ -88,12 +78,12 @@ def _text_partition(records, fmt, nb: NBSpec, splits, holdout, seed, mode, keep_
     yield from stats.records()
 
 
-def _topics_partition(records, nb: NBSpec, splits, keep_bad):
+def _topics_partition(records, nb: NBSpec, splits, mode, keep_bad):
     tok = tokenizer(nb.tokenizer)
-    stats = PartitionStats(keep_bad)
+    stats = PartitionStats(keep_bad, mode)
     top = frozenset(REUTERS_TOP10)
-    for _source, data in records:
-        for story in parse_reuters_sgml(decode_reuters(data)):
+    for source, data in records:
+        for story in stats.sgml_file(source, decode_reuters(data)):
             stats.add("stories_read")
             # ModApte: TRAIN or TEST, TOPICS="YES", at least one topic
             if story.lewissplit not in ("TRAIN", "TEST") or story.topics_attr != "YES" or not story.topics:
@@ -135,10 +125,14 @@ def _table_partition(records, label_col, numeric, categorical, splits, holdout, 
             stats.bad_record("table", index, "label", repr(record))
             continue
         try:
-            num = {c: x for c in numeric if (x := _to_float(record.get(c))) is not None and math.isfinite(x)}
+            values = {c: _to_float(record.get(c)) for c in numeric}
         except ValueError:
             stats.bad_record("table", index, "numeric", repr(record))
             continue
+        num = {c: x for c, x in values.items() if x is not None and math.isfinite(x)}
+        # a missing or non-finite cell leaves that feature out of the row (naive Bayes skips it), counted
+        stats.add("missing_values", sum(x is None for x in values.values()))
+        stats.add("non_finite_values", sum(x is not None and not math.isfinite(x) for x in values.values()))
         cat = {c: str(record[c]) for c in categorical if record.get(c) is not None}
         if not _keep(splits, holdout, seed, row_id):
             continue
@@ -153,9 +147,7 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
     if fmt == "sklearn":
         from sklearn import datasets  # scikit-learn is needed only for this format
 
-        loader = getattr(datasets, f"load_{inputs.spec.path}", None)
-        if loader is None:
-            raise InputError(f"sklearn has no dataset {inputs.spec.path!r} (try wine, iris, breast_cancer)")
+        loader = getattr(datasets, f"load_{inputs.spec.path}")  # one of inputs.SKLEARN_DATASETS
         data = loader()
         names = [str(n).replace(" ", "_") for n in data.feature_names]
         target = [str(data.target_names[t]) for t in data.target]
@@ -212,7 +204,7 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
         return lines.mapPartitions(lambda it: _text_partition(it, fmt, nb, splits, holdout, seed, mode, keep)), {}
     if spec.format == "reuters_topics":
         texts = sgml_texts(sc, list(inputs.files))
-        return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, keep)), {}
+        return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, mode, keep)), {}
     if spec.format in ("csv", "parquet", "sklearn"):
         rdd, numeric, categorical = _table_source(spark, inputs, nb)
         label = nb.label_column

@@ -53,7 +53,7 @@ NAIVE_BAYES = Family(
     ddl=lambda config: COUNT_DDL,
     sums=("n", "sum", "sumsq"),
     unit="documents",
-    update_keys=("nb.model", "nb.tokenizer", "nb.labels", "nb.label_column"),
+    update_keys=("nb.model", "nb.tokenizer", "nb.labels", "nb.label_column", "nb.numeric_columns", "nb.categorical_columns"),
     fields=_fields,
 )
 
@@ -62,9 +62,9 @@ def load_nb_manifest(model_dir: Path) -> dict:
     return load_manifest(model_dir, NB_KIND)
 
 
-def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False) -> dict:
+def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False, force: bool = False) -> dict:
     """Count naive Bayes events of ``inputs`` into the model ``out``; return its manifest."""
-    return train_model(spark, cfg, inputs, out, NAIVE_BAYES, update)
+    return train_model(spark, cfg, inputs, out, NAIVE_BAYES, update, force)
 
 
 def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[str] = frozenset()) -> ExperimentConfig:

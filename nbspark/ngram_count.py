@@ -13,7 +13,7 @@ Which engine applies, and what ``auto`` picks, is ``capabilities.resolve_engine`
 from __future__ import annotations
 
 from .capabilities import resolve_engine
-from .corpora import parse_ngram_line
+from .corpora import MAX_COUNT, parse_ngram_line
 from .counting import Counted, count_events
 from .events import count_columns, count_ddl, example_events, in_sample
 from .faults import maybe_inject
@@ -47,12 +47,22 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
     reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, engine).cache()
     try:
         stats, bad = split_stats(run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
-        rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: (*kv[0], kv[1]))
+        if stats.get("weight", 0) > MAX_COUNT:  # stored as one 64-bit number, as the arrow engine's statistics are
+            raise OverflowError(f"count overflow: the total weight passes {MAX_COUNT}, the largest 64-bit count")
+        rows = reduced.filter(lambda kv: not is_stat(kv)).map(_count_row)
         counts = spark.createDataFrame(rows, schema=count_ddl(letters))
         return Counted(engine, counts, stats, bad, {}, reduced)
     except BaseException:
         reduced.unpersist()
         raise
+
+
+def _count_row(pair) -> tuple:
+    """A summed event as a count row; a sum past 64 bits is an error, never a wrapped count."""
+    key, n = pair
+    if n > MAX_COUNT:
+        raise OverflowError(f"count overflow: counts of one event sum past {MAX_COUNT}, the largest 64-bit count")
+    return (*key, n)
 
 
 def _arrow_batches(batches, width, centres, lowercase, subsets, letters):

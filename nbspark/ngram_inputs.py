@@ -15,7 +15,6 @@ from .corpora import (
     parse_brown_zip,
     parse_google_v2,
     parse_google_v3,
-    parse_reuters_sgml,
     strip_pos,
 )
 from .errors import ConfigError
@@ -118,11 +117,11 @@ def _brown_partition(records, confusion, width, lowercase, keep_bad):
     yield from stats.records()
 
 
-def _reuters_partition(records, confusion, width, lowercase, splits, keep_bad):
+def _reuters_partition(records, confusion, width, lowercase, splits, mode, keep_bad):
     maybe_inject()
-    stats = PartitionStats(keep_bad)
-    for _source, data in records:
-        for story in parse_reuters_sgml(decode_reuters(data)):
+    stats = PartitionStats(keep_bad, mode)
+    for source, data in records:
+        for story in stats.sgml_file(source, decode_reuters(data)):
             stats.add("stories_read")
             if splits and story.lewissplit not in splits:
                 continue
@@ -164,6 +163,6 @@ def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mod
     if inputs.spec.format == "reuters":
         splits = frozenset(inputs.spec.splits)
         texts = sgml_texts(sc, list(inputs.files))
-        return texts.mapPartitions(lambda it: _reuters_partition(it, confusion, width, lowercase, splits, keep_bad))
+        return texts.mapPartitions(lambda it: _reuters_partition(it, confusion, width, lowercase, splits, mode, keep_bad))
     raise ConfigError(f"format {inputs.spec.format!r} is not a backoff input ({', '.join(BACKOFF_FORMATS)})")
 

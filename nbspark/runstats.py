@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
-from .corpora import MalformedLine
+from .corpora import MalformedLine, parse_reuters_checked
 from .errors import InputError
 from .readers import line_number, ngram_lines
 
@@ -74,7 +74,8 @@ class PartitionStats:
         self.bad: list[tuple] = []
 
     def add(self, name: str, n: int = 1) -> None:
-        self.counts[name] += n
+        if n:  # no zero entries: a statistic that did not happen is absent, in every engine
+            self.counts[name] += n
 
     def bad_record(self, source: str, offset: int, reason: str, line: str) -> None:
         """Count a malformed record (and keep it among the first ones); in failfast mode, stop."""
@@ -84,6 +85,15 @@ class PartitionStats:
         self.counts["malformed"] += 1
         if len(self.bad) < self.keep_bad:
             self.bad.append((BAD, source, offset, reason, line[:300]))
+
+    def sgml_file(self, source: str, text: str):
+        """The stories of a Reuters SGML file; elements that cannot be read are counted
+        (``stories_unreadable``) and the file named as malformed (``sgml``)."""
+        stories, unreadable = parse_reuters_checked(text)
+        if unreadable:
+            self.add("stories_unreadable", unreadable)
+            self.bad_record(source, 0, "sgml", f"{unreadable} <REUTERS> element(s) not well formed")
+        return stories
 
     def records(self) -> Iterator[tuple[tuple, int]]:
         for name, n in self.counts.items():

@@ -20,25 +20,29 @@ def _import_pyspark():
         findspark.init()
 
 
-def get_spark(app_name: str, conf: dict[str, str] | None = None, defaults: dict[str, str] | None = None):
+def get_spark(app_name: str, conf: dict[str, str] | None = None, defaults: dict[str, str] | None = None,
+              local_defaults: dict[str, str] | None = None):
     """Get or create the SparkSession.
 
     ``conf`` is applied as given (tests). ``defaults`` apply only where nothing else set them:
     not spark-submit's flags, ``--conf``, a properties file nor ``PYSPARK_SUBMIT_ARGS`` (the JVM
     is started first, so its settings can be seen before the session is built; a setting made in
-    code would otherwise win over spark-submit's).
+    code would otherwise win over spark-submit's). ``local_defaults`` apply in the same way when
+    the master is local (``local``, ``local[N]``, ``local[N,F]``, or none given).
     """
     _import_pyspark()
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
-    settings = {}
-    if defaults:
+    settings = {"spark.app.name": app_name}
+    if defaults or local_defaults:
         SparkContext._ensure_initialized()  # the gateway JVM, started with spark-submit's settings
         present = SparkConf()
-        settings = {k: v for k, v in {"spark.app.name": app_name, **defaults}.items() if not present.contains(k)}
-    else:
-        settings["spark.app.name"] = app_name
+        master = present.get("spark.master", "local[*]")
+        wanted = {**settings, **(defaults or {})}
+        if master == "local" or master.startswith("local["):
+            wanted.update(local_defaults or {})
+        settings = {k: v for k, v in wanted.items() if not present.contains(k)}
     builder = SparkSession.builder
     for key, value in {**settings, **(conf or {})}.items():
         builder = builder.config(key, value)

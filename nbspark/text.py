@@ -32,6 +32,7 @@ __all__ = [
     "centred_windows",
     "pad",
     "tokenize",
+    "tokenizer",
 ]
 
 TOKEN_RE = re.compile(r"\w+(?:[-'.,]\w+)*|[^\w\s]")
@@ -47,6 +48,15 @@ def tokenize(text: str, lowercase: bool = True) -> list[str]:
     if lowercase:
         text = text.lower()
     return TOKEN_RE.findall(text)
+
+
+def tokenizer(name: str):
+    """A tokenizer by name: ``nbspark``, the one tokenizer (``tokenize``); ``words``, lower-cased
+    runs of ``\\w`` (scikit-learn's and MLlib's usual split, ``re.findall(r"\\w+", text.lower())``)."""
+    if name == "words":
+        pattern = re.compile(r"\w+")
+        return lambda text: pattern.findall(text.lower())
+    return tokenize
 
 
 def pad(tokens: Sequence[str], width: int) -> list[str]:

@@ -19,9 +19,9 @@ from pathlib import Path
 from .counting import Counted, merge_counts
 from .errors import InputError
 from .manifests import check_update, load_manifest, manifest_header, merged_manifest
-from .tables import read_parquet_checked, staged_output, write_json
+from .tables import parquet_rows, read_parquet_checked, staged_output, write_json
 
-__all__ = ["Family", "read_counts", "train_model"]
+__all__ = ["Family", "input_signatures", "read_counts", "train_model"]
 
 log = logging.getLogger("nbspark")
 
@@ -48,16 +48,40 @@ class Family:
 
 
 def read_counts(spark, model_dir: Path, family: Family, manifest: dict):
-    """A model's count table, checked against the family's schema."""
-    return read_parquet_checked(spark, model_dir / "counts", family.ddl(manifest["config"]))
+    """A model's count table, checked against the family's schema and the manifest's row count."""
+    return read_parquet_checked(spark, model_dir / "counts", family.ddl(manifest["config"]), manifest.get("count_rows"))
 
 
-def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = False) -> dict:
+def input_signatures(inputs) -> list[list]:
+    """``[path, size, modification time (ns)]`` of each input file: what ``--update`` compares."""
+    out = []
+    for f in inputs.files:
+        st = Path(f).stat()
+        out.append([str(f), st.st_size, st.st_mtime_ns])
+    return out
+
+
+def _check_recount(old: dict, inputs, force: bool) -> None:
+    """Refuse to add an input file a second time (same path, size and modification time)."""
+    if force:
+        return
+    seen = {tuple(sig): u["created"] for u in old.get("updates", []) for sig in u["inputs"].get("signatures", [])}
+    for sig in input_signatures(inputs):
+        if tuple(sig) in seen:
+            raise InputError(
+                f"cannot update: {sig[0]} was already counted into this model (run of {seen[tuple(sig)]}); "
+                "pass --force to count it again"
+            )
+
+
+def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = False, force: bool = False) -> dict:
     """Count ``inputs`` into the model directory ``out`` (checked by the caller, staged here);
     return the manifest.
 
     With ``update``, ``out`` is an existing model: the new counts are added to its tables
     (Cohen's streaming property: no recounting of the old data) and the model is replaced whole.
+    Every setting that shapes the counts must equal the model's, and an input file the model
+    already holds is refused unless ``force``.
     """
     started = time.time()
     old = None
@@ -66,6 +90,7 @@ def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = Fa
         check_update(old, cfg, family.update_keys)
         if family.check_old is not None:
             family.check_old(old, cfg)
+        _check_recount(old, inputs, force)
     log.info("counting %s with %s", inputs.root, cfg.engine)
     counted: Counted = family.count(spark, cfg, inputs)
     try:
@@ -82,7 +107,11 @@ def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = Fa
                 "engine": counted.engine,
                 **family.fields(spark, cfg, counted, written, old is not None),
                 "count_schema": family.ddl(cfg.to_dict()),
-                "inputs": {"format": inputs.spec.format, "root": str(inputs.root), "files": [str(f) for f in inputs.files]},
+                "count_rows": parquet_rows(stage / "counts"),
+                "inputs": {
+                    "format": inputs.spec.format, "root": str(inputs.root), "files": [str(f) for f in inputs.files],
+                    "signatures": input_signatures(inputs),
+                },
                 "stats": counted.stats,
                 "malformed_examples": counted.bad,
                 "seconds": round(time.time() - started, 2),

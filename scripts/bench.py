@@ -60,7 +60,8 @@ from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from baselines import loop_model, score_loop
 from nbspark.nb import build_nb_model, log_posteriors, score_docs
 from nbspark.inputs import resolve_input
-from nbspark.nb_inputs import REUTERS_TOP10, tokenizer
+from nbspark.nb_inputs import REUTERS_TOP10
+from nbspark.text import tokenizer
 from nbspark.nb_jobs import NAIVE_BAYES, classify_nb, load_nb_manifest, train_nb
 from nbspark.nb_scoring import BATCH, score
 from nbspark.training import read_counts

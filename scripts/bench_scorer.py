@@ -21,7 +21,8 @@ from nbspark.config import resolve_data_dir
 from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from baselines import loop_model, score_loop
 from nbspark.nb import add_values, build_nb_model, doc_events, event_row, log_posteriors, score_docs
-from nbspark.nb_inputs import REUTERS_TOP10, tokenizer
+from nbspark.nb_inputs import REUTERS_TOP10
+from nbspark.text import tokenizer
 from nbspark.nb_scoring import BATCH
 
 

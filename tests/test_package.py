@@ -10,7 +10,7 @@ import pytest
 
 import nbspark
 
-PURE = ["errors", "config", "capabilities", "text", "corpora", "events", "model", "backoff", "nb", "metrics",
+PURE = ["errors", "config", "capabilities", "text", "corpora", "events", "model", "backoff", "nb", "metrics", "models", "command",
         "runstats", "manifests", "reports"]
 MODULES = sorted(p.stem for p in (Path(nbspark.__file__).parent).glob("*.py") if p.stem != "__init__")
 

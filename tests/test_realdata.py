@@ -80,3 +80,24 @@ def test_compare_backoff_script_agrees_with_the_pipeline(spark, data_dir):
     result = compare_backoff.compare(spark, None, str(data_dir))
     assert set(result["results"]) >= {"cohen_chain", "naive_bayes_positions", "all_subsets_by_dev_accuracy"}
     assert round(result["results"]["cohen_chain"]["test"] * 194) == 181
+
+
+def test_loaded_books_model_predicts_as_the_classify_job(spark, books, data_dir, tmp_path):
+    """``nbspark.load`` (pyarrow, no Spark) gives the classify job's predictions row for row, and
+    the slide's worked example from the command line with no JVM."""
+    import json
+    import subprocess
+    import sys
+
+    import nbspark
+
+    _, model_dir = books
+    classify(spark, DEFAULT, model_dir, resolve_input(DEFAULT.test, str(data_dir)), tmp_path / "r")
+    rows = spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()
+    model = nbspark.load(model_dir)
+    got = model.predict([(r["a"], r["b"], r["c"], r["d"], r["e"]) for r in rows])
+    assert [(p.label, p.probability, p.level) for p in got] == [(r["predicted"], r["probability"], r["subset"]) for r in rows]
+    nbspark_cmd = [sys.executable, "-m", "nbspark.command", "predict", "--model", str(model_dir), "--json", "would not _ finance minister"]
+    out = subprocess.run(nbspark_cmd, capture_output=True, text=True, check=True)
+    answer = json.loads(out.stdout)
+    assert (answer["label"], round(answer["probability"], 4), answer["level"]) == ("affect", 0.9625, "B")

@@ -80,3 +80,26 @@ def test_nb_update_equals_training_on_all(spark, fixtures, tmp_path, model, path
     fit(b, tmp_path / "ab", update=True)
     got, want = table(spark, tmp_path / "ab", COUNT_DDL), table(spark, tmp_path / "all", COUNT_DDL)
     assertDataFrameEqual(got, want, checkRowOrder=False, rtol=1e-12)
+
+
+def test_update_with_the_same_input_twice_is_refused_unless_forced(spark, fixtures, tmp_path):
+    """It used to triple the counts with no word, although the manifest lists the files."""
+    backoff(spark, fixtures / "ngrams.txt", tmp_path / "m")
+    with pytest.raises(InputError, match=r"ngrams.txt was already counted into this model .* pass --force"):
+        backoff(spark, fixtures / "ngrams.txt", tmp_path / "m", update=True)
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
+    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m", update=True, force=True)
+    assert manifest["stats"]["weight"] == 2 * 34 and len(manifest["updates"]) == 2
+
+
+def test_nb_update_refuses_other_table_columns(spark, fixtures, tmp_path):
+    """A changed nb.numeric_columns used to be accepted: alcohol over 98 rows and hue over 49."""
+    base = {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "train.format": "csv",
+            "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy"}
+    half = tmp_path / "half.csv"
+    half.write_text("\n".join((fixtures / "weather.csv").read_text().splitlines()[:8]) + "\n")
+    cfg = load_config(None, {**base, "train.path": str(half)})
+    train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    other = load_config(None, {**base, "train.path": str(fixtures / "weather.csv"), "nb.numeric_columns": "temperature"})
+    with pytest.raises(InputError, match=r"counted with nb.numeric_columns = \['temperature', 'humidity'\], this run has \['temperature'\]"):
+        train_nb(spark, other, resolve_input(other.train, None), tmp_path / "m", update=True)

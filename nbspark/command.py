@@ -1,0 +1,178 @@
+"""The ``nbspark`` command: one entry point for every job, plus what needs no Spark.
+
+```
+nbspark train|classify|query|curve [--master M] [--conf K=V …] ARGS   the jobs (as spark-submit jobs/*.py)
+nbspark predict --model DIR [--json] TEXT… | -                        score in process, no JVM
+nbspark config show [--config F] [--set K=V …]                        the resolved config as TOML
+nbspark --version
+```
+
+``-q`` / ``-v`` set the level of the ``nbspark`` logger (progress goes there, on stderr); reports
+go to stdout. The Spark subcommands start Spark as ``spark-submit`` would: ``--master`` and
+``--conf`` become ``PYSPARK_SUBMIT_ARGS`` unless that is already set, and those settings win over
+the jobs' defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shlex
+import sys
+
+from . import __version__
+from .errors import ConfigError, NbsparkError
+
+__all__ = ["config_main", "config_toml", "main", "predict_main"]
+
+JOBS = ("train", "classify", "query", "curve")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="nbspark", description="Naive Bayes and n-gram density estimation by counting, on Spark.")
+    parser.add_argument("--version", action="version", version=f"nbspark {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors on stderr")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug messages on stderr")
+    parser.add_argument("command", choices=(*JOBS, "predict", "config"), help="what to do (each has --help)")
+    args, rest = parser.parse_known_args(argv)
+    _logging(logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO)
+    if args.command == "predict":
+        return predict_main(rest)
+    if args.command == "config":
+        return config_main(rest)
+    return _job(args.command, rest)
+
+
+def _logging(level: int) -> None:
+    log = logging.getLogger("nbspark")
+    if not log.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("nbspark: %(message)s"))
+        log.addHandler(handler)
+    log.setLevel(level)
+
+
+def _job(name: str, argv: list[str]) -> int:
+    """A Spark job in this process, with ``--master`` and ``--conf`` passed on as spark-submit's."""
+    from . import cli
+
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--master")
+    pre.add_argument("--conf", action="append", default=[])
+    spark_args, rest = pre.parse_known_args(argv)
+    submit = []
+    if spark_args.master:
+        submit += ["--master", spark_args.master]
+    for item in spark_args.conf:
+        if "=" not in item:
+            print(f"nbspark {name}: error: --conf needs KEY=VALUE, got {item!r}", file=sys.stderr)
+            return 2
+        submit += ["--conf", item]
+    if submit and "PYSPARK_SUBMIT_ARGS" not in os.environ:
+        os.environ["PYSPARK_SUBMIT_ARGS"] = shlex.join(submit + ["pyspark-shell"])
+    mains = {"train": cli.train_main, "classify": cli.classify_main, "query": cli.query_main, "curve": cli.curve_main}
+    return mains[name](rest)
+
+
+def predict_main(argv: list[str]) -> int:
+    """``nbspark predict``: score texts or windows with a model, in process (no Spark)."""
+    parser = argparse.ArgumentParser(
+        prog="nbspark predict",
+        description="Score with a trained model without Spark. Backoff models: a window with '_' (or a "
+        "confusion-set word) at the centre, or a sentence, whose every confusion-set word is scored in its "
+        "window. Naive Bayes models: one document per argument (or per line with '-').",
+    )
+    parser.add_argument("--model", required=True, metavar="DIR", help="the model directory")
+    parser.add_argument("--json", action="store_true", help="one JSON object per result")
+    parser.add_argument("texts", nargs="+", metavar="TEXT", help="texts or windows; '-' reads one per line from stdin")
+    args = parser.parse_args(argv)
+    texts = [line.rstrip("\n") for line in sys.stdin] if args.texts == ["-"] else args.texts
+    from .models import BackoffPredictor, load
+
+    try:
+        model = load(args.model)
+        if isinstance(model, BackoffPredictor):
+            results = _backoff_results(model, texts)
+        else:
+            proba = model.predict_proba(texts)
+            results = [
+                {"text": t, "label": model.classes_[int(p.argmax())], "probability": float(p.max()),
+                 "probabilities": dict(zip(model.classes_, map(float, p)))}
+                for t, p in zip(texts, proba)
+            ]
+    except (NbsparkError, ValueError, FileNotFoundError) as exc:
+        print(f"nbspark predict: error: {exc}", file=sys.stderr)
+        return 1
+    for r in results:
+        print(json.dumps(r, ensure_ascii=False) if args.json else _line(r))
+    return 0
+
+
+def _backoff_results(model, texts: list[str]) -> list[dict]:
+    out = []
+    for text in texts:
+        tokens = text.split()
+        if len(tokens) == model.width and (tokens[model.width // 2] == "_"):
+            p = model.predict([text])[0]
+            out.append({"text": text, "label": p.label, "probability": p.probability, "level": p.level, "window": " ".join(p.window)})
+            continue
+        for r in model.check(text):
+            out.append({"text": text, "written": r["written"], "label": r["label"], "probability": r["probability"],
+                        "level": r["level"], "window": " ".join(r["window"])})
+    return out
+
+
+def _line(r: dict) -> str:
+    level = "" if "level" not in r else f" at {r['level'] or '∅'}"
+    where = f"{r['window']}: " if "window" in r else ""
+    return f"{where}{r['label']} ({r['probability']:.4f}){level}"
+
+
+def config_toml(cfg) -> str:
+    """The config as TOML that ``load_config`` reads back equal (every key written)."""
+    def value(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        if isinstance(v, str):
+            return json.dumps(v, ensure_ascii=False)
+        return "[" + ", ".join(value(x) for x in v) + "]"
+
+    data = cfg.to_dict()
+    sections = {k: data.pop(k) for k in ("train", "test", "nb")}
+    lines = [f"{k} = {value(v)}" for k, v in data.items()]
+    for name, section in sections.items():
+        lines += ["", f"[{name}]"] + [f"{k} = {value(v)}" for k, v in section.items()]
+    return "\n".join(lines) + "\n"
+
+
+def config_main(argv: list[str]) -> int:
+    """``nbspark config show``: the resolved config (file, then --set) as TOML."""
+    from .config import load_config
+
+    parser = argparse.ArgumentParser(prog="nbspark config")
+    parser.add_argument("action", choices=("show",))
+    parser.add_argument("--config", metavar="TOML")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[])
+    args = parser.parse_args(argv)
+    overrides = {}
+    for item in args.set:
+        key, eq, val = item.partition("=")
+        if not eq:
+            parser.error(f"--set needs KEY=VALUE, got {item!r}")
+        overrides[key.strip()] = val
+    try:
+        cfg = load_config(args.config, overrides)
+    except ConfigError as exc:
+        print(f"nbspark config: error: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(config_toml(cfg))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,208 @@
+"""Trained models outside Spark: ``load(path)`` reads any nbspark model with pyarrow and returns
+an object that predicts one sentence, one window or a batch in process. No pyspark, no JVM.
+
+* Backoff models (``BackoffPredictor``): ``predict(windows)`` gives, per window, the label, its
+  probability and the deciding level; ``predict_proba`` the distribution at that level;
+  ``explain(window)`` every level tried with its counts; ``check(text)`` every confusion-set word of
+  a text, scored in its window. A window is a string with ``_`` (or a confusion-set word) at the
+  centre, ``"would not _ finance minister"``, or a sequence of tokens.
+* Naive Bayes models (``NBPredictor``): ``predict`` and ``predict_proba`` (all classes, rows
+  summing to 1, columns in ``classes_`` order) of texts (text models) or dict rows (table models).
+
+The smoothing is the one recorded in the model unless the caller overrides it. The model is
+refused, with the jobs' one-line errors, when it is of another kind or schema version, or
+incomplete (no ``_SUCCESS``, a part file whose schema or row count does not match the manifest).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .backoff import UNSEEN, predict
+from .errors import OutputError
+from .events import count_ddl
+from .manifests import BACKOFF_KIND, NB_KIND, load_manifest
+from .model import count_tables, model_from_counts
+from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
+from .tables import check_table, ddl_columns, local_path, read_json
+from .text import centred_windows, tokenize, tokenizer
+
+__all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load"]
+
+
+def load(path: str | os.PathLike, *, chain: Sequence[str] | None = None, alpha: float | None = None,
+         var_smoothing: float | None = None):
+    """Read the nbspark model at ``path``: a ``BackoffPredictor`` or an ``NBPredictor``.
+
+    ``chain`` (backoff) and ``alpha`` / ``var_smoothing`` (naive Bayes) override what the model
+    recorded; left out, the model's own settings apply.
+    """
+    model_dir = local_path(path)
+    kind = _peek_kind(model_dir)
+    if kind == BACKOFF_KIND:
+        manifest = load_manifest(model_dir, BACKOFF_KIND)
+        rows = _count_rows(model_dir, count_ddl(manifest["letters"]), manifest)
+        return BackoffPredictor(manifest, rows, chain)
+    manifest = load_manifest(model_dir, NB_KIND)
+    return NBPredictor(manifest, _count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing)
+
+
+def _peek_kind(model_dir: Path) -> str:
+    try:
+        kind = read_json(model_dir / "manifest.json").get("kind")
+    except (OSError, ValueError):
+        return BACKOFF_KIND  # load_manifest names what is wrong
+    return kind if kind in (BACKOFF_KIND, NB_KIND) else BACKOFF_KIND
+
+
+def _count_rows(model_dir: Path, ddl: str, manifest: dict) -> list[tuple]:
+    """The count table's rows as tuples in the schema's column order, after the same checks as the jobs'."""
+    import pyarrow.parquet as pq
+
+    parts = check_table(model_dir / "counts", ddl, manifest.get("count_rows"))
+    names = list(ddl_columns(ddl))
+    if not parts:
+        return []
+    table = pq.read_table([str(p) for p in parts], columns=names)
+    return list(zip(*(table.column(n).to_pylist() for n in names)))
+
+
+@dataclass(frozen=True)
+class BackoffPrediction:
+    """One window's decision: ``level`` is the deciding subset's letters (``""`` the prior,
+    ``"unseen"`` when no level had seen the context)."""
+
+    label: str | None
+    probability: float
+    level: str
+    window: tuple[str, ...]
+
+
+class BackoffPredictor:
+    """A backoff model in memory (``model.BackoffModel``) with its count tables, for ``explain``."""
+
+    def __init__(self, manifest: dict, rows: Iterable[Sequence], chain: Sequence[str] | None = None):
+        cfg = manifest["config"]
+        self.manifest = manifest
+        self.letters, self.width, self.lowercase = manifest["letters"], cfg["width"], cfg["lowercase"]
+        self.chain = tuple(cfg["backoff"] if chain is None else chain)
+        missing = [s for s in self.chain if s not in manifest["subsets"]]
+        if missing:
+            raise OutputError(f"the backoff chain needs subsets {missing}, which this model did not count (it has {manifest['subsets']})")
+        self._counts = count_tables(rows, self.letters, self.chain)
+        self.model = model_from_counts(self._counts, self.letters, self.chain)
+        sets = cfg.get("confusion_sets") or [cfg["confusion_set"]]
+        self.sets = tuple(tuple(s) for s in sets)
+        self._set_of: dict[str, frozenset] = {}
+        for words in self.sets:
+            for w in words:
+                self._set_of.setdefault(w, frozenset(words))
+        self.classes_ = tuple(sorted(self._set_of))
+
+    def window(self, item: str | Sequence[str]) -> tuple[str, ...]:
+        """A window from ``"w w _ w w"`` (split on white space) or a token sequence, cased as the model."""
+        tokens = item.split() if isinstance(item, str) else list(item)
+        if self.lowercase:
+            tokens = [t if t == "_" else t.lower() for t in tokens]
+        if len(tokens) != self.width:
+            raise ValueError(f"a window has {self.width} tokens with '_' or a confusion-set word in the middle, got {item!r}")
+        return tuple(tokens)
+
+    def _decide(self, window: tuple[str, ...]):
+        centre = window[self.width // 2]
+        candidates = None if centre == "_" else self._set_of.get(centre)
+        return predict(self.model, window, candidates), candidates
+
+    def predict(self, windows: Iterable[str | Sequence[str]]) -> list[BackoffPrediction]:
+        out = []
+        for item in windows:
+            w = self.window(item)
+            decision, _ = self._decide(w)
+            out.append(BackoffPrediction(decision.label, decision.probability, decision.subset, w))
+        return out
+
+    def predict_proba(self, windows: Iterable[str | Sequence[str]]) -> list[dict[str, float]]:
+        """Per window, the distribution over the competing labels at the deciding level."""
+        out = []
+        for item in windows:
+            w = self.window(item)
+            decision, candidates = self._decide(w)
+            counts = self._level_counts(w, decision.subset) if decision.subset != UNSEEN else {}
+            kept = {k: v for k, v in counts.items() if candidates is None or k in candidates}
+            total = sum(kept.values())
+            out.append({k: v / total for k, v in sorted(kept.items())} if total else {})
+        return out
+
+    def _level_counts(self, window: tuple[str, ...], subset: str) -> dict[str, int]:
+        return self._counts[subset].get(tuple(window[self.letters.index(c)] for c in subset), {})
+
+    def explain(self, item: str | Sequence[str]) -> list[dict]:
+        """Every level of the chain, in order: its context, the label counts seen there, and
+        whether it decided."""
+        w = self.window(item)
+        decision, _ = self._decide(w)
+        return [
+            {
+                "level": subset,
+                "context": {c: w[self.letters.index(c)] for c in subset},
+                "counts": self._level_counts(w, subset),
+                "decided": subset == decision.subset,
+            }
+            for subset in self.chain
+        ]
+
+    def check(self, text: str) -> list[dict]:
+        """Every confusion-set word of ``text`` (tokenized as the model was), scored in its window."""
+        tokens = tokenize(text, self.lowercase)
+        out = []
+        for index, w in centred_windows(tokens, self._set_of, self.width):
+            decision, candidates = self._decide(w)
+            out.append({"index": index, "written": w[self.width // 2], "label": decision.label,
+                        "probability": decision.probability, "level": decision.subset, "window": w})
+        return out
+
+
+class NBPredictor:
+    """A naive Bayes model in memory (``nb.NBModel``), scored with the classify job's maths."""
+
+    def __init__(self, manifest: dict, rows: Iterable[Sequence], alpha: float | None = None, var_smoothing: float | None = None):
+        nb = manifest["config"]["nb"]
+        self.manifest = manifest
+        self.kind = manifest["model"]
+        self.alpha = nb["alpha"] if alpha is None else float(alpha)
+        self.var_smoothing = nb["var_smoothing"] if var_smoothing is None else float(var_smoothing)
+        if not (math.isfinite(self.alpha) and self.alpha > 0 and math.isfinite(self.var_smoothing) and self.var_smoothing >= 0):
+            raise ValueError(f"alpha must be finite and > 0, var_smoothing finite and >= 0; got {self.alpha}, {self.var_smoothing}")
+        self.model = build_nb_model(rows, self.kind, self.alpha, self.var_smoothing)
+        self.classes_ = self.model.classes
+        self._tokenize = tokenizer(nb["tokenizer"])
+        columns = manifest.get("columns") or {}
+        self._numeric, self._categorical = list(columns.get("numeric", ())), list(columns.get("categorical", ()))
+
+    def _jll(self, items: Sequence) -> np.ndarray:
+        if self.kind in ("multinomial", "bernoulli"):
+            return score_docs(self.model, [self._tokenize(t) for t in items])[0]
+        rows = []
+        for r in items:
+            num = {c: float(r[c]) for c in self._numeric if r.get(c) is not None and math.isfinite(float(r[c]))}
+            cat = {c: str(r[c]) for c in self._categorical if r.get(c) is not None}
+            rows.append((cat, num))
+        return score_rows(self.model, rows)[0]
+
+    def predict_proba(self, items: Iterable) -> np.ndarray:
+        """Posteriors ``(n, len(classes_))``, each row summing to 1."""
+        items = list(items)
+        if not items:
+            return np.zeros((0, len(self.classes_)))
+        return np.exp(log_posteriors(self._jll(items)))
+
+    def predict(self, items: Iterable) -> list[str]:
+        """The most probable class of each text or row (ties: the class that sorts first, as the jobs)."""
+        proba = self.predict_proba(items)
+        return [self.classes_[i] for i in np.argmax(proba, axis=1)]

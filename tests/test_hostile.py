@@ -1,0 +1,174 @@
+"""The cases a hostile round of testing broke (issue 14), each refused with one line or counted;
+every test here failed before: the run went on with a wrong answer, or ended in a traceback."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+from nbspark.backoff_jobs import BACKOFF, classify, train
+from nbspark.cli import job_failure, train_main
+from nbspark.config import load_config
+from nbspark.errors import OutputError
+from nbspark.inputs import resolve_input
+from nbspark.nb_jobs import train_nb
+from nbspark.tables import check_output, staged_output
+from nbspark.training import read_counts
+from tests.conftest import ROOT
+
+
+@pytest.fixture
+def model(spark, fixtures, tmp_path):
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")})
+    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    parts = sorted((tmp_path / "m" / "counts").glob("part-*.parquet"))
+    assert len(parts) >= 2
+    return cfg, manifest, tmp_path / "m", parts
+
+
+def rewrite(part, table):
+    pq.write_table(table, part)
+    crc = part.parent / f".{part.name}.crc"
+    if crc.exists():
+        crc.unlink()
+
+
+def test_a_renamed_or_dropped_column_in_the_last_part_file_is_refused(spark, model, tmp_path):
+    """Spark infers the schema from one footer: the last file's renamed column read as NULLs (407 bindings, not 401)."""
+    cfg, manifest, out, parts = model
+    table = pq.read_table(parts[-1])
+    rewrite(parts[-1], table.rename_columns(["lable" if n == "label" else n for n in table.column_names]))
+    with pytest.raises(OutputError, match=rf"{parts[-1].name}: column 'label' is missing"):
+        read_counts(spark, out, BACKOFF, manifest)
+    with pytest.raises(OutputError, match="column 'label' is missing"):
+        classify(spark, cfg, out, resolve_input(cfg.test, None), tmp_path / "r")
+    rewrite(parts[-1], table.drop_columns(["d"]))
+    with pytest.raises(OutputError, match=rf"{parts[-1].name}: column 'd' is missing"):
+        read_counts(spark, out, BACKOFF, manifest)
+
+
+def test_a_duplicated_stray_or_truncated_part_file_is_refused(spark, model):
+    cfg, manifest, out, parts = model
+    counts = out / "counts"
+    copy = counts / parts[0].name.replace("part-00000", "part-00099")
+    shutil.copy(parts[0], copy)
+    with pytest.raises(OutputError, match=r"holds \d+ rows, its manifest recorded \d+; a part file is missing, extra or damaged"):
+        read_counts(spark, out, BACKOFF, manifest)
+    copy.unlink()
+    (counts / "extra.parquet").write_bytes(parts[0].read_bytes())
+    with pytest.raises(OutputError, match="extra.parquet: not a part file of this table"):
+        read_counts(spark, out, BACKOFF, manifest)
+    (counts / "extra.parquet").unlink()
+    data = parts[0].read_bytes()
+    parts[0].write_bytes(data[: len(data) // 2])
+    with pytest.raises(OutputError, match=rf"{parts[0].name}: not a readable Parquet file"):
+        read_counts(spark, out, BACKOFF, manifest)
+
+
+def test_an_output_that_cannot_be_created_is_refused_before_any_work(tmp_path, capsys, fixtures):
+    """It used to be found after the whole job, as FileExistsError or OSError: [Errno 30]."""
+    (tmp_path / "FILE").write_text("x")
+    with pytest.raises(OutputError, match=r"cannot be created, .*FILE is a file"):
+        check_output(tmp_path / "FILE" / "model", False)
+    code = train_main(["--set", f"train.path={fixtures / 'ngrams.txt'}", "--out", str(tmp_path / "FILE" / "model")])
+    assert code == 1 and "FILE is a file" in capsys.readouterr().err
+    if os.geteuid() != 0:  # root writes anywhere; a read-only mount is checked the same way (os.access)
+        ro = tmp_path / "ro"
+        ro.mkdir(mode=0o500)
+        with pytest.raises(OutputError, match="is not writable"):
+            check_output(ro / "model", False)
+
+
+def test_an_empty_out_is_refused(capsys):
+    """``--out ""`` used to fall back to the config's default directory."""
+    with pytest.raises(SystemExit) as info:
+        train_main(["--out", ""])
+    assert info.value.code == 2 and "--out must name a directory, got an empty string" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, message", [("files", "is not one of the classification tables"), ("diabetes", "is not one of")])
+def test_an_sklearn_input_that_is_not_a_classification_table_is_refused(capsys, name, message):
+    """``--set train.path=files`` or ``diabetes`` used to end in a TypeError or AttributeError."""
+    code = train_main(["--config", str(ROOT / "conf/experiments/wine_gaussian.toml"), "--set", f"train.path={name}"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and message in err[0] and "Traceback" not in err[0]
+
+
+def test_toml_paths_of_the_wrong_type_are_one_line_errors(tmp_path, capsys):
+    """``path = 5`` or ``model_dir = 5`` used to give a TypeError."""
+    for toml in ("[train]\nformat = \"ngrams\"\npath = 5\n", "model_dir = 5\n"):
+        bad = tmp_path / "bad.toml"
+        bad.write_text(toml)
+        with pytest.raises(SystemExit) as info:
+            train_main(["--config", str(bad)])
+        assert info.value.code == 2
+        assert "must be a string, got int 5" in capsys.readouterr().err
+
+
+def test_failfast_on_a_table_names_the_row(spark, fixtures, tmp_path):
+    """It said ``table at byte 4``, and 4 was a row index."""
+    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "mode": "failfast",
+                             "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy",
+                             "train.format": "csv", "train.path": str(fixtures / "weather.csv")})
+    with pytest.raises(Exception, match=r"table row \d+: malformed line \(numeric\)"):
+        train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+
+
+def test_a_failed_spark_job_names_its_root_cause(spark, fixtures, tmp_path):
+    """A truncated .gz ended in ``Spark job failed: An error occurred while calling o73.collectToPython.``"""
+    import gzip
+
+    data = gzip.compress((fixtures / "ngrams.txt").read_bytes() * 50)
+    (tmp_path / "cut.txt.gz").write_bytes(data[: len(data) // 2])
+    for engine in ("combine", "arrow"):
+        cfg = load_config(None, {"train.path": str(tmp_path / "cut.txt.gz"), "engine": engine})
+        with pytest.raises(Exception) as info:
+            train(spark, cfg, resolve_input(cfg.train, None), tmp_path / engine)
+        line = job_failure(info.value)
+        assert line is not None and "An error occurred while calling" not in line
+        assert "EOFException" in line or "end of" in line.lower(), line
+
+
+def test_nan_and_empty_cells_in_a_table_are_counted(spark, tmp_path):
+    table = tmp_path / "t.csv"
+    table.write_text("x,y,label\n1.0,2.0,a\nnan,3.0,b\n,4.0,a\ninf,1.0,b\n2.0,2.5,a\n")
+    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "gaussian", "train.format": "csv",
+                             "train.path": str(table), "nb.numeric_columns": "x,y"})
+    manifest = train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    assert manifest["stats"]["documents"] == 5
+    assert manifest["stats"]["missing_values"] == 1 and manifest["stats"]["non_finite_values"] == 2
+
+
+def test_broken_sgml_stories_are_counted_and_named(spark, fixtures, tmp_path):
+    """Broken tags used to merge or drop stories silently (945 of 996 read, nothing counted)."""
+    text = (fixtures / "mini.sgm").read_bytes().replace(b"</REUTERS>", b"</REUTER>", 1)
+    (tmp_path / "broken.sgm").write_bytes(text)
+    cfg = load_config(None, {"train.format": "reuters", "train.path": str(tmp_path / "broken.sgm")})
+    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    assert manifest["stats"]["stories_unreadable"] == 1 and manifest["stats"]["malformed.sgml"] == 1
+    assert manifest["malformed_examples"][0]["reason"] == "sgml"
+
+
+def test_staging_left_by_a_killed_run_is_cleaned_and_a_lost_model_restored(tmp_path):
+    """Staging directories left by a SIGKILL used to stay forever."""
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    import socket
+
+    host = socket.gethostname()
+    out = tmp_path / "model"
+    stale = tmp_path / f".model.staging-{dead}@{host}-0123456789ab"
+    stale.mkdir()
+    lost = tmp_path / f".model.old-{dead}@{host}-0123456789ab"  # died between its two renames
+    lost.mkdir()
+    (lost / "manifest.json").write_text(json.dumps({"old": True}))
+    live = tmp_path / f".model.staging-{os.getpid()}@{host}-ba9876543210"
+    live.mkdir()
+    with staged_output(out, "model") as stage:
+        assert not stale.exists() and live.exists()
+        assert json.loads((out / "manifest.json").read_text()) == {"old": True}  # restored before the new one
+        (stage / "x").write_text("new")
+    assert (out / "x").read_text() == "new" and live.exists()

@@ -1,0 +1,104 @@
+"""Models outside Spark: ``nbspark.load`` (pyarrow only) equals the classify jobs row for row, and
+the ``nbspark`` command works without Spark for predict, config show and --version."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import nbspark
+from nbspark.backoff_jobs import classify, train
+from nbspark.command import config_toml, main
+from nbspark.config import load_config
+from nbspark.errors import OutputError
+from nbspark.inputs import resolve_input
+from nbspark.nb_jobs import classify_nb, train_nb
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture
+def backoff_model(spark, fixtures, tmp_path):
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")})
+    train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    return cfg, tmp_path / "m"
+
+
+def test_load_and_predict_import_no_pyspark(backoff_model):
+    _, model_dir = backoff_model
+    code = (
+        "import sys, nbspark; m = nbspark.load(sys.argv[1]); p = m.predict(['does not _ the outcome'])[0]; "
+        "print(p.label, p.level, 'pyspark' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(model_dir)], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["affect", "ABD", "False"]
+
+
+def test_backoff_load_equals_the_classify_job(spark, backoff_model, tmp_path):
+    cfg, model_dir = backoff_model
+    classify(spark, cfg, model_dir, resolve_input(cfg.test, None), tmp_path / "r")
+    rows = spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()
+    model = nbspark.load(model_dir)
+    got = model.predict([(r["a"], r["b"], r["c"], r["d"], r["e"]) for r in rows])
+    assert [(p.label, p.probability, p.level) for p in got] == [(r["predicted"], r["probability"], r["subset"]) for r in rows]
+
+
+def test_backoff_explain_and_proba_by_hand(backoff_model):
+    """tests/data/README.md: B = not {affect 9, effect 1}; BD (not, the) {affect 9, effect 1}."""
+    _, model_dir = backoff_model
+    model = nbspark.load(model_dir)
+    levels = model.explain("could not _ the ratio")
+    assert [(lv["level"], lv["counts"], lv["decided"]) for lv in levels] == [
+        ("ABDE", {}, False), ("ABD", {}, False), ("BD", {"affect": 9, "effect": 1}, True),
+        ("B", {"affect": 9, "effect": 1}, False), ("", {"effect": 23, "affect": 11}, False),
+    ]
+    assert model.predict_proba(["could not _ the ratio"]) == [{"affect": 0.9, "effect": 0.1}]
+    found = model.check("It could not effect the ratio. The big effect of it.")
+    assert [(r["written"], r["label"], r["level"]) for r in found] == [("effect", "affect", "BD"), ("effect", "effect", "ABDE")]
+    with pytest.raises(ValueError, match="a window has 5 tokens"):
+        model.predict(["not _ the"])
+
+
+def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
+    cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "nb.alpha": "0.5",
+                             "train.format": "tsv", "train.path": str(fixtures / "china_train.tsv"),
+                             "test.format": "tsv", "test.path": str(fixtures / "china_test.tsv")})
+    train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r")
+    rows = sorted(spark.read.parquet(str(tmp_path / "r" / "predictions")).collect(), key=lambda r: r["id"])
+    texts = {line.split("\t")[0]: line.split("\t")[2] for line in (fixtures / "china_test.tsv").read_text().splitlines()}
+    model = nbspark.load(tmp_path / "m")
+    assert model.alpha == 0.5 and model.classes_ == ("c", "j")
+    proba = model.predict_proba([texts[r["id"]] for r in rows])
+    assert proba.sum(axis=1) == pytest.approx([1.0] * len(rows))
+    assert model.predict([texts[r["id"]] for r in rows]) == [r["predicted"][0] for r in rows]
+    assert proba.max(axis=1) == pytest.approx([r["probability"] for r in rows], abs=1e-12)
+    assert nbspark.load(tmp_path / "m", alpha=2.0).alpha == 2.0
+
+
+def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):
+    _, model_dir = backoff_model
+    with pytest.raises(OutputError, match="no such model directory"):
+        nbspark.load(tmp_path / "nothing")
+    (model_dir / "counts" / "_SUCCESS").unlink()
+    with pytest.raises(OutputError, match="incomplete table"):
+        nbspark.load(model_dir)
+
+
+def test_command_predict_version_and_config_show(backoff_model, tmp_path, capsys):
+    _, model_dir = backoff_model
+    assert main(["predict", "--model", str(model_dir), "--json", "does not _ the outcome", "It would not effect the outcome."]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [(x["label"], x["level"]) for x in lines] == [("affect", "ABD"), ("affect", "ABDE")]
+    assert lines[1]["written"] == "effect" and lines[0]["window"] == "does not _ the outcome"
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert capsys.readouterr().out.strip() == f"nbspark {nbspark.__version__}"
+    for config in (None, ROOT / "conf/experiments/wine_gaussian.toml", ROOT / "conf/experiments/confusion_sets.toml"):
+        cfg = load_config(config)
+        (tmp_path / "c.toml").write_text(config_toml(cfg))
+        assert load_config(tmp_path / "c.toml") == cfg
+    assert main(["config", "show", "--set", "nb.alpha=0.5"]) == 0
+    assert "alpha = 0.5" in capsys.readouterr().out

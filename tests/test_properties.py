@@ -1,0 +1,111 @@
+"""Property-based agreement (Hypothesis, seeded and bounded): arbitrary n-gram lines, with count
+edge cases, control characters, invalid UTF-8 and long lines, give every counting engine the same
+count table, statistics and first malformed lines as a plain-Python count of the same bytes; a
+count that does not fit in 64 bits is malformed, and a sum that would not fit is an error in
+every engine, never a wrapped count."""
+
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from nbspark.backoff_jobs import BACKOFF, train
+from nbspark.config import load_config
+from nbspark.corpora import MAX_COUNT, MalformedLine, parse_ngram_line
+from nbspark.events import example_events, ngram_example
+from nbspark.inputs import resolve_input
+from nbspark.training import read_counts
+
+pytestmark = pytest.mark.spark
+
+ENGINES = ("pairs", "combine", "arrow")
+WORDS = ["effect", "affect", "Effect", "AFFECT", "the", "İ", "über", "", "x\x07y", "a\u00a0b", "\ufffd", "w" * 300]
+COUNTS = ["0", "1", "7", " 3 ", "\u00a05", "٣", "-1", "+2", "abc", "", str(MAX_COUNT), str(MAX_COUNT + 1), "0" + str(MAX_COUNT), "9" * 25]
+
+
+@st.composite
+def ngram_line(draw) -> bytes:
+    tokens = draw(st.lists(st.sampled_from(WORDS), min_size=3, max_size=6))
+    if draw(st.booleans()):  # centred on the confusion set, mostly
+        tokens[len(tokens) // 2] = draw(st.sampled_from(["effect", "affect", "Effect"]))
+    line = " ".join(tokens) + draw(st.sampled_from(["\t", "\t", "\t", " ", "\t\t"])) + draw(st.sampled_from(COUNTS))
+    raw = line.encode("utf-8") + draw(st.sampled_from([b"", b"", b"\r", b"\xff", b"\xe9"]))
+    return raw
+
+
+def python_count(data: bytes, cfg) -> tuple[Counter, dict]:
+    """The reference: every line decoded (invalid UTF-8 as U+FFFD), parsed and counted in plain Python."""
+    events, stats = Counter(), Counter()
+    for line in data.decode("utf-8", "replace").split("\n")[:-1]:
+        stats["lines_read"] += 1
+        if "\ufffd" in line:
+            stats["decode_replacements"] += line.count("\ufffd")
+        try:
+            parse_ngram_line(line, cfg.width)
+            example = ngram_example(line, "", frozenset(cfg.centres), cfg.width, cfg.lowercase)
+        except MalformedLine as exc:
+            stats["malformed"] += 1
+            stats[f"malformed.{exc.reason}"] += 1
+            continue
+        if example is None:
+            stats["lines_not_in_confusion_set"] += 1
+            continue
+        stats["examples"] += 1
+        stats["weight"] += example.weight
+        for key, weight in example_events(example, cfg.counted_subsets, cfg.letters):
+            events[key] += weight
+    return events, dict(stats)
+
+
+@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(st.lists(ngram_line(), min_size=1, max_size=30))
+def test_every_engine_agrees_with_plain_python(spark, lines):
+    data = b"".join(raw + b"\n" for raw in lines)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "lines.txt"
+        path.write_bytes(data)
+        base = load_config(None, {"train.path": str(path), "partitions": "3"})
+        events, stats = python_count(data, base)
+        overflow = stats.get("weight", 0) > MAX_COUNT or any(n > MAX_COUNT for n in events.values())
+        results = {}
+        for engine in ENGINES:
+            cfg = load_config(None, {"train.path": str(path), "partitions": "3", "engine": engine})
+            out = Path(tmp) / engine
+            if overflow:
+                with pytest.raises(Exception, match="(?i)overflow"):
+                    train(spark, cfg, resolve_input(cfg.train, None), out)
+                assert not out.exists()
+                continue
+            if not stats.get("examples"):
+                with pytest.raises(Exception, match="no training examples"):
+                    train(spark, cfg, resolve_input(cfg.train, None), out)
+                continue
+            manifest = train(spark, cfg, resolve_input(cfg.train, None), out)
+            table = Counter({tuple(r[:-1]): r[-1] for r in read_counts(spark, out, BACKOFF, manifest).collect()})
+            assert table == events, engine
+            assert manifest["stats"] == dict(sorted(stats.items())), engine
+            results[engine] = [(b["line_number"], b["reason"]) for b in manifest["malformed_examples"]]
+        if results:
+            first = [(number, reason) for number, reason in results["pairs"]]
+            assert all(found == first for found in results.values()), results
+
+
+def test_a_count_past_64_bits_is_malformed_and_a_sum_past_64_bits_is_an_error(spark, tmp_path):
+    """Two lines of 2**63 − 1 for one event used to train, with the arrow engine, into a count of −2."""
+    path = tmp_path / "big.txt"
+    path.write_text(f"a b effect d e\t{MAX_COUNT}\na b effect d e\t{MAX_COUNT}\n", encoding="utf-8")
+    for engine in ENGINES:
+        cfg = load_config(None, {"train.path": str(path), "engine": engine})
+        with pytest.raises(Exception, match="(?i)overflow"):
+            train(spark, cfg, resolve_input(cfg.train, None), tmp_path / engine)
+        assert not (tmp_path / engine).exists()
+    # one count above 2**63 − 1 is a malformed line, skipped and counted (it used to abort the run)
+    path.write_text(f"a b effect d g\t{MAX_COUNT + 1}\na b effect d e\t{MAX_COUNT}\n", encoding="utf-8")
+    for engine in ENGINES:
+        cfg = load_config(None, {"train.path": str(path), "engine": engine})
+        manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / f"{engine}-ok")
+        assert manifest["stats"]["malformed.count"] == 1 and manifest["stats"]["weight"] == MAX_COUNT
+        assert [(b["line_number"], b["reason"]) for b in manifest["malformed_examples"]] == [(1, "count")]
