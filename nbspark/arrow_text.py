@@ -179,7 +179,10 @@ def _valid_counts(raw: pa.Array) -> pa.Array:
 def checked_sum(table: pa.Table, keys: list[str], value: str) -> pa.Table:
     """``table`` grouped by ``keys`` with ``value`` (non-negative int64) summed, as
     ``KEYS…, VALUE_sum``; pyarrow's sum wraps around on overflow, so a sum past ``MAX_COUNT`` is
-    refused (``OverflowError``) rather than stored negative."""
+    refused (``OverflowError``) rather than stored negative. When the largest value times the rows
+    cannot reach 2**63 (nearly always), the plain sum runs alone."""
+    if (pc.max(table[value]).as_py() or 0) * table.num_rows <= MAX_COUNT:
+        return table.group_by(keys).aggregate([(value, "sum")])
     as_float = pc.cast(table[value], pa.float64(), safe=False)
     summed = table.append_column("__as_float", as_float).group_by(keys).aggregate([(value, "sum"), ("__as_float", "sum")])
     # a float sum above 2**63 or a negative (wrapped) integer sum: past MAX_COUNT (2**63 − 1)
@@ -249,7 +252,8 @@ def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: 
     counts = counts.filter(in_set)
     stats["examples"] = len(counts)
     stats["weight"] = pc.sum(counts).as_py() or 0
-    if stats["weight"] < 0 or (pc.sum(pc.cast(counts, pa.float64(), safe=False)).as_py() or 0) > 2.0**63:
+    bounded = (pc.max(counts).as_py() or 0) * len(counts) <= MAX_COUNT
+    if not bounded and (stats["weight"] < 0 or (pc.sum(pc.cast(counts, pa.float64(), safe=False)).as_py() or 0) > 2.0**63):
         raise OverflowError(f"count overflow: the counts of one batch sum past {MAX_COUNT}, the largest 64-bit count")
     stats["malformed"] = sum(v for k, v in stats.items() if k.startswith("malformed."))
     stats = {k: v for k, v in stats.items() if v}  # as PartitionStats: no zeros

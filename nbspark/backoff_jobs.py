@@ -27,6 +27,7 @@ from .ngram_count import count_ngrams
 from .ngram_inputs import examples_rdd
 from .reports import format_classify_report
 from .runstats import is_stat, run_failfast, split_stats
+from .tables import check_output
 from .training import Family, read_counts, train_model
 
 __all__ = ["BACKOFF", "classify", "load_backoff_manifest", "per_set_metrics", "prediction_ddl", "train", "worked_examples"]
@@ -75,9 +76,10 @@ def load_backoff_manifest(model_dir: Path) -> dict:
     return load_manifest(model_dir, BACKOFF_KIND)
 
 
-def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False, force: bool = False) -> dict:
+def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False, force: bool = False,
+          overwrite: bool = False) -> dict:
     """Count ``inputs`` into the backoff model ``out``; return its manifest (``training.train_model``)."""
-    return train_model(spark, cfg, inputs, out, BACKOFF, update, force)
+    return train_model(spark, cfg, inputs, out, BACKOFF, update, force, overwrite)
 
 
 # ---------------------------------------------------------------- classify
@@ -100,9 +102,11 @@ def _confusion_sets(mcfg: dict) -> list[tuple[str, ...]]:
     return [tuple(s) for s in mcfg.get("confusion_sets") or [mcfg["confusion_set"]]]
 
 
-def classify(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path) -> dict:
-    """Score every test example of ``inputs`` with the model; write predictions and metrics; return the metrics."""
+def classify(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path, overwrite: bool = False) -> dict:
+    """Score every test example of ``inputs`` with the model; write predictions and metrics; return
+    the metrics. ``out`` is checked as the command line checks it (``tables.check_output``)."""
     started = time.time()
+    out = check_output(out, overwrite, [inputs.root, model_dir])
     resolve_scoring(cfg)  # refuses a test input or scorer that cannot apply
     manifest = load_backoff_manifest(model_dir)
     mcfg, letters = manifest["config"], manifest["letters"]

@@ -19,7 +19,7 @@ from .config import load_config
 from .errors import ConfigError, NbsparkError
 from .tables import check_output, local_path
 
-__all__ = ["classify_main", "curve_main", "job_failure", "query_main", "train_main"]
+__all__ = ["classify_main", "curve_main", "job_failure", "query_main", "setup_logging", "train_main"]
 
 #: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
 JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
@@ -104,14 +104,29 @@ def job_failure(exc: BaseException) -> str | None:
     return f"Spark job failed: {detail.strip()}"
 
 
-def _run(prog: str, body) -> int:
-    """Run a command's body: its report on stdout, every failure one line on stderr (exit 2 for a
-    setting that cannot apply, 1 for bad input, output or a failed Spark job)."""
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
+class _Stderr(logging.StreamHandler):
+    """A handler that writes to whatever ``sys.stderr`` is when a record is emitted."""
+
+    def emit(self, record):
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+def setup_logging(prog: str, level: int | None = None) -> None:
+    """Progress of the ``nbspark`` logger on stderr, as ``PROG: message`` (once; ``level`` resets it)."""
+    if not any(isinstance(h, _Stderr) for h in log.handlers):
+        handler = _Stderr()
         handler.setFormatter(logging.Formatter(f"{prog}: %(message)s"))
         log.addHandler(handler)
         log.setLevel(logging.INFO)
+    if level is not None:
+        log.setLevel(level)
+
+
+def _run(prog: str, body) -> int:
+    """Run a command's body: its report on stdout, every failure one line on stderr (exit 2 for a
+    setting that cannot apply, 1 for bad input, output or a failed Spark job)."""
+    setup_logging(prog)
     try:
         body()
     except ConfigError as exc:
@@ -160,7 +175,8 @@ def train_main(argv=None) -> int:
         else:
             out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
         with _spark(f"nbspark-train-{cfg.name}") as spark:
-            manifest = (train_nb if nb else train)(spark, cfg, inputs, out, update=bool(args.update), force=args.force)
+            manifest = (train_nb if nb else train)(spark, cfg, inputs, out, update=bool(args.update), force=args.force,
+                                                   overwrite=args.overwrite)
         print((format_nb_train_report if nb else format_train_report)(manifest, out))
 
     return _run("train.py", body)
@@ -192,9 +208,9 @@ def classify_main(argv=None) -> int:
         out = check_output(args.out or cfg.results_dir, args.overwrite, [inputs.root, model])
         with _spark(f"nbspark-classify-{cfg.name}") as spark:
             if nb:
-                metrics = classify_nb(spark, cfg, model, inputs, out, overrides=explicit)
+                metrics = classify_nb(spark, cfg, model, inputs, out, overrides=explicit, overwrite=args.overwrite)
             else:
-                metrics = classify(spark, cfg, model, inputs, out)
+                metrics = classify(spark, cfg, model, inputs, out, overwrite=args.overwrite)
         print((format_classification_report if nb else format_classify_report)(metrics))
         print(f"results written to {out}")
 

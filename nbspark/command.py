@@ -38,21 +38,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="debug messages on stderr")
     parser.add_argument("command", choices=(*JOBS, "predict", "config"), help="what to do (each has --help)")
     args, rest = parser.parse_known_args(argv)
-    _logging(logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO)
+    from .cli import setup_logging
+
+    setup_logging("nbspark", logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO)
     if args.command == "predict":
         return predict_main(rest)
     if args.command == "config":
         return config_main(rest)
     return _job(args.command, rest)
-
-
-def _logging(level: int) -> None:
-    log = logging.getLogger("nbspark")
-    if not log.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("nbspark: %(message)s"))
-        log.addHandler(handler)
-    log.setLevel(level)
 
 
 def _job(name: str, argv: list[str]) -> int:

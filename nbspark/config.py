@@ -71,6 +71,9 @@ class NBSpec:
     # Pseudo-count per feature value: Cohen's Dirichlet prior with uniform q = 1/|V| and
     # m = alpha * |V| (alpha = 1 is add-one; m*q = alpha).
     alpha: float = 1.0
+    # Pseudo-count per class in the prior: 0 is the maximum-likelihood prior (scikit-learn's),
+    # MLlib's NaiveBayes smooths it with its λ, Cohen's v1/v2 with 1.
+    prior_alpha: float = 0.0
     tokenizer: str = "nbspark"  # or "words": lower-cased runs of \w (splitting on \W+)
     labels: str = "all"  # reuters_topics: "all" (multi-label) or "top10" (single-label view)
     top_k: int = 1  # labels predicted per document (multi-label scoring)
@@ -226,12 +229,15 @@ def validate(cfg: ExperimentConfig) -> None:
     if nb.labels not in ("all", "top10"):
         raise ConfigError(f"nb.labels must be all or top10, got {nb.labels!r}")
     _finite("nb.alpha", nb.alpha, 0.0, low_open=True)
+    _finite("nb.prior_alpha", nb.prior_alpha, 0.0)
     _finite("nb.var_smoothing", nb.var_smoothing, 0.0)
     _finite("nb.threshold", nb.threshold, 0.0, 1.0)
     if nb.top_k < 1:
         raise ConfigError(f"nb.top_k must be >= 1, got {nb.top_k}")
     if cfg.max_bad_examples < 0 or cfg.partitions < 0 or cfg.broadcast_limit_mb < 0:
         raise ConfigError("max_bad_examples, partitions and broadcast_limit_mb must be >= 0")
+    if cfg.partitions > 1_000_000:  # Spark takes an int, and each partition is a task
+        raise ConfigError(f"partitions must be at most 1,000,000, got {cfg.partitions:,}")
     problems = config_problems(cfg)
     if problems:
         raise ConfigError(problems[0])

@@ -173,13 +173,16 @@ class NBPredictor:
 
     def __init__(self, manifest: dict, rows: Iterable[Sequence], alpha: float | None = None, var_smoothing: float | None = None):
         nb = manifest["config"]["nb"]
+        if manifest.get("weighted"):
+            raise OutputError("this model was counted with non-integer weights (pyspark.ml weightCol); load it with CountingNaiveBayesModel.load")
         self.manifest = manifest
         self.kind = manifest["model"]
         self.alpha = nb["alpha"] if alpha is None else float(alpha)
         self.var_smoothing = nb["var_smoothing"] if var_smoothing is None else float(var_smoothing)
         if not (math.isfinite(self.alpha) and self.alpha > 0 and math.isfinite(self.var_smoothing) and self.var_smoothing >= 0):
             raise ValueError(f"alpha must be finite and > 0, var_smoothing finite and >= 0; got {self.alpha}, {self.var_smoothing}")
-        self.model = build_nb_model(rows, self.kind, self.alpha, self.var_smoothing)
+        self.prior_alpha = nb.get("prior_alpha", 0.0)
+        self.model = build_nb_model(rows, self.kind, self.alpha, self.var_smoothing, self.prior_alpha)
         self.classes_ = self.model.classes
         self._tokenize = tokenizer(nb["tokenizer"])
         columns = manifest.get("columns") or {}

@@ -114,9 +114,10 @@ def row_events(label: str, categorical: dict[str, str], numeric: dict[str, float
 # scorer's arrays and the join scorer's SQL are both derived from these formulas.
 
 
-def class_log_prior(class_count, total, log=math.log):
-    """``log P(y) = log C(Y=y) − log C(Y=ANY)`` (the maximum-likelihood prior)."""
-    return log(class_count) - log(total)
+def class_log_prior(class_count, total, log=math.log, prior_alpha: float = 0.0, n_classes: int = 0):
+    """``log P(y) = log(C(Y=y) + a) − log(C(Y=ANY) + K·a)``: the maximum-likelihood prior with
+    ``prior_alpha`` a = 0 (scikit-learn's), MLlib's smoothed prior with a = λ, Cohen's v1/v2 with a = 1."""
+    return log(class_count + prior_alpha) - log(total + n_classes * prior_alpha)
 
 
 def multinomial_log_prob(count, class_total, alpha: float, vocab_size: int, log=math.log):
@@ -154,8 +155,10 @@ class NBModel:
         return sum(a.nbytes for a in arrays if a is not None)
 
 
-def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_smoothing: float = 1e-9) -> NBModel:
-    """Build an ``NBModel`` of ``kind`` from count rows ``(event, label, feature, value, n, sum, sumsq)``."""
+def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_smoothing: float = 1e-9,
+                   prior_alpha: float = 0.0) -> NBModel:
+    """Build an ``NBModel`` of ``kind`` from count rows ``(event, label, feature, value, n, sum, sumsq)``
+    (``prior_alpha``: see ``class_log_prior``)."""
     if alpha <= 0:
         raise ValueError(f"alpha must be > 0, got {alpha}")
     docs: dict[str, int] = {}
@@ -182,7 +185,7 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
     classes = tuple(sorted(docs))
     cidx = {c: i for i, c in enumerate(classes)}
     class_count = np.array([docs[c] for c in classes], dtype=np.float64)
-    prior = class_log_prior(class_count, total_docs or class_count.sum(), np.log)
+    prior = class_log_prior(class_count, total_docs or class_count.sum(), np.log, prior_alpha, len(classes))
     out = {"kind": kind, "classes": classes, "class_log_prior": prior}
 
     if kind in ("multinomial", "bernoulli", "categorical", "mixed") and (yx or kind != "mixed"):

@@ -22,12 +22,13 @@ from .metrics import classification_metrics, format_classification_report
 from .nb import COUNT_DDL, build_nb_model
 from .nb_count import count_nb
 from .nb_scoring import score
+from .tables import check_output
 from .training import Family, read_counts, train_model
 
 __all__ = ["NAIVE_BAYES", "SMOOTHING", "classify_nb", "load_nb_manifest", "model_settings", "train_nb"]
 
 #: Settings applied at scoring time from the same counts: the model's unless the caller overrides them.
-SMOOTHING = ("alpha", "var_smoothing")
+SMOOTHING = ("alpha", "prior_alpha", "var_smoothing")
 
 
 def _fields(spark, cfg: ExperimentConfig, counted, written, updated: bool) -> dict:
@@ -62,9 +63,10 @@ def load_nb_manifest(model_dir: Path) -> dict:
     return load_manifest(model_dir, NB_KIND)
 
 
-def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False, force: bool = False) -> dict:
+def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False, force: bool = False,
+             overwrite: bool = False) -> dict:
     """Count naive Bayes events of ``inputs`` into the model ``out``; return its manifest."""
-    return train_model(spark, cfg, inputs, out, NAIVE_BAYES, update, force)
+    return train_model(spark, cfg, inputs, out, NAIVE_BAYES, update, force, overwrite)
 
 
 def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[str] = frozenset()) -> ExperimentConfig:
@@ -79,20 +81,22 @@ def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[s
         "categorical_columns": tuple(columns.get("categorical", ())),
     }
     for key in SMOOTHING:
-        if f"nb.{key}" not in overrides:
+        if f"nb.{key}" not in overrides and key in model_nb:
             values[key] = model_nb[key]
     nb = dataclasses.replace(cfg.nb, **{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
     return dataclasses.replace(cfg, nb=nb)
 
 
 def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path,
-                overrides: frozenset[str] = frozenset()) -> dict:
+                overrides: frozenset[str] = frozenset(), overwrite: bool = False) -> dict:
     """Score the test records of ``inputs``; write predictions, metrics.json and report.txt.
 
     The smoothing is the model's unless ``overrides`` names ``nb.alpha`` / ``nb.var_smoothing``
-    (``--set`` on the command line). ``cfg.scoring`` picks the scorer (``capabilities``).
+    (``--set`` on the command line). ``cfg.scoring`` picks the scorer (``capabilities``). ``out``
+    is checked as the command line checks it (``tables.check_output``).
     """
     started = time.time()
+    out = check_output(out, overwrite, [inputs.root, model_dir])
     manifest = load_nb_manifest(model_dir)
     cfg = model_settings(manifest, cfg, overrides)
     text_model = manifest["model"] in ("multinomial", "bernoulli")
@@ -100,7 +104,7 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
     counts = read_counts(spark, model_dir, NAIVE_BAYES, manifest)
     model = None
     if scoring != "join":  # broadcast and arrow scoring both ship the model as arrays
-        model = build_nb_model(counts.collect(), manifest["model"], cfg.nb.alpha, cfg.nb.var_smoothing)
+        model = build_nb_model(counts.collect(), manifest["model"], cfg.nb.alpha, cfg.nb.var_smoothing, cfg.nb.prior_alpha)
     classes = model.classes if model is not None else tuple(sorted(manifest["label_counts"]))
     scored = score(spark, cfg, inputs, scoring, counts, model)
 
@@ -114,7 +118,7 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
         "model": str(model_dir),
         "kind": manifest["model"],
         "scoring": scoring,
-        "smoothing": {k: getattr(cfg.nb, k) for k in (SMOOTHING if not text_model else ("alpha",))},
+        "smoothing": {k: getattr(cfg.nb, k) for k in (SMOOTHING if not text_model else ("alpha", "prior_alpha"))},
         "test_input": str(inputs.root),
         "broadcast_bytes": None if model is None else model.nbytes(),
     }

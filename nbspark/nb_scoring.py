@@ -15,6 +15,7 @@ once; it is read after the write. Which scorer applies is ``capabilities.resolve
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 from .classifying import Scored
@@ -74,7 +75,7 @@ def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, mo
     records = mixed.filter(lambda r: not is_stat(r))
     k, threshold = cfg.nb.top_k, cfg.nb.threshold
     if scoring == "join":
-        predictions, unknown = _join_predictions(spark, counts, records, cfg.nb.model, cfg.nb.alpha, k, threshold)
+        predictions, unknown = _join_predictions(spark, counts, records, cfg.nb.model, cfg.nb.alpha, k, threshold, cfg.nb.prior_alpha)
         return Scored(
             predictions,
             lambda: {"input_stats": stats, "malformed_examples": bad, "unknown_features": int(unknown.first()["u"])},
@@ -176,7 +177,7 @@ def _doc_token_rows(records, binary):
                 yield rec.id, token, 1 if binary else count
 
 
-def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, threshold: float):
+def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, threshold: float, prior_alpha: float = 0.0):
     """Text scoring without a broadcast: the test documents' tokens joined with the count table.
 
     Only the non-zero counts are joined. With ``V`` the vocabulary, ``L_d`` the in-vocabulary
@@ -197,7 +198,7 @@ def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, 
     """
     from pyspark.sql import functions as F
 
-    vocab, weights, base = _join_weights(spark, counts, kind, alpha)
+    vocab, weights, base = _join_weights(spark, counts, kind, alpha, prior_alpha)
     doc_tokens = spark.createDataFrame(docs_rdd.mapPartitions(lambda it: _doc_token_rows(it, kind == "bernoulli")), "id STRING, token STRING, c BIGINT")
     known = doc_tokens.join(vocab, "token")
     unknown = doc_tokens.join(vocab, "token", "left_anti").agg(F.coalesce(F.sum("c"), F.lit(0)).alias("u"))
@@ -214,7 +215,7 @@ def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, 
     return _ranked_predictions(scores, k, threshold), unknown
 
 
-def _join_weights(spark, counts, kind: str, alpha: float):
+def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
     """The join scorer's tables: the vocabulary, ``(label, token, delta)`` for the non-zero counts
     and ``(label, prior, bias, zero)`` per class, all from the smoothing formulas of ``nb``."""
     from pyspark.sql import functions as F
@@ -233,7 +234,7 @@ def _join_weights(spark, counts, kind: str, alpha: float):
         def weight(n):
             return multinomial_log_prob(n, t, alpha, vocab_size, F.log)
 
-        rows = [(c, class_log_prior(docs_y[c], total), 0.0, multinomial_log_prob(0, tokens_y.get(c, 0), alpha, vocab_size)) for c in classes]
+        rows = [(c, class_log_prior(docs_y[c], total, math.log, prior_alpha, len(classes)), 0.0, multinomial_log_prob(0, tokens_y.get(c, 0), alpha, vocab_size)) for c in classes]
     else:  # bernoulli: a present word weighs log p − log(1−p); every word adds log(1−p) to the bias
         per_class = spark.createDataFrame(list(docs_y.items()), "label STRING, t BIGINT")
         t = F.col("t")
@@ -253,7 +254,7 @@ def _join_weights(spark, counts, kind: str, alpha: float):
         for c in classes:
             p0, q0 = bernoulli_log_probs(0, docs_y[c], alpha)
             nnz, q_sum = q_sums.get(c, (0, 0.0))
-            rows.append((c, class_log_prior(docs_y[c], total), (vocab_size - nnz) * q0 + q_sum, p0 - q0))
+            rows.append((c, class_log_prior(docs_y[c], total, math.log, prior_alpha, len(classes)), (vocab_size - nnz) * q0 + q_sum, p0 - q0))
     weights = yx.join(F.broadcast(per_class), "label").select("label", "token", (weight(F.col("n")) - weight(F.lit(0))).alias("delta"))
     return vocab, weights, spark.createDataFrame(rows, "label STRING, prior DOUBLE, bias DOUBLE, zero DOUBLE")
 
@@ -309,8 +310,8 @@ def _arrow_score_batches(batches, bc_model, k, threshold, tally):
 
     seen = Counter()
     for lines in batches:
-        categories = pa.table({"c": lines.column("category")}).group_by("c").aggregate([([], "count_all")])
-        seen.update(dict(zip(categories.column("c").to_pylist(), categories.column("count_all").to_pylist())))
+        categories = pc.value_counts(lines.column("category"))
+        seen.update(dict(zip(categories.field("values").to_pylist(), categories.field("counts").to_pylist())))
         seen["lines_read"] += lines.num_rows
         batch = lines.filter(pc.equal(lines.column("category"), "documents"))
         n = batch.num_rows

@@ -19,7 +19,7 @@ from pathlib import Path
 from .counting import Counted, merge_counts
 from .errors import InputError
 from .manifests import check_update, load_manifest, manifest_header, merged_manifest
-from .tables import parquet_rows, read_parquet_checked, staged_output, write_json
+from .tables import check_output, parquet_rows, read_parquet_checked, staged_output, write_json
 
 __all__ = ["Family", "input_signatures", "read_counts", "train_model"]
 
@@ -74,16 +74,20 @@ def _check_recount(old: dict, inputs, force: bool) -> None:
             )
 
 
-def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = False, force: bool = False) -> dict:
+def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = False, force: bool = False,
+                overwrite: bool = False) -> dict:
     """Count ``inputs`` into the model directory ``out`` (checked by the caller, staged here);
     return the manifest.
 
     With ``update``, ``out`` is an existing model: the new counts are added to its tables
     (Cohen's streaming property: no recounting of the old data) and the model is replaced whole.
     Every setting that shapes the counts must equal the model's, and an input file the model
-    already holds is refused unless ``force``.
+    already holds is refused unless ``force``. ``out`` is checked as the command line checks it
+    (``tables.check_output``): an existing output is replaced only with ``overwrite`` and only if
+    nbspark wrote it, and an output that overlaps the input is refused.
     """
     started = time.time()
+    out = check_output(out, overwrite or update, [inputs.root])
     old = None
     if update:
         old = load_manifest(out, family.kind)

@@ -121,6 +121,8 @@ def test_toml_integers_are_numbers(tmp_path):
         ({"nb.threshold": "1.5"}, "nb.threshold must be <= 1"),
         ({"sample": "nan"}, "sample must be a finite number"),
         ({"train.holdout": "nan"}, "train.holdout must be a finite number"),
+        ({"partitions": "1e11"}, "partitions must be an integer, got '1e11'"),
+        ({"partitions": "100000000000"}, "partitions must be at most 1,000,000"),
     ],
 )
 def test_numbers_must_be_finite_and_in_range(overrides, message):

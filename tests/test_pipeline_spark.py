@@ -38,7 +38,7 @@ def cfg_for(tmp_path, fixtures, **extra):
 def run_train(spark, cfg, out=None, overwrite=False):
     inputs = resolve_input(cfg.train, None)
     out = check_output(out or cfg.model_dir, overwrite, [inputs.root])
-    return train(spark, cfg, inputs, out), out
+    return train(spark, cfg, inputs, out, overwrite=overwrite), out
 
 
 @pytest.fixture(scope="module")

@@ -47,13 +47,13 @@ def test_classify_takes_the_smoothing_of_the_model(spark, fixtures, tmp_path):
     plain = china(fixtures, tmp_path)  # nb.alpha left at 1
     got = classify_nb(spark, plain, tmp_path / "m", resolve_input(plain.test, None), tmp_path / "r1")
     same = classify_nb(spark, trained, tmp_path / "m", resolve_input(trained.test, None), tmp_path / "r2")
-    assert got["smoothing"] == {"alpha": 0.1} == same["smoothing"]
+    assert got["smoothing"] == {"alpha": 0.1, "prior_alpha": 0.0} == same["smoothing"]
     p1 = sorted(map(tuple, spark.read.parquet(str(tmp_path / "r1" / "predictions")).collect()))
     p2 = sorted(map(tuple, spark.read.parquet(str(tmp_path / "r2" / "predictions")).collect()))
     assert p1 == p2
     # an explicit override for this run (--set nb.alpha=1 on the command line) wins
     over = classify_nb(spark, plain, tmp_path / "m", resolve_input(plain.test, None), tmp_path / "r3", overrides=frozenset({"nb.alpha"}))
-    assert over["smoothing"] == {"alpha": 1.0}
+    assert over["smoothing"] == {"alpha": 1.0, "prior_alpha": 0.0}
     p3 = sorted(map(tuple, spark.read.parquet(str(tmp_path / "r3" / "predictions")).collect()))
     assert [r[3] for r in p3] != [r[3] for r in p1]  # the probabilities change with α
 
@@ -88,3 +88,18 @@ def test_a_backoff_config_with_a_naive_bayes_input_is_refused_before_spark(capsy
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.startswith("train.py: error: train.format 'tsv' is not a backoff input")
     assert not (tmp_path / "m").exists()
+
+
+def test_the_python_train_entry_point_refuses_a_foreign_directory(spark, fixtures, tmp_path):
+    """``train(spark, cfg, …, out)`` with ``out`` holding a user's file used to delete that file."""
+    from nbspark.errors import OutputError
+
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "thesis.tex").write_text("years of work")
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
+    with pytest.raises(OutputError, match="already holds something; pass --overwrite"):
+        train(spark, cfg, resolve_input(cfg.train, None), out)
+    with pytest.raises(OutputError, match="not an nbspark output"):
+        train(spark, cfg, resolve_input(cfg.train, None), out, overwrite=True)
+    assert (out / "thesis.tex").read_text() == "years of work"

@@ -1,0 +1,321 @@
+"""nbspark as a ``pyspark.ml`` stage: ``CountingNaiveBayes``, an Estimator that fits by counting.
+
+It follows MLlib's ``NaiveBayes`` conventions, so it drops into a ``Pipeline``, a
+``CrossValidator`` and MLlib's evaluators unchanged:
+
+* ``featuresCol``: an ``array<string>`` of tokens (``RegexTokenizer``, ``Tokenizer``) or a Vector
+  (``CountVectorizer``, ``HashingTF``); ``labelCol``: numeric (``StringIndexer``); ``weightCol``.
+* ``smoothing`` λ and ``modelType`` (``multinomial`` or ``bernoulli``); MLlib's smoothed class
+  prior ``log(n_c + λ) − log(N + K·λ)``; multinomial ``log(C(c,j) + λ) − log(C(c) + V·λ)`` and
+  Bernoulli ``(C(c,j) + λ) / (n_c + 2λ)``, from the same formulas as the rest of nbspark (``nb``),
+  with ``V`` the training vocabulary (tokens) or the vector size.
+* ``predictionCol`` (double), ``probabilityCol`` and ``rawPredictionCol`` (vectors; the raw
+  prediction is the joint log-likelihood, as MLlib's).
+
+Fitting counts the training data once (one pass) and keeps the counts: the model applies the
+smoothing when it transforms, so changing ``smoothing`` on a fitted model, or a ``CrossValidator``
+over smoothing values (``fitMultiple``), reuses the counts. ``CountingNaiveBayes.counted`` counts
+the passes over training data, which shows it. The model saves as MLlib models do (params in
+``metadata/``) with nbspark's count table and manifest in ``nbspark/``, which ``nbspark.load``
+reads too (when no weight was fractional).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+from pyspark import keyword_only
+from pyspark.ml.base import Estimator, Model, _FitMultipleIterator
+from pyspark.ml.param import Param, Params, TypeConverters
+from pyspark.ml.param.shared import (
+    HasFeaturesCol,
+    HasLabelCol,
+    HasPredictionCol,
+    HasProbabilityCol,
+    HasRawPredictionCol,
+    HasWeightCol,
+)
+from pyspark.ml.util import (
+    DefaultParamsReadable,
+    DefaultParamsReader,
+    DefaultParamsWritable,
+    DefaultParamsWriter,
+    MLReadable,
+    MLReader,
+    MLWritable,
+    MLWriter,
+)
+
+from . import __version__
+from .config import ExperimentConfig, NBSpec
+from .manifests import NB_KIND, SCHEMA_VERSION
+from .nb import COUNT_DDL, bernoulli_log_probs, class_log_prior, log_posteriors, multinomial_log_prob
+
+__all__ = ["CountingNaiveBayes", "CountingNaiveBayesModel", "Counts"]
+
+MODEL_TYPES = ("multinomial", "bernoulli")
+
+
+class _Params(HasFeaturesCol, HasLabelCol, HasWeightCol, HasPredictionCol, HasProbabilityCol, HasRawPredictionCol):
+    smoothing = Param(Params._dummy(), "smoothing", "the smoothing λ (> 0)", typeConverter=TypeConverters.toFloat)
+    modelType = Param(Params._dummy(), "modelType", "multinomial or bernoulli", typeConverter=TypeConverters.toString)
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._setDefault(smoothing=1.0, modelType="multinomial")
+
+    def getSmoothing(self) -> float:
+        return self.getOrDefault(self.smoothing)
+
+    def getModelType(self) -> str:
+        return self.getOrDefault(self.modelType)
+
+    def _checked(self) -> None:
+        if self.getModelType() not in MODEL_TYPES:
+            raise ValueError(f"modelType must be multinomial or bernoulli, got {self.getModelType()!r}")
+        if not np.isfinite(self.getSmoothing()) or self.getSmoothing() <= 0:
+            raise ValueError(f"smoothing must be a finite number > 0, got {self.getSmoothing()}")
+
+    def _count_key(self) -> tuple:
+        """Every param that shapes the counts (everything but the smoothing and the output columns)."""
+        weight = self.getOrDefault(self.weightCol) if self.isDefined(self.weightCol) else None
+        return (self.getFeaturesCol(), self.getLabelCol(), weight, self.getModelType())
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What fitting counted: the classes (label values, ascending), their (weighted) documents,
+    the features (tokens, or vector indices as strings) and ``C[class, feature]`` (weighted term
+    counts for multinomial, documents containing the feature for Bernoulli)."""
+
+    classes: tuple[float, ...]
+    class_count: np.ndarray
+    features: tuple[str, ...]
+    counts: np.ndarray
+    vectors: bool
+
+    def weighted(self) -> bool:
+        return not (np.all(self.class_count == np.round(self.class_count)) and np.all(self.counts == np.round(self.counts)))
+
+
+class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParamsWritable):
+    """Naive Bayes by counting, as a ``pyspark.ml`` Estimator (see the module docstring)."""
+
+    counted = 0  # passes over training data, all instances together
+
+    @keyword_only
+    def __init__(self, *, featuresCol="features", labelCol="label", predictionCol="prediction", probabilityCol="probability",
+                 rawPredictionCol="rawPrediction", smoothing=1.0, modelType="multinomial", weightCol=None):
+        super().__init__()
+        self._set(**self._input_kwargs)
+
+    @keyword_only
+    def setParams(self, *, featuresCol="features", labelCol="label", predictionCol="prediction", probabilityCol="probability",
+                  rawPredictionCol="rawPrediction", smoothing=1.0, modelType="multinomial", weightCol=None):
+        return self._set(**self._input_kwargs)
+
+    def _fit(self, dataset) -> CountingNaiveBayesModel:
+        self._checked()
+        return self._copyValues(CountingNaiveBayesModel(self._count(dataset)))
+
+    def fitMultiple(self, dataset, paramMaps):
+        """Models for each param map, counting the data once per distinct counting setting (so a
+        grid over ``smoothing`` counts once)."""
+        lock, cache = threading.Lock(), {}
+
+        def fit_one(index):
+            est = self.copy(paramMaps[index])
+            est._checked()
+            key = est._count_key()
+            with lock:
+                if key not in cache:
+                    cache[key] = est._count(dataset)
+            return est._copyValues(CountingNaiveBayesModel(cache[key]))
+
+        return _FitMultipleIterator(fit_one, len(paramMaps))
+
+    def _count(self, dataset) -> Counts:
+        from pyspark.ml.linalg import VectorUDT
+        from pyspark.sql import functions as F
+
+        type(self).counted += 1
+        features = dataset.schema[self.getFeaturesCol()].dataType
+        weight = F.col(self.getWeightCol()).cast("double") if self.isDefined(self.weightCol) and self.getWeightCol() else F.lit(1.0)
+        df = dataset.select(F.col(self.getLabelCol()).cast("double").alias("y"), weight.alias("w"), F.col(self.getFeaturesCol()).alias("f"))
+        bernoulli = self.getModelType() == "bernoulli"
+        if isinstance(features, VectorUDT):
+            from pyspark.ml.stat import Summarizer
+
+            rows = df.groupBy("y").agg(F.sum("w").alias("n"), Summarizer.sum(F.col("f"), F.col("w")).alias("s")).collect()
+            rows.sort(key=lambda r: r["y"])
+            size = len(rows[0]["s"]) if rows else 0
+            return Counts(tuple(r["y"] for r in rows), np.array([r["n"] for r in rows], float), tuple(map(str, range(size))),
+                          np.array([r["s"].toArray() for r in rows]).reshape(len(rows), size), True)
+        tokens = F.array_distinct("f") if bernoulli else F.col("f")
+        per_class = sorted((r["y"], r["n"]) for r in df.groupBy("y").agg(F.sum("w").alias("n")).collect())
+        terms = df.select("y", "w", F.explode(tokens).alias("t")).groupBy("y", "t").agg(F.sum("w").alias("c")).collect()
+        classes = tuple(y for y, _ in per_class)
+        vocab = tuple(sorted({r["t"] for r in terms}))
+        cidx, vidx = {c: i for i, c in enumerate(classes)}, {t: i for i, t in enumerate(vocab)}
+        counts = np.zeros((len(classes), len(vocab)))
+        for r in terms:
+            counts[cidx[r["y"]], vidx[r["t"]]] = r["c"]
+        return Counts(classes, np.array([n for _, n in per_class], float), vocab, counts, False)
+
+
+class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
+    """The fitted counts; the smoothing is applied when transforming (``setSmoothing`` reuses the counts)."""
+
+    def __init__(self, counts: Counts | None = None):
+        super().__init__()
+        self.counts = counts
+
+    def setSmoothing(self, value: float) -> CountingNaiveBayesModel:
+        return self._set(smoothing=value)
+
+    @property
+    def numClasses(self) -> int:
+        return len(self.counts.classes)
+
+    @property
+    def numFeatures(self) -> int:
+        return len(self.counts.features)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(pi, weights, bias)`` with ``jll = pi + weights @ x + bias`` under the current smoothing."""
+        self._checked()
+        c, lam = self.counts, self.getSmoothing()
+        pi = class_log_prior(c.class_count, c.class_count.sum(), np.log, lam, len(c.classes))
+        if self.getModelType() == "multinomial":
+            theta = multinomial_log_prob(c.counts, c.counts.sum(axis=1)[:, None], lam, len(c.features), np.log)
+            return pi, theta, np.zeros(len(c.classes))
+        p_log, q_log = bernoulli_log_probs(c.counts, c.class_count[:, None], lam, np.log)
+        return pi, p_log - q_log, q_log.sum(axis=1)
+
+    def _transform(self, dataset):
+        from pyspark.ml.linalg import DenseVector, VectorUDT
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import DoubleType, StructField, StructType
+
+        pi, weights, bias = self.arrays()
+        classes, vectors = np.array(self.counts.classes), self.counts.vectors
+        vocab = {t: i for i, t in enumerate(self.counts.features)}
+        bernoulli = self.getModelType() == "bernoulli"
+
+        def score(features):
+            if vectors:
+                x = features.toArray()
+                if bernoulli and not np.all((x == 0) | (x == 1)):
+                    raise ValueError("Bernoulli naive Bayes needs 0/1 feature values")
+                jll = pi + weights @ x + bias
+            else:
+                index = [vocab[t] for t in (set(features) if bernoulli else features) if t in vocab]
+                jll = pi + weights[:, index].sum(axis=1) + bias
+            proba = np.exp(log_posteriors(jll[None, :])[0])
+            return (DenseVector(jll), DenseVector(proba), float(classes[int(np.argmax(jll))]))
+
+        schema = StructType([StructField("raw", VectorUDT()), StructField("proba", VectorUDT()), StructField("pred", DoubleType())])
+        tmp = f"_{self.uid}_scored"
+        out = dataset.withColumn(tmp, F.udf(score, schema)(F.col(self.getFeaturesCol())))
+        for param, field in ((self.rawPredictionCol, "raw"), (self.probabilityCol, "proba"), (self.predictionCol, "pred")):
+            if self.getOrDefault(param):
+                out = out.withColumn(self.getOrDefault(param), F.col(f"{tmp}.{field}"))
+        return out.drop(tmp)
+
+    def copy(self, extra=None):
+        model = super().copy(extra)
+        model.counts = self.counts
+        return model
+
+    def write(self) -> MLWriter:
+        return _ModelWriter(self)
+
+    @classmethod
+    def read(cls) -> MLReader:
+        return _ModelReader(cls)
+
+
+def _manifest(model: CountingNaiveBayesModel, rows: int) -> dict:
+    c = model.counts
+    nb = NBSpec(model=model.getModelType(), alpha=model.getSmoothing(), prior_alpha=model.getSmoothing(), tokenizer="words")
+    return {
+        "kind": NB_KIND, "schema_version": SCHEMA_VERSION, "nbspark_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "config": ExperimentConfig(task="naive_bayes", name="pyspark.ml", nb=nb).to_dict(),
+        "engine": "pyspark.ml", "model": model.getModelType(), "columns": {}, "weighted": c.weighted(),
+        "vectors": c.vectors, "label_counts": {repr(y): float(n) for y, n in zip(c.classes, c.class_count)},
+        "features": len(c.features), "count_schema": COUNT_DDL, "count_rows": rows, "stats": {}, "malformed_examples": [],
+    }
+
+
+class _ModelWriter(MLWriter):
+    """Params as MLlib writes them; the counts as an nbspark model in ``PATH/nbspark`` (``n`` the
+    rounded count, ``sum`` the exact weighted one)."""
+
+    def __init__(self, instance: CountingNaiveBayesModel):
+        super().__init__()
+        self.instance = instance
+
+    def saveImpl(self, path: str) -> None:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        from .tables import local_path, write_json
+
+        DefaultParamsWriter.saveMetadata(self.instance, path, self.sparkSession)
+        c, kind = self.instance.counts, self.instance.getModelType()
+        rows = [("Y=ANY", None, None, float(c.class_count.sum()))]
+        rows += [("Y", repr(y), None, float(n)) for y, n in zip(c.classes, c.class_count)]
+        nz = np.nonzero(c.counts)
+        rows += [("YX", repr(c.classes[i]), c.features[j], float(c.counts[i, j])) for i, j in zip(*nz)]
+        if kind == "multinomial":
+            rows += [("YX=ANY", repr(y), None, float(t)) for y, t in zip(c.classes, c.counts.sum(axis=1))]
+        out = local_path(path) / "nbspark"
+        (out / "counts").mkdir(parents=True)
+        table = pa.table({
+            "event": [r[0] for r in rows], "label": [r[1] for r in rows], "feature": [r[2] for r in rows],
+            "value": pa.nulls(len(rows), pa.string()), "n": [int(round(r[3])) for r in rows],
+            "sum": [r[3] for r in rows], "sumsq": pa.nulls(len(rows), pa.float64()),
+        })
+        pq.write_table(table, out / "counts" / "part-00000-nbspark.parquet")
+        (out / "counts" / "_SUCCESS").write_text("")
+        write_json(out / "manifest.json", _manifest(self.instance, len(rows)))
+        write_json(out / "_nbspark.json", {"kind": "model"})
+
+
+class _ModelReader(MLReader):
+    def __init__(self, cls):
+        super().__init__()
+        self.cls = cls
+
+    def load(self, path: str) -> CountingNaiveBayesModel:
+        import pyarrow.parquet as pq
+
+        from .manifests import load_manifest
+        from .tables import check_table, local_path
+
+        metadata = DefaultParamsReader.loadMetadata(path, self.sparkSession)
+        root = local_path(path) / "nbspark"
+        manifest = load_manifest(root, NB_KIND)
+        parts = check_table(root / "counts", COUNT_DDL, manifest["count_rows"])
+        rows = pq.read_table([str(p) for p in parts]).to_pylist()
+        classes = tuple(sorted(float(r["label"]) for r in rows if r["event"] == "Y"))
+        cidx = {y: i for i, y in enumerate(classes)}
+        features = sorted({r["feature"] for r in rows if r["event"] == "YX"}, key=int if manifest["vectors"] else str)
+        if manifest["vectors"]:
+            features = [str(i) for i in range(manifest["features"])]
+        fidx = {f: i for i, f in enumerate(features)}
+        class_count, counts = np.zeros(len(classes)), np.zeros((len(classes), len(features)))
+        for r in rows:
+            if r["event"] == "Y":
+                class_count[cidx[float(r["label"])]] = r["sum"]
+            elif r["event"] == "YX":
+                counts[cidx[float(r["label"])], fidx[r["feature"]]] = r["sum"]
+        model = self.cls(Counts(classes, class_count, tuple(features), counts, manifest["vectors"]))
+        model._resetUid(metadata["uid"])
+        DefaultParamsReader.getAndSetParams(model, metadata)
+        return model
+

@@ -1,0 +1,92 @@
+"""``nbspark.ml.CountingNaiveBayes`` in MLlib pipelines: the same predictions as MLlib's
+NaiveBayes (multinomial and Bernoulli, same smoothing), a PipelineModel round trip, nbspark.load
+on the saved counts, and a CrossValidator over the smoothing that counts once per fold."""
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+
+def sms_frame(spark, path, limit=None):
+    from pyspark.sql import functions as F
+
+    parts = F.split("value", "\t", 2)
+    df = spark.read.text(str(path)).select(F.get(parts, 0).alias("category"), F.get(parts, 1).alias("text")).where(F.col("text").isNotNull())
+    return df.limit(limit) if limit else df
+
+
+def pipelines(model_type, smoothing=1.0):
+    from pyspark.ml import Pipeline
+    from pyspark.ml.classification import NaiveBayes
+    from pyspark.ml.feature import CountVectorizer, RegexTokenizer, StringIndexer
+
+    from nbspark.ml import CountingNaiveBayes
+
+    tok = RegexTokenizer(inputCol="text", outputCol="tokens", pattern="(?U)\\W+", toLowercase=True)
+    idx = StringIndexer(inputCol="category", outputCol="label")
+    ours = Pipeline(stages=[tok, idx, CountingNaiveBayes(featuresCol="tokens", smoothing=smoothing, modelType=model_type)])
+    cv = CountVectorizer(inputCol="tokens", outputCol="features", binary=model_type == "bernoulli")
+    mllib = Pipeline(stages=[tok, idx, cv, NaiveBayes(smoothing=smoothing, modelType=model_type)])
+    return ours, mllib
+
+
+def compare(ours_df, mllib_df):
+    a = sorted((r["text"], r["prediction"], r["probability"].toArray().tolist()) for r in ours_df.select("text", "prediction", "probability").collect())
+    b = sorted((r["text"], r["prediction"], r["probability"].toArray().tolist()) for r in mllib_df.select("text", "prediction", "probability").collect())
+    assert [x[:2] for x in a] == [x[:2] for x in b]
+    for x, y in zip(a, b):
+        assert x[2] == pytest.approx(y[2], abs=1e-9)
+
+
+@pytest.mark.parametrize("model_type", ["multinomial", "bernoulli"])
+def test_equals_mllib_on_a_small_table(spark, model_type):
+    rows = [("ham", "see you at six"), ("spam", "win a free prize now"), ("ham", "free at six"), ("spam", "prize prize now"),
+            ("ham", "you win"), ("spam", "claim your free prize")]
+    df = spark.createDataFrame(rows, "category STRING, text STRING")
+    ours, mllib = pipelines(model_type, 0.5)
+    compare(ours.fit(df).transform(df), mllib.fit(df).transform(df))
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("model_type", ["multinomial", "bernoulli"])
+def test_equals_mllib_on_sms_and_round_trips(spark, data_dir, tmp_path, model_type):
+    from pyspark.ml import PipelineModel
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+
+    import nbspark
+
+    df = sms_frame(spark, data_dir / "smsspam" / "SMSSpamCollection")
+    train, test = df.randomSplit([0.8, 0.2], seed=7)
+    ours, mllib = pipelines(model_type)
+    fitted = ours.fit(train)
+    compare(fitted.transform(test), mllib.fit(train).transform(test))
+    fitted.save(str(tmp_path / "pipe"))
+    again = PipelineModel.load(str(tmp_path / "pipe"))
+    compare(again.transform(test), fitted.transform(test))
+    accuracy = MulticlassClassificationEvaluator(metricName="accuracy").evaluate(again.transform(test))
+    assert accuracy > 0.95
+    # the saved counts are an nbspark model too
+    stage_dir = next((tmp_path / "pipe" / "stages").glob("2_*"))
+    loaded = nbspark.load(stage_dir / "nbspark")
+    assert loaded.kind == model_type and len(loaded.classes_) == 2
+
+
+def test_cross_validation_counts_once_per_fold_and_smoothing_reuses_counts(spark):
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+    from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
+
+    from nbspark.ml import CountingNaiveBayes
+
+    rows = [(float(i % 2), ["free", "prize"] if i % 2 else ["see", "you"], ) for i in range(40)]
+    df = spark.createDataFrame(rows, "label DOUBLE, tokens ARRAY<STRING>")
+    nb = CountingNaiveBayes(featuresCol="tokens")
+    grid = ParamGridBuilder().addGrid(nb.smoothing, [0.1, 1.0, 10.0]).build()
+    before = CountingNaiveBayes.counted
+    cv = CrossValidator(estimator=nb, estimatorParamMaps=grid, evaluator=MulticlassClassificationEvaluator(), numFolds=3, seed=1)
+    model = cv.fit(df)
+    assert CountingNaiveBayes.counted - before == 3 + 1  # once per fold, then once for the best model on all data
+    fitted = model.bestModel
+    p1 = fitted.transform(df).select("probability").first()[0]
+    before = CountingNaiveBayes.counted
+    p2 = fitted.copy({fitted.smoothing: 100.0}).transform(df).select("probability").first()[0]
+    assert CountingNaiveBayes.counted == before and p1 != p2  # no recount, another smoothing
