@@ -42,8 +42,9 @@ def _check_subsets(old: dict, cfg: ExperimentConfig) -> None:
         raise InputError(f"cannot update: the model counted subsets {old['subsets']}, this run counts {list(cfg.counted_subsets)}")
 
 
-def _fields(spark, cfg: ExperimentConfig, counted, written, updated: bool) -> dict:
+def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) -> dict:
     """The backoff manifest's own fields, from the written table (one small aggregate)."""
+    written = read_written()
     per_subset = {r["subset"]: r["n"] for r in written.groupBy("subset").count().withColumnRenamed("count", "n").collect()}
     label_counts = {}
     if "" in cfg.counted_subsets:

@@ -19,7 +19,7 @@ from .config import load_config
 from .errors import ConfigError, NbsparkError
 from .tables import check_output, local_path
 
-__all__ = ["classify_main", "curve_main", "job_failure", "query_main", "setup_logging", "train_main"]
+__all__ = ["classify_main", "curve_main", "job_failure", "parse_sets", "query_main", "setup_logging", "train_main"]
 
 #: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
 JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
@@ -37,13 +37,19 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=("permissive", "failfast"), help="malformed input: skip and count (default) or stop at the first")
 
 
-def _overrides(args, parser) -> dict[str, str]:
+def parse_sets(items: list[str], parser: argparse.ArgumentParser) -> dict[str, str]:
+    """``--set KEY=VALUE`` items as a dict of overrides (``load_config``'s)."""
     overrides = {}
-    for item in args.set:
+    for item in items:
         key, eq, value = item.partition("=")
         if not eq:
             parser.error(f"--set needs KEY=VALUE, got {item!r}")
         overrides[key.strip()] = value
+    return overrides
+
+
+def _overrides(args, parser) -> dict[str, str]:
+    overrides = parse_sets(args.set, parser)
     if args.mode:
         overrides["mode"] = args.mode
     return overrides

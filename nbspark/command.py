@@ -145,6 +145,7 @@ def config_toml(cfg) -> str:
 
 def config_main(argv: list[str]) -> int:
     """``nbspark config show``: the resolved config (file, then --set) as TOML."""
+    from .cli import parse_sets
     from .config import load_config
 
     parser = argparse.ArgumentParser(prog="nbspark config")
@@ -152,14 +153,8 @@ def config_main(argv: list[str]) -> int:
     parser.add_argument("--config", metavar="TOML")
     parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[])
     args = parser.parse_args(argv)
-    overrides = {}
-    for item in args.set:
-        key, eq, val = item.partition("=")
-        if not eq:
-            parser.error(f"--set needs KEY=VALUE, got {item!r}")
-        overrides[key.strip()] = val
     try:
-        cfg = load_config(args.config, overrides)
+        cfg = load_config(args.config, parse_sets(args.set, parser))
     except ConfigError as exc:
         print(f"nbspark config: error: {exc}", file=sys.stderr)
         return 2

@@ -1,4 +1,4 @@
-"""Experiment settings: frozen dataclasses, TOML loading, overrides, data-dir resolution.
+"""Experiment settings: frozen dataclasses, TOML loading with a type check per field, overrides.
 
 No pyspark here. Spark's own settings (master, memory, logging) are not experiment settings:
 they come from ``spark-submit`` flags or ``conf/spark/*.conf`` (``--properties-file``).
@@ -16,21 +16,17 @@ import os
 import tomllib
 import typing
 from dataclasses import dataclass
-from pathlib import Path
 
 from .errors import ConfigError
 
 __all__ = [
     "DEFAULT",
-    "DataNotFound",
     "ExperimentConfig",
     "InputSpec",
     "NBSpec",
-    "data_dir_candidates",
     "load_config",
     "validate",
     "position_letters",
-    "resolve_data_dir",
 ]
 
 FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters", "tsv", "sms", "reuters_topics", "csv", "parquet", "sklearn")
@@ -38,7 +34,6 @@ MODES = ("permissive", "failfast")
 TASKS = ("backoff", "naive_bayes")
 NB_MODELS = ("multinomial", "bernoulli", "categorical", "gaussian", "mixed")
 TOKENIZERS = ("nbspark", "words")
-DATA_ENV = "NBSPARK_DATA"
 
 
 @dataclass(frozen=True)
@@ -373,38 +368,3 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, str]
 
 
 DEFAULT = ExperimentConfig()
-
-
-class DataNotFound(Exception):
-    """No candidate data directory holds the corpus; the message names where we looked."""
-
-
-def data_dir_candidates(cli: str | None, env: dict | None = None, cwd: Path | None = None) -> list[tuple[str, Path]]:
-    """Where corpora are looked for, in order: --data-dir, $NBSPARK_DATA, ./data, ../shared/data."""
-    env = os.environ if env is None else env
-    cwd = Path.cwd() if cwd is None else cwd
-    if cli:
-        return [("--data-dir", Path(cli))]
-    out = []
-    if env.get(DATA_ENV):
-        out.append((f"${DATA_ENV}", Path(env[DATA_ENV])))
-    out.append(("./data", cwd / "data"))
-    out.append(("../shared/data", cwd.parent / "shared" / "data"))
-    return out
-
-
-def resolve_data_dir(relative: str, cli: str | None = None, env: dict | None = None, cwd: Path | None = None) -> Path:
-    """Return the first data dir under which ``relative`` exists.
-
-    An ``--data-dir`` given explicitly is the only place looked at. Raises ``DataNotFound``
-    naming every place tried and ``scripts/fetch_data.sh``.
-    """
-    candidates = data_dir_candidates(cli, env, cwd)
-    for _, base in candidates:
-        if (base / relative).exists():
-            return base
-    looked = ", ".join(f"{label} ({base / relative})" for label, base in candidates)
-    raise DataNotFound(
-        f"cannot find {relative!r}; looked in {looked}; "
-        "run scripts/fetch_data.sh to download the corpora, or pass --data-dir"
-    )

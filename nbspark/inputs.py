@@ -1,21 +1,24 @@
 """An input's files, found before Spark starts: ``resolve_input(spec, data_dir) -> Inputs``.
 
 Absolute paths (and ``file:`` URIs) are used as given, relative ones are looked up under the data
-dir (``config.resolve_data_dir``). ``sklearn`` inputs name a dataset scikit-learn ships, not a path.
+dir (``resolve_data_dir``: ``--data-dir``, else ``$NBSPARK_DATA``, ``./data``, ``../shared/data``). ``sklearn`` inputs name a dataset scikit-learn ships, not a path.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import DataNotFound, InputSpec, resolve_data_dir
+from .config import InputSpec
 from .errors import ConfigError, InputError
 from .readers import list_files, reuters_files
 from .tables import local_path
 
-__all__ = ["SKLEARN_DATASETS", "Inputs", "resolve_input"]
+__all__ = ["DATA_ENV", "SKLEARN_DATASETS", "DataNotFound", "Inputs", "data_dir_candidates", "resolve_data_dir", "resolve_input"]
+
+DATA_ENV = "NBSPARK_DATA"
 
 #: The classification tables that scikit-learn ships, by the name ``sklearn`` inputs take.
 SKLEARN_DATASETS = ("breast_cancer", "digits", "iris", "wine")
@@ -56,3 +59,38 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
     if not files:
         raise InputError(f"{root}: no input files ({'*.sgm ' if spec.format.startswith('reuters') else ''}not starting with _ or .)")
     return Inputs(spec, root, tuple(files))
+
+
+class DataNotFound(Exception):
+    """No candidate data directory holds the corpus; the message names where we looked."""
+
+
+def data_dir_candidates(cli: str | None, env: dict | None = None, cwd: Path | None = None) -> list[tuple[str, Path]]:
+    """Where corpora are looked for, in order: --data-dir, $NBSPARK_DATA, ./data, ../shared/data."""
+    env = os.environ if env is None else env
+    cwd = Path.cwd() if cwd is None else cwd
+    if cli:
+        return [("--data-dir", Path(cli))]
+    out = []
+    if env.get(DATA_ENV):
+        out.append((f"${DATA_ENV}", Path(env[DATA_ENV])))
+    out.append(("./data", cwd / "data"))
+    out.append(("../shared/data", cwd.parent / "shared" / "data"))
+    return out
+
+
+def resolve_data_dir(relative: str, cli: str | None = None, env: dict | None = None, cwd: Path | None = None) -> Path:
+    """Return the first data dir under which ``relative`` exists.
+
+    An ``--data-dir`` given explicitly is the only place looked at. Raises ``DataNotFound``
+    naming every place tried and ``scripts/fetch_data.sh``.
+    """
+    candidates = data_dir_candidates(cli, env, cwd)
+    for _, base in candidates:
+        if (base / relative).exists():
+            return base
+    looked = ", ".join(f"{label} ({base / relative})" for label, base in candidates)
+    raise DataNotFound(
+        f"cannot find {relative!r}; looked in {looked}; "
+        "run scripts/fetch_data.sh to download the corpora, or pass --data-dir"
+    )

@@ -19,7 +19,7 @@ from .corpora import parse_labelled_line, parse_sms_line
 from .counting import Counted, count_events
 from .inputs import Inputs
 from .nb import add_values, event_row
-from .nb_inputs import record_events, records_rdd, text_line_columns
+from .nb_inputs import record_events, records_rdd, text_lines
 from .readers import hadoop_escape
 from .runstats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
 
@@ -66,7 +66,8 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
     if engine == "arrow":
         return _finish_counts(spark, _arrow_agg(lines, spec.format, nb.model), cfg, inputs, engine)
-    _, labels, text, category = text_line_columns(spec.format)
+    parsed_lines = text_lines(lines, spec.format)
+    labels, text, category = F.col("labels"), F.col("text"), F.col("category")
     # split leaves empty strings at the edges; they are dropped after the explode (a higher-order
     # filter here would run interpreted, per element)
     tokens = F.split(F.lower(text), "(?U)\\W+")
@@ -76,7 +77,7 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     # doc) marker per label; any other line gives one (statistic, marker) pair
     # each expensive expression once: the tokens and labels are columns before they are reused
     # (a document is empty when its text has no word character)
-    parsed = lines.select(
+    parsed = parsed_lines.select(
         labels.alias("labels"), tokens.alias("tokens"), text.rlike("(?U)\\w").alias("has_word"), category.alias("category")
     )
     labels, tokens, category = F.col("labels"), F.col("tokens"), F.col("category")
@@ -201,11 +202,11 @@ def _arrow_agg(lines, fmt: str, model_kind: str):
     """The arrow engine's aggregate: lines parsed in SQL, then counted per Arrow batch by pyarrow."""
     from pyspark.sql import functions as F
 
-    _, labels, text, category = text_line_columns(fmt)
-    rows = lines.select(
-        category.alias("category"),
-        F.when(category == "documents", labels).otherwise(F.array(F.lit(""))).alias("labels"),
-        F.coalesce(text, F.lit("")).alias("text"),
+    category = F.col("category")
+    rows = text_lines(lines, fmt).select(
+        category,
+        F.when(category == "documents", F.col("labels")).otherwise(F.array(F.lit(""))).alias("labels"),
+        F.coalesce("text", F.lit("")).alias("text"),
     ).select("category", F.posexplode("labels").alias("pos", "label"), "text")
     partial = rows.mapInArrow(lambda it: _arrow_count_batches(it, model_kind), "label STRING, token STRING, n BIGINT")
     return partial.groupBy("label", "token").agg(F.sum("n").alias("count")).cache()

@@ -22,7 +22,7 @@ from .readers import ngram_lines, sgml_texts
 from .runstats import PartitionStats, is_stat
 from .text import tokenizer
 
-__all__ = ["REUTERS_TOP10", "Doc", "Row", "record_events", "records_rdd", "text_line_columns"]
+__all__ = ["REUTERS_TOP10", "Doc", "Row", "record_events", "records_rdd", "text_lines"]
 
 #: The ten most frequent topics of the ModApte training stories (counted from Reuters-21578).
 REUTERS_TOP10 = ("earn", "acq", "money-fx", "grain", "crude", "trade", "interest", "wheat", "ship", "corn")
@@ -222,22 +222,23 @@ def record_events(record, kind):
 
 
 
-def text_line_columns(fmt: str):
-    """The SQL twin of ``corpora.parse_labelled_line`` / ``parse_sms_line`` over a text column
-    ``value``: Column expressions ``(id, labels, text, category)``, the one place the SQL engines
-    and the arrow scorer parse a tsv or sms line. ``category`` is ``documents``, ``blank_lines``,
-    ``malformed.fields``, ``malformed.id`` or ``malformed.labels`` (the Python parsers' reasons); sms ids are
-    ``FILE#ROW`` (unique within a run)."""
+def text_lines(lines, fmt: str):
+    """The SQL twin of ``corpora.parse_labelled_line`` / ``parse_sms_line``: a text DataFrame
+    (``value``) as ``(id, labels, text, category)``, the one place the SQL engines and the arrow
+    scorer parse a tsv or sms line. ``category`` is ``documents``, ``blank_lines``,
+    ``malformed.fields``, ``malformed.id`` or ``malformed.labels`` (the Python parsers' reasons);
+    ``labels`` is empty for a line without labels; sms ids are ``FILE#ROW`` (unique within a run).
+    Each line is split once (a projection of its own, which Spark does not inline)."""
     from pyspark.sql import functions as F
 
+    split = lines.select("value", F.split("value", "\t", 2 if fmt == "sms" else 3).alias("parts"))
+    parts = F.col("parts")
     if fmt == "sms":
-        parts = F.split("value", "\t", 2)
         label = F.trim(F.get(parts, 0))
         labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
         doc_id = F.concat(F.regexp_extract(F.input_file_name(), r"([^/]*)$", 1), F.lit("#"), F.monotonically_increasing_id().cast("string"))
         text, fields_ok, id_ok = F.get(parts, 1), F.size(parts) == 2, F.lit(True)
     else:
-        parts = F.split("value", "\t", 3)
         doc_id = F.trim(F.get(parts, 0))
         labels = F.filter(F.transform(F.split(F.get(parts, 1), ","), lambda x: F.trim(x)), lambda x: x != "")
         text, fields_ok, id_ok = F.get(parts, 2), F.size(parts) == 3, doc_id != ""
@@ -248,4 +249,4 @@ def text_line_columns(fmt: str):
         .when(F.size(labels) == 0, "malformed.labels")
         .otherwise("documents")
     )
-    return doc_id, labels, text, category
+    return split.select(doc_id.alias("id"), labels.alias("labels"), text.alias("text"), category.alias("category"))

@@ -31,13 +31,14 @@ __all__ = ["NAIVE_BAYES", "SMOOTHING", "classify_nb", "load_nb_manifest", "model
 SMOOTHING = ("alpha", "prior_alpha", "var_smoothing")
 
 
-def _fields(spark, cfg: ExperimentConfig, counted, written, updated: bool) -> dict:
+def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) -> dict:
     """The naive Bayes manifest's own fields; label counts and features come from the engine
     when it summed them (SQL engines, new models), else from the written table."""
     known = counted.known
     if "label_counts" in known and not updated:
         labels, features = known["label_counts"], known["features"]
     else:
+        written = read_written()
         labels = {r["label"]: r["n"] for r in written.where(written.event == "Y").select("label", "n").collect()}
         features = written.where(written.event.isin("YX", "YG")).select("feature", "value").distinct().count()
     return {

@@ -34,7 +34,7 @@ from .nb import (
     score_rows,
     top_labels,
 )
-from .nb_inputs import Doc, records_rdd, text_line_columns
+from .nb_inputs import Doc, records_rdd, text_lines
 from .readers import hadoop_escape
 from .runstats import first_malformed_lines, is_stat, run_failfast, split_stats
 from .counting import count_events
@@ -142,12 +142,11 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel) 
 
     spec = inputs.spec
     lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
-    doc_id, labels, text, category = text_line_columns(spec.format)
-    flagged = lines.select(
-        F.coalesce(doc_id, F.lit("")).alias("id"),
-        F.coalesce(labels, F.array().cast("array<string>")).alias("gold"),
-        F.coalesce(text, F.lit("")).alias("text"),
-        category.alias("category"),
+    flagged = text_lines(lines, spec.format).select(
+        F.coalesce("id", F.lit("")).alias("id"),
+        F.coalesce("labels", F.array().cast("array<string>")).alias("gold"),
+        F.coalesce("text", F.lit("")).alias("text"),
+        "category",
     )
     bc = spark.sparkContext.broadcast(model)
     tally = spark.sparkContext.accumulator({}, _TallyParam())

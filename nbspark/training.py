@@ -105,7 +105,10 @@ def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = Fa
             counts = merge_counts(counts, read_counts(spark, out, family, old), list(family.sums))
         with staged_output(out, "model") as stage:
             counts.write.parquet(str(stage / "counts"))
-            written = spark.read.parquet(str(stage / "counts"))
+
+            def written():  # read back only where a family needs it (a schema inference job)
+                return spark.read.parquet(str(stage / "counts"))
+
             manifest = {
                 **manifest_header(family.kind, cfg),
                 "engine": counted.engine,

@@ -55,7 +55,8 @@ from pathlib import Path
 
 import numpy as np
 
-from nbspark.config import load_config, resolve_data_dir
+from nbspark.config import load_config
+from nbspark.inputs import resolve_data_dir
 from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from baselines import loop_model, score_loop
 from nbspark.nb import build_nb_model, log_posteriors, score_docs

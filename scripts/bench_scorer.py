@@ -17,7 +17,7 @@ import statistics
 import sys
 import time
 
-from nbspark.config import resolve_data_dir
+from nbspark.inputs import resolve_data_dir
 from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from baselines import loop_model, score_loop
 from nbspark.nb import add_values, build_nb_model, doc_events, event_row, log_posteriors, score_docs

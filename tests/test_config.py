@@ -2,7 +2,8 @@ from pathlib import Path
 
 import pytest
 
-from nbspark.config import DEFAULT, DataNotFound, InputSpec, load_config, resolve_data_dir
+from nbspark.config import DEFAULT, InputSpec, load_config
+from nbspark.inputs import DataNotFound, resolve_data_dir
 from nbspark.errors import ConfigError
 
 ROOT = Path(__file__).parent.parent
