@@ -3,6 +3,7 @@
 ```
 nbspark train|classify|query|curve [--master M] [--conf K=V …] ARGS   the jobs (as spark-submit jobs/*.py)
 nbspark predict --model DIR [--json] TEXT… | -                        score in process, no JVM
+nbspark check --model DIR [--factor F] [--json] [--fail-on-flag] FILE… | -   confused words, no JVM
 nbspark config show [--config F] [--set K=V …]                        the resolved config as TOML
 nbspark --version
 ```
@@ -25,7 +26,7 @@ import sys
 from . import __version__
 from .errors import ConfigError, NbsparkError
 
-__all__ = ["config_main", "config_toml", "main", "predict_main"]
+__all__ = ["check_main", "config_main", "config_toml", "main", "predict_main"]
 
 JOBS = ("train", "classify", "query", "curve")
 
@@ -36,13 +37,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--version", action="version", version=f"nbspark {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors on stderr")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug messages on stderr")
-    parser.add_argument("command", choices=(*JOBS, "predict", "config"), help="what to do (each has --help)")
+    parser.add_argument("command", choices=(*JOBS, "predict", "check", "config"), help="what to do (each has --help)")
     args, rest = parser.parse_known_args(argv)
     from .cli import setup_logging
 
     setup_logging("nbspark", logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO)
     if args.command == "predict":
         return predict_main(rest)
+    if args.command == "check":
+        return check_main(rest)
     if args.command == "config":
         return config_main(rest)
     return _job(args.command, rest)
@@ -102,6 +105,59 @@ def predict_main(argv: list[str]) -> int:
     for r in results:
         print(json.dumps(r, ensure_ascii=False) if args.json else _line(r))
     return 0
+
+
+def check_main(argv: list[str]) -> int:
+    """``nbspark check``: flag confusion-set words that an alternative beats by ``--factor``, as a
+    linter prints them (``FILE:LINE:COL: 'effect' → 'affect'? (ratio 38.2, level B) …``)."""
+    parser = argparse.ArgumentParser(
+        prog="nbspark check",
+        description="Find confused words (affect/effect, their/there, …) in plain text with a backoff model, "
+        "without Spark. A word is flagged when another word of its confusion set is at least FACTOR times "
+        "more frequent in its context, at the first level of the backoff chain that has seen it.",
+    )
+    parser.add_argument("--model", required=True, metavar="DIR", help="a backoff model directory")
+    parser.add_argument("--factor", type=float, default=10.0, help="how many times more probable an alternative must be (default 10)")
+    parser.add_argument("--json", action="store_true", help="one JSON object per flag")
+    parser.add_argument("--fail-on-flag", action="store_true", help="exit 1 when anything is flagged (for CI)")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files ('-' reads stdin)")
+    args = parser.parse_args(argv)
+    if not args.factor >= 1 or args.factor == float("inf"):
+        parser.error(f"--factor must be a finite number >= 1, got {args.factor}")
+    from .models import BackoffPredictor, load
+
+    flagged = 0
+    try:
+        model = load(args.model)
+        if not isinstance(model, BackoffPredictor):
+            raise ValueError(f"{args.model}: a naive Bayes model; nbspark check needs a backoff model")
+        for name in args.files:
+            text = sys.stdin.read() if name == "-" else _read_text(name)
+            for flag in model.flags(text, args.factor):
+                flagged += 1
+                flag = {"file": "<stdin>" if name == "-" else name, **flag}
+                if args.json:  # JSON has no infinity: null when the written word was never seen there
+                    print(json.dumps({**flag, "ratio": None if flag["ratio"] == float("inf") else flag["ratio"]}, ensure_ascii=False))
+                else:
+                    print(_flag_line(flag))
+    except (NbsparkError, ValueError, OSError) as exc:
+        print(f"nbspark check: error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ConfigError) else 1
+    return 1 if flagged and args.fail_on_flag else 0
+
+
+def _read_text(name: str) -> str:
+    """A text file as UTF-8 (undecodable bytes become U+FFFD, as the jobs read text); ``.gz`` too."""
+    import gzip
+
+    opener = gzip.open if name.endswith(".gz") else open
+    with opener(name, "rb") as fh:
+        return fh.read().decode("utf-8", "replace")
+
+
+def _flag_line(f: dict) -> str:
+    ratio = "inf" if f["ratio"] == float("inf") else f"{f['ratio']:.1f}"
+    return f"{f['file']}:{f['line']}:{f['column']}: {f['written']!r} → {f['suggestion']!r}? (ratio {ratio}, level {f['level'] or '∅'}) {f['snippet']}"
 
 
 def _backoff_results(model, texts: list[str]) -> list[dict]:

@@ -31,7 +31,7 @@ from .manifests import BACKOFF_KIND, NB_KIND, load_manifest
 from .model import count_tables, model_from_counts
 from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
 from .tables import check_table, ddl_columns, local_path, read_json
-from .text import centred_windows, tokenize, tokenizer
+from .text import TOKEN_RE, centred_windows, tokenize, tokenizer
 
 __all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load"]
 
@@ -166,6 +166,42 @@ class BackoffPredictor:
             out.append({"index": index, "written": w[self.width // 2], "label": decision.label,
                         "probability": decision.probability, "level": decision.subset, "window": w})
         return out
+
+    def flags(self, text: str, factor: float) -> list[dict]:
+        """The confusion-set words of ``text`` that an alternative beats by at least ``factor``
+        times at the deciding level of the chain: ``line`` and ``column`` (1-based, in characters),
+        ``written``, ``suggestion``, ``ratio`` (inf when the written word was never seen there),
+        ``level`` and ``snippet``. A word whose context no level has seen is not flagged."""
+        spans = [(m.start(), m.group()) for m in TOKEN_RE.finditer(text)]
+        tokens = [t.lower() if self.lowercase else t for _, t in spans]
+        out = []
+        for index, w in centred_windows(tokens, self._set_of, self.width):
+            decision, candidates = self._decide(w)
+            if decision.subset == UNSEEN:
+                continue
+            counts = self._level_counts(w, decision.subset)
+            written = w[self.width // 2]
+            best = max((c for c in candidates if c != written), key=lambda c: (counts.get(c, 0), c), default=None)
+            if best is None or not counts.get(best):
+                continue
+            ratio = counts[best] / counts[written] if counts.get(written) else math.inf
+            if ratio < factor:
+                continue
+            start = spans[index][0]
+            line = text.count("\n", 0, start) + 1
+            column = start - (text.rfind("\n", 0, start) + 1) + 1
+            out.append({"line": line, "column": column, "written": spans[index][1], "suggestion": best, "ratio": ratio,
+                        "level": decision.subset, "snippet": _snippet(text, start, len(spans[index][1]))})
+        return out
+
+
+def _snippet(text: str, start: int, length: int, around: int = 25) -> str:
+    """The line around a word, cut to ``around`` characters each side with ``…``."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    left, right = max(line_start, start - around), min(line_end, start + length + around)
+    return ("…" if left > line_start else "") + text[left:right] + ("…" if right < line_end else "")
 
 
 class NBPredictor:
