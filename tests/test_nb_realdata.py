@@ -32,6 +32,14 @@ def run(spark, name, data_dir, tmp_path):
     return metrics, preds
 
 
+def loaded_predictions(model_dir, test) -> dict:
+    """The test documents' predictions from ``nbspark.load`` (pyarrow and numpy, no Spark)."""
+    import nbspark
+
+    model = nbspark.load(model_dir)
+    return dict(zip([doc_id for doc_id, _, _ in test], model.predict([text for _, text, _ in test])))
+
+
 def sklearn_text(estimator, train, test):
     cv = CountVectorizer(token_pattern=r"(?u)\w+")
     X = cv.fit_transform([t for _, t, _ in train])
@@ -50,6 +58,7 @@ def test_reuters_top10_equals_sklearn(spark, data_dir, tmp_path):
     theirs, accuracy = sklearn_text(MultinomialNB(alpha=1.0), train, test)
     assert len(test) == metrics["documents"] == 2499
     assert ours == theirs
+    assert loaded_predictions(tmp_path / "m", test) == ours  # nbspark.load, no Spark, row for row
     assert metrics["accuracy"] == pytest.approx(accuracy)
 
 
@@ -66,6 +75,7 @@ def test_sms_equals_sklearn(spark, data_dir, tmp_path, name, estimator):
     theirs, accuracy = sklearn_text(estimator, train, test)
     assert len(train) + len(test) == 5574 and metrics["documents"] == len(test)
     assert ours == theirs
+    assert loaded_predictions(tmp_path / "m", test) == ours
     assert metrics["accuracy"] == pytest.approx(accuracy)
 
 
@@ -82,6 +92,11 @@ def test_wine_gaussian_equals_sklearn(spark, tmp_path):
     pred = ref.predict(data.data[part == "test"])
     ours = {int(r["id"]): r["predicted"][0] for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()}
     assert [ours[i] for i in np.flatnonzero(part == "test")] == list(pred)
+    import nbspark
+
+    names_ = [str(n).replace(" ", "_") for n in data.feature_names]
+    rows = [dict(zip(names_, map(float, data.data[i]))) for i in np.flatnonzero(part == "test")]
+    assert nbspark.load(tmp_path / "m").predict(rows) == list(pred)
     assert metrics["accuracy"] == pytest.approx(np.mean(pred == names[data.target[part == "test"]]))
 
 
