@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .capabilities import resolve_engine
 from .counting import Counted, merge_counts
 from .errors import InputError
 from .manifests import check_update, load_manifest, manifest_header, merged_manifest
@@ -76,8 +77,7 @@ def _check_recount(old: dict, inputs, force: bool) -> None:
 
 def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = False, force: bool = False,
                 overwrite: bool = False) -> dict:
-    """Count ``inputs`` into the model directory ``out`` (checked by the caller, staged here);
-    return the manifest.
+    """Count ``inputs`` into the model directory ``out`` (checked and staged here); return the manifest.
 
     With ``update``, ``out`` is an existing model: the new counts are added to its tables
     (Cohen's streaming property: no recounting of the old data) and the model is replaced whole.
@@ -95,7 +95,7 @@ def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = Fa
         if family.check_old is not None:
             family.check_old(old, cfg)
         _check_recount(old, inputs, force)
-    log.info("counting %s with %s", inputs.root, cfg.engine)
+    log.info("counting %s with the %s engine", inputs.root, resolve_engine(cfg))
     counted: Counted = family.count(spark, cfg, inputs)
     try:
         if not counted.stats.get(family.unit):
