@@ -127,6 +127,9 @@ class ExperimentConfig:
     # mode, else broadcast.
     scoring: str = "auto"
     broadcast_limit_mb: int = 512
+    # Count tables are written as one Parquet file per this many rows (at least one file), so a
+    # small table is not spread over spark.sql.shuffle.partitions files and a large one keeps its tasks.
+    rows_per_file: int = 1_000_000
     # Context subsets counted besides the chain and the full context (e.g. for comparing chains).
     extra_subsets: tuple[str, ...] = ()
     nb: NBSpec = NBSpec()
@@ -231,6 +234,8 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ConfigError(f"nb.top_k must be >= 1, got {nb.top_k}")
     if cfg.max_bad_examples < 0 or cfg.partitions < 0 or cfg.broadcast_limit_mb < 0:
         raise ConfigError("max_bad_examples, partitions and broadcast_limit_mb must be >= 0")
+    if cfg.rows_per_file < 1:
+        raise ConfigError(f"rows_per_file must be >= 1, got {cfg.rows_per_file}")
     if cfg.partitions > 1_000_000:  # Spark takes an int, and each partition is a task
         raise ConfigError(f"partitions must be at most 1,000,000, got {cfg.partitions:,}")
     problems = config_problems(cfg)

@@ -103,6 +103,8 @@ def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = Fa
         counts = counted.counts
         if old is not None:
             counts = merge_counts(counts, read_counts(spark, out, family, old), list(family.sums))
+        # one file per rows_per_file rows: the table is counted from the cache (coalesce never adds files)
+        counts = counts.coalesce(max(1, -(-counts.count() // cfg.rows_per_file)))
         with staged_output(out, "model") as stage:
             counts.write.parquet(str(stage / "counts"))
 

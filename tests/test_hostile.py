@@ -23,10 +23,10 @@ from tests.conftest import ROOT
 
 @pytest.fixture
 def model(spark, fixtures, tmp_path):
-    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")})
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm"), "rows_per_file": "10"})
     manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     parts = sorted((tmp_path / "m" / "counts").glob("part-*.parquet"))
-    assert len(parts) >= 2
+    assert len(parts) >= 2  # 28 rows, at most 10 a file
     return cfg, manifest, tmp_path / "m", parts
 
 
@@ -172,3 +172,15 @@ def test_staging_left_by_a_killed_run_is_cleaned_and_a_lost_model_restored(tmp_p
         assert json.loads((out / "manifest.json").read_text()) == {"old": True}  # restored before the new one
         (stage / "x").write_text("new")
     assert (out / "x").read_text() == "new" and live.exists()
+
+
+def test_small_count_tables_are_few_files(spark, fixtures, tmp_path):
+    """The Books table (2.5 MB) used to be written as spark.sql.shuffle.partitions = 200 files."""
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
+    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "one")
+    assert len(list((tmp_path / "one" / "counts").glob("part-*.parquet"))) == 1 and manifest["count_rows"] == 28
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "rows_per_file": "10"})
+    train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "three")
+    # ceil(28 / 10) = 3 files, but coalescing never adds any: the tests count on 2 shuffle partitions
+    shuffle = int(spark.conf.get("spark.sql.shuffle.partitions"))
+    assert len(list((tmp_path / "three" / "counts").glob("part-*.parquet"))) == min(3, shuffle) == 2
