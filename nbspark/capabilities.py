@@ -5,7 +5,7 @@ engines and scorers apply, and what ``auto`` picks. Pure: the config validation 
 
 | task | formats | engines | scorers |
 | --- | --- | --- | --- |
-| backoff | ngrams, google_v2, google_v3, brown, reuters | pairs, combine; arrow for ngrams without sampling | broadcast |
+| backoff | ngrams, google_v2, google_v3, brown, reuters, text | pairs, combine; arrow for ngrams without sampling | broadcast |
 | naive Bayes, multinomial or Bernoulli | tsv, sms, reuters_topics | pairs, combine; dataframe and arrow for tsv/sms, words tokenizer, no holdout | broadcast, join; arrow as the engines |
 | naive Bayes, categorical, Gaussian or mixed | csv, parquet, sklearn | pairs, combine | broadcast |
 
@@ -34,7 +34,7 @@ __all__ = [
     "train_problem",
 ]
 
-BACKOFF_FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters")
+BACKOFF_FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters", "text")
 NB_TEXT_FORMATS = ("tsv", "sms", "reuters_topics")
 NB_TABLE_FORMATS = ("csv", "parquet", "sklearn")
 TEXT_MODELS = ("multinomial", "bernoulli")

@@ -29,7 +29,7 @@ __all__ = [
     "position_letters",
 ]
 
-FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters", "tsv", "sms", "reuters_topics", "csv", "parquet", "sklearn")
+FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters", "text", "tsv", "sms", "reuters_topics", "csv", "parquet", "sklearn")
 MODES = ("permissive", "failfast")
 TASKS = ("backoff", "naive_bayes")
 NB_MODELS = ("multinomial", "bernoulli", "categorical", "gaussian", "mixed")
@@ -56,6 +56,9 @@ class InputSpec:
     year_max: int = 9999
     min_count: int = 40
     pos: str = "strip"
+    # Plain text (format "text"): a document is a whole file ("file") or a paragraph, lines
+    # separated by blank lines ("paragraph"); windows are padded at the document's edges.
+    document: str = "file"
 
 
 @dataclass(frozen=True)
@@ -212,6 +215,8 @@ def validate(cfg: ExperimentConfig) -> None:
             raise ConfigError(f"{part}.format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
         if spec.pos not in ("strip", "keep"):
             raise ConfigError(f"{part}.pos must be strip or keep, got {spec.pos!r}")
+        if spec.document not in ("file", "paragraph"):
+            raise ConfigError(f"{part}.document must be file or paragraph, got {spec.document!r}")
         if spec.min_count < 0 or spec.year_min > spec.year_max:
             raise ConfigError(f"{part}.min_count must be >= 0 and {part}.year_min <= {part}.year_max")
         _finite(f"{part}.holdout", spec.holdout, 0.0)

@@ -31,6 +31,7 @@ __all__ = [
     "parse_reuters_sgml",
     "parse_sms_line",
     "strip_pos",
+    "text_documents",
 ]
 
 
@@ -252,6 +253,22 @@ def parse_google_v3(line: str, order: int = 5) -> tuple[tuple[str, ...], list[tu
             raise MalformedLine("year", line)
         years.append((int(fields[0]), _count(fields[1], line)))
     return tokens, years
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
+
+
+def text_documents(text: str, unit: str = "file") -> list[tuple[int, str]]:
+    """The documents of a plain text, each with its 1-based first line: the whole text
+    (``unit = "file"``) or its paragraphs, separated by blank lines (``"paragraph"``)."""
+    if unit == "file":
+        return [(1, text)]
+    out, start = [], 0
+    for m in _PARAGRAPH_BREAK.finditer(text):
+        out.append((text.count("\n", 0, start) + 1, text[start : m.start()]))
+        start = m.end()
+    out.append((text.count("\n", 0, start) + 1, text[start:]))
+    return [(line, doc) for line, doc in out if doc.strip()]
 
 
 _BROWN_FILE = re.compile(r"(?:^|/)c[a-r]\d\d$")

@@ -1,5 +1,5 @@
-"""The backoff family's inputs: n-gram lines, Google Books shards, the Brown zip and Reuters SGML
-turned into training or test examples.
+"""The backoff family's inputs: n-gram lines, Google Books shards, the Brown zip, Reuters SGML and
+plain text turned into training or test examples.
 
 Record shapes: lines ``(file, offset, text)`` or files ``(file, bytes)`` -> ``Example(source,
 window, weight)``, mixed with statistics records (``runstats``) in one RDD.
@@ -16,6 +16,7 @@ from .corpora import (
     parse_google_v2,
     parse_google_v3,
     strip_pos,
+    text_documents,
 )
 from .errors import ConfigError
 from .events import Example, ngram_example, story_examples, token_examples
@@ -23,6 +24,7 @@ from .faults import maybe_inject
 from .inputs import Inputs
 from .readers import ngram_lines, sgml_texts
 from .runstats import PartitionStats
+from .text import tokenize
 
 __all__ = ["examples_rdd", "ngram_partition"]
 
@@ -135,6 +137,29 @@ def _reuters_partition(records, confusion, width, lowercase, splits, mode, keep_
     yield from stats.records()
 
 
+def _text_partition(records, confusion, width, lowercase, unit, keep_bad):
+    """Plain text files ``(file, bytes)`` (``.gz`` decompressed; UTF-8, undecodable bytes replaced
+    by U+FFFD and counted) -> every window centred on a confusion-set word, per document."""
+    import gzip
+
+    maybe_inject()
+    stats = PartitionStats(keep_bad)
+    for source, data in records:
+        if source.endswith(".gz"):
+            data = gzip.decompress(data)
+        text = data.decode("utf-8", "replace")
+        stats.add("decode_replacements", text.count("\ufffd"))
+        for line, doc in text_documents(text, unit):
+            stats.add("documents_read")
+            tokens = tokenize(doc, lowercase)
+            stats.add("tokens", len(tokens))
+            for example in token_examples(f"{source}:{line}", tokens, confusion, width, False):
+                stats.add("examples")
+                stats.add("weight", 1)
+                yield example
+    yield from stats.records()
+
+
 def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mode: str, keep_bad: int, partitions: int = 0):
     """RDD mixing ``Example`` records and statistics records (``counting.is_stat``).
 
@@ -160,6 +185,10 @@ def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mod
         if partitions:
             lines = lines.repartition(partitions)
         return lines.mapPartitions(lambda it: ngram_partition(it, confusion, width, lowercase, mode, keep_bad))
+    if inputs.spec.format == "text":
+        unit = inputs.spec.document
+        texts = sgml_texts(sc, list(inputs.files))
+        return texts.mapPartitions(lambda it: _text_partition(it, confusion, width, lowercase, unit, keep_bad))
     if inputs.spec.format == "reuters":
         splits = frozenset(inputs.spec.splits)
         texts = sgml_texts(sc, list(inputs.files))

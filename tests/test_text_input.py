@@ -1,0 +1,53 @@
+"""Plain text input (``format = "text"``) for the backoff models, counted by hand.
+
+a.txt: "It would not affect the outcome.\\n\\nThe effect was small \\xff.\\n" (one undecodable byte)
+b.txt.gz: "Effect on effect.\\n"
+File documents: a.txt windows at affect (token 3) and effect (token 8: ". the effect was small");
+b.txt.gz windows at effect (0) and effect (2). Paragraph documents: the second paragraph of
+a.txt starts a document, so effect's window there is "<s> the effect was small".
+"""
+
+import gzip
+
+import pytest
+
+from nbspark.backoff_jobs import BACKOFF, train
+from nbspark.config import load_config
+from nbspark.corpora import text_documents
+from nbspark.inputs import resolve_input
+from nbspark.training import read_counts
+
+pytestmark = pytest.mark.spark
+
+
+def test_text_documents():
+    assert text_documents("a\nb\n\n \nc\n", "paragraph") == [(1, "a\nb"), (5, "c\n")]
+    assert text_documents("a\n\nb", "file") == [(1, "a\n\nb")]
+
+
+@pytest.mark.parametrize("unit, a_left", [("file", "."), ("paragraph", "<s>")])
+def test_text_windows_by_hand(spark, tmp_path, unit, a_left):
+    src = tmp_path / "texts"
+    src.mkdir()
+    (src / "a.txt").write_bytes(b"It would not affect the outcome.\n\nThe effect was small \xff.\n")
+    (src / "b.txt.gz").write_bytes(gzip.compress(b"Effect on effect.\n"))
+    cfg = load_config(None, {"train.format": "text", "train.path": str(src), "train.document": unit})
+    manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    stats = manifest["stats"]
+    assert stats["examples"] == 4 and stats["weight"] == 4 and stats["decode_replacements"] == 1
+    assert stats["documents_read"] == (2 if unit == "file" else 3)
+    assert manifest["label_counts"] == {"affect": 1, "effect": 3}
+    rows = {tuple(r[1:-1]): r[-1] for r in read_counts(spark, tmp_path / "m", BACKOFF, manifest).collect() if r[0] == "ABDE"}
+    assert rows == {
+        ("would", "not", "the", "outcome", "affect"): 1,
+        (a_left, "the", "was", "small", "effect"): 1,
+        ("<s>", "<s>", "on", "effect", "effect"): 1,
+        ("effect", "on", ".", "</s>", "effect"): 1,
+    }
+
+
+def test_a_bad_document_setting_is_refused():
+    from nbspark.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="train.document must be file or paragraph"):
+        load_config(None, {"train.format": "text", "train.document": "sentence"})
