@@ -41,7 +41,7 @@ def manifest_header(kind: str, cfg) -> dict:
     }
 
 
-def load_manifest(model_dir: Path, kind: str) -> dict:
+def load_manifest(model_dir: Path, kind: str | tuple[str, ...]) -> dict:
     """The manifest of a model directory, refusing anything that is not a complete model of ``kind``
     (``OutputError``, one line)."""
     path = model_dir / "manifest.json"
@@ -53,8 +53,9 @@ def load_manifest(model_dir: Path, kind: str) -> dict:
         manifest = read_json(path)
     except ValueError:
         raise OutputError(f"{path}: not valid JSON") from None
-    if manifest.get("kind") != kind:
-        raise OutputError(f"{model_dir}: a model of kind {manifest.get('kind')!r}, expected {kind!r}")
+    kinds = (kind,) if isinstance(kind, str) else kind
+    if manifest.get("kind") not in kinds:
+        raise OutputError(f"{model_dir}: a model of kind {manifest.get('kind')!r}, expected {' or '.join(map(repr, kinds))}")
     if manifest.get("schema_version") != SCHEMA_VERSION:
         raise OutputError(
             f"{model_dir}: model schema version {manifest.get('schema_version')!r}, this nbspark reads {SCHEMA_VERSION}"

@@ -30,7 +30,7 @@ from .events import count_ddl
 from .manifests import BACKOFF_KIND, NB_KIND, load_manifest
 from .model import count_tables, model_from_counts
 from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
-from .tables import check_table, ddl_columns, local_path, read_json
+from .tables import check_table, ddl_columns, local_path
 from .text import TOKEN_RE, centred_windows, tokenize, tokenizer
 
 __all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load"]
@@ -44,21 +44,11 @@ def load(path: str | os.PathLike, *, chain: Sequence[str] | None = None, alpha: 
     recorded; left out, the model's own settings apply.
     """
     model_dir = local_path(path)
-    kind = _peek_kind(model_dir)
-    if kind == BACKOFF_KIND:
-        manifest = load_manifest(model_dir, BACKOFF_KIND)
+    manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
+    if manifest["kind"] == BACKOFF_KIND:
         rows = _count_rows(model_dir, count_ddl(manifest["letters"]), manifest)
         return BackoffPredictor(manifest, rows, chain)
-    manifest = load_manifest(model_dir, NB_KIND)
     return NBPredictor(manifest, _count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing)
-
-
-def _peek_kind(model_dir: Path) -> str:
-    try:
-        kind = read_json(model_dir / "manifest.json").get("kind")
-    except (OSError, ValueError):
-        return BACKOFF_KIND  # load_manifest names what is wrong
-    return kind if kind in (BACKOFF_KIND, NB_KIND) else BACKOFF_KIND
 
 
 def _count_rows(model_dir: Path, ddl: str, manifest: dict) -> list[tuple]:

@@ -105,17 +105,22 @@ def _min_count_partition(records, min_count, keep_bad):
     yield from stats.records()
 
 
+def _document_examples(stats: PartitionStats, doc_id: str, tokens, confusion, width, lowercase):
+    """The windows of one tokenized document (weight 1 each), counted into ``stats``."""
+    stats.add("documents_read")
+    stats.add("tokens", len(tokens))
+    for example in token_examples(doc_id, tokens, confusion, width, lowercase):
+        stats.add("examples")
+        stats.add("weight", 1)
+        yield example
+
+
 def _brown_partition(records, confusion, width, lowercase, keep_bad):
     maybe_inject()
     stats = PartitionStats(keep_bad)
     for _source, data in records:
         for file_id, words in parse_brown_zip(data):
-            stats.add("documents_read")
-            stats.add("tokens", len(words))
-            for example in token_examples(f"brown:{file_id}", words, confusion, width, lowercase):
-                stats.add("examples")
-                stats.add("weight", 1)
-                yield example
+            yield from _document_examples(stats, f"brown:{file_id}", words, confusion, width, lowercase)
     yield from stats.records()
 
 
@@ -150,13 +155,7 @@ def _text_partition(records, confusion, width, lowercase, unit, keep_bad):
         text = data.decode("utf-8", "replace")
         stats.add("decode_replacements", text.count("\ufffd"))
         for line, doc in text_documents(text, unit):
-            stats.add("documents_read")
-            tokens = tokenize(doc, lowercase)
-            stats.add("tokens", len(tokens))
-            for example in token_examples(f"{source}:{line}", tokens, confusion, width, False):
-                stats.add("examples")
-                stats.add("weight", 1)
-                yield example
+            yield from _document_examples(stats, f"{source}:{line}", tokenize(doc, lowercase), confusion, width, False)
     yield from stats.records()
 
 
