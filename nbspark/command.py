@@ -5,7 +5,7 @@ nbspark train|classify|query|curve [--master M] [--conf K=V …] ARGS   the jobs
 nbspark predict --model DIR [--json] TEXT… | -                        score in process, no JVM
 nbspark check --model DIR [--factor F] [--json] [--fail-on-flag] FILE… | -   confused words, no JVM
 nbspark config show [--config F] [--set K=V …]                        the resolved config as TOML
-nbspark --version
+nbspark --version | --jobs-dir                                         (the jobs: spark-submit "$(nbspark --jobs-dir)/train.py")
 ```
 
 ``-q`` / ``-v`` set the level of the ``nbspark`` logger (progress goes there, on stderr); reports
@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="nbspark", description="Naive Bayes and n-gram density estimation by counting, on Spark.")
     parser.add_argument("--version", action="version", version=f"nbspark {__version__}")
+    parser.add_argument("--jobs-dir", action=_JobsDir, help="print the directory of the spark-submit jobs (train.py, classify.py, …) and exit")
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors on stderr")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug messages on stderr")
     parser.add_argument("command", choices=(*JOBS, "predict", "check", "config"), help="what to do (each has --help)")
@@ -49,6 +50,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "config":
         return config_main(rest)
     return _job(args.command, rest)
+
+
+class _JobsDir(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from .jobs import DIR
+
+        print(DIR)
+        parser.exit()
 
 
 def _job(name: str, argv: list[str]) -> int:

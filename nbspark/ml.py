@@ -51,10 +51,12 @@ from pyspark.ml.util import (
 
 from . import __version__
 from .config import ExperimentConfig, NBSpec
+from .frames import count_documents
+from .tables import save_estimator_counts
 from .manifests import NB_KIND, SCHEMA_VERSION
 from .nb import COUNT_DDL, bernoulli_log_probs, class_log_prior, log_posteriors, multinomial_log_prob
 
-__all__ = ["CountingNaiveBayes", "CountingNaiveBayesModel", "Counts"]
+__all__ = ["CountingBackoff", "CountingBackoffModel", "CountingNaiveBayes", "CountingNaiveBayesModel", "Counts"]
 
 MODEL_TYPES = ("multinomial", "bernoulli")
 
@@ -145,7 +147,6 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
         features = dataset.schema[self.getFeaturesCol()].dataType
         weight = F.col(self.getWeightCol()).cast("double") if self.isDefined(self.weightCol) and self.getWeightCol() else F.lit(1.0)
         df = dataset.select(F.col(self.getLabelCol()).cast("double").alias("y"), weight.alias("w"), F.col(self.getFeaturesCol()).alias("f"))
-        bernoulli = self.getModelType() == "bernoulli"
         if isinstance(features, VectorUDT):
             from pyspark.ml.stat import Summarizer
 
@@ -154,16 +155,20 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
             size = len(rows[0]["s"]) if rows else 0
             return Counts(tuple(r["y"] for r in rows), np.array([r["n"] for r in rows], float), tuple(map(str, range(size))),
                           np.array([r["s"].toArray() for r in rows]).reshape(len(rows), size), True)
-        tokens = F.array_distinct("f") if bernoulli else F.col("f")
-        per_class = sorted((r["y"], r["n"]) for r in df.groupBy("y").agg(F.sum("w").alias("n")).collect())
-        terms = df.select("y", "w", F.explode(tokens).alias("t")).groupBy("y", "t").agg(F.sum("w").alias("c")).collect()
-        classes = tuple(y for y, _ in per_class)
-        vocab = tuple(sorted({r["t"] for r in terms}))
+        weighted = self.isDefined(self.weightCol) and bool(self.getWeightCol())
+        table = count_documents(df, "f", "y", "w" if weighted else None, model=self.getModelType())
+        rows = [(r["event"], r["label"], r["feature"], r["sum"] if weighted else float(r["n"]))
+                for r in table.where(table.event.isin("Y", "YX")).collect()]
+        classes = tuple(sorted(float(label) for event, label, _, _ in rows if event == "Y"))
+        vocab = tuple(sorted({feature for event, _, feature, _ in rows if event == "YX"}))
         cidx, vidx = {c: i for i, c in enumerate(classes)}, {t: i for i, t in enumerate(vocab)}
-        counts = np.zeros((len(classes), len(vocab)))
-        for r in terms:
-            counts[cidx[r["y"]], vidx[r["t"]]] = r["c"]
-        return Counts(classes, np.array([n for _, n in per_class], float), vocab, counts, False)
+        class_count, counts = np.zeros(len(classes)), np.zeros((len(classes), len(vocab)))
+        for event, label, feature, value in rows:
+            if event == "Y":
+                class_count[cidx[float(label)]] = value
+            else:
+                counts[cidx[float(label)], vidx[feature]] = value
+        return Counts(classes, class_count, vocab, counts, False)
 
 
 class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
@@ -261,9 +266,6 @@ class _ModelWriter(MLWriter):
 
     def saveImpl(self, path: str) -> None:
         import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        from .tables import local_path, write_json
 
         DefaultParamsWriter.saveMetadata(self.instance, path, self.sparkSession)
         c, kind = self.instance.counts, self.instance.getModelType()
@@ -273,17 +275,12 @@ class _ModelWriter(MLWriter):
         rows += [("YX", repr(c.classes[i]), c.features[j], float(c.counts[i, j])) for i, j in zip(*nz)]
         if kind == "multinomial":
             rows += [("YX=ANY", repr(y), None, float(t)) for y, t in zip(c.classes, c.counts.sum(axis=1))]
-        out = local_path(path) / "nbspark"
-        (out / "counts").mkdir(parents=True)
         table = pa.table({
             "event": [r[0] for r in rows], "label": [r[1] for r in rows], "feature": [r[2] for r in rows],
             "value": pa.nulls(len(rows), pa.string()), "n": [int(round(r[3])) for r in rows],
             "sum": [r[3] for r in rows], "sumsq": pa.nulls(len(rows), pa.float64()),
         })
-        pq.write_table(table, out / "counts" / "part-00000-nbspark.parquet")
-        (out / "counts" / "_SUCCESS").write_text("")
-        write_json(out / "manifest.json", _manifest(self.instance, len(rows)))
-        write_json(out / "_nbspark.json", {"kind": "model"})
+        save_estimator_counts(path, table, _manifest(self.instance, len(rows)))
 
 
 class _ModelReader(MLReader):
@@ -319,3 +316,5 @@ class _ModelReader(MLReader):
         DefaultParamsReader.getAndSetParams(model, metadata)
         return model
 
+
+from .ml_backoff import CountingBackoff, CountingBackoffModel  # noqa: E402  (the backoff Estimator, exported here too)

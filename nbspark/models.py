@@ -33,7 +33,7 @@ from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_row
 from .tables import check_table, ddl_columns, local_path
 from .text import TOKEN_RE, centred_windows, tokenize, tokenizer
 
-__all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load"]
+__all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load", "read_count_rows"]
 
 
 def load(path: str | os.PathLike, *, chain: Sequence[str] | None = None, alpha: float | None = None,
@@ -46,12 +46,12 @@ def load(path: str | os.PathLike, *, chain: Sequence[str] | None = None, alpha: 
     model_dir = local_path(path)
     manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
     if manifest["kind"] == BACKOFF_KIND:
-        rows = _count_rows(model_dir, count_ddl(manifest["letters"]), manifest)
+        rows = read_count_rows(model_dir, count_ddl(manifest["letters"]), manifest)
         return BackoffPredictor(manifest, rows, chain)
-    return NBPredictor(manifest, _count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing)
+    return NBPredictor(manifest, read_count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing)
 
 
-def _count_rows(model_dir: Path, ddl: str, manifest: dict) -> list[tuple]:
+def read_count_rows(model_dir: Path, ddl: str, manifest: dict) -> list[tuple]:
     """The count table's rows as tuples in the schema's column order, after the same checks as the jobs'."""
     import pyarrow.parquet as pq
 

@@ -1,0 +1,120 @@
+"""Counting from a DataFrame: the count tables of both families from columns a user already has,
+with Spark SQL only (no Python per row), for notebooks and existing pipelines.
+
+* ``count_windows(df, "window")``: an ``array<string>`` column of windows (width tokens, the label
+  at the centre) and an optional weight column -> the backoff count table (``events.count_ddl``),
+  one row per (context subset, context values, label), as the train job writes it.
+* ``count_documents(df, "tokens", "label")``: an ``array<string>`` of tokens per document and a
+  label column (any type; compared as strings) -> the naive Bayes count table (``nb.COUNT_DDL``)
+  with the events of ``nb.doc_events``, multinomial or Bernoulli.
+
+Tokens are taken as given: lower-case them (``RegexTokenizer`` does) before counting if the model
+should. Weights must be finite and >= 0; a row breaking that, or a window of another width, fails
+the job with a message naming the column. The result is a lazy DataFrame with the table's columns
+and types (its columns are nullable in the DataFrame's schema): write it, or collect a small one
+(``nbspark.ml`` does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .config import ExperimentConfig, position_letters
+from .events import context_letters, count_columns
+
+__all__ = ["count_documents", "count_windows"]
+
+
+def _weight(df, weight_col: str | None, what: str):
+    """The weight column, checked in the job (finite, >= 0), or 1."""
+    from pyspark.sql import functions as F
+
+    if not weight_col:
+        return F.lit(1.0)
+    if weight_col not in df.columns:
+        raise ValueError(f"no weight column {weight_col!r} (columns: {', '.join(df.columns)})")
+    w = F.col(weight_col).cast("double")
+    bad = w.isNull() | F.isnan(w) | (w < 0) | (w == float("inf"))
+    return F.when(bad, F.raise_error(F.lit(f"{what}: weight column {weight_col!r} holds a null, NaN, infinite or negative value"))).otherwise(w)
+
+
+def _array_column(df, name: str, role: str):
+    from pyspark.sql.types import ArrayType, StringType
+
+    if name not in df.columns:
+        raise ValueError(f"no {role} column {name!r} (columns: {', '.join(df.columns)})")
+    dtype = df.schema[name].dataType
+    if not (isinstance(dtype, ArrayType) and isinstance(dtype.elementType, StringType)):
+        raise ValueError(f"the {role} column {name!r} must be array<string>, not {dtype.simpleString()}")
+
+
+def count_windows(df, windows_col: str = "window", weight_col: str | None = None, *, width: int = 5,
+                  subsets: Sequence[str] | None = None):
+    """The backoff count table of ``df``'s windows, in ``events.count_ddl(letters)``.
+
+    ``subsets`` are the context subsets counted (letters of the positions, ``""`` the prior);
+    by default those the train job counts for the default chain (``ExperimentConfig.counted_subsets``).
+    A weighted count is rounded to the nearest integer, as counts are stored as integers.
+    """
+    from pyspark.sql import functions as F
+
+    _array_column(df, windows_col, "windows")
+    letters = position_letters(width)
+    subsets = tuple(ExperimentConfig(width=width).counted_subsets if subsets is None else subsets)
+    ctx = context_letters(letters)
+    for s in subsets:
+        if any(c not in ctx for c in s):
+            raise ValueError(f"subset {s!r}: only context positions {ctx!r} can be counted for width {width}")
+    window = F.col(windows_col)
+    checked = F.when(F.size(window) != width, F.raise_error(F.lit(f"count_windows: a window of column {windows_col!r} has not {width} tokens"))).otherwise(window)
+    base = df.select(checked.alias("w"), _weight(df, weight_col, "count_windows").alias("n"))
+    null = F.lit(None).cast("string")
+    events = F.array(*[
+        F.struct(F.lit(s).alias("subset"), *[(F.col("w")[letters.index(c)] if c in s else null).alias(c.lower()) for c in ctx])
+        for s in subsets
+    ])
+    names = count_columns(letters)
+    exploded = base.select(F.explode(events).alias("e"), F.col("w")[width // 2].alias("label"), "n").select("e.*", "label", "n")
+    summed = exploded.groupBy(*names[:-1]).agg(F.sum("n").alias("s"))
+    table = summed.select(*names[:-1], F.round("s").cast("long").alias("count"))
+    return table
+
+
+def count_documents(df, tokens_col: str = "tokens", label_col: str = "label", weight_col: str | None = None, *,
+                    model: str = "multinomial"):
+    """The naive Bayes count table of ``df``'s documents, in ``nb.COUNT_DDL``: ``Y=ANY``, ``Y`` per
+    label, ``YX`` per (label, token) (token count, or documents containing it for ``bernoulli``)
+    and, for ``multinomial``, ``YX=ANY`` per label. ``n`` is the count (weighted counts rounded);
+    ``sum`` holds the exact weighted count when ``weight_col`` is given."""
+    from pyspark.sql import functions as F
+
+    if model not in ("multinomial", "bernoulli"):
+        raise ValueError(f"model must be multinomial or bernoulli, got {model!r}")
+    _array_column(df, tokens_col, "tokens")
+    if label_col not in df.columns:
+        raise ValueError(f"no label column {label_col!r} (columns: {', '.join(df.columns)})")
+    tokens = F.col(tokens_col)
+    if model == "bernoulli":
+        tokens = F.array_distinct(tokens)
+    label = F.col(label_col).cast("string")
+    no_label = F.raise_error(F.lit(f"count_documents: the label column {label_col!r} holds a null"))
+    docs = df.select(F.when(label.isNull(), no_label).otherwise(label).alias("label"), tokens.alias("t"),
+                     _weight(df, weight_col, "count_documents").alias("w"))
+    null = F.lit(None).cast("string")
+    per_class = docs.groupBy("label").agg(F.sum("w").alias("s"))
+    terms = docs.select("label", F.explode("t").alias("feature"), "w").groupBy("label", "feature").agg(F.sum("w").alias("s"))
+    parts = [
+        per_class.agg(F.sum("s").alias("s")).select(F.lit("Y=ANY").alias("event"), null.alias("label"), null.alias("feature"), "s"),
+        per_class.select(F.lit("Y").alias("event"), "label", null.alias("feature"), "s"),
+        terms.select(F.lit("YX").alias("event"), "label", "feature", "s"),
+    ]
+    if model == "multinomial":
+        parts.append(terms.groupBy("label").agg(F.sum("s").alias("s")).select(F.lit("YX=ANY").alias("event"), "label", null.alias("feature"), "s"))
+    table = parts[0]
+    for part in parts[1:]:
+        table = table.unionByName(part)
+    exact = F.col("s") if weight_col else F.lit(None).cast("double")
+    table = table.select("event", "label", "feature", null.alias("value"), F.round("s").cast("long").alias("n"), exact.alias("sum"),
+                         F.lit(None).cast("double").alias("sumsq"))
+    return table
+

@@ -1,0 +1,130 @@
+"""Counting from DataFrames (``nbspark.frames``) and the backoff Estimator (``nbspark.ml.CountingBackoff``).
+
+The windows below are the valid lines of tests/data/ngrams.txt, counted by hand: ABDE ``would not
+_ the outcome`` = affect 6, effect 1; ``the cumulative _ of the`` = effect 10, affect 2; B ``not``
+= affect 9, effect 1; the prior = affect 11, effect 11 (a tie: the label that sorts first)."""
+
+from collections import Counter
+
+import pytest
+
+import nbspark
+from nbspark.corpora import MalformedLine, parse_ngram_line
+from nbspark.events import Example, example_events
+
+pytestmark = pytest.mark.spark
+
+WINDOWS = [
+    ("the cumulative effect of the", 10),
+    ("the cumulative affect of the", 2),
+    ("would not affect the outcome", 6),
+    ("would not effect the outcome", 1),
+    ("does not affect the ratio", 3),
+]
+
+
+@pytest.fixture(scope="module")
+def windows(spark):
+    return spark.createDataFrame([(w.split(), n) for w, n in WINDOWS], "window ARRAY<STRING>, n BIGINT")
+
+
+@pytest.fixture(scope="module")
+def fitted(windows):
+    from nbspark.ml import CountingBackoff
+
+    return CountingBackoff(weightCol="n").fit(windows)
+
+
+def decide(model, spark, patterns):
+    df = spark.createDataFrame([(p.split(),) for p in patterns], "window ARRAY<STRING>")
+    return [(r["prediction"], r["probability"], r["level"]) for r in model.transform(df).collect()]
+
+
+def test_the_backoff_estimator_decides_as_counted_by_hand(fitted, spark):
+    got = decide(fitted, spark, ["would not _ the outcome", "the cumulative _ of the", "it not _ here now", "a b _ c d",
+                                 "would not effect the outcome"])
+    assert got[0] == ("affect", pytest.approx(6 / 7), "ABDE")
+    assert got[1] == ("effect", pytest.approx(10 / 12), "ABDE")
+    assert got[2] == ("affect", pytest.approx(9 / 10), "B")
+    assert got[3] == ("affect", pytest.approx(0.5), "")
+    assert got[4] == ("affect", pytest.approx(6 / 7), "ABDE")  # the written centre competes within its set
+
+
+def test_a_new_chain_reuses_the_counts(fitted, spark):
+    shorter = fitted.copy().setBackoff(["B", ""])
+    assert decide(shorter, spark, ["would not _ the outcome"]) == [("affect", pytest.approx(9 / 10), "B")]
+    with pytest.raises(Exception, match="did not count"):
+        fitted.copy().setBackoff(["AE", ""]).transform(spark.range(0))
+
+
+def test_count_windows_equals_the_train_job_and_a_plain_python_count(spark, tmp_path, fixtures):
+    from nbspark.backoff_jobs import train
+    from nbspark.config import load_config
+    from nbspark.frames import count_windows
+    from nbspark.inputs import resolve_input
+
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
+    train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    job = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "m" / "counts")).collect())
+
+    examples = []
+    for line in (fixtures / "ngrams.txt").read_text().splitlines():
+        try:
+            tokens, count = parse_ngram_line(line, 5)
+        except MalformedLine:
+            continue
+        tokens = tuple(t.lower() for t in tokens)
+        if tokens[2] in cfg.confusion_set:
+            examples.append(Example("x", tokens, count))
+    plain: Counter = Counter()
+    for ex in examples:
+        for key, n in example_events(ex, cfg.counted_subsets, cfg.letters):
+            plain[key] += n
+    df = spark.createDataFrame([(list(e.window), e.weight) for e in examples], "window ARRAY<STRING>, n BIGINT")
+    ours = sorted(tuple(r) for r in count_windows(df, "window", "n", subsets=cfg.counted_subsets).collect())
+    assert ours == sorted((*k, n) for k, n in plain.items())
+    assert ours == job
+
+
+def test_round_trip_in_a_pipeline_and_nbspark_load(fitted, windows, spark, tmp_path):
+    from pyspark.ml import Pipeline, PipelineModel
+
+    from nbspark.ml import CountingBackoff
+
+    model = Pipeline(stages=[CountingBackoff(weightCol="n")]).fit(windows)
+    model.save(str(tmp_path / "pm"))
+    again = PipelineModel.load(str(tmp_path / "pm"))
+    cols = ["prediction", "probability", "level"]
+    assert again.transform(windows).select(cols).collect() == model.transform(windows).select(cols).collect()
+    (stage,) = (tmp_path / "pm" / "stages").iterdir()
+    loaded = nbspark.load(stage / "nbspark")
+    p = loaded.predict(["would not _ the outcome"])[0]
+    assert (p.label, p.probability, p.level) == ("affect", pytest.approx(6 / 7), "ABDE")
+
+
+def test_bad_windows_and_weights_are_refused(spark):
+    from nbspark.ml import CountingBackoff
+
+    short = spark.createDataFrame([(["a", "b", "c"], 1)], "window ARRAY<STRING>, n BIGINT")
+    with pytest.raises(Exception, match="has not 5 tokens"):
+        CountingBackoff(weightCol="n").fit(short)
+    negative = spark.createDataFrame([(["a", "b", "affect", "d", "e"], -1)], "window ARRAY<STRING>, n BIGINT")
+    with pytest.raises(Exception, match="negative"):
+        CountingBackoff(weightCol="n").fit(negative)
+    with pytest.raises(ValueError, match="must be array<string>"):
+        CountingBackoff(windowsCol="n").fit(negative)
+
+
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
+def test_count_documents_equals_a_plain_python_count(spark, model):
+    from nbspark.frames import count_documents
+    from nbspark.nb import doc_events
+
+    docs = [("c", "chinese beijing chinese"), ("c", "chinese chinese shanghai"), ("c", "chinese macao"), ("j", "tokyo japan chinese")]
+    plain: Counter = Counter()
+    for label, text in docs:
+        for key, n in doc_events([label], text.split(), model):
+            plain[key] += n
+    df = spark.createDataFrame([(y, t.split()) for y, t in docs], "label STRING, tokens ARRAY<STRING>")
+    got = sorted((r["event"], r["label"] or "", r["feature"] or "", r["n"]) for r in count_documents(df, model=model).collect())
+    assert got == sorted((e, y or "", w or "", n) for (e, y, w, _), n in plain.items())
