@@ -3,7 +3,8 @@
 ```
 nbspark train|classify|query|curve [--master M] [--conf K=V …] ARGS   the jobs (as spark-submit jobs/*.py)
 nbspark predict --model DIR [--json] TEXT… | -                        score in process, no JVM
-nbspark check --model DIR [--factor F] [--json] [--fail-on-flag] FILE… | -   confused words, no JVM
+nbspark check --model DIR [--factor F] [--rule R] [--json] [--fail-on-flag] FILE… | -   confused words, no JVM
+nbspark check --model DIR --evaluate FORMAT:PATH … --out DIR            the checker's p and r (LanguageTool's protocol)
 nbspark config show [--config F] [--set K=V …]                        the resolved config as TOML
 nbspark --version | --jobs-dir                                         (the jobs: spark-submit "$(nbspark --jobs-dir)/train.py")
 ```
@@ -25,6 +26,7 @@ import sys
 
 from . import __version__
 from .errors import ConfigError, NbsparkError
+from .rules import RULES
 
 __all__ = ["check_main", "config_main", "config_toml", "main", "predict_main"]
 
@@ -126,16 +128,25 @@ def check_main(argv: list[str]) -> int:
         prog="nbspark check",
         description="Find confused words (affect/effect, their/there, …) in plain text with a backoff model, "
         "without Spark. A word is flagged when another word of its confusion set is at least FACTOR times "
-        "more frequent in its context, at the first level of the backoff chain that has seen it.",
+        "more probable in its context, under the decision rule (default: the model's check settings, "
+        "interpolation of every backoff level; 'chain' decides at the first level that has seen the context).",
     )
     parser.add_argument("--model", required=True, metavar="DIR", help="a backoff model directory")
-    parser.add_argument("--factor", type=float, default=10.0, help="how many times more probable an alternative must be (default 10)")
+    parser.add_argument("--factor", type=float, help="how many times more probable an alternative must be (default: the model's check.factor, 50)")
+    parser.add_argument("--rule", choices=RULES, help="decision rule (default: the model's check.rule; see nbspark.rules)")
     parser.add_argument("--json", action="store_true", help="one JSON object per flag")
     parser.add_argument("--fail-on-flag", action="store_true", help="exit 1 when anything is flagged (for CI)")
-    parser.add_argument("files", nargs="+", metavar="FILE", help="UTF-8 text files ('-' reads stdin)")
+    parser.add_argument("--evaluate", action="append", default=[], metavar="FORMAT:PATH",
+                        help="evaluate on clean text instead (reuters:DIR, brown:ZIP or text:PATH; repeatable): "
+                        "LanguageTool's protocol, a table per factor, evaluation.json and pr.png in --out")
+    parser.add_argument("--out", metavar="DIR", help="with --evaluate: where evaluation.json and pr.png go")
+    parser.add_argument("--overwrite", action="store_true", help="with --evaluate: replace an earlier evaluation in --out")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files ('-' reads stdin)")
     args = parser.parse_args(argv)
-    if not args.factor >= 1 or args.factor == float("inf"):
+    if args.factor is not None and (not args.factor >= 1 or args.factor == float("inf")):
         parser.error(f"--factor must be a finite number >= 1, got {args.factor}")
+    if bool(args.evaluate) == bool(args.files) or (args.evaluate and not args.out):
+        parser.error("give FILEs to check, or --evaluate FORMAT:PATH with --out DIR")
     from .models import BackoffPredictor, load
 
     flagged = 0
@@ -143,9 +154,11 @@ def check_main(argv: list[str]) -> int:
         model = load(args.model)
         if not isinstance(model, BackoffPredictor):
             raise ValueError(f"{args.model}: a naive Bayes model; nbspark check needs a backoff model")
+        if args.evaluate:
+            return _evaluate(model, args)
         for name in args.files:
             text = sys.stdin.read() if name == "-" else _read_text(name)
-            for flag in model.flags(text, args.factor):
+            for flag in model.flags(text, args.factor, args.rule):
                 flagged += 1
                 flag = {"file": "<stdin>" if name == "-" else name, **flag}
                 if args.json:  # JSON has no infinity: null when the written word was never seen there
@@ -156,6 +169,37 @@ def check_main(argv: list[str]) -> int:
         print(f"nbspark check: error: {exc}", file=sys.stderr)
         return 2 if isinstance(exc, ConfigError) else 1
     return 1 if flagged and args.fail_on_flag else 0
+
+
+def _evaluate(model, args) -> int:
+    """``nbspark check --evaluate``: every rule at every factor on each clean text; the tables on
+    stdout, ``evaluation.json`` and ``pr.png`` in ``--out`` (staged: all or nothing)."""
+    from .evaluation import clean_documents, evaluate, format_evaluation, plot_pr
+    from .plots import require_matplotlib
+    from .rules import Rule
+    from .tables import check_output, staged_output, write_json
+
+    texts = []
+    for item in args.evaluate:
+        fmt, sep, path = item.partition(":")
+        if not sep or fmt not in ("reuters", "brown", "text"):
+            raise ConfigError(f"--evaluate needs FORMAT:PATH with FORMAT reuters, brown or text, got {item!r}")
+        texts.append((fmt, path))
+    out = check_output(args.out, args.overwrite, [args.model] + [p for _, p in texts])
+    require_matplotlib()
+    rule = model.rule_for(model.sets[0])[0]
+    rules = {name: Rule(name, rule.min_evidence, rule.m) for name in ([args.rule] if args.rule else RULES)}
+    report = {"model": str(args.model), "rules": {k: vars(v) for k, v in rules.items()}, "texts": []}
+    with staged_output(out, "evaluation") as staging:
+        for i, (fmt, path) in enumerate(texts):
+            rows = evaluate(model, clean_documents(fmt, path), rules)
+            title = f"{args.model} on {fmt}:{path}"
+            print(format_evaluation(rows, title) + "\n")
+            report["texts"].append({"format": fmt, "path": path, "rows": rows})
+            plot_pr(rows, staging / ("pr.png" if len(texts) == 1 else f"pr-{i + 1}-{fmt}.png"), title)
+        write_json(staging / "evaluation.json", report)
+    print(f"wrote {out}/evaluation.json and the p/r plot(s)")
+    return 0
 
 
 def _read_text(name: str) -> str:
@@ -204,7 +248,7 @@ def config_toml(cfg) -> str:
         return "[" + ", ".join(value(x) for x in v) + "]"
 
     data = cfg.to_dict()
-    sections = {k: data.pop(k) for k in ("train", "test", "nb")}
+    sections = {k: data.pop(k) for k in ("train", "test", "nb", "check")}
     lines = [f"{k} = {value(v)}" for k, v in data.items()]
     for name, section in sections.items():
         lines += ["", f"[{name}]"] + [f"{k} = {value(v)}" for k, v in section.items()]

@@ -16,6 +16,7 @@ incomplete (no ``_SUCCESS``, a part file whose schema or row count does not matc
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from collections.abc import Iterable, Sequence
@@ -25,11 +26,13 @@ from pathlib import Path
 import numpy as np
 
 from .backoff import UNSEEN, predict
+from .config import CheckSpec
 from .errors import OutputError
 from .events import count_ddl
 from .manifests import BACKOFF_KIND, NB_KIND, load_manifest
 from .model import count_tables, model_from_counts
 from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
+from .rules import Rule, judge
 from .tables import check_table, ddl_columns, local_path
 from .text import TOKEN_RE, centred_windows, tokenize, tokenizer
 
@@ -157,31 +160,42 @@ class BackoffPredictor:
                         "probability": decision.probability, "level": decision.subset, "window": w})
         return out
 
-    def flags(self, text: str, factor: float) -> list[dict]:
-        """The confusion-set words of ``text`` that an alternative beats by at least ``factor``
-        times at the deciding level of the chain: ``line`` and ``column`` (1-based, in characters),
-        ``written``, ``suggestion``, ``ratio`` (inf when the written word was never seen there),
-        ``level`` and ``snippet``. A word whose context no level has seen is not flagged."""
+    def levels(self, window: Sequence[str]) -> list[tuple[str, dict[str, int]]]:
+        """The label counts seen with ``window``'s context at every level of the chain, in order."""
+        return [(subset, self._level_counts(tuple(window), subset)) for subset in self.chain]
+
+    def rule_for(self, words: Sequence[str], rule: str | None = None, factor: float | None = None) -> tuple[Rule, float]:
+        """The decision rule and factor of a confusion set: the arguments, else the set's entry of
+        the model's ``check`` settings, else their defaults (``config.CheckSpec``)."""
+        check = {**dataclasses.asdict(CheckSpec()), **self.manifest["config"].get("check", {})}
+        index = next((i for i, s in enumerate(self.sets) if set(s) == set(words)), None)
+        if rule is None:
+            rule = check["rules"][index] if check["rules"] and index is not None else check["rule"]
+        if factor is None:
+            factor = check["factors"][index] if check["factors"] and index is not None else check["factor"]
+        return Rule(rule, check["min_evidence"], check["m"]), float(factor)
+
+    def flags(self, text: str, factor: float | None = None, rule: str | None = None) -> list[dict]:
+        """The confusion-set words of ``text`` that another word of their set beats by at least
+        ``factor`` times under the decision ``rule`` (``rules``; both default to the model's check
+        settings): ``line`` and ``column`` (1-based, in characters), ``written``, ``suggestion``,
+        ``ratio`` (inf when the written word scores 0), ``level`` and ``snippet``. A word whose
+        context no level has seen is not flagged."""
         spans = [(m.start(), m.group()) for m in TOKEN_RE.finditer(text)]
         tokens = [t.lower() if self.lowercase else t for _, t in spans]
         out = []
         for index, w in centred_windows(tokens, self._set_of, self.width):
-            decision, candidates = self._decide(w)
-            if decision.subset == UNSEEN:
-                continue
-            counts = self._level_counts(w, decision.subset)
             written = w[self.width // 2]
-            best = max((c for c in candidates if c != written), key=lambda c: (counts.get(c, 0), c), default=None)
-            if best is None or not counts.get(best):
-                continue
-            ratio = counts[best] / counts[written] if counts.get(written) else math.inf
-            if ratio < factor:
+            words = sorted(self._set_of[written])
+            how, at_least = self.rule_for(words, rule, factor)
+            verdict = judge(how, self.levels(w), written, words)
+            if verdict is None or verdict.ratio < at_least:
                 continue
             start = spans[index][0]
             line = text.count("\n", 0, start) + 1
             column = start - (text.rfind("\n", 0, start) + 1) + 1
-            out.append({"line": line, "column": column, "written": spans[index][1], "suggestion": best, "ratio": ratio,
-                        "level": decision.subset, "snippet": _snippet(text, start, len(spans[index][1]))})
+            out.append({"line": line, "column": column, "written": spans[index][1], "suggestion": verdict.suggestion,
+                        "ratio": verdict.ratio, "level": verdict.level, "snippet": _snippet(text, start, len(spans[index][1]))})
         return out
 
 

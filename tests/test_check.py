@@ -28,7 +28,7 @@ def model_dir(spark, tmp_path_factory):
 
 
 def test_flags_positions_and_ratios(model_dir):
-    flags = nbspark.load(model_dir).flags(TEXT, factor=5)
+    flags = nbspark.load(model_dir).flags(TEXT, factor=5, rule="chain")
     assert [(f["line"], f["column"], f["written"], f["suggestion"], f["ratio"], f["level"]) for f in flags] == [
         (1, 14, "effect", "affect", 6.0, "ABDE"),  # 6 against 1
         (3, 15, "effect", "affect", float("inf"), "ABDE"),  # effect never seen there
@@ -38,8 +38,8 @@ def test_flags_positions_and_ratios(model_dir):
 
 def test_the_factor_edge(model_dir):
     model = nbspark.load(model_dir)
-    assert [f["line"] for f in model.flags(TEXT, factor=6)] == [1, 3]  # exactly 6 times: flagged
-    assert [f["line"] for f in model.flags(TEXT, factor=6.000001)] == [3]
+    assert [f["line"] for f in model.flags(TEXT, factor=6, rule="chain")] == [1, 3]  # exactly 6 times: flagged
+    assert [f["line"] for f in model.flags(TEXT, factor=6.000001, rule="chain")] == [3]
 
 
 def test_correct_text_and_a_set_never_counted(model_dir):
@@ -53,11 +53,45 @@ def test_correct_text_and_a_set_never_counted(model_dir):
 def test_command_line(model_dir, tmp_path, capsys):
     doc = tmp_path / "doc.txt"
     doc.write_text(TEXT)
-    assert main(["check", "--model", str(model_dir), "--factor", "5", str(doc)]) == 0
+    assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(doc)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"{doc}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would not effect the outcome."
     assert lines[1].startswith(f"{doc}:3:15: 'effect' → 'affect'? (ratio inf, level ABDE)")
-    assert main(["check", "--model", str(model_dir), "--json", "--fail-on-flag", str(doc)]) == 1
+    assert main(["check", "--model", str(model_dir), "--json", "--fail-on-flag", "--rule", "chain", str(doc)]) == 1
     flags = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [sorted(f) for f in flags] == [sorted(["file", "line", "column", "written", "suggestion", "ratio", "level", "snippet"])]
-    assert flags[0]["line"] == 3 and flags[0]["ratio"] is None  # at the default factor 10 only the unseen one
+    assert flags[0]["line"] == 3 and flags[0]["ratio"] is None  # at the default factor 50 only the unseen one
+
+
+def test_the_interpolation_rule_by_hand(model_dir):
+    """Every level counts: from the prior (affect 11, effect 23) up through B and BD (not / not the:
+    affect 9, effect 1), ABD and ABDE (affect 6, effect 1), P_k = (c_k + m P_k+1) / (n_k + m), m = 0.3."""
+    p = {"affect": 0.5, "effect": 0.5}
+    for a, e in [(11, 23), (9, 1), (9, 1), (6, 1), (6, 1)]:
+        p = {"affect": (a + 0.3 * p["affect"]) / (a + e + 0.3), "effect": (e + 0.3 * p["effect"]) / (a + e + 0.3)}
+    model = nbspark.load(model_dir)
+    (flag, third) = model.flags(TEXT, factor=5, rule="interpolate")
+    assert flag["ratio"] == pytest.approx(p["affect"] / p["effect"]) == pytest.approx(6.0035, abs=1e-4)
+    assert flag["level"] == "ABDE"
+    assert third["line"] == 3 and 1000 < third["ratio"] < float("inf")  # effect never seen there, but the levels below saw it
+
+
+def test_the_evaluation_protocol(model_dir, tmp_path, capsys):
+    """One correct affect (ABDE: affect 6, effect 1) and one correct effect (ABDE: effect 10,
+    affect 2): neither flagged as written; swapped, they are caught up to factors 6 and 5."""
+    from nbspark.evaluation import evaluate
+    from nbspark.rules import Rule
+
+    docs = [("d", "It would not affect the outcome. The cumulative effect of the plan.")]
+    rows = evaluate(nbspark.load(model_dir), docs, {"chain": Rule("chain")}, factors=(1, 5, 6, 10))
+    got = {(r["written"], r["intended"], r["factor"]): (r["occurrences"], r["false_alarms"], r["catches"], r["p"], r["r"]) for r in rows}
+    assert got[("effect", "affect", 6)] == (1, 0, 1, 1.0, 1.0)
+    assert got[("effect", "affect", 10)] == (1, 0, 0, 1.0, 0.0)
+    assert got[("affect", "effect", 5)] == (1, 0, 1, 1.0, 1.0)
+    assert got[("affect", "effect", 6)] == (1, 0, 0, 1.0, 0.0)
+    clean = tmp_path / "clean.txt"
+    clean.write_text(docs[0][1])
+    assert main(["check", "--model", str(model_dir), "--evaluate", f"text:{clean}", "--out", str(tmp_path / "ev"), "--rule", "chain"]) == 0
+    assert "effect for affect" in capsys.readouterr().out
+    report = json.loads((tmp_path / "ev" / "evaluation.json").read_text())
+    assert report["texts"][0]["rows"][0]["rule"] == "chain" and (tmp_path / "ev" / "pr.png").stat().st_size > 0
