@@ -17,9 +17,10 @@ from pathlib import Path
 
 from .config import load_config
 from .errors import ConfigError, NbsparkError
+from .rules import RULES
 from .tables import check_output, local_path
 
-__all__ = ["classify_main", "curve_main", "job_failure", "parse_sets", "query_main", "setup_logging", "train_main"]
+__all__ = ["check_main", "classify_main", "curve_main", "job_failure", "parse_sets", "query_main", "setup_logging", "train_main"]
 
 #: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
 JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
@@ -302,3 +303,36 @@ def curve_main(argv=None) -> int:
         print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 
     return _run("learning_curve.py", body)
+
+
+def check_main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="check.py",
+        description="Flag confused words (affect/effect, their/there, …) in every file of a text corpus with a backoff "
+        "model, in parallel; write flags/ (Parquet: file, line, column, written, suggestion, ratio, level, snippet), "
+        "metrics.json and report.txt. The same flags as 'nbspark check FILE' on each file.",
+    )
+    parser.add_argument("--model", required=True, metavar="DIR", help="a backoff model directory")
+    parser.add_argument("--text", required=True, metavar="PATH", help="a UTF-8 text file or a directory of them (.gz read transparently)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="where the flags go")
+    parser.add_argument("--factor", type=float, help="how many times more probable an alternative must be (default: the model's check.factor)")
+    parser.add_argument("--rule", choices=RULES, help="decision rule (default: the model's check.rule)")
+    parser.add_argument("--overwrite", action="store_true")
+    args = parser.parse_args(argv)
+    if args.factor is not None and (not args.factor >= 1 or args.factor == float("inf")):
+        parser.error(f"--factor must be a finite number >= 1, got {args.factor}")
+
+    def body():
+        from .check_job import check_corpus
+        from .manifests import BACKOFF_KIND, load_manifest
+
+        model, text = local_path(args.model), local_path(args.text)
+        load_manifest(model, BACKOFF_KIND)
+        if not text.exists():
+            raise FileNotFoundError(f"{text}: no such file or directory")
+        out = check_output(args.out, args.overwrite, [model, text])
+        with _spark("nbspark-check") as spark:
+            metrics = check_corpus(spark, model, text, out, args.factor, args.rule)
+        print(f"checked {metrics.get('files', 0)} files: {metrics.get('flags', 0)} flags, written to {out}/flags")
+
+    return _run("check.py", body)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ENGINES", "Counted", "combine_partition", "count_events", "merge_counts"]
+__all__ = ["ENGINES", "Counted", "Tally", "combine_partition", "count_events", "merge_counts"]
 
 
 @dataclass
@@ -34,6 +34,19 @@ class Counted:
     def release(self) -> None:
         if self.cached is not None:
             self.cached.unpersist()
+
+class Tally:
+    """An accumulator's parameter (pyspark's AccumulatorParam protocol): counts by name, summed.
+    Update it in a job's result stage, where Spark applies each task's update exactly once."""
+
+    def zero(self, value):
+        return {}
+
+    def addInPlace(self, a, b):
+        for key, n in b.items():
+            a[key] = a.get(key, 0) + n
+        return a
+
 
 ENGINES = ("pairs", "combine")
 

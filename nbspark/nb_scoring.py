@@ -37,7 +37,7 @@ from .nb import (
 from .nb_inputs import Doc, records_rdd, text_lines
 from .readers import hadoop_escape
 from .runstats import first_malformed_lines, is_stat, run_failfast, split_stats
-from .counting import count_events
+from .counting import Tally, count_events
 
 __all__ = ["BATCH", "PREDICTION_DDL", "RANKED", "score"]
 
@@ -47,18 +47,6 @@ PREDICTION_DDL = (
 )
 BATCH = 4096  # records scored per matrix product
 RANKED = 5  # ranked classes kept per prediction
-
-
-class _TallyParam:
-    """An accumulator's parameter (pyspark's AccumulatorParam protocol): counts by name, summed."""
-
-    def zero(self, value):
-        return {}
-
-    def addInPlace(self, a, b):
-        for key, n in b.items():
-            a[key] = a.get(key, 0) + n
-        return a
 
 
 def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, model: NBModel | None) -> Scored:
@@ -82,7 +70,7 @@ def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, mo
             mixed.unpersist,
         )
     bc = spark.sparkContext.broadcast(model)
-    tally = spark.sparkContext.accumulator({}, _TallyParam())
+    tally = spark.sparkContext.accumulator({}, Tally())
     scored = records.mapPartitions(lambda it: _score_partition(it, bc, k, threshold, tally))
 
     def release():
@@ -149,7 +137,7 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel) 
         "category",
     )
     bc = spark.sparkContext.broadcast(model)
-    tally = spark.sparkContext.accumulator({}, _TallyParam())
+    tally = spark.sparkContext.accumulator({}, Tally())
     k, threshold = cfg.nb.top_k, cfg.nb.threshold
     predictions = flagged.mapInArrow(lambda it: _arrow_score_batches(it, bc, k, threshold, tally), PREDICTION_DDL)
     parse = parse_labelled_line if spec.format == "tsv" else parse_sms_line

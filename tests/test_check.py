@@ -95,3 +95,38 @@ def test_the_evaluation_protocol(model_dir, tmp_path, capsys):
     assert "effect for affect" in capsys.readouterr().out
     report = json.loads((tmp_path / "ev" / "evaluation.json").read_text())
     assert report["texts"][0]["rows"][0]["rule"] == "chain" and (tmp_path / "ev" / "pr.png").stat().st_size > 0
+
+
+def test_the_spark_job_flags_as_the_single_document_path(spark, model_dir, tmp_path):
+    import gzip
+
+    from nbspark.check_job import check_corpus
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text(TEXT)
+    (corpus / "b.txt.gz").write_bytes(gzip.compress("Nothing here.\n\nBut it would not effect the outcome either.\n".encode()))
+    (corpus / "c.txt").write_bytes("The cumulative affect of the \xff move.\n".encode("latin-1"))
+    metrics = check_corpus(spark, model_dir, corpus, tmp_path / "out", factor=2, rule="chain")
+    got = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out" / "flags")).collect())
+    model = nbspark.load(model_dir)
+    expected = []
+    for f in sorted(corpus.iterdir()):
+        data = gzip.decompress(f.read_bytes()) if f.name.endswith(".gz") else f.read_bytes()
+        for flag in model.flags(data.decode("utf-8", "replace"), 2, "chain"):
+            expected.append((str(f), *(flag[k] for k in ("line", "column", "written", "suggestion", "ratio", "level", "snippet"))))
+    assert got == sorted(expected)
+    assert len(got) == 4  # a.txt lines 1 and 3, b.txt.gz line 3, c.txt: affect -> effect (10 against 2)
+    assert (metrics["files"], metrics["flags"], metrics["decode_replacements"]) == (3, 4, 1)
+
+
+def test_the_check_job_command(model_dir, tmp_path):
+    from tests.conftest import spark_submit
+
+    doc = tmp_path / "doc.txt"
+    doc.write_text(TEXT)
+    done = spark_submit("check", "--model", model_dir, "--text", doc, "--out", tmp_path / "out", "--rule", "chain", "--factor", "5")
+    assert done.returncode == 0, done.stderr
+    assert "checked 1 files: 2 flags" in done.stdout
+    again = spark_submit("check", "--model", model_dir, "--text", doc, "--out", tmp_path / "out")
+    assert again.returncode == 1 and "already holds something" in again.stdout + again.stderr

@@ -5,5 +5,5 @@ from pathlib import Path
 
 __all__ = ["DIR"]
 
-#: The directory holding ``train.py``, ``classify.py``, ``query.py`` and ``learning_curve.py``.
+#: The directory holding ``train.py``, ``classify.py``, ``query.py``, ``learning_curve.py`` and ``check.py``.
 DIR = Path(__file__).parent

@@ -1,0 +1,8 @@
+"""spark-submit entry point: see `nbspark.cli.check_main` (and --help)."""
+
+import sys
+
+from nbspark.cli import check_main
+
+if __name__ == "__main__":
+    sys.exit(check_main())
