@@ -130,3 +130,18 @@ def test_the_check_job_command(model_dir, tmp_path):
     assert "checked 1 files: 2 flags" in done.stdout
     again = spark_submit("check", "--model", model_dir, "--text", doc, "--out", tmp_path / "out")
     assert again.returncode == 1 and "already holds something" in again.stdout + again.stderr
+
+
+def test_a_rule_and_factor_per_confusion_set(model_dir):
+    from nbspark.config import ConfigError
+    from nbspark.events import count_ddl
+    from nbspark.models import BackoffPredictor, read_count_rows
+
+    model = nbspark.load(model_dir)
+    rows = read_count_rows(model_dir, count_ddl(model.letters), model.manifest)
+    config = {**model.manifest["config"], "check": {"rules": ["chain", "interpolate"], "factors": [6.0, 1000.0]}}
+    per_set = BackoffPredictor({**model.manifest, "config": config}, rows)
+    assert per_set.rule_for(["effect", "affect"])[1] == 6.0 and per_set.rule_for(["there", "their"])[0].name == "interpolate"
+    assert [(f["line"], f["ratio"]) for f in per_set.flags(TEXT)] == [(1, 6.0), (3, float("inf"))]  # chain at 6: both
+    with pytest.raises(ConfigError, match="one value per confusion set"):
+        load_config(None, {"confusion_sets": "affect,effect;their,there", "check.factors": "10"})
