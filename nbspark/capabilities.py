@@ -50,6 +50,9 @@ def _format_problem(cfg, part: str) -> str | None:
         return None
     wanted = NB_TEXT_FORMATS if cfg.nb.model in TEXT_MODELS else NB_TABLE_FORMATS
     if fmt not in wanted:
+        if cfg.nb.model == "bernoulli" and fmt in NB_TABLE_FORMATS:
+            return (f"nb.model bernoulli reads text, but {part}.format is {fmt!r}: for 0/1 table columns use "
+                    "nb.model = categorical (or mixed) with nb.bernoulli_columns")
         kind = "text" if cfg.nb.model in TEXT_MODELS else "a table"
         return f"nb.model {cfg.nb.model} needs {kind} ({', '.join(wanted)}), but {part}.format is {fmt!r}"
     return None
@@ -92,6 +95,8 @@ def scoring_problem(cfg, scoring: str) -> str | None:
     if scoring == "join":
         if cfg.nb.model not in TEXT_MODELS:
             return f"join scoring is for multinomial and Bernoulli models, not {cfg.nb.model} (use scoring = broadcast)"
+        if cfg.nb.alpha == 0 or cfg.nb.unseen == "smooth":
+            return "join scoring needs nb.alpha > 0 and nb.unseen = drop (use scoring = broadcast)"
         return None
     return _arrow_text_problem(cfg.test, cfg.nb, "scoring arrow")
 
@@ -145,7 +150,7 @@ def resolve_scoring(cfg, model_bytes: int = 0) -> str:
     if cfg.scoring == "auto":
         if cfg.task == "backoff":
             return "broadcast"
-        if cfg.nb.model in TEXT_MODELS and model_bytes > cfg.broadcast_limit_mb * 2**20:
+        if model_bytes > cfg.broadcast_limit_mb * 2**20 and scoring_problem(cfg, "join") is None:
             return "join"
         return "arrow" if cfg.mode == "permissive" and scoring_problem(cfg, "arrow") is None else "broadcast"
     return cfg.scoring

@@ -29,9 +29,10 @@ class Scored:
 
 
 def write_results(spark, out: Path, scored: Scored, metrics_of: Callable, report_of: Callable[[dict], str],
-                  extra: dict, started: float) -> dict:
+                  extra: dict, started: float, files_of: Callable[[Path, dict], None] | None = None) -> dict:
     """Write ``scored.predictions`` and the metrics (``metrics_of(written predictions)`` plus the
-    scorer's statistics and ``extra``) into ``out``, staged; return the metrics."""
+    scorer's statistics and ``extra``) into ``out``, staged; ``files_of(stage, metrics)`` may add
+    files (plots) beside them. Return the metrics."""
     try:
         with staged_output(out, "results") as stage:
             scored.predictions.write.parquet(str(stage / "predictions"))
@@ -43,6 +44,8 @@ def write_results(spark, out: Path, scored: Scored, metrics_of: Callable, report
             metrics["seconds"] = round(time.time() - started, 2)
             write_json(stage / "metrics.json", metrics)
             (stage / "report.txt").write_text(report_of(metrics) + "\n", encoding="utf-8")
+            if files_of is not None:
+                files_of(stage, metrics)
     finally:
         scored.release()
     return metrics

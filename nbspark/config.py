@@ -33,8 +33,6 @@ __all__ = [
 FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters", "text", "tsv", "sms", "reuters_topics", "csv", "parquet", "sklearn")
 MODES = ("permissive", "failfast")
 TASKS = ("backoff", "naive_bayes")
-NB_MODELS = ("multinomial", "bernoulli", "categorical", "gaussian", "mixed")
-TOKENIZERS = ("nbspark", "words")
 
 
 @dataclass(frozen=True)
@@ -76,11 +74,23 @@ class NBSpec:
     tokenizer: str = "nbspark"  # or "words": lower-cased runs of \w (splitting on \W+)
     labels: str = "all"  # reuters_topics: "all" (multi-label) or "top10" (single-label view)
     top_k: int = 1  # labels predicted per document (multi-label scoring)
-    threshold: float = 0.0  # ... plus any further label with at least this posterior
+    multilabel_threshold: float = 0.0  # ... plus any further label with at least this posterior
     var_smoothing: float = 1e-9  # Gaussian: this fraction of the largest feature variance is added
     label_column: str = "label"  # tables
     numeric_columns: tuple[str, ...] = ()  # tables: empty = every column but the label that parses as a number
     categorical_columns: tuple[str, ...] = ()
+    # Textbook variants (nb_settings): test tokens outside the vocabulary dropped (scikit-learn,
+    # MLlib) or smoothed (Cohen's v2); declared domains "column=v1,v2,..." of categorical columns;
+    # 0/1 table columns scored as Bernoulli features, (Σx + α)/(n + 2α); a named preset.
+    unseen: str = "drop"
+    domains: tuple[str, ...] = ()
+    bernoulli_columns: tuple[str, ...] = ()
+    preset: str = ""
+    # Binary decision: predict positive_label when its posterior is > decision_threshold (MLlib's
+    # thresholds); the metrics add its precision/recall curve. "all" posteriors keeps every class.
+    positive_label: str = ""
+    decision_threshold: float = 0.5
+    posteriors: str = "top"
 
 
 @dataclass(frozen=True)
@@ -203,23 +213,6 @@ def _finite(name: str, value: float, low: float | None = None, high: float | Non
         raise ConfigError(f"{name} must be <= {high}, got {value!r}")
 
 
-def _check_check(cfg: ExperimentConfig) -> None:
-    from .rules import RULES
-
-    check = cfg.check
-    for name in (check.rule, *check.rules):
-        if name not in RULES:
-            raise ConfigError(f"check.rule(s) must be one of {', '.join(RULES)}, got {name!r}")
-    for key, values in (("check.rules", check.rules), ("check.factors", check.factors)):
-        if values and len(values) != len(cfg.sets):
-            raise ConfigError(f"{key} needs one value per confusion set ({len(cfg.sets)}), got {len(values)}")
-    for factor in (check.factor, *check.factors):
-        _finite("check.factor(s)", factor, 1.0)
-    _finite("check.m", check.m, 0.0, low_open=True)
-    if check.min_evidence < 1:
-        raise ConfigError(f"check.min_evidence must be >= 1, got {check.min_evidence}")
-
-
 def validate(cfg: ExperimentConfig) -> None:
     """Refuse a config that cannot run, naming the key (``ConfigError``)."""
     from .capabilities import config_problems
@@ -256,22 +249,14 @@ def validate(cfg: ExperimentConfig) -> None:
         _finite(f"{part}.holdout", spec.holdout, 0.0)
         if spec.holdout >= 1.0:
             raise ConfigError(f"{part}.holdout must be in [0, 1), got {spec.holdout}")
-    _check_check(cfg)
+    from .rules import check_spec
+
+    check_spec(cfg, _finite)
     if cfg.task not in TASKS:
         raise ConfigError(f"task must be one of {', '.join(TASKS)}, got {cfg.task!r}")
-    nb = cfg.nb
-    if nb.model not in NB_MODELS:
-        raise ConfigError(f"nb.model must be one of {', '.join(NB_MODELS)}, got {nb.model!r}")
-    if nb.tokenizer not in TOKENIZERS:
-        raise ConfigError(f"nb.tokenizer must be one of {', '.join(TOKENIZERS)}, got {nb.tokenizer!r}")
-    if nb.labels not in ("all", "top10"):
-        raise ConfigError(f"nb.labels must be all or top10, got {nb.labels!r}")
-    _finite("nb.alpha", nb.alpha, 0.0, low_open=True)
-    _finite("nb.prior_alpha", nb.prior_alpha, 0.0)
-    _finite("nb.var_smoothing", nb.var_smoothing, 0.0)
-    _finite("nb.threshold", nb.threshold, 0.0, 1.0)
-    if nb.top_k < 1:
-        raise ConfigError(f"nb.top_k must be >= 1, got {nb.top_k}")
+    from .nb_settings import check_nb
+
+    check_nb(cfg.nb, _finite)
     if cfg.max_bad_examples < 0 or cfg.partitions < 0 or cfg.broadcast_limit_mb < 0:
         raise ConfigError("max_bad_examples, partitions and broadcast_limit_mb must be >= 0")
     if cfg.rows_per_file < 1:
@@ -385,6 +370,10 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, str]
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read the config: {exc.strerror}") from None
+    renamed = {"nb.threshold": "nb.multilabel_threshold (nb.decision_threshold is the binary one)"}
+    for key in [f"nb.{k}" for k in (raw.get("nb") or {}) if isinstance(raw.get("nb"), dict)] + list(overrides or {}):
+        if key in renamed:
+            raise ConfigError(f"{key} is now {renamed[key]}")
     unknown = set(raw) - _TOP_KEYS
     if unknown:
         raise ConfigError(f"unknown key(s) in {path}: {', '.join(sorted(unknown))}")
@@ -409,6 +398,11 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, str]
             values[head] = _coerce(dotted, text, hints[head])
         else:
             raise ConfigError(f"unknown setting {dotted!r}")
+    from .nb_settings import apply_preset
+
+    explicit = set((raw.get("nb") or {}) if isinstance(raw.get("nb"), dict) else ()) | {
+        k.partition(".")[2] for k in (overrides or {}) if k.startswith("nb.")}
+    values["nb"] = apply_preset(values["nb"], explicit)
     return ExperimentConfig(**values)
 
 

@@ -6,7 +6,11 @@ table and hands it here, so the maths is tested without a JVM.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
+
+#: Probabilities are clipped here before the log (scikit-learn's log_loss clips too).
+LOG_EPS = 1e-15
 
 __all__ = [
     "backoff_metrics",
@@ -14,6 +18,8 @@ __all__ = [
     "format_classification_report",
     "format_level_table",
     "level_name",
+    "log_loss",
+    "pr_curve",
 ]
 
 
@@ -157,6 +163,43 @@ def format_classification_report(metrics: dict, max_classes: int = 20) -> str:
         lines += ["", "confusion (rows: gold, columns: predicted)", " " * 16 + "".join(f"{c[:9]:>10}" for c in cols)]
         for g in sorted(confusion):
             lines.append(f"{g[:15]:<16}" + "".join(f"{confusion[g].get(c, 0):>10}" for c in cols))
+    if metrics.get("log_loss") is not None:
+        lines.append(f"log-loss: {metrics['log_loss']:.4f}")
+    if metrics.get("pr_curve"):
+        pr = metrics["pr_curve"]
+        lines.append(f"positive class {pr['positive_label']!r}: average precision {num(pr['average_precision'])}; "
+                     f"at the decision threshold {pr['decision_threshold']}: precision {num(pr['precision_at_threshold'])}, "
+                     f"recall {num(pr['recall_at_threshold'])} (pr.png, pr.json)")
     if metrics.get("unseen_gold_labels"):
         lines.append("gold labels never seen in training (scored as errors): " + ", ".join(metrics["unseen_gold_labels"]))
     return "\n".join(lines)
+
+
+def log_loss(gold_probabilities: Iterable[float]) -> float:
+    """Mean ``−log P(gold)`` over documents (each probability clipped to ``[LOG_EPS, 1]``)."""
+    values = [-math.log(min(1.0, max(p, LOG_EPS))) for p in gold_probabilities]
+    return sum(values) / len(values) if values else math.nan
+
+
+def pr_curve(scored: Iterable[tuple[float, bool]], threshold: float) -> dict:
+    """Precision and recall of "positive when the score is >= t" for every distinct score t, and of
+    the decision "positive when the score is > ``threshold``", from ``(P(positive), is positive)`` pairs; ``average_precision`` is
+    Σ (R_k − R_{k−1}) P_k over the thresholds, as scikit-learn's."""
+    pairs = sorted(scored, key=lambda x: -x[0])
+    positives = sum(1 for _, y in pairs if y)
+    points, tp, fp, i = [], 0, 0, 0
+    while i < len(pairs):
+        score = pairs[i][0]
+        while i < len(pairs) and pairs[i][0] == score:
+            tp, fp, i = tp + pairs[i][1], fp + (not pairs[i][1]), i + 1
+        points.append((score, tp / (tp + fp), tp / positives if positives else 0.0))
+    ap, last_recall = 0.0, 0.0
+    for _, precision, recall in points:
+        ap, last_recall = ap + (recall - last_recall) * precision, recall
+    above = [(p, y) for p, y in pairs if p > threshold]
+    hit = sum(1 for _, y in above if y)
+    return {
+        "thresholds": [p[0] for p in points], "precision": [p[1] for p in points], "recall": [p[2] for p in points],
+        "average_precision": ap if positives else None, "decision_threshold": threshold,
+        "precision_at_threshold": hit / len(above) if above else None, "recall_at_threshold": hit / positives if positives else None,
+    }

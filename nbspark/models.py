@@ -31,6 +31,7 @@ from .errors import OutputError
 from .events import count_ddl
 from .manifests import BACKOFF_KIND, NB_KIND, load_manifest
 from .model import count_tables, model_from_counts
+from .nb_settings import model_options
 from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
 from .rules import Rule, judge
 from .tables import check_table, ddl_columns, local_path
@@ -219,10 +220,11 @@ class NBPredictor:
         self.kind = manifest["model"]
         self.alpha = nb["alpha"] if alpha is None else float(alpha)
         self.var_smoothing = nb["var_smoothing"] if var_smoothing is None else float(var_smoothing)
-        if not (math.isfinite(self.alpha) and self.alpha > 0 and math.isfinite(self.var_smoothing) and self.var_smoothing >= 0):
-            raise ValueError(f"alpha must be finite and > 0, var_smoothing finite and >= 0; got {self.alpha}, {self.var_smoothing}")
+        if not (math.isfinite(self.alpha) and self.alpha >= 0 and math.isfinite(self.var_smoothing) and self.var_smoothing >= 0):
+            raise ValueError(f"alpha and var_smoothing must be finite and >= 0; got {self.alpha}, {self.var_smoothing}")
         self.prior_alpha = nb.get("prior_alpha", 0.0)
-        self.model = build_nb_model(rows, self.kind, self.alpha, self.var_smoothing, self.prior_alpha)
+        options = model_options({**nb, "alpha": self.alpha, "var_smoothing": self.var_smoothing})
+        self.model = build_nb_model(rows, self.kind, **options)
         self.classes_ = self.model.classes
         self._tokenize = tokenizer(nb["tokenizer"])
         columns = manifest.get("columns") or {}

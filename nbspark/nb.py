@@ -50,6 +50,7 @@ __all__ = [
     "multinomial_log_prob",
     "build_nb_model",
     "csr_rows",
+    "text_jll",
     "doc_events",
     "event_row",
     "log_posteriors",
@@ -149,6 +150,11 @@ class NBModel:
     theta: np.ndarray | None = None  # (C, F)
     var: np.ndarray | None = None  # (C, F)
     epsilon: float = 0.0
+    # Bernoulli with alpha = 0: (C, V) 1 where p = 1 (a document without the word has probability 0)
+    required: np.ndarray | None = None
+    # multinomial, unseen = "smooth" (Cohen's v2): the class token totals and alpha
+    unseen_totals: np.ndarray | None = None
+    alpha: float = 1.0
 
     def nbytes(self) -> int:
         arrays = (self.class_log_prior, self.weights, self.bias, self.theta, self.var)
@@ -156,11 +162,39 @@ class NBModel:
 
 
 def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_smoothing: float = 1e-9,
-                   prior_alpha: float = 0.0) -> NBModel:
+                   prior_alpha: float = 0.0, unseen: str = "drop", domains: dict | None = None) -> NBModel:
     """Build an ``NBModel`` of ``kind`` from count rows ``(event, label, feature, value, n, sum, sumsq)``
-    (``prior_alpha``: see ``class_log_prior``)."""
-    if alpha <= 0:
-        raise ValueError(f"alpha must be > 0, got {alpha}")
+    (``prior_alpha``: see ``class_log_prior``; ``unseen``, ``domains``: see ``nb_settings``).
+    ``alpha = 0`` is the maximum-likelihood estimate: a zero count gives log 0 = −inf."""
+    if alpha < 0:
+        raise ValueError(f"alpha must be >= 0, got {alpha}")
+    docs, total_docs, yx, yx_any, yg = _collect(rows)
+    classes = tuple(sorted(docs))
+    cidx = {c: i for i, c in enumerate(classes)}
+    class_count = np.array([docs[c] for c in classes], dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        prior = class_log_prior(class_count, total_docs or class_count.sum(), np.log, prior_alpha, len(classes))
+    out = {"kind": kind, "classes": classes, "class_log_prior": prior, "alpha": alpha}
+    if kind in ("categorical", "mixed"):
+        yx = _declared(yx, domains or {}, classes)
+    if kind in ("multinomial", "bernoulli", "categorical", "mixed") and (yx or kind != "mixed"):
+        features = sorted({f for _, f in yx}, key=lambda f: (f,) if isinstance(f, str) else f)
+        vocab = {f: i for i, f in enumerate(features)}
+        counts = np.zeros((len(classes), len(features)))
+        for (label, f), n in yx.items():
+            counts[cidx[label], vocab[f]] = n
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out.update(_weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains or {}))
+        out["vocab"] = vocab
+    if kind in ("gaussian", "mixed") and yg:
+        out.update(_gaussian_part(yg, classes, var_smoothing))
+    if kind == "gaussian" and not yg:
+        raise ValueError("a Gaussian model needs numeric features (YG rows)")
+    return NBModel(**out)
+
+
+def _collect(rows):
+    """The count rows by event: documents per class, all documents, YX, YX=ANY and YG sums."""
     docs: dict[str, int] = {}
     total_docs = 0
     yx: dict[tuple, int] = {}
@@ -182,41 +216,40 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
             raise ValueError(f"unknown event {event!r} in a naive Bayes count table")
     if not docs:
         raise ValueError("the count table has no class counts (Y rows)")
-    classes = tuple(sorted(docs))
-    cidx = {c: i for i, c in enumerate(classes)}
-    class_count = np.array([docs[c] for c in classes], dtype=np.float64)
-    prior = class_log_prior(class_count, total_docs or class_count.sum(), np.log, prior_alpha, len(classes))
-    out = {"kind": kind, "classes": classes, "class_log_prior": prior}
+    return docs, total_docs, yx, yx_any, yg
 
-    if kind in ("multinomial", "bernoulli", "categorical", "mixed") and (yx or kind != "mixed"):
-        features = sorted({f for _, f in yx}, key=lambda f: (f,) if isinstance(f, str) else f)
-        vocab = {f: i for i, f in enumerate(features)}
-        counts = np.zeros((len(classes), len(features)))
-        for (label, f), n in yx.items():
-            counts[cidx[label], vocab[f]] = n
-        if kind == "multinomial":
-            totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)
-            weights = multinomial_log_prob(counts, totals[:, None], alpha, len(features), np.log)
-            bias = np.zeros(len(classes))
-        elif kind == "bernoulli":
-            p_log, q_log = bernoulli_log_probs(counts, class_count[:, None], alpha, np.log)
-            weights = p_log - q_log
-            bias = q_log.sum(axis=1)
-        else:  # categorical part: normalise within each feature
-            names = sorted({f[0] for f in features})
-            n_values = Counter(f[0] for f in features)
-            weights = np.empty_like(counts)
-            for f, i in vocab.items():
-                denom = np.log(class_count + alpha * n_values[f[0]])
-                weights[:, i] = np.log(counts[:, i] + alpha) - denom
-            bias = np.zeros(len(classes))
-            out["categorical"] = tuple(names)
-        out.update(vocab=vocab, weights=weights, bias=bias)
-    if kind in ("gaussian", "mixed") and yg:
-        out.update(_gaussian_part(yg, classes, var_smoothing))
-    if kind == "gaussian" and not yg:
-        raise ValueError("a Gaussian model needs numeric features (YG rows)")
-    return NBModel(**out)
+
+def _declared(yx: dict, domains: dict, classes) -> dict:
+    """Categorical counts with every value of each declared domain present (zero where unseen); a
+    counted value outside its column's declared domain is refused."""
+    yx = dict(yx)
+    for (label, f), _n in list(yx.items()):
+        if isinstance(f, tuple) and f[0] in domains and f[1] not in domains[f[0]]:
+            raise ValueError(f"column {f[0]!r}: value {f[1]!r} was counted in training but is outside its declared domain {list(domains[f[0]])}")
+    for column, values in domains.items():
+        for v in values:
+            for c in classes:
+                yx.setdefault((c, (column, v)), 0)
+    return yx
+
+
+def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains) -> dict:
+    """``weights`` and ``bias`` (and ``required``, ``unseen_totals``) from the counts, by the formulas above."""
+    if kind == "multinomial":
+        totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)
+        weights = np.nan_to_num(multinomial_log_prob(counts, totals[:, None], alpha, len(vocab), np.log), nan=-np.inf)
+        return {"weights": weights, "bias": np.zeros(len(classes)), "unseen_totals": totals if unseen == "smooth" else None}
+    if kind == "bernoulli":
+        p_log, q_log = bernoulli_log_probs(counts, class_count[:, None], alpha, np.log)
+        must = np.isneginf(q_log)  # p = 1 (only when alpha = 0): absent means probability 0
+        return {"weights": np.where(must, p_log, p_log - q_log), "bias": np.where(must, 0.0, q_log).sum(axis=1),
+                "required": must.astype(np.float64) if must.any() else None}
+    names = sorted({f[0] for f in vocab})
+    n_values = Counter(f[0] for f in vocab)
+    weights = np.empty_like(counts)
+    for f, i in vocab.items():
+        weights[:, i] = np.log(counts[:, i] + alpha) - np.log(class_count + alpha * n_values[f[0]])
+    return {"weights": weights, "bias": np.zeros(len(classes)), "categorical": tuple(names)}
 
 
 def _gaussian_part(yg: dict, classes: tuple[str, ...], var_smoothing: float) -> dict:
@@ -253,8 +286,9 @@ def csr_rows(rows: np.ndarray, cols: np.ndarray, n_rows: int, width: int, binary
     return sparse.csr_matrix((np.ones(len(cols)), cols, indptr), shape=(n_rows, width))
 
 
-def _csr(model: NBModel, docs: Sequence[Sequence], binary: bool) -> tuple[sparse.csr_matrix, int]:
-    """Sparse count rows of ``docs`` over the model's vocabulary; also the unknown-feature count.
+def _csr(model: NBModel, docs: Sequence[Sequence], binary: bool) -> tuple[sparse.csr_matrix, int, np.ndarray]:
+    """Sparse count rows of ``docs`` over the model's vocabulary; also the unknown-feature count,
+    and per row the unknown tokens and (for ``unseen = smooth``) the distinct ones, ``(2, n)``.
 
     One dictionary look-up per token, in a single pass over the whole batch; tokens stay in
     document order, so the CSR arrays are built directly. Bernoulli rows are made 0/1.
@@ -264,14 +298,39 @@ def _csr(model: NBModel, docs: Sequence[Sequence], binary: bool) -> tuple[sparse
     cols = np.fromiter((get(t, -1) for d in docs for t in d), dtype=np.int64, count=int(lengths.sum()))
     rows = np.repeat(np.arange(len(docs), dtype=np.int64), lengths)
     known = cols >= 0
-    return csr_rows(rows[known], cols[known], len(docs), len(model.vocab), binary), int(len(known) - known.sum())
+    per_row = np.zeros((2, len(docs)))
+    if model.unseen_totals is not None:
+        per_row[0] = np.bincount(rows[~known], minlength=len(docs))
+        per_row[1] = [len({t for t in d if t not in model.vocab}) for d in docs]
+    X = csr_rows(rows[known], cols[known], len(docs), len(model.vocab), binary)
+    return X, int(len(known) - known.sum()), per_row
+
+
+def text_jll(model: NBModel, X, unknown: np.ndarray | None = None) -> np.ndarray:
+    """Joint log-likelihoods ``(n, C)`` of text count rows ``X`` (the one place text is scored).
+
+    Bernoulli with ``alpha = 0``: a document lacking a word every training document of a class
+    had scores −inf there. ``unseen = smooth`` (Cohen's v2; ``unknown``: per row the unknown
+    tokens and the distinct ones, ``u``): the vocabulary is ``|V| + u`` for that document, so
+    each token scores ``log(C(y,w) + α) − log(C(y,ANY) + α(|V| + u))``, an unknown one with C = 0.
+    """
+    jll = np.asarray(X @ model.weights.T) + model.bias + model.class_log_prior
+    if model.required is not None:
+        missing = model.required.sum(axis=1)[None, :] - np.asarray(X @ model.required.T)
+        jll[missing > 0.5] = -np.inf
+    if model.unseen_totals is not None:
+        n_known = np.asarray(X.sum(axis=1)).ravel()
+        size, a, totals = len(model.vocab), model.alpha, model.unseen_totals[None, :]
+        n_unknown, distinct = unknown[0][:, None], unknown[1][:, None]
+        jll += (n_known[:, None] * np.log(totals + a * size) - (n_known[:, None] + n_unknown) * np.log(totals + a * (size + distinct))
+                + n_unknown * np.log(a))
+    return jll
 
 
 def score_docs(model: NBModel, docs: Sequence[Sequence[str]]) -> tuple[np.ndarray, int]:
     """Joint log-likelihoods ``(n, C)`` of token lists, and the count of out-of-vocabulary tokens."""
-    X, unknown = _csr(model, docs, binary=model.kind == "bernoulli")
-    jll = np.asarray(X @ model.weights.T) + model.bias + model.class_log_prior
-    return jll, unknown
+    X, unknown, per_row = _csr(model, docs, binary=model.kind == "bernoulli")
+    return text_jll(model, X, per_row), unknown
 
 
 def score_rows(model: NBModel, rows: Sequence[tuple[dict, dict]]) -> tuple[np.ndarray, int]:
@@ -279,7 +338,7 @@ def score_rows(model: NBModel, rows: Sequence[tuple[dict, dict]]) -> tuple[np.nd
     jll = np.tile(model.class_log_prior, (len(rows), 1))
     unknown = 0
     if model.weights is not None and model.categorical:
-        X, unknown = _csr(model, [list(cat.items()) for cat, _ in rows], binary=True)
+        X, unknown, _ = _csr(model, [list(cat.items()) for cat, _ in rows], binary=True)
         jll += np.asarray(X @ model.weights.T)
     if model.theta is not None:
         x = np.array([[num.get(f, np.nan) for f in model.numeric] for _, num in rows], dtype=np.float64)
@@ -292,8 +351,12 @@ def score_rows(model: NBModel, rows: Sequence[tuple[dict, dict]]) -> tuple[np.nd
 
 
 def log_posteriors(jll: np.ndarray) -> np.ndarray:
-    """Normalise joint log-likelihoods to log-posteriors with log-sum-exp."""
+    """Normalise joint log-likelihoods to log-posteriors with log-sum-exp. A row whose classes
+    all score −inf (``alpha = 0``: every class has a zero factor) gets uniform posteriors."""
     top = jll.max(axis=1, keepdims=True)
+    dead = np.isneginf(top)
+    jll = np.where(dead, 0.0, jll)
+    top = np.where(dead, 0.0, top)
     return jll - (top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True)))
 
 

@@ -115,7 +115,17 @@ def _to_float(value):
     return float(text)  # ValueError for a non-number
 
 
-def _table_partition(records, label_col, numeric, categorical, splits, holdout, seed, mode, keep_bad):
+def _binary_value(value) -> str | None:
+    """A Bernoulli cell as "0" or "1" (None when missing); ValueError for anything else."""
+    x = _to_float(value)
+    if x is None:
+        return None
+    if x not in (0.0, 1.0):
+        raise ValueError(value)
+    return "1" if x else "0"
+
+
+def _table_partition(records, label_col, numeric, categorical, splits, holdout, seed, mode, keep_bad, bernoulli=frozenset()):
     stats = PartitionStats(keep_bad, mode)
     for index, record in records:
         stats.add("rows_read")
@@ -133,7 +143,13 @@ def _table_partition(records, label_col, numeric, categorical, splits, holdout, 
         # a missing or non-finite cell leaves that feature out of the row (naive Bayes skips it), counted
         stats.add("missing_values", sum(x is None for x in values.values()))
         stats.add("non_finite_values", sum(x is not None and not math.isfinite(x) for x in values.values()))
-        cat = {c: str(record[c]) for c in categorical if record.get(c) is not None}
+        try:
+            binary = {c: _binary_value(record.get(c)) for c in bernoulli}
+        except ValueError:
+            stats.bad_record("table", index, "bernoulli", repr(record))
+            continue
+        cat = {c: binary[c] if c in bernoulli else str(record[c]) for c in categorical if record.get(c) is not None}
+        cat = {c: v for c, v in cat.items() if v is not None}
         if not _keep(splits, holdout, seed, row_id):
             continue
         stats.add("documents")
@@ -178,6 +194,9 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         else:
             numeric = [c for c in columns if c in numeric_types]
             categorical = [c for c in columns if c not in numeric_types]
+    bernoulli = list(nb.bernoulli_columns)
+    numeric = [c for c in numeric if c not in bernoulli]
+    categorical = categorical + [c for c in bernoulli if c not in categorical]
     missing = [c for c in numeric + categorical if c not in columns]
     if missing:
         raise InputError(f"{inputs.root}: no column(s) {', '.join(missing)}")
@@ -208,7 +227,8 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
     if spec.format in ("csv", "parquet", "sklearn"):
         rdd, numeric, categorical = _table_source(spark, inputs, nb)
         label = nb.label_column
-        mixed = rdd.mapPartitions(lambda it: _table_partition(it, label, numeric, categorical, splits, holdout, seed, mode, keep))
+        bern = frozenset(nb.bernoulli_columns)
+        mixed = rdd.mapPartitions(lambda it: _table_partition(it, label, numeric, categorical, splits, holdout, seed, mode, keep, bern))
         return mixed, {"numeric": numeric, "categorical": categorical}
     raise InputError(f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)")
 

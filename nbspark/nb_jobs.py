@@ -16,19 +16,24 @@ from pathlib import Path
 from .capabilities import resolve_scoring
 from .classifying import write_results
 from .config import ExperimentConfig
+from .errors import ConfigError
 from .inputs import Inputs
 from .manifests import NB_KIND, load_manifest
-from .metrics import classification_metrics, format_classification_report
+from .metrics import classification_metrics, format_classification_report, log_loss, pr_curve
 from .nb import COUNT_DDL, build_nb_model
 from .nb_count import count_nb
-from .nb_scoring import score
-from .tables import check_output
+from .nb_scoring import RANKED, score
+from .nb_settings import model_options
+from .plots import plot_pr_curve
+from .tables import check_output, write_json
 from .training import Family, read_counts, train_model
 
-__all__ = ["NAIVE_BAYES", "SMOOTHING", "classify_nb", "load_nb_manifest", "model_settings", "train_nb"]
+__all__ = ["NAIVE_BAYES", "SCORING", "SMOOTHING", "binary_decision", "classify_nb", "load_nb_manifest", "model_settings", "train_nb"]
 
 #: Settings applied at scoring time from the same counts: the model's unless the caller overrides them.
-SMOOTHING = ("alpha", "prior_alpha", "var_smoothing")
+SMOOTHING = ("alpha", "prior_alpha", "var_smoothing", "unseen", "domains", "preset")
+#: Settings of the classify run itself, never the model's.
+SCORING = ("top_k", "multilabel_threshold", "positive_label", "decision_threshold", "posteriors")
 
 
 def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) -> dict:
@@ -76,11 +81,14 @@ def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[s
     ``nb.KEY`` is in ``overrides`` (set explicitly for this run). Scoring settings stay the run's."""
     model_nb = manifest["config"]["nb"]
     columns = manifest.get("columns") or {}
+    fields = {f.name for f in dataclasses.fields(cfg.nb)}
     values = {
-        **{k: v for k, v in model_nb.items() if k not in SMOOTHING and k not in ("top_k", "threshold")},
+        **{k: v for k, v in model_nb.items() if k not in SMOOTHING and k not in SCORING and k in fields},
         "numeric_columns": tuple(columns.get("numeric", ())),
         "categorical_columns": tuple(columns.get("categorical", ())),
     }
+    if "nb.preset" in overrides:  # a preset named for this run sets what it names
+        overrides = overrides | {f"nb.{k}" for k in ("alpha", "prior_alpha", "unseen")}
     for key in SMOOTHING:
         if f"nb.{key}" not in overrides and key in model_nb:
             values[key] = model_nb[key]
@@ -101,26 +109,85 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
     manifest = load_nb_manifest(model_dir)
     cfg = model_settings(manifest, cfg, overrides)
     text_model = manifest["model"] in ("multinomial", "bernoulli")
+    binary = _binary(cfg, tuple(sorted(manifest["label_counts"])))
     scoring = resolve_scoring(cfg, len(manifest["label_counts"]) * manifest["features"] * 8)
     counts = read_counts(spark, model_dir, NAIVE_BAYES, manifest)
     model = None
     if scoring != "join":  # broadcast and arrow scoring both ship the model as arrays
-        model = build_nb_model(counts.collect(), manifest["model"], cfg.nb.alpha, cfg.nb.var_smoothing, cfg.nb.prior_alpha)
+        model = build_nb_model(counts.collect(), manifest["model"], **model_options(dataclasses.asdict(cfg.nb)))
     classes = model.classes if model is not None else tuple(sorted(manifest["label_counts"]))
-    scored = score(spark, cfg, inputs, scoring, counts, model)
+    scored = score(spark, cfg, inputs, scoring, counts, model, len(classes))
+    if binary:
+        scored.predictions = binary_decision(scored.predictions, *binary, cfg.nb.decision_threshold)
+    all_kept = cfg.nb.posteriors == "all" or len(classes) <= RANKED
 
     def metrics_of(written) -> dict:
         pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in written.groupBy("gold", "predicted").count().collect()]
         metrics = classification_metrics(pairs, classes)
         metrics["unknown_label_count"] = sum(n for g, _, n in pairs if any(x not in classes for x in g))
+        metrics.update(_probability_metrics(written, binary, cfg.nb.decision_threshold, all_kept))
         return metrics
 
     extra = {
         "model": str(model_dir),
         "kind": manifest["model"],
         "scoring": scoring,
-        "smoothing": {k: getattr(cfg.nb, k) for k in (SMOOTHING if not text_model else ("alpha", "prior_alpha"))},
+        "smoothing": {k: getattr(cfg.nb, k) for k in (SMOOTHING if not text_model else ("alpha", "prior_alpha", "unseen", "preset"))},
         "test_input": str(inputs.root),
         "broadcast_bytes": None if model is None else model.nbytes(),
+        "classes": list(classes),
     }
-    return write_results(spark, out, scored, metrics_of, format_classification_report, extra, started)
+    return write_results(spark, out, scored, metrics_of, format_classification_report, extra, started, _pr_files)
+
+
+def _binary(cfg: ExperimentConfig, classes: tuple[str, ...]) -> tuple[str, str] | None:
+    """``(positive, other)`` for a binary decision (``nb.positive_label``), refused unless the model has
+    exactly two classes, the positive one among them."""
+    pos = cfg.nb.positive_label
+    if not pos:
+        return None
+    if len(classes) != 2 or pos not in classes:
+        raise ConfigError(f"nb.positive_label = {pos!r} needs a model of two classes, one of them {pos!r}; this model has {list(classes)[:10]}")
+    return pos, next(c for c in classes if c != pos)
+
+
+def binary_decision(predictions, positive: str, other: str, threshold: float):
+    """Predict ``positive`` when its posterior is > ``threshold`` (MLlib's ``thresholds`` on two
+    classes), else ``other``; ``probability`` is the predicted class's posterior."""
+    from pyspark.sql import functions as F
+
+    posterior = F.map_from_arrays("ranked_labels", "ranked_probabilities")
+    p_pos, p_other = F.element_at(posterior, F.lit(positive)), F.element_at(posterior, F.lit(other))
+    yes = p_pos > threshold
+    return predictions.withColumn("predicted", F.array(F.when(yes, F.lit(positive)).otherwise(F.lit(other)))).withColumn(
+        "probability", F.when(yes, p_pos).otherwise(p_other))
+
+
+def _probability_metrics(written, binary, threshold: float, all_kept: bool) -> dict:
+    """Log-loss (single-label test sets whose gold posteriors were kept) and, for a binary decision,
+    the precision/recall curve of the positive class, from the written predictions."""
+    from pyspark.sql import functions as F
+
+    posterior = F.map_from_arrays("ranked_labels", "ranked_probabilities")
+    rows = written.select(F.size("gold").alias("g"), F.element_at(posterior, F.get("gold", 0)).alias("p_gold"),
+                          (F.element_at(posterior, F.lit(binary[0])) if binary else F.lit(None)).alias("p_pos"),
+                          (F.array_contains("gold", binary[0]) if binary else F.lit(False)).alias("is_pos")).collect()
+    out: dict = {"log_loss": None}
+    if not rows or any(r["g"] != 1 for r in rows):
+        out["log_loss_note"] = "log-loss needs one gold label per document"
+    elif not all_kept and any(r["p_gold"] is None for r in rows):
+        out["log_loss_note"] = "some gold labels were not among the kept posteriors: set nb.posteriors = all"
+    else:
+        out["log_loss"] = log_loss(r["p_gold"] or 0.0 for r in rows)
+    if binary:
+        out["pr_curve"] = {"positive_label": binary[0], **pr_curve([(r["p_pos"], r["is_pos"]) for r in rows], threshold)}
+    return out
+
+
+def _pr_files(stage: Path, metrics: dict) -> None:
+    """``pr.json`` and ``pr.png`` beside the metrics of a binary decision."""
+    pr = metrics.get("pr_curve")
+    if not pr:
+        return
+    write_json(stage / "pr.json", pr)
+    plot_pr_curve(pr, stage / "pr.png", f"{metrics['model']}: precision/recall of {pr['positive_label']!r}")

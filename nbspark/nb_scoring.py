@@ -32,6 +32,7 @@ from .nb import (
     ranked_columns,
     score_docs,
     score_rows,
+    text_jll,
     top_labels,
 )
 from .nb_inputs import Doc, records_rdd, text_lines
@@ -49,11 +50,13 @@ BATCH = 4096  # records scored per matrix product
 RANKED = 5  # ranked classes kept per prediction
 
 
-def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, model: NBModel | None) -> Scored:
+def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, model: NBModel | None, n_classes: int) -> Scored:
     """Score the test records of ``inputs`` with ``scoring`` (resolved); ``model`` is the broadcast
-    model (None for ``join``), ``counts`` the model's count table."""
+    model (None for ``join``), ``counts`` the model's count table. The ranked columns keep the
+    ``RANKED`` best classes, or all ``n_classes`` with ``nb.posteriors = "all"``."""
+    ranked = n_classes if cfg.nb.posteriors == "all" else min(RANKED, n_classes)
     if scoring == "arrow":
-        return _arrow_scored(spark, cfg, inputs, model)
+        return _arrow_scored(spark, cfg, inputs, model, ranked)
     mixed = records_rdd(spark, inputs, cfg)[0].cache()
     try:
         stats, bad = split_stats(run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), cfg.max_bad_examples)
@@ -61,9 +64,9 @@ def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, mo
         mixed.unpersist()
         raise
     records = mixed.filter(lambda r: not is_stat(r))
-    k, threshold = cfg.nb.top_k, cfg.nb.threshold
+    k, threshold = cfg.nb.top_k, cfg.nb.multilabel_threshold
     if scoring == "join":
-        predictions, unknown = _join_predictions(spark, counts, records, cfg.nb.model, cfg.nb.alpha, k, threshold, cfg.nb.prior_alpha)
+        predictions, unknown = _join_predictions(spark, counts, records, cfg.nb.model, cfg.nb.alpha, k, threshold, cfg.nb.prior_alpha, ranked)
         return Scored(
             predictions,
             lambda: {"input_stats": stats, "malformed_examples": bad, "unknown_features": int(unknown.first()["u"])},
@@ -71,7 +74,7 @@ def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, mo
         )
     bc = spark.sparkContext.broadcast(model)
     tally = spark.sparkContext.accumulator({}, Tally())
-    scored = records.mapPartitions(lambda it: _score_partition(it, bc, k, threshold, tally))
+    scored = records.mapPartitions(lambda it: _score_partition(it, bc, k, threshold, ranked, tally))
 
     def release():
         mixed.unpersist()
@@ -84,7 +87,7 @@ def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, mo
     )
 
 
-def _score_batch(model: NBModel, batch, k, threshold):
+def _score_batch(model: NBModel, batch, k, threshold, n_ranked):
     """Prediction rows of a batch of ``Doc`` or ``Row`` records, and the unknown features met."""
     if isinstance(batch[0], Doc):
         jll, unknown = score_docs(model, [d.tokens for d in batch])
@@ -94,7 +97,7 @@ def _score_batch(model: NBModel, batch, k, threshold):
         gold = [(r.label,) for r in batch]
     log_post = log_posteriors(jll)
     picked = top_labels(log_post, model.classes, k, threshold)
-    ranked = top_labels(log_post, model.classes, min(RANKED, len(model.classes)))
+    ranked = top_labels(log_post, model.classes, n_ranked)
     rows = [
         (rec.id, list(g), [p[0] for p in pick], pick[0][1], [r[0] for r in rank], [r[1] for r in rank])
         for rec, g, pick, rank in zip(batch, gold, picked, ranked)
@@ -102,25 +105,25 @@ def _score_batch(model: NBModel, batch, k, threshold):
     return rows, unknown
 
 
-def _score_partition(records, bc_model, k, threshold, tally):
+def _score_partition(records, bc_model, k, threshold, n_ranked, tally):
     model = bc_model.value
     unknown = 0
     batch = []
     for rec in records:
         batch.append(rec)
         if len(batch) >= BATCH:
-            rows, n = _score_batch(model, batch, k, threshold)
+            rows, n = _score_batch(model, batch, k, threshold, n_ranked)
             unknown += n
             yield from rows
             batch = []
     if batch:
-        rows, n = _score_batch(model, batch, k, threshold)
+        rows, n = _score_batch(model, batch, k, threshold, n_ranked)
         unknown += n
         yield from rows
     tally.add({"unknown_features": unknown})
 
 
-def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel) -> Scored:
+def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, n_ranked: int) -> Scored:
     """Score ``tsv``/``sms`` test text in one pass without Python per token: Spark reads the
     lines, each Arrow batch is tokenized (``arrow_text.word_tokens``), looked up and scored by
     vectorised code. Line statistics and unknown tokens are counted into the accumulator; the
@@ -138,8 +141,8 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel) 
     )
     bc = spark.sparkContext.broadcast(model)
     tally = spark.sparkContext.accumulator({}, Tally())
-    k, threshold = cfg.nb.top_k, cfg.nb.threshold
-    predictions = flagged.mapInArrow(lambda it: _arrow_score_batches(it, bc, k, threshold, tally), PREDICTION_DDL)
+    k, threshold = cfg.nb.top_k, cfg.nb.multilabel_threshold
+    predictions = flagged.mapInArrow(lambda it: _arrow_score_batches(it, bc, k, threshold, n_ranked, tally), PREDICTION_DDL)
     parse = parse_labelled_line if spec.format == "tsv" else parse_sms_line
 
     def stats() -> dict:
@@ -164,7 +167,7 @@ def _doc_token_rows(records, binary):
                 yield rec.id, token, 1 if binary else count
 
 
-def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, threshold: float, prior_alpha: float = 0.0):
+def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, threshold: float, prior_alpha: float, n_ranked: int):
     """Text scoring without a broadcast: the test documents' tokens joined with the count table.
 
     Only the non-zero counts are joined. With ``V`` the vocabulary, ``L_d`` the in-vocabulary
@@ -199,7 +202,7 @@ def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, 
         .join(pair, ["id", "label"], "left")
         .select("id", "gold", "label", (F.col("prior") + F.col("bias") + F.coalesce("L", F.lit(0)) * F.col("zero") + F.coalesce("s", F.lit(0.0))).alias("jll"))
     )
-    return _ranked_predictions(scores, k, threshold), unknown
+    return _ranked_predictions(scores, k, threshold, n_ranked), unknown
 
 
 def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
@@ -246,7 +249,7 @@ def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
     return vocab, weights, spark.createDataFrame(rows, "label STRING, prior DOUBLE, bias DOUBLE, zero DOUBLE")
 
 
-def _ranked_predictions(scores, k: int, threshold: float):
+def _ranked_predictions(scores, k: int, threshold: float, n_ranked: int):
     """Prediction rows (``PREDICTION_DDL``) from ``(id, gold, label, jll)``: posteriors by a
     log-sum-exp over each document's classes, ranked."""
     from pyspark.sql import Window
@@ -269,12 +272,12 @@ def _ranked_predictions(scores, k: int, threshold: float):
         "gold",
         F.transform(keep, lambda x: x["label"]).alias("predicted"),
         F.get(probs, 0).alias("probability"),
-        F.slice(labels, 1, RANKED).alias("ranked_labels"),
-        F.slice(probs, 1, RANKED).alias("ranked_probabilities"),
+        F.slice(labels, 1, n_ranked).alias("ranked_labels"),
+        F.slice(probs, 1, n_ranked).alias("ranked_probabilities"),
     )
 
 
-def _arrow_score_batches(batches, bc_model, k, threshold, tally):
+def _arrow_score_batches(batches, bc_model, k, threshold, n_ranked, tally):
     """mapInArrow: tokenize, look up and score whole Arrow batches; the prediction columns are
     built as Arrow arrays from numpy (no Python per document or token). Rows are every input
     line (``id, gold, text, category``); every line is counted into ``tally`` by its category, with
@@ -288,7 +291,6 @@ def _arrow_score_batches(batches, bc_model, k, threshold, tally):
     model: NBModel = bc_model.value
     vocab = pa.array(sorted(model.vocab, key=model.vocab.get))
     classes = pa.array(model.classes, pa.string())
-    n_ranked = min(RANKED, len(model.classes))
 
     def lists(values, lengths):
         offsets = np.zeros(len(lengths) + 1, np.int32)
@@ -310,7 +312,12 @@ def _arrow_score_batches(batches, bc_model, k, threshold, tally):
         known = idx.is_valid().to_numpy(zero_copy_only=False)
         seen["unknown_features"] += int(len(known) - known.sum())
         X = csr_rows(rows[known], idx.fill_null(0).to_numpy()[known], n, len(vocab), model.kind == "bernoulli")
-        log_post = log_posteriors(np.asarray(X @ model.weights.T) + model.bias + model.class_log_prior)
+        per_row = None
+        if model.unseen_totals is not None:  # Cohen's v2: the unknown tokens of each row, and the distinct ones
+            unknown_rows = rows[~known]
+            pairs = pa.table({"r": unknown_rows, "t": pc.filter(tokens, pa.array(~known))}).group_by(["r", "t"]).aggregate([])
+            per_row = np.vstack([np.bincount(unknown_rows, minlength=n), np.bincount(pairs.column("r").to_numpy(), minlength=n)])
+        log_post = log_posteriors(text_jll(model, X, per_row))
         order, probs, picked = ranked_columns(log_post, k, threshold, n_ranked)
         prefix = np.arange(order.shape[1])[None, :] < picked[:, None]
         ranked = np.full(n, n_ranked)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from .errors import ConfigError
 
-__all__ = ["plot_learning_curve", "require_matplotlib"]
+__all__ = ["plot_learning_curve", "plot_pr_curve", "require_matplotlib"]
 
 
 def require_matplotlib() -> None:
@@ -49,6 +49,32 @@ def plot_learning_curve(rows: list[dict], path: Path, title: str) -> None:
     right.set_title("where the backoff decides")
     right.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_pr_curve(pr: dict, path: Path, title: str) -> None:
+    """Precision against recall of the positive class (``metrics.pr_curve``), the decision
+    threshold's point marked."""
+    require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.step(pr["recall"], pr["precision"], where="post", label=f"average precision {pr['average_precision'] or 0:.4f}")
+    if pr["precision_at_threshold"] is not None:
+        ax.plot([pr["recall_at_threshold"]], [pr["precision_at_threshold"]], "o", color="crimson",
+                label=f"decision threshold {pr['decision_threshold']:g}")
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_xlim(0, 1.01)
+    ax.set_ylim(0, 1.01)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower left")
+    ax.set_title(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -26,7 +26,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["RULES", "UNSEEN", "Judgement", "Rule", "judge", "scores"]
+__all__ = ["RULES", "UNSEEN", "Judgement", "Rule", "check_spec", "judge", "scores"]
 
 RULES = ("chain", "evidence", "interpolate")
 UNSEEN = "unseen"
@@ -88,3 +88,21 @@ def judge(rule: Rule, levels: Levels, written: str, candidates: Sequence[str]) -
     if s[best] <= 0:
         return None
     return Judgement(best, s[best] / s[written] if s.get(written, 0) > 0 else math.inf, level)
+
+
+def check_spec(cfg, finite) -> None:
+    """Refuse ``[check]`` settings that cannot apply (``finite`` checks a number's range)."""
+    from .errors import ConfigError
+
+    check = cfg.check
+    for name in (check.rule, *check.rules):
+        if name not in RULES:
+            raise ConfigError(f"check.rule(s) must be one of {', '.join(RULES)}, got {name!r}")
+    for key, values in (("check.rules", check.rules), ("check.factors", check.factors)):
+        if values and len(values) != len(cfg.sets):
+            raise ConfigError(f"{key} needs one value per confusion set ({len(cfg.sets)}), got {len(values)}")
+    for factor in (check.factor, *check.factors):
+        finite("check.factor(s)", factor, 1.0)
+    finite("check.m", check.m, 0.0, low_open=True)
+    if check.min_evidence < 1:
+        raise ConfigError(f"check.min_evidence must be >= 1, got {check.min_evidence}")

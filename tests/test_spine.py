@@ -47,13 +47,13 @@ def test_classify_takes_the_smoothing_of_the_model(spark, fixtures, tmp_path):
     plain = china(fixtures, tmp_path)  # nb.alpha left at 1
     got = classify_nb(spark, plain, tmp_path / "m", resolve_input(plain.test, None), tmp_path / "r1")
     same = classify_nb(spark, trained, tmp_path / "m", resolve_input(trained.test, None), tmp_path / "r2")
-    assert got["smoothing"] == {"alpha": 0.1, "prior_alpha": 0.0} == same["smoothing"]
+    assert got["smoothing"] == {"alpha": 0.1, "prior_alpha": 0.0, "unseen": "drop", "preset": ""} == same["smoothing"]
     p1 = sorted(map(tuple, spark.read.parquet(str(tmp_path / "r1" / "predictions")).collect()))
     p2 = sorted(map(tuple, spark.read.parquet(str(tmp_path / "r2" / "predictions")).collect()))
     assert p1 == p2
     # an explicit override for this run (--set nb.alpha=1 on the command line) wins
     over = classify_nb(spark, plain, tmp_path / "m", resolve_input(plain.test, None), tmp_path / "r3", overrides=frozenset({"nb.alpha"}))
-    assert over["smoothing"] == {"alpha": 1.0, "prior_alpha": 0.0}
+    assert over["smoothing"] == {"alpha": 1.0, "prior_alpha": 0.0, "unseen": "drop", "preset": ""}
     p3 = sorted(map(tuple, spark.read.parquet(str(tmp_path / "r3" / "predictions")).collect()))
     assert [r[3] for r in p3] != [r[3] for r in p1]  # the probabilities change with α
 
