@@ -237,7 +237,8 @@ def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, d
     """``weights`` and ``bias`` (and ``required``, ``unseen_totals``) from the counts, by the formulas above."""
     if kind == "multinomial":
         totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)
-        weights = np.nan_to_num(multinomial_log_prob(counts, totals[:, None], alpha, len(vocab), np.log), nan=-np.inf)
+        weights = multinomial_log_prob(counts, totals[:, None], alpha, len(vocab), np.log)
+        weights = np.where(np.isnan(weights), -np.inf, weights)  # alpha = 0 and a class without tokens: 0/0
         return {"weights": weights, "bias": np.zeros(len(classes)), "unseen_totals": totals if unseen == "smooth" else None}
     if kind == "bernoulli":
         p_log, q_log = bernoulli_log_probs(counts, class_count[:, None], alpha, np.log)

@@ -52,11 +52,12 @@ def apply_preset(nb, explicit: set[str]):
 
 
 def parse_domains(items) -> dict[str, tuple[str, ...]]:
-    """``("outlook=sunny,overcast,rain", …)`` as ``{"outlook": ("sunny", "overcast", "rain")}``."""
+    """``("outlook=sunny,overcast,rain", …)`` as ``{"outlook": ("sunny", "overcast", "rain")}``; values
+    may also be separated by ``|`` (``--set nb.domains=outlook=sunny|overcast|rain,windy=0|1``)."""
     out: dict[str, tuple[str, ...]] = {}
     for item in items:
         column, eq, values = item.partition("=")
-        domain = tuple(dict.fromkeys(v.strip() for v in values.split(",") if v.strip()))
+        domain = tuple(dict.fromkeys(v.strip() for v in values.replace("|", ",").split(",") if v.strip()))
         if not eq or not column.strip() or len(domain) < 1 or column.strip() in out:
             raise ConfigError(f"nb.domains entries are 'column=value1,value2,…', one per column; got {item!r}")
         out[column.strip()] = domain
