@@ -183,7 +183,7 @@ def main(argv=None) -> int:
                     return None
 
                 def scored_sum():
-                    scored = score(spark, run, inputs, "arrow", None, model)
+                    scored = score(spark, run, inputs, "arrow", None, model, len(model.classes))
                     try:
                         return scored.predictions.agg(F.sum("probability")).collect()
                     finally:
