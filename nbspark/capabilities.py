@@ -76,7 +76,9 @@ def engine_problem(cfg, engine: str) -> str | None:
         return f"engine must be one of {', '.join(ENGINES)}, got {engine!r}"
     if cfg.task == "backoff":
         if engine == "dataframe":
-            return "engine dataframe counts naive Bayes text only; use arrow, combine or pairs"
+            if cfg.train.format in ("google_v2", "google_v3"):
+                return None
+            return "engine dataframe counts Google Books files (google_v2, google_v3) and naive Bayes text; use arrow, combine or pairs"
         if cfg.train.format != "ngrams" or cfg.sample < 1.0:
             return "engine arrow counts backoff models from ngrams input without sampling; use engine combine for this config"
         return None
@@ -137,7 +139,11 @@ def resolve_engine(cfg) -> str:
     if problem:
         raise ConfigError(problem)
     if cfg.engine == "auto":
-        return "arrow" if cfg.mode == "permissive" and engine_problem(cfg, "arrow") is None else "combine"
+        if cfg.mode != "permissive":
+            return "combine"
+        if cfg.task == "backoff" and cfg.train.format in ("google_v2", "google_v3"):
+            return "dataframe"
+        return "arrow" if engine_problem(cfg, "arrow") is None else "combine"
     return cfg.engine
 
 

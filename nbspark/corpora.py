@@ -21,6 +21,8 @@ __all__ = [
     "clean_sgml_text",
     "decode_reuters",
     "POS_TAGS",
+    "PSEUDO_TAGS",
+    "google_line",
     "holdout_part",
     "parse_brown_zip",
     "parse_google_v2",
@@ -197,12 +199,12 @@ def holdout_part(record_id: str, seed: int, fraction: float) -> str:
 #: Google Books part-of-speech tags (the universal tag set of the 2012 corpus), as suffixes
 #: (``effect_NOUN``) or alone (``_NOUN_``), plus the positional pseudo-tokens.
 POS_TAGS = frozenset({"NOUN", "VERB", "ADJ", "ADV", "PRON", "DET", "ADP", "NUM", "CONJ", "PRT", "X", "."})
-_PSEUDO = frozenset({"ROOT", "START", "END"})
+PSEUDO_TAGS = frozenset({"ROOT", "START", "END"})
 
 
 def strip_pos(token: str) -> str | None:
     """``effect_NOUN`` -> ``effect``; a tag standing alone (``_NOUN_``, ``_START_``) -> None."""
-    if len(token) > 2 and token.startswith("_") and token.endswith("_") and token[1:-1] in POS_TAGS | _PSEUDO:
+    if len(token) > 2 and token.startswith("_") and token.endswith("_") and token[1:-1] in POS_TAGS | PSEUDO_TAGS:
         return None
     base, sep, tag = token.rpartition("_")
     if sep and base and tag in POS_TAGS:
@@ -253,6 +255,27 @@ def parse_google_v3(line: str, order: int = 5) -> tuple[tuple[str, ...], list[tu
             raise MalformedLine("year", line)
         years.append((int(fields[0]), _count(fields[1], line)))
     return tokens, years
+
+
+def google_line(line: str, fmt: str, width: int, strip: bool, lowercase: bool, confusion, year_min: int, year_max: int):
+    """One Google Books line (``fmt`` google_v2 or google_v3) by the rules of every engine:
+    ``("ngram", tokens, match count in [year_min, year_max])``, or ``(statistic, None, 0)`` with the
+    statistic ``lines_with_pos_tag_tokens`` (a stand-alone tag token, when ``strip``),
+    ``lines_not_in_confusion_set`` or ``lines_outside_year_range``, in that order of checks.
+    Raises ``MalformedLine`` first, for a line of the wrong shape."""
+    parsed = (parse_google_v2 if fmt == "google_v2" else parse_google_v3)(line, width)
+    tokens = parsed[0]
+    if strip:
+        tokens = tuple(strip_pos(t) for t in tokens)
+        if None in tokens:
+            return "lines_with_pos_tag_tokens", None, 0
+    if lowercase:
+        tokens = tuple(t.lower() for t in tokens)
+    if tokens[width // 2] not in confusion:
+        return "lines_not_in_confusion_set", None, 0
+    years = [(parsed[1], parsed[2])] if fmt == "google_v2" else parsed[1]
+    count = sum(c for year, c in years if year_min <= year <= year_max)
+    return ("ngram", tokens, count) if count else ("lines_outside_year_range", None, 0)
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")

@@ -3,6 +3,8 @@
 
 * ``pairs`` / ``combine``: examples (``ngram_inputs``) flatMapped into ``((subset, *context,
   label), weight)`` events and summed by ``counting.count_events``; statistics ride the shuffle.
+* ``dataframe``: Google Books files read by Spark SQL, the lines not centred on the set dropped
+  in the JVM (``google_filter``), the rest parsed as ``combine`` parses them.
 * ``arrow``: ``ngrams`` lines read by Spark SQL, each Arrow batch parsed and counted by pyarrow
   (``arrow_text.ngram_events``), summed in the task, then by ``groupBy``; statistics are rows
   whose subset starts with ``MARK``, and the first malformed lines are found afterwards.
@@ -13,11 +15,12 @@ Which engine applies, and what ``auto`` picks, is ``capabilities.resolve_engine`
 from __future__ import annotations
 
 from .capabilities import resolve_engine
-from .corpora import MAX_COUNT, parse_ngram_line
+from .corpora import MAX_COUNT, parse_google_v2, parse_google_v3, parse_ngram_line
 from .counting import Counted, count_events
 from .events import count_columns, count_ddl, example_events, in_sample
 from .faults import maybe_inject
-from .ngram_inputs import examples_rdd
+from .google_filter import google_examples
+from .ngram_inputs import examples_rdd, google_summed
 from .readers import hadoop_escape
 from .runstats import MARK, STAT, first_malformed_lines, is_stat, run_failfast, split_stats
 
@@ -43,10 +46,20 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
             return [((STAT, "examples_not_sampled"), 1)]
         return example_events(record, subsets, letters)
 
-    mixed = examples_rdd(spark.sparkContext, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions)
-    reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, engine).cache()
+    grouped = None
+    if engine == "dataframe":  # Google Books: the lines not centred on the set dropped in the JVM
+        records, grouped = google_examples(spark, inputs, cfg)
+        mixed = google_summed(records, cfg.train.min_count, cfg.max_bad_examples, cfg.partitions)
+    else:
+        mixed = examples_rdd(spark.sparkContext, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions)
+    reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, "combine" if engine == "dataframe" else engine).cache()
     try:
         stats, bad = split_stats(run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
+        if grouped is not None:
+            grouped.unpersist()
+            parse = parse_google_v2 if cfg.train.format == "google_v2" else parse_google_v3
+            width = cfg.width
+            bad = first_malformed_lines(spark.sparkContext, inputs.files, lambda line: parse(line, width), stats, cfg.mode, cfg.max_bad_examples)
         if stats.get("weight", 0) > MAX_COUNT:  # stored as one 64-bit number, as the arrow engine's statistics are
             raise OverflowError(f"count overflow: the total weight passes {MAX_COUNT}, the largest 64-bit count")
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(_count_row)
@@ -54,6 +67,8 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
         return Counted(engine, counts, stats, bad, {}, reduced)
     except BaseException:
         reduced.unpersist()
+        if grouped is not None:
+            grouped.unpersist()
         raise
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from .capabilities import BACKOFF_FORMATS
 from .config import InputSpec
 from .corpora import (
+    google_line,
     MalformedLine,
     decode_reuters,
     parse_brown_zip,
@@ -26,7 +27,7 @@ from .readers import ngram_lines, sgml_texts
 from .runstats import PartitionStats
 from .text import tokenize
 
-__all__ = ["examples_rdd", "ngram_partition"]
+__all__ = ["examples_rdd", "google_summed", "ngram_partition"]
 
 
 def ngram_partition(records, confusion, width, lowercase, mode, keep_bad):
@@ -53,39 +54,30 @@ def ngram_partition(records, confusion, width, lowercase, mode, keep_bad):
 
 def _google_partition(records, spec: InputSpec, confusion, width, lowercase, mode, keep_bad):
     """Google Books lines -> ``(("ngram", tokens), match count in the year range)``, filtered to
-    the confusion set here, in the map, so only matching n-grams reach the shuffle."""
+    the confusion set here, in the map, so only matching n-grams reach the shuffle
+    (``corpora.google_line``: the rule every engine applies)."""
     maybe_inject()
     stats = PartitionStats(keep_bad, mode)
-    parse = parse_google_v2 if spec.format == "google_v2" else parse_google_v3
     strip = spec.pos == "strip"
     for source, offset, line in records:
         stats.add("lines_read")
         try:
-            parsed = parse(line, width)
+            outcome, tokens, count = google_line(line, spec.format, width, strip, lowercase, confusion, spec.year_min, spec.year_max)
         except MalformedLine as exc:
             stats.bad_record(source, offset, exc.reason, line)
             continue
-        tokens = parsed[0]
-        if strip:
-            tokens = tuple(strip_pos(t) for t in tokens)
-            if None in tokens:
-                stats.add("lines_with_pos_tag_tokens")
-                continue
-        if lowercase:
-            tokens = tuple(t.lower() for t in tokens)
-        if tokens[width // 2] not in confusion:
-            stats.add("lines_not_in_confusion_set")
-            continue
-        if spec.format == "google_v2":
-            years = [(parsed[1], parsed[2])]
-        else:
-            years = parsed[1]
-        count = sum(c for year, c in years if spec.year_min <= year <= spec.year_max)
-        if count:
+        if outcome == "ngram":
             yield ("ngram", tokens), count
         else:
-            stats.add("lines_outside_year_range")
+            stats.add(outcome)
     yield from stats.records()
+
+
+def google_summed(records, min_count: int, keep_bad: int, partitions: int = 0):
+    """Google records (``(("ngram", tokens), count)`` and statistics) summed by n-gram, then the
+    n-grams of at least ``min_count`` as ``Example`` records."""
+    summed = records.reduceByKey(lambda a, b: a + b, numPartitions=partitions or None)
+    return summed.mapPartitions(lambda it: _min_count_partition(it, min_count, keep_bad))
 
 
 def _min_count_partition(records, min_count, keep_bad):
@@ -171,11 +163,8 @@ def examples_rdd(sc, inputs: Inputs, confusion, width: int, lowercase: bool, mod
         lines = ngram_lines(sc, list(inputs.files))
         if partitions:
             lines = lines.repartition(partitions)
-        summed = lines.mapPartitions(
-            lambda it: _google_partition(it, spec, confusion, width, lowercase, mode, keep_bad)
-        ).reduceByKey(lambda a, b: a + b, numPartitions=partitions or None)
-        min_count = spec.min_count
-        return summed.mapPartitions(lambda it: _min_count_partition(it, min_count, keep_bad))
+        records = lines.mapPartitions(lambda it: _google_partition(it, spec, confusion, width, lowercase, mode, keep_bad))
+        return google_summed(records, spec.min_count, keep_bad, partitions)
     if inputs.spec.format == "brown":
         zips = sgml_texts(sc, list(inputs.files))
         return zips.mapPartitions(lambda it: _brown_partition(it, confusion, width, lowercase, keep_bad))

@@ -1,0 +1,137 @@
+"""nbspark's train job on Google Books 5-gram shards against zcat of the same files, in one run.
+
+    python scripts/bench_google.py [--gb 1.0] [--centred 0.002] [--version 3] [--master local[2]] [--json FILE]
+
+Writes synthetic version-2 or -3 shards (``scripts/make_google_shards.py``: realistic sparsity, by
+default 0.2 % of the n-grams centred on affect/effect) holding about ``--gb`` GB of text, then times
+``zcat`` of every shard on one core (output discarded, the decompression a reader cannot avoid),
+and ``spark-submit jobs/train.py`` on the shards with each engine asked for (``--engines``,
+default: auto, which filters in the JVM). The job's count table is compared with a plain-Python
+count of the same shards (gzip + ``corpora.google_line`` + ``events.example_events``, no Spark).
+
+Prints a table: seconds, MB/s and MB/s per core for zcat and each engine;
+``per_core_ratio_vs_zcat`` is nbspark's bytes per second per core over zcat's single-core bytes
+per second. ``--json FILE`` writes ``uncompressed_bytes``, ``cores``, ``zcat_seconds``,
+``nbspark_seconds``, ``per_core_ratio_vs_zcat`` and ``tables_equal`` (for the first engine),
+plus every engine's row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from nbspark.config import load_config  # noqa: E402
+from nbspark.corpora import MalformedLine, google_line  # noqa: E402
+from nbspark.events import Example, example_events  # noqa: E402
+
+BYTES_PER_NGRAM = {2: 190, 3: 160}  # text bytes per n-gram in make_google_shards' output (measured)
+
+
+def plain_count(files, cfg) -> Counter:
+    """The count table of the shards in plain Python (summed by n-gram, min_count, then events)."""
+    spec = cfg.train
+    ngrams: Counter = Counter()
+    for f in files:
+        with gzip.open(f, "rt", encoding="utf-8", errors="replace", newline="\n") as fh:
+            for line in fh:
+                try:
+                    outcome, tokens, count = google_line(line.rstrip("\n"), spec.format, cfg.width, spec.pos == "strip",
+                                                         cfg.lowercase, frozenset(cfg.centres), spec.year_min, spec.year_max)
+                except MalformedLine:
+                    continue
+                if outcome == "ngram":
+                    ngrams[tokens] += count
+    table: Counter = Counter()
+    for tokens, count in ngrams.items():
+        if count >= spec.min_count:
+            for key, n in example_events(Example("google", tokens, count), cfg.counted_subsets, cfg.letters):
+                table[key] += n
+    return table
+
+
+def job_table(model_dir: Path) -> Counter:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(model_dir / "counts")
+    names = table.column_names
+    return Counter({tuple(r[n] for n in names[:-1]): r[names[-1]] for r in table.to_pylist()})
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--gb", type=float, default=1.0, help="text (uncompressed) to generate, in GB")
+    parser.add_argument("--centred", type=float, default=0.002, help="share of n-grams centred on affect/effect")
+    parser.add_argument("--version", type=int, choices=(2, 3), default=3)
+    parser.add_argument("--shards", type=int, default=8)
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--engines", default="auto", help="comma-separated train engines (auto, dataframe, combine, pairs)")
+    parser.add_argument("--work", type=Path, help="where shards and models go (default: a temporary directory, removed)")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench_google_"))
+    shards = work / "shards"
+    try:
+        per_shard = int(args.gb * 1e9 / BYTES_PER_NGRAM[args.version] / args.shards)
+        if not shards.exists():
+            subprocess.run([sys.executable, str(ROOT / "scripts" / "make_google_shards.py"), str(shards), "--version", str(args.version),
+                            "--shards", str(args.shards), "--lines-per-shard", str(per_shard), "--centred", str(args.centred)], check=True)
+        files = sorted(shards.glob("*.gz"))
+        started = time.perf_counter()
+        size = 0
+        for f in files:
+            out = subprocess.run(["zcat", str(f)], stdout=subprocess.PIPE, check=True)
+            size += len(out.stdout)
+        zcat = time.perf_counter() - started
+        cores = int(args.master.split("[")[1].rstrip("]")) if "[" in args.master and args.master.split("[")[1][0].isdigit() else os.cpu_count()
+        fmt = f"google_v{args.version}"
+        cfg = load_config(None, {"train.format": fmt, "train.path": str(shards)})
+        expected = plain_count(files, cfg)
+        rows = []
+        for engine in args.engines.split(","):
+            model = work / f"model-{engine}"
+            cmd = [str(Path(sys.executable).parent / "spark-submit"), "--master", args.master, "--conf", "spark.ui.enabled=false",
+                   str(ROOT / "jobs" / "train.py"), "--set", f"train.format={fmt}", "--set", f"train.path={shards}",
+                   "--set", f"engine={engine}", "--out", str(model), "--overwrite"]
+            started = time.perf_counter()
+            done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"})
+            seconds = time.perf_counter() - started
+            if done.returncode:
+                print(done.stdout[-3000:], done.stderr[-3000:], file=sys.stderr)
+                return 1
+            equal = job_table(model) == expected
+            rows.append({"engine": engine, "seconds": seconds, "tables_equal": equal,
+                         "per_core_ratio_vs_zcat": (size / seconds / cores) / (size / zcat)})
+        print(f"{len(files)} version-{args.version} shards, {size / 1e6:,.0f} MB of text, {args.centred:.2%} centred; {cores} cores for Spark")
+        print(f"{'what':<34}{'seconds':>9}{'MB/s':>9}{'MB/s/core':>11}{'vs zcat/core':>14}{'table':>8}")
+        print(f"{'zcat, one core':<34}{zcat:>9.1f}{size / zcat / 1e6:>9.1f}{size / zcat / 1e6:>11.1f}{1.0:>14.3f}{'':>8}")
+        for r in rows:
+            rate = size / r["seconds"] / 1e6
+            print(f"{'nbspark train, engine ' + r['engine']:<34}{r['seconds']:>9.1f}{rate:>9.1f}{rate / cores:>11.1f}"
+                  f"{r['per_core_ratio_vs_zcat']:>14.3f}{'equal' if r['tables_equal'] else 'DIFFER':>8}")
+        if args.json:
+            first = rows[0]
+            args.json.write_text(json.dumps({
+                "uncompressed_bytes": size, "cores": cores, "zcat_seconds": zcat, "nbspark_seconds": first["seconds"],
+                "per_core_ratio_vs_zcat": first["per_core_ratio_vs_zcat"], "tables_equal": first["tables_equal"], "engines": rows,
+            }, indent=2) + "\n")
+        return 0 if all(r["tables_equal"] for r in rows) else 1
+    finally:
+        if not args.work:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
