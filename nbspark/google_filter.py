@@ -81,7 +81,10 @@ def google_examples(spark, inputs, cfg):
     strip, lowercase, year_min, year_max = spec.pos == "strip", cfg.lowercase, spec.year_min, spec.year_max
     lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
     keep = candidate_predicate(fmt, width, strip, lowercase, centres)
-    grouped = lines.groupBy(F.when(keep, F.col("value")).alias("line")).count().cache()
+    # the few kept lines in as many partitions as the input has (not spark.sql.shuffle.partitions:
+    # the RDD side below would run a Python task for each)
+    parts = cfg.partitions or lines.rdd.getNumPartitions()
+    grouped = lines.groupBy(F.when(keep, F.col("value")).alias("line")).count().coalesce(parts).cache()
     try:
         total = grouped.agg(F.sum("count").alias("all"), F.sum(F.when(F.col("line").isNull(), F.col("count"))).alias("dropped")).first()
     except BaseException:

@@ -14,9 +14,6 @@ from .corpora import (
     MalformedLine,
     decode_reuters,
     parse_brown_zip,
-    parse_google_v2,
-    parse_google_v3,
-    strip_pos,
     text_documents,
 )
 from .errors import ConfigError

@@ -106,7 +106,9 @@ def main() -> int:
                    str(ROOT / "jobs" / "train.py"), "--set", f"train.format={fmt}", "--set", f"train.path={shards}",
                    "--set", f"engine={engine}", "--out", str(model), "--overwrite"]
             started = time.perf_counter()
-            done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"})
+            env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
+                   "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+            done = subprocess.run(cmd, capture_output=True, text=True, env=env)
             seconds = time.perf_counter() - started
             if done.returncode:
                 print(done.stdout[-3000:], done.stderr[-3000:], file=sys.stderr)
