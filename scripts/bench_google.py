@@ -22,6 +22,7 @@ import argparse
 import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,9 +45,13 @@ def plain_count(files, cfg) -> Counter:
     """The count table of the shards in plain Python (summed by n-gram, min_count, then events)."""
     spec = cfg.train
     ngrams: Counter = Counter()
+    # a line whose text holds no confusion-set word (in any case) cannot be an example
+    maybe = re.compile("|".join(re.escape(w) for w in cfg.centres), re.IGNORECASE).search
     for f in files:
         with gzip.open(f, "rt", encoding="utf-8", errors="replace", newline="\n") as fh:
             for line in fh:
+                if not maybe(line):
+                    continue
                 try:
                     outcome, tokens, count = google_line(line.rstrip("\n"), spec.format, cfg.width, spec.pos == "strip",
                                                          cfg.lowercase, frozenset(cfg.centres), spec.year_min, spec.year_max)
