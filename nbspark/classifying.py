@@ -35,7 +35,9 @@ def write_results(spark, out: Path, scored: Scored, metrics_of: Callable, report
     files (plots) beside them. Return the metrics."""
     try:
         with staged_output(out, "results") as stage:
-            scored.predictions.write.parquet(str(stage / "predictions"))
+            # rebalanced by AQE into partitions of spark.sql.adaptive.advisoryPartitionSizeInBytes: a
+            # small result is one file, not one per input split; a large one keeps its tasks
+            scored.predictions.hint("rebalance").write.parquet(str(stage / "predictions"))
             stats = scored.stats()
             written = spark.read.parquet(str(stage / "predictions"))
             metrics = metrics_of(written)

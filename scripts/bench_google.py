@@ -38,7 +38,7 @@ from nbspark.config import load_config  # noqa: E402
 from nbspark.corpora import MalformedLine, google_line  # noqa: E402
 from nbspark.events import Example, example_events  # noqa: E402
 
-BYTES_PER_NGRAM = {2: 190, 3: 160}  # text bytes per n-gram in make_google_shards' output (measured)
+BYTES_PER_NGRAM = {2: 121, 3: 61}  # text bytes per n-gram in make_google_shards' output (measured)
 
 
 def plain_count(files, cfg) -> Counter:

@@ -184,3 +184,20 @@ def test_small_count_tables_are_few_files(spark, fixtures, tmp_path):
     # ceil(28 / 10) = 3 files, but coalescing never adds any: the tests count on 2 shuffle partitions
     shuffle = int(spark.conf.get("spark.sql.shuffle.partitions"))
     assert len(list((tmp_path / "three" / "counts").glob("part-*.parquet"))) == min(3, shuffle) == 2
+
+
+def test_small_predictions_are_one_file(spark, fixtures, tmp_path):
+    """Predictions used to be one file per input split (22 for Reuters' 22 SGML files); AQE now
+    rebalances them by size. Three input files, a few predictions: one file."""
+    from nbspark.backoff_jobs import classify
+
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
+    train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for i in range(3):
+        (corpus / f"{i}.sgm").write_text((fixtures / "mini.sgm").read_text(encoding="latin-1"), encoding="latin-1")
+    test = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(corpus)})
+    metrics = classify(spark, test, tmp_path / "m", resolve_input(test.test, None), tmp_path / "r")
+    assert metrics["examples"] > 0
+    assert len(list((tmp_path / "r" / "predictions").glob("part-*.parquet"))) == 1
