@@ -35,9 +35,7 @@ def write_results(spark, out: Path, scored: Scored, metrics_of: Callable, report
     files (plots) beside them. Return the metrics."""
     try:
         with staged_output(out, "results") as stage:
-            # rebalanced by AQE into partitions of spark.sql.adaptive.advisoryPartitionSizeInBytes: a
-            # small result is one file, not one per input split; a large one keeps its tasks
-            scored.predictions.hint("rebalance").write.parquet(str(stage / "predictions"))
+            _few_files(spark, scored.predictions).write.parquet(str(stage / "predictions"))
             stats = scored.stats()
             written = spark.read.parquet(str(stage / "predictions"))
             metrics = metrics_of(written)
@@ -51,3 +49,13 @@ def write_results(spark, out: Path, scored: Scored, metrics_of: Callable, report
     finally:
         scored.release()
     return metrics
+
+
+def _few_files(spark, predictions):
+    """Predictions in more partitions than the session has cores (one per input split: 22 for
+    Reuters) are rebalanced by AQE into partitions of ``spark.sql.adaptive.advisoryPartitionSizeInBytes``,
+    so a small result is one file and a large one keeps its tasks; fewer partitions than that are
+    written as they are (no shuffle)."""
+    if predictions.rdd.getNumPartitions() > spark.sparkContext.defaultParallelism:
+        return predictions.hint("rebalance")
+    return predictions
