@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
-#: Probabilities are clipped here before the log (scikit-learn's log_loss clips too).
+#: Log-loss clips probabilities to [LOG_EPS, 1] before the log (scikit-learn's log_loss clips too).
 LOG_EPS = 1e-15
 
 __all__ = [
@@ -18,7 +18,7 @@ __all__ = [
     "format_classification_report",
     "format_level_table",
     "level_name",
-    "log_loss",
+    "LOG_EPS",
     "pr_curve",
 ]
 
@@ -173,12 +173,6 @@ def format_classification_report(metrics: dict, max_classes: int = 20) -> str:
     if metrics.get("unseen_gold_labels"):
         lines.append("gold labels never seen in training (scored as errors): " + ", ".join(metrics["unseen_gold_labels"]))
     return "\n".join(lines)
-
-
-def log_loss(gold_probabilities: Iterable[float]) -> float:
-    """Mean ``−log P(gold)`` over documents (each probability clipped to ``[LOG_EPS, 1]``)."""
-    values = [-math.log(min(1.0, max(p, LOG_EPS))) for p in gold_probabilities]
-    return sum(values) / len(values) if values else math.nan
 
 
 def pr_curve(scored: Iterable[tuple[float, bool]], threshold: float) -> dict:

@@ -19,7 +19,7 @@ from .config import ExperimentConfig
 from .errors import ConfigError
 from .inputs import Inputs
 from .manifests import NB_KIND, load_manifest
-from .metrics import classification_metrics, format_classification_report, log_loss, pr_curve
+from .metrics import LOG_EPS, classification_metrics, format_classification_report, pr_curve
 from .nb import COUNT_DDL, build_nb_model
 from .nb_count import count_nb
 from .nb_scoring import RANKED, score
@@ -164,23 +164,28 @@ def binary_decision(predictions, positive: str, other: str, threshold: float):
 
 
 def _probability_metrics(written, binary, threshold: float, all_kept: bool) -> dict:
-    """Log-loss (single-label test sets whose gold posteriors were kept) and, for a binary decision,
-    the precision/recall curve of the positive class, from the written predictions."""
+    """Log-loss (single-label test sets whose gold posteriors were kept; ``metrics.log_loss``'s
+    clipping, summed in one aggregate) and, for a binary decision, the precision/recall curve of
+    the positive class (the posteriors collected), from the written predictions."""
     from pyspark.sql import functions as F
 
     posterior = F.map_from_arrays("ranked_labels", "ranked_probabilities")
-    rows = written.select(F.size("gold").alias("g"), F.element_at(posterior, F.get("gold", 0)).alias("p_gold"),
-                          (F.element_at(posterior, F.lit(binary[0])) if binary else F.lit(None)).alias("p_pos"),
-                          (F.array_contains("gold", binary[0]) if binary else F.lit(False)).alias("is_pos")).collect()
+    p_gold = F.coalesce(F.element_at(posterior, F.get("gold", 0)), F.lit(0.0))
+    row = written.agg(
+        F.count(F.lit(1)).alias("n"), F.count_if(F.size("gold") != 1).alias("multi"),
+        F.count_if(F.element_at(posterior, F.get("gold", 0)).isNull()).alias("missing"),
+        F.sum(-F.log(F.greatest(F.least(p_gold, F.lit(1.0)), F.lit(LOG_EPS)))).alias("loss"),
+    ).first()
     out: dict = {"log_loss": None}
-    if not rows or any(r["g"] != 1 for r in rows):
+    if not row["n"] or row["multi"]:
         out["log_loss_note"] = "log-loss needs one gold label per document"
-    elif not all_kept and any(r["p_gold"] is None for r in rows):
+    elif row["missing"] and not all_kept:
         out["log_loss_note"] = "some gold labels were not among the kept posteriors: set nb.posteriors = all"
     else:
-        out["log_loss"] = log_loss(r["p_gold"] or 0.0 for r in rows)
+        out["log_loss"] = row["loss"] / row["n"]
     if binary:
-        out["pr_curve"] = {"positive_label": binary[0], **pr_curve([(r["p_pos"], r["is_pos"]) for r in rows], threshold)}
+        rows = written.select(F.element_at(posterior, F.lit(binary[0])).alias("p"), F.array_contains("gold", binary[0]).alias("y")).collect()
+        out["pr_curve"] = {"positive_label": binary[0], **pr_curve([(r["p"], r["y"]) for r in rows], threshold)}
     return out
 
 
