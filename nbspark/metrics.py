@@ -6,7 +6,6 @@ table and hands it here, so the maths is tested without a JVM.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 
 #: Log-loss clips probabilities to [LOG_EPS, 1] before the log (scikit-learn's log_loss clips too).
