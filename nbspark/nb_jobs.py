@@ -122,10 +122,13 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
     all_kept = cfg.nb.posteriors == "all" or len(classes) <= RANKED
 
     def metrics_of(written) -> dict:
-        pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in written.groupBy("gold", "predicted").count().collect()]
+        from pyspark.sql import functions as F
+
+        groups = written.groupBy("gold", "predicted").agg(F.count(F.lit(1)).alias("count"), *_loss_columns()).collect()
+        pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in groups]
         metrics = classification_metrics(pairs, classes)
         metrics["unknown_label_count"] = sum(n for g, _, n in pairs if any(x not in classes for x in g))
-        metrics.update(_probability_metrics(written, binary, cfg.nb.decision_threshold, all_kept))
+        metrics.update(_probability_metrics(written, groups, binary, cfg.nb.decision_threshold, all_kept))
         return metrics
 
     extra = {
@@ -163,27 +166,33 @@ def binary_decision(predictions, positive: str, other: str, threshold: float):
         "probability", F.when(yes, p_pos).otherwise(p_other))
 
 
-def _probability_metrics(written, binary, threshold: float, all_kept: bool) -> dict:
-    """Log-loss (single-label test sets whose gold posteriors were kept; ``metrics.log_loss``'s
-    clipping, summed in one aggregate) and, for a binary decision, the precision/recall curve of
-    the positive class (the posteriors collected), from the written predictions."""
+def _loss_columns() -> list:
+    """Per group of predictions: documents with several gold labels, those whose gold posterior was
+    not kept, and Σ −log P(gold), clipped to [LOG_EPS, 1] as scikit-learn's log_loss clips."""
     from pyspark.sql import functions as F
 
     posterior = F.map_from_arrays("ranked_labels", "ranked_probabilities")
-    p_gold = F.coalesce(F.element_at(posterior, F.get("gold", 0)), F.lit(0.0))
-    row = written.agg(
-        F.count(F.lit(1)).alias("n"), F.count_if(F.size("gold") != 1).alias("multi"),
-        F.count_if(F.element_at(posterior, F.get("gold", 0)).isNull()).alias("missing"),
-        F.sum(-F.log(F.greatest(F.least(p_gold, F.lit(1.0)), F.lit(LOG_EPS)))).alias("loss"),
-    ).first()
+    gold = F.element_at(posterior, F.get("gold", 0))
+    clipped = F.greatest(F.least(F.coalesce(gold, F.lit(0.0)), F.lit(1.0)), F.lit(LOG_EPS))
+    return [F.count_if(F.size("gold") != 1).alias("multi"), F.count_if(gold.isNull()).alias("missing"), F.sum(-F.log(clipped)).alias("loss")]
+
+
+def _probability_metrics(written, groups, binary, threshold: float, all_kept: bool) -> dict:
+    """Log-loss from the groups' ``_loss_columns`` (single-label test sets whose gold posteriors
+    were kept) and, for a binary decision, the precision/recall curve of the positive class (its
+    posteriors collected from the written predictions)."""
+    from pyspark.sql import functions as F
+
+    n = sum(r["count"] for r in groups)
     out: dict = {"log_loss": None}
-    if not row["n"] or row["multi"]:
+    if not n or any(r["multi"] for r in groups):
         out["log_loss_note"] = "log-loss needs one gold label per document"
-    elif row["missing"] and not all_kept:
+    elif any(r["missing"] for r in groups) and not all_kept:
         out["log_loss_note"] = "some gold labels were not among the kept posteriors: set nb.posteriors = all"
     else:
-        out["log_loss"] = row["loss"] / row["n"]
+        out["log_loss"] = sum(r["loss"] for r in groups) / n
     if binary:
+        posterior = F.map_from_arrays("ranked_labels", "ranked_probabilities")
         rows = written.select(F.element_at(posterior, F.lit(binary[0])).alias("p"), F.array_contains("gold", binary[0]).alias("y")).collect()
         out["pr_curve"] = {"positive_label": binary[0], **pr_curve([(r["p"], r["y"]) for r in rows], threshold)}
     return out
