@@ -159,7 +159,7 @@ def test_settings_that_never_apply_are_refused_at_load(overrides, message):
         ({**NB_SMS, "sample": "0.5"}, "sample applies to backoff models only"),
         ({"train.format": "google_v3", "engine": "arrow"}, "engine arrow counts backoff models from ngrams input"),
         ({"sample": "0.5", "engine": "arrow"}, "engine arrow counts backoff models from ngrams input without sampling"),
-        ({"engine": "dataframe"}, "engine dataframe counts naive Bayes text only"),
+        ({"engine": "dataframe"}, "engine dataframe counts Google Books files"),
         ({**NB_SMS, "engine": "arrow"}, "engine arrow reads tsv or sms input without holdout"),
     ],
 )
@@ -195,7 +195,8 @@ def test_capabilities_resolve_auto():
 
     assert resolve_engine(load_config(None, {})) == "arrow"
     assert resolve_engine(load_config(None, {"mode": "failfast"})) == "combine"
-    assert resolve_engine(load_config(None, {"train.format": "google_v3"})) == "combine"
+    assert resolve_engine(load_config(None, {"train.format": "google_v3"})) == "dataframe"  # the JVM filter
+    assert resolve_engine(load_config(None, {"train.format": "google_v3", "mode": "failfast"})) == "combine"
     sms = {**NB_SMS, "train.holdout": "0", "test.holdout": "0", "nb.tokenizer": "words"}
     assert resolve_engine(load_config(None, sms)) == "arrow"
     assert resolve_engine(load_config(None, {**sms, "nb.tokenizer": "nbspark"})) == "combine"
