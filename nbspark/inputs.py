@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from .errors import ConfigError, InputError
 from .readers import list_files, reuters_files
 from .tables import local_path
 
-__all__ = ["DATA_ENV", "SKLEARN_DATASETS", "DataNotFound", "Inputs", "data_dir_candidates", "resolve_data_dir", "resolve_input"]
+__all__ = ["DATA_ENV", "SKLEARN_DATASETS", "DataNotFound", "Inputs", "data_dir_candidates", "refuse_remote", "resolve_data_dir", "resolve_input"]
 
 DATA_ENV = "NBSPARK_DATA"
 
@@ -38,6 +39,8 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
 
     Raises ``InputError`` for a missing input or one without files.
     """
+    for text, what in ((spec.path, "input"), (data_dir or "", "--data-dir")):
+        refuse_remote(text, what)
     if spec.format == "sklearn":
         if spec.path not in SKLEARN_DATASETS:
             raise InputError(f"sklearn input {spec.path!r} is not one of the classification tables scikit-learn ships: {', '.join(SKLEARN_DATASETS)}")
@@ -59,6 +62,21 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
     if not files:
         raise InputError(f"{root}: no input files ({'*.sgm ' if spec.format.startswith('reuters') else ''}not starting with _ or .)")
     return Inputs(spec, root, tuple(files))
+
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+
+
+def refuse_remote(text: str, what: str) -> None:
+    """Refuse, with one line naming the scheme, a URI of storage other than the local file system
+    (``hdfs://``, ``s3a://``, ``gs://``, ``abfss://``, ``viewfs://`` …): it is never looked up as a
+    path under the data dir."""
+    found = _SCHEME.match(text)
+    if found and found.group(1).lower() != "file":
+        raise InputError(
+            f"{text}: {what} on {found.group(1)}:// storage is not supported by this version of nbspark, which reads and "
+            "writes local paths and file: URIs only; copy the data to a local or shared-mount path"
+        )
 
 
 class DataNotFound(Exception):
