@@ -20,7 +20,7 @@ from .errors import ConfigError, NbsparkError
 from .rules import RULES
 from .tables import check_output, local_path
 
-__all__ = ["check_main", "classify_main", "curve_main", "job_failure", "parse_sets", "query_main", "setup_logging", "train_main"]
+__all__ = ["add_check_options", "check_factor", "check_main", "classify_main", "curve_main", "job_failure", "parse_sets", "query_main", "setup_logging", "train_main"]
 
 #: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
 JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
@@ -305,6 +305,18 @@ def curve_main(argv=None) -> int:
     return _run("learning_curve.py", body)
 
 
+def add_check_options(parser: argparse.ArgumentParser) -> None:
+    """The checker's ``--factor`` and ``--rule`` (both commands that check text take them)."""
+    parser.add_argument("--factor", type=float, help="how many times more probable an alternative must be (default: the model's check.factor, 50)")
+    parser.add_argument("--rule", choices=RULES, help="decision rule (default: the model's check.rule; see nbspark.rules)")
+
+
+def check_factor(parser: argparse.ArgumentParser, args) -> None:
+    """Refuse a ``--factor`` below 1 or not finite (a parser error: exit 2)."""
+    if args.factor is not None and (not args.factor >= 1 or args.factor == float("inf")):
+        parser.error(f"--factor must be a finite number >= 1, got {args.factor}")
+
+
 def check_main(argv=None) -> int:
     parser = argparse.ArgumentParser(
         prog="check.py",
@@ -315,12 +327,10 @@ def check_main(argv=None) -> int:
     parser.add_argument("--model", required=True, metavar="DIR", help="a backoff model directory")
     parser.add_argument("--text", required=True, metavar="PATH", help="a UTF-8 text file or a directory of them (.gz read transparently)")
     parser.add_argument("--out", required=True, metavar="DIR", help="where the flags go")
-    parser.add_argument("--factor", type=float, help="how many times more probable an alternative must be (default: the model's check.factor)")
-    parser.add_argument("--rule", choices=RULES, help="decision rule (default: the model's check.rule)")
+    add_check_options(parser)
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args(argv)
-    if args.factor is not None and (not args.factor >= 1 or args.factor == float("inf")):
-        parser.error(f"--factor must be a finite number >= 1, got {args.factor}")
+    check_factor(parser, args)
 
     def body():
         from .check_job import check_corpus

@@ -124,6 +124,8 @@ def predict_main(argv: list[str]) -> int:
 def check_main(argv: list[str]) -> int:
     """``nbspark check``: flag confusion-set words that an alternative beats by ``--factor``, as a
     linter prints them (``FILE:LINE:COL: 'effect' → 'affect'? (ratio 38.2, level B) …``)."""
+    from .cli import add_check_options, check_factor
+
     parser = argparse.ArgumentParser(
         prog="nbspark check",
         description="Find confused words (affect/effect, their/there, …) in plain text with a backoff model, "
@@ -132,8 +134,7 @@ def check_main(argv: list[str]) -> int:
         "interpolation of every backoff level; 'chain' decides at the first level that has seen the context).",
     )
     parser.add_argument("--model", required=True, metavar="DIR", help="a backoff model directory")
-    parser.add_argument("--factor", type=float, help="how many times more probable an alternative must be (default: the model's check.factor, 50)")
-    parser.add_argument("--rule", choices=RULES, help="decision rule (default: the model's check.rule; see nbspark.rules)")
+    add_check_options(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per flag")
     parser.add_argument("--fail-on-flag", action="store_true", help="exit 1 when anything is flagged (for CI)")
     parser.add_argument("--evaluate", action="append", default=[], metavar="FORMAT:PATH",
@@ -143,8 +144,7 @@ def check_main(argv: list[str]) -> int:
     parser.add_argument("--overwrite", action="store_true", help="with --evaluate: replace an earlier evaluation in --out")
     parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files ('-' reads stdin)")
     args = parser.parse_args(argv)
-    if args.factor is not None and (not args.factor >= 1 or args.factor == float("inf")):
-        parser.error(f"--factor must be a finite number >= 1, got {args.factor}")
+    check_factor(parser, args)
     if bool(args.evaluate) == bool(args.files) or (args.evaluate and not args.out):
         parser.error("give FILEs to check, or --evaluate FORMAT:PATH with --out DIR")
     from .models import BackoffPredictor, load
