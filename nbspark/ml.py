@@ -40,9 +40,7 @@ from pyspark.ml.param.shared import (
 )
 from pyspark.ml.util import (
     DefaultParamsReadable,
-    DefaultParamsReader,
     DefaultParamsWritable,
-    DefaultParamsWriter,
     MLReadable,
     MLReader,
     MLWritable,
@@ -52,8 +50,8 @@ from pyspark.ml.util import (
 from . import __version__
 from .config import ExperimentConfig, NBSpec
 from .frames import count_documents
-from .tables import save_estimator_counts
 from .manifests import NB_KIND, SCHEMA_VERSION
+from .ml_persist import CountsReader, CountsWriter
 from .nb import COUNT_DDL, bernoulli_log_probs, class_log_prior, log_posteriors, multinomial_log_prob
 
 __all__ = ["CountingBackoff", "CountingBackoffModel", "CountingNaiveBayes", "CountingNaiveBayesModel", "Counts"]
@@ -236,39 +234,18 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
         return model
 
     def write(self) -> MLWriter:
-        return _ModelWriter(self)
+        return CountsWriter(self)
 
     @classmethod
     def read(cls) -> MLReader:
-        return _ModelReader(cls)
+        return CountsReader(cls, NB_KIND)
 
-
-def _manifest(model: CountingNaiveBayesModel, rows: int) -> dict:
-    c = model.counts
-    nb = NBSpec(model=model.getModelType(), alpha=model.getSmoothing(), prior_alpha=model.getSmoothing(), tokenizer="words")
-    return {
-        "kind": NB_KIND, "schema_version": SCHEMA_VERSION, "nbspark_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "config": ExperimentConfig(task="naive_bayes", name="pyspark.ml", nb=nb).to_dict(),
-        "engine": "pyspark.ml", "model": model.getModelType(), "columns": {}, "weighted": c.weighted(),
-        "vectors": c.vectors, "label_counts": {repr(y): float(n) for y, n in zip(c.classes, c.class_count)},
-        "features": len(c.features), "count_schema": COUNT_DDL, "count_rows": rows, "stats": {}, "malformed_examples": [],
-    }
-
-
-class _ModelWriter(MLWriter):
-    """Params as MLlib writes them; the counts as an nbspark model in ``PATH/nbspark`` (``n`` the
-    rounded count, ``sum`` the exact weighted one)."""
-
-    def __init__(self, instance: CountingNaiveBayesModel):
-        super().__init__()
-        self.instance = instance
-
-    def saveImpl(self, path: str) -> None:
+    def counts_table(self):
+        """The counts as an nbspark count table (``n`` the rounded count, ``sum`` the exact weighted
+        one) and its manifest, for ``ml_persist.CountsWriter``."""
         import pyarrow as pa
 
-        DefaultParamsWriter.saveMetadata(self.instance, path, self.sparkSession)
-        c, kind = self.instance.counts, self.instance.getModelType()
+        c, kind = self.counts, self.getModelType()
         rows = [("Y=ANY", None, None, float(c.class_count.sum()))]
         rows += [("Y", repr(y), None, float(n)) for y, n in zip(c.classes, c.class_count)]
         nz = np.nonzero(c.counts)
@@ -280,23 +257,15 @@ class _ModelWriter(MLWriter):
             "value": pa.nulls(len(rows), pa.string()), "n": [int(round(r[3])) for r in rows],
             "sum": [r[3] for r in rows], "sumsq": pa.nulls(len(rows), pa.float64()),
         })
-        save_estimator_counts(path, table, _manifest(self.instance, len(rows)))
+        return table, _manifest(self, len(rows))
 
-
-class _ModelReader(MLReader):
-    def __init__(self, cls):
-        super().__init__()
-        self.cls = cls
-
-    def load(self, path: str) -> CountingNaiveBayesModel:
+    @classmethod
+    def from_counts(cls, root, manifest: dict) -> CountingNaiveBayesModel:
+        """The model of a checked ``PATH/nbspark`` (``ml_persist.CountsReader``)."""
         import pyarrow.parquet as pq
 
-        from .manifests import load_manifest
-        from .tables import check_table, local_path
+        from .tables import check_table
 
-        metadata = DefaultParamsReader.loadMetadata(path, self.sparkSession)
-        root = local_path(path) / "nbspark"
-        manifest = load_manifest(root, NB_KIND)
         parts = check_table(root / "counts", COUNT_DDL, manifest["count_rows"])
         rows = pq.read_table([str(p) for p in parts]).to_pylist()
         classes = tuple(sorted(float(r["label"]) for r in rows if r["event"] == "Y"))
@@ -311,10 +280,20 @@ class _ModelReader(MLReader):
                 class_count[cidx[float(r["label"])]] = r["sum"]
             elif r["event"] == "YX":
                 counts[cidx[float(r["label"])], fidx[r["feature"]]] = r["sum"]
-        model = self.cls(Counts(classes, class_count, tuple(features), counts, manifest["vectors"]))
-        model._resetUid(metadata["uid"])
-        DefaultParamsReader.getAndSetParams(model, metadata)
-        return model
+        return cls(Counts(classes, class_count, tuple(features), counts, manifest["vectors"]))
+
+
+def _manifest(model: CountingNaiveBayesModel, rows: int) -> dict:
+    c = model.counts
+    nb = NBSpec(model=model.getModelType(), alpha=model.getSmoothing(), prior_alpha=model.getSmoothing(), tokenizer="words")
+    return {
+        "kind": NB_KIND, "schema_version": SCHEMA_VERSION, "nbspark_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "config": ExperimentConfig(task="naive_bayes", name="pyspark.ml", nb=nb).to_dict(),
+        "engine": "pyspark.ml", "model": model.getModelType(), "columns": {}, "weighted": c.weighted(),
+        "vectors": c.vectors, "label_counts": {repr(y): float(n) for y, n in zip(c.classes, c.class_count)},
+        "features": len(c.features), "count_schema": COUNT_DDL, "count_rows": rows, "stats": {}, "malformed_examples": [],
+    }
 
 
 from .ml_backoff import CountingBackoff, CountingBackoffModel  # noqa: E402  (the backoff Estimator, exported here too)

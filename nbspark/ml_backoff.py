@@ -21,14 +21,14 @@ from pyspark import keyword_only
 from pyspark.ml.base import Estimator, Model
 from pyspark.ml.param import Param, Params, TypeConverters
 from pyspark.ml.param.shared import HasPredictionCol, HasProbabilityCol, HasWeightCol
-from pyspark.ml.util import DefaultParamsReadable, DefaultParamsReader, DefaultParamsWritable, DefaultParamsWriter, MLReadable, MLReader, MLWritable, MLWriter
+from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable, MLReadable, MLReader, MLWritable, MLWriter
 
 from .config import ExperimentConfig
 from .events import count_columns, count_ddl
 from .frames import count_windows
-from .manifests import BACKOFF_KIND, load_manifest, manifest_header
+from .manifests import BACKOFF_KIND, manifest_header
+from .ml_persist import CountsReader, CountsWriter
 from .models import BackoffPredictor, read_count_rows
-from .tables import local_path, save_estimator_counts
 
 __all__ = ["CountingBackoff", "CountingBackoffModel"]
 
@@ -124,38 +124,23 @@ class CountingBackoffModel(Model, _Params, MLReadable, MLWritable):
         return model
 
     def write(self) -> MLWriter:
-        return _Writer(self)
+        return CountsWriter(self)
 
     @classmethod
     def read(cls) -> MLReader:
-        return _Reader(cls)
+        return CountsReader(cls, BACKOFF_KIND)
 
-
-class _Writer(MLWriter):
-    def __init__(self, instance: CountingBackoffModel):
-        super().__init__()
-        self.instance = instance
-
-    def saveImpl(self, path: str) -> None:
+    def counts_table(self):
+        """The count rows as the train job's table (``events.count_ddl``) and the manifest, for
+        ``ml_persist.CountsWriter``."""
         import pyarrow as pa
 
-        DefaultParamsWriter.saveMetadata(self.instance, path, self.sparkSession)
-        manifest = self.instance.manifest()
-        names, rows = count_columns(manifest["letters"]), self.instance.rows
+        manifest = self.manifest()
+        names, rows = count_columns(manifest["letters"]), self.rows
         schema = pa.schema([pa.field(n, pa.int64() if n == "count" else pa.string(), nullable=n not in ("subset", "label", "count")) for n in names])
-        save_estimator_counts(path, pa.table([[r[i] for r in rows] for i in range(len(names))], schema=schema), manifest)
+        return pa.table([[r[i] for r in rows] for i in range(len(names))], schema=schema), manifest
 
-
-class _Reader(MLReader):
-    def __init__(self, cls):
-        super().__init__()
-        self.cls = cls
-
-    def load(self, path: str) -> CountingBackoffModel:
-        metadata = DefaultParamsReader.loadMetadata(path, self.sparkSession)
-        root = local_path(path) / "nbspark"
-        manifest = load_manifest(root, BACKOFF_KIND)
-        model = self.cls(read_count_rows(root, count_ddl(manifest["letters"]), manifest), tuple(manifest["subsets"]))
-        model._resetUid(metadata["uid"])
-        DefaultParamsReader.getAndSetParams(model, metadata)
-        return model
+    @classmethod
+    def from_counts(cls, root, manifest: dict) -> CountingBackoffModel:
+        """The model of a checked ``PATH/nbspark`` (``ml_persist.CountsReader``)."""
+        return cls(read_count_rows(root, count_ddl(manifest["letters"]), manifest), tuple(manifest["subsets"]))

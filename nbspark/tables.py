@@ -35,7 +35,6 @@ __all__ = [
     "parquet_rows",
     "read_json",
     "read_parquet_checked",
-    "save_estimator_counts",
     "staged_output",
     "write_json",
 ]
@@ -160,19 +159,6 @@ def staged_output(path: Path, kind: str):
 
 def write_json(path: Path, obj) -> None:
     path.write_text(json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def save_estimator_counts(path: str, table, manifest: dict) -> None:
-    """A pyspark.ml model's counts (a pyarrow table) as an nbspark model in ``PATH/nbspark``, so
-    ``nbspark.load`` reads it; the Estimator's own writer has just created ``PATH``."""
-    import pyarrow.parquet as pq
-
-    out = local_path(path) / "nbspark"
-    (out / "counts").mkdir(parents=True)
-    pq.write_table(table, out / "counts" / "part-00000-nbspark.parquet")
-    (out / "counts" / "_SUCCESS").write_text("")
-    write_json(out / "manifest.json", manifest)
-    write_json(out / MARKER, {"kind": "model"})
 
 
 def read_json(path: Path) -> dict:
