@@ -23,18 +23,13 @@ FLAG_DDL = ("file STRING NOT NULL, line INT NOT NULL, column INT NOT NULL, writt
             "ratio DOUBLE NOT NULL, level STRING NOT NULL, snippet STRING NOT NULL")
 
 
-def _local(uri: str) -> str:
-    return uri[len("file:"):] if uri.startswith("file:") else uri
-
-
 def _check_files(records, shared, factor, rule, tally):
     import gzip
 
     maybe_inject()
     model = shared.value
     counts = {"files": 0, "decode_replacements": 0, "flags": 0}
-    for uri, data in records:
-        name = _local(uri)
+    for name, data in records:  # readers.sgml_texts names each file by its local path
         text = (gzip.decompress(data) if name.endswith(".gz") else data).decode("utf-8", "replace")
         counts["files"] += 1
         counts["decode_replacements"] += text.count("\ufffd")
