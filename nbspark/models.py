@@ -185,10 +185,11 @@ class BackoffPredictor:
         spans = [(m.start(), m.group()) for m in TOKEN_RE.finditer(text)]
         tokens = [t.lower() if self.lowercase else t for _, t in spans]
         out = []
+        decisions = {s: self.rule_for(s, rule, factor) for s in self._set_of.values()}  # once per set, not per word
         for index, w in centred_windows(tokens, self._set_of, self.width):
             written = w[self.width // 2]
             words = sorted(self._set_of[written])
-            how, at_least = self.rule_for(words, rule, factor)
+            how, at_least = decisions[self._set_of[written]]
             verdict = judge(how, self.levels(w), written, words)
             if verdict is None or verdict.ratio < at_least:
                 continue
