@@ -10,7 +10,6 @@ small) -> broadcast; test ``Example`` -> ``mapPartitions(predict)`` -> ``predict
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from .backoff import parse_pattern, predict
 from .capabilities import resolve_scoring
@@ -29,6 +28,7 @@ from .reports import format_classify_report
 from .runstats import is_stat, run_failfast, split_stats
 from .tables import check_output
 from .training import Family, read_counts, train_model
+from .storage import Location, location
 
 __all__ = ["BACKOFF", "classify", "load_backoff_manifest", "per_set_metrics", "prediction_ddl", "train", "worked_examples"]
 
@@ -73,11 +73,11 @@ BACKOFF = Family(
 )
 
 
-def load_backoff_manifest(model_dir: Path) -> dict:
+def load_backoff_manifest(model_dir: Location) -> dict:
     return load_manifest(model_dir, BACKOFF_KIND)
 
 
-def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False, force: bool = False,
+def train(spark, cfg: ExperimentConfig, inputs: Inputs, out: Location, update: bool = False, force: bool = False,
           overwrite: bool = False) -> dict:
     """Count ``inputs`` into the backoff model ``out``; return its manifest (``training.train_model``)."""
     return train_model(spark, cfg, inputs, out, BACKOFF, update, force, overwrite)
@@ -103,10 +103,11 @@ def _confusion_sets(mcfg: dict) -> list[tuple[str, ...]]:
     return [tuple(s) for s in mcfg.get("confusion_sets") or [mcfg["confusion_set"]]]
 
 
-def classify(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path, overwrite: bool = False) -> dict:
+def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, out: Location, overwrite: bool = False) -> dict:
     """Score every test example of ``inputs`` with the model; write predictions and metrics; return
     the metrics. ``out`` is checked as the command line checks it (``tables.check_output``)."""
     started = time.time()
+    model_dir = location(model_dir)
     out = check_output(out, overwrite, [inputs.root, model_dir])
     resolve_scoring(cfg)  # refuses a test input or scorer that cannot apply
     manifest = load_backoff_manifest(model_dir)

@@ -10,12 +10,12 @@ staged. A file is one document, as the single-document path reads it, so both gi
 from __future__ import annotations
 
 import time
-from pathlib import Path
 
 from .counting import Tally
 from .faults import maybe_inject
 from .readers import list_files, sgml_texts
 from .tables import staged_output, write_json
+from .storage import Location, location
 
 __all__ = ["FLAG_DDL", "check_corpus"]
 
@@ -39,12 +39,13 @@ def _check_files(records, shared, factor, rule, tally):
     tally.add(counts)
 
 
-def check_corpus(spark, model_dir: Path, text: Path, out: Path, factor: float | None = None, rule: str | None = None) -> dict:
+def check_corpus(spark, model_dir: Location, text: Location, out: Location, factor: float | None = None, rule: str | None = None) -> dict:
     """Flag the confused words of every file under ``text`` with the model in ``model_dir``;
     write ``out`` (staged) and return the metrics."""
     from .models import BackoffPredictor, load
 
     started = time.time()
+    model_dir, text = location(model_dir), location(text)
     model = load(model_dir)
     if not isinstance(model, BackoffPredictor):
         raise ValueError(f"{model_dir}: a naive Bayes model; the checker needs a backoff model")
@@ -56,8 +57,8 @@ def check_corpus(spark, model_dir: Path, text: Path, out: Path, factor: float | 
     tally = sc.accumulator({}, Tally())
     rows = sgml_texts(sc, files).mapPartitions(lambda it: _check_files(it, shared, factor, rule, tally))
     with staged_output(out, "checked") as stage:
-        spark.createDataFrame(rows, FLAG_DDL).coalesce(max(1, min(len(files), 8))).write.parquet(str(stage / "flags"))
-        written = spark.read.parquet(str(stage / "flags"))
+        spark.createDataFrame(rows, FLAG_DDL).coalesce(max(1, min(len(files), 8))).write.parquet((stage / "flags").uri)
+        written = spark.read.parquet((stage / "flags").uri)
         by_level = {r["level"]: r["count"] for r in written.groupBy("level").count().collect()}
         rules = {" ".join(s): model.rule_for(s, rule, factor) for s in model.sets}
         metrics = {"model": str(model_dir), "text": str(text), **dict(sorted(tally.value.items())), "flags_by_level": by_level,
@@ -65,7 +66,7 @@ def check_corpus(spark, model_dir: Path, text: Path, out: Path, factor: float | 
                    "seconds": round(time.time() - started, 2)}
         write_json(stage / "metrics.json", metrics)
         (stage / "report.txt").write_text(
-            f"checked {metrics.get('files', 0)} files: {metrics.get('flags', 0)} flags\n", encoding="utf-8")
+            f"checked {metrics.get('files', 0)} files: {metrics.get('flags', 0)} flags\n")
     shared.unpersist()
     return metrics
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from .tables import staged_output, write_json
+from .storage import Location
 
 __all__ = ["Scored", "write_results"]
 
@@ -28,22 +28,22 @@ class Scored:
     release: Callable[[], None] = lambda: None
 
 
-def write_results(spark, out: Path, scored: Scored, metrics_of: Callable, report_of: Callable[[dict], str],
-                  extra: dict, started: float, files_of: Callable[[Path, dict], None] | None = None) -> dict:
+def write_results(spark, out: Location, scored: Scored, metrics_of: Callable, report_of: Callable[[dict], str],
+                  extra: dict, started: float, files_of: Callable[[Location, dict], None] | None = None) -> dict:
     """Write ``scored.predictions`` and the metrics (``metrics_of(written predictions)`` plus the
     scorer's statistics and ``extra``) into ``out``, staged; ``files_of(stage, metrics)`` may add
     files (plots) beside them. Return the metrics."""
     try:
         with staged_output(out, "results") as stage:
-            _few_files(spark, scored.predictions).write.parquet(str(stage / "predictions"))
+            _few_files(spark, scored.predictions).write.parquet((stage / "predictions").uri)
             stats = scored.stats()
-            written = spark.read.parquet(str(stage / "predictions"))
+            written = spark.read.parquet((stage / "predictions").uri)
             metrics = metrics_of(written)
             metrics.update(extra)
             metrics.update(stats)
             metrics["seconds"] = round(time.time() - started, 2)
             write_json(stage / "metrics.json", metrics)
-            (stage / "report.txt").write_text(report_of(metrics) + "\n", encoding="utf-8")
+            (stage / "report.txt").write_text(report_of(metrics) + "\n")
             if files_of is not None:
                 files_of(stage, metrics)
     finally:

@@ -1,7 +1,9 @@
 """Command lines of the jobs (``jobs/train.py``, ``jobs/classify.py``, ``jobs/query.py``).
 
-Every check that needs no Spark (config, inputs, output paths) runs before the SparkSession
-starts, so a mistake costs no JVM start-up and leaves nothing behind. Errors are one line on
+Every check (config, inputs, output paths) runs before the SparkSession starts, so a mistake
+leaves nothing behind. Paths go through Hadoop's FileSystem (``storage.use_hadoop``: the JVM
+spark-submit started, with its settings), so inputs, models and outputs may be on any storage
+the Spark installation reaches. Errors are one line on
 stderr and a non-zero exit: 2 for a bad command line or config, 1 for bad input or output.
 """
 
@@ -13,12 +15,12 @@ import logging
 import re
 import sys
 from contextlib import contextmanager
-from pathlib import Path
 
 from .config import load_config
 from .errors import ConfigError, NbsparkError
 from .rules import RULES
-from .tables import check_output, local_path
+from .storage import location, use_hadoop
+from .tables import check_output
 
 __all__ = ["add_check_options", "check_factor", "check_main", "classify_main", "curve_main", "job_failure", "parse_sets", "query_main", "setup_logging", "train_main"]
 
@@ -173,10 +175,11 @@ def train_main(argv=None) -> int:
         from .reports import format_nb_train_report, format_train_report
 
         resolve_engine(cfg)  # a training input, sampling or engine that cannot apply
+        use_hadoop()
         inputs = resolve_input(cfg.train, args.data_dir)
         nb = cfg.task == "naive_bayes"
         if args.update:
-            out = local_path(args.update)
+            out = location(args.update)
             (load_nb_manifest if nb else load_backoff_manifest)(out)
             out = check_output(out, True, [inputs.root])
         else:
@@ -207,7 +210,8 @@ def classify_main(argv=None) -> int:
         from .nb_jobs import classify_nb, load_nb_manifest, model_settings
         from .reports import format_classify_report
 
-        model = local_path(args.model or cfg.model_dir)
+        use_hadoop()
+        model = location(args.model or cfg.model_dir)
         nb = cfg.task == "naive_bayes"
         manifest = (load_nb_manifest if nb else load_backoff_manifest)(model)
         resolve_scoring(model_settings(manifest, cfg, explicit) if nb else cfg)  # a test input or scorer that cannot apply
@@ -252,17 +256,18 @@ def query_main(argv=None) -> int:
         from .query import query
         from .reports import format_query_report
 
+        use_hadoop()
         inputs = model = None
         if args.ngrams:
             inputs = resolve_input(InputSpec("ngrams", args.ngrams), args.data_dir)
         else:
-            model = local_path(args.model or cfg.model_dir)
+            model = location(args.model or cfg.model_dir)
             load_backoff_manifest(model)
         with _spark("nbspark-query") as spark:
             result = query(spark, bindings, args.top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples)
         print(format_query_report(result))
         if args.json:
-            Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+            location(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
 
     return _run("query.py", body)
 
@@ -293,9 +298,10 @@ def curve_main(argv=None) -> int:
         from .reports import format_curve
 
         check_curve(cfg)
+        use_hadoop()
         train_inputs = resolve_input(cfg.train, args.data_dir)
         test_inputs = resolve_input(cfg.test, args.data_dir)
-        default = Path(cfg.results_dir).parent / "learning_curve"
+        default = location(cfg.results_dir).parent / "learning_curve"
         out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
         with _spark(f"nbspark-curve-{cfg.name}") as spark:
             rows = learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
@@ -336,7 +342,8 @@ def check_main(argv=None) -> int:
         from .check_job import check_corpus
         from .manifests import BACKOFF_KIND, load_manifest
 
-        model, text = local_path(args.model), local_path(args.text)
+        use_hadoop()
+        model, text = location(args.model), location(args.text)
         load_manifest(model, BACKOFF_KIND)
         if not text.exists():
             raise FileNotFoundError(f"{text}: no such file or directory")

@@ -206,9 +206,10 @@ def _read_text(name: str) -> str:
     """A text file as UTF-8 (undecodable bytes become U+FFFD, as the jobs read text); ``.gz`` too."""
     import gzip
 
-    opener = gzip.open if name.endswith(".gz") else open
-    with opener(name, "rb") as fh:
-        return fh.read().decode("utf-8", "replace")
+    from .storage import location
+
+    data = location(name).read_bytes()
+    return (gzip.decompress(data) if name.endswith(".gz") else data).decode("utf-8", "replace")
 
 
 def _flag_line(f: dict) -> str:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import shutil
-from pathlib import Path
 
 from .backoff_jobs import classify, train
 from .capabilities import resolve_engine, resolve_scoring
@@ -18,6 +16,7 @@ from .errors import ConfigError
 from .inputs import Inputs
 from .plots import plot_learning_curve, require_matplotlib
 from .tables import staged_output, write_json
+from .storage import Location
 
 __all__ = ["DEFAULT_FRACTIONS", "check_curve", "learning_curve"]
 
@@ -34,7 +33,7 @@ def check_curve(cfg: ExperimentConfig) -> None:
     require_matplotlib()
 
 
-def learning_curve(spark, cfg: ExperimentConfig, train_inputs: Inputs, test_inputs: Inputs, out: Path,
+def learning_curve(spark, cfg: ExperimentConfig, train_inputs: Inputs, test_inputs: Inputs, out: Location,
                    fractions=DEFAULT_FRACTIONS, seed: int = 0) -> list[dict]:
     """Rows (one per fraction) of training size, accuracy, baseline and per-level coverage,
     written to ``out`` as ``curve.json``, ``curve.csv`` and ``curve.png``."""
@@ -58,7 +57,7 @@ def learning_curve(spark, cfg: ExperimentConfig, train_inputs: Inputs, test_inpu
                 }
             )
             log.info("fraction %5s: %14s counted, accuracy %.4f", fraction, f"{rows[-1]['weight']:,}", metrics["accuracy"])
-            shutil.rmtree(work)
+            work.rmtree()
         write_json(stage / "curve.json", {"config": cfg.name, "seed": seed, "rows": rows})
         names = [lv["name"] for lv in rows[0]["levels"]]
         header = "fraction,examples,weight,test_examples,accuracy,majority_baseline," + ",".join(f"coverage_{n}" for n in names)
@@ -67,6 +66,6 @@ def learning_curve(spark, cfg: ExperimentConfig, train_inputs: Inputs, test_inpu
             + ",".join(f"{lv['coverage'] or 0:.6f}" for lv in r["levels"])
             for r in rows
         ]
-        (stage / "curve.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        (stage / "curve.csv").write_text("\n".join(lines) + "\n")
         plot_learning_curve(rows, stage / "curve.png", f"{cfg.name}: accuracy grows with training data")
     return rows

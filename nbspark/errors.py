@@ -5,7 +5,8 @@ its message as a single line on stderr and exits non-zero (2 for a config, 1 for
 NbsparkError
 ├── ConfigError     a setting that is missing, mistyped or cannot apply (also a ValueError)
 ├── InputError      bad or missing input data
-└── OutputError     an output or model directory that cannot be used
+├── OutputError     an output or model directory that cannot be used
+└── StorageError    a file system that cannot be reached: a scheme without its connector, a failed call
 ```
 
 Every message is one line meant for the user: what is wrong, where, and what to do.
@@ -13,7 +14,7 @@ Every message is one line meant for the user: what is wrong, where, and what to 
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "InputError", "NbsparkError", "OutputError"]
+__all__ = ["ConfigError", "InputError", "NbsparkError", "OutputError", "StorageError"]
 
 
 class NbsparkError(Exception):
@@ -30,3 +31,7 @@ class InputError(NbsparkError):
 
 class OutputError(NbsparkError):
     """An output or model directory that cannot be used; the message says why."""
+
+
+class StorageError(NbsparkError):
+    """A path whose file system cannot be reached: no connector for its scheme, or a call that failed."""

@@ -18,7 +18,6 @@ occurrence and rule (``rules.judge``), so a table of many factors costs one pass
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 
 from .rules import Rule, judge
 from .text import centred_windows, tokenize
@@ -28,16 +27,16 @@ __all__ = ["FACTORS", "clean_documents", "evaluate", "format_evaluation", "plot_
 FACTORS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0, 1e4, 1e5, 1e7)
 
 
-def clean_documents(fmt: str, path: str | Path) -> Iterator[tuple[str, str | list[str]]]:
+def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
     """``(document id, text or tokens)`` of clean text: ``reuters`` (a directory of ``.sgm`` or one
     file: story bodies), ``brown`` (NLTK's ``brown.zip``: its words) or ``text`` (files, one
     document each, ``.gz`` read transparently)."""
     from .corpora import decode_reuters, parse_brown_zip, parse_reuters_sgml
+    from .readers import list_files
+    from .storage import location
 
-    path = Path(path)
-    files = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith((".", "_"))) if path.is_dir() else [path]
-    for f in files:
-        if fmt == "reuters" and f.suffix == ".sgm":
+    for f in list_files(location(path)):
+        if fmt == "reuters" and f.name.endswith(".sgm"):
             for story in parse_reuters_sgml(decode_reuters(f.read_bytes())):
                 yield f"reuters:{story.newid}", story.body
         elif fmt == "brown":
@@ -96,9 +95,9 @@ def format_evaluation(rows: list[dict], title: str) -> str:
     return "\n".join(out)
 
 
-def plot_pr(rows: list[dict], path: Path, title: str) -> None:
+def plot_pr(rows: list[dict], path, title: str) -> None:
     """``r`` against ``p``, one panel per direction and one curve per rule (a point per factor)."""
-    from .plots import require_matplotlib
+    from .plots import require_matplotlib, save_png
 
     require_matplotlib()
     import matplotlib
@@ -119,5 +118,4 @@ def plot_pr(rows: list[dict], path: Path, title: str) -> None:
         ax.legend(loc="lower left")
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_png(fig, path)

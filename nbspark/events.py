@@ -113,7 +113,8 @@ def story_examples(
 
 def in_sample(example: Example, seed: int, fraction: float) -> bool:
     """Whether ``example`` is in the seeded ``fraction`` sample (nested: a smaller fraction's
-    sample is inside a larger one's). Keyed on the source id and the window, so n-gram lines
-    with equal sources (Google n-grams summed over files) still differ."""
-    key = f"{seed}:{example.source}:{' '.join(example.window)}".encode()
+    sample is inside a larger one's). Keyed on the source id, without the directory of its file
+    (the same corpus on other storage, ``viewfs://…`` or ``hdfs://…``, gives the same sample), and
+    the window, so n-gram lines with equal sources (Google n-grams summed over files) still differ."""
+    key = f"{seed}:{example.source.rsplit('/', 1)[-1]}:{' '.join(example.window)}".encode()
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") / 2**64 < fraction

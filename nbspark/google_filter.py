@@ -92,7 +92,7 @@ def google_examples(spark, inputs, cfg):
     spec = inputs.spec
     fmt, width, centres = spec.format, cfg.width, frozenset(cfg.centres)
     strip, lowercase, year_min, year_max = spec.pos == "strip", cfg.lowercase, spec.year_min, spec.year_max
-    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    lines = spark.read.text([hadoop_escape(f.uri) for f in inputs.files])
     keep = candidate_predicate(fmt, width, strip, lowercase, centres)
     # the few kept lines in as many partitions as the input has (not spark.sql.shuffle.partitions:
     # the RDD side below would run a Python task for each)

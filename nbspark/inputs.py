@@ -1,23 +1,25 @@
 """An input's files, found before Spark starts: ``resolve_input(spec, data_dir) -> Inputs``.
 
-Absolute paths (and ``file:`` URIs) are used as given, relative ones are looked up under the data
-dir (``resolve_data_dir``: ``--data-dir``, else ``$NBSPARK_DATA``, ``./data``, ``../shared/data``). ``sklearn`` inputs name a dataset scikit-learn ships, not a path.
+Paths with a scheme (``hdfs://``, ``s3a://``, ``viewfs://``, ``file:``) and absolute paths are used
+as given; relative ones are looked up under the data dir (``resolve_data_dir``: ``--data-dir``,
+else ``$NBSPARK_DATA``, ``./data``, ``../shared/data``), which may itself be a URI. Everything is
+listed through ``storage`` (Hadoop's FileSystem in the jobs). ``sklearn`` inputs name a dataset
+scikit-learn ships, not a path.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import InputSpec
 from .errors import ConfigError, InputError
 from .readers import list_files, reuters_files
-from .tables import local_path
+from .storage import Location, location, scheme_of
 
-__all__ = ["DATA_ENV", "SKLEARN_DATASETS", "DataNotFound", "Inputs", "data_dir_candidates", "refuse_remote", "resolve_data_dir", "resolve_input"]
+__all__ = ["DATA_ENV", "SKLEARN_DATASETS", "DataNotFound", "Inputs", "data_dir_candidates", "resolve_data_dir", "resolve_input"]
 
 DATA_ENV = "NBSPARK_DATA"
 
@@ -27,28 +29,27 @@ SKLEARN_DATASETS = ("breast_cancer", "digits", "iris", "wine")
 
 @dataclass(frozen=True)
 class Inputs:
-    """An input spec with its root path and its files (in name order)."""
+    """An input spec with its root and its files (``storage.Location``s, in name order)."""
 
     spec: InputSpec
-    root: Path
-    files: tuple[Path, ...] = field(default_factory=tuple)
+    root: Location
+    files: tuple[Location, ...] = field(default_factory=tuple)
 
 
 def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
-    """Find an input's files: absolute paths as given, relative ones under the data dir.
+    """Find an input's files: URIs and absolute paths as given, relative ones under the data dir.
 
-    Raises ``InputError`` for a missing input or one without files.
+    Raises ``InputError`` for a missing input or one without files, ``StorageError`` for a scheme
+    this Spark cannot reach (one line naming it; never looked up under the data dir).
     """
-    for text, what in ((spec.path, "input"), (data_dir or "", "--data-dir")):
-        refuse_remote(text, what)
     if spec.format == "sklearn":
         if spec.path not in SKLEARN_DATASETS:
             raise InputError(f"sklearn input {spec.path!r} is not one of the classification tables scikit-learn ships: {', '.join(SKLEARN_DATASETS)}")
         if importlib.util.find_spec("sklearn") is None:
             raise ConfigError("sklearn inputs need scikit-learn: pip install scikit-learn")
-        return Inputs(spec, Path(f"sklearn:{spec.path}"), ())
-    if Path(spec.path).is_absolute() or spec.path.startswith("file:"):
-        root = local_path(spec.path)
+        return Inputs(spec, Location(f"sklearn:{spec.path}", None), ())
+    if scheme_of(spec.path) or os.path.isabs(os.path.expanduser(spec.path)):
+        root = location(spec.path)
         if not root.exists():
             raise InputError(f"{root}: input does not exist")
     else:
@@ -64,40 +65,25 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
     return Inputs(spec, root, tuple(files))
 
 
-_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
-
-
-def refuse_remote(text: str, what: str) -> None:
-    """Refuse, with one line naming the scheme, a URI of storage other than the local file system
-    (``hdfs://``, ``s3a://``, ``gs://``, ``abfss://``, ``viewfs://`` …): it is never looked up as a
-    path under the data dir."""
-    found = _SCHEME.match(text)
-    if found and found.group(1).lower() != "file":
-        raise InputError(
-            f"{text}: {what} on {found.group(1)}:// storage is not supported by this version of nbspark, which reads and "
-            "writes local paths and file: URIs only; copy the data to a local or shared-mount path"
-        )
-
-
 class DataNotFound(Exception):
     """No candidate data directory holds the corpus; the message names where we looked."""
 
 
-def data_dir_candidates(cli: str | None, env: dict | None = None, cwd: Path | None = None) -> list[tuple[str, Path]]:
+def data_dir_candidates(cli: str | None, env: dict | None = None, cwd: Path | None = None) -> list[tuple[str, Location]]:
     """Where corpora are looked for, in order: --data-dir, $NBSPARK_DATA, ./data, ../shared/data."""
     env = os.environ if env is None else env
     cwd = Path.cwd() if cwd is None else cwd
     if cli:
-        return [("--data-dir", Path(cli))]
+        return [("--data-dir", location(cli))]
     out = []
     if env.get(DATA_ENV):
-        out.append((f"${DATA_ENV}", Path(env[DATA_ENV])))
-    out.append(("./data", cwd / "data"))
-    out.append(("../shared/data", cwd.parent / "shared" / "data"))
+        out.append((f"${DATA_ENV}", location(env[DATA_ENV])))
+    out.append(("./data", location(cwd / "data")))
+    out.append(("../shared/data", location(cwd.parent / "shared" / "data")))
     return out
 
 
-def resolve_data_dir(relative: str, cli: str | None = None, env: dict | None = None, cwd: Path | None = None) -> Path:
+def resolve_data_dir(relative: str, cli: str | None = None, env: dict | None = None, cwd: Path | None = None) -> Location:
     """Return the first data dir under which ``relative`` exists.
 
     An ``--data-dir`` given explicitly is the only place looked at. Raises ``DataNotFound``

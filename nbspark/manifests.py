@@ -3,17 +3,17 @@
 Every manifest starts with the same header (kind, schema version, nbspark version, creation
 time, the resolved config); each family adds its own fields. This module also owns the rules
 of ``--update`` (settings compared, statistics added, inputs listed) and the one loader that
-refuses anything that is not a complete model of the expected kind and version. No pyspark.
+refuses anything that is not a complete model of the expected kind and version. No pyspark: it reads through ``storage``.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-from pathlib import Path
 
 from . import __version__
 from .errors import InputError, OutputError
-from .tables import read_json
+from .storage import Location, location
+from .tables import check_marker, read_json
 
 __all__ = [
     "BACKOFF_KIND",
@@ -41,14 +41,16 @@ def manifest_header(kind: str, cfg) -> dict:
     }
 
 
-def load_manifest(model_dir: Path, kind: str | tuple[str, ...]) -> dict:
-    """The manifest of a model directory, refusing anything that is not a complete model of ``kind``
-    (``OutputError``, one line)."""
+def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dict:
+    """The manifest of a model directory (on any storage), refusing anything that is not a complete
+    model of ``kind`` (``OutputError``, one line)."""
+    model_dir = location(model_dir)
     path = model_dir / "manifest.json"
     if not model_dir.is_dir():
         raise OutputError(f"{model_dir}: no such model directory; run jobs/train.py first")
     if not path.is_file():
         raise OutputError(f"{model_dir}: not an nbspark model (no manifest.json)")
+    check_marker(model_dir)
     try:
         manifest = read_json(path)
     except ValueError:

@@ -11,9 +11,16 @@ from __future__ import annotations
 from pyspark.ml.util import DefaultParamsReader, DefaultParamsWriter, MLReader, MLWriter
 
 from .manifests import load_manifest
-from .tables import MARKER, local_path, write_json
+from .storage import location, use_hadoop
+from .tables import MARKER, write_json
 
 __all__ = ["CountsReader", "CountsWriter"]
+
+
+def _root(path: str):
+    """``PATH/nbspark`` where MLlib writes ``PATH``: a plain path is qualified by Hadoop's default
+    file system, as MLlib's own ``metadata/`` is (``hdfs:`` on a cluster, ``file:`` locally)."""
+    return location(use_hadoop().qualify(path)) / "nbspark"
 
 
 class CountsWriter(MLWriter):
@@ -24,13 +31,17 @@ class CountsWriter(MLWriter):
         self.instance = instance
 
     def saveImpl(self, path: str) -> None:
+        import io
+
         import pyarrow.parquet as pq
 
         DefaultParamsWriter.saveMetadata(self.instance, path, self.sparkSession)
         table, manifest = self.instance.counts_table()
-        out = local_path(path) / "nbspark"
-        (out / "counts").mkdir(parents=True)
-        pq.write_table(table, out / "counts" / "part-00000-nbspark.parquet")
+        out = _root(path)
+        (out / "counts").mkdir()
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer)
+        (out / "counts" / "part-00000-nbspark.parquet").write_bytes(buffer.getvalue())
         (out / "counts" / "_SUCCESS").write_text("")
         write_json(out / "manifest.json", manifest)
         write_json(out / MARKER, {"kind": "model"})
@@ -46,7 +57,7 @@ class CountsReader(MLReader):
 
     def load(self, path: str):
         metadata = DefaultParamsReader.loadMetadata(path, self.sparkSession)
-        root = local_path(path) / "nbspark"
+        root = _root(path)
         model = self.cls.from_counts(root, load_manifest(root, self.kind))
         model._resetUid(metadata["uid"])
         DefaultParamsReader.getAndSetParams(model, metadata)

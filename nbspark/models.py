@@ -18,10 +18,8 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -34,20 +32,21 @@ from .model import count_tables, model_from_counts
 from .nb_settings import model_options
 from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
 from .rules import Rule, judge
-from .tables import check_table, ddl_columns, local_path
+from .storage import Location, location
+from .tables import check_table, ddl_columns
 from .text import TOKEN_RE, centred_windows, tokenize, tokenizer
 
 __all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load", "read_count_rows"]
 
 
-def load(path: str | os.PathLike, *, chain: Sequence[str] | None = None, alpha: float | None = None,
+def load(path, *, chain: Sequence[str] | None = None, alpha: float | None = None,
          var_smoothing: float | None = None):
     """Read the nbspark model at ``path``: a ``BackoffPredictor`` or an ``NBPredictor``.
 
     ``chain`` (backoff) and ``alpha`` / ``var_smoothing`` (naive Bayes) override what the model
     recorded; left out, the model's own settings apply.
     """
-    model_dir = local_path(path)
+    model_dir = location(path)
     manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
     if manifest["kind"] == BACKOFF_KIND:
         rows = read_count_rows(model_dir, count_ddl(manifest["letters"]), manifest)
@@ -55,16 +54,18 @@ def load(path: str | os.PathLike, *, chain: Sequence[str] | None = None, alpha: 
     return NBPredictor(manifest, read_count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing)
 
 
-def read_count_rows(model_dir: Path, ddl: str, manifest: dict) -> list[tuple]:
+def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple]:
     """The count table's rows as tuples in the schema's column order, after the same checks as the jobs'."""
     import pyarrow.parquet as pq
 
     parts = check_table(model_dir / "counts", ddl, manifest.get("count_rows"))
     names = list(ddl_columns(ddl))
-    if not parts:
-        return []
-    table = pq.read_table([str(p) for p in parts], columns=names)
-    return list(zip(*(table.column(n).to_pylist() for n in names)))
+    rows = []
+    for part in parts:
+        with part.open() as fh:
+            table = pq.read_table(fh, columns=names)
+        rows.extend(zip(*(table.column(n).to_pylist() for n in names)))
+    return rows
 
 
 @dataclass(frozen=True)

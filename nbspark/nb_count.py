@@ -63,7 +63,7 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     from pyspark.sql import functions as F
 
     nb, spec = cfg.nb, inputs.spec
-    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    lines = spark.read.text([hadoop_escape(f.uri) for f in inputs.files])
     if engine == "arrow":
         return _finish_counts(spark, _arrow_agg(lines, spec.format, nb.model), cfg, inputs, engine)
     parsed_lines = text_lines(lines, spec.format)

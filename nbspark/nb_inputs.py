@@ -9,7 +9,6 @@ tokens)`` or ``Row(id, label, categorical, numeric)``, mixed with statistics rec
 from __future__ import annotations
 
 import math
-from pathlib import Path
 from typing import NamedTuple
 
 from .config import ExperimentConfig, NBSpec
@@ -64,7 +63,7 @@ def _text_partition(records, fmt, nb: NBSpec, splits, holdout, seed, mode, keep_
                 doc_id, labels, text = parse_labelled_line(line)
             else:
                 label, text = parse_sms_line(line)
-                doc_id, labels = f"{Path(source).name}@{offset}", (label,)
+                doc_id, labels = f"{source.rsplit('/', 1)[-1]}@{offset}", (label,)
         except MalformedLine as exc:
             stats.bad_record(source, offset, exc.reason, line)
             continue
@@ -171,7 +170,7 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         rdd = spark.sparkContext.parallelize(list(enumerate(records)), max(2, spark.sparkContext.defaultParallelism))
         columns, numeric_types = names, set(names)
     else:
-        paths = [str(f) for f in inputs.files]
+        paths = [f.uri for f in inputs.files]
         explicit = bool(nb.numeric_columns or nb.categorical_columns)
         if fmt == "csv":
             df = spark.read.csv(paths, header=True, inferSchema=not explicit, mode="PERMISSIVE")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from pathlib import Path
 
 from .capabilities import resolve_scoring
 from .classifying import write_results
@@ -27,6 +26,7 @@ from .nb_settings import model_options
 from .plots import plot_pr_curve
 from .tables import check_output, write_json
 from .training import Family, read_counts, train_model
+from .storage import Location, location
 
 __all__ = ["NAIVE_BAYES", "SCORING", "SMOOTHING", "binary_decision", "classify_nb", "load_nb_manifest", "model_settings", "train_nb"]
 
@@ -65,11 +65,11 @@ NAIVE_BAYES = Family(
 )
 
 
-def load_nb_manifest(model_dir: Path) -> dict:
+def load_nb_manifest(model_dir: Location) -> dict:
     return load_manifest(model_dir, NB_KIND)
 
 
-def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Path, update: bool = False, force: bool = False,
+def train_nb(spark, cfg: ExperimentConfig, inputs: Inputs, out: Location, update: bool = False, force: bool = False,
              overwrite: bool = False) -> dict:
     """Count naive Bayes events of ``inputs`` into the model ``out``; return its manifest."""
     return train_model(spark, cfg, inputs, out, NAIVE_BAYES, update, force, overwrite)
@@ -96,7 +96,7 @@ def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[s
     return dataclasses.replace(cfg, nb=nb)
 
 
-def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, out: Path,
+def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, out: Location,
                 overrides: frozenset[str] = frozenset(), overwrite: bool = False) -> dict:
     """Score the test records of ``inputs``; write predictions, metrics.json and report.txt.
 
@@ -105,6 +105,7 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Path, inputs: Inputs, o
     is checked as the command line checks it (``tables.check_output``).
     """
     started = time.time()
+    model_dir = location(model_dir)
     out = check_output(out, overwrite, [inputs.root, model_dir])
     manifest = load_nb_manifest(model_dir)
     cfg = model_settings(manifest, cfg, overrides)
@@ -203,7 +204,7 @@ def _probability_metrics(written, groups, binary, threshold: float, all_kept: bo
     return out
 
 
-def _pr_files(stage: Path, metrics: dict) -> None:
+def _pr_files(stage: Location, metrics: dict) -> None:
     """``pr.json`` and ``pr.png`` beside the metrics of a binary decision."""
     pr = metrics.get("pr_curve")
     if not pr:

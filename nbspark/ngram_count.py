@@ -114,7 +114,7 @@ def _arrow_counts(spark, cfg, inputs) -> Counted:
     from pyspark.sql import functions as F
 
     letters, names = cfg.letters, count_columns(cfg.letters)
-    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    lines = spark.read.text([hadoop_escape(f.uri) for f in inputs.files])
     if cfg.partitions:
         lines = lines.repartition(cfg.partitions)
     width, centres, lowercase, subsets = cfg.width, tuple(cfg.centres), cfg.lowercase, tuple(cfg.counted_subsets)

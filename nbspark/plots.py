@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from .errors import ConfigError
 
-__all__ = ["plot_learning_curve", "plot_pr_curve", "require_matplotlib"]
+__all__ = ["plot_learning_curve", "plot_pr_curve", "require_matplotlib", "save_png"]
 
 
 def require_matplotlib() -> None:
@@ -17,7 +15,7 @@ def require_matplotlib() -> None:
         raise ConfigError("this run draws a plot and needs matplotlib: pip install 'nbspark[plot]'") from None
 
 
-def plot_learning_curve(rows: list[dict], path: Path, title: str) -> None:
+def plot_learning_curve(rows: list[dict], path, title: str) -> None:
     """Accuracy (with the majority baseline) and per-level coverage against training size.
 
     ``rows``: one per training fraction, with ``weight`` (training size), ``accuracy``,
@@ -50,11 +48,10 @@ def plot_learning_curve(rows: list[dict], path: Path, title: str) -> None:
     right.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_png(fig, path)
 
 
-def plot_pr_curve(pr: dict, path: Path, title: str) -> None:
+def plot_pr_curve(pr: dict, path, title: str) -> None:
     """Precision against recall of the positive class (``metrics.pr_curve``), the decision
     threshold's point marked."""
     require_matplotlib()
@@ -76,5 +73,16 @@ def plot_pr_curve(pr: dict, path: Path, title: str) -> None:
     ax.legend(loc="lower left")
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    save_png(fig, path)
+
+
+def save_png(fig, path) -> None:
+    """Write a matplotlib figure as PNG to ``path`` (a ``storage.Location``: any file system) and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
     plt.close(fig)
+    path.write_bytes(buffer.getvalue())

@@ -7,7 +7,6 @@ records) -> filter the fixed positions -> ``groupBy`` the varying ones -> the to
 
 from __future__ import annotations
 
-from pathlib import Path
 
 from .backoff_jobs import BACKOFF, load_backoff_manifest
 from .corpora import MalformedLine, parse_ngram_line
@@ -18,6 +17,7 @@ from .inputs import Inputs
 from .readers import ngram_lines
 from .runstats import PartitionStats, is_stat, run_failfast, split_stats
 from .training import read_counts
+from .storage import Location, location
 
 __all__ = ["query"]
 
@@ -38,7 +38,7 @@ def _ngram_rows(records, width, fold_case, mode, keep_bad):
     yield from stats.records()
 
 
-def _model_table(spark, model_dir: Path):
+def _model_table(spark, model_dir: Location):
     """The joint table ``(A, …, E, count)`` of a model's full-context counts; its letters and
     whether its words are lower-cased."""
     from pyspark.sql import functions as F
@@ -54,7 +54,7 @@ def _model_table(spark, model_dir: Path):
     return counts.where(counts.subset == full).select(*cols, "count"), letters, manifest["config"]["lowercase"]
 
 
-def query(spark, bindings: dict[str, str], top: int = 10, model_dir: Path | None = None,
+def query(spark, bindings: dict[str, str], top: int = 10, model_dir: Location | None = None,
           ngram_inputs: Inputs | None = None, fold_case: bool = False, mode: str = "permissive",
           keep_bad: int = 5) -> dict:
     """Answer ``P(varying positions | fixed positions)`` from a model or a raw n-gram file.
@@ -68,6 +68,7 @@ def query(spark, bindings: dict[str, str], top: int = 10, model_dir: Path | None
     stats: dict = {}
     mixed = None
     if model_dir is not None:
+        model_dir = location(model_dir)
         table, letters, lowercase = _model_table(spark, model_dir)
         source = str(model_dir)
     else:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gzip
 import re
-from pathlib import Path
 
 __all__ = ["hadoop_escape", "hadoop_input_dir", "line_number", "list_files", "ngram_lines", "reuters_files", "sgml_texts"]
 
@@ -29,34 +28,30 @@ def hadoop_escape(path: str) -> str:
     return _GLOB_CHARS.sub(r"\\\1", path)
 
 
-def list_files(path: Path, suffix: str = "") -> list[Path]:
-    """The input files of ``path`` (see the module docstring); empty when it has none."""
+def list_files(path, suffix: str = "") -> list:
+    """The input files of ``path`` (a ``storage.Location``; see the module docstring); empty when it has none."""
     if path.is_file():
         return [path]
     if not path.is_dir():
         raise FileNotFoundError(f"{path}: no such file or directory")
-    return sorted(
-        p
-        for p in path.iterdir()
-        if p.is_file() and not p.name.startswith(("_", ".")) and p.name.endswith(suffix)
-    )
+    return [p for p in path.iterdir() if not p.name.startswith(("_", ".")) and p.name.endswith(suffix) and p.is_file()]
 
 
-def reuters_files(path: Path) -> list[Path]:
+def reuters_files(path) -> list:
     """The SGML files of a Reuters-21578 directory (``*.sgm``), or the file itself."""
     return list_files(path, ".sgm")
 
 
-def hadoop_input_dir(path: Path) -> str:
+def hadoop_input_dir(path) -> str:
     """The value of ``mapreduce.input.fileinputformat.inputdir`` that names ``path`` literally.
 
     Two layers of escaping, undone in turn by Hadoop: glob characters for ``globStatus``, then
     commas and backslashes for the comma-separated input list (``StringUtils.escapeString``).
     """
-    return hadoop_escape(f"file://{path}").replace("\\", "\\\\").replace(",", "\\,")
+    return hadoop_escape(path.uri).replace("\\", "\\\\").replace(",", "\\,")
 
 
-def ngram_lines(sc, files: list[Path]):
+def ngram_lines(sc, files: list):
     """RDD of ``(file name, byte offset, line)`` over every line of ``files`` (any file name)."""
     rdds = []
     for f in files:
@@ -71,7 +66,7 @@ def ngram_lines(sc, files: list[Path]):
     return sc.union(rdds) if len(rdds) > 1 else rdds[0]
 
 
-def sgml_texts(sc, files: list[Path]):
+def sgml_texts(sc, files: list):
     """RDD of ``(file name, bytes)``, one record per SGML file.
 
     ``binaryFiles`` splits its argument on commas, so a file name with a comma is refused.
@@ -80,16 +75,27 @@ def sgml_texts(sc, files: list[Path]):
         if "," in str(f):
             raise ValueError(f"{f}: SGML file names with a comma cannot be read; rename the file")
     rdds = [
-        sc.binaryFiles(hadoop_escape(f"file://{f}")).map(lambda kv, name=str(f): (name, kv[1])) for f in files
+        sc.binaryFiles(hadoop_escape(f.uri)).map(lambda kv, name=str(f): (name, kv[1])) for f in files
     ]
     return sc.union(rdds) if len(rdds) > 1 else rdds[0]
 
 
-def line_number(path: str, offset: int) -> int | None:
-    """The 1-based line number at byte ``offset`` of a local (possibly gzip) file, or None."""
+def line_number(path, offset: int) -> int | None:
+    """The 1-based line number at byte ``offset`` of a (possibly gzip) file, or None: ``path`` is a
+    ``storage.Location`` or the name records carry (``str`` of one: a local path or a URI)."""
+    from .storage import location
+
     try:
-        opener = gzip.open if path.endswith(".gz") else open
-        with opener(path, "rb") as fh:
-            return fh.read(offset).count(b"\n") + 1
-    except OSError:
+        path = location(path)
+        with path.open() as raw:
+            fh = gzip.GzipFile(fileobj=raw) if path.name.endswith(".gz") else raw
+            lines, left = 1, offset
+            while left > 0:
+                chunk = fh.read(min(left, 8 << 20))
+                if not chunk:
+                    break
+                lines += chunk.count(b"\n")
+                left -= len(chunk)
+            return lines
+    except (OSError, EOFError):
         return None

@@ -1,14 +1,24 @@
-"""Outputs that are whole or absent, and reads that check what they get.
+"""Outputs that are whole or absent, and reads that check what they get, on any storage.
 
 Spark's ``mode("overwrite")`` deletes the target before the job runs, so a failed run would
 lose yesterday's model (../shared/SPARK_NOTES.md §1). nbspark instead writes every output
-directory in a staging directory beside it (``.NAME.staging-<id>``) and renames it into place
+directory in a staging directory beside it (``.NAME.staging-<id>``) and moves it into place
 when everything in it is written, with a marker file ``_nbspark.json`` naming what it holds.
 A failed run removes its staging directory and leaves the old output as it was.
 
-Rename is atomic on a local POSIX file system; outputs are local paths (or ``file:`` URIs)
-in this version, which on a multi-node cluster means a shared file system mounted at the
-same path everywhere.
+Every path is a ``storage.Location`` (Hadoop's FileSystem in the jobs). The commit rule depends on
+whether a directory rename is atomic there (``Location.atomic_rename``):
+
+* ``file:`` and HDFS (also through ViewFS): the old output is renamed aside, the staging
+  directory (marker included) renamed into place, the old one deleted. Readers see the old
+  output or the new one, whole.
+* Object stores (S3, GCS, Azure blob) and unknown schemes, where a rename is a copy: the staging
+  directory carries a marker that says ``"state": "committing"``; the old output's marker is
+  overwritten with that one first, the old output deleted, the staging directory moved into
+  place, and the marker overwritten last with the complete one (one object write, atomic on
+  those stores). Readers trust only a complete marker (``check_marker``), so nothing half-written
+  is ever read: until the commit starts the old output is whole; a run killed during the commit
+  leaves an output that every reader refuses, which ``--overwrite`` replaces.
 """
 
 from __future__ import annotations
@@ -17,21 +27,20 @@ import json
 import logging
 import os
 import re
-import shutil
 import socket
 import uuid
 from collections.abc import Iterable
 from contextlib import contextmanager
-from pathlib import Path
 
-from .errors import OutputError
+from .errors import OutputError, StorageError
+from .storage import Location, location
 
 __all__ = [
     "MARKER",
+    "check_marker",
     "check_output",
     "check_table",
     "ddl_columns",
-    "local_path",
     "parquet_rows",
     "read_json",
     "read_parquet_checked",
@@ -40,47 +49,38 @@ __all__ = [
 ]
 
 MARKER = "_nbspark.json"
+COMMITTING = "committing"
 log = logging.getLogger("nbspark")
 
 
-def local_path(path: str | os.PathLike) -> Path:
-    """A local path from a plain path or a ``file:`` URI; other schemes are refused."""
-    text = os.fspath(path)
-    if text.startswith("file://"):
-        text = text[len("file://") :]
-    elif text.startswith("file:"):
-        text = text[len("file:") :]
-    elif "://" in text:
-        raise OutputError(f"{text}: only local paths (or file: URIs) are supported for outputs and models")
-    return Path(text).expanduser().absolute()
+def _related(a: str, b: str) -> bool:
+    a, b = a.rstrip("/"), b.rstrip("/")
+    return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
 
-def _related(a: Path, b: Path) -> bool:
-    return a == b or a in b.parents or b in a.parents
-
-
-def check_output(path: str | os.PathLike, overwrite: bool, inputs: Iterable[str | os.PathLike] = ()) -> Path:
-    """Refuse an output path before any work is done; return it resolved.
+def check_output(path, overwrite: bool, inputs: Iterable = ()) -> Location:
+    """Refuse an output path before any work is done; return its ``Location``.
 
     Refused: ``/`` and the home directory; a path that equals, contains or lies inside an
-    input; an existing non-empty directory unless ``overwrite``; and, even with
-    ``overwrite``, a non-empty directory that nbspark did not write (no ``_nbspark.json``).
+    input (compared after ViewFS mounts and symbolic links are resolved); an existing non-empty
+    directory unless ``overwrite``; and, even with ``overwrite``, a non-empty directory that
+    nbspark did not write (no ``_nbspark.json``).
     """
-    out = local_path(path)
-    real = Path(os.path.realpath(out))
-    if real == Path("/") or real == Path(os.path.realpath(Path.home())):
+    out = location(path)
+    real = out.real()
+    if out.is_root() or location(real, out.fs).is_root() or real == out.home():
         raise OutputError(f"{out}: refusing to write an output to / or the home directory")
     for item in inputs:
         try:
-            src = Path(os.path.realpath(local_path(item)))
-        except OutputError:
+            src = location(item).real()
+        except (StorageError, FileNotFoundError):  # not a file system path (sklearn:iris)
             continue
         if _related(real, src):
-            raise OutputError(f"{out}: output overlaps the input {src}; choose another output directory")
+            raise OutputError(f"{out}: output overlaps the input {location(item)}; choose another output directory")
     if out.exists():
         if not out.is_dir():
             raise OutputError(f"{out}: exists and is not a directory")
-        if any(out.iterdir()):
+        if out.iterdir():
             if not overwrite:
                 raise OutputError(f"{out}: already holds something; pass --overwrite to replace it")
             if not (out / MARKER).is_file():
@@ -89,16 +89,30 @@ def check_output(path: str | os.PathLike, overwrite: bool, inputs: Iterable[str 
     return out
 
 
-def _check_creatable(out: Path) -> None:
+def _check_creatable(out: Location) -> None:
     """Refuse, before any work, an output whose directory cannot be made: a parent that is a file,
     or a nearest existing ancestor that cannot be written (the staging directory is made there)."""
     parent = out.parent
-    while not parent.exists():
+    while parent is not None and not parent.exists():
         parent = parent.parent
+    if parent is None:
+        return
     if not parent.is_dir():
         raise OutputError(f"{out}: cannot be created, {parent} is a file")
-    if not os.access(parent, os.W_OK | os.X_OK):
+    if not parent.writable():
         raise OutputError(f"{out}: cannot be created, {parent} is not writable")
+
+
+def check_marker(path: Location) -> None:
+    """Refuse an output whose commit did not finish (its marker says ``committing``)."""
+    marker = path / MARKER
+    if marker.is_file():
+        try:
+            state = read_json(marker).get("state")
+        except ValueError:
+            raise OutputError(f"{marker}: not valid JSON") from None
+        if state == COMMITTING:
+            raise OutputError(f"{path}: a run died while moving it into place; write it again (--overwrite)")
 
 
 def _alive(pid: int) -> bool:
@@ -111,58 +125,69 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _clean_dead_runs(path: Path) -> None:
+def _clean_dead_runs(path: Location) -> None:
     """Remove what runs killed on this host (SIGKILL, a lost machine) left beside ``path``: their
     staging directories, and their ``.old-`` copies, which go back into place when a run died
     between its two renames and ``path`` is missing. Directories of live runs or other hosts stay."""
     pattern = re.compile(rf"^\.{re.escape(path.name)}\.(staging|old)-(\d+)@(.+)-[0-9a-f]{{12}}$")
     host = socket.gethostname()
-    for item in sorted(path.parent.iterdir()) if path.parent.is_dir() else []:
+    for item in path.parent.iterdir() if path.parent.is_dir() else []:
         found = pattern.match(item.name)
         if not found or found.group(3) != host or _alive(int(found.group(2))):
             continue
         if found.group(1) == "old" and not path.exists():
-            os.rename(item, path)
+            item.rename(path)
             log.warning("%s: restored from %s, left by a run that died", path, item.name)
         else:
-            shutil.rmtree(item, ignore_errors=True)
+            item.rmtree()
             log.info("%s: removed %s, left by a run that died", path.parent, item.name)
 
 
 @contextmanager
-def staged_output(path: Path, kind: str):
-    """Yield a fresh staging directory; on success rename it to ``path`` (replacing it).
+def staged_output(path, kind: str, atomic: bool | None = None):
+    """Yield a fresh staging directory (a ``Location``); on success move it to ``path`` (replacing it).
 
     On any exception the staging directory is removed and ``path`` is left as it was. Staging
     directories are named ``.NAME.staging-PID@HOST-TOKEN``; those of runs that died on this host
-    are cleaned up by the next run (``_clean_dead_runs``).
+    are cleaned up by the next run (``_clean_dead_runs``). ``atomic`` picks the commit rule (see
+    the module docstring); left out, the storage decides.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = location(path)
+    path.parent.mkdir()
     _clean_dead_runs(path)
     token = f"{os.getpid()}@{socket.gethostname()}-{uuid.uuid4().hex[:12]}"
     staging = path.parent / f".{path.name}.staging-{token}"
     staging.mkdir()
+    atomic = path.atomic_rename() if atomic is None else atomic
     try:
         yield staging
-        write_json(staging / MARKER, {"kind": kind})
-        old = None
-        if path.exists():
-            old = path.parent / f".{path.name}.old-{token}"
-            os.rename(path, old)
-        os.rename(staging, path)
-        if old is not None:
-            shutil.rmtree(old, ignore_errors=True)
+        if atomic:
+            write_json(staging / MARKER, {"kind": kind})
+            old = None
+            if path.exists():
+                old = path.parent / f".{path.name}.old-{token}"
+                path.rename(old)
+            staging.rename(path)
+            if old is not None:
+                old.rmtree()
+        else:
+            write_json(staging / MARKER, {"kind": kind, "state": COMMITTING})
+            if path.exists():
+                write_json(path / MARKER, {"kind": kind, "state": COMMITTING})
+                path.rmtree()
+            staging.rename(path)
+            write_json(path / MARKER, {"kind": kind})
     except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
+        staging.rmtree()
         raise
 
 
-def write_json(path: Path, obj) -> None:
-    path.write_text(json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n", encoding="utf-8")
+def write_json(path: Location, obj) -> None:
+    path.write_text(json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
 
 
-def read_json(path: Path) -> dict:
-    return json.loads(path.read_text(encoding="utf-8"))
+def read_json(path: Location) -> dict:
+    return json.loads(path.read_text())
 
 
 _PART = re.compile(r"part-[0-9]+.*\.parquet$")
@@ -174,14 +199,19 @@ def ddl_columns(ddl: str) -> dict[str, str]:
     return {part.split()[0]: part.split()[1].lower() for part in ddl.split(", ")}
 
 
-def parquet_rows(path: Path) -> int:
-    """The rows of a Parquet table directory, from its part files' footers (no data read)."""
+def _footer(part: Location):
     import pyarrow.parquet as pq
 
-    return sum(pq.ParquetFile(f).metadata.num_rows for f in sorted(path.iterdir()) if _PART.match(f.name))
+    with part.open() as fh:
+        return pq.ParquetFile(fh).metadata
 
 
-def check_table(path: Path, ddl: str, rows: int | None = None) -> list[Path]:
+def parquet_rows(path) -> int:
+    """The rows of a Parquet table directory, from its part files' footers (no data read)."""
+    return sum(_footer(f).num_rows for f in location(path).iterdir() if _PART.match(f.name))
+
+
+def check_table(path, ddl: str, rows: int | None = None) -> list[Location]:
     """Check a Parquet table nbspark wrote and return its part files (pyarrow only, no Spark).
 
     The table must be complete (``_SUCCESS`` present, no ``_temporary``). Every part file's footer
@@ -190,19 +220,18 @@ def check_table(path: Path, ddl: str, rows: int | None = None) -> list[Path]:
     is not a part file may stand among them; and when ``rows`` (the manifest's count) is given, the
     footers' rows must add up to it. Anything else raises ``OutputError`` naming the file.
     """
-    import pyarrow.parquet as pq
-
+    path = location(path)
     if not (path / "_SUCCESS").is_file() or (path / "_temporary").exists():
         raise OutputError(f"{path}: incomplete table (no _SUCCESS marker); retrain or rewrite it")
     want = ddl_columns(ddl)
     parts, total = [], 0
-    for f in sorted(path.iterdir()):
+    for f in path.iterdir():
         if f.name.startswith(("_", ".")):
             continue
         if not _PART.match(f.name):
             raise OutputError(f"{f}: not a part file of this table; remove it or retrain")
         try:
-            meta = pq.ParquetFile(f).metadata
+            meta = _footer(f)
         except Exception as exc:  # pyarrow raises ArrowInvalid or OSError for a damaged footer
             raise OutputError(f"{f}: not a readable Parquet file ({str(exc).splitlines()[0]}); retrain or rewrite it") from None
         schema = meta.schema.to_arrow_schema()
@@ -222,7 +251,8 @@ def check_table(path: Path, ddl: str, rows: int | None = None) -> list[Path]:
     return parts
 
 
-def read_parquet_checked(spark, path: Path, ddl: str, rows: int | None = None):
+def read_parquet_checked(spark, path, ddl: str, rows: int | None = None):
     """Read a Parquet table written by nbspark after ``check_table``, as exactly ``ddl``'s columns."""
+    path = location(path)
     check_table(path, ddl, rows)
-    return spark.read.parquet(str(path)).select(list(ddl_columns(ddl)))
+    return spark.read.parquet(path.uri).select(list(ddl_columns(ddl)))

@@ -14,13 +14,13 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from .capabilities import resolve_engine
 from .counting import Counted, merge_counts
 from .errors import InputError
 from .manifests import check_update, load_manifest, manifest_header, merged_manifest
 from .tables import check_output, parquet_rows, read_parquet_checked, staged_output, write_json
+from .storage import Location, location
 
 __all__ = ["Family", "input_signatures", "read_counts", "train_model"]
 
@@ -48,25 +48,31 @@ class Family:
     check_old: Callable | None = None
 
 
-def read_counts(spark, model_dir: Path, family: Family, manifest: dict):
+def read_counts(spark, model_dir: Location, family: Family, manifest: dict):
     """A model's count table, checked against the family's schema and the manifest's row count."""
-    return read_parquet_checked(spark, model_dir / "counts", family.ddl(manifest["config"]), manifest.get("count_rows"))
+    return read_parquet_checked(spark, location(model_dir) / "counts", family.ddl(manifest["config"]), manifest.get("count_rows"))
 
 
 def input_signatures(inputs) -> list[list]:
-    """``[path, size, modification time (ns)]`` of each input file: what ``--update`` compares."""
+    """``[path, size, modification time (ms, Hadoop's unit)]`` of each input file: what ``--update`` compares."""
     out = []
     for f in inputs.files:
-        st = Path(f).stat()
-        out.append([str(f), st.st_size, st.st_mtime_ns])
+        size, mtime = f.stat()
+        out.append([str(f), size, mtime])
     return out
+
+
+def _in_ms(sig: list) -> tuple:
+    """A signature with its time in ms (models written before 0.2 recorded ns, which no ms time reaches)."""
+    path, size, mtime = sig
+    return (path, size, mtime // 1_000_000 if mtime > 10**15 else mtime)
 
 
 def _check_recount(old: dict, inputs, force: bool) -> None:
     """Refuse to add an input file a second time (same path, size and modification time)."""
     if force:
         return
-    seen = {tuple(sig): u["created"] for u in old.get("updates", []) for sig in u["inputs"].get("signatures", [])}
+    seen = {_in_ms(sig): u["created"] for u in old.get("updates", []) for sig in u["inputs"].get("signatures", [])}
     for sig in input_signatures(inputs):
         if tuple(sig) in seen:
             raise InputError(
@@ -75,7 +81,7 @@ def _check_recount(old: dict, inputs, force: bool) -> None:
             )
 
 
-def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = False, force: bool = False,
+def train_model(spark, cfg, inputs, out: Location, family: Family, update: bool = False, force: bool = False,
                 overwrite: bool = False) -> dict:
     """Count ``inputs`` into the model directory ``out`` (checked and staged here); return the manifest.
 
@@ -106,10 +112,10 @@ def train_model(spark, cfg, inputs, out: Path, family: Family, update: bool = Fa
         # one file per rows_per_file rows: the table is counted from the cache (coalesce never adds files)
         counts = counts.coalesce(max(1, -(-counts.count() // cfg.rows_per_file)))
         with staged_output(out, "model") as stage:
-            counts.write.parquet(str(stage / "counts"))
+            counts.write.parquet((stage / "counts").uri)
 
             def written():  # read back only where a family needs it (a schema inference job)
-                return spark.read.parquet(str(stage / "counts"))
+                return spark.read.parquet((stage / "counts").uri)
 
             manifest = {
                 **manifest_header(family.kind, cfg),

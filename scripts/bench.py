@@ -307,7 +307,7 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
     from nbspark.backoff_jobs import BACKOFF, classify, train
 
     base = load_config(None, {})  # the experiment's defaults: Books 5-grams -> Reuters
-    text = Path(resolve_input(base.train, data_dir).files[0]).read_text(encoding="utf-8")
+    text = resolve_input(base.train, data_dir).files[0].read_text()
     test_inputs = resolve_input(base.test, data_dir)
     rows = []
     for scale in scales:

@@ -29,7 +29,7 @@ from nbspark.config import DEFAULT, load_config
 from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from nbspark.events import context_letters, story_examples
 from nbspark.backoff_jobs import BACKOFF, train
-from nbspark.inputs import resolve_input
+from nbspark.inputs import resolve_data_dir, resolve_input
 from nbspark.training import read_counts
 from nbspark.session import get_spark
 from nbspark.strategies import CountTables, all_subsets, evaluate, order_by_dev_accuracy
@@ -52,7 +52,7 @@ def compare(spark, config: str | None = None, data_dir: str | None = None) -> di
     context = context_letters(base.letters)
     cfg = load_config(config, {"extra_subsets": ",".join(all_subsets(context))})
     inputs = resolve_input(cfg.train, data_dir)
-    root = Path(data_dir) if data_dir else inputs.root.parents[len(Path(cfg.train.path).parts) - 1]
+    root = Path(str(resolve_data_dir(cfg.train.path, data_dir)))
     dev, test = reuters_windows(root, cfg)
     with tempfile.TemporaryDirectory() as tmp:
         manifest = train(spark, cfg, inputs, Path(tmp) / "model")

@@ -3,9 +3,13 @@ and the paths of the hand-made fixtures and of the real data dir (when present).
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+import uuid
 from pathlib import Path
 
 import pytest
@@ -26,6 +30,16 @@ def real_data_dir() -> Path | None:
     return None
 
 
+#: A ViewFS mount table for the whole run: ``viewfs://nbt/t/...`` is this local directory and
+#: ``viewfs://nbt/fixtures/...`` the fixtures. Any ``os`` call on such a path fails (or finds nothing),
+#: so a run that works there used Hadoop's FileSystem API for every path.
+VIEWFS_DIR = Path(tempfile.mkdtemp(prefix="nbspark-viewfs-"))
+atexit.register(shutil.rmtree, VIEWFS_DIR, True)
+VIEWFS_CONF = {
+    "spark.hadoop.fs.viewfs.mounttable.nbt.link./t": f"file://{VIEWFS_DIR}",
+    "spark.hadoop.fs.viewfs.mounttable.nbt.link./fixtures": f"file://{FIXTURES}",
+}
+
 TEST_SPARK_CONF = {
     "spark.master": "local[2]",
     "spark.sql.shuffle.partitions": "2",
@@ -33,6 +47,7 @@ TEST_SPARK_CONF = {
     "spark.ui.enabled": "false",
     "spark.log.level": "WARN",
     "spark.driver.host": "127.0.0.1",
+    **VIEWFS_CONF,
 }
 
 
@@ -43,6 +58,15 @@ def spark():
     session = get_spark("nbspark-tests", {**TEST_SPARK_CONF, "spark.ui.showConsoleProgress": "false"})
     yield session
     session.stop()
+
+
+@pytest.fixture
+def viewfs():
+    """A fresh directory on ViewFS: ``(viewfs://nbt/t/NAME, the local directory behind it)``."""
+    name = uuid.uuid4().hex[:12]
+    (VIEWFS_DIR / name).mkdir()
+    yield f"viewfs://nbt/t/{name}", VIEWFS_DIR / name
+    shutil.rmtree(VIEWFS_DIR / name, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

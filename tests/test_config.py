@@ -76,10 +76,10 @@ def test_data_dir_order(tmp_path):
     (tmp_path / "shared" / "data" / "c").mkdir(parents=True)
     cwd = tmp_path / "work"
     env = {"NBSPARK_DATA": str(tmp_path / "env")}
-    assert resolve_data_dir("c", None, env, cwd) == tmp_path / "env"
-    assert resolve_data_dir("c", None, {}, cwd) == cwd / "data"
+    assert str(resolve_data_dir("c", None, env, cwd)) == str(tmp_path / "env")
+    assert str(resolve_data_dir("c", None, {}, cwd)) == str(cwd / "data")
     (cwd / "data" / "c").rmdir()
-    assert resolve_data_dir("c", None, {}, cwd) == tmp_path / "shared" / "data"
+    assert str(resolve_data_dir("c", None, {}, cwd)) == str(tmp_path / "shared" / "data")
     with pytest.raises(DataNotFound) as info:
         resolve_data_dir("c", str(tmp_path / "nowhere"), env, cwd)
     assert "--data-dir" in str(info.value) and "scripts/fetch_data.sh" in str(info.value)

@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 from collections import Counter
 
 import pytest
@@ -38,7 +39,7 @@ def cfg_for(tmp_path, fixtures, **extra):
 def run_train(spark, cfg, out=None, overwrite=False):
     inputs = resolve_input(cfg.train, None)
     out = check_output(out or cfg.model_dir, overwrite, [inputs.root])
-    return train(spark, cfg, inputs, out, overwrite=overwrite), out
+    return train(spark, cfg, inputs, out, overwrite=overwrite), Path(str(out))  # a Location; the tests look at the local files
 
 
 @pytest.fixture(scope="module")

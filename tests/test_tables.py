@@ -1,11 +1,16 @@
 """Output safety without Spark: refusals before any work, staging that leaves old outputs whole."""
 
+import json
+
 from pathlib import Path
 
 import pytest
 
 from nbspark.errors import OutputError
-from nbspark.tables import MARKER, check_output, local_path, staged_output
+from nbspark.errors import StorageError
+from nbspark.manifests import load_manifest
+from nbspark.storage import location
+from nbspark.tables import MARKER, check_output, staged_output
 
 
 def test_refuses_root_home_and_inputs(tmp_path):
@@ -18,20 +23,24 @@ def test_refuses_root_home_and_inputs(tmp_path):
     for out in (data, data / "sub", tmp_path):  # equal, inside, containing
         with pytest.raises(OutputError, match="overlaps the input"):
             check_output(out, overwrite=True, inputs=[data])
-    assert check_output(tmp_path / "elsewhere", overwrite=False, inputs=[data]) == tmp_path / "elsewhere"
+    assert str(check_output(tmp_path / "elsewhere", overwrite=False, inputs=[data])) == str(tmp_path / "elsewhere")
+    link = tmp_path / "link"
+    link.symlink_to(data)
+    with pytest.raises(OutputError, match="overlaps the input"):  # compared after links are resolved
+        check_output(link / "out", overwrite=True, inputs=[data])
 
 
 def test_existing_output_needs_overwrite_and_marker(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
-    assert check_output(out, overwrite=False) == out  # empty directory is fine
+    assert str(check_output(out, overwrite=False)) == str(out)  # empty directory is fine
     (out / "x").write_text("precious")
     with pytest.raises(OutputError, match="--overwrite"):
         check_output(out, overwrite=False)
     with pytest.raises(OutputError, match="not an nbspark output"):
         check_output(out, overwrite=True)
     (out / MARKER).write_text("{}")
-    assert check_output(out, overwrite=True) == out
+    assert str(check_output(out, overwrite=True)) == str(out)
     (tmp_path / "file").write_text("x")
     with pytest.raises(OutputError, match="not a directory"):
         check_output(tmp_path / "file", overwrite=True)
@@ -59,8 +68,42 @@ def test_staged_output_replaces_only_on_success(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
 
 
-def test_local_path_schemes(tmp_path):
-    assert local_path(f"file://{tmp_path}") == tmp_path
-    assert local_path(f"file:{tmp_path}") == tmp_path
-    with pytest.raises(OutputError, match="only local paths"):
-        local_path("hdfs://nn/x")
+def test_locations_of_paths_and_uris(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for text in (f"file://{tmp_path}", f"file:{tmp_path}", f"file:///{tmp_path}/", str(tmp_path), "."):
+        loc = location(text)
+        assert loc.uri == f"file:{tmp_path}" and str(loc) == str(tmp_path)
+    sub = location(tmp_path) / "a" / "b"
+    assert sub.uri == f"file:{tmp_path}/a/b" and sub.name == "b" and sub.parent.uri == f"file:{tmp_path}/a"
+    assert location("/").is_root() and location("/").parent is None
+    with pytest.raises(StorageError, match="empty path"):
+        location(" ")
+
+
+@pytest.mark.parametrize("atomic", [True, False], ids=["rename", "marker-last"])
+def test_both_commit_rules_leave_old_or_new(tmp_path, atomic):
+    """The rename rule (file:, HDFS) and the object-store rule (marker written last) give the same
+    result, and a failure before the commit leaves the old output as it was under either."""
+    out = tmp_path / "model"
+    for value in ("1", "2"):
+        with staged_output(out, "model", atomic=atomic) as stage:
+            (stage / "v").write_text(value)
+    assert (out / "v").read_text() == "2" and sorted(p.name for p in out.iterdir()) == [MARKER, "v"]
+    assert json.loads((out / MARKER).read_text()) == {"kind": "model"}
+    with pytest.raises(RuntimeError):
+        with staged_output(out, "model", atomic=atomic) as stage:
+            (stage / "v").write_text("3")
+            raise RuntimeError("injected failure")
+    assert (out / "v").read_text() == "2" and sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+
+
+def test_a_commit_that_died_is_refused_and_overwritable(tmp_path):
+    """On an object store a run killed while moving its output into place leaves the marker that
+    says so: models are refused with one line, and --overwrite may replace the output."""
+    out = tmp_path / "model"
+    out.mkdir()
+    (out / "manifest.json").write_text(json.dumps({"kind": "nbspark.nb-counts", "schema_version": 1}))
+    (out / MARKER).write_text(json.dumps({"kind": "model", "state": "committing"}))
+    with pytest.raises(OutputError, match="died while moving it into place"):
+        load_manifest(out, "nbspark.nb-counts")
+    assert str(check_output(out, overwrite=True)) == str(out)

@@ -1,0 +1,197 @@
+"""Every input and output on a non-local file system: Hadoop's ViewFS mounts local directories
+under ``viewfs://nbt/`` (conftest.VIEWFS_CONF), where any ``os``/``pathlib`` call fails or finds
+nothing. Runs there must equal the local runs, refuse what local runs refuse, and keep the old
+model when a run dies.
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+from pyspark.testing import assertDataFrameEqual
+
+from nbspark.backoff_jobs import classify, train
+from nbspark.config import load_config
+from nbspark.curves import learning_curve
+from nbspark.errors import OutputError
+from nbspark.events import count_ddl
+from nbspark.inputs import resolve_input
+from nbspark.models import load
+from nbspark.nb import COUNT_DDL
+from nbspark.nb_jobs import classify_nb, train_nb
+from nbspark.query import query
+from nbspark.storage import location
+from nbspark.tables import MARKER, check_output, read_parquet_checked, staged_output
+from tests.conftest import FIXTURES, VIEWFS_CONF, spark_submit
+
+pytestmark = pytest.mark.spark
+
+FX = "viewfs://nbt/fixtures"
+
+
+def rows(spark, model, ddl=count_ddl("ABCDE")):
+    return read_parquet_checked(spark, location(model) / "counts", ddl)
+
+
+def same_metrics(a: dict, b: dict) -> None:
+    """Metrics equal but for what names the run (paths, time)."""
+    drop = {"seconds", "model", "test_input"}
+    assert {k: v for k, v in a.items() if k not in drop} == {k: v for k, v in b.items() if k not in drop}
+
+
+def test_backoff_train_classify_query_update_and_curve_on_viewfs_equal_local(spark, viewfs, tmp_path):
+    remote, behind = viewfs
+    cfg = load_config(None, {"train.path": f"{FX}/ngrams.txt", "test.path": f"{FX}/mini.sgm"})
+    local = load_config(None, {"train.path": str(FIXTURES / "ngrams.txt"), "test.path": str(FIXTURES / "mini.sgm")})
+    train_in, test_in = resolve_input(cfg.train, None), resolve_input(cfg.test, None)
+    assert [f.uri for f in train_in.files] == [f"{FX}/ngrams.txt"]
+
+    manifest = train(spark, cfg, train_in, f"{remote}/model")
+    train(spark, local, resolve_input(local.train, None), tmp_path / "model")
+    assert (behind / "model" / MARKER).is_file() and (behind / "model" / "counts" / "_SUCCESS").is_file()
+    assertDataFrameEqual(rows(spark, f"{remote}/model"), rows(spark, tmp_path / "model"), checkRowOrder=False)
+    assert manifest["stats"]["weight"] == 34 and manifest["inputs"]["files"] == [f"{FX}/ngrams.txt"]
+    # the first malformed lines carry line numbers read back through Hadoop
+    assert [b["line_number"] for b in manifest["malformed_examples"]][:1] == [8]
+
+    got = classify(spark, cfg, f"{remote}/model", test_in, f"{remote}/results")
+    want = classify(spark, local, tmp_path / "model", resolve_input(local.test, None), tmp_path / "results")
+    same_metrics(got, want)
+    assert json.loads((behind / "results" / "metrics.json").read_text())["examples"] == 4
+    assert (behind / "results" / "report.txt").read_text().startswith(Path(tmp_path / "results" / "report.txt").read_text()[:40])
+
+    answer = query(spark, {"B": "_", "C": "affect"}, 10, f"{remote}/model")
+    assert answer["matching_count"] == 11 and answer["top"] == query(spark, {"B": "_", "C": "affect"}, 10, tmp_path / "model")["top"]
+
+    # --update: the model on viewfs gets the counts of a second file, as the local one does
+    (behind / "more").mkdir()
+    (behind / "more" / "b.txt").write_text((FIXTURES / "ngrams.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "b.txt").write_text((FIXTURES / "ngrams.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    more = load_config(None, {"train.path": f"{remote}/more/b.txt"})
+    updated = train(spark, more, resolve_input(more.train, None), f"{remote}/model", update=True)
+    lmore = load_config(None, {"train.path": str(tmp_path / "b.txt")})
+    train(spark, lmore, resolve_input(lmore.train, None), tmp_path / "model", update=True)
+    assert updated["stats"]["weight"] == 68 and len(updated["updates"]) == 2
+    assertDataFrameEqual(rows(spark, f"{remote}/model"), rows(spark, tmp_path / "model"), checkRowOrder=False)
+    with pytest.raises(Exception, match="already counted into this model"):
+        train(spark, more, resolve_input(more.train, None), f"{remote}/model", update=True)
+
+    curve = learning_curve(spark, cfg, train_in, test_in, f"{remote}/curve", fractions=(0.5, 1.0), seed=1)
+    assert curve == learning_curve(spark, local, resolve_input(local.train, None), resolve_input(local.test, None),
+                                   tmp_path / "curve", fractions=(0.5, 1.0), seed=1)
+    assert (behind / "curve" / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(p.name for p in behind.iterdir()) == ["curve", "model", "more", "results"]  # no staging left
+
+
+def test_naive_bayes_on_viewfs_equals_local(spark, viewfs, tmp_path):
+    remote, behind = viewfs
+
+    def cfg(root):
+        return load_config(None, {
+            "task": "naive_bayes", "train.format": "tsv", "train.path": f"{root}/china_train.tsv",
+            "test.format": "tsv", "test.path": f"{root}/china_test.tsv",
+        })
+
+    here, there = cfg(FIXTURES), cfg(FX)
+    train_nb(spark, there, resolve_input(there.train, None), f"{remote}/m")
+    train_nb(spark, here, resolve_input(here.train, None), tmp_path / "m")
+    assertDataFrameEqual(rows(spark, f"{remote}/m", COUNT_DDL), rows(spark, tmp_path / "m", COUNT_DDL), checkRowOrder=False)
+    got = classify_nb(spark, there, f"{remote}/m", resolve_input(there.test, None), f"{remote}/r")
+    want = classify_nb(spark, here, tmp_path / "m", resolve_input(here.test, None), tmp_path / "r")
+    same_metrics(got, want)
+    assert got["accuracy"] == want["accuracy"] and (behind / "r" / "predictions" / "_SUCCESS").is_file()
+
+    # the model read without Spark's readers (pyarrow over Hadoop streams) predicts as the local one
+    a, b = load(f"{remote}/m"), load(tmp_path / "m")
+    assert a.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist() == b.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist()
+
+
+def test_refusals_hold_on_viewfs(spark, viewfs):
+    remote, behind = viewfs
+    (behind / "data").mkdir()
+    (behind / "data" / "x.txt").write_text("x")
+    for out in (f"{remote}/data", f"{remote}/data/out", remote):  # equal, inside, containing
+        with pytest.raises(OutputError, match="overlaps the input"):
+            check_output(out, True, [f"{remote}/data"])
+    with pytest.raises(OutputError, match="overlaps the input"):  # the same directory by its local name
+        check_output(f"{remote}/data/out", True, [str(behind / "data")])
+    with pytest.raises(OutputError, match="already holds something"):
+        check_output(f"{remote}/data", False)
+    with pytest.raises(OutputError, match="not an nbspark output"):
+        check_output(f"{remote}/data", True)
+    with pytest.raises(OutputError, match="exists and is not a directory"):
+        check_output(f"{remote}/data/x.txt", True)
+    with pytest.raises(OutputError, match="refusing to write an output to /"):
+        check_output("viewfs://nbt/", True)
+    with pytest.raises(OutputError, match="no such model directory"):
+        load(f"{remote}/nothing")
+    assert (behind / "data" / "x.txt").read_text() == "x"
+
+
+@pytest.mark.parametrize("atomic", [None, False], ids=["storage-picks", "marker-last"])
+def test_staging_on_viewfs_replaces_only_on_success(spark, viewfs, atomic):
+    remote, behind = viewfs
+    out = location(f"{remote}/model")
+    assert out.atomic_rename()  # ViewFS resolves to file:, where rename is atomic
+    with staged_output(out, "model", atomic) as stage:
+        (stage / "v").write_text("1")
+    with pytest.raises(RuntimeError):
+        with staged_output(out, "model", atomic) as stage:
+            (stage / "v").write_text("2")
+            raise RuntimeError("injected failure")
+    assert (behind / "model" / "v").read_text() == "1" and json.loads((behind / "model" / MARKER).read_text()) == {"kind": "model"}
+    assert sorted(p.name for p in behind.iterdir()) == ["model"]
+
+
+def _viewfs_submit_conf(**links) -> dict:
+    return {**VIEWFS_CONF, **{f"spark.hadoop.fs.viewfs.mounttable.nbt.link./{k}": f"file://{v}" for k, v in links.items()}}
+
+
+def test_the_slide_reproduces_with_data_and_outputs_on_viewfs(data_dir, tmp_path):
+    """spark-submit with --data-dir and every output on viewfs://: 724 windows, accuracy 0.9337."""
+    conf = _viewfs_submit_conf(data=data_dir, work=tmp_path)
+    common = ["--data-dir", "viewfs://nbt/data"]
+    proc = spark_submit("train", *common, "--out", "viewfs://nbt/work/model", conf=conf, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    proc = spark_submit("classify", *common, "--model", "viewfs://nbt/work/model", "--out", "viewfs://nbt/work/results", conf=conf)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    metrics = json.loads((tmp_path / "results" / "metrics.json").read_text())
+    assert metrics["examples"] == 724 and round(metrics["accuracy"], 4) == 0.9337
+    assert metrics["model"] == "viewfs://nbt/work/model"
+    proc = spark_submit("query", "--model", "viewfs://nbt/work/model", "--B", "not", "--C", "_", "--json", "viewfs://nbt/work/q.json", conf=conf)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert json.loads((tmp_path / "q.json").read_text())["top"][0]["values"] == {"C": "affect"}
+
+
+def test_a_killed_run_leaves_the_old_model_on_viewfs(spark, viewfs):
+    """SIGKILL of the driver's JVM midway through counting (local mode: the executor is the driver),
+    then a run whose tasks always fail: the model on viewfs stays readable and unchanged, and the
+    next run cleans what the killed one left."""
+    remote, behind = viewfs
+    args = ["--set", f"train.path={FX}/ngrams.txt", "--set", "partitions=3", "--out", f"{remote}/m"]
+    assert spark_submit("train", *args, conf=VIEWFS_CONF).returncode == 0
+    before = sorted(map(tuple, rows(spark, f"{remote}/m").collect()))
+    manifest = (behind / "m" / "manifest.json").read_text()
+
+    marker = behind / "marker"
+    marker.mkdir()
+    proc = spark_submit("train", *args, "--overwrite", conf=VIEWFS_CONF, env={"NBSPARK_FAULT": f"kill-executor-once:{marker}"})
+    assert (marker / "fired").is_file(), "the run was not killed, so this test proves nothing"
+    assert proc.returncode != 0
+    assert (behind / "m" / "manifest.json").read_text() == manifest
+    assert sorted(map(tuple, rows(spark, f"{remote}/m").collect())) == before
+
+    proc = spark_submit("train", *args, "--overwrite", conf=VIEWFS_CONF, env={"NBSPARK_FAULT": f"always-raise:{marker}"})
+    assert proc.returncode == 1 and "injected failure" in proc.stdout + proc.stderr
+    assert (behind / "m" / "manifest.json").read_text() == manifest
+    assert sorted(map(tuple, rows(spark, f"{remote}/m").collect())) == before
+    assert load(f"{remote}/m").manifest == json.loads(manifest)  # readable, and still the first run's
+    assert sorted(p.name for p in behind.iterdir()) == ["m", "marker"]  # what both runs staged is gone
+
+
+def test_s3a_without_its_connector_is_one_line_and_exit_1(tmp_path):
+    proc = spark_submit("train", "--set", "train.path=s3a://bucket/5grams/", "--out", tmp_path / "m")
+    errors = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.startswith("train.py: error:")]
+    assert proc.returncode == 1 and len(errors) == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "s3a://bucket/5grams: no Hadoop FileSystem for the s3a:// scheme" in errors[0] and "hadoop-aws" in errors[0]
+    assert "Traceback" not in proc.stdout + proc.stderr and not (tmp_path / "m").exists()
