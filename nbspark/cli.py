@@ -17,7 +17,7 @@ import sys
 from contextlib import contextmanager
 
 from .config import load_config
-from .errors import ConfigError, NbsparkError
+from .errors import ConfigError, NbsparkError, OutputError
 from .rules import RULES
 from .storage import location, use_hadoop
 from .tables import check_output
@@ -257,6 +257,9 @@ def query_main(argv=None) -> int:
         from .reports import format_query_report
 
         use_hadoop()
+        answer = location(args.json) if args.json else None
+        if answer is not None and (answer.is_dir() or (answer.parent.exists() and not answer.parent.is_dir())):
+            raise OutputError(f"{answer}: --json names a file to write, and this path cannot be one")
         inputs = model = None
         if args.ngrams:
             inputs = resolve_input(InputSpec("ngrams", args.ngrams), args.data_dir)
@@ -267,7 +270,7 @@ def query_main(argv=None) -> int:
             result = query(spark, bindings, args.top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples)
         print(format_query_report(result))
         if args.json:
-            location(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+            answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
 
     return _run("query.py", body)
 

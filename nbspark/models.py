@@ -33,7 +33,7 @@ from .nb_settings import model_options
 from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
 from .rules import Rule, judge
 from .storage import Location, location
-from .tables import check_table, ddl_columns
+from .tables import arrow_input, check_table, ddl_columns
 from .text import TOKEN_RE, centred_windows, tokenize, tokenizer
 
 __all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load", "read_count_rows"]
@@ -62,8 +62,8 @@ def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple
     names = list(ddl_columns(ddl))
     rows = []
     for part in parts:
-        with part.open() as fh:
-            table = pq.read_table(fh, columns=names)
+        with arrow_input(part) as source:
+            table = pq.read_table(source, columns=names)
         rows.extend(zip(*(table.column(n).to_pylist() for n in names)))
     return rows
 

@@ -37,6 +37,7 @@ from .storage import Location, location
 
 __all__ = [
     "MARKER",
+    "arrow_input",
     "check_marker",
     "check_output",
     "check_table",
@@ -199,16 +200,33 @@ def ddl_columns(ddl: str) -> dict[str, str]:
     return {part.split()[0]: part.split()[1].lower() for part in ddl.split(", ")}
 
 
-def _footer(part: Location):
+@contextmanager
+def arrow_input(part: Location):
+    """What pyarrow reads ``part`` from: its local path (pyarrow opens it itself), or an Arrow file
+    over the storage's stream, closed when the block ends (nothing pyarrow keeps may outlive it)."""
+    from .storage import LocalStorage
+
+    if isinstance(part.fs, LocalStorage):
+        yield str(part)
+        return
+    import pyarrow as pa
+
+    with part.open() as raw, pa.PythonFile(raw, mode="r") as source:
+        yield source
+
+
+def _footer(part: Location) -> tuple[int, object]:
+    """``(rows, Arrow schema)`` of a Parquet file, from its footer."""
     import pyarrow.parquet as pq
 
-    with part.open() as fh:
-        return pq.ParquetFile(fh).metadata
+    with arrow_input(part) as source:
+        meta = pq.ParquetFile(source).metadata
+        return meta.num_rows, meta.schema.to_arrow_schema()
 
 
 def parquet_rows(path) -> int:
     """The rows of a Parquet table directory, from its part files' footers (no data read)."""
-    return sum(_footer(f).num_rows for f in location(path).iterdir() if _PART.match(f.name))
+    return sum(_footer(f)[0] for f in location(path).iterdir() if _PART.match(f.name))
 
 
 def check_table(path, ddl: str, rows: int | None = None) -> list[Location]:
@@ -231,10 +249,9 @@ def check_table(path, ddl: str, rows: int | None = None) -> list[Location]:
         if not _PART.match(f.name):
             raise OutputError(f"{f}: not a part file of this table; remove it or retrain")
         try:
-            meta = _footer(f)
+            num_rows, schema = _footer(f)
         except Exception as exc:  # pyarrow raises ArrowInvalid or OSError for a damaged footer
             raise OutputError(f"{f}: not a readable Parquet file ({str(exc).splitlines()[0]}); retrain or rewrite it") from None
-        schema = meta.schema.to_arrow_schema()
         have = {n: _ARROW_TYPES.get(str(schema.field(n).type), str(schema.field(n).type)) for n in schema.names}
         for name, kind in want.items():
             if name not in have:
@@ -245,7 +262,7 @@ def check_table(path, ddl: str, rows: int | None = None) -> list[Location]:
         if extra:
             raise OutputError(f"{f}: unexpected column(s) {', '.join(sorted(extra))}")
         parts.append(f)
-        total += meta.num_rows
+        total += num_rows
     if rows is not None and total != rows:
         raise OutputError(f"{path}: holds {total:,} rows, its manifest recorded {rows:,}; a part file is missing, extra or damaged")
     return parts

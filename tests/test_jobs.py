@@ -83,3 +83,8 @@ def test_end_to_end_with_spark_submit(tmp_path, fixtures):
     # the job's stderr to its own stdout)
     proc = spark_submit("train", *common, "--out", model)
     assert proc.returncode == 1 and "already holds something; pass --overwrite" in proc.stdout + proc.stderr
+
+
+def test_a_query_json_path_that_cannot_be_written_is_refused_before_spark(tmp_path, fixtures):
+    proc = run_job("query", "--ngrams", fixtures / "ngrams.txt", "--C", "_", "--json", tmp_path)
+    assert proc.returncode == 1 and "--json names a file to write" in one_line_error(proc)
