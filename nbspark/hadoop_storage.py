@@ -60,9 +60,12 @@ class HadoopStorage:
             self._conf = self._jvm.org.apache.spark.deploy.SparkHadoopUtil.get().newConfiguration(SparkConf()._jconf)
         self._fs = {}
         self._raw = None  # the raw local file system (no checksums), made when first needed
+        self._Path = self._IOUtils = None
 
     def _path(self, uri):
-        return self._jvm.org.apache.hadoop.fs.Path(uri)
+        if self._Path is None:  # each lookup of a class through the gateway is several round trips: once
+            self._Path, self._IOUtils = self._jvm.org.apache.hadoop.fs.Path, self._jvm.org.apache.commons.io.IOUtils
+        return self._Path(uri)
 
     def filesystem(self, uri):
         """The Hadoop ``FileSystem`` of ``uri``'s scheme and authority; a missing connector is one line."""
@@ -178,7 +181,7 @@ class HadoopStorage:
             return (local[0].open(local[1]) if local is not None else fs.open(p))
 
         stream = self._call(uri, "open it", reader)
-        return io.BufferedReader(_HadoopReader(stream, size, self._jvm.org.apache.commons.io.IOUtils), 1 << 20)
+        return io.BufferedReader(_HadoopReader(stream, size, self._IOUtils), 1 << 20)
 
     def real(self, uri):
         missing, there = [], uri
