@@ -106,15 +106,11 @@ class HadoopStorage:
         return self._call(uri, "look it up", lambda fs, p: bool(fs.exists(p)))
 
     def _status(self, uri):
-        def get(fs, p):
-            try:
-                return fs.getFileStatus(p)
-            except Exception as exc:
-                if _java_error(exc)[0] == "FileNotFoundException":
-                    return None
-                raise
-
-        return self._call(uri, "look it up", get)
+        """The Hadoop ``FileStatus``, or None when there is nothing at ``uri``."""
+        try:
+            return self._call(uri, "look it up", lambda fs, p: fs.getFileStatus(p))
+        except FileNotFoundError:  # _call's translation of Hadoop's FileNotFoundException
+            return None
 
     def is_dir(self, uri):
         st = self._status(uri)
@@ -185,10 +181,12 @@ class HadoopStorage:
 
     def real(self, uri):
         missing, there = [], uri
-        while not self.exists(there) and parent_uri(there) is not None:  # not there yet: resolve what is
+        while not self.exists(there):  # not there yet: resolve the nearest ancestor that is
+            if parent_uri(there) is None:
+                return uri
             missing.append(there.rstrip("/").rsplit("/", 1)[-1])
             there = parent_uri(there)
-        resolved = normal_uri(self._call(there, "resolve it", lambda fs, p: fs.resolvePath(p).toString())) if self.exists(there) else there
+        resolved = normal_uri(self._call(there, "resolve it", lambda fs, p: fs.resolvePath(p).toString()))
         if scheme_of(resolved) == "file":
             resolved = "file:" + os.path.realpath(resolved[len("file:"):])
         for name in reversed(missing):
@@ -212,8 +210,7 @@ class HadoopStorage:
         return self._call(uri, "check write permission", access)
 
     def home(self, uri):
-        home = self._call(uri, "find the home directory", lambda fs, p: fs.getHomeDirectory().toString())
-        return self.real(normal_uri(home)) if self.exists(normal_uri(home)) else normal_uri(home)
+        return self.real(normal_uri(self._call(uri, "find the home directory", lambda fs, p: fs.getHomeDirectory().toString())))
 
 
 class _HadoopReader(io.RawIOBase):

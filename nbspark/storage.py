@@ -100,10 +100,6 @@ class Location:
         return Location(join_uri(self.uri, name), self.fs)
 
     @property
-    def scheme(self) -> str:
-        return scheme_of(self.uri)
-
-    @property
     def name(self) -> str:
         return self.uri.rstrip("/").rsplit("/", 1)[-1]
 
@@ -278,7 +274,7 @@ def _storage_for(scheme: str):
     return use_hadoop()
 
 
-def location(text, storage=None) -> Location:
+def location(text) -> Location:
     """The ``Location`` of a path or URI (a ``Location`` is returned as it is).
 
     Plain paths are local (``~`` expanded, made absolute); a URI is used as given. Paths go through
@@ -293,9 +289,7 @@ def location(text, storage=None) -> Location:
     scheme = scheme_of(text)
     uri = normal_uri(text) if scheme else _local_uri(text)
     scheme = scheme or "file"
-    fs = storage or _storage_for(scheme)
-    if scheme != "file" and isinstance(fs, LocalStorage):
-        fs = use_hadoop()
+    fs = _storage_for(scheme)
     if scheme != "file" and "://" in uri:
         fs.filesystem(uri)  # a scheme without its connector: one line now
     return Location(uri, fs)

@@ -69,7 +69,7 @@ def check_output(path, overwrite: bool, inputs: Iterable = ()) -> Location:
     """
     out = location(path)
     real = out.real()
-    if out.is_root() or location(real, out.fs).is_root() or real == out.home():
+    if out.is_root() or Location(real, out.fs).is_root() or real == out.home():
         raise OutputError(f"{out}: refusing to write an output to / or the home directory")
     for item in inputs:
         try:
