@@ -43,13 +43,18 @@ def _check_subsets(old: dict, cfg: ExperimentConfig) -> None:
 
 
 def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) -> dict:
-    """The backoff manifest's own fields, from the written table (one small aggregate)."""
-    written = read_written()
-    per_subset = {r["subset"]: r["n"] for r in written.groupBy("subset").count().withColumnRenamed("count", "n").collect()}
-    label_counts = {}
-    if "" in cfg.counted_subsets:
-        prior = written.where(written.subset == "").groupBy("label").agg({"count": "sum"}).withColumnRenamed("sum(count)", "total")
-        label_counts = {r["label"]: r["total"] for r in prior.collect()}
+    """The backoff manifest's own fields: what the engine learned while counting, or (an update,
+    or an engine that learns nothing) from the written table (one small aggregate)."""
+    known = counted.known
+    if "distinct_events" in known and not updated:
+        per_subset, label_counts = known["distinct_events"], known["label_counts"]
+    else:
+        written = read_written()
+        per_subset = {r["subset"]: r["n"] for r in written.groupBy("subset").count().withColumnRenamed("count", "n").collect()}
+        label_counts = {}
+        if "" in cfg.counted_subsets:
+            prior = written.where(written.subset == "").groupBy("label").agg({"count": "sum"}).withColumnRenamed("sum(count)", "total")
+            label_counts = {r["label"]: r["total"] for r in prior.collect()}
     return {
         "letters": cfg.letters,
         "subsets": list(cfg.counted_subsets),

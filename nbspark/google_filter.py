@@ -1,21 +1,27 @@
-"""Google Books n-gram files at decompression speed: lines not centred on the confusion set are
-dropped in the JVM, and only the rest reaches Python.
+"""Google Books n-gram files at decompression speed: only the lines that might be centred on the
+confusion set, or might be malformed, reach Python's parser; every shard is read once.
 
-Spark SQL's text source reads each shard once (gzip decompressed in the JVM). A predicate decides,
-without Python, the lines that are *certainly* well formed, carry no stand-alone tag token and
-whose centre is not a confusion-set word (after the POS suffix is stripped and the word
-lower-cased, as the config says); those are only counted, as ``lines_not_in_confusion_set``.
-Every other line (centred on the set, malformed, with a tag token, or with a non-ASCII centre,
-where Java's and Python's lower-casing might differ) goes through the same Python rule as the
-``combine`` engine (``corpora.google_line``), so the statistics and the table equal that engine's,
-line for line (tested). Identical such lines are grouped with their multiplicity before Python sees
-them. The first malformed lines are named afterwards by a scan that stops early
+Two readers, chosen per file, give the same records and statistics:
+
+* **whole shards** (gzip, as Hadoop names it (``.gz``), or not compressed; at most
+  ``WHOLE_FILE_LIMIT`` bytes): Spark's ``binaryFiles`` reads each through Hadoop's FileSystem
+  and hands its bytes to a Python task, which decompresses them and tests whole pieces of lines
+  with RE2 (``google_scan``);
+* **streamed lines** (larger files, other codecs): Spark SQL's text source reads the lines, and a
+  predicate decides in the JVM the lines that are *certainly* well formed, carry no stand-alone tag
+  token and whose centre is not a confusion-set word; those are only counted, as
+  ``lines_not_in_confusion_set``. Identical kept lines are grouped with their multiplicity before
+  Python sees them.
+
+Every line either reader cannot settle goes through the same Python rule as the ``combine`` engine
+(``corpora.google_line``), so the statistics and the table equal that engine's, line for line
+(tested). The first malformed lines are named afterwards by a scan that stops early
 (``runstats.first_malformed_lines``), only when there are any.
 
-The predicate is conservative by construction: a dropped v2 line matches
+The JVM predicate is conservative by construction: a dropped v2 line matches
 ``tok( tok){W-1} TAB digits TAB 1-18 digits TAB [^TAB]*`` and a dropped v3 line
 ``tok( tok){W-1}( TAB digits,1-18 digits,[^,TAB]*)+`` (``tok``: no space or TAB), which Python
-parses too (``candidate_predicate`` says what each test costs).
+parses too (``candidate_predicate`` says what each test costs); ``google_scan`` uses the same shapes.
 """
 
 from __future__ import annotations
@@ -83,20 +89,81 @@ def _parse_grouped(rows, fmt, width, strip, lowercase, centres, year_min, year_m
     yield from stats.records()
 
 
+WHOLE_FILE_LIMIT = 256 << 20  # bytes: a larger shard is streamed (no task holds it whole)
+
+
+def _codec_extensions(spark) -> list[str]:
+    """The file-name extensions of the compression codecs this Hadoop configuration registers."""
+    jvm = spark.sparkContext._jvm
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    classes = jvm.org.apache.hadoop.io.compress.CompressionCodecFactory.getCodecClasses(conf)
+    utils = jvm.org.apache.hadoop.util.ReflectionUtils
+    return [str(utils.newInstance(c, conf).getDefaultExtension()) for c in classes]
+
+
+def _whole_files(spark, files) -> list:
+    """The files read whole: not larger than ``WHOLE_FILE_LIMIT`` and gzip (``.gz``, Hadoop's
+    ``GzipCodec``) or of no codec Hadoop knows (read as plain text, as the text source reads them)."""
+    others = tuple(e for e in _codec_extensions(spark) if e != ".gz")
+    # binaryFiles takes one comma-separated list, where a comma or brace in a name would split it
+    return [f for f in files if not re.search("[,{}]", f.uri) and (f.name.endswith(".gz") or not f.name.endswith(others))
+            and f.stat()[0] <= WHOLE_FILE_LIMIT]
+
+
+def _scan_partition(shards, rules):
+    """``(path, bytes)`` of whole shards -> the records of ``_parse_grouped``, the n-grams summed in the task."""
+    from collections import Counter
+
+    from .google_scan import scan_shard
+
+    maybe_inject()
+    stats = PartitionStats(0)
+    ngrams: Counter = Counter()
+    for path, data in shards:
+        try:
+            scan_shard(data, path.endswith(".gz"), rules, stats, ngrams)
+        except Exception as exc:
+            if type(exc).__name__ not in ("error", "IsalError"):  # zlib's and ISA-L's
+                raise
+            raise ValueError(f"{path}: cannot be read as gzip: {exc}") from None
+    for tokens, count in ngrams.items():
+        yield ("ngram", tokens), count
+    yield from stats.records()
+
+
 def google_examples(spark, inputs, cfg):
     """The ``combine`` engine's Google records (``(("ngram", tokens), count)`` and statistics
-    records, before the sum by n-gram), with the filter in the JVM; also the cached aggregate to
-    release."""
-    from pyspark.sql import functions as F
+    records, before the sum by n-gram), with only the unsettled lines parsed in Python; also the
+    cached Spark data to release afterwards (a list)."""
+    from .google_scan import GoogleRules
 
     spec = inputs.spec
-    fmt, width, centres = spec.format, cfg.width, frozenset(cfg.centres)
-    strip, lowercase, year_min, year_max = spec.pos == "strip", cfg.lowercase, spec.year_min, spec.year_max
-    lines = spark.read.text([hadoop_escape(f.uri) for f in inputs.files])
+    rules = GoogleRules(spec.format, cfg.width, spec.pos == "strip", cfg.lowercase, cfg.centres, spec.year_min, spec.year_max)
+    whole = _whole_files(spark, inputs.files)
+    streamed = [f for f in inputs.files if f not in whole]
+    parts, cached = [], []
+    if whole:
+        # each shard's bytes straight to its Python task (the JVM holds one shard at a time)
+        # one task per shard: shards are few and large, and their cost is their text, not their bytes
+        shards = spark.sparkContext.binaryFiles(",".join(hadoop_escape(f.uri) for f in whole), len(whole))
+        parts.append(shards.mapPartitions(lambda it: _scan_partition(it, rules)))
+    if streamed:
+        records, grouped = _streamed_examples(spark, streamed, rules, cfg.partitions)
+        parts.append(records)
+        cached.append(grouped)
+    return (spark.sparkContext.union(parts) if len(parts) > 1 else parts[0]), cached
+
+
+def _streamed_examples(spark, files, rules, partitions):
+    """Spark SQL's text source over ``files``, filtered in the JVM (``candidate_predicate``)."""
+    from pyspark.sql import functions as F
+
+    fmt, width, strip, lowercase, centres, year_min, year_max = rules.args
+    lines = spark.read.text([hadoop_escape(f.uri) for f in files])
     keep = candidate_predicate(fmt, width, strip, lowercase, centres)
     # the few kept lines in as many partitions as the input has (not spark.sql.shuffle.partitions:
     # the RDD side below would run a Python task for each)
-    parts = cfg.partitions or lines.rdd.getNumPartitions()
+    parts = partitions or lines.rdd.getNumPartitions()
     grouped = lines.groupBy(F.when(keep, F.col("value")).alias("line")).count().coalesce(parts).cache()
     try:
         total = grouped.agg(F.sum("count").alias("all"), F.sum(F.when(F.col("line").isNull(), F.col("count"))).alias("dropped")).first()
@@ -109,5 +176,3 @@ def google_examples(spark, inputs, cfg):
     parsed = grouped.where(F.col("line").isNotNull()).rdd.map(lambda r: (r["line"], r["count"])).mapPartitions(
         lambda it: _parse_grouped(it, fmt, width, strip, lowercase, centres, year_min, year_max))
     return spark.sparkContext.parallelize(stats, 1).union(parsed), grouped
-
-

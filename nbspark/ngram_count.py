@@ -3,8 +3,9 @@
 
 * ``pairs`` / ``combine``: examples (``ngram_inputs``) flatMapped into ``((subset, *context,
   label), weight)`` events and summed by ``counting.count_events``; statistics ride the shuffle.
-* ``dataframe``: Google Books files read by Spark SQL, the lines not centred on the set dropped
-  in the JVM (``google_filter``), the rest parsed as ``combine`` parses them.
+* ``dataframe``: Google Books shards scanned whole by RE2 in Python, or their lines filtered in
+  the JVM (``google_filter``): only the lines that might be centred on the set, or malformed, are
+  parsed, as ``combine`` parses them.
 * ``arrow``: ``ngrams`` lines read by Spark SQL, each Arrow batch parsed and counted by pyarrow
   (``arrow_text.ngram_events``), summed in the task, then by ``groupBy``; statistics are rows
   whose subset starts with ``MARK``, and the first malformed lines are found afterwards.
@@ -46,17 +47,20 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
             return [((STAT, "examples_not_sampled"), 1)]
         return example_events(record, subsets, letters)
 
-    grouped = None
-    if engine == "dataframe":  # Google Books: the lines not centred on the set dropped in the JVM
-        records, grouped = google_examples(spark, inputs, cfg)
+    cached = []
+    if engine == "dataframe":  # Google Books: only the lines that might be centred or malformed parsed
+        records, cached = google_examples(spark, inputs, cfg)
         mixed = google_summed(records, cfg.train.min_count, cfg.max_bad_examples, cfg.partitions)
     else:
         mixed = examples_rdd(spark.sparkContext, inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples, cfg.partitions)
     reduced = count_events(mixed.flatMap(to_pairs), cfg.partitions, "combine" if engine == "dataframe" else engine).cache()
     try:
-        stats, bad = split_stats(run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
-        if grouped is not None:
-            grouped.unpersist()
+        collected = run_failfast(lambda: reduced.mapPartitions(_stats_and_summary).collect())
+        stats, bad = split_stats([r for r in collected if r[0] != SUMMARY], cfg.max_bad_examples)
+        known = _known([r[1] for r in collected if r[0] == SUMMARY])
+        if engine == "dataframe":
+            for data in cached:
+                data.unpersist()
             parse = parse_google_v2 if cfg.train.format == "google_v2" else parse_google_v3
             width = cfg.width
             bad = first_malformed_lines(spark.sparkContext, inputs.files, lambda line: parse(line, width), stats, cfg.mode, cfg.max_bad_examples)
@@ -64,12 +68,45 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
             raise OverflowError(f"count overflow: the total weight passes {MAX_COUNT}, the largest 64-bit count")
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(_count_row)
         counts = spark.createDataFrame(rows, schema=count_ddl(letters))
-        return Counted(engine, counts, stats, bad, {}, reduced)
+        return Counted(engine, counts, stats, bad, known, reduced)
     except BaseException:
         reduced.unpersist()
-        if grouped is not None:
-            grouped.unpersist()
+        for data in cached:
+            data.unpersist()
         raise
+
+
+SUMMARY = "summary"  # the tag of each partition's summary record (never a statistics key tuple)
+
+
+def _stats_and_summary(pairs):
+    """A partition of summed events -> its statistics records, then ``(SUMMARY, (events per
+    subset, prior label counts))``: what the manifest says of the table, without reading it back."""
+    from collections import Counter
+
+    per_subset: Counter = Counter()
+    labels: Counter = Counter()
+    for pair in pairs:
+        if is_stat(pair):
+            yield pair
+            continue
+        key, n = pair
+        per_subset[key[0]] += 1
+        if key[0] == "":
+            labels[key[-1]] += n
+    yield SUMMARY, (per_subset, labels)
+
+
+def _known(summaries) -> dict:
+    """The partitions' summaries summed: ``distinct_events``, ``label_counts`` and ``rows``."""
+    from collections import Counter
+
+    per_subset: Counter = Counter()
+    labels: Counter = Counter()
+    for subsets, label_counts in summaries:
+        per_subset.update(subsets)
+        labels.update(label_counts)
+    return {"distinct_events": dict(per_subset), "label_counts": dict(labels), "rows": sum(per_subset.values())}
 
 
 def _count_row(pair) -> tuple:

@@ -109,8 +109,10 @@ def train_model(spark, cfg, inputs, out: Location, family: Family, update: bool 
         counts = counted.counts
         if old is not None:
             counts = merge_counts(counts, read_counts(spark, out, family, old), list(family.sums))
-        # one file per rows_per_file rows: the table is counted from the cache (coalesce never adds files)
-        counts = counts.coalesce(max(1, -(-counts.count() // cfg.rows_per_file)))
+        # one file per rows_per_file rows: the rows the engine counted, else counted from the cache
+        # (coalesce never adds files)
+        rows = counted.known.get("rows") if old is None else None
+        counts = counts.coalesce(max(1, -(-(counts.count() if rows is None else rows) // cfg.rows_per_file)))
         with staged_output(out, "model") as stage:
             counts.write.parquet((stage / "counts").uri)
 

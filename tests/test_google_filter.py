@@ -1,6 +1,7 @@
-"""The Google Books engine that filters in the JVM (``engine = dataframe``, what ``auto`` takes)
-gives the ``combine`` engine's table, statistics and first malformed lines, line for line, on
-hand-written lines chosen to sit on every edge of its predicate."""
+"""The Google Books engine (``engine = dataframe``, what ``auto`` takes) gives the ``combine``
+engine's table, statistics and first malformed lines, line for line, on hand-written lines chosen
+to sit on every edge of its tests: with shards read whole (``google_scan``), streamed through the
+JVM's filter, and both in one run."""
 
 import gzip
 
@@ -59,6 +60,27 @@ def test_the_jvm_filter_equals_the_python_path(spark, tmp_path, version, setting
     stats = results["combine"][1]
     assert stats["lines_read"] == len(LINES) and stats["malformed"] >= 4
     assert [m["line_number"] for m in results["combine"][2]][:2] == [8, 9]
+
+
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("mixed", [False, True])
+def test_streamed_files_give_the_same_table(spark, tmp_path, monkeypatch, version, mixed):
+    """Every file streamed, or the plain one streamed and the gzip one read whole."""
+    from nbspark import google_filter
+
+    path = shards(tmp_path, version)
+    limit = (path / "part-1.gz").stat().st_size if mixed else -1
+    assert (path / "part-0.txt").stat().st_size > limit
+    results = {}
+    for engine in ("combine", "dataframe"):
+        if engine == "dataframe":
+            monkeypatch.setattr(google_filter, "WHOLE_FILE_LIMIT", limit)
+        cfg = load_config(None, {"train.format": f"google_v{version}", "train.path": str(path), "engine": engine, "train.year_min": "1800"})
+        manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / engine)
+        table = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / engine / "counts")).collect())
+        results[engine] = (table, manifest["stats"], manifest["malformed_examples"])
+    assert results["combine"] == results["dataframe"]
+    assert results["combine"][1]["lines_read"] == len(LINES)
 
 
 def test_failfast_takes_the_python_path(tmp_path):
