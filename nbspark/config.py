@@ -142,8 +142,9 @@ class ExperimentConfig:
     # mode: naive Bayes tsv/sms text, or ngrams lines without sampling; else "combine"),
     # "combine" (a dict per partition, then reduceByKey), "pairs" (the literal flatMap +
     # reduceByKey), "arrow" (each Arrow batch parsed and counted by pyarrow and numpy, summed in
-    # the task, then by groupBy; the fastest) or, for naive Bayes text, "dataframe" (Spark SQL
-    # split/explode/groupBy). For naive Bayes the SQL engines read tsv/sms input with the words
+    # the task, then by groupBy; the fastest) or "dataframe": for naive Bayes text Spark SQL
+    # split/explode/groupBy, for Google Books files (what auto takes for them) a reader that
+    # parses only the lines that may be centred. For naive Bayes the SQL engines read tsv/sms input with the words
     # tokenizer, no holdout, multinomial or Bernoulli models. They count malformed lines, then find
     # the first ones (file and line) by a second scan that stops early; failfast mode therefore
     # takes combine under auto, which stops inside the job at the first bad line.

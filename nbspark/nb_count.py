@@ -17,6 +17,7 @@ from .capabilities import resolve_engine
 from .config import ExperimentConfig
 from .corpora import parse_labelled_line, parse_sms_line
 from .counting import Counted, count_events
+from .frames import schema_of
 from .inputs import Inputs
 from .nb import add_values, event_row
 from .nb_inputs import record_events, records_rdd, text_lines
@@ -43,7 +44,7 @@ def _python_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) ->
     try:
         stats, bad = split_stats(run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples)
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: event_row(kv[0], kv[1]))
-        return Counted(engine, spark.createDataFrame(rows, schema=COUNT_DDL), stats, bad, {"columns": columns}, reduced)
+        return Counted(engine, spark.createDataFrame(rows, schema=schema_of(COUNT_DDL)), stats, bad, {"columns": columns}, reduced)
     except BaseException:
         reduced.unpersist()
         raise

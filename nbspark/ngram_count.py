@@ -20,6 +20,7 @@ from .corpora import MAX_COUNT, parse_google_v2, parse_google_v3, parse_ngram_li
 from .counting import Counted, count_events
 from .events import count_columns, count_ddl, example_events, in_sample
 from .faults import maybe_inject
+from .frames import schema_of
 from .google_filter import google_examples
 from .ngram_inputs import examples_rdd, google_summed
 from .readers import hadoop_escape
@@ -67,7 +68,7 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
         if stats.get("weight", 0) > MAX_COUNT:  # stored as one 64-bit number, as the arrow engine's statistics are
             raise OverflowError(f"count overflow: the total weight passes {MAX_COUNT}, the largest 64-bit count")
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(_count_row)
-        counts = spark.createDataFrame(rows, schema=count_ddl(letters))
+        counts = spark.createDataFrame(rows, schema=schema_of(count_ddl(letters)))
         return Counted(engine, counts, stats, bad, known, reduced)
     except BaseException:
         reduced.unpersist()

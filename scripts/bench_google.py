@@ -6,7 +6,7 @@ Writes synthetic version-2 or -3 shards (``scripts/make_google_shards.py``: real
 default 0.2 % of the n-grams centred on affect/effect) holding about ``--gb`` GB of text, then times
 ``zcat`` of every shard on one core (output discarded, the decompression a reader cannot avoid),
 and ``spark-submit jobs/train.py`` on the shards with each engine asked for (``--engines``,
-default: auto, which filters in the JVM). The job's count table is compared with a plain-Python
+default: auto, which reads shards whole and parses only the lines that may be centred). The job's count table is compared with a plain-Python
 count of the same shards (gzip + ``corpora.google_line`` + ``events.example_events``, no Spark).
 
 Prints a table: seconds, MB/s and MB/s per core for zcat and each engine;

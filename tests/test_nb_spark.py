@@ -163,3 +163,14 @@ def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, 
         other = results[scoring][doc_id]
         assert (other["predicted"], other["ranked_labels"], other["gold"]) == (b["predicted"], b["ranked_labels"], b["gold"])
         assert other["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12)
+
+
+def test_schema_of_is_the_jvm_reading_of_the_same_ddl(spark):
+    from nbspark.events import count_ddl
+    from nbspark.frames import schema_of
+    from nbspark.nb import COUNT_DDL
+
+    for ddl in (COUNT_DDL, count_ddl("ABCDE"), "id STRING NOT NULL, tokens ARRAY<STRING>, line INT NOT NULL"):
+        assert schema_of(ddl) == spark.createDataFrame([], ddl).schema
+    with pytest.raises(ValueError, match="cannot read"):
+        schema_of("x MAP<STRING,INT>")
