@@ -106,6 +106,34 @@ def test_naive_bayes_on_viewfs_equals_local(spark, viewfs, tmp_path):
     assert a.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist() == b.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist()
 
 
+@pytest.mark.parametrize("limit", [None, -1], ids=["whole-shards", "streamed"])
+def test_google_shards_on_viewfs_equal_local(spark, viewfs, tmp_path, monkeypatch, limit):
+    """Both Google readers (shards whole through binaryFiles, lines through the JVM filter) on
+    ViewFS give the local combine engine's table and statistics."""
+    import gzip
+
+    from nbspark import google_filter
+
+    remote, behind = viewfs
+    lines = ["the cumulative effect_NOUN of the\t2000,45,5", "_START_ not affect the outcome\t2001,50,9",
+             "x y effect z w\t2000,40,1\t2001,2,2", "a b affect d\t2000,60,1", "of the cause and so\t2001,900,9"]
+    for root in (behind, tmp_path):
+        (root / "shards").mkdir()
+        (root / "shards" / "a.txt").write_text("\n".join(lines[:3]) + "\n")
+        (root / "shards" / "b.gz").write_bytes(gzip.compress(("\n".join(lines[3:]) + "\n").encode()))
+    if limit is not None:
+        monkeypatch.setattr(google_filter, "WHOLE_FILE_LIMIT", limit)
+    settings = {"train.format": "google_v3", "train.min_count": "1"}
+    cfg = load_config(None, {**settings, "train.path": f"{remote}/shards"})
+    local = load_config(None, {**settings, "train.path": str(tmp_path / "shards"), "engine": "combine"})
+    got = train(spark, cfg, resolve_input(cfg.train, None), f"{remote}/model")
+    want = train(spark, local, resolve_input(local.train, None), tmp_path / "model")
+    assert got["engine"] == "dataframe" and got["stats"] == want["stats"]
+    assert got["stats"]["lines_read"] == 5 and got["stats"]["malformed"] == 1 and got["stats"]["examples"] == 2
+    assert got["malformed_examples"][0]["line_number"] == 1
+    assertDataFrameEqual(rows(spark, f"{remote}/model"), rows(spark, tmp_path / "model"), checkRowOrder=False)
+
+
 def test_refusals_hold_on_viewfs(spark, viewfs):
     remote, behind = viewfs
     (behind / "data").mkdir()
