@@ -30,15 +30,15 @@ def schema_of(ddl: str):
     ARRAY<STRING>), built in Python: the JVM's DDL parser costs 0.3 s the first time in a job."""
     from pyspark.sql import types as T
 
+    from .tables import ddl_fields
+
     kinds = {"STRING": T.StringType(), "INT": T.IntegerType(), "BIGINT": T.LongType(), "DOUBLE": T.DoubleType(),
              "ARRAY<STRING>": T.ArrayType(T.StringType())}
-    fields = []
-    for column in ddl.split(", "):
-        name, kind, *rest = column.split(" ")
-        if kind not in kinds or rest not in ([], ["NOT", "NULL"]):
-            raise ValueError(f"schema_of: cannot read {column!r}")
-        fields.append(T.StructField(name, kinds[kind], nullable=not rest))
-    return T.StructType(fields)
+    fields = ddl_fields(ddl)
+    unknown = [f"{name} {kind}" for name, kind, _ in fields if kind not in kinds]
+    if unknown:
+        raise ValueError(f"schema_of: cannot read {unknown[0]!r}")
+    return T.StructType([T.StructField(name, kinds[kind], nullable) for name, kind, nullable in fields])
 
 
 def _weight(df, weight_col: str | None, what: str):

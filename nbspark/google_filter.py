@@ -114,7 +114,7 @@ def _scan_partition(shards, rules):
     """``(path, bytes)`` of whole shards -> the records of ``_parse_grouped``, the n-grams summed in the task."""
     from collections import Counter
 
-    from .google_scan import scan_shard
+    from .google_scan import UnreadableShardError, scan_shard
 
     maybe_inject()
     stats = PartitionStats(0)
@@ -122,10 +122,8 @@ def _scan_partition(shards, rules):
     for path, data in shards:
         try:
             scan_shard(data, path.endswith(".gz"), rules, stats, ngrams)
-        except Exception as exc:
-            if type(exc).__name__ not in ("error", "IsalError"):  # zlib's and ISA-L's
-                raise
-            raise ValueError(f"{path}: cannot be read as gzip: {exc}") from None
+        except UnreadableShardError as exc:
+            raise UnreadableShardError(f"{path}: {exc}") from None
     for tokens, count in ngrams.items():
         yield ("ngram", tokens), count
     yield from stats.records()

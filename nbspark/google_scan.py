@@ -31,10 +31,14 @@ try:  # ISA-L's inflate: about twice zlib's speed, the same bytes out
 except ImportError:  # pragma: no cover - isal is a dependency; zlib is the fallback elsewhere
     _inflate = zlib
 
-__all__ = ["GoogleRules", "line_pieces", "scan_shard", "text_pieces"]
+__all__ = ["GoogleRules", "UnreadableShardError", "line_pieces", "scan_shard", "text_pieces"]
 
 PIECE = 1 << 24  # bytes of text tested together
 _BOM = b"\xef\xbb\xbf"
+
+
+class UnreadableShardError(ValueError):
+    """A shard whose bytes are not gzip (or are cut short)."""
 
 
 class GoogleRules:
@@ -111,17 +115,20 @@ def text_pieces(data, gz: bool):
         for start in range(0, len(view), PIECE):
             yield bytes(view[start : start + PIECE])
         return
-    rest = bytes(view)
+    rest = bytes(data)  # no copy when it is bytes already
     while rest:
         inflater = _inflate.decompressobj(wbits=31)
         pending = rest
         while not inflater.eof:
-            out = inflater.decompress(pending, PIECE)
+            try:
+                out = inflater.decompress(pending, PIECE)
+            except (zlib.error, _inflate.error) as exc:
+                raise UnreadableShardError(f"cannot be read as gzip: {exc}") from None
             pending = inflater.unconsumed_tail
             if out:
                 yield out
             elif not pending:
-                raise zlib.error("truncated gzip data")
+                raise UnreadableShardError("cannot be read as gzip: truncated gzip data")
         rest = inflater.unused_data
 
 
@@ -143,10 +150,9 @@ def line_pieces(pieces):
         carry = data[cut:]
         if cut:
             yield _newlines(data[:cut])
-    if carry:
-        last = _newlines(carry[len(_BOM) :] if first and carry.startswith(_BOM) else carry)
-        if last:
-            yield last if last.endswith(b"\n") else last + b"\n"
+    if carry:  # the last line, or a file shorter than a byte-order mark
+        last = _newlines(carry)
+        yield last if last.endswith(b"\n") else last + b"\n"
 
 
 def _newlines(text: bytes) -> bytes:

@@ -42,6 +42,7 @@ __all__ = [
     "check_output",
     "check_table",
     "ddl_columns",
+    "ddl_fields",
     "parquet_rows",
     "read_json",
     "read_parquet_checked",
@@ -195,9 +196,20 @@ _PART = re.compile(r"part-[0-9]+.*\.parquet$")
 _ARROW_TYPES = {"string": "string", "large_string": "string", "int64": "bigint", "double": "double", "int32": "int"}
 
 
+def ddl_fields(ddl: str) -> list[tuple[str, str, bool]]:
+    """``(column, TYPE, nullable)`` of each column of a flat DDL string (``"n BIGINT NOT NULL, sum DOUBLE"``)."""
+    fields = []
+    for column in ddl.split(", "):
+        name, kind, *rest = column.split(" ")
+        if rest not in ([], ["NOT", "NULL"]):
+            raise ValueError(f"cannot read the DDL column {column!r}")
+        fields.append((name, kind, not rest))
+    return fields
+
+
 def ddl_columns(ddl: str) -> dict[str, str]:
     """``{column: type}`` of a flat DDL string (``"n BIGINT NOT NULL, sum DOUBLE"`` -> ``{"n": "bigint", …}``)."""
-    return {part.split()[0]: part.split()[1].lower() for part in ddl.split(", ")}
+    return {name: kind.lower() for name, kind, _ in ddl_fields(ddl)}
 
 
 @contextmanager

@@ -115,6 +115,8 @@ def test_line_ends_bom_and_the_last_line_as_hadoop_reads_them(monkeypatch):
         monkeypatch.setattr(gs, "PIECE", piece)
         assert scanned(data, args) == expected, piece
         assert scanned(data, args, gz=True) == expected, piece
+    for short in (b"\xef", b"\xef\xbb", b"\xef\xbb\xbf", b"a"):  # files no longer than a byte-order mark
+        assert scanned(short, args) == reference(short, args), short
 
 
 def test_every_gzip_member_and_a_truncated_one():
@@ -123,8 +125,10 @@ def test_every_gzip_member_and_a_truncated_one():
     stats, ngrams = PartitionStats(0), Counter()
     gs.scan_shard(gzip.compress(one) + gzip.compress(two), True, gs.GoogleRules(*args), stats, ngrams)
     assert sum(ngrams.values()) == 110 and stats.counts["lines_read"] == 2
-    with pytest.raises(Exception, match="(?i)truncated|end of|incomplete|invalid"):
+    with pytest.raises(gs.UnreadableShardError, match="cannot be read as gzip: .*(?i:truncated|end of|incomplete|invalid)"):
         gs.scan_shard(gzip.compress(one * 1000)[:-30], True, gs.GoogleRules(*args), PartitionStats(0), Counter())
+    with pytest.raises(gs.UnreadableShardError, match="cannot be read as gzip"):
+        gs.scan_shard(one, True, gs.GoogleRules(*args), PartitionStats(0), Counter())
 
 
 def test_invalid_utf8_is_decoded_as_the_text_source_decodes_it():
