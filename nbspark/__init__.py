@@ -11,8 +11,19 @@ from .backoff import Decision, predict
 from .config import DEFAULT, ExperimentConfig, InputSpec, load_config
 from .corpora import MalformedLine, Story, parse_ngram_line, parse_reuters_sgml
 from .model import BackoffModel, build_model
-from .models import load
 from .text import tokenize
+
+
+
+def __getattr__(name: str):
+    # ``load`` needs numpy, scipy and pyarrow: imported on first use, not by every Spark worker
+    # that unpickles a function of this package (each worker imports ``nbspark`` first)
+    if name == "load":
+        from .models import load
+
+        return load
+    raise AttributeError(f"module 'nbspark' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT",
