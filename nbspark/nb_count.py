@@ -110,11 +110,13 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
 
     nb = cfg.nb
     try:
-        # one job: the marker rows, and the distinct features (for the manifest, no read-back)
+        # one job: the marker rows, the distinct features (for the manifest, no read-back) and the
+        # (label, token) rows (for the table's file count, no count job)
         marker = F.col("label").startswith(MARK) | F.col("token").startswith(MARK)
         summary = agg.select(
             F.collect_list(F.when(marker, F.struct("label", "token", "count"))).alias("special"),
             F.count_distinct(F.when(~marker, F.col("token"))).alias("features"),
+            F.count(F.when(~marker, F.lit(1))).alias("pairs"),
         ).first()
         special = summary["special"]
         stats: dict[str, int] = {}
@@ -152,7 +154,9 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
         bad = first_malformed_lines(
             spark.sparkContext, inputs.files, lambda line: line.strip() and parse(line), stats, cfg.mode, cfg.max_bad_examples
         )
-        return Counted(engine, counts, stats, bad, {"label_counts": docs_y, "features": summary["features"]}, agg)
+        # the rows written: Y=ANY, one Y per label, the YX pairs and (multinomial) at most one YX=ANY per label
+        rows = 1 + len(docs_y) + summary["pairs"] + (len(docs_y) if nb.model == "multinomial" else 0)
+        return Counted(engine, counts, stats, bad, {"label_counts": docs_y, "features": summary["features"], "rows": rows}, agg)
     except BaseException:
         agg.unpersist()
         raise

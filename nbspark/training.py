@@ -109,7 +109,7 @@ def train_model(spark, cfg, inputs, out: Location, family: Family, update: bool 
         counts = counted.counts
         if old is not None:
             counts = merge_counts(counts, read_counts(spark, out, family, old), list(family.sums))
-        # one file per rows_per_file rows: the rows the engine counted, else counted from the cache
+        # one file per rows_per_file rows: the rows the engine counted (or a bound on them), else counted from the cache
         # (coalesce never adds files)
         rows = counted.known.get("rows") if old is None else None
         counts = counts.coalesce(max(1, -(-(counts.count() if rows is None else rows) // cfg.rows_per_file)))

@@ -1,6 +1,6 @@
 """nbspark against MLlib, scikit-learn and plain Python on the same work, in one process.
 
-    python scripts/bench.py [--scales 1,10,50] [--repeat 3] [--master local[2]] [--json FILE]
+    python scripts/bench.py [--scales 1,10,50] [--repeat 3] [--warmup 1] [--master local[2]] [--json FILE]
 
 Workload: Reuters-21578 ModApte top-10 (``conf/experiments/reuters_top10.toml``'s documents:
 title + dateline + body; tokens are lower-cased runs of Unicode word characters), multinomial
@@ -30,7 +30,8 @@ The affect/effect task is benchmarked too (``--books-scales``): Google Books 5-g
 plain-Python Counter over the same events in one process; each model classifies the Reuters
 affect/effect windows, and the accuracy must not move with N (the counts only scale).
 
-Prints a table (median and range over ``--repeat`` runs, tokens/s, peak memory, broadcast
+Each contender runs ``--warmup`` times untimed (default 1) before its ``--repeat`` timed runs, so
+that none pays the process's one-off costs for another. Prints a table (median and range over ``--repeat`` runs, tokens/s, peak memory, broadcast
 size) and the ratios nbspark/MLlib and nbspark/scikit-learn; ``--json FILE`` writes the same,
 with ``train_ratio_vs_mllib``, ``train_ratio_vs_sklearn``,
 ``classify_throughput_ratio_vs_mllib`` (scoring), ``classify_job_throughput_ratio_vs_mllib``
@@ -88,7 +89,16 @@ def write_lines(path: Path, docs, copies: int = 1) -> int:
     return path.stat().st_size
 
 
-def timed(fn, repeat: int):
+WARMUP = 1  # untimed runs before each timed series (--warmup)
+
+
+def timed(fn, repeat: int, warmup: int | None = None):
+    """``fn()``'s last result and the median and range of ``repeat`` timed runs, after ``warmup``
+    untimed ones (default ``WARMUP``): each contender's first run in a process pays one-off costs
+    (the JVM's JIT and class loading, Python workers, imports) that whoever runs second would
+    otherwise be spared."""
+    for _ in range(WARMUP if warmup is None else warmup):
+        fn()
     times, out = [], None
     for _ in range(repeat):
         start = time.perf_counter()
@@ -108,6 +118,7 @@ def main(argv=None) -> int:
     parser.add_argument("--data-dir")
     parser.add_argument("--scales", default="1,10,50")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=1, help="untimed runs of each contender before its timed ones (default 1)")
     parser.add_argument("--master", default="local[2]", help="the benchmark's Spark master (default local[2])")
     parser.add_argument("--engine", default="arrow", choices=("pairs", "combine", "dataframe", "arrow"))
     parser.add_argument("--scoring", default="arrow", choices=("broadcast", "join", "arrow"))
@@ -116,6 +127,8 @@ def main(argv=None) -> int:
     parser.add_argument("--books-scales", default="1,10,50", help="affect/effect: the Books 5-grams this many times over ('' to skip)")
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
+    global WARMUP
+    WARMUP = args.warmup
     scales = sorted({int(x) for x in args.scales.split(",")})
     data_dir = resolve_data_dir("reuters21578", args.data_dir)
     train_docs, test_docs = load_stories(data_dir)
@@ -235,7 +248,7 @@ def main(argv=None) -> int:
                             counts.setdefault(label, Counter()).update(tok(text))
                     return counts
 
-                _, row["python_train"] = timed(py_train, 1)
+                _, row["python_train"] = timed(py_train, 1, 0)  # one process, nothing to warm
             row["python_peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             results.append(row)
             print(format_row(row), flush=True)
@@ -268,7 +281,7 @@ def main(argv=None) -> int:
 
     largest = results[-1]
     summary = {
-        "machine": {"master": args.master, "engine": args.engine, "scoring": args.scoring},
+        "machine": {"master": args.master, "engine": args.engine, "scoring": args.scoring, "repeat": args.repeat, "warmup": args.warmup},
         "rows": results,
         "scorer": scorer,
         "train_ratio_vs_mllib": largest["nbspark_train"]["median_s"] / largest["mllib_fit"]["median_s"],
@@ -344,7 +357,7 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
                                 counts[key] += weight
                 return counts
 
-            counts, row["python"] = timed(py_count, 1)
+            counts, row["python"] = timed(py_count, 1, 0)  # one process, nothing to warm
             for engine in BOOKS_ENGINES:
                 table = {tuple(r[:-1]): r[-1] for r in read_counts(spark, work / f"books_model_{engine}", BACKOFF, manifest).collect()}
                 assert table == dict(counts), f"the {engine} engine's count table differs from the plain-Python count"

@@ -26,7 +26,7 @@ def test_bench_scorer(data_dir, tmp_path):
 
 
 def test_bench_smallest_scale(data_dir, tmp_path):
-    proc = run("bench.py", "--data-dir", data_dir, "--scales", "1", "--books-scales", "1", "--repeat", "1", "--test-copies", "1",
+    proc = run("bench.py", "--data-dir", data_dir, "--scales", "1", "--books-scales", "1", "--repeat", "1", "--warmup", "0", "--test-copies", "1",
                "--json", tmp_path / "b.json")
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     result = json.loads((tmp_path / "b.json").read_text())

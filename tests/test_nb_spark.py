@@ -174,3 +174,24 @@ def test_schema_of_is_the_jvm_reading_of_the_same_ddl(spark):
         assert schema_of(ddl) == spark.createDataFrame([], ddl).schema
     with pytest.raises(ValueError, match="cannot read"):
         schema_of("x MAP<STRING,INT>")
+
+
+@pytest.mark.parametrize("engine", ["dataframe", "arrow"])
+def test_sql_engines_know_the_rows_they_write(spark, tmp_path, engine):
+    # hand-counted: label e has a document but no word, so it has no YX and no YX=ANY row
+    (tmp_path / "t.tsv").write_text("d1\tc\tChinese Beijing Chinese\nd2\tc\tChinese Chinese Shanghai\nd3\tj\tTokyo Japan Chinese\nd4\te\t!!! ...\n")
+    written = {}
+    for model in ("multinomial", "bernoulli"):
+        cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "nb.model": model, "engine": engine,
+                                 "train.format": "tsv", "train.path": str(tmp_path / "t.tsv")})
+        manifest = fit(spark, cfg, tmp_path / model)
+        written[model] = manifest["count_rows"]
+        from nbspark.nb_count import count_nb
+
+        counted = count_nb(spark, cfg, resolve_input(cfg.train, None))
+        try:
+            assert counted.known["rows"] == {"multinomial": 13, "bernoulli": 10}[model]  # Y=ANY, 3 Y, 6 YX (+ 3 YX=ANY at most)
+        finally:
+            counted.release()
+    # Y=ANY, Y for c, j, e, YX: chinese beijing shanghai | tokyo japan chinese, YX=ANY for c and j
+    assert written == {"multinomial": 12, "bernoulli": 10}
