@@ -123,6 +123,11 @@ class HadoopStorage:
     def list(self, uri):
         return [s.getPath().toString() for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p))]
 
+    def files(self, uri):
+        """``(uri, size, modification time)`` of the plain files in a directory, from one listing."""
+        statuses = self._call(uri, "list it", lambda fs, p: fs.listStatus(p))
+        return [(s.getPath().toString(), int(s.getLen()), int(s.getModificationTime())) for s in statuses if s.isFile()]
+
     def stat(self, uri):
         st = self._status(uri)
         if st is None:

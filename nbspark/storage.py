@@ -29,7 +29,7 @@ import posixpath
 import re
 import shutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .errors import StorageError
 
@@ -82,13 +82,17 @@ def parent_uri(uri: str) -> str | None:
 class Location:
     """A file or directory on some storage: ``uri`` (qualified) and ``fs`` (its ``Storage``).
 
-    Path-like: ``loc / "counts"``, ``.name``, ``.parent``, ``exists()``, ``iterdir()``,
+    Path-like: ``loc / "counts"``, ``.name``, ``.parent``, ``exists()``, ``iterdir()``, ``files()``,
     ``read_text()``, ``write_text()``; ``uri`` is what Spark's readers and writers take;
     ``str(loc)`` is what the user sees (the local path for ``file:``, else the URI).
     """
 
     uri: str
     fs: object
+    #: ``(size, modification time in ms)`` as the directory listing that found this file saw it
+    #: (``files()``); ``stat()`` answers from it, so an input of N files costs one listing, not
+    #: N lookups (on an object store each is a request). Not part of a location's identity.
+    known: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return self.uri[len("file:"):] if self.uri.startswith("file:") else self.uri
@@ -131,9 +135,16 @@ class Location:
         """The entries of a directory, sorted by name."""
         return sorted((Location(normal_uri(u), self.fs) for u in self.fs.list(self.uri)), key=lambda loc: loc.name)
 
+    def files(self) -> list[Location]:
+        """The plain files directly in a directory, sorted by name, each with what the listing
+        said of it (``known``)."""
+        found = (Location(normal_uri(u), self.fs, (size, mtime)) for u, size, mtime in self.fs.files(self.uri))
+        return sorted(found, key=lambda loc: loc.name)
+
     def stat(self) -> tuple[int, int]:
-        """``(size in bytes, modification time in ms)``."""
-        return self.fs.stat(self.uri)
+        """``(size in bytes, modification time in ms)``: the listing's when this location came
+        from ``files()``, else looked up now."""
+        return self.known if self.known is not None else self.fs.stat(self.uri)
 
     def mkdir(self) -> None:
         """Make the directory and its parents (no error if it exists)."""
@@ -202,6 +213,15 @@ class LocalStorage:
 
     def list(self, uri):
         return ["file:" + os.path.join(self._p(uri), n) for n in os.listdir(self._p(uri))]
+
+    def files(self, uri):
+        found = []
+        with os.scandir(self._p(uri)) as entries:
+            for e in entries:
+                if e.is_file():  # symbolic links followed, as os.path.isfile and os.stat follow them
+                    st = e.stat()
+                    found.append(("file:" + e.path, st.st_size, st.st_mtime_ns // 1_000_000))
+        return found
 
     def stat(self, uri):
         st = os.stat(self._p(uri))

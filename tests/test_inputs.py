@@ -65,3 +65,32 @@ def test_unreachable_storage_is_refused_with_one_line_naming_the_scheme(option, 
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and says in err[0] and "fetch_data" not in err[0], err
     assert not (tmp_path / "m").exists()
+
+
+def test_an_input_directory_costs_one_listing(spark, tmp_path, monkeypatch):
+    """Names, kinds, sizes and times of an input's files come from the directory's one listing, on
+    both storages: choosing the Google reader and the --update signatures look nothing up per
+    file (on an object store each lookup is a request: 19,423 shards for Google Books v3)."""
+    import os
+    from types import SimpleNamespace
+
+    from nbspark.google_filter import _whole_files
+    from nbspark.hadoop_storage import HadoopStorage
+    from nbspark.readers import list_files
+    from nbspark.storage import LocalStorage, Location, use_hadoop
+    from nbspark.training import input_signatures
+
+    d = tmp_path / "in"
+    (d / "sub.gz").mkdir(parents=True)  # a directory is not an input file, whatever its name
+    (d / "_SUCCESS").write_text("")
+    for i in (2, 0, 1):
+        (d / f"p{i}.gz").write_bytes(b"x" * (i + 1))
+    expected = [[str(d / f"p{i}.gz"), i + 1, os.stat(d / f"p{i}.gz").st_mtime_ns // 1_000_000] for i in range(3)]
+    for storage in (LocalStorage(), use_hadoop()):
+        files = list_files(Location("file:" + str(d), storage))
+        with monkeypatch.context() as m:
+            for cls in (LocalStorage, HadoopStorage):
+                for name in ("stat", "is_file", "is_dir", "exists"):
+                    m.setattr(cls, name, lambda *a, **k: pytest.fail("a lookup per file"))
+            assert input_signatures(SimpleNamespace(files=files)) == expected
+            assert _whole_files(spark, files) == files
