@@ -39,22 +39,26 @@ def _ascii_tokens(texts: pa.StringArray) -> tuple[pa.StringArray, np.ndarray]:
     if not len(data):
         return pa.array([], pa.string()), np.empty(0, np.int64)
     bounds = offsets - offsets[0]
-    folded = data | 32  # ASCII upper case to lower case (and other bytes we then reject)
-    word = ((folded >= 97) & (folded <= 122)) | ((data >= 48) & (data <= 57)) | (data == 95)
-    before = np.empty_like(word)  # the previous byte is a word byte of the same document
-    before[0] = False
-    before[1:] = word[:-1]
-    after = np.empty_like(word)  # the next byte is a word byte of the same document
-    after[-1] = False
-    after[:-1] = word[1:]
-    inner = bounds[1:-1]
-    inner = inner[(inner > 0) & (inner < len(word))]
-    before[inner] = False
-    after[inner - 1] = False
-    starts = np.flatnonzero(word & ~before)
-    ends = np.flatnonzero(word & ~after) + 1
-    kept = data[word]  # the tokens' bytes, back to back
-    kept = kept + ((kept >= 65) & (kept <= 90)).astype(np.uint8) * np.uint8(32)
+    folded = data | np.uint8(32)  # ASCII upper case to lower case; digits keep their bytes, "_" becomes DEL
+    scratch = folded - np.uint8(97)  # unsigned: a letter is below 26, anything else wraps above
+    word = scratch < 26
+    np.subtract(data, np.uint8(48), out=scratch)
+    word |= scratch < 10
+    word |= data == 95
+    w = word.view(np.int8)
+    edge = np.empty(len(w) + 1, np.int8)  # +1 where a run of word bytes starts, -1 just after one ends
+    edge[0], edge[-1] = w[0], -w[-1]
+    np.subtract(w[1:], w[:-1], out=edge[1:-1])
+    starts = np.flatnonzero(edge == 1)
+    ends = np.flatnonzero(edge == -1)
+    inner = np.unique(bounds[1:-1])
+    inner = inner[(inner > 0) & (inner < len(w))]
+    cross = inner[word[inner - 1] & word[inner]]  # a run going on into the next document is two tokens
+    if len(cross):
+        starts = np.insert(starts, np.searchsorted(starts, cross), cross)
+        ends = np.insert(ends, np.searchsorted(ends, cross), cross)
+    kept = folded[word]  # the tokens' bytes, back to back, lower-cased
+    kept[kept == 127] = 95  # DEL is never a word byte: it was "_"
     token_offsets = np.zeros(len(starts) + 1, np.int32)
     np.cumsum(ends - starts, out=token_offsets[1:])
     tokens = pa.StringArray.from_buffers(len(starts), pa.py_buffer(token_offsets), pa.py_buffer(kept))

@@ -57,6 +57,15 @@ def test_word_tokens_all_ascii_and_random_text():
         assert list(zip(doc.tolist(), tokens.to_pylist())) == python_tokens(sample)
 
 
+@pytest.mark.parametrize("offset", [0, 1, 2])
+def test_word_tokens_ascii_edges_between_documents(offset):
+    # all ASCII (the byte-arithmetic path): words that touch across a document boundary, empty
+    # documents between them, "_" (folded to DEL and back), DEL itself, the bytes beside A-Z and a-z
+    texts = ["ab", "cd", "", "", "_E", "F_", "9", "\x7f_\x7f", "@A[a`z{Z", "", "end"]
+    tokens, doc = word_tokens(pa.array(texts).slice(offset))
+    assert list(zip(doc.tolist(), tokens.to_pylist())) == python_tokens(texts[offset:])
+
+
 def test_word_tokens_chunked_and_large_string():
     texts = ["One two", "", "THREE"]
     chunked = pa.chunked_array([pa.array(texts[:1]), pa.array(texts[1:])])
