@@ -147,8 +147,8 @@ def run_failfast(action):
 
 def first_malformed_lines(sc, files, parse, stats: dict, mode: str, keep: int) -> list[dict]:
     """For the engines that only count malformed lines: the first ``keep`` of them by file and
-    byte offset, with line numbers, from a ``take`` over the lines that reads partitions only until
-    it has found them (no scan when ``stats`` has no malformed line). In failfast mode the first
+    byte offset, with line numbers, from a ``take`` over the lines of one file after another that
+    stops once it has found them, or as many as ``stats`` counts (no scan when it counts none). In failfast mode the first
     one raises ``InputError``. ``parse(line)`` raises ``MalformedLine`` for a malformed line."""
     if not stats.get("malformed"):
         return []
@@ -161,8 +161,16 @@ def first_malformed_lines(sc, files, parse, stats: dict, mode: str, keep: int) -
             return [{"source": source, "offset": offset, "reason": exc.reason, "line": line[:300]}]
         return []
 
-    keep = 1 if mode == "failfast" else keep
-    found = sorted(ngram_lines(sc, list(files)).flatMap(malformed).take(keep) if keep else [], key=lambda b: (b["source"], b["offset"]))
+    # never more than there are, file by file: the scan stops at the last of them, and no file
+    # after it is opened (each file's RDD costs a job as it is made, and a Google Books input has
+    # 19,423 files: all of them read a second time, line by line, for a few bad lines early on)
+    keep = min(1 if mode == "failfast" else keep, stats["malformed"])
+    found: list[dict] = []
+    for f in files:
+        if len(found) >= keep:
+            break
+        found += ngram_lines(sc, [f]).flatMap(malformed).take(keep - len(found))
+    found.sort(key=lambda b: (b["source"], b["offset"]))
     for item in found:
         item["line_number"] = line_number(item["source"], item["offset"])
     if found and mode == "failfast":

@@ -94,3 +94,22 @@ def test_an_input_directory_costs_one_listing(spark, tmp_path, monkeypatch):
                     m.setattr(cls, name, lambda *a, **k: pytest.fail("a lookup per file"))
             assert input_signatures(SimpleNamespace(files=files)) == expected
             assert _whole_files(spark, files) == files
+
+
+def test_first_malformed_lines_stop_at_the_last_one(spark, tmp_path):
+    """The scan for the first malformed lines reads no partition after the last of them: the
+    statistics say how many there are (here a corrupt file after them is never opened)."""
+    from nbspark.corpora import MalformedLine
+    from nbspark.runstats import first_malformed_lines
+    from nbspark.storage import location
+
+    (tmp_path / "a.txt").write_text("good\nbad one\ngood\nbad two\n")
+    (tmp_path / "b.gz").write_bytes(b"not gzip at all")
+
+    def parse(line):
+        if line.startswith("bad"):
+            raise MalformedLine("fields", line)
+
+    files = [location(tmp_path / "a.txt"), location(tmp_path / "b.gz")]
+    found = first_malformed_lines(spark.sparkContext, files, parse, {"malformed": 2}, "permissive", 20)
+    assert [(b["line_number"], b["line"]) for b in found] == [(2, "bad one"), (4, "bad two")]
