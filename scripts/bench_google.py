@@ -67,6 +67,12 @@ def plain_count(files, cfg) -> Counter:
     return table
 
 
+def text_bytes(path: Path) -> int:
+    """The bytes of text in a gzip file (every member)."""
+    with gzip.open(path, "rb") as fh:
+        return sum(len(chunk) for chunk in iter(lambda: fh.read(1 << 24), b""))
+
+
 def job_table(model_dir: Path) -> Counter:
     import pyarrow.parquet as pq
 
@@ -94,11 +100,10 @@ def main() -> int:
             subprocess.run([sys.executable, str(ROOT / "scripts" / "make_google_shards.py"), str(shards), "--version", str(args.version),
                             "--shards", str(args.shards), "--lines-per-shard", str(per_shard), "--centred", str(args.centred)], check=True)
         files = sorted(shards.glob("*.gz"))
+        size = sum(text_bytes(f) for f in files)  # not timed
         started = time.perf_counter()
-        size = 0
-        for f in files:
-            out = subprocess.run(["zcat", str(f)], stdout=subprocess.PIPE, check=True)
-            size += len(out.stdout)
+        for f in files:  # the output discarded: reading it through a pipe into Python cost 10-30 % more
+            subprocess.run(["zcat", str(f)], stdout=subprocess.DEVNULL, check=True)
         zcat = time.perf_counter() - started
         cores = int(args.master.split("[")[1].rstrip("]")) if "[" in args.master and args.master.split("[")[1][0].isdigit() else os.cpu_count()
         fmt = f"google_v{args.version}"

@@ -42,3 +42,13 @@ def test_bench_smallest_scale(data_dir, tmp_path):
     (books,) = result["books"]
     assert books["tables_equal_python"] and books["weight"] == 91_863_350
     assert books["accuracy"] == pytest.approx(676 / 724)
+
+
+def test_bench_google_smallest(tmp_path):
+    proc = run("bench_google.py", "--gb", "0.01", "--shards", "2", "--json", tmp_path / "g.json")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    result = json.loads((tmp_path / "g.json").read_text())
+    # the job's table equals a plain-Python count of the same shards
+    assert result["tables_equal"] is True and result["cores"] == 2
+    assert 9e6 < result["uncompressed_bytes"] < 11e6
+    assert result["zcat_seconds"] > 0 and result["per_core_ratio_vs_zcat"] > 0
