@@ -14,7 +14,6 @@ from .model import BackoffModel, build_model
 from .text import tokenize
 
 
-
 def __getattr__(name: str):
     # ``load`` needs numpy, scipy and pyarrow: imported on first use, not by every Spark worker
     # that unpickles a function of this package (each worker imports ``nbspark`` first)

@@ -148,8 +148,9 @@ def run_failfast(action):
 def first_malformed_lines(sc, files, parse, stats: dict, mode: str, keep: int) -> list[dict]:
     """For the engines that only count malformed lines: the first ``keep`` of them by file and
     byte offset, with line numbers, from a ``take`` over the lines of one file after another that
-    stops once it has found them, or as many as ``stats`` counts (no scan when it counts none). In failfast mode the first
-    one raises ``InputError``. ``parse(line)`` raises ``MalformedLine`` for a malformed line."""
+    stops once it has found them, or as many as ``stats`` counts (no scan when it counts none).
+    In failfast mode the first one raises ``InputError``. ``parse(line)`` raises ``MalformedLine``
+    for a malformed line."""
     if not stats.get("malformed"):
         return []
 
