@@ -138,7 +138,8 @@ def google_examples(spark, inputs, cfg):
     spec = inputs.spec
     rules = GoogleRules(spec.format, cfg.width, spec.pos == "strip", cfg.lowercase, cfg.centres, spec.year_min, spec.year_max)
     whole = _whole_files(spark, inputs.files)
-    streamed = [f for f in inputs.files if f not in whole]
+    chosen = {f.uri for f in whole}  # a set: a list test is quadratic (22 s at 19,423 shards)
+    streamed = [f for f in inputs.files if f.uri not in chosen]
     parts, cached = [], []
     if whole:
         # each shard's bytes straight to its Python task (the JVM holds one shard at a time)

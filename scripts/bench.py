@@ -31,8 +31,8 @@ plain-Python Counter over the same events in one process; each model classifies 
 affect/effect windows, and the accuracy must not move with N (the counts only scale).
 
 Each contender runs ``--warmup`` times untimed (default 1) before its ``--repeat`` timed runs, so
-that none pays the process's one-off costs for another. Prints a table (median and range over ``--repeat`` runs, tokens/s, peak memory, broadcast
-size) and the ratios nbspark/MLlib and nbspark/scikit-learn; ``--json FILE`` writes the same,
+that none pays the process's one-off costs for another. Prints a table (median and range over
+``--repeat`` runs, tokens/s, peak memory, broadcast size) and the ratios nbspark/MLlib and nbspark/scikit-learn; ``--json FILE`` writes the same,
 with ``train_ratio_vs_mllib``, ``train_ratio_vs_sklearn``,
 ``classify_throughput_ratio_vs_mllib`` (scoring), ``classify_job_throughput_ratio_vs_mllib``
 (the whole job), ``scoring_speedup_vs_loop`` for the largest scale, and ``books`` (the
