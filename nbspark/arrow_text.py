@@ -49,18 +49,19 @@ def _ascii_tokens(texts: pa.StringArray) -> tuple[pa.StringArray, np.ndarray]:
     edge = np.empty(len(w) + 1, np.int8)  # +1 where a run of word bytes starts, -1 just after one ends
     edge[0], edge[-1] = w[0], -w[-1]
     np.subtract(w[1:], w[:-1], out=edge[1:-1])
-    starts = np.flatnonzero(edge == 1)
-    ends = np.flatnonzero(edge == -1)
+    bound = np.flatnonzero(edge != 0)  # starts and ends alternate: start, end, start, end, ...
+    starts, ends = bound[0::2], bound[1::2]
     inner = np.unique(bounds[1:-1])
     inner = inner[(inner > 0) & (inner < len(w))]
     cross = inner[word[inner - 1] & word[inner]]  # a run going on into the next document is two tokens
     if len(cross):
         starts = np.insert(starts, np.searchsorted(starts, cross), cross)
         ends = np.insert(ends, np.searchsorted(ends, cross), cross)
-    kept = folded[word]  # the tokens' bytes, back to back, lower-cased
+    kept = np.compress(word, folded)  # the tokens' bytes, back to back, lower-cased
     kept[kept == 127] = 95  # DEL is never a word byte: it was "_"
-    token_offsets = np.zeros(len(starts) + 1, np.int32)
-    np.cumsum(ends - starts, out=token_offsets[1:])
+    token_offsets = np.empty(len(starts) + 1, np.int32)
+    token_offsets[0] = 0
+    np.cumsum((ends - starts).astype(np.int32), out=token_offsets[1:])
     tokens = pa.StringArray.from_buffers(len(starts), pa.py_buffer(token_offsets), pa.py_buffer(kept))
     per_doc = np.diff(np.searchsorted(starts, bounds))
     return tokens, np.repeat(np.arange(len(texts)), per_doc)
@@ -94,8 +95,10 @@ def word_tokens(texts) -> tuple[pa.Array, np.ndarray]:
 
 
 def count_label_tokens(labels, texts, distinct_per_doc: bool = False) -> tuple[pa.Table, np.ndarray]:
-    """Count ``(label, token)`` over documents ``texts`` whose class is ``labels`` (same length).
+    """Count ``(label, token)`` over documents ``texts`` (same length as ``labels``).
 
+    ``labels`` holds each document's class (a string array) or each document's classes (a list
+    array: a document counts once under every element of its list, as an ``explode`` of it would).
     With ``distinct_per_doc`` a token counts once per document (Bernoulli). Returns a table
     ``label, token, n`` and a boolean array: which documents have at least one token.
     """
@@ -107,12 +110,24 @@ def count_label_tokens(labels, texts, distinct_per_doc: bool = False) -> tuple[p
         return schema.empty_table(), has_tokens
     vocab = pc.dictionary_encode(tokens)
     token_code = vocab.indices.to_numpy().astype(np.int64)
+    width = len(vocab.dictionary)
+    doc = doc.astype(np.int64)
+    if distinct_per_doc:  # one (doc, token) pair per document
+        pair = np.unique(doc * width + token_code, return_index=True)[1]
+        token_code, doc = token_code[pair], doc[pair]
+    if isinstance(labels, pa.ChunkedArray):
+        labels = labels.combine_chunks()
+    if pa.types.is_list(labels.type) or pa.types.is_large_list(labels.type):
+        per_doc = pc.fill_null(pc.list_value_length(labels), 0).to_numpy().astype(np.int64)
+        first = np.cumsum(per_doc) - per_doc  # each document's first label in the flattened list
+        label_of = first[doc]
+        reps = per_doc[doc]
+        if not (reps == 1).all():  # every token once per label of its document
+            token_code = np.repeat(token_code, reps)
+            label_of = np.repeat(label_of, reps) + (np.arange(len(token_code)) - np.repeat(np.cumsum(reps) - reps, reps))
+        labels, doc = pc.list_flatten(labels), label_of
     label_dict = pc.dictionary_encode(labels)
     label_code = label_dict.indices.to_numpy()[doc].astype(np.int64)
-    width = len(vocab.dictionary)
-    if distinct_per_doc:  # one (doc, token) pair per document
-        pair = np.unique(doc.astype(np.int64) * width + token_code, return_index=True)[1]
-        token_code, label_code = token_code[pair], label_code[pair]
     keys = label_code * width + token_code
     if len(label_dict.dictionary) * width <= max(1 << 22, 4 * len(keys)):  # a dense tally fits
         n = np.bincount(keys, minlength=len(label_dict.dictionary) * width)

@@ -166,8 +166,8 @@ def _arrow_count_batches(batches, model_kind):
     """mapInArrow: partial ``(label, token, n)`` counts of whole batches, markers included,
     summed inside the task (``arrow_text.PartialCounts``) before they reach the shuffle.
 
-    Rows are (label, text, category, pos): one per (line, label); ``pos`` 0 marks a line's first
-    row, where the line-level markers (lines read, blank, malformed, empty) are counted.
+    Rows are input lines (``category, labels, text``); a document's tokens count under each of its
+    labels here, in pyarrow (an ``explode`` in Spark would copy the text once per label).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -180,21 +180,19 @@ def _arrow_count_batches(batches, model_kind):
 
     partial = PartialCounts()
     for batch in batches:
-        first = pc.equal(batch.column("pos"), 0)
-        lines = batch.filter(first)
-        cats = pa.table({"c": lines.column("category")}).group_by("c").aggregate([([], "count_all")])
+        cats = pa.table({"c": batch.column("category")}).group_by("c").aggregate([([], "count_all")])
         out = [
-            table([MARK + "lines_read"], [MARK], [lines.num_rows]),
+            table([MARK + "lines_read"], [MARK], [batch.num_rows]),
             table([MARK + c for c in cats.column("c").to_pylist()], [MARK] * cats.num_rows, cats.column("count_all").to_pylist()),
         ]
         docs = batch.filter(pc.equal(batch.column("category"), "documents"))
         if docs.num_rows:
-            counted, has_tokens = count_label_tokens(docs.column("label"), docs.column("text"), model_kind == "bernoulli")
-            empty = int((pc.equal(docs.column("pos"), 0).to_numpy(zero_copy_only=False) & ~has_tokens).sum())
+            counted, has_tokens = count_label_tokens(docs.column("labels"), docs.column("text"), model_kind == "bernoulli")
+            empty = int(len(has_tokens) - has_tokens.sum())
             if empty:
                 out.append(table([MARK + "empty_documents"], [MARK], [empty]))
             out.append(counted)
-            per_label = pa.table({"label": docs.column("label")}).group_by("label").aggregate([([], "count_all")])
+            per_label = pa.table({"label": pc.list_flatten(docs.column("labels"))}).group_by("label").aggregate([([], "count_all")])
             out.append(pa.table([per_label.column("label"), pa.array([MARK + "doc"] * per_label.num_rows), per_label.column("count_all")], schema=schema))
         for t in out:
             for summed in partial.add(t):
@@ -207,12 +205,7 @@ def _arrow_agg(lines, fmt: str, model_kind: str):
     """The arrow engine's aggregate: lines parsed in SQL, then counted per Arrow batch by pyarrow."""
     from pyspark.sql import functions as F
 
-    category = F.col("category")
-    rows = text_lines(lines, fmt).select(
-        category,
-        F.when(category == "documents", F.col("labels")).otherwise(F.array(F.lit(""))).alias("labels"),
-        F.coalesce("text", F.lit("")).alias("text"),
-    ).select("category", F.posexplode("labels").alias("pos", "label"), "text")
+    rows = text_lines(lines, fmt).select("category", "labels", F.coalesce("text", F.lit("")).alias("text"))
     partial = rows.mapInArrow(lambda it: _arrow_count_batches(it, model_kind), "label STRING, token STRING, n BIGINT")
     return partial.groupBy("label", "token").agg(F.sum("n").alias("count")).cache()
 

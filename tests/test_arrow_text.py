@@ -90,6 +90,25 @@ def test_count_label_tokens_hand_counted(bernoulli):
     assert has_tokens.tolist() == [True, True, False, True]
 
 
+@pytest.mark.parametrize("bernoulli", [False, True])
+def test_count_label_tokens_counts_a_document_under_each_of_its_labels(bernoulli):
+    # a list of labels per document: each token counts once per element, as Spark's explode of
+    # the list would give (a repeated label counts twice); an empty list counts nothing
+    labels = pa.array([["a", "b"], ["b"], [], ["a", "c", "a"], ["c"]], pa.list_(pa.string()))
+    texts = pa.array(["x y x", "y", "x", "z", ""])
+    table, has_tokens = count_label_tokens(labels, texts, bernoulli)
+    got = {(r["label"], r["token"]): r["n"] for r in table.to_pylist()}
+    xs = 1 if bernoulli else 2
+    assert got == {("a", "x"): xs, ("a", "y"): 1, ("b", "x"): xs, ("b", "y"): 2, ("a", "z"): 2, ("c", "z"): 1}
+    assert has_tokens.tolist() == [True, True, True, True, False]
+    # one label per document as a list gives what the plain string array gives
+    flat = pa.array(["spam", "ham", "spam"])
+    texts = pa.array(["win win cash", "see you", "you win"])
+    listed, _ = count_label_tokens(pa.array([["spam"], ["ham"], ["spam"]]), texts, bernoulli)
+    plain, _ = count_label_tokens(flat, texts, bernoulli)
+    assert sorted(listed.to_pylist(), key=str) == sorted(plain.to_pylist(), key=str)
+
+
 def test_partial_counts_sum_like_a_counter():
     rng = random.Random(3)
     expected, partial, emitted = Counter(), PartialCounts(limit=50), []
