@@ -37,7 +37,8 @@ def write_results(spark, out: Location, scored: Scored, metrics_of: Callable, re
         with staged_output(out, "results") as stage:
             _few_files(spark, scored.predictions).write.parquet((stage / "predictions").uri)
             stats = scored.stats()
-            written = spark.read.parquet((stage / "predictions").uri)
+            # read back with the schema just written: inferring it would run a job over the footers
+            written = spark.read.schema(scored.predictions.schema).parquet((stage / "predictions").uri)
             metrics = metrics_of(written)
             metrics.update(extra)
             metrics.update(stats)
