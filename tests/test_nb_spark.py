@@ -130,6 +130,39 @@ def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
         assert m["malformed_examples"] == manifests[0]["malformed_examples"]
 
 
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
+def test_multilabel_documents_count_once_per_label_in_every_engine(spark, tmp_path, model):
+    """Documents with several labels (a repeated one counts twice, as the Python parser keeps it),
+    empty ones, and lines that are not documents: every engine's table equals a plain-Python count."""
+    import random
+    import re
+    from collections import Counter
+
+    rng = random.Random(11)
+    words = ["Alpha", "beta", "GAMMA", "delta_1", "é", "x9"]
+    lines, expected, docs = [], Counter(), Counter()
+    for i in range(300):
+        labels = [rng.choice("abc") for _ in range(rng.choice([1, 1, 2, 3]))]
+        text = " ".join(rng.choice(words) for _ in range(rng.randrange(6))) + rng.choice(["", "!", " ..."])
+        lines.append(f"d{i}\t{','.join(labels)}\t{text}")
+        tokens = re.findall(r"\w+", text.lower())
+        for y in labels:
+            docs[y] += 1
+            expected.update((y, w) for w in (set(tokens) if model == "bernoulli" else tokens))
+        if i % 50 == 7:
+            lines += ["", f"d{i}x\t \tno label", "no tabs"]
+    path = tmp_path / "multi.tsv"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for engine in ("combine", "dataframe", "arrow"):
+        cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "nb.model": model, "engine": engine,
+                                 "train.format": "tsv", "train.path": str(path), "partitions": "3"})
+        manifest = fit(spark, cfg, tmp_path / engine)
+        rows = read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL).collect()
+        assert {(r["label"], r["feature"]): r["n"] for r in rows if r["event"] == "YX"} == dict(expected), engine
+        assert {r["label"]: r["n"] for r in rows if r["event"] == "Y"} == dict(docs), engine
+        assert manifest["stats"]["documents"] == 300 and manifest["stats"]["malformed"] == 12, engine
+
+
 def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path):
     cfg = china_cfg(fixtures, tmp_path, engine="dataframe", **{"nb.tokenizer": "nbspark"})
     with pytest.raises(ConfigError, match="engine dataframe reads tsv or sms input .* nb.tokenizer = words"):
