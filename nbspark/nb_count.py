@@ -66,7 +66,7 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     nb, spec = cfg.nb, inputs.spec
     lines = spark.read.text([hadoop_escape(f.uri) for f in inputs.files])
     if engine == "arrow":
-        return _finish_counts(spark, _arrow_agg(lines, spec.format, nb.model), cfg, inputs, engine)
+        return _finish_counts(spark, _arrow_agg(lines, spec.format, nb.model, cfg.partitions), cfg, inputs, engine)
     parsed_lines = text_lines(lines, spec.format)
     labels, text, category = F.col("labels"), F.col("text"), F.col("category")
     # split leaves empty strings at the edges; they are dropped after the explode (a higher-order
@@ -111,12 +111,18 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
     nb = cfg.nb
     try:
         # one job: the marker rows, the distinct features (for the manifest, no read-back) and the
-        # (label, token) rows (for the table's file count, no count job)
+        # (label, token) rows (for the table's file count, no count job). Grouped by token first:
+        # on the arrow engine's aggregate, partitioned by token, that needs no shuffle, where a
+        # global count_distinct shuffles twice
         marker = F.col("label").startswith(MARK) | F.col("token").startswith(MARK)
-        summary = agg.select(
+        per_token = agg.groupBy("token").agg(
             F.collect_list(F.when(marker, F.struct("label", "token", "count"))).alias("special"),
-            F.count_distinct(F.when(~marker, F.col("token"))).alias("features"),
             F.count(F.when(~marker, F.lit(1))).alias("pairs"),
+        )
+        summary = per_token.select(
+            F.flatten(F.collect_list("special")).alias("special"),
+            F.count_if(F.col("pairs") > 0).alias("features"),
+            F.coalesce(F.sum("pairs"), F.lit(0)).alias("pairs"),
         ).first()
         special = summary["special"]
         stats: dict[str, int] = {}
@@ -201,11 +207,15 @@ def _arrow_count_batches(batches, model_kind):
         yield from t.to_batches()
 
 
-def _arrow_agg(lines, fmt: str, model_kind: str):
-    """The arrow engine's aggregate: lines parsed in SQL, then counted per Arrow batch by pyarrow."""
+def _arrow_agg(lines, fmt: str, model_kind: str, partitions: int = 0):
+    """The arrow engine's aggregate: lines parsed in SQL, then counted per Arrow batch by pyarrow,
+    in ``partitions`` partitions (0: Spark's shuffle partitions)."""
     from pyspark.sql import functions as F
 
     rows = text_lines(lines, fmt).select("category", "labels", F.coalesce("text", F.lit("")).alias("text"))
     partial = rows.mapInArrow(lambda it: _arrow_count_batches(it, model_kind), "label STRING, token STRING, n BIGINT")
-    return partial.groupBy("label", "token").agg(F.sum("n").alias("count")).cache()
+    # shuffled by token alone (each task has already summed its rows, so no map-side combining is
+    # lost): the summary then groups by token without another shuffle
+    by_token = partial.repartition(partitions, "token") if partitions else partial.repartition("token")
+    return by_token.groupBy("label", "token").agg(F.sum("n").alias("count")).cache()
 
