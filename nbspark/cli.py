@@ -28,7 +28,7 @@ __all__ = ["add_check_options", "check_factor", "check_main", "classify_main", "
 #: ``canChangeCachedPlanOutputPartitioning`` lets adaptive execution coalesce a cached aggregate
 #: (the count tables before they are summarised and written): otherwise it keeps
 #: ``spark.sql.shuffle.partitions`` (200) partitions, and every later scan of it runs 200 tasks.
-#: A naive Bayes train of 247 MB on local[2] took 32 s with it off, 13 s with it on.
+#: A naive Bayes train of 247 MB (arrow engine) on local[2] took 19.8 s with it off, 12.5 s with it on.
 JOB_SPARK_DEFAULTS = {
     "spark.log.level": "WARN",
     "spark.ui.showConsoleProgress": "true",
