@@ -163,18 +163,20 @@ def binary_decision(predictions, positive: str, other: str, threshold: float):
     classes), else ``other``; ``probability`` is the predicted class's posterior."""
     from pyspark.sql import functions as F
 
-    posterior = _posterior()
-    p_pos, p_other = F.element_at(posterior, F.lit(positive)), F.element_at(posterior, F.lit(other))
+    p_pos, p_other = _posterior_of(F.lit(positive)), _posterior_of(F.lit(other))
     yes = p_pos > threshold
     return predictions.withColumn("predicted", F.array(F.when(yes, F.lit(positive)).otherwise(F.lit(other)))).withColumn(
         "probability", F.when(yes, p_pos).otherwise(p_other))
 
 
-def _posterior():
-    """A prediction's kept posteriors as a map, class -> probability (from the ranked columns)."""
+def _posterior_of(label):
+    """A prediction's kept posterior of ``label`` (a column), from the ranked columns; null when
+    ``label`` is not among them. (Found by position: building a map per row cost 0.1 s of the
+    metrics of 63,760 predictions.)"""
     from pyspark.sql import functions as F
 
-    return F.map_from_arrays("ranked_labels", "ranked_probabilities")
+    at = F.array_position("ranked_labels", label)
+    return F.when(at > 0, F.element_at("ranked_probabilities", at.cast("int")))
 
 
 def _loss_columns() -> list:
@@ -182,7 +184,7 @@ def _loss_columns() -> list:
     not kept, and Σ −log P(gold), clipped to [LOG_EPS, 1] as scikit-learn's log_loss clips."""
     from pyspark.sql import functions as F
 
-    gold = F.element_at(_posterior(), F.get("gold", 0))
+    gold = _posterior_of(F.get("gold", 0))
     clipped = F.greatest(F.least(F.coalesce(gold, F.lit(0.0)), F.lit(1.0)), F.lit(LOG_EPS))
     return [F.count_if(F.size("gold") != 1).alias("multi"), F.count_if(gold.isNull()).alias("missing"), F.sum(-F.log(clipped)).alias("loss")]
 
@@ -202,7 +204,7 @@ def _probability_metrics(written, groups, binary, threshold: float, all_kept: bo
     else:
         out["log_loss"] = sum(r["loss"] for r in groups) / n
     if binary:
-        rows = written.select(F.element_at(_posterior(), F.lit(binary[0])).alias("p"), F.array_contains("gold", binary[0]).alias("y")).collect()
+        rows = written.select(_posterior_of(F.lit(binary[0])).alias("p"), F.array_contains("gold", binary[0]).alias("y")).collect()
         out["pr_curve"] = {"positive_label": binary[0], **pr_curve([(r["p"], r["y"]) for r in rows], threshold)}
     return out
 

@@ -163,6 +163,27 @@ def test_multilabel_documents_count_once_per_label_in_every_engine(spark, tmp_pa
         assert manifest["stats"]["documents"] == 300 and manifest["stats"]["malformed"] == 12, engine
 
 
+def test_log_loss_needs_every_gold_posterior_kept(spark, tmp_path):
+    """Seven classes, one word each (add-one, |V| = 7): the text "wa" gives P(a) = 2/8 and every
+    other class 1/8. The five kept posteriors are a, b, c, d, e (ties in class order), so a gold
+    g is not among them: no log-loss unless nb.posteriors = all, and then it is log 8."""
+    classes = "abcdefg"
+    (tmp_path / "train.tsv").write_text("".join(f"t{c}\t{c}\tw{c}\n" for c in classes))
+    (tmp_path / "test.tsv").write_text("x1\ta\twa\nx2\tg\twa\n")
+    settings = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv", "train.path": str(tmp_path / "train.tsv"),
+                "test.format": "tsv", "test.path": str(tmp_path / "test.tsv")}
+    fit(spark, load_config(None, settings), tmp_path / "model")
+    out = {}
+    for posteriors in ("top", "all"):
+        cfg = load_config(None, {**settings, "nb.posteriors": posteriors, "scoring": "arrow"})
+        out[posteriors] = classify_nb(spark, cfg, tmp_path / "model", resolve_input(cfg.test, None), tmp_path / posteriors)
+    assert out["top"]["log_loss"] is None and "nb.posteriors = all" in out["top"]["log_loss_note"]
+    assert out["all"]["log_loss"] == pytest.approx((math.log(4) + math.log(8)) / 2)
+    preds = {r["id"]: r for r in spark.read.parquet(str(tmp_path / "top" / "predictions")).collect()}
+    assert preds["x2"]["ranked_labels"] == ["a", "b", "c", "d", "e"]
+    assert preds["x2"]["ranked_probabilities"] == pytest.approx([0.25] + [0.125] * 4)
+
+
 def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path):
     cfg = china_cfg(fixtures, tmp_path, engine="dataframe", **{"nb.tokenizer": "nbspark"})
     with pytest.raises(ConfigError, match="engine dataframe reads tsv or sms input .* nb.tokenizer = words"):
