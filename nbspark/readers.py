@@ -5,8 +5,8 @@
   names with glob characters or commas (``a[1].txt``, ``b{x},y.txt``) are escaped before
   Hadoop sees them, so they are read literally (except SGML files with a comma in the name,
   which ``binaryFiles`` cannot name, and are refused).
-* n-gram files: Hadoop's ``TextInputFormat`` through ``newAPIHadoopFile``, one RDD per file,
-  so every line carries ``(file, byte offset, text)``; gzip (``.gz``) is decompressed
+* n-gram files: Hadoop's ``TextInputFormat`` through ``newAPIHadoopRDD``, one RDD over all the
+  files, every line carrying ``(file, byte offset, text)`` (the file of its partition's split); gzip (``.gz``) is decompressed
   transparently; bytes that are not UTF-8 become U+FFFD (Hadoop's ``Text`` decoding) and are
   counted as ``decode_replacements``.
 * Reuters: ``binaryFiles`` and an explicit Latin-1 decode (``corpora.decode_reuters``);
@@ -53,18 +53,23 @@ def hadoop_input_dir(path) -> str:
 
 
 def ngram_lines(sc, files: list):
-    """RDD of ``(file name, byte offset, line)`` over every line of ``files`` (any file name)."""
-    rdds = []
-    for f in files:
-        name = str(f)
-        rdd = sc.newAPIHadoopRDD(
-            "org.apache.hadoop.mapreduce.lib.input.TextInputFormat",
-            "org.apache.hadoop.io.LongWritable",
-            "org.apache.hadoop.io.Text",
-            conf={"mapreduce.input.fileinputformat.inputdir": hadoop_input_dir(f)},
-        )
-        rdds.append(rdd.map(lambda kv, name=name: (name, kv[0], kv[1])))
-    return sc.union(rdds) if len(rdds) > 1 else rdds[0]
+    """RDD of ``(file name, byte offset, line)`` over every line of ``files`` (any file name).
+
+    One Hadoop RDD reads them all: making it costs one Spark job (PySpark's pickling check), not
+    one per file (39 ms each here: 12 minutes for Google Books v3's 19,423 shards). Each partition
+    is one input split of one file; its file is the split's, asked of the JVM once per partition.
+    """
+    from .storage import location
+
+    rdd = sc.newAPIHadoopRDD(
+        "org.apache.hadoop.mapreduce.lib.input.TextInputFormat",
+        "org.apache.hadoop.io.LongWritable",
+        "org.apache.hadoop.io.Text",
+        conf={"mapreduce.input.fileinputformat.inputdir": ",".join(hadoop_input_dir(f) for f in files)},
+    )
+    # the split's path is the one Hadoop listed (a listing's FileStatus path, as Location.uri is)
+    names = [str(location(str(p.serializableHadoopSplit().value().getPath().toString()))) for p in rdd._jrdd.rdd().partitions()]
+    return rdd.mapPartitionsWithIndex(lambda i, pairs: ((names[i], offset, line) for offset, line in pairs), preservesPartitioning=True)
 
 
 def sgml_texts(sc, files: list):

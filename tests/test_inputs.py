@@ -113,3 +113,35 @@ def test_first_malformed_lines_stop_at_the_last_one(spark, tmp_path):
     files = [location(tmp_path / "a.txt"), location(tmp_path / "b.gz")]
     found = first_malformed_lines(spark.sparkContext, files, parse, {"malformed": 2}, "permissive", 20)
     assert [(b["line_number"], b["line"]) for b in found] == [(2, "bad one"), (4, "bad two")]
+
+
+def test_ngram_lines_names_every_line_by_its_own_file_and_offset(spark, tmp_path):
+    """One RDD over many files: each line carries its own file (odd names, an empty file, a file
+    cut into many splits) and its exact byte offset, as a per-file read gives them."""
+    from nbspark.readers import ngram_lines
+    from nbspark.storage import location
+
+    contents = {
+        "a b.txt": b"one\n",
+        "c[1],d.txt": b"two\r\nthree\n",
+        "empty.txt": b"",
+        "\xe9%20.txt".encode("latin-1").decode("latin-1"): b"four",
+        "many.txt": b"".join(b"line %d\n" % i for i in range(40)),
+    }
+    for name, data in contents.items():
+        (tmp_path / name).write_bytes(data)
+    expected = []
+    for name, data in sorted(contents.items()):
+        offset = 0
+        for line in data.splitlines(keepends=True):
+            expected.append((str(tmp_path / name), offset, line.rstrip(b"\r\n").decode()))
+            offset += len(line)
+    conf = spark.sparkContext._jsc.hadoopConfiguration()
+    conf.set("mapreduce.input.fileinputformat.split.maxsize", "64")  # many.txt: 5 splits
+    try:
+        rdd = ngram_lines(spark.sparkContext, [location(tmp_path / n) for n in sorted(contents)])
+        assert rdd.getNumPartitions() == 3 + 5  # the empty file has no split (Spark drops empty splits)
+        assert sorted(rdd.collect()) == sorted(expected)
+    finally:
+        conf.unset("mapreduce.input.fileinputformat.split.maxsize")
+
