@@ -73,17 +73,19 @@ def ngram_lines(sc, files: list):
 
 
 def sgml_texts(sc, files: list):
-    """RDD of ``(file name, bytes)``, one record per SGML file.
+    """RDD of ``(file name, bytes)``, one record per SGML or text file.
 
+    One ``binaryFiles`` over all of them (no RDD per file): small files share a partition, about
+    4 MB of them (``spark.files.openCostInBytes``), and a larger file is a partition of its own.
     ``binaryFiles`` splits its argument on commas, so a file name with a comma is refused.
     """
     for f in files:
         if "," in str(f):
             raise ValueError(f"{f}: SGML file names with a comma cannot be read; rename the file")
-    rdds = [
-        sc.binaryFiles(hadoop_escape(f.uri)).map(lambda kv, name=str(f): (name, kv[1])) for f in files
-    ]
-    return sc.union(rdds) if len(rdds) > 1 else rdds[0]
+    # the path binaryFiles gives is the one Hadoop listed, as Location.uri is
+    names = {f.uri: str(f) for f in files}
+    texts = sc.binaryFiles(",".join(hadoop_escape(f.uri) for f in files), len(files))
+    return texts.map(lambda kv: (names.get(kv[0], kv[0]), kv[1]))
 
 
 def line_number(path, offset: int) -> int | None:

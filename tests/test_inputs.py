@@ -145,3 +145,18 @@ def test_ngram_lines_names_every_line_by_its_own_file_and_offset(spark, tmp_path
     finally:
         conf.unset("mapreduce.input.fileinputformat.split.maxsize")
 
+
+def test_sgml_texts_reads_many_files_in_few_partitions_each_named_by_its_path(spark, tmp_path):
+    """One binaryFiles over every file: 40 small files share partitions (not a task each), and
+    each record still carries its own file's name and bytes, odd names and an empty file included."""
+    from nbspark.readers import sgml_texts
+    from nbspark.storage import location
+
+    contents = {f"doc {i:02d}[x]{{y}}.txt": b"text of %d\n" % i for i in range(38)}
+    contents["\xe9%20.sgm"] = b"<REUTERS>\xe9</REUTERS>"
+    contents["empty.txt"] = b""
+    for name, data in contents.items():
+        (tmp_path / name).write_bytes(data)
+    rdd = sgml_texts(spark.sparkContext, [location(tmp_path / n) for n in sorted(contents)])
+    assert rdd.getNumPartitions() < 10
+    assert sorted(rdd.collect()) == sorted((str(tmp_path / n), data) for n, data in contents.items())
