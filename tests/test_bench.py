@@ -52,3 +52,6 @@ def test_bench_google_smallest(tmp_path):
     assert result["tables_equal"] is True and result["cores"] == 2
     assert 9e6 < result["uncompressed_bytes"] < 11e6
     assert result["zcat_seconds"] > 0 and result["per_core_ratio_vs_zcat"] > 0
+    # the job's own clock starts after the JVM and its session: less than the whole spark-submit
+    row = result["engines"][0]
+    assert 0 < row["job_seconds"] < result["nbspark_seconds"] and row["per_core_ratio_vs_zcat_inside_job"] > result["per_core_ratio_vs_zcat"]
