@@ -53,6 +53,7 @@ def test_backoff_train_classify_query_update_and_curve_on_viewfs_equal_local(spa
     assert manifest["stats"]["weight"] == 34 and manifest["inputs"]["files"] == [f"{FX}/ngrams.txt"]
     # the first malformed lines carry line numbers read back through Hadoop
     assert [b["line_number"] for b in manifest["malformed_examples"]][:1] == [8]
+    assert {b["source"] for b in manifest["malformed_examples"]} == {f"{FX}/ngrams.txt"}  # named as given, not the mount's target
 
     got = classify(spark, cfg, f"{remote}/model", test_in, f"{remote}/results")
     want = classify(spark, local, tmp_path / "model", resolve_input(local.test, None), tmp_path / "results")
