@@ -18,7 +18,7 @@ from __future__ import annotations
 import gzip
 import re
 
-__all__ = ["hadoop_escape", "hadoop_input_dir", "line_number", "list_files", "ngram_lines", "reuters_files", "sgml_texts"]
+__all__ = ["hadoop_escape", "hadoop_input_dir", "line_number", "line_numbers", "list_files", "ngram_lines", "reuters_files", "sgml_texts"]
 
 _GLOB_CHARS = re.compile(r"([\[\]{}*?\\])")
 
@@ -91,19 +91,29 @@ def sgml_texts(sc, files: list):
 def line_number(path, offset: int) -> int | None:
     """The 1-based line number at byte ``offset`` of a (possibly gzip) file, or None: ``path`` is a
     ``storage.Location`` or the name records carry (``str`` of one: a local path or a URI)."""
+    return line_numbers(path, [offset])[offset]
+
+
+def line_numbers(path, offsets) -> dict[int, int | None]:
+    """``line_number`` at each of ``offsets`` of one file, in one read up to the last of them (the
+    first malformed lines are often many in one file: each read from the start again decompressed
+    it once per line, and on an object store fetched it as often). None where it cannot be read."""
     from .storage import location
 
+    found: dict[int, int] = {}
     try:
         path = location(path)
         with path.open() as raw:
             fh = gzip.GzipFile(fileobj=raw) if path.name.endswith(".gz") else raw
-            lines, left = 1, offset
-            while left > 0:
-                chunk = fh.read(min(left, 8 << 20))
-                if not chunk:
-                    break
-                lines += chunk.count(b"\n")
-                left -= len(chunk)
-            return lines
+            lines, position = 1, 0
+            for offset in sorted(set(offsets)):
+                while position < offset:
+                    chunk = fh.read(min(offset - position, 8 << 20))
+                    if not chunk:
+                        break
+                    lines += chunk.count(b"\n")
+                    position += len(chunk)
+                found[offset] = lines
     except (OSError, EOFError):
-        return None
+        pass
+    return {offset: found.get(offset) for offset in offsets}

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 
 from .corpora import MalformedLine, parse_reuters_checked
 from .errors import InputError
-from .readers import line_number, ngram_lines
+from .readers import line_number, line_numbers, ngram_lines
 
 __all__ = [
     "BAD",
@@ -126,9 +126,18 @@ def split_stats(stat_rows: Iterable[tuple[tuple, int]], keep_bad: int) -> tuple[
             bad.append({"source": key[1], "offset": key[2], "reason": key[3], "line": key[4]})
     bad.sort(key=lambda b: (b["source"], b["offset"]))
     bad = bad[:keep_bad]
-    for item in bad:
-        item["line_number"] = None if item["source"] == "table" else line_number(item["source"], item["offset"])
+    _number_lines(bad)
     return dict(sorted(stats.items())), bad
+
+
+def _number_lines(items: list[dict]) -> None:
+    """Set each offending record's ``line_number`` (None for table rows), reading each file once."""
+    offsets: dict[str, list[int]] = {}
+    for item in items:
+        offsets.setdefault(item["source"], []).append(item["offset"])
+    numbers = {source: {} if source == "table" else line_numbers(source, at) for source, at in offsets.items()}
+    for item in items:
+        item["line_number"] = numbers[item["source"]].get(item["offset"])
 
 
 def run_failfast(action):
@@ -172,8 +181,7 @@ def first_malformed_lines(sc, files, parse, stats: dict, mode: str, keep: int) -
             break
         found += ngram_lines(sc, [f]).flatMap(malformed).take(keep - len(found))
     found.sort(key=lambda b: (b["source"], b["offset"]))
-    for item in found:
-        item["line_number"] = line_number(item["source"], item["offset"])
+    _number_lines(found)
     if found and mode == "failfast":
         first = found[0]
         raise InputError(malformed_message(first["source"], first["offset"], first["reason"], first["line"], first["line_number"]))

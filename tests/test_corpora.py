@@ -47,3 +47,25 @@ def test_ngram_line_malformed(line, reason):
     with pytest.raises(MalformedLine) as info:
         parse_ngram_line(line)
     assert info.value.reason == reason
+
+
+def test_line_numbers_of_the_first_malformed_lines_read_each_file_once(tmp_path, monkeypatch):
+    """Hand-counted line numbers of several offenders in one gzip file and one plain file (a
+    ``\\r\\n`` line end among them), from one read of each file; table rows have none."""
+    import gzip
+
+    from nbspark.runstats import BAD, split_stats
+    from nbspark.storage import Location
+
+    text = b"a\nbb\n\nccc\r\nd\n"  # lines 1-5 start at bytes 0, 2, 5, 6, 11
+    (tmp_path / "x.gz").write_bytes(gzip.compress(text))
+    (tmp_path / "y.txt").write_bytes(text)
+    opened = []
+    real_open = Location.open
+    monkeypatch.setattr(Location, "open", lambda self: opened.append(self.name) or real_open(self))
+    gz, plain = str(tmp_path / "x.gz"), str(tmp_path / "y.txt")
+    offenders = [(gz, 11), (gz, 0), (gz, 6), (plain, 5), (plain, 2), ("table", 3)]
+    _, bad = split_stats([((BAD, source, offset, "fields", "?"), 1) for source, offset in offenders], 10)
+    assert [(b["source"], b["offset"], b["line_number"]) for b in bad] == [
+        (gz, 0, 1), (gz, 6, 4), (gz, 11, 5), (plain, 2, 2), (plain, 5, 3), ("table", 3, None)]
+    assert sorted(opened) == ["x.gz", "y.txt"]
