@@ -30,7 +30,7 @@ import re
 
 from .corpora import MalformedLine, POS_TAGS, PSEUDO_TAGS, google_line
 from .faults import maybe_inject
-from .readers import hadoop_escape
+from .readers import binary_files, hadoop_escape
 from .runstats import STAT, PartitionStats
 
 __all__ = ["candidate_predicate", "google_examples"]
@@ -142,9 +142,9 @@ def google_examples(spark, inputs, cfg):
     streamed = [f for f in inputs.files if f.uri not in chosen]
     parts, cached = [], []
     if whole:
-        # each shard's bytes straight to its Python task (the JVM holds one shard at a time)
-        # one task per shard: shards are few and large, and their cost is their text, not their bytes
-        shards = spark.sparkContext.binaryFiles(",".join(hadoop_escape(f.uri) for f in whole), len(whole))
+        # each shard's bytes straight to its Python task (the JVM holds one shard at a time),
+        # two shards to a task where there are enough to keep every core busy, else one (binary_files)
+        shards = binary_files(spark.sparkContext, whole)
         parts.append(shards.mapPartitions(lambda it: _scan_partition(it, rules)))
     if streamed:
         records, grouped = _streamed_examples(spark, streamed, rules, cfg.partitions)

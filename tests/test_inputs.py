@@ -160,3 +160,20 @@ def test_sgml_texts_reads_many_files_in_few_partitions_each_named_by_its_path(sp
     rdd = sgml_texts(spark.sparkContext, [location(tmp_path / n) for n in sorted(contents)])
     assert rdd.getNumPartitions() < 10
     assert sorted(rdd.collect()) == sorted((str(tmp_path / n), data) for n, data in contents.items())
+
+
+def test_binary_files_gives_each_file_of_4_mb_or_more_a_task_of_its_own(spark, tmp_path):
+    """binaryFiles packs files until a partition passes total bytes / minPartitions: with the file
+    count as minPartitions, two 5 MB shards were one task, and half the cores idled."""
+    from nbspark.readers import binary_files
+    from nbspark.storage import location
+
+    for name in ("a.gz", "b.gz"):
+        (tmp_path / name).write_bytes(bytes(5 << 20))
+    rdd = binary_files(spark.sparkContext, [location(tmp_path / "a.gz"), location(tmp_path / "b.gz")])
+    assert rdd.getNumPartitions() == 2
+    assert sorted((path.rsplit("/", 1)[1], len(data)) for path, data in rdd.collect()) == [("a.gz", 5 << 20), ("b.gz", 5 << 20)]
+    # two files per core or more: two to a task, the second read while the first is scanned
+    for name in ("c.gz", "d.gz"):
+        (tmp_path / name).write_bytes(bytes(5 << 20))
+    assert binary_files(spark.sparkContext, [location(tmp_path / f"{n}.gz") for n in "abcd"]).getNumPartitions() == 2
