@@ -59,17 +59,22 @@ def ngram_lines(sc, files: list):
     one per file (39 ms each here: 12 minutes for Google Books v3's 19,423 shards). Each partition
     is one input split of one file; its file is the split's, asked of the JVM once per partition.
     """
-    from .storage import location
-
     rdd = sc.newAPIHadoopRDD(
         "org.apache.hadoop.mapreduce.lib.input.TextInputFormat",
         "org.apache.hadoop.io.LongWritable",
         "org.apache.hadoop.io.Text",
         conf={"mapreduce.input.fileinputformat.inputdir": ",".join(hadoop_input_dir(f) for f in files)},
     )
-    # the split's path is the one Hadoop listed (a listing's FileStatus path, as Location.uri is)
-    names = [str(location(str(p.serializableHadoopSplit().value().getPath().toString()))) for p in rdd._jrdd.rdd().partitions()]
+    name_of = _names_by_path(files)
+    names = [name_of(p.serializableHadoopSplit().value().getPath().toString()) for p in rdd._jrdd.rdd().partitions()]
     return rdd.mapPartitionsWithIndex(lambda i, pairs: ((names[i], offset, line) for offset, line in pairs), preservesPartitioning=True)
+
+
+def _names_by_path(files: list):
+    """``path -> what records call the file`` (``str`` of its ``Location``), for the path Hadoop
+    reads it by: the one a listing gave, as ``Location.uri`` is; any other path is kept as it is."""
+    names = {f.uri: str(f) for f in files}
+    return lambda path: names.get(path, path)
 
 
 def binary_files(sc, files: list):
@@ -100,9 +105,8 @@ def sgml_texts(sc, files: list):
     for f in files:
         if "," in str(f):
             raise ValueError(f"{f}: SGML file names with a comma cannot be read; rename the file")
-    # the path binaryFiles gives is the one Hadoop listed, as Location.uri is
-    names = {f.uri: str(f) for f in files}
-    return binary_files(sc, files).map(lambda kv: (names.get(kv[0], kv[0]), kv[1]))
+    name_of = _names_by_path(files)
+    return binary_files(sc, files).map(lambda kv: (name_of(kv[0]), kv[1]))
 
 
 def line_number(path, offset: int) -> int | None:

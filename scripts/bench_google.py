@@ -137,8 +137,8 @@ def main() -> int:
             rate = size / r["seconds"] / 1e6
             print(f"{'nbspark train, engine ' + r['engine']:<34}{r['seconds']:>9.1f}{rate:>9.1f}{rate / cores:>11.1f}"
                   f"{r['per_core_ratio_vs_zcat']:>14.3f}{'equal' if r['tables_equal'] else 'DIFFER':>8}")
-            inside = size / r["job_seconds"] / 1e6
-            print(f"{'  of it, inside the job':<34}{r['job_seconds']:>9.1f}{inside:>9.1f}{inside / cores:>11.1f}"
+            rate_inside = size / r["job_seconds"] / 1e6
+            print(f"{'  of it, inside the job':<34}{r['job_seconds']:>9.1f}{rate_inside:>9.1f}{rate_inside / cores:>11.1f}"
                   f"{r['per_core_ratio_vs_zcat_inside_job']:>14.3f}")
         print("(an engine's row is the whole spark-submit, JVM start included: per_core_ratio_vs_zcat; 'inside the job'\n"
               " is the time the job reports in its manifest, from its SparkSession until the count table is written)")
