@@ -161,8 +161,8 @@ def _run(prog: str, body) -> int:
     return 0
 
 
-def train_main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="train.py", description="Count a corpus into an nbspark model (count tables as Parquet).")
+def train_main(argv=None, prog: str = "train.py") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description="Count a corpus into an nbspark model (count tables as Parquet).")
     _common(parser)
     parser.add_argument("--out", metavar="DIR", help="model directory to write (default: the config's model_dir)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing model (the old one stays until the new one is complete)")
@@ -197,11 +197,11 @@ def train_main(argv=None) -> int:
                                                    overwrite=args.overwrite)
         print((format_nb_train_report if nb else format_train_report)(manifest, out))
 
-    return _run("train.py", body)
+    return _run(prog, body)
 
 
-def classify_main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="classify.py", description="Classify the test examples with a trained model; write predictions, metrics and a report.")
+def classify_main(argv=None, prog: str = "classify.py") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description="Classify the test examples with a trained model; write predictions, metrics and a report.")
     _common(parser)
     parser.add_argument("--model", metavar="DIR", help="model directory (default: the config's model_dir)")
     parser.add_argument("--out", metavar="DIR", help="results directory (default: the config's results_dir)")
@@ -233,12 +233,12 @@ def classify_main(argv=None) -> int:
         print((format_classification_report if nb else format_classify_report)(metrics))
         print(f"results written to {out}")
 
-    return _run("classify.py", body)
+    return _run(prog, body)
 
 
-def query_main(argv=None) -> int:
+def query_main(argv=None, prog: str = "query.py") -> int:
     parser = argparse.ArgumentParser(
-        prog="query.py",
+        prog=prog,
         description="P(varying positions | fixed positions) over the 5-gram joint distribution. "
         "Each of --A..--E is a word (must match) or _ (varies); positions not given are summed over.",
     )
@@ -280,12 +280,12 @@ def query_main(argv=None) -> int:
         if args.json:
             answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
 
-    return _run("query.py", body)
+    return _run(prog, body)
 
 
-def curve_main(argv=None) -> int:
+def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
     parser = argparse.ArgumentParser(
-        prog="learning_curve.py",
+        prog=prog,
         description="Train on nested seeded fractions of the training data, classify the same test set each time; "
         "write curve.json, curve.csv and curve.png.",
     )
@@ -319,7 +319,7 @@ def curve_main(argv=None) -> int:
         print(format_curve(rows))
         print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 
-    return _run("learning_curve.py", body)
+    return _run(prog, body)
 
 
 def add_check_options(parser: argparse.ArgumentParser) -> None:
@@ -334,9 +334,9 @@ def check_factor(parser: argparse.ArgumentParser, args) -> None:
         parser.error(f"--factor must be a finite number >= 1, got {args.factor}")
 
 
-def check_main(argv=None) -> int:
+def check_main(argv=None, prog: str = "check.py") -> int:
     parser = argparse.ArgumentParser(
-        prog="check.py",
+        prog=prog,
         description="Flag confused words (affect/effect, their/there, …) in every file of a text corpus with a backoff "
         "model, in parallel; write flags/ (Parquet: file, line, column, written, suggestion, ratio, level, snippet), "
         "metrics.json and report.txt. The same flags as 'nbspark check FILE' on each file.",
@@ -363,4 +363,4 @@ def check_main(argv=None) -> int:
             metrics = check_corpus(spark, model, text, out, args.factor, args.rule)
         print(f"checked {metrics.get('files', 0)} files: {metrics.get('flags', 0)} flags, written to {out}/flags")
 
-    return _run("check.py", body)
+    return _run(prog, body)

@@ -31,6 +31,7 @@ from .rules import RULES
 __all__ = ["check_main", "config_main", "config_toml", "main", "predict_main"]
 
 JOBS = ("train", "classify", "query", "curve")
+COMMANDS = (*JOBS, "predict", "check", "config")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -40,8 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs-dir", action=_JobsDir, help="print the directory of the spark-submit jobs (train.py, classify.py, …) and exit")
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors on stderr")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug messages on stderr")
-    parser.add_argument("command", choices=(*JOBS, "predict", "check", "config"), help="what to do (each has --help)")
-    args, rest = parser.parse_known_args(argv)
+    parser.add_argument("command", choices=COMMANDS, help="what to do (each has --help)")
+    # the command's own arguments (its --help included) go to the command; -q / -v may stand on either side
+    # (no option of nbspark's takes a value, so the first command name is the command)
+    at = next((i + 1 for i, a in enumerate(argv) if a in COMMANDS), len(argv))
+    args, rest = parser.parse_known_args(argv[:at])
+    verbosity = argparse.ArgumentParser(add_help=False)
+    verbosity.add_argument("-q", "--quiet", action="store_true")
+    verbosity.add_argument("-v", "--verbose", action="store_true")
+    after, tail = verbosity.parse_known_args(argv[at:])
+    args.quiet, args.verbose, rest = args.quiet or after.quiet, args.verbose or after.verbose, rest + tail
     from .cli import setup_logging
 
     setup_logging("nbspark", logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO)
@@ -84,7 +93,7 @@ def _job(name: str, argv: list[str]) -> int:
     if submit and "PYSPARK_SUBMIT_ARGS" not in os.environ:
         os.environ["PYSPARK_SUBMIT_ARGS"] = shlex.join(submit + ["pyspark-shell"])
     mains = {"train": cli.train_main, "classify": cli.classify_main, "query": cli.query_main, "curve": cli.curve_main}
-    return mains[name](rest)
+    return mains[name](rest, prog=f"nbspark {name}")
 
 
 def predict_main(argv: list[str]) -> int:
@@ -105,7 +114,12 @@ def predict_main(argv: list[str]) -> int:
     try:
         model = load(args.model)
         if isinstance(model, BackoffPredictor):
-            results = _backoff_results(model, texts)
+            results, unscored = _backoff_results(model, texts)
+            if unscored:  # said, not silent: a text without a set word is not a prediction of the model
+                words = ", ".join(model.classes_[:8]) + (", …" if len(model.classes_) > 8 else "")
+                print(f"nbspark predict: {unscored:,} of {len(texts):,} texts hold no word of the model's confusion sets "
+                      f"({words}) and are not a {model.width}-token window with '_' at the centre: nothing scored in them",
+                      file=sys.stderr)
         else:
             proba = model.predict_proba(texts)
             results = [
@@ -217,18 +231,22 @@ def _flag_line(f: dict) -> str:
     return f"{f['file']}:{f['line']}:{f['column']}: {f['written']!r} → {f['suggestion']!r}? (ratio {ratio}, level {f['level'] or '∅'}) {f['snippet']}"
 
 
-def _backoff_results(model, texts: list[str]) -> list[dict]:
-    out = []
+def _backoff_results(model, texts: list[str]) -> tuple[list[dict], int]:
+    """The results of every text (a window with '_', else each set word in its window) and the
+    number of texts that gave none."""
+    out, unscored = [], 0
     for text in texts:
         tokens = text.split()
         if len(tokens) == model.width and (tokens[model.width // 2] == "_"):
             p = model.predict([text])[0]
             out.append({"text": text, "label": p.label, "probability": p.probability, "level": p.level, "window": " ".join(p.window)})
             continue
-        for r in model.check(text):
+        found = model.check(text)
+        unscored += not found
+        for r in found:
             out.append({"text": text, "written": r["written"], "label": r["label"], "probability": r["probability"],
                         "level": r["level"], "window": " ".join(r["window"])})
-    return out
+    return out, unscored
 
 
 def _line(r: dict) -> str:

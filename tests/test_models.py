@@ -103,3 +103,28 @@ def test_command_predict_version_and_config_show(backoff_model, tmp_path, capsys
         assert load_config(tmp_path / "c.toml") == cfg
     assert main(["config", "show", "--set", "nb.alpha=0.5"]) == 0
     assert "alpha = 0.5" in capsys.readouterr().out
+
+
+def test_command_help_is_the_commands_own(capsys):
+    """``nbspark predict --help`` is predict's help, not nbspark's; -q/-v stand on either side of the command."""
+    for argv, usage in ((["predict", "--help"], "usage: nbspark predict"), (["-q", "check", "-h"], "usage: nbspark check"),
+                        (["config", "--help"], "usage: nbspark config"),
+                        (["train", "--help"], "usage: nbspark train"), (["--help"], "usage: nbspark [-h]")):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == 0 and capsys.readouterr().out.startswith(usage), argv
+    with pytest.raises(SystemExit) as exit_:
+        main(["predict", "-v", "--model"])  # -v taken by nbspark, --model still predict's (its value missing)
+    assert exit_.value.code == 2 and "--model: expected one argument" in capsys.readouterr().err
+
+
+def test_command_predict_says_what_it_did_not_score(backoff_model, capsys):
+    """A text with no set word and no '_' window gives no prediction, and the command says how many such texts there were."""
+    _, model_dir = backoff_model
+    texts = ["It would not effect the outcome.", "nothing here", "It would not effect the outcome.", "a _ b _ c"]
+    assert main(["predict", "--model", str(model_dir), "--json", *texts]) == 0
+    captured = capsys.readouterr()
+    assert [json.loads(x)["text"] for x in captured.out.splitlines()] == [texts[0], texts[2]]
+    assert captured.err.startswith("nbspark predict: 2 of 4 texts hold no word of the model's confusion sets (affect, effect)")
+    assert main(["predict", "--model", str(model_dir), "does not _ the outcome"]) == 0
+    assert capsys.readouterr().err == ""
