@@ -102,7 +102,8 @@ def predict_main(argv: list[str]) -> int:
         prog="nbspark predict",
         description="Score with a trained model without Spark. Backoff models: a window with '_' (or a "
         "confusion-set word) at the centre, or a sentence, whose every confusion-set word is scored in its "
-        "window. Naive Bayes models: one document per argument (or per line with '-').",
+        "window. Naive Bayes text models: one document per argument (or per line with '-'); table models "
+        "(gaussian, categorical, mixed): one JSON object of column -> value per argument or line.",
     )
     parser.add_argument("--model", required=True, metavar="DIR", help="the model directory")
     parser.add_argument("--json", action="store_true", help="one JSON object per result")
@@ -121,13 +122,13 @@ def predict_main(argv: list[str]) -> int:
                       f"({words}) and are not a {model.width}-token window with '_' at the centre: nothing scored in them",
                       file=sys.stderr)
         else:
-            proba = model.predict_proba(texts)
+            proba = model.predict_proba(texts if model.kind in ("multinomial", "bernoulli") else [_json_row(t) for t in texts])
             results = [
                 {"text": t, "label": model.classes_[int(p.argmax())], "probability": float(p.max()),
                  "probabilities": dict(zip(model.classes_, map(float, p)))}
                 for t, p in zip(texts, proba)
             ]
-    except (NbsparkError, ValueError, FileNotFoundError) as exc:
+    except (NbsparkError, ValueError, TypeError, FileNotFoundError) as exc:
         print(f"nbspark predict: error: {exc}", file=sys.stderr)
         return 1
     for r in results:
@@ -229,6 +230,17 @@ def _read_text(name: str) -> str:
 def _flag_line(f: dict) -> str:
     ratio = "inf" if f["ratio"] == float("inf") else f"{f['ratio']:.1f}"
     return f"{f['file']}:{f['line']}:{f['column']}: {f['written']!r} → {f['suggestion']!r}? (ratio {ratio}, level {f['level'] or '∅'}) {f['snippet']}"
+
+
+def _json_row(text: str) -> dict:
+    """A table model's row, given as a JSON object of column -> value."""
+    try:
+        row = json.loads(text)
+    except ValueError:
+        row = None
+    if not isinstance(row, dict):
+        raise ValueError(f"a table model scores rows: give each as a JSON object of column -> value, got {text[:60]!r}")
+    return row
 
 
 def _backoff_results(model, texts: list[str]) -> tuple[list[dict], int]:

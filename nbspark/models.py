@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -234,13 +234,33 @@ class NBPredictor:
 
     def _jll(self, items: Sequence) -> np.ndarray:
         if self.kind in ("multinomial", "bernoulli"):
+            for i, t in enumerate(items):
+                if not isinstance(t, str):
+                    raise TypeError(f"a {self.kind} model scores texts (str); item {i} is a {type(t).__name__}")
             return score_docs(self.model, [self._tokenize(t) for t in items])[0]
-        rows = []
-        for r in items:
-            num = {c: float(r[c]) for c in self._numeric if r.get(c) is not None and math.isfinite(float(r[c]))}
-            cat = {c: str(r[c]) for c in self._categorical if r.get(c) is not None}
-            rows.append((cat, num))
-        return score_rows(self.model, rows)[0]
+        return score_rows(self.model, [self._table_row(r, i) for i, r in enumerate(items)])[0]
+
+    def _table_row(self, row, i: int) -> tuple[dict, dict]:
+        """``(categorical, numeric)`` values of one row: a missing, None or non-finite value is left
+        out (naive Bayes skips that feature), as the classify job leaves out such a cell."""
+        columns = self._numeric + self._categorical
+        if not isinstance(row, Mapping):
+            raise TypeError(f"a {self.kind} model scores rows, each a mapping of column -> value ({', '.join(columns[:6])}"
+                            f"{', …' if len(columns) > 6 else ''}); item {i} is a {type(row).__name__}")
+        if not any(c in row for c in columns):  # every key misspelt would be scored on the prior alone
+            raise ValueError(f"row {i} has none of the model's columns ({', '.join(columns[:6])}{', …' if len(columns) > 6 else ''}); "
+                             f"its keys: {', '.join(map(str, list(row)[:6]))}")
+        num = {}
+        for c in self._numeric:
+            if row.get(c) is None:
+                continue
+            try:
+                x = float(row[c])
+            except (TypeError, ValueError):
+                raise ValueError(f"row {i}, column {c!r}: {row[c]!r} is not a number") from None
+            if math.isfinite(x):
+                num[c] = x
+        return {c: str(row[c]) for c in self._categorical if row.get(c) is not None}, num
 
     def predict_proba(self, items: Iterable) -> np.ndarray:
         """Posteriors ``(n, len(classes_))``, each row summing to 1."""

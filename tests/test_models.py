@@ -77,6 +77,8 @@ def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
     assert model.predict([texts[r["id"]] for r in rows]) == [r["predicted"][0] for r in rows]
     assert proba.max(axis=1) == pytest.approx([r["probability"] for r in rows], abs=1e-12)
     assert nbspark.load(tmp_path / "m", alpha=2.0).alpha == 2.0
+    with pytest.raises(TypeError, match="a multinomial model scores texts"):
+        model.predict(["Chinese Tokyo", ["Chinese", "Tokyo"]])  # tokens are not a text: one line, not a crash in the tokenizer
 
 
 def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):

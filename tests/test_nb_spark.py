@@ -105,6 +105,39 @@ def test_weather_mixed_table(spark, fixtures, tmp_path):
     assert math.exp(model.weights[1, i]) == pytest.approx(3 / 12)
 
 
+def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys):
+    """nbspark.load and ``nbspark predict`` score rows of a mixed model; what is not a row is refused in one line."""
+    import json
+
+    import nbspark
+    from nbspark.command import main
+
+    cfg = load_config(None, {
+        "task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play",
+        "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy",
+        "train.format": "csv", "train.path": str(fixtures / "weather.csv"),
+    })
+    fit(spark, cfg, tmp_path / "w")
+    loaded = nbspark.load(tmp_path / "w")
+    day = {"outlook": "sunny", "temperature": 66, "humidity": 90, "windy": "TRUE"}  # Witten & Frank's new day: play = no
+    assert loaded.predict([day]) == ["no"]
+    # a missing key, None or NaN leaves that feature out, as a missing cell in the classify job
+    part = {"outlook": "sunny", "windy": "TRUE"}
+    assert loaded.predict_proba([part])[0] == pytest.approx(loaded.predict_proba([{**part, "humidity": None, "temperature": float("nan")}])[0])
+    assert main(["predict", "--model", str(tmp_path / "w"), "--json", json.dumps(day)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["label"] == "no" and result["probabilities"]["no"] == pytest.approx(loaded.predict_proba([day])[0][0])
+    with pytest.raises(TypeError, match="scores rows, each a mapping of column -> value"):
+        loaded.predict(["sunny,66,90,TRUE"])
+    with pytest.raises(ValueError, match="row 1 has none of the model's columns"):
+        loaded.predict([day, {"Outlook": "sunny", "Windy": "TRUE"}])  # misspelt keys: not the prior alone, silently
+    with pytest.raises(ValueError, match="row 0, column 'humidity': 'high' is not a number"):
+        loaded.predict([{**day, "humidity": "high"}])
+    assert main(["predict", "--model", str(tmp_path / "w"), "sunny,66,90,TRUE"]) == 1
+    assert capsys.readouterr().err.strip() == (
+        "nbspark predict: error: a table model scores rows: give each as a JSON object of column -> value, got 'sunny,66,90,TRUE'")
+
+
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
 def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
     tables, stats, manifests = [], [], []
