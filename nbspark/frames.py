@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from .config import ExperimentConfig, position_letters
 from .events import context_letters, count_columns
 
-__all__ = ["count_documents", "count_windows", "schema_of"]
+__all__ = ["checked_weight", "count_documents", "count_windows", "schema_of"]
 
 
 def schema_of(ddl: str):
@@ -41,7 +41,7 @@ def schema_of(ddl: str):
     return T.StructType([T.StructField(name, kinds[kind], nullable) for name, kind, nullable in fields])
 
 
-def _weight(df, weight_col: str | None, what: str):
+def checked_weight(df, weight_col: str | None, what: str):
     """The weight column, checked in the job (finite, >= 0), or 1."""
     from pyspark.sql import functions as F
 
@@ -83,7 +83,7 @@ def count_windows(df, windows_col: str = "window", weight_col: str | None = None
             raise ValueError(f"subset {s!r}: only context positions {ctx!r} can be counted for width {width}")
     window = F.col(windows_col)
     checked = F.when(F.size(window) != width, F.raise_error(F.lit(f"count_windows: a window of column {windows_col!r} has not {width} tokens"))).otherwise(window)
-    base = df.select(checked.alias("w"), _weight(df, weight_col, "count_windows").alias("n"))
+    base = df.select(checked.alias("w"), checked_weight(df, weight_col, "count_windows").alias("n"))
     null = F.lit(None).cast("string")
     events = F.array(*[
         F.struct(F.lit(s).alias("subset"), *[(F.col("w")[letters.index(c)] if c in s else null).alias(c.lower()) for c in ctx])
@@ -115,7 +115,7 @@ def count_documents(df, tokens_col: str = "tokens", label_col: str = "label", we
     label = F.col(label_col).cast("string")
     no_label = F.raise_error(F.lit(f"count_documents: the label column {label_col!r} holds a null"))
     docs = df.select(F.when(label.isNull(), no_label).otherwise(label).alias("label"), tokens.alias("t"),
-                     _weight(df, weight_col, "count_documents").alias("w"))
+                     checked_weight(df, weight_col, "count_documents").alias("w"))
     null = F.lit(None).cast("string")
     per_class = docs.groupBy("label").agg(F.sum("w").alias("s"))
     terms = docs.select("label", F.explode("t").alias("feature"), "w").groupBy("label", "feature").agg(F.sum("w").alias("s"))

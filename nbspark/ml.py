@@ -11,6 +11,9 @@ It follows MLlib's ``NaiveBayes`` conventions, so it drops into a ``Pipeline``, 
   with ``V`` the training vocabulary (tokens) or the vector size.
 * ``predictionCol`` (double), ``probabilityCol`` and ``rawPredictionCol`` (vectors; the raw
   prediction is the joint log-likelihood, as MLlib's).
+* What MLlib refuses is refused, in the same pass: a label that is not an integer >= 0, a null,
+  NaN, infinite or negative weight, a negative, NaN or infinite vector value (a value other than
+  0/1 for Bernoulli), vectors of different sizes; and, when scoring, such vector values.
 
 Fitting counts the training data once (one pass) and keeps the counts: the model applies the
 smoothing when it transforms, so changing ``smoothing`` on a fitted model, or a ``CrossValidator``
@@ -49,7 +52,7 @@ from pyspark.ml.util import (
 
 from . import __version__
 from .config import ExperimentConfig, NBSpec
-from .frames import count_documents
+from .frames import checked_weight, count_documents
 from .manifests import NB_KIND, SCHEMA_VERSION
 from .ml_persist import CountsReader, CountsWriter
 from .nb import COUNT_DDL, bernoulli_log_probs, class_log_prior, log_posteriors, multinomial_log_prob
@@ -143,14 +146,21 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
 
         type(self).counted += 1
         features = dataset.schema[self.getFeaturesCol()].dataType
-        weight = F.col(self.getWeightCol()).cast("double") if self.isDefined(self.weightCol) and self.getWeightCol() else F.lit(1.0)
-        df = dataset.select(F.col(self.getLabelCol()).cast("double").alias("y"), weight.alias("w"), F.col(self.getFeaturesCol()).alias("f"))
+        weight = checked_weight(dataset, self.getWeightCol() if self.isDefined(self.weightCol) else None, "CountingNaiveBayes")
+        df = dataset.select(_checked_label(self.getLabelCol()).alias("y"), weight.alias("w"), F.col(self.getFeaturesCol()).alias("f"))
         if isinstance(features, VectorUDT):
             from pyspark.ml.stat import Summarizer
 
-            rows = df.groupBy("y").agg(F.sum("w").alias("n"), Summarizer.sum(F.col("f"), F.col("w")).alias("s")).collect()
+            # the values checked in the same pass: min, max, non-zeros and the plain sum of each class's vectors
+            values = Summarizer.metrics("min", "max", "numNonZeros", "sum").summary(F.col("f"))
+            rows = df.groupBy("y").agg(F.sum("w").alias("n"), Summarizer.sum(F.col("f"), F.col("w")).alias("s"), values.alias("v")).collect()
             rows.sort(key=lambda r: r["y"])
-            size = len(rows[0]["s"]) if rows else 0
+            sizes = sorted({len(r["s"]) for r in rows})
+            if len(sizes) > 1:
+                raise ValueError(f"CountingNaiveBayes: feature vectors of different sizes ({', '.join(map(str, sizes))})")
+            for r in rows:
+                _check_vector_values(r["v"], self.getModelType())
+            size = sizes[0] if rows else 0
             return Counts(tuple(r["y"] for r in rows), np.array([r["n"] for r in rows], float), tuple(map(str, range(size))),
                           np.array([r["s"].toArray() for r in rows]).reshape(len(rows), size), True)
         weighted = self.isDefined(self.weightCol) and bool(self.getWeightCol())
@@ -167,6 +177,28 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
             else:
                 counts[cidx[float(label)], vidx[feature]] = value
         return Counts(classes, class_count, vocab, counts, False)
+
+
+def _checked_label(name: str):
+    """The label column as a double, each value checked in the job: an integer >= 0, as MLlib's
+    classifiers take them (``StringIndexer``'s)."""
+    from pyspark.sql import functions as F
+
+    y = F.col(name).cast("double")
+    bad = y.isNull() | F.isnan(y) | (y < 0) | (y == float("inf")) | (y != F.floor(y))
+    said = F.coalesce(F.col(name).cast("string"), F.lit("null"))
+    return F.when(bad, F.raise_error(F.concat(F.lit(f"CountingNaiveBayes: label column {name!r} holds "), said,
+                                              F.lit(": labels must be integers >= 0 (StringIndexer's)")))).otherwise(y)
+
+
+def _check_vector_values(summary, model_type: str) -> None:
+    """Refuse what MLlib's NaiveBayes refuses: a negative, NaN or infinite value (multinomial), or a
+    value other than 0 or 1 (Bernoulli), from the unweighted min, max, non-zeros and sum of a class's vectors."""
+    low, high, nonzero, total = (np.asarray(summary[k].toArray()) for k in ("min", "max", "numNonZeros", "sum"))
+    if not np.all(np.isfinite(total)) or np.any(low < 0):
+        raise ValueError("CountingNaiveBayes: feature vectors hold a negative, NaN or infinite value; naive Bayes counts need values >= 0")
+    if model_type == "bernoulli" and (np.any(high > 1) or np.any(total != nonzero)):  # values in [0, 1] sum to their non-zeros only when all are 1
+        raise ValueError("CountingNaiveBayes: Bernoulli naive Bayes needs 0/1 feature values")
 
 
 class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
@@ -213,6 +245,8 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
                 x = features.toArray()
                 if bernoulli and not np.all((x == 0) | (x == 1)):
                     raise ValueError("Bernoulli naive Bayes needs 0/1 feature values")
+                if not (np.all(x >= 0) and np.all(np.isfinite(x))):  # NaN fails x >= 0; MLlib refuses these too
+                    raise ValueError("multinomial naive Bayes needs feature values >= 0, finite")
                 jll = pi + weights @ x + bias
             else:
                 index = [vocab[t] for t in (set(features) if bernoulli else features) if t in vocab]

@@ -90,3 +90,37 @@ def test_cross_validation_counts_once_per_fold_and_smoothing_reuses_counts(spark
     before = CountingNaiveBayes.counted
     p2 = fitted.copy({fitted.smoothing: 100.0}).transform(df).select("probability").first()[0]
     assert CountingNaiveBayes.counted == before and p1 != p2  # no recount, another smoothing
+
+
+def test_refuses_what_mllib_refuses(spark):
+    """Values naive Bayes cannot count are refused in one line, as MLlib's NaiveBayes refuses them,
+    never fitted into a model that looks right."""
+    from pyspark.errors import PySparkException
+    from pyspark.ml.linalg import Vectors, VectorUDT
+    from pyspark.sql.types import ArrayType, DoubleType, StringType, StructField, StructType
+
+    from nbspark.ml import CountingNaiveBayes
+
+    vectors = StructType([StructField("features", VectorUDT()), StructField("label", DoubleType()), StructField("w", DoubleType())])
+    tokens = StructType([StructField("features", ArrayType(StringType())), StructField("label", DoubleType()), StructField("w", DoubleType())])
+    good = (Vectors.dense([0.0, 1.0]), 1.0, 1.0)
+    cases = [
+        (vectors, (Vectors.dense([1.0, -2.0]), 0.0, 1.0), {}, "hold a negative, NaN or infinite value"),
+        (vectors, (Vectors.sparse(2, [1], [float("nan")]), 0.0, 1.0), {}, "hold a negative, NaN or infinite value"),
+        (vectors, (Vectors.dense([float("inf"), 0.0]), 0.0, 1.0), {}, "hold a negative, NaN or infinite value"),
+        (vectors, (Vectors.dense([1.0, 0.5]), 0.0, 1.0), {"modelType": "bernoulli"}, "needs 0/1 feature values"),
+        (vectors, (Vectors.dense([1.0, 2.0, 3.0]), 0.0, 1.0), {}, "feature vectors of different sizes \\(2, 3\\)"),
+        (vectors, (Vectors.dense([1.0, 2.0]), 0.5, 1.0), {}, "label column 'label' holds 0.5: labels must be integers >= 0"),
+        (vectors, (Vectors.dense([1.0, 2.0]), -1.0, 1.0), {}, "holds -1.0: labels must be integers"),
+        (tokens, (["a"], None, 1.0), {}, "holds null: labels must be integers"),
+        (tokens, (["a"], 0.0, -1.0), {"weightCol": "w"}, "weight column 'w' holds a null, NaN, infinite or negative value"),
+    ]
+    for schema, bad, params, message in cases:
+        first = good if schema is vectors else (["b"], 1.0, 1.0)
+        df = spark.createDataFrame([first, bad], schema)
+        with pytest.raises((ValueError, PySparkException), match=message):
+            CountingNaiveBayes(**params).fit(df)
+    # scoring refuses them too (MLlib's transform does)
+    model = CountingNaiveBayes().fit(spark.createDataFrame([good, (Vectors.dense([2.0, 0.0]), 0.0, 1.0)], vectors))
+    with pytest.raises(PySparkException, match="multinomial naive Bayes needs feature values >= 0, finite"):
+        model.transform(spark.createDataFrame([(Vectors.dense([1.0, -1.0]), 0.0, 1.0)], vectors)).collect()
