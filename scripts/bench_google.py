@@ -1,6 +1,6 @@
 """nbspark's train job on Google Books 5-gram shards against zcat of the same files, in one run.
 
-    python scripts/bench_google.py [--gb 1.0] [--centred 0.002] [--version 3] [--master local[2]] [--json FILE]
+    python scripts/bench_google.py [--gb 1.0] [--centred 0.002] [--version 3] [--master local[2]] [--submit-args ARGS] [--json FILE]
 
 Writes synthetic version-2 or -3 shards (``scripts/make_google_shards.py``: realistic sparsity, by
 default 0.2 % of the n-grams centred on affect/effect) holding about ``--gb`` GB of text, then times
@@ -25,6 +25,7 @@ import gzip
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -92,6 +93,9 @@ def main() -> int:
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--engines", default="auto", help="comma-separated train engines (auto, dataframe, combine, pairs)")
     parser.add_argument("--work", type=Path, help="where shards and models go (default: a temporary directory, removed)")
+    parser.add_argument("--submit-args", default="", metavar="ARGS",
+                        help="more spark-submit arguments for the train job, as one shell-quoted string (recorded in the JSON); "
+                             "e.g. --submit-args '--driver-java-options -XX:TieredStopAtLevel=1' (docs/scaling.md)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     work = args.work or Path(tempfile.mkdtemp(prefix="bench_google_"))
@@ -115,7 +119,7 @@ def main() -> int:
         for engine in args.engines.split(","):
             model = work / f"model-{engine}"
             cmd = [str(Path(sys.executable).parent / "spark-submit"), "--master", args.master, "--conf", "spark.ui.enabled=false",
-                   str(ROOT / "jobs" / "train.py"), "--set", f"train.format={fmt}", "--set", f"train.path={shards}",
+                   *shlex.split(args.submit_args), str(ROOT / "jobs" / "train.py"), "--set", f"train.format={fmt}", "--set", f"train.path={shards}",
                    "--set", f"engine={engine}", "--out", str(model), "--overwrite"]
             started = time.perf_counter()
             env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
@@ -130,7 +134,8 @@ def main() -> int:
             rows.append({"engine": engine, "seconds": seconds, "tables_equal": equal,
                          "per_core_ratio_vs_zcat": (size / seconds / cores) / (size / zcat),
                          "job_seconds": inside, "per_core_ratio_vs_zcat_inside_job": (size / inside / cores) / (size / zcat)})
-        print(f"{len(files)} version-{args.version} shards, {size / 1e6:,.0f} MB of text, {args.centred:.2%} centred; {cores} cores for Spark")
+        print(f"{len(files)} version-{args.version} shards, {size / 1e6:,.0f} MB of text, {args.centred:.2%} centred; {cores} cores for Spark"
+              + (f"; spark-submit {args.submit_args}" if args.submit_args else ""))
         print(f"{'what':<34}{'seconds':>9}{'MB/s':>9}{'MB/s/core':>11}{'vs zcat/core':>14}{'table':>8}")
         print(f"{'zcat, one core':<34}{zcat:>9.1f}{size / zcat / 1e6:>9.1f}{size / zcat / 1e6:>11.1f}{1.0:>14.3f}{'':>8}")
         for r in rows:
@@ -147,6 +152,7 @@ def main() -> int:
             args.json.write_text(json.dumps({
                 "uncompressed_bytes": size, "cores": cores, "zcat_seconds": zcat, "nbspark_seconds": first["seconds"],
                 "per_core_ratio_vs_zcat": first["per_core_ratio_vs_zcat"], "tables_equal": first["tables_equal"], "engines": rows,
+                "submit_args": args.submit_args,
             }, indent=2) + "\n")
         return 0 if all(r["tables_equal"] for r in rows) else 1
     finally:
