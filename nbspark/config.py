@@ -55,6 +55,9 @@ class InputSpec:
     year_max: int = 9999
     min_count: int = 40
     pos: str = "strip"
+    # A gzip or plain Google file of at most whole_file_mb MB is read whole by one Python task
+    # (fastest; the task holds it in memory); a larger one is streamed through the JVM. 0: stream all.
+    whole_file_mb: float = 256.0
     # Plain text (format "text"): a document is a whole file ("file") or a paragraph, lines
     # separated by blank lines ("paragraph"); windows are padded at the document's edges.
     document: str = "file"
@@ -248,6 +251,7 @@ def validate(cfg: ExperimentConfig) -> None:
         if spec.min_count < 0 or spec.year_min > spec.year_max:
             raise ConfigError(f"{part}.min_count must be >= 0 and {part}.year_min <= {part}.year_max")
         _finite(f"{part}.holdout", spec.holdout, 0.0)
+        _finite(f"{part}.whole_file_mb", spec.whole_file_mb, 0.0, 2047.0)  # a Java array holds < 2 GB
         if spec.holdout >= 1.0:
             raise ConfigError(f"{part}.holdout must be in [0, 1), got {spec.holdout}")
     from .rules import check_spec

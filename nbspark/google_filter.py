@@ -4,7 +4,7 @@ confusion set, or might be malformed, reach Python's parser; every shard is read
 Two readers, chosen per file, give the same records and statistics:
 
 * **whole shards** (gzip, as Hadoop names it (``.gz``), or not compressed; at most
-  ``WHOLE_FILE_LIMIT`` bytes): Spark's ``binaryFiles`` reads each through Hadoop's FileSystem
+  ``train.whole_file_mb`` MB, 256 by default): Spark's ``binaryFiles`` reads each through Hadoop's FileSystem
   and hands its bytes to a Python task, which decompresses them and tests whole pieces of lines
   with RE2 (``google_scan``);
 * **streamed lines** (larger files, other codecs): Spark SQL's text source reads the lines, and a
@@ -89,9 +89,6 @@ def _parse_grouped(rows, fmt, width, strip, lowercase, centres, year_min, year_m
     yield from stats.records()
 
 
-WHOLE_FILE_LIMIT = 256 << 20  # bytes: a larger shard is streamed (no task holds it whole)
-
-
 def _codec_extensions(spark) -> list[str]:
     """The file-name extensions of the compression codecs this Hadoop configuration registers."""
     jvm = spark.sparkContext._jvm
@@ -101,13 +98,15 @@ def _codec_extensions(spark) -> list[str]:
     return [str(utils.newInstance(c, conf).getDefaultExtension()) for c in classes]
 
 
-def _whole_files(spark, files) -> list:
-    """The files read whole: not larger than ``WHOLE_FILE_LIMIT`` and gzip (``.gz``, Hadoop's
-    ``GzipCodec``) or of no codec Hadoop knows (read as plain text, as the text source reads them)."""
+def _whole_files(spark, files, limit_mb: float) -> list:
+    """The files read whole: at most ``limit_mb`` MB (``train.whole_file_mb``; a larger shard is
+    streamed, no task holds it whole) and gzip (``.gz``, Hadoop's ``GzipCodec``) or of no codec
+    Hadoop knows (read as plain text, as the text source reads them)."""
     others = tuple(e for e in _codec_extensions(spark) if e != ".gz")
+    limit = limit_mb * (1 << 20) if limit_mb > 0 else -1  # 0: every file streamed, an empty one too
     # binaryFiles takes one comma-separated list, where a comma or brace in a name would split it
     return [f for f in files if not re.search("[,{}]", f.uri) and (f.name.endswith(".gz") or not f.name.endswith(others))
-            and f.stat()[0] <= WHOLE_FILE_LIMIT]
+            and f.stat()[0] <= limit]
 
 
 def _scan_partition(shards, rules):
@@ -137,7 +136,7 @@ def google_examples(spark, inputs, cfg):
 
     spec = inputs.spec
     rules = GoogleRules(spec.format, cfg.width, spec.pos == "strip", cfg.lowercase, cfg.centres, spec.year_min, spec.year_max)
-    whole = _whole_files(spark, inputs.files)
+    whole = _whole_files(spark, inputs.files, spec.whole_file_mb)
     chosen = {f.uri for f in whole}  # a set: a list test is quadratic (22 s at 19,423 shards)
     streamed = [f for f in inputs.files if f.uri not in chosen]
     parts, cached = [], []

@@ -123,6 +123,8 @@ def test_toml_integers_are_numbers(tmp_path):
         ({"nb.threshold": "0.5"}, "nb.threshold is now nb.multilabel_threshold"),
         ({"sample": "nan"}, "sample must be a finite number"),
         ({"train.holdout": "nan"}, "train.holdout must be a finite number"),
+        ({"train.whole_file_mb": "-1"}, "train.whole_file_mb must be >= 0.0"),
+        ({"train.whole_file_mb": "4096"}, "train.whole_file_mb must be <= 2047.0"),
         ({"partitions": "1e11"}, "partitions must be an integer, got '1e11'"),
         ({"partitions": "100000000000"}, "partitions must be at most 1,000,000"),
     ],

@@ -64,23 +64,34 @@ def test_the_jvm_filter_equals_the_python_path(spark, tmp_path, version, setting
 
 @pytest.mark.parametrize("version", [2, 3])
 @pytest.mark.parametrize("mixed", [False, True])
-def test_streamed_files_give_the_same_table(spark, tmp_path, monkeypatch, version, mixed):
-    """Every file streamed, or the plain one streamed and the gzip one read whole."""
-    from nbspark import google_filter
-
+def test_streamed_files_give_the_same_table(spark, tmp_path, version, mixed):
+    """Every file streamed (``train.whole_file_mb = 0``), or the plain one streamed and the gzip one read whole."""
     path = shards(tmp_path, version)
-    limit = (path / "part-1.gz").stat().st_size if mixed else -1
+    limit = (path / "part-1.gz").stat().st_size if mixed else 0
     assert (path / "part-0.txt").stat().st_size > limit
     results = {}
     for engine in ("combine", "dataframe"):
-        if engine == "dataframe":
-            monkeypatch.setattr(google_filter, "WHOLE_FILE_LIMIT", limit)
-        cfg = load_config(None, {"train.format": f"google_v{version}", "train.path": str(path), "engine": engine, "train.year_min": "1800"})
+        cfg = load_config(None, {"train.format": f"google_v{version}", "train.path": str(path), "engine": engine, "train.year_min": "1800",
+                                 "train.whole_file_mb": str(limit / (1 << 20))})
         manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / engine)
         table = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / engine / "counts")).collect())
         results[engine] = (table, manifest["stats"], manifest["malformed_examples"])
     assert results["combine"] == results["dataframe"]
     assert results["combine"][1]["lines_read"] == len(LINES)
+
+
+def test_whole_file_mb_picks_the_files_read_whole(spark, tmp_path):
+    """Gzip and plain files of at most train.whole_file_mb MB go whole to a task; larger ones, and other codecs, are streamed."""
+    from nbspark.google_filter import _whole_files
+
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "small.gz").write_bytes(gzip.compress(b"a b effect d e\t2000,45,5\n"))
+    (tmp_path / "s" / "big.txt").write_bytes(b"x" * (3 << 20))
+    (tmp_path / "s" / "other.bz2").write_bytes(b"BZh9")
+    files = resolve_input(load_config(None, {"train.format": "google_v3", "train.path": str(tmp_path / "s")}).train, None).files
+    assert sorted(f.name for f in files) == ["big.txt", "other.bz2", "small.gz"]
+    whole = {mb: sorted(f.name for f in _whole_files(spark, files, mb)) for mb in (256, 3, 2.99, 0)}
+    assert whole == {256: ["big.txt", "small.gz"], 3: ["big.txt", "small.gz"], 2.99: ["small.gz"], 0: []}
 
 
 def test_failfast_takes_the_python_path(tmp_path):

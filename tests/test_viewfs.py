@@ -107,13 +107,11 @@ def test_naive_bayes_on_viewfs_equals_local(spark, viewfs, tmp_path):
     assert a.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist() == b.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist()
 
 
-@pytest.mark.parametrize("limit", [None, -1], ids=["whole-shards", "streamed"])
-def test_google_shards_on_viewfs_equal_local(spark, viewfs, tmp_path, monkeypatch, limit):
+@pytest.mark.parametrize("limit", ["256", "0"], ids=["whole-shards", "streamed"])
+def test_google_shards_on_viewfs_equal_local(spark, viewfs, tmp_path, limit):
     """Both Google readers (shards whole through binaryFiles, lines through the JVM filter) on
     ViewFS give the local combine engine's table and statistics."""
     import gzip
-
-    from nbspark import google_filter
 
     remote, behind = viewfs
     lines = ["the cumulative effect_NOUN of the\t2000,45,5", "_START_ not affect the outcome\t2001,50,9",
@@ -122,9 +120,7 @@ def test_google_shards_on_viewfs_equal_local(spark, viewfs, tmp_path, monkeypatc
         (root / "shards").mkdir()
         (root / "shards" / "a.txt").write_text("\n".join(lines[:3]) + "\n")
         (root / "shards" / "b.gz").write_bytes(gzip.compress(("\n".join(lines[3:]) + "\n").encode()))
-    if limit is not None:
-        monkeypatch.setattr(google_filter, "WHOLE_FILE_LIMIT", limit)
-    settings = {"train.format": "google_v3", "train.min_count": "1"}
+    settings = {"train.format": "google_v3", "train.min_count": "1", "train.whole_file_mb": limit}
     cfg = load_config(None, {**settings, "train.path": f"{remote}/shards"})
     local = load_config(None, {**settings, "train.path": str(tmp_path / "shards"), "engine": "combine"})
     got = train(spark, cfg, resolve_input(cfg.train, None), f"{remote}/model")
