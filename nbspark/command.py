@@ -228,7 +228,8 @@ def _read_text(name: str) -> str:
 
 
 def _flag_line(f: dict) -> str:
-    ratio = "inf" if f["ratio"] == float("inf") else f"{f['ratio']:.1f}"
+    r = f["ratio"]
+    ratio = "inf" if r == float("inf") else f"{r:.1f}" if r < 1e6 else f"{r:.1e}"  # 3.8e+19, not twenty digits
     return f"{f['file']}:{f['line']}:{f['column']}: {f['written']!r} → {f['suggestion']!r}? (ratio {ratio}, level {f['level'] or '∅'}) {f['snippet']}"
 
 

@@ -57,6 +57,11 @@ def test_command_line(model_dir, tmp_path, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"{doc}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would not effect the outcome."
     assert lines[1].startswith(f"{doc}:3:15: 'effect' → 'affect'? (ratio inf, level ABDE)")
+    from nbspark.command import _flag_line
+
+    flag = {"file": "d", "line": 1, "column": 2, "written": "affect", "suggestion": "effect", "level": "", "snippet": "s"}
+    assert [_flag_line({**flag, "ratio": r}).split(" (")[1] for r in (38355612300524945408.0, 999999.94, 50.0)] == [
+        "ratio 3.8e+19, level ∅) s", "ratio 999999.9, level ∅) s", "ratio 50.0, level ∅) s"]
     assert main(["check", "--model", str(model_dir), "--json", "--fail-on-flag", "--rule", "chain", str(doc)]) == 1
     flags = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [sorted(f) for f in flags] == [sorted(["file", "line", "column", "written", "suggestion", "ratio", "level", "snippet"])]
