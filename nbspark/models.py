@@ -116,7 +116,7 @@ class BackoffPredictor:
 
     def predict(self, windows: Iterable[str | Sequence[str]]) -> list[BackoffPrediction]:
         out = []
-        for item in windows:
+        for item in _batch(windows, "windows"):
             w = self.window(item)
             decision, _ = self._decide(w)
             out.append(BackoffPrediction(decision.label, decision.probability, decision.subset, w))
@@ -125,7 +125,7 @@ class BackoffPredictor:
     def predict_proba(self, windows: Iterable[str | Sequence[str]]) -> list[dict[str, float]]:
         """Per window, the distribution over the competing labels at the deciding level."""
         out = []
-        for item in windows:
+        for item in _batch(windows, "windows"):
             w = self.window(item)
             decision, candidates = self._decide(w)
             counts = self._level_counts(w, decision.subset) if decision.subset != UNSEEN else {}
@@ -202,6 +202,14 @@ class BackoffPredictor:
         return out
 
 
+def _batch(items, what: str) -> list:
+    """A predict call's items as a list. One text, window or row is refused, as scikit-learn refuses
+    a lone string: iterating it would score its characters (or a row's keys), silently."""
+    if isinstance(items, (str, bytes, Mapping)):
+        raise TypeError(f"predict takes a list of {what}, got one {type(items).__name__}; wrap it in a list")
+    return list(items)
+
+
 def _snippet(text: str, start: int, length: int, around: int = 25) -> str:
     """The line around a word, cut to ``around`` characters each side with ``…``."""
     line_start = text.rfind("\n", 0, start) + 1
@@ -264,7 +272,7 @@ class NBPredictor:
 
     def predict_proba(self, items: Iterable) -> np.ndarray:
         """Posteriors ``(n, len(classes_))``, each row summing to 1."""
-        items = list(items)
+        items = _batch(items, "texts" if self.kind in ("multinomial", "bernoulli") else "rows")
         if not items:
             return np.zeros((0, len(self.classes_)))
         return np.exp(log_posteriors(self._jll(items)))

@@ -129,6 +129,8 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys):
     assert result["label"] == "no" and result["probabilities"]["no"] == pytest.approx(loaded.predict_proba([day])[0][0])
     with pytest.raises(TypeError, match="scores rows, each a mapping of column -> value"):
         loaded.predict(["sunny,66,90,TRUE"])
+    with pytest.raises(TypeError, match="predict takes a list of rows, got one dict"):
+        loaded.predict(day)
     with pytest.raises(ValueError, match="row 1 has none of the model's columns"):
         loaded.predict([day, {"Outlook": "sunny", "Windy": "TRUE"}])  # misspelt keys: not the prior alone, silently
     with pytest.raises(ValueError, match="row 0, column 'humidity': 'high' is not a number"):
