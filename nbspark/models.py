@@ -48,6 +48,13 @@ def load(path, *, chain: Sequence[str] | None = None, alpha: float | None = None
     """
     model_dir = location(path)
     manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
+    kind = "backoff" if manifest["kind"] == BACKOFF_KIND else manifest["model"]
+    # an override the model would not use is refused, never ignored
+    unused = {"chain": chain is not None and kind != "backoff", "alpha": alpha is not None and kind in ("backoff", "gaussian"),
+              "var_smoothing": var_smoothing is not None and kind not in ("gaussian", "mixed")}
+    if any(unused.values()):
+        raise ValueError(f"{', '.join(k for k, v in unused.items() if v)} does not apply to {model_dir}, a {kind} model "
+                         "(chain: backoff; alpha: multinomial, bernoulli, categorical, mixed; var_smoothing: gaussian, mixed)")
     if manifest["kind"] == BACKOFF_KIND:
         rows = read_count_rows(model_dir, count_ddl(manifest["letters"]), manifest)
         return BackoffPredictor(manifest, rows, chain)

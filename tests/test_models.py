@@ -60,6 +60,8 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
     assert [(r["written"], r["label"], r["level"]) for r in found] == [("effect", "affect", "BD"), ("effect", "effect", "ABDE")]
     with pytest.raises(ValueError, match="a window has 5 tokens"):
         model.predict(["not _ the"])
+    with pytest.raises(ValueError, match="^alpha does not apply to .*, a backoff model"):
+        nbspark.load(model_dir, alpha=0.5)
     for method in (model.predict, model.predict_proba):  # one window, not a list: never its characters scored
         with pytest.raises(TypeError, match="predict takes a list of windows, got one str; wrap it in a list"):
             method("could not _ the ratio")
@@ -80,6 +82,9 @@ def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
     assert model.predict([texts[r["id"]] for r in rows]) == [r["predicted"][0] for r in rows]
     assert proba.max(axis=1) == pytest.approx([r["probability"] for r in rows], abs=1e-12)
     assert nbspark.load(tmp_path / "m", alpha=2.0).alpha == 2.0
+    for override, name in (({"chain": ["B", ""]}, "chain"), ({"var_smoothing": 1e-3}, "var_smoothing")):
+        with pytest.raises(ValueError, match=f"^{name} does not apply to .*, a multinomial model"):
+            nbspark.load(tmp_path / "m", **override)  # refused, not ignored
     with pytest.raises(TypeError, match="predict takes a list of texts, got one str"):
         model.predict("Chinese Tokyo")  # 13 one-letter documents, silently, if iterated
     with pytest.raises(TypeError, match="a multinomial model scores texts"):

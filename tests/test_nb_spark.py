@@ -119,6 +119,7 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys):
     })
     fit(spark, cfg, tmp_path / "w")
     loaded = nbspark.load(tmp_path / "w")
+    assert nbspark.load(tmp_path / "w", alpha=0.5, var_smoothing=1e-3).alpha == 0.5  # a mixed model takes both
     day = {"outlook": "sunny", "temperature": 66, "humidity": 90, "windy": "TRUE"}  # Witten & Frank's new day: play = no
     assert loaded.predict([day]) == ["no"]
     # a missing key, None or NaN leaves that feature out, as a missing cell in the classify job
