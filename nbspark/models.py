@@ -25,11 +25,11 @@ import numpy as np
 
 from .backoff import UNSEEN, predict
 from .config import CheckSpec
-from .errors import OutputError
+from .errors import ConfigError, OutputError
 from .events import count_ddl
 from .manifests import BACKOFF_KIND, NB_KIND, load_manifest
 from .model import count_tables, model_from_counts
-from .nb_settings import model_options
+from .nb_settings import model_options, refuse_unused
 from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
 from .rules import Rule, judge
 from .storage import Location, location
@@ -48,13 +48,14 @@ def load(path, *, chain: Sequence[str] | None = None, alpha: float | None = None
     """
     model_dir = location(path)
     manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
-    kind = "backoff" if manifest["kind"] == BACKOFF_KIND else manifest["model"]
     # an override the model would not use is refused, never ignored
-    unused = {"chain": chain is not None and kind != "backoff", "alpha": alpha is not None and kind in ("backoff", "gaussian"),
-              "var_smoothing": var_smoothing is not None and kind not in ("gaussian", "mixed")}
-    if any(unused.values()):
-        raise ValueError(f"{', '.join(k for k, v in unused.items() if v)} does not apply to {model_dir}, a {kind} model "
-                         "(chain: backoff; alpha: multinomial, bernoulli, categorical, mixed; var_smoothing: gaussian, mixed)")
+    smoothing = [n for n, v in (("alpha", alpha), ("var_smoothing", var_smoothing)) if v is not None]
+    if manifest["kind"] == BACKOFF_KIND and smoothing:
+        raise ConfigError(f"{', '.join(smoothing)} does not apply to {model_dir}, a backoff model (naive Bayes models take it)")
+    if manifest["kind"] == NB_KIND:
+        if chain is not None:
+            raise ConfigError(f"chain does not apply to {model_dir}, a {manifest['model']} model (backoff models take it)")
+        refuse_unused(manifest["model"], smoothing, str(model_dir))
     if manifest["kind"] == BACKOFF_KIND:
         rows = read_count_rows(model_dir, count_ddl(manifest["letters"]), manifest)
         return BackoffPredictor(manifest, rows, chain)

@@ -23,7 +23,7 @@ from .models import read_count_rows
 from .nb import COUNT_DDL, build_nb_model
 from .nb_count import count_nb
 from .nb_scoring import RANKED, score
-from .nb_settings import model_options
+from .nb_settings import model_options, refuse_unused
 from .plots import plot_pr_curve
 from .tables import check_output, write_json
 from .training import Family, read_counts, train_model
@@ -81,6 +81,7 @@ def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[s
     always (the features must be made as in training), the smoothing (``SMOOTHING``) unless its
     ``nb.KEY`` is in ``overrides`` (set explicitly for this run). Scoring settings stay the run's."""
     model_nb = manifest["config"]["nb"]
+    refuse_unused(manifest["model"], [k[3:] for k in overrides if k.startswith("nb.")], "the model", "nb.")
     columns = manifest.get("columns") or {}
     fields = {f.name for f in dataclasses.fields(cfg.nb)}
     values = {

@@ -23,11 +23,13 @@ import dataclasses
 
 from .errors import ConfigError
 
-__all__ = ["NB_MODELS", "PRESETS", "TOKENIZERS", "apply_preset", "check_nb", "model_options", "parse_domains"]
+__all__ = ["NB_MODELS", "PRESETS", "TOKENIZERS", "USED_BY", "apply_preset", "check_nb", "model_options", "parse_domains", "refuse_unused"]
 
 NB_MODELS = ("multinomial", "bernoulli", "categorical", "gaussian", "mixed")
 TOKENIZERS = ("nbspark", "words")
 ALPHA = "alpha"  # mllib: the prior's pseudo-count is the smoothing λ itself
+#: The kinds of model that use each smoothing setting; any other kind would ignore it.
+USED_BY = {"alpha": ("multinomial", "bernoulli", "categorical", "mixed"), "var_smoothing": ("gaussian", "mixed")}
 PRESETS = {
     "sklearn": {"prior_alpha": 0.0, "unseen": "drop"},
     "mllib": {"prior_alpha": ALPHA, "unseen": "drop"},
@@ -100,6 +102,14 @@ def check_nb(nb, finite) -> None:
         if wrong:
             raise ConfigError(f"nb.preset = {nb.preset} sets {', '.join(f'nb.{k} = {v!r}' for k, v in wrong.items())}; "
                               f"this config sets {', '.join(f'{getattr(nb, k)!r}' for k in wrong)}")
+
+
+def refuse_unused(kind: str, names, where: str, prefix: str = "") -> None:
+    """Refuse smoothing settings (``names``: given for this run) that a ``kind`` model would ignore."""
+    unused = [n for n in names if n in USED_BY and kind not in USED_BY[n]]
+    if unused:
+        used = "; ".join(f"{prefix}{n}: {', '.join(USED_BY[n])}" for n in unused)
+        raise ConfigError(f"{', '.join(prefix + n for n in unused)} does not apply to {where}, a {kind} model ({used})")
 
 
 def model_options(nb: dict) -> dict:

@@ -85,6 +85,13 @@ def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
     for override, name in (({"chain": ["B", ""]}, "chain"), ({"var_smoothing": 1e-3}, "var_smoothing")):
         with pytest.raises(ValueError, match=f"^{name} does not apply to .*, a multinomial model"):
             nbspark.load(tmp_path / "m", **override)  # refused, not ignored
+    # and the classify job refuses it too, before any Spark work (--set names what the run overrides)
+    from nbspark.nb_jobs import load_nb_manifest, model_settings
+    from nbspark.storage import location
+
+    with pytest.raises(ValueError, match=r"^nb.var_smoothing does not apply to the model, a multinomial model \(nb.var_smoothing: gaussian, mixed\)$"):
+        model_settings(load_nb_manifest(location(tmp_path / "m")), cfg, frozenset({"nb.var_smoothing", "nb.alpha"}))
+    assert model_settings(load_nb_manifest(location(tmp_path / "m")), cfg, frozenset({"nb.alpha"})).nb.alpha == 0.5
     with pytest.raises(TypeError, match="predict takes a list of texts, got one str"):
         model.predict("Chinese Tokyo")  # 13 one-letter documents, silently, if iterated
     with pytest.raises(TypeError, match="a multinomial model scores texts"):
