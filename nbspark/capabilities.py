@@ -112,7 +112,26 @@ def config_problems(cfg) -> list[str]:
         problems.append(engine_problem(cfg, cfg.engine))
     if cfg.scoring not in SCORERS or (cfg.task == "backoff" and cfg.scoring not in ("auto", "broadcast")):
         problems.append(scoring_problem(cfg, cfg.scoring))
+    other = _other_task_settings(cfg)
+    if other:
+        problems.append(f"{', '.join(other)} {'applies' if len(other) == 1 else 'apply'} to "
+                        f"{'naive Bayes' if cfg.task == 'backoff' else 'backoff'} tasks, not to task = {cfg.task!r}")
     return problems
+
+
+def _other_task_settings(cfg) -> list[str]:
+    """The settings of the other task that ``cfg`` sets away from their defaults: it would ignore them."""
+    import dataclasses
+
+    from .config import CheckSpec, ExperimentConfig, NBSpec
+
+    if cfg.task == "backoff":
+        pairs = [(f"nb.{f.name}", getattr(cfg.nb, f.name), f.default) for f in dataclasses.fields(NBSpec)]
+    else:
+        default = {f.name: f.default for f in dataclasses.fields(ExperimentConfig)}
+        pairs = [(k, getattr(cfg, k), default[k]) for k in ("confusion_set", "confusion_sets", "width", "backoff", "extra_subsets")]
+        pairs += [(f"check.{f.name}", getattr(cfg.check, f.name), f.default) for f in dataclasses.fields(CheckSpec)]
+    return [name for name, value, default in pairs if value != default]
 
 
 def train_problem(cfg) -> str | None:

@@ -205,3 +205,20 @@ def test_capabilities_resolve_auto():
     assert resolve_scoring(load_config(None, sms)) == "arrow"
     assert resolve_scoring(load_config(None, sms), model_bytes=600 * 2**20) == "join"
     assert resolve_scoring(load_config(None, {})) == "broadcast"
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"nb.alpha": "0.5"}, "^nb.alpha applies to naive Bayes tasks, not to task = 'backoff'$"),
+        ({"nb.model": "bernoulli", "nb.tokenizer": "words"}, "^nb.model, nb.tokenizer apply to naive Bayes tasks"),
+        ({"task": "naive_bayes", "backoff": "BD,B,"}, "^backoff applies to backoff tasks, not to task = 'naive_bayes'$"),
+        ({"task": "naive_bayes", "confusion_set": "their,there", "check.factor": "5"}, "^confusion_set, check.factor apply to backoff tasks"),
+    ],
+)
+def test_a_setting_of_the_other_task_is_refused(overrides, message):
+    """A setting the task would ignore is refused when the config loads, never ignored; the defaults
+    of the other task (every key a shown config writes) are not settings."""
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+    assert load_config(None, {"task": "naive_bayes", "nb.alpha": "0.5", "confusion_set": "affect,effect"}).nb.alpha == 0.5

@@ -120,8 +120,10 @@ def test_command_predict_version_and_config_show(backoff_model, tmp_path, capsys
         cfg = load_config(config)
         (tmp_path / "c.toml").write_text(config_toml(cfg))
         assert load_config(tmp_path / "c.toml") == cfg
-    assert main(["config", "show", "--set", "nb.alpha=0.5"]) == 0
+    assert main(["config", "show", "--set", "task=naive_bayes", "--set", "nb.alpha=0.5"]) == 0
     assert "alpha = 0.5" in capsys.readouterr().out
+    assert main(["config", "show", "--set", "nb.alpha=0.5"]) == 2  # the default task is backoff: refused, not ignored
+    assert "nb.alpha applies to naive Bayes tasks, not to task = 'backoff'" in capsys.readouterr().err
 
 
 def test_command_help_is_the_commands_own(capsys):
