@@ -93,7 +93,7 @@ def test_an_input_directory_costs_one_listing(spark, tmp_path, monkeypatch):
                 for name in ("stat", "is_file", "is_dir", "exists"):
                     m.setattr(cls, name, lambda *a, **k: pytest.fail("a lookup per file"))
             assert input_signatures(SimpleNamespace(files=files)) == expected
-            assert _whole_files(spark, files) == files
+            assert _whole_files(spark, files, 256) == files
 
 
 def test_first_malformed_lines_stop_at_the_last_one(spark, tmp_path):
