@@ -125,11 +125,13 @@ def _other_task_settings(cfg) -> list[str]:
 
     from .config import CheckSpec, ExperimentConfig, NBSpec
 
+    default = {f.name: f.default for f in dataclasses.fields(ExperimentConfig)}
     if cfg.task == "backoff":
         pairs = [(f"nb.{f.name}", getattr(cfg.nb, f.name), f.default) for f in dataclasses.fields(NBSpec)]
+        pairs.append(("broadcast_limit_mb", cfg.broadcast_limit_mb, default["broadcast_limit_mb"]))  # naive Bayes' auto scoring
     else:
-        default = {f.name: f.default for f in dataclasses.fields(ExperimentConfig)}
-        pairs = [(k, getattr(cfg, k), default[k]) for k in ("confusion_set", "confusion_sets", "width", "backoff", "extra_subsets")]
+        keys = ("confusion_set", "confusion_sets", "width", "lowercase", "backoff", "extra_subsets")  # nb.tokenizer says the case
+        pairs = [(k, getattr(cfg, k), default[k]) for k in keys]
         pairs += [(f"check.{f.name}", getattr(cfg.check, f.name), f.default) for f in dataclasses.fields(CheckSpec)]
     return [name for name, value, default in pairs if value != default]
 

@@ -213,6 +213,8 @@ def test_capabilities_resolve_auto():
         ({"nb.alpha": "0.5"}, "^nb.alpha applies to naive Bayes tasks, not to task = 'backoff'$"),
         ({"nb.model": "bernoulli", "nb.tokenizer": "words"}, "^nb.model, nb.tokenizer apply to naive Bayes tasks"),
         ({"task": "naive_bayes", "backoff": "BD,B,"}, "^backoff applies to backoff tasks, not to task = 'naive_bayes'$"),
+        ({"task": "naive_bayes", "lowercase": "false"}, "^lowercase applies to backoff tasks"),
+        ({"broadcast_limit_mb": "64"}, "^broadcast_limit_mb applies to naive Bayes tasks"),
         ({"task": "naive_bayes", "confusion_set": "their,there", "check.factor": "5"}, "^confusion_set, check.factor apply to backoff tasks"),
     ],
 )
