@@ -7,7 +7,7 @@ an object that predicts one sentence, one window or a batch in process. No pyspa
   a text, scored in its window. A window is a string with ``_`` (or a confusion-set word) at the
   centre, ``"would not _ finance minister"``, or a sequence of tokens.
 * Naive Bayes models (``NBPredictor``): ``predict`` and ``predict_proba`` (all classes, rows
-  summing to 1, columns in ``classes_`` order) of texts (text models) or dict rows (table models).
+  summing to 1, columns in ``classes_`` order) of texts (text models) or rows: mappings of column -> value, or a pandas DataFrame (table models).
 
 The smoothing is the one recorded in the model unless the caller overrides it. The model is
 refused, with the jobs' one-line errors, when it is of another kind or schema version, or
@@ -280,7 +280,10 @@ class NBPredictor:
 
     def predict_proba(self, items: Iterable) -> np.ndarray:
         """Posteriors ``(n, len(classes_))``, each row summing to 1."""
-        items = _batch(items, "texts" if self.kind in ("multinomial", "bernoulli") else "rows")
+        text = self.kind in ("multinomial", "bernoulli")
+        if not text and hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame: its rows
+            items = items.to_dict("records")
+        items = _batch(items, "texts" if text else "rows")
         if not items:
             return np.zeros((0, len(self.classes_)))
         return np.exp(log_posteriors(self._jll(items)))

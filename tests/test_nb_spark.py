@@ -132,6 +132,10 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys):
         loaded.predict(["sunny,66,90,TRUE"])
     with pytest.raises(TypeError, match="predict takes a list of rows, got one dict"):
         loaded.predict(day)
+    import pandas as pd
+
+    frame = pd.DataFrame([day, {"outlook": "rainy", "temperature": 70.0, "humidity": None, "windy": "FALSE"}])  # None: NaN
+    assert loaded.predict_proba(frame) == pytest.approx(loaded.predict_proba([day, {"outlook": "rainy", "temperature": 70.0, "windy": "FALSE"}]))
     with pytest.raises(ValueError, match="row 1 has none of the model's columns"):
         loaded.predict([day, {"Outlook": "sunny", "Windy": "TRUE"}])  # misspelt keys: not the prior alone, silently
     with pytest.raises(ValueError, match="row 0, column 'humidity': 'high' is not a number"):
