@@ -330,8 +330,10 @@ def add_check_options(parser: argparse.ArgumentParser) -> None:
 
 def check_factor(parser: argparse.ArgumentParser, args) -> None:
     """Refuse a ``--factor`` below 1 or not finite (a parser error: exit 2)."""
-    if args.factor is not None and (not args.factor >= 1 or args.factor == float("inf")):
-        parser.error(f"--factor must be a finite number >= 1, got {args.factor}")
+    from .rules import factor_problem
+
+    if args.factor is not None and factor_problem(args.factor):
+        parser.error(f"--factor {factor_problem(args.factor)}")
 
 
 def check_main(argv=None, prog: str = "check.py") -> int:

@@ -31,7 +31,7 @@ from .manifests import BACKOFF_KIND, NB_KIND, load_manifest
 from .model import count_tables, model_from_counts
 from .nb_settings import model_options, refuse_unused
 from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
-from .rules import Rule, judge
+from .rules import Rule, factor_problem, judge
 from .storage import Location, location
 from .tables import arrow_input, check_table, ddl_columns
 from .text import TOKEN_RE, centred_windows, tokenize, tokenizer
@@ -183,6 +183,8 @@ class BackoffPredictor:
             rule = check["rules"][index] if check["rules"] and index is not None else check["rule"]
         if factor is None:
             factor = check["factors"][index] if check["factors"] and index is not None else check["factor"]
+        elif factor_problem(factor):
+            raise ValueError(f"factor {factor_problem(factor)}")
         return Rule(rule, check["min_evidence"], check["m"]), float(factor)
 
     def flags(self, text: str, factor: float | None = None, rule: str | None = None) -> list[dict]:

@@ -26,7 +26,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["RULES", "UNSEEN", "Judgement", "Rule", "check_spec", "judge", "scores"]
+__all__ = ["RULES", "UNSEEN", "Judgement", "Rule", "check_spec", "factor_problem", "judge", "scores"]
 
 RULES = ("chain", "evidence", "interpolate")
 UNSEEN = "unseen"
@@ -90,6 +90,14 @@ def judge(rule: Rule, levels: Levels, written: str, candidates: Sequence[str]) -
     return Judgement(best, s[best] / s[written] if s.get(written, 0) > 0 else math.inf, level)
 
 
+def factor_problem(factor: float) -> str | None:
+    """Why ``factor`` cannot be the checker's factor (None: it can). A word is flagged when another
+    word of its set is at least ``factor`` times as probable, so it is a finite number >= 1."""
+    if isinstance(factor, (int, float)) and not isinstance(factor, bool) and math.isfinite(factor) and factor >= 1:
+        return None
+    return f"must be a finite number >= 1, got {factor!r}"
+
+
 def check_spec(cfg, finite) -> None:
     """Refuse ``[check]`` settings that cannot apply (``finite`` checks a number's range)."""
     from .errors import ConfigError
@@ -102,7 +110,8 @@ def check_spec(cfg, finite) -> None:
         if values and len(values) != len(cfg.sets):
             raise ConfigError(f"{key} needs one value per confusion set ({len(cfg.sets)}), got {len(values)}")
     for factor in (check.factor, *check.factors):
-        finite("check.factor(s)", factor, 1.0)
+        if factor_problem(factor):
+            raise ConfigError(f"check.factor(s) {factor_problem(factor)}")
     finite("check.m", check.m, 0.0, low_open=True)
     if check.min_evidence < 1:
         raise ConfigError(f"check.min_evidence must be >= 1, got {check.min_evidence}")

@@ -40,6 +40,12 @@ def test_the_factor_edge(model_dir):
     model = nbspark.load(model_dir)
     assert [f["line"] for f in model.flags(TEXT, factor=6, rule="chain")] == [1, 3]  # exactly 6 times: flagged
     assert [f["line"] for f in model.flags(TEXT, factor=6.000001, rule="chain")] == [3]
+    # a factor below 1 would flag words that are more probable than their alternatives: one rule refuses it everywhere
+    for factor in (0.5, 0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match=f"^factor must be a finite number >= 1, got {factor!r}$"):
+            model.flags(TEXT, factor=factor)
+    with pytest.raises(ValueError, match="^check.factor\\(s\\) must be a finite number >= 1, got 0.5$"):  # a ConfigError
+        load_config(None, {"check.factor": "0.5"})
 
 
 def test_correct_text_and_a_set_never_counted(model_dir):
