@@ -332,8 +332,8 @@ def check_factor(parser: argparse.ArgumentParser, args) -> None:
     """Refuse a ``--factor`` below 1 or not finite (a parser error: exit 2)."""
     from .rules import factor_problem
 
-    if args.factor is not None and factor_problem(args.factor):
-        parser.error(f"--factor {factor_problem(args.factor)}")
+    if args.factor is not None and (problem := factor_problem(args.factor)):
+        parser.error(f"--factor {problem}")
 
 
 def check_main(argv=None, prog: str = "check.py") -> int:

@@ -122,7 +122,7 @@ def predict_main(argv: list[str]) -> int:
                       f"({words}) and are not a {model.width}-token window with '_' at the centre: nothing scored in them",
                       file=sys.stderr)
         else:
-            proba = model.predict_proba(texts if model.kind in ("multinomial", "bernoulli") else [_json_row(t) for t in texts])
+            proba = model.predict_proba(texts if model.text else [_json_row(t) for t in texts])
             results = [
                 {"text": t, "label": model.classes_[int(p.argmax())], "probability": float(p.max()),
                  "probabilities": dict(zip(model.classes_, map(float, p)))}

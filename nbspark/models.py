@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .backoff import UNSEEN, predict
+from .capabilities import TEXT_MODELS
 from .config import CheckSpec
 from .errors import ConfigError, OutputError
 from .events import count_ddl
@@ -48,17 +49,14 @@ def load(path, *, chain: Sequence[str] | None = None, alpha: float | None = None
     """
     model_dir = location(path)
     manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
-    # an override the model would not use is refused, never ignored
-    smoothing = [n for n, v in (("alpha", alpha), ("var_smoothing", var_smoothing)) if v is not None]
-    if manifest["kind"] == BACKOFF_KIND and smoothing:
-        raise ConfigError(f"{', '.join(smoothing)} does not apply to {model_dir}, a backoff model (naive Bayes models take it)")
-    if manifest["kind"] == NB_KIND:
-        if chain is not None:
-            raise ConfigError(f"chain does not apply to {model_dir}, a {manifest['model']} model (backoff models take it)")
-        refuse_unused(manifest["model"], smoothing, str(model_dir))
-    if manifest["kind"] == BACKOFF_KIND:
+    # an override the model would not use is refused, never ignored (no smoothing is a backoff model's)
+    kind = "backoff" if manifest["kind"] == BACKOFF_KIND else manifest["model"]
+    refuse_unused(kind, [n for n, v in (("alpha", alpha), ("var_smoothing", var_smoothing)) if v is not None], str(model_dir))
+    if kind == "backoff":
         rows = read_count_rows(model_dir, count_ddl(manifest["letters"]), manifest)
         return BackoffPredictor(manifest, rows, chain)
+    if chain is not None:
+        raise ConfigError(f"chain does not apply to {model_dir}, a {kind} model (backoff models take it)")
     return NBPredictor(manifest, read_count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing)
 
 
@@ -183,8 +181,8 @@ class BackoffPredictor:
             rule = check["rules"][index] if check["rules"] and index is not None else check["rule"]
         if factor is None:
             factor = check["factors"][index] if check["factors"] and index is not None else check["factor"]
-        elif factor_problem(factor):
-            raise ValueError(f"factor {factor_problem(factor)}")
+        elif problem := factor_problem(factor):
+            raise ValueError(f"factor {problem}")
         return Rule(rule, check["min_evidence"], check["m"]), float(factor)
 
     def flags(self, text: str, factor: float | None = None, rule: str | None = None) -> list[dict]:
@@ -238,6 +236,7 @@ class NBPredictor:
             raise OutputError("this model was counted with non-integer weights (pyspark.ml weightCol); load it with CountingNaiveBayesModel.load")
         self.manifest = manifest
         self.kind = manifest["model"]
+        self.text = self.kind in TEXT_MODELS  # scores texts; else table rows
         self.alpha = nb["alpha"] if alpha is None else float(alpha)
         self.var_smoothing = nb["var_smoothing"] if var_smoothing is None else float(var_smoothing)
         if not (math.isfinite(self.alpha) and self.alpha >= 0 and math.isfinite(self.var_smoothing) and self.var_smoothing >= 0):
@@ -251,7 +250,7 @@ class NBPredictor:
         self._numeric, self._categorical = list(columns.get("numeric", ())), list(columns.get("categorical", ()))
 
     def _jll(self, items: Sequence) -> np.ndarray:
-        if self.kind in ("multinomial", "bernoulli"):
+        if self.text:
             for i, t in enumerate(items):
                 if not isinstance(t, str):
                     raise TypeError(f"a {self.kind} model scores texts (str); item {i} is a {type(t).__name__}")
@@ -282,10 +281,9 @@ class NBPredictor:
 
     def predict_proba(self, items: Iterable) -> np.ndarray:
         """Posteriors ``(n, len(classes_))``, each row summing to 1."""
-        text = self.kind in ("multinomial", "bernoulli")
-        if not text and hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame: its rows
+        if not self.text and hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame: its rows
             items = items.to_dict("records")
-        items = _batch(items, "texts" if text else "rows")
+        items = _batch(items, "texts" if self.text else "rows")
         if not items:
             return np.zeros((0, len(self.classes_)))
         return np.exp(log_posteriors(self._jll(items)))

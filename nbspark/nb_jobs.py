@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from .capabilities import resolve_scoring
+from .capabilities import TEXT_MODELS, resolve_scoring
 from .classifying import write_results
 from .config import ExperimentConfig
 from .errors import ConfigError
@@ -111,7 +111,7 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
     out = check_output(out, overwrite, [inputs.root, model_dir])
     manifest = load_nb_manifest(model_dir)
     cfg = model_settings(manifest, cfg, overrides)
-    text_model = manifest["model"] in ("multinomial", "bernoulli")
+    text_model = manifest["model"] in TEXT_MODELS
     binary = _binary(cfg, tuple(sorted(manifest["label_counts"])))
     scoring = resolve_scoring(cfg, len(manifest["label_counts"]) * manifest["features"] * 8)
     counts = model = None

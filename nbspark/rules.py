@@ -110,8 +110,8 @@ def check_spec(cfg, finite) -> None:
         if values and len(values) != len(cfg.sets):
             raise ConfigError(f"{key} needs one value per confusion set ({len(cfg.sets)}), got {len(values)}")
     for factor in (check.factor, *check.factors):
-        if factor_problem(factor):
-            raise ConfigError(f"check.factor(s) {factor_problem(factor)}")
+        if problem := factor_problem(factor):
+            raise ConfigError(f"check.factor(s) {problem}")
     finite("check.m", check.m, 0.0, low_open=True)
     if check.min_evidence < 1:
         raise ConfigError(f"check.min_evidence must be >= 1, got {check.min_evidence}")
