@@ -27,6 +27,7 @@ __all__ = [
 
 BACKOFF_KIND = "nbspark.backoff-counts"
 NB_KIND = "nbspark.nb-counts"
+TASK_OF_KIND = {BACKOFF_KIND: "backoff", NB_KIND: "naive_bayes"}  # the config's task that trains each
 SCHEMA_VERSION = 1
 
 
@@ -57,7 +58,12 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
         raise OutputError(f"{path}: not valid JSON") from None
     kinds = (kind,) if isinstance(kind, str) else kind
     if manifest.get("kind") not in kinds:
-        raise OutputError(f"{model_dir}: a model of kind {manifest.get('kind')!r}, expected {' or '.join(map(repr, kinds))}")
+        found = manifest.get("kind")
+        if found in TASK_OF_KIND and len(kinds) == 1 and kinds[0] in TASK_OF_KIND:  # the other family's model
+            task = TASK_OF_KIND[found]
+            raise OutputError(f"{model_dir}: a {task} model, not a {TASK_OF_KIND[kinds[0]]} one; "
+                              f"a job runs it with task = \"{task}\" (--set task={task}, or the config it was trained with)")
+        raise OutputError(f"{model_dir}: a model of kind {found!r}, expected {' or '.join(map(repr, kinds))}")
     if manifest.get("schema_version") != SCHEMA_VERSION:
         raise OutputError(
             f"{model_dir}: model schema version {manifest.get('schema_version')!r}, this nbspark reads {SCHEMA_VERSION}"

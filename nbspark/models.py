@@ -31,7 +31,7 @@ from .events import count_ddl
 from .manifests import BACKOFF_KIND, NB_KIND, load_manifest
 from .model import count_tables, model_from_counts
 from .nb_settings import model_options, refuse_unused
-from .nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs, score_rows
+from .nb import COUNT_DDL, binary_cell, build_nb_model, log_posteriors, number_cell, score_docs, score_rows
 from .rules import Rule, factor_problem, judge
 from .storage import Location, location
 from .tables import arrow_input, check_table, ddl_columns
@@ -248,6 +248,7 @@ class NBPredictor:
         self._tokenize = tokenizer(nb["tokenizer"])
         columns = manifest.get("columns") or {}
         self._numeric, self._categorical = list(columns.get("numeric", ())), list(columns.get("categorical", ()))
+        self._binary = frozenset(nb.get("bernoulli_columns", ()))
 
     def _jll(self, items: Sequence) -> np.ndarray:
         if self.text:
@@ -269,15 +270,30 @@ class NBPredictor:
                              f"its keys: {', '.join(map(str, list(row)[:6]))}")
         num = {}
         for c in self._numeric:
-            if row.get(c) is None:
-                continue
             try:
-                x = float(row[c])
+                x = number_cell(row.get(c))
             except (TypeError, ValueError):
                 raise ValueError(f"row {i}, column {c!r}: {row[c]!r} is not a number") from None
-            if math.isfinite(x):
+            if x is not None and math.isfinite(x):
                 num[c] = x
-        return {c: str(row[c]) for c in self._categorical if row.get(c) is not None}, num
+        cat = {}
+        for c in self._categorical:
+            v = row.get(c)
+            if v is None or (isinstance(v, float) and math.isnan(v)):  # a NaN cell of a pandas frame: missing
+                continue
+            if c in self._binary:  # as training read it: 1, 1.0, "1" and True are "1"
+                try:
+                    v = binary_cell(v)
+                except (TypeError, ValueError):
+                    raise ValueError(f"row {i}, column {c!r}: {v!r} is not 0 or 1 (a Bernoulli column)") from None
+            elif not isinstance(v, str) and (c, str(v)) not in self.model.vocab:
+                # True against the CSV's "TRUE", 3.0 against "3": never scored as unseen in silence
+                seen = sorted(x for f, x in self.model.vocab if f == c)
+                raise ValueError(f"row {i}, column {c!r}: {v!r} is not a value the model saw there ({', '.join(map(repr, seen[:6]))}"
+                                 f"{', …' if len(seen) > 6 else ''}); give a category as the training data wrote it, as text")
+            if v is not None:
+                cat[c] = str(v)
+        return cat, num
 
     def predict_proba(self, items: Iterable) -> np.ndarray:
         """Posteriors ``(n, len(classes_))``, each row summing to 1."""

@@ -45,6 +45,8 @@ __all__ = [
     "COUNT_DDL",
     "NBModel",
     "add_values",
+    "binary_cell",
+    "number_cell",
     "bernoulli_log_probs",
     "class_log_prior",
     "multinomial_log_prob",
@@ -98,6 +100,31 @@ def doc_events(labels: Sequence[str], tokens: Sequence[str], kind: str) -> Itera
         else:  # bernoulli: presence
             for w in counts:
                 yield (YX, y, w, None), 1
+
+
+def number_cell(value) -> float | None:
+    """A numeric table cell (training, classify, ``nbspark.load``): None if blank; ValueError if not a number."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    text = str(value).strip()
+    if not text:
+        return None
+    return float(text)  # ValueError for a non-number
+
+
+def binary_cell(value) -> str | None:
+    """A Bernoulli cell as "0" or "1" (None when missing): 0 or 1 as a number, a bool, or true/false
+    in any case (a CSV's TRUE, a Parquet boolean); ValueError for anything else."""
+    if (word := str(value).strip().lower()) in ("true", "false"):  # str(True) is "True"
+        return "1" if word == "true" else "0"
+    x = number_cell(value)
+    if x is None:
+        return None
+    if x not in (0.0, 1.0):
+        raise ValueError(value)
+    return "1" if x else "0"
 
 
 def row_events(label: str, categorical: dict[str, str], numeric: dict[str, float]) -> Iterator[tuple[tuple, object]]:

@@ -16,7 +16,7 @@ from .corpora import MalformedLine, decode_reuters, holdout_part, parse_labelled
 from .errors import InputError
 from .faults import maybe_inject
 from .inputs import Inputs
-from .nb import doc_events, row_events
+from .nb import binary_cell, doc_events, number_cell, row_events
 from .readers import ngram_lines, sgml_texts
 from .runstats import PartitionStats, is_stat
 from .text import tokenizer
@@ -103,27 +103,6 @@ def _topics_partition(records, nb: NBSpec, splits, mode, keep_bad):
     yield from stats.records()
 
 
-def _to_float(value):
-    if value is None:
-        return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    text = str(value).strip()
-    if not text:
-        return None
-    return float(text)  # ValueError for a non-number
-
-
-def _binary_value(value) -> str | None:
-    """A Bernoulli cell as "0" or "1" (None when missing); ValueError for anything else."""
-    x = _to_float(value)
-    if x is None:
-        return None
-    if x not in (0.0, 1.0):
-        raise ValueError(value)
-    return "1" if x else "0"
-
-
 def _table_partition(records, label_col, numeric, categorical, splits, holdout, seed, mode, keep_bad, bernoulli=frozenset()):
     stats = PartitionStats(keep_bad, mode)
     for index, record in records:
@@ -134,7 +113,7 @@ def _table_partition(records, label_col, numeric, categorical, splits, holdout, 
             stats.bad_record("table", index, "label", repr(record))
             continue
         try:
-            values = {c: _to_float(record.get(c)) for c in numeric}
+            values = {c: number_cell(record.get(c)) for c in numeric}
         except ValueError:
             stats.bad_record("table", index, "numeric", repr(record))
             continue
@@ -143,7 +122,7 @@ def _table_partition(records, label_col, numeric, categorical, splits, holdout, 
         stats.add("missing_values", sum(x is None for x in values.values()))
         stats.add("non_finite_values", sum(x is not None and not math.isfinite(x) for x in values.values()))
         try:
-            binary = {c: _binary_value(record.get(c)) for c in bernoulli}
+            binary = {c: binary_cell(record.get(c)) for c in bernoulli}
         except ValueError:
             stats.bad_record("table", index, "bernoulli", repr(record))
             continue
@@ -173,15 +152,20 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         paths = [f.uri for f in inputs.files]
         explicit = bool(nb.numeric_columns or nb.categorical_columns)
         if fmt == "csv":
-            df = spark.read.csv(paths, header=True, inferSchema=not explicit, mode="PERMISSIVE")
+            # every cell as the file writes it, in training as in classify (where the model names
+            # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
+            # what schema inference made of it ("True", "1", "85.5"); inference only finds the
+            # numeric columns when the config names none
+            df = spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE")
+            typed = df if explicit else spark.read.csv(paths, header=True, inferSchema=True, mode="PERMISSIVE")
         else:
-            df = spark.read.parquet(*paths)
+            df = typed = spark.read.parquet(*paths)
         if nb.label_column not in df.columns:
             raise InputError(f"{inputs.root}: no label column {nb.label_column!r} (columns: {', '.join(df.columns)})")
         from pyspark.sql.types import NumericType
 
         columns = [c for c in df.columns if c != nb.label_column]
-        numeric_types = {f.name for f in df.schema.fields if isinstance(f.dataType, NumericType)}
+        numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
         rdd = df.rdd.map(lambda r: r.asDict()).zipWithIndex().map(lambda kv: (kv[1], kv[0]))
     numeric = list(nb.numeric_columns)
     categorical = list(nb.categorical_columns)

@@ -54,6 +54,11 @@ def format_nb_train_report(manifest: dict, out) -> str:
         f"documents: {stats['documents']:,}   classes: {len(manifest['label_counts'])}   features: {manifest['features']:,}   "
         f"malformed (skipped): {stats.get('malformed', 0):,}   empty documents: {stats.get('empty_documents', 0):,}",
     ]
+    columns = manifest.get("columns") or {}
+    if columns:  # a table: which columns are numbers (inferred ones too), and the cells left out
+        lines.append("   ".join(f"{kind} columns: {', '.join(columns[kind]) or '-'}" for kind in ("numeric", "categorical")))
+        if stats.get("missing_values") or stats.get("non_finite_values"):
+            lines.append(f"missing cells (feature left out): {stats.get('missing_values', 0):,}   non-finite: {stats.get('non_finite_values', 0):,}")
     lines += [f"  {where(b['source'], b['offset'], b.get('line_number'))} ({b['reason']}): {b['line']!r}" for b in bad]
     return "\n".join(lines)
 

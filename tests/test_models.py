@@ -102,6 +102,11 @@ def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):
     _, model_dir = backoff_model
     with pytest.raises(OutputError, match="no such model directory"):
         nbspark.load(tmp_path / "nothing")
+    # a job of the other task says which task the model is for
+    from nbspark.nb_jobs import load_nb_manifest
+
+    with pytest.raises(OutputError, match=r'a backoff model, not a naive_bayes one; a job runs it with task = "backoff" \(--set task=backoff'):
+        load_nb_manifest(model_dir)
     (model_dir / "counts" / "_SUCCESS").unlink()
     with pytest.raises(OutputError, match="incomplete table"):
         nbspark.load(model_dir)

@@ -145,6 +145,40 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys):
         "nbspark predict: error: a table model scores rows: give each as a JSON object of column -> value, got 'sunny,66,90,TRUE'")
 
 
+def test_a_csv_cell_is_its_text_in_training_as_in_classify(spark, tmp_path, capsys):
+    """Schema inference only finds the numeric columns: a label or category keeps the file's text
+    ("01", "TRUE"), as classify reads it, never what inference made of it (1, True)."""
+    import csv
+
+    import nbspark
+    from nbspark.reports import format_nb_train_report
+
+    rows = [("TRUE", "1.50", "01"), ("TRUE", "2.00", "01"), ("FALSE", "9.25", "02"), ("TRUE", "8.75", "02"), ("FALSE", "", "01")]
+    table = tmp_path / "t.csv"
+    table.write_text("flag,size,grade\n" + "".join(",".join(r) + "\n" for r in rows))
+    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "grade",
+                             "train.format": "csv", "train.path": str(table), "test.format": "csv", "test.path": str(table)})
+    manifest = fit(spark, cfg, tmp_path / "m")
+    assert manifest["columns"] == {"numeric": ["size"], "categorical": ["flag"]}
+    report = format_nb_train_report(manifest, tmp_path / "m")
+    assert "numeric columns: size   categorical columns: flag" in report and "missing cells (feature left out): 1" in report
+    loaded = nbspark.load(tmp_path / "m")
+    assert loaded.classes_ == ("01", "02")
+    # P(flag = TRUE | 01) = (2 + 1) / (3 + 2), P(flag = FALSE | 02) = (1 + 1) / (2 + 2), by hand
+    weights = dict(zip(sorted(loaded.model.vocab, key=loaded.model.vocab.get), np.exp(loaded.model.weights.T)))
+    assert weights[("flag", "TRUE")][0] == pytest.approx(3 / 5) and weights[("flag", "FALSE")][1] == pytest.approx(2 / 4)
+    metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r")
+    assert metrics["documents"] == 5 and metrics["unknown_features"] == 0 and metrics["unknown_label_count"] == 0
+    with table.open() as f:
+        records = list(csv.DictReader(f))
+    right = sum(p == r["grade"] for p, r in zip(loaded.predict(records), records))
+    assert metrics["accuracy"] == pytest.approx(right / 5)
+    # a Python value that is no category the model saw is refused, not scored as unseen
+    with pytest.raises(ValueError, match=r"row 0, column 'flag': True is not a value the model saw there \('FALSE', 'TRUE'\)"):
+        loaded.predict([{"flag": True, "size": 2}])
+    assert loaded.predict_proba([{"flag": "TRUE", "size": 2}]) == pytest.approx(loaded.predict_proba([{"flag": "TRUE", "size": "2"}]))
+
+
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
 def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
     tables, stats, manifests = [], [], []

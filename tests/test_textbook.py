@@ -107,6 +107,23 @@ def test_bernoulli_column_constant_in_training():
         assert post[0] == pytest.approx((3 / 4 * 1 / 5) / (3 / 4 * 1 / 5 + 1 / 4 * 1 / 3))  # 0.6429
 
 
+def test_a_loaded_bernoulli_column_reads_cells_as_training_did():
+    """nbspark.load's rows read a Bernoulli column by the jobs' rule: 1, 1.0, "1", True and "TRUE" are the
+    event flag=1 (1.0 was the unseen category "1.0", left out in silence); 2 is refused. Same model
+    as above: a 0 gives P(y) = 0.6429, a 1 gives (3/4 · 4/5) / (3/4 · 4/5 + 1/4 · 2/3) = 0.7826."""
+    from nbspark.models import NBPredictor
+
+    rows = counted(e for label in "yyyz" for e in row_events(label, {"flag": "1"}, {}))
+    nb = nb_of(model="categorical", bernoulli_columns="flag")
+    manifest = {"model": "categorical", "config": {"nb": nb}, "columns": {"numeric": [], "categorical": ["flag"]}}
+    loaded = NBPredictor(manifest, rows)
+    one = (3 / 4 * 4 / 5) / (3 / 4 * 4 / 5 + 1 / 4 * 2 / 3)
+    assert loaded.predict_proba([{"flag": v} for v in (1, 1.0, "1", True, " 1 ", "TRUE")])[:, 0] == pytest.approx([one] * 6)
+    assert loaded.predict_proba([{"flag": v} for v in (0.0, False, "false")])[:, 0] == pytest.approx([0.6429] * 3, abs=1e-4)
+    with pytest.raises(ValueError, match="row 1, column 'flag': 2 is not 0 or 1"):
+        loaded.predict([{"flag": 1}, {"flag": 2}])
+
+
 def test_pr_curve_by_hand():
     """Scores P(pos): 2/3 (pos), 2/3 (pos), 1/3 (pos), 1/3 (neg), 2/3 (neg). At t >= 2/3: tp 2, fp 1;
     at t >= 1/3: tp 3, fp 2. AP = 2/3 · 2/3 + (1 − 2/3) · 3/5."""
