@@ -172,7 +172,10 @@ def check_main(argv: list[str]) -> int:
         if args.evaluate:
             return _evaluate(model, args)
         for name in args.files:
-            text = sys.stdin.read() if name == "-" else _read_text(name)
+            text = _read_text(name)
+            if replaced := text.count("\ufffd"):  # checked all the same, but never in silence
+                print(f"nbspark check: {'<stdin>' if name == '-' else name}: {replaced:,} undecodable byte sequence(s) "
+                      "read as U+FFFD: is it UTF-8?", file=sys.stderr)
             for flag in model.flags(text, args.factor, args.rule):
                 flagged += 1
                 flag = {"file": "<stdin>" if name == "-" else name, **flag}
@@ -218,12 +221,12 @@ def _evaluate(model, args) -> int:
 
 
 def _read_text(name: str) -> str:
-    """A text file as UTF-8 (undecodable bytes become U+FFFD, as the jobs read text); ``.gz`` too."""
+    """A text file (``-``: stdin) as UTF-8 (undecodable bytes become U+FFFD, as the jobs read text); ``.gz`` too."""
     import gzip
 
     from .storage import location
 
-    data = location(name).read_bytes()
+    data = sys.stdin.buffer.read() if name == "-" else location(name).read_bytes()
     return (gzip.decompress(data) if name.endswith(".gz") else data).decode("utf-8", "replace")
 
 

@@ -74,6 +74,24 @@ def test_command_line(model_dir, tmp_path, capsys):
     assert flags[0]["line"] == 3 and flags[0]["ratio"] is None  # at the default factor 50 only the unseen one
 
 
+def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, monkeypatch):
+    """Latin-1 bytes are read as U+FFFD and the text is still checked, with a line on stderr; stdin
+    is read as bytes by the same rule (not a UnicodeDecodeError)."""
+    import io
+
+    latin = "Caf\xe9 talk: it would not effect the outcome.\n".encode("latin-1")
+    doc = tmp_path / "latin.txt"
+    doc.write_bytes(latin)
+    assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(doc)]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith(f"{doc}:1:25: 'effect' → 'affect'? (ratio 6.0, level ABDE)")
+    assert err == f"nbspark check: {doc}: 1 undecodable byte sequence(s) read as U+FFFD: is it UTF-8?\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(latin)))
+    assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("<stdin>:1:25: 'effect' → 'affect'?") and err.startswith("nbspark check: <stdin>: 1 undecodable")
+
+
 def test_the_interpolation_rule_by_hand(model_dir):
     """Every level counts: from the prior (affect 11, effect 23) up through B and BD (not / not the:
     affect 9, effect 1), ABD and ABDE (affect 6, effect 1), P_k = (c_k + m P_k+1) / (n_k + m), m = 0.3."""
