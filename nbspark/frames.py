@@ -70,7 +70,8 @@ def count_windows(df, windows_col: str = "window", weight_col: str | None = None
 
     ``subsets`` are the context subsets counted (letters of the positions, ``""`` the prior);
     by default those the train job counts for the default chain (``ExperimentConfig.counted_subsets``).
-    A weighted count is rounded to the nearest integer, as counts are stored as integers.
+    A weighted count is rounded to the nearest integer, as counts are stored as integers. A window
+    of another length, or with a null token, fails the job (``raise_error``), as MLlib refuses a bad label.
     """
     from pyspark.sql import functions as F
 
@@ -82,7 +83,10 @@ def count_windows(df, windows_col: str = "window", weight_col: str | None = None
         if any(c not in ctx for c in s):
             raise ValueError(f"subset {s!r}: only context positions {ctx!r} can be counted for width {width}")
     window = F.col(windows_col)
-    checked = F.when(F.size(window) != width, F.raise_error(F.lit(f"count_windows: a window of column {windows_col!r} has not {width} tokens"))).otherwise(window)
+    checked = (F.when(F.size(window) != width, F.raise_error(F.lit(f"count_windows: a window of column {windows_col!r} has not {width} tokens")))
+               # a null centre would be counted as a label None, a null context word as the subset's wildcard
+               .when(F.exists(window, lambda t: t.isNull()), F.raise_error(F.lit(f"count_windows: a window of column {windows_col!r} has a null token")))
+               .otherwise(window))
     base = df.select(checked.alias("w"), checked_weight(df, weight_col, "count_windows").alias("n"))
     null = F.lit(None).cast("string")
     events = F.array(*[

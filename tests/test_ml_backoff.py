@@ -108,6 +108,10 @@ def test_bad_windows_and_weights_are_refused(spark):
     short = spark.createDataFrame([(["a", "b", "c"], 1)], "window ARRAY<STRING>, n BIGINT")
     with pytest.raises(Exception, match="has not 5 tokens"):
         CountingBackoff(weightCol="n").fit(short)
+    for window in (["a", "b", None, "d", "e"], ["a", None, "affect", "d", "e"]):  # a label None; a wildcard context
+        holed = spark.createDataFrame([(["x", "y", "effect", "z", "w"], 1), (window, 1)], "window ARRAY<STRING>, n BIGINT")
+        with pytest.raises(Exception, match="has a null token"):
+            CountingBackoff().fit(holed)
     negative = spark.createDataFrame([(["a", "b", "affect", "d", "e"], -1)], "window ARRAY<STRING>, n BIGINT")
     with pytest.raises(Exception, match="negative"):
         CountingBackoff(weightCol="n").fit(negative)
