@@ -216,6 +216,7 @@ def test_capabilities_resolve_auto():
         ({"task": "naive_bayes", "lowercase": "false"}, "^lowercase applies to backoff tasks"),
         ({"broadcast_limit_mb": "64"}, "^broadcast_limit_mb applies to naive Bayes tasks"),
         ({"task": "naive_bayes", "confusion_set": "their,there", "check.factor": "5"}, "^confusion_set, check.factor apply to backoff tasks"),
+        ({"task": "naive_bayes", "worked_examples": "_ not _ _"}, "^worked_examples applies to backoff tasks"),
     ],
 )
 def test_a_setting_of_the_other_task_is_refused(overrides, message):
