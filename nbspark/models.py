@@ -188,9 +188,9 @@ class BackoffPredictor:
     def flags(self, text: str, factor: float | None = None, rule: str | None = None) -> list[dict]:
         """The confusion-set words of ``text`` that another word of their set beats by at least
         ``factor`` times under the decision ``rule`` (``rules``; both default to the model's check
-        settings): ``line`` and ``column`` (1-based, in characters), ``written``, ``suggestion``,
-        ``ratio`` (inf when the written word scores 0), ``level`` and ``snippet``. A word whose
-        context no level has seen is not flagged."""
+        settings): ``line`` and ``column`` (1-based, in characters), ``written``, ``suggestion`` (in
+        the written word's case), ``ratio`` (inf when the written word scores 0), ``level`` and
+        ``snippet``. A word whose context no level has seen is not flagged."""
         spans = [(m.start(), m.group()) for m in TOKEN_RE.finditer(text)]
         tokens = [t.lower() if self.lowercase else t for _, t in spans]
         out = []
@@ -205,9 +205,16 @@ class BackoffPredictor:
             start = spans[index][0]
             line = text.count("\n", 0, start) + 1
             column = start - (text.rfind("\n", 0, start) + 1) + 1
-            out.append({"line": line, "column": column, "written": spans[index][1], "suggestion": verdict.suggestion,
+            out.append({"line": line, "column": column, "written": spans[index][1], "suggestion": _cased(verdict.suggestion, spans[index][1]),
                         "ratio": verdict.ratio, "level": verdict.level, "snippet": _snippet(text, start, len(spans[index][1]))})
         return out
+
+
+def _cased(word: str, like: str) -> str:
+    """``word`` in the case of the written ``like``: "There" for "Their", "THERE" for "THEIR"."""
+    if like.isupper() and len(like) > 1:
+        return word.upper()
+    return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
 def _batch(items, what: str) -> list:

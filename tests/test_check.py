@@ -34,6 +34,9 @@ def test_flags_positions_and_ratios(model_dir):
         (3, 15, "effect", "affect", float("inf"), "ABDE"),  # effect never seen there
     ]
     assert flags[0]["snippet"] == "It would not effect the outcome."
+    # the suggestion takes the written word's case (the model counts lower-cased words)
+    shouted = nbspark.load(model_dir).flags("WOULD NOT EFFECT THE OUTCOME. Would not Effect the outcome.", factor=5, rule="chain")
+    assert [(f["written"], f["suggestion"]) for f in shouted] == [("EFFECT", "AFFECT"), ("Effect", "Affect")]
 
 
 def test_the_factor_edge(model_dir):
