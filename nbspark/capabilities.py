@@ -21,6 +21,7 @@ from .errors import ConfigError
 __all__ = [
     "BACKOFF_FORMATS",
     "ENGINES",
+    "INPUT_SETTINGS",
     "NB_TABLE_FORMATS",
     "NB_TEXT_FORMATS",
     "SCORERS",
@@ -42,12 +43,35 @@ ENGINES = ("auto", "pairs", "combine", "dataframe", "arrow")
 SCORERS = ("auto", "broadcast", "join", "arrow")
 
 
+_HOLDOUT_FORMATS = ("tsv", "sms", "csv", "parquet", "sklearn")  # no split of their own: a seeded hold-out
+_GOOGLE = ("google_v2", "google_v3")
+#: The input settings each format reads; any other format would ignore them, so it refuses them
+#: away from their defaults (which a shown config writes for every input).
+INPUT_SETTINGS = {
+    "splits": ("reuters", "reuters_topics") + _HOLDOUT_FORMATS, "holdout": _HOLDOUT_FORMATS, "seed": _HOLDOUT_FORMATS,
+    **dict.fromkeys(("year_min", "year_max", "min_count", "pos", "whole_file_mb"), _GOOGLE), "document": ("text",),
+}
+
+
+def _input_settings_problem(spec, part: str) -> str | None:
+    import dataclasses
+
+    unused = [f"{part}.{f.name} (read by {', '.join(INPUT_SETTINGS[f.name])})" for f in dataclasses.fields(spec)
+              if f.name in INPUT_SETTINGS and spec.format not in INPUT_SETTINGS[f.name] and getattr(spec, f.name) != f.default]
+    if unused:
+        return f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to {part}.format {spec.format!r}"
+    if spec.format in _HOLDOUT_FORMATS and spec.splits and not spec.holdout:
+        return f"{part}.splits: {spec.format} input has no split of its own; set {part}.holdout (and {part}.seed) to use splits"
+    return None
+
+
 def _format_problem(cfg, part: str) -> str | None:
-    fmt = getattr(cfg, part).format
+    spec = getattr(cfg, part)
+    fmt = spec.format
     if cfg.task == "backoff":
         if fmt not in BACKOFF_FORMATS:
             return f"{part}.format {fmt!r} is not a backoff input ({', '.join(BACKOFF_FORMATS)}); naive Bayes inputs need task = \"naive_bayes\""
-        return None
+        return _input_settings_problem(spec, part)
     wanted = NB_TEXT_FORMATS if cfg.nb.model in TEXT_MODELS else NB_TABLE_FORMATS
     if fmt not in wanted:
         if cfg.nb.model == "bernoulli" and fmt in NB_TABLE_FORMATS:
@@ -55,7 +79,7 @@ def _format_problem(cfg, part: str) -> str | None:
                     "nb.model = categorical (or mixed) with nb.bernoulli_columns")
         kind = "text" if cfg.nb.model in TEXT_MODELS else "a table"
         return f"nb.model {cfg.nb.model} needs {kind} ({', '.join(wanted)}), but {part}.format is {fmt!r}"
-    return None
+    return _input_settings_problem(spec, part)
 
 
 def _arrow_text_problem(spec, nb, what: str) -> str | None:

@@ -197,8 +197,6 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
     mode, keep = cfg.mode, cfg.max_bad_examples
     sc = spark.sparkContext
     if spec.format in ("tsv", "sms"):
-        if spec.splits and not holdout:
-            raise InputError(f"{spec.format} input has no split of its own: set holdout (and seed) to use splits")
         lines = ngram_lines(sc, list(inputs.files))
         if cfg.partitions:
             lines = lines.repartition(cfg.partitions)

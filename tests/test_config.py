@@ -225,3 +225,24 @@ def test_a_setting_of_the_other_task_is_refused(overrides, message):
     with pytest.raises(ConfigError, match=message):
         load_config(None, overrides)
     assert load_config(None, {"task": "naive_bayes", "nb.alpha": "0.5", "confusion_set": "affect,effect"}).nb.alpha == 0.5
+
+
+@pytest.mark.parametrize(
+    "overrides, problem",
+    [
+        ({"test.holdout": "0.2"}, "test.holdout (read by tsv, sms, csv, parquet, sklearn) does not apply to test.format 'reuters'"),
+        ({"train.splits": "TRAIN", "train.seed": "3"}, "train.splits (read by reuters, reuters_topics, tsv, sms, csv, parquet, sklearn), "
+         "train.seed (read by tsv, sms, csv, parquet, sklearn) do not apply to train.format 'ngrams'"),
+        ({"train.format": "text", "train.path": "x", "train.year_min": "1990"}, "train.year_min (read by google_v2, google_v3) does not apply"),
+        ({"test.document": "paragraph"}, "test.document (read by text) does not apply to test.format 'reuters'"),
+        ({**NB_SMS, "train.holdout": "0", "train.splits": "train"}, "train.splits: sms input has no split of its own; set train.holdout"),
+    ],
+)
+def test_an_input_setting_its_format_ignores_is_refused(overrides, problem):
+    """An input setting the format would ignore is refused before a job starts (a backoff test
+    input took test.holdout = 0.2 and classified every story); its default stays allowed."""
+    from nbspark.capabilities import test_problem, train_problem
+
+    cfg = load_config(None, overrides)
+    assert problem in (train_problem(cfg) or "") + (test_problem(cfg) or "")
+    assert train_problem(load_config(None, {})) is None and test_problem(load_config(None, {})) is None
