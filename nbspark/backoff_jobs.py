@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from .backoff import parse_pattern, predict
-from .capabilities import resolve_scoring
+from .capabilities import resolve_scoring, training_overlap
 from .classifying import Scored, write_results
 from .config import ExperimentConfig, position_letters
 from .counting import count_events
@@ -116,6 +116,7 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, 
     out = check_output(out, overwrite, [inputs.root, model_dir])
     resolve_scoring(cfg)  # refuses a test input or scorer that cannot apply
     manifest = load_backoff_manifest(model_dir)
+    overlap = training_overlap(manifest, inputs)  # test records that are training records: refused
     mcfg, letters = manifest["config"], manifest["letters"]
     missing = [s for s in cfg.backoff if s not in manifest["subsets"]]
     if missing:
@@ -157,7 +158,7 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, 
         metrics["worked_examples"] = worked_examples(model, cfg.worked_examples, width)
         return metrics
 
-    extra = {"model": str(model_dir), "test_input": str(inputs.root)}
+    extra = {"model": str(model_dir), "test_input": str(inputs.root), "test_is_training_data": overlap == "all"}
     result = Scored(predictions, lambda: {"input_stats": stats, "malformed_examples": bad}, release)
     return write_results(spark, out, result, metrics_of, format_classify_report, extra, started)
 

@@ -33,6 +33,7 @@ __all__ = [
     "scoring_problem",
     "test_problem",
     "train_problem",
+    "training_overlap",
 ]
 
 BACKOFF_FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters", "text")
@@ -205,3 +206,43 @@ def resolve_scoring(cfg, model_bytes: int = 0) -> str:
             return "join"
         return "arrow" if cfg.mode == "permissive" and scoring_problem(cfg, "arrow") is None else "broadcast"
     return cfg.scoring
+
+
+def _part(fmt: str, splits, holdout: float, seed: int):
+    """The records an input keeps of its files: None for every record, else what picks them."""
+    if fmt in _HOLDOUT_FORMATS:
+        return None if not holdout or not splits else ((holdout, seed), frozenset(splits))
+    if fmt in ("reuters", "reuters_topics"):  # LEWISSPLIT
+        return None if not splits else ((), frozenset(splits))
+    return None
+
+
+def training_overlap(manifest: dict, inputs) -> str:
+    """How the test records of ``inputs`` meet the records the model counted: ``"none"`` (other
+    files, or disjoint parts of the same files) or ``"all"`` (both read every record of the same
+    files: accuracy on the training data, which the report says). Any other overlap is refused
+    (``ConfigError``): it would score training records as test records, in silence."""
+    trained_on = set()
+    for counted in [manifest.get("inputs") or {}] + [u["inputs"] for u in manifest.get("updates", [])]:
+        trained_on |= set(counted.get("files") or [counted.get("root")])
+    shared = sorted(trained_on & set(map(str, inputs.files or [inputs.root])))
+    train, test = manifest["config"]["train"], inputs.spec
+    if not shared or train["format"] != test.format:
+        return "none"
+    what = shared[0] + (f" and {len(shared) - 1} more file(s)" if len(shared) > 1 else "")
+    a = _part(train["format"], train["splits"], train["holdout"], train["seed"])
+    b = _part(test.format, test.splits, test.holdout, test.seed)
+    if a is None and b is None:
+        return "all"
+    if a is not None and b is not None and a[0] == b[0] and not a[1] & b[1]:
+        return "none"
+    if a is None:
+        why = "the model was trained on every record of it: train on a part (train.splits) or test other data"
+    elif b is None:
+        why = f"the model was trained on its part {sorted(a[1])} (train.splits): set test.splits to the other part"
+    elif a[0] != b[0]:
+        why = (f"test.holdout, test.seed = {test.holdout}, {test.seed} split it otherwise than the model's training did "
+               f"({a[0][0]}, {a[0][1]}): use the same holdout and seed")
+    else:
+        why = f"test.splits share {sorted(a[1] & b[1])} with the model's train.splits"
+    raise ConfigError(f"the test input reads records the model was trained on ({what}): {why}")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .tables import staged_output, write_json
 from .storage import Location
 
-__all__ = ["Scored", "write_results"]
+__all__ = ["Scored", "results_report", "write_results"]
 
 
 @dataclass
@@ -44,12 +44,19 @@ def write_results(spark, out: Location, scored: Scored, metrics_of: Callable, re
             metrics.update(stats)
             metrics["seconds"] = round(time.time() - started, 2)
             write_json(stage / "metrics.json", metrics)
-            (stage / "report.txt").write_text(report_of(metrics) + "\n")
+            (stage / "report.txt").write_text(results_report(report_of, metrics) + "\n")
             if files_of is not None:
                 files_of(stage, metrics)
     finally:
         scored.release()
     return metrics
+
+
+def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
+    """The report of a classify job's ``metrics``, as report.txt holds it and the command prints it."""
+    note = ("\n\nnote: the test records are the records the model was trained on: this is accuracy on the "
+            "training data, not on held-out data") if metrics.get("test_is_training_data") else ""
+    return report_of(metrics) + note
 
 
 def _few_files(spark, predictions):

@@ -212,7 +212,8 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
 
     def body():
         from .backoff_jobs import classify, load_backoff_manifest
-        from .capabilities import resolve_scoring
+        from .capabilities import resolve_scoring, training_overlap
+        from .classifying import results_report
         from .inputs import resolve_input
         from .metrics import format_classification_report
         from .nb_jobs import classify_nb, load_nb_manifest, model_settings
@@ -224,13 +225,14 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         manifest = (load_nb_manifest if nb else load_backoff_manifest)(model)
         resolve_scoring(model_settings(manifest, cfg, explicit) if nb else cfg)  # a test input or scorer that cannot apply
         inputs = resolve_input(cfg.test, args.data_dir)
+        training_overlap(manifest, inputs)  # ... or test records that are training records
         out = check_output(args.out or cfg.results_dir, args.overwrite, [inputs.root, model])
         with _spark(f"nbspark-classify-{cfg.name}") as spark:
             if nb:
                 metrics = classify_nb(spark, cfg, model, inputs, out, overrides=explicit, overwrite=args.overwrite)
             else:
                 metrics = classify(spark, cfg, model, inputs, out, overwrite=args.overwrite)
-        print((format_classification_report if nb else format_classify_report)(metrics))
+        print(results_report(format_classification_report if nb else format_classify_report, metrics))
         print(f"results written to {out}")
 
     return _run(prog, body)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from .capabilities import TEXT_MODELS, resolve_scoring
+from .capabilities import TEXT_MODELS, resolve_scoring, training_overlap
 from .classifying import write_results
 from .config import ExperimentConfig
 from .errors import ConfigError
@@ -110,6 +110,7 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
     model_dir = location(model_dir)
     out = check_output(out, overwrite, [inputs.root, model_dir])
     manifest = load_nb_manifest(model_dir)
+    overlap = training_overlap(manifest, inputs)  # test records that are training records: refused
     cfg = model_settings(manifest, cfg, overrides)
     text_model = manifest["model"] in TEXT_MODELS
     binary = _binary(cfg, tuple(sorted(manifest["label_counts"])))
@@ -142,6 +143,7 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
         "scoring": scoring,
         "smoothing": {k: getattr(cfg.nb, k) for k in (SMOOTHING if not text_model else ("alpha", "prior_alpha", "unseen", "preset"))},
         "test_input": str(inputs.root),
+        "test_is_training_data": overlap == "all",
         "broadcast_bytes": None if model is None else model.nbytes(),
         "classes": list(classes),
     }

@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -246,3 +247,49 @@ def test_an_input_setting_its_format_ignores_is_refused(overrides, problem):
     cfg = load_config(None, overrides)
     assert problem in (train_problem(cfg) or "") + (test_problem(cfg) or "")
     assert train_problem(load_config(None, {})) is None and test_problem(load_config(None, {})) is None
+
+
+def _trained(fmt, files, splits=(), holdout=0.0, seed=0):
+    return {"config": {"train": {"format": fmt, "splits": list(splits), "holdout": holdout, "seed": seed}},
+            "inputs": {"format": fmt, "root": files[0], "files": list(files)}}
+
+
+def _test_input(fmt, files, splits=(), holdout=0.0, seed=0):
+    from nbspark.inputs import Inputs
+    from nbspark.storage import Location
+
+    spec = InputSpec(fmt, files[0], tuple(splits), holdout, seed)
+    return Inputs(spec, Location("file:" + files[0], None), tuple(Location("file:" + f, None) for f in files))
+
+
+@pytest.mark.parametrize(
+    "trained, tested, answer",
+    [
+        # the shipped experiments: disjoint parts of the same files, or other files
+        (("sms", ["/d/sms"], ["train"], 0.2, 42), ("sms", ["/d/sms"], ["test"], 0.2, 42), "none"),
+        (("reuters", ["/d/r0.sgm", "/d/r1.sgm"], ["TRAIN"]), ("reuters", ["/d/r1.sgm"], ["TEST"]), "none"),
+        (("ngrams", ["/d/aeffect-train.txt"]), ("reuters", ["/d/r0.sgm"]), "none"),
+        # every record of the same file, on both sides: training accuracy, said in the report
+        (("csv", ["/d/weather.csv"]), ("csv", ["/d/weather.csv"]), "all"),
+        # anything else scores training records as test records
+        (("sms", ["/d/sms"], ["train"], 0.2, 42), ("sms", ["/d/sms"], ["test"], 0.2, 7),
+         "test.holdout, test.seed = 0.2, 7 split it otherwise than the model's training did (0.2, 42)"),
+        (("sms", ["/d/sms"], ["train"], 0.2, 42), ("sms", ["/d/sms"], ["test"], 0.3, 42), "use the same holdout and seed"),
+        (("sms", ["/d/sms"], ["train"], 0.2, 42), ("sms", ["/d/sms"], ["train", "test"], 0.2, 42), "test.splits share ['train']"),
+        (("sms", ["/d/sms"], ["train"], 0.2, 42), ("sms", ["/d/sms"]), "trained on its part ['train'] (train.splits)"),
+        (("csv", ["/d/w.csv"]), ("csv", ["/d/w.csv"], ["test"], 0.2, 1), "the model was trained on every record of it"),
+        (("reuters", ["/d/r0.sgm", "/d/r1.sgm"], ["TRAIN"]), ("reuters", ["/d/r1.sgm", "/d/r0.sgm"]),
+         "records the model was trained on (/d/r0.sgm and 1 more file(s))"),
+    ],
+)
+def test_test_records_that_are_training_records_are_refused(trained, tested, answer):
+    """A classify run whose test records include records the model counted is refused before Spark
+    starts (a seed typed differently gave an accuracy measured mostly on training records)."""
+    from nbspark.capabilities import training_overlap
+
+    manifest, inputs = _trained(*trained), _test_input(*tested)
+    if answer in ("none", "all"):
+        assert training_overlap(manifest, inputs) == answer
+    else:
+        with pytest.raises(ConfigError, match=re.escape(answer)):
+            training_overlap(manifest, inputs)

@@ -169,6 +169,8 @@ def test_a_csv_cell_is_its_text_in_training_as_in_classify(spark, tmp_path, caps
     assert weights[("flag", "TRUE")][0] == pytest.approx(3 / 5) and weights[("flag", "FALSE")][1] == pytest.approx(2 / 4)
     metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r")
     assert metrics["documents"] == 5 and metrics["unknown_features"] == 0 and metrics["unknown_label_count"] == 0
+    # the test rows are the training rows: allowed, and the report says so
+    assert metrics["test_is_training_data"] and "accuracy on the training data" in (tmp_path / "r" / "report.txt").read_text()
     with table.open() as f:
         records = list(csv.DictReader(f))
     right = sum(p == r["grade"] for p, r in zip(loaded.predict(records), records))
@@ -177,6 +179,25 @@ def test_a_csv_cell_is_its_text_in_training_as_in_classify(spark, tmp_path, caps
     with pytest.raises(ValueError, match=r"row 0, column 'flag': True is not a value the model saw there \('FALSE', 'TRUE'\)"):
         loaded.predict([{"flag": True, "size": 2}])
     assert loaded.predict_proba([{"flag": "TRUE", "size": 2}]) == pytest.approx(loaded.predict_proba([{"flag": "TRUE", "size": "2"}]))
+
+
+def test_classify_refuses_a_test_part_that_holds_training_records(spark, fixtures, tmp_path, capsys):
+    """Trained on the seeded part "train" of china_train.tsv, tested on its part "test" under
+    another seed: refused before any work, in one line (exit 2); the same seed runs."""
+    from nbspark.cli import classify_main
+
+    path = fixtures / "china_train.tsv"
+    split = {"train.path": str(path), "train.holdout": "0.5", "train.seed": "1", "train.splits": "train"}
+    cfg = china_cfg(fixtures, tmp_path, **split)
+    fit(spark, cfg, tmp_path / "model")
+    test = ["--set", "task=naive_bayes", "--set", "nb.tokenizer=words", "--set", "test.format=tsv", "--set", f"test.path={path}",
+            "--set", "test.holdout=0.5", "--set", "test.splits=test", "--model", str(tmp_path / "model")]
+    assert classify_main([*test, "--set", "test.seed=2", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"classify.py: error: the test input reads records the model was trained on ({path}): test.holdout, "
+                   "test.seed = 0.5, 2 split it otherwise than the model's training did (0.5, 1): use the same holdout and seed"]
+    assert not (tmp_path / "r").exists()
+    assert classify_main([*test, "--set", "test.seed=1", "--out", str(tmp_path / "r")]) == 0
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
