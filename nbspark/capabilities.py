@@ -155,7 +155,7 @@ def _other_task_settings(cfg) -> list[str]:
         pairs = [(f"nb.{f.name}", getattr(cfg.nb, f.name), f.default) for f in dataclasses.fields(NBSpec)]
         pairs.append(("broadcast_limit_mb", cfg.broadcast_limit_mb, default["broadcast_limit_mb"]))  # naive Bayes' auto scoring
     else:
-        keys = ("confusion_set", "confusion_sets", "width", "lowercase", "backoff", "extra_subsets", "worked_examples")  # nb.tokenizer: the case
+        keys = ("confusion_set", "confusion_sets", "width", "lowercase", "backoff", "extra_subsets", "worked_examples", "sample_seed")  # nb.tokenizer: the case
         pairs = [(k, getattr(cfg, k), default[k]) for k in keys]
         pairs += [(f"check.{f.name}", getattr(cfg.check, f.name), f.default) for f in dataclasses.fields(CheckSpec)]
     return [name for name, value, default in pairs if value != default]

@@ -218,6 +218,7 @@ def test_capabilities_resolve_auto():
         ({"broadcast_limit_mb": "64"}, "^broadcast_limit_mb applies to naive Bayes tasks"),
         ({"task": "naive_bayes", "confusion_set": "their,there", "check.factor": "5"}, "^confusion_set, check.factor apply to backoff tasks"),
         ({"task": "naive_bayes", "worked_examples": "_ not _ _"}, "^worked_examples applies to backoff tasks"),
+        ({"task": "naive_bayes", "sample_seed": "3"}, "^sample_seed applies to backoff tasks"),
     ],
 )
 def test_a_setting_of_the_other_task_is_refused(overrides, message):
