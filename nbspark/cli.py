@@ -302,7 +302,7 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         fractions = sorted({float(f) for f in args.fractions.split(",")})
     except ValueError:
         parser.error(f"--fractions must be numbers, got {args.fractions!r}")
-    if not fractions or fractions[0] <= 0 or fractions[-1] > 1:
+    if not fractions or not all(0 < f <= 1 for f in fractions):  # NaN too: it would sample nothing
         parser.error("--fractions must lie in (0, 1]")
 
     def body():

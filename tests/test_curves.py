@@ -32,3 +32,13 @@ def test_learning_curve_on_fixtures(spark, fixtures, tmp_path):
     assert (tmp_path / "curve" / "curve.csv").read_text().startswith("fraction,examples,weight")
     assert (tmp_path / "curve" / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not (tmp_path / "curve" / "work").exists()
+
+
+@pytest.mark.parametrize("fractions", ["0,1", "0.5,1.5", "nan", "0.1,nan"])
+def test_fractions_outside_the_unit_interval_are_refused(fractions, capsys):
+    """Before any work (no Spark): NaN passed the old bounds check and sampled nothing."""
+    from nbspark.cli import curve_main
+
+    with pytest.raises(SystemExit) as exit_:
+        curve_main(["--fractions", fractions, "--out", "unused"])
+    assert exit_.value.code == 2 and "--fractions must lie in (0, 1]" in capsys.readouterr().err
