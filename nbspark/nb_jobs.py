@@ -55,14 +55,26 @@ def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) 
     }
 
 
+def _model_columns(manifest: dict, cfg: ExperimentConfig) -> ExperimentConfig:
+    """``cfg`` reading a table with the model's columns, inferred ones too: a new inference over an
+    update's rows could read a column the model counted as categorical as numbers (or the reverse)."""
+    columns = manifest.get("columns") or {}
+    if not columns:
+        return cfg
+    nb = dataclasses.replace(cfg.nb, numeric_columns=tuple(columns.get("numeric", ())), categorical_columns=tuple(columns.get("categorical", ())))
+    return dataclasses.replace(cfg, nb=nb)
+
+
 NAIVE_BAYES = Family(
     kind=NB_KIND,
     count=count_nb,
     ddl=lambda config: COUNT_DDL,
     sums=("n", "sum", "sumsq"),
     unit="documents",
-    update_keys=("nb.model", "nb.tokenizer", "nb.labels", "nb.label_column", "nb.numeric_columns", "nb.categorical_columns"),
+    update_keys=("nb.model", "nb.tokenizer", "nb.labels", "nb.label_column", "nb.numeric_columns", "nb.categorical_columns",
+                 "nb.bernoulli_columns"),
     fields=_fields,
+    update_settings=_model_columns,
 )
 
 
@@ -82,20 +94,15 @@ def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[s
     ``nb.KEY`` is in ``overrides`` (set explicitly for this run). Scoring settings stay the run's."""
     model_nb = manifest["config"]["nb"]
     refuse_unused(manifest["model"], [k[3:] for k in overrides if k.startswith("nb.")], "the model", "nb.")
-    columns = manifest.get("columns") or {}
     fields = {f.name for f in dataclasses.fields(cfg.nb)}
-    values = {
-        **{k: v for k, v in model_nb.items() if k not in SMOOTHING and k not in SCORING and k in fields},
-        "numeric_columns": tuple(columns.get("numeric", ())),
-        "categorical_columns": tuple(columns.get("categorical", ())),
-    }
+    values = {k: v for k, v in model_nb.items() if k not in SMOOTHING and k not in SCORING and k in fields}
     if "nb.preset" in overrides:  # a preset named for this run sets what it names
         overrides = overrides | {f"nb.{k}" for k in ("alpha", "prior_alpha", "unseen")}
     for key in SMOOTHING:
         if f"nb.{key}" not in overrides and key in model_nb:
             values[key] = model_nb[key]
     nb = dataclasses.replace(cfg.nb, **{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
-    return dataclasses.replace(cfg, nb=nb)
+    return _model_columns(manifest, dataclasses.replace(cfg, nb=nb))
 
 
 def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, out: Location,

@@ -35,7 +35,9 @@ class Family:
     ``sums``: the count columns (added on update); ``unit``: the statistic that must be > 0
     (``"examples"``, ``"documents"``); ``update_keys``: settings that must equal the model's on
     update; ``fields(spark, cfg, counted, written, updated) -> dict``: the family's manifest fields;
-    ``check_old(old_manifest, cfg)``: further refusals of an update (``InputError``).
+    ``check_old(old_manifest, cfg)``: further refusals of an update (``InputError``);
+    ``update_settings(old_manifest, cfg) -> cfg``: what an update counts with, where the model
+    settled something the run's config leaves open (the manifest still records the run's config).
     """
 
     kind: str
@@ -46,6 +48,7 @@ class Family:
     update_keys: tuple[str, ...]
     fields: Callable
     check_old: Callable | None = None
+    update_settings: Callable | None = None
 
 
 def read_counts(spark, model_dir: Location, family: Family, manifest: dict):
@@ -102,7 +105,8 @@ def train_model(spark, cfg, inputs, out: Location, family: Family, update: bool 
             family.check_old(old, cfg)
         _check_recount(old, inputs, force)
     log.info("counting %s with the %s engine", inputs.root, resolve_engine(cfg))
-    counted: Counted = family.count(spark, cfg, inputs)
+    counting = family.update_settings(old, cfg) if old is not None and family.update_settings is not None else cfg
+    counted: Counted = family.count(spark, counting, inputs)
     try:
         if not counted.stats.get(family.unit):
             raise InputError(f"{inputs.root}: no training {family.unit} ({_why_empty(cfg)}); nothing written")

@@ -103,3 +103,26 @@ def test_nb_update_refuses_other_table_columns(spark, fixtures, tmp_path):
     other = load_config(None, {**base, "train.path": str(fixtures / "weather.csv"), "nb.numeric_columns": "temperature"})
     with pytest.raises(InputError, match=r"counted with nb.numeric_columns = \['temperature', 'humidity'\], this run has \['temperature'\]"):
         train_nb(spark, other, resolve_input(other.train, None), tmp_path / "m", update=True)
+
+
+def test_nb_update_reads_a_table_with_the_models_inferred_columns(spark, fixtures, tmp_path):
+    """No columns named: the first half of the weather table infers temperature as numbers, the
+    second alone (its "warm") as categories. The update reads it with the model's columns, so
+    "warm" is a malformed row, as when the whole table is counted with those columns named; a new
+    inference used to add temperature as a category beside its Gaussian, in silence."""
+    base = {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "train.format": "csv"}
+    lines = (fixtures / "weather.csv").read_text().splitlines(keepends=True)
+    (tmp_path / "a.csv").write_text("".join(lines[:8]))
+    (tmp_path / "b.csv").write_text(lines[0] + "".join(lines[8:]))
+
+    def fit(path, out, update=False, **extra):
+        cfg = load_config(None, {**base, "train.path": str(path), **extra})
+        return train_nb(spark, cfg, resolve_input(cfg.train, None), out, update=update)
+
+    first = fit(tmp_path / "a.csv", tmp_path / "ab")
+    assert first["columns"] == {"numeric": ["temperature", "humidity"], "categorical": ["outlook", "windy"]}
+    assert fit(tmp_path / "b.csv", tmp_path / "alone")["columns"]["categorical"] == ["outlook", "temperature", "windy"]
+    updated = fit(tmp_path / "b.csv", tmp_path / "ab", update=True)
+    assert updated["columns"] == first["columns"] and updated["stats"]["malformed.numeric"] == 1
+    fit(fixtures / "weather.csv", tmp_path / "all", **{"nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy"})
+    assertDataFrameEqual(table(spark, tmp_path / "ab", COUNT_DDL), table(spark, tmp_path / "all", COUNT_DDL), checkRowOrder=False, rtol=1e-12)
