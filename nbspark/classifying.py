@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .runstats import where
 from .tables import staged_output, write_json
 from .storage import Location
 
@@ -53,10 +54,20 @@ def write_results(spark, out: Location, scored: Scored, metrics_of: Callable, re
 
 
 def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
-    """The report of a classify job's ``metrics``, as report.txt holds it and the command prints it."""
-    note = ("\n\nnote: the test records are the records the model was trained on: this is accuracy on the "
-            "training data, not on held-out data") if metrics.get("test_is_training_data") else ""
-    return report_of(metrics) + note
+    """The report of a classify job's ``metrics``, as report.txt holds it and the command prints it:
+    the task's report, then what the scores left out (skipped records, unseen features)."""
+    stats, notes = metrics.get("input_stats") or {}, []
+    if stats.get("malformed"):
+        reasons = ", ".join(f"{k.split('.', 1)[1]}={v:,}" for k, v in sorted(stats.items()) if k.startswith("malformed."))
+        notes.append(f"malformed records skipped: {stats['malformed']:,}" + (f" ({reasons})" if reasons else ""))
+        notes += [f"  {where(b['source'], b['offset'], b.get('line_number'))} ({b['reason']}): {b['line'][:100]!r}"
+                  for b in metrics.get("malformed_examples", [])[:3]]
+    if metrics.get("unknown_features"):
+        notes.append(f"tokens or values the model never saw (left out of the scores): {metrics['unknown_features']:,}")
+    if metrics.get("test_is_training_data"):
+        notes.append("note: the test records are the records the model was trained on: this is accuracy on the "
+                     "training data, not on held-out data")
+    return "\n".join([report_of(metrics)] + ([""] + notes if notes else []))
 
 
 def _few_files(spark, predictions):

@@ -71,3 +71,23 @@ def test_unseen_gold_label_is_an_error_not_a_crash():
     m = classification_metrics([(("new",), ("a",), 2), (("a",), ("a",), 2)], ("a",))
     assert m["accuracy"] == 0.5 and m["unseen_gold_labels"] == ["new"]
     assert "never seen in training" in format_classification_report(m)
+
+
+def test_a_classify_report_says_what_the_scores_left_out():
+    """Skipped records (with the first ones), unseen features and training-data accuracy follow the
+    task's report, in report.txt and on the command line alike; a clean run adds nothing."""
+    from nbspark.classifying import results_report
+
+    metrics = {
+        "input_stats": {"rows_read": 15, "malformed": 2, "malformed.numeric": 1, "malformed.label": 1},
+        "malformed_examples": [{"source": "table", "offset": 14, "reason": "numeric", "line": "{'temperature': 'warm'}"}],
+        "unknown_features": 3, "test_is_training_data": True,
+    }
+    assert results_report(lambda m: "REPORT", metrics).splitlines() == [
+        "REPORT", "",
+        "malformed records skipped: 2 (label=1, numeric=1)",
+        "  table row 14 (numeric): \"{'temperature': 'warm'}\"",
+        "tokens or values the model never saw (left out of the scores): 3",
+        "note: the test records are the records the model was trained on: this is accuracy on the training data, not on held-out data",
+    ]
+    assert results_report(lambda m: "REPORT", {"input_stats": {"rows_read": 15}, "unknown_features": 0}) == "REPORT"
