@@ -79,14 +79,17 @@ def _config(args, parser):
 
 @contextmanager
 def _spark(app: str):
-    """The job's SparkSession (JOB_SPARK_DEFAULTS where nothing else set them), stopped on exit."""
-    from .session import get_spark
+    """The job's SparkSession (JOB_SPARK_DEFAULTS where nothing else set them), stopped on exit
+    unless it was there before (a command called in a notebook's or a test's process)."""
+    from .session import active_session, get_spark
 
+    before = active_session()
     spark = get_spark(app, defaults=JOB_SPARK_DEFAULTS, local_defaults=LOCAL_SPARK_DEFAULTS)
     try:
         yield spark
     finally:
-        spark.stop()
+        if before is None:
+            spark.stop()
 
 
 def job_failure(exc: BaseException) -> str | None:

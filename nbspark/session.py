@@ -7,7 +7,7 @@ default applies (``local[*]``).
 
 from __future__ import annotations
 
-__all__ = ["get_spark"]
+__all__ = ["active_session", "get_spark"]
 
 
 def _import_pyspark():
@@ -18,6 +18,14 @@ def _import_pyspark():
         import findspark
 
         findspark.init()
+
+
+def active_session():
+    """The SparkSession already running in this process (a notebook's, a test's), or None."""
+    _import_pyspark()
+    from pyspark.sql import SparkSession
+
+    return SparkSession.getActiveSession()
 
 
 def get_spark(app_name: str, conf: dict[str, str] | None = None, defaults: dict[str, str] | None = None,
