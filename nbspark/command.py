@@ -172,8 +172,8 @@ def check_main(argv: list[str]) -> int:
         if args.evaluate:
             return _evaluate(model, args)
         for name in args.files:
-            text = _read_text(name)
-            if replaced := text.count("\ufffd"):  # checked all the same, but never in silence
+            text, replaced = _read_text(name)
+            if replaced:  # checked all the same, but never in silence
                 print(f"nbspark check: {'<stdin>' if name == '-' else name}: {replaced:,} undecodable byte sequence(s) "
                       "read as U+FFFD: is it UTF-8?", file=sys.stderr)
             for flag in model.flags(text, args.factor, args.rule):
@@ -220,14 +220,17 @@ def _evaluate(model, args) -> int:
     return 0
 
 
-def _read_text(name: str) -> str:
-    """A text file (``-``: stdin) as UTF-8 (undecodable bytes become U+FFFD, as the jobs read text); ``.gz`` too."""
+def _read_text(name: str) -> tuple[str, int]:
+    """A text file (``-``: stdin; ``.gz`` too) as UTF-8, undecodable bytes read as U+FFFD as the jobs
+    read text; and how many such sequences there were (a U+FFFD the file itself holds is not one)."""
     import gzip
 
     from .storage import location
 
     data = sys.stdin.buffer.read() if name == "-" else location(name).read_bytes()
-    return (gzip.decompress(data) if name.endswith(".gz") else data).decode("utf-8", "replace")
+    data = gzip.decompress(data) if name.endswith(".gz") else data
+    text = data.decode("utf-8", "replace")
+    return text, text.count("\ufffd") - data.count("\ufffd".encode())
 
 
 def _flag_line(f: dict) -> str:
