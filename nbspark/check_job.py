@@ -13,7 +13,7 @@ import time
 
 from .counting import Tally
 from .faults import maybe_inject
-from .readers import list_files, sgml_texts
+from .readers import decode_text, list_files, sgml_texts
 from .tables import staged_output, write_json
 from .storage import Location, location
 
@@ -24,15 +24,13 @@ FLAG_DDL = ("file STRING NOT NULL, line INT NOT NULL, column INT NOT NULL, writt
 
 
 def _check_files(records, shared, factor, rule, tally):
-    import gzip
-
     maybe_inject()
     model = shared.value
     counts = {"files": 0, "decode_replacements": 0, "flags": 0}
     for name, data in records:  # readers.sgml_texts names each file by its local path
-        text = (gzip.decompress(data) if name.endswith(".gz") else data).decode("utf-8", "replace")
+        text, replaced = decode_text(data, name)
         counts["files"] += 1
-        counts["decode_replacements"] += text.count("\ufffd")
+        counts["decode_replacements"] += replaced
         for flag in model.flags(text, factor, rule):
             counts["flags"] += 1
             yield (name, flag["line"], flag["column"], flag["written"], flag["suggestion"], float(flag["ratio"]), flag["level"], flag["snippet"])

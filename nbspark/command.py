@@ -157,7 +157,7 @@ def check_main(argv: list[str]) -> int:
                         "LanguageTool's protocol, a table per factor, evaluation.json and pr.png in --out")
     parser.add_argument("--out", metavar="DIR", help="with --evaluate: where evaluation.json and pr.png go")
     parser.add_argument("--overwrite", action="store_true", help="with --evaluate: replace an earlier evaluation in --out")
-    parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files ('-' reads stdin)")
+    parser.add_argument("files", nargs="*", metavar="FILE", help="UTF-8 text files or directories of them ('-' reads stdin; .gz read too)")
     args = parser.parse_args(argv)
     check_factor(parser, args)
     if bool(args.evaluate) == bool(args.files) or (args.evaluate and not args.out):
@@ -171,14 +171,12 @@ def check_main(argv: list[str]) -> int:
             raise ValueError(f"{args.model}: a naive Bayes model; nbspark check needs a backoff model")
         if args.evaluate:
             return _evaluate(model, args)
-        for name in args.files:
-            text, replaced = _read_text(name)
+        for name, text, replaced in _texts(args.files):
             if replaced:  # checked all the same, but never in silence
-                print(f"nbspark check: {'<stdin>' if name == '-' else name}: {replaced:,} undecodable byte sequence(s) "
-                      "read as U+FFFD: is it UTF-8?", file=sys.stderr)
+                print(f"nbspark check: {name}: {replaced:,} undecodable byte sequence(s) read as U+FFFD: is it UTF-8?", file=sys.stderr)
             for flag in model.flags(text, args.factor, args.rule):
                 flagged += 1
-                flag = {"file": "<stdin>" if name == "-" else name, **flag}
+                flag = {"file": name, **flag}
                 if args.json:  # JSON has no infinity: null when the written word was never seen there
                     print(json.dumps({**flag, "ratio": None if flag["ratio"] == float("inf") else flag["ratio"]}, ensure_ascii=False))
                 else:
@@ -220,17 +218,22 @@ def _evaluate(model, args) -> int:
     return 0
 
 
-def _read_text(name: str) -> tuple[str, int]:
-    """A text file (``-``: stdin; ``.gz`` too) as UTF-8, undecodable bytes read as U+FFFD as the jobs
-    read text; and how many such sequences there were (a U+FFFD the file itself holds is not one)."""
-    import gzip
-
+def _texts(names: list[str]):
+    """``(name, text, undecodable sequences)`` of each FILE argument (``readers.decode_text``): ``-``
+    is stdin, and a directory gives its files as the check job lists them (``readers.list_files``)."""
+    from .readers import decode_text, list_files
     from .storage import location
 
-    data = sys.stdin.buffer.read() if name == "-" else location(name).read_bytes()
-    data = gzip.decompress(data) if name.endswith(".gz") else data
-    text = data.decode("utf-8", "replace")
-    return text, text.count("\ufffd") - data.count("\ufffd".encode())
+    for name in names:
+        if name == "-":
+            yield ("<stdin>", *decode_text(sys.stdin.buffer.read(), name))
+            continue
+        files = list_files(location(name))
+        if not files:  # an empty directory is a mistyped path more often than a clean text
+            raise FileNotFoundError(f"{name}: no text files in this directory (names not starting with _ or .)")
+        for f in files:
+            shown = name if f.uri == location(name).uri else str(f)
+            yield (shown, *decode_text(f.read_bytes(), f.name))
 
 
 def _flag_line(f: dict) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import gzip
 import re
 
-__all__ = ["binary_files", "hadoop_escape", "hadoop_input_dir", "line_number", "line_numbers", "list_files", "ngram_lines", "reuters_files", "sgml_texts"]
+__all__ = ["binary_files", "decode_text", "hadoop_escape", "hadoop_input_dir", "line_number", "line_numbers", "list_files", "ngram_lines", "reuters_files", "sgml_texts"]
 
 _GLOB_CHARS = re.compile(r"([\[\]{}*?\\])")
 
@@ -36,6 +36,15 @@ def list_files(path, suffix: str = "") -> list:
         raise FileNotFoundError(f"{path}: no such file or directory")
     # one listing gives the names, kinds, sizes and times: no lookup per file (a request each on an object store)
     return [p for p in path.files() if not p.name.startswith(("_", ".")) and p.name.endswith(suffix)]
+
+
+def decode_text(data: bytes, name: str) -> tuple[str, int]:
+    """A text file's bytes (``.gz`` decompressed) as UTF-8, undecodable bytes read as U+FFFD, and
+    how many such sequences there were (a U+FFFD the file itself holds is not one): the rule of
+    ``nbspark check`` and the check job alike."""
+    data = gzip.decompress(data) if name.endswith(".gz") else data
+    text = data.decode("utf-8", "replace")
+    return text, text.count("\ufffd") - data.count("\ufffd".encode())
 
 
 def reuters_files(path) -> list:

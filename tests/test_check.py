@@ -77,6 +77,25 @@ def test_command_line(model_dir, tmp_path, capsys):
     assert flags[0]["line"] == 3 and flags[0]["ratio"] is None  # at the default factor 50 only the unseen one
 
 
+def test_command_line_checks_a_directory_as_the_job_lists_it(model_dir, tmp_path, capsys):
+    """A directory gives its files in name order, hidden and _ names skipped, .gz read; an empty one
+    is refused rather than reported clean."""
+    import gzip
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "b.txt.gz").write_bytes(gzip.compress(TEXT.encode()))
+    (docs / "a.txt").write_text("It would not effect the outcome.\n")
+    (docs / ".hidden.txt").write_text(TEXT)
+    (docs / "_skip.txt").write_text(TEXT)
+    assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(docs)]) == 0
+    heads = [line.split(" ")[0] for line in capsys.readouterr().out.splitlines()]
+    assert heads == [f"{docs / 'a.txt'}:1:14:", f"{docs / 'b.txt.gz'}:1:14:", f"{docs / 'b.txt.gz'}:3:15:"]
+    (tmp_path / "empty").mkdir()
+    assert main(["check", "--model", str(model_dir), str(tmp_path / "empty")]) == 1
+    assert "no text files in this directory" in capsys.readouterr().err
+
+
 def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, monkeypatch):
     """Latin-1 bytes are read as U+FFFD and the text is still checked, with a line on stderr; stdin
     is read as bytes by the same rule (not a UnicodeDecodeError)."""
