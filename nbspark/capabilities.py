@@ -16,6 +16,8 @@ model's classes × features matrix exceeds ``broadcast_limit_mb``.
 
 from __future__ import annotations
 
+import dataclasses
+
 from .errors import ConfigError
 
 __all__ = [
@@ -46,17 +48,16 @@ SCORERS = ("auto", "broadcast", "join", "arrow")
 
 _HOLDOUT_FORMATS = ("tsv", "sms", "csv", "parquet", "sklearn")  # no split of their own: a seeded hold-out
 _GOOGLE = ("google_v2", "google_v3")
+_OWN_SPLIT_FORMATS = ("reuters", "reuters_topics")  # LEWISSPLIT
 #: The input settings each format reads; any other format would ignore them, so it refuses them
 #: away from their defaults (which a shown config writes for every input).
 INPUT_SETTINGS = {
-    "splits": ("reuters", "reuters_topics") + _HOLDOUT_FORMATS, "holdout": _HOLDOUT_FORMATS, "seed": _HOLDOUT_FORMATS,
+    "splits": _OWN_SPLIT_FORMATS + _HOLDOUT_FORMATS, "holdout": _HOLDOUT_FORMATS, "seed": _HOLDOUT_FORMATS,
     **dict.fromkeys(("year_min", "year_max", "min_count", "pos", "whole_file_mb"), _GOOGLE), "document": ("text",),
 }
 
 
 def _input_settings_problem(spec, part: str) -> str | None:
-    import dataclasses
-
     unused = [f"{part}.{f.name} (read by {', '.join(INPUT_SETTINGS[f.name])})" for f in dataclasses.fields(spec)
               if f.name in INPUT_SETTINGS and spec.format not in INPUT_SETTINGS[f.name] and getattr(spec, f.name) != f.default]
     if unused:
@@ -101,7 +102,7 @@ def engine_problem(cfg, engine: str) -> str | None:
         return f"engine must be one of {', '.join(ENGINES)}, got {engine!r}"
     if cfg.task == "backoff":
         if engine == "dataframe":
-            if cfg.train.format in ("google_v2", "google_v3"):
+            if cfg.train.format in _GOOGLE:
                 return None
             return "engine dataframe counts Google Books files (google_v2, google_v3) and naive Bayes text; use arrow, combine or pairs"
         if cfg.train.format != "ngrams" or cfg.sample < 1.0:
@@ -146,8 +147,6 @@ def config_problems(cfg) -> list[str]:
 
 def _other_task_settings(cfg) -> list[str]:
     """The settings of the other task that ``cfg`` sets away from their defaults: it would ignore them."""
-    import dataclasses
-
     from .config import CheckSpec, ExperimentConfig, NBSpec
 
     default = {f.name: f.default for f in dataclasses.fields(ExperimentConfig)}
@@ -187,7 +186,7 @@ def resolve_engine(cfg) -> str:
     if cfg.engine == "auto":
         if cfg.mode != "permissive":
             return "combine"
-        if cfg.task == "backoff" and cfg.train.format in ("google_v2", "google_v3"):
+        if cfg.task == "backoff" and cfg.train.format in _GOOGLE:
             return "dataframe"
         return "arrow" if engine_problem(cfg, "arrow") is None else "combine"
     return cfg.engine
@@ -212,7 +211,7 @@ def _part(fmt: str, splits, holdout: float, seed: int):
     """The records an input keeps of its files: None for every record, else what picks them."""
     if fmt in _HOLDOUT_FORMATS:
         return None if not holdout or not splits else ((holdout, seed), frozenset(splits))
-    if fmt in ("reuters", "reuters_topics"):  # LEWISSPLIT
+    if fmt in _OWN_SPLIT_FORMATS:
         return None if not splits else ((), frozenset(splits))
     return None
 

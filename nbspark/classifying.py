@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .runstats import where
+from .reports import malformed_lines, malformed_reasons
 from .tables import staged_output, write_json
 from .storage import Location
 
@@ -58,10 +58,9 @@ def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
     the task's report, then what the scores left out (skipped records, unseen features)."""
     stats, notes = metrics.get("input_stats") or {}, []
     if stats.get("malformed"):
-        reasons = ", ".join(f"{k.split('.', 1)[1]}={v:,}" for k, v in sorted(stats.items()) if k.startswith("malformed."))
+        reasons = malformed_reasons(stats)
         notes.append(f"malformed records skipped: {stats['malformed']:,}" + (f" ({reasons})" if reasons else ""))
-        notes += [f"  {where(b['source'], b['offset'], b.get('line_number'))} ({b['reason']}): {b['line'][:100]!r}"
-                  for b in metrics.get("malformed_examples", [])[:3]]
+        notes += malformed_lines(metrics.get("malformed_examples", [])[:3], width=100)
     if metrics.get("unknown_features"):
         notes.append(f"tokens or values the model never saw (left out of the scores): {metrics['unknown_features']:,}")
     if metrics.get("test_is_training_data"):

@@ -228,11 +228,12 @@ def _texts(names: list[str]):
         if name == "-":
             yield ("<stdin>", *decode_text(sys.stdin.buffer.read(), name))
             continue
-        files = list_files(location(name))
+        root = location(name)
+        files = list_files(root)
         if not files:  # an empty directory is a mistyped path more often than a clean text
             raise FileNotFoundError(f"{name}: no text files in this directory (names not starting with _ or .)")
         for f in files:
-            shown = name if f.uri == location(name).uri else str(f)
+            shown = name if f.uri == root.uri else str(f)
             yield (shown, *decode_text(f.read_bytes(), f.name))
 
 

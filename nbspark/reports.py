@@ -11,6 +11,8 @@ __all__ = [
     "format_classify_report",
     "format_curve",
     "format_nb_train_report",
+    "malformed_lines",
+    "malformed_reasons",
     "format_query_report",
     "format_sets_table",
     "format_train_report",
@@ -25,9 +27,8 @@ def format_train_report(manifest: dict, out) -> str:
             f"lines read: {stats['lines_read']:,}   malformed (skipped): {stats.get('malformed', 0):,}   "
             f"not centred on the confusion set: {stats.get('lines_not_in_confusion_set', 0):,}"
         )
-        reasons = {k.split('.', 1)[1]: v for k, v in stats.items() if k.startswith("malformed.")}
-        if reasons:
-            lines.append("malformed by reason: " + ", ".join(f"{k}={v:,}" for k, v in sorted(reasons.items())))
+        if reasons := malformed_reasons(stats):
+            lines.append("malformed by reason: " + reasons)
     shown = {"lines_read", "malformed", "lines_not_in_confusion_set", "stories_read", "stories_used", "examples", "weight", "decode_replacements"}
     other = {k: v for k, v in stats.items() if k not in shown and not k.startswith("malformed.")}
     if other:
@@ -40,11 +41,18 @@ def format_train_report(manifest: dict, out) -> str:
     lines.append("distinct events per subset: " + ", ".join(f"{level_name(k)}={v:,}" for k, v in manifest["distinct_events"].items()))
     if manifest["malformed_examples"]:
         lines.append("first malformed lines:")
-        lines += [
-            f"  {where(b['source'], b['offset'], b['line_number'])} ({b['reason']}): {b['line']!r}"
-            for b in manifest["malformed_examples"]
-        ]
+        lines += malformed_lines(manifest["malformed_examples"])
     return "\n".join(lines)
+
+
+def malformed_reasons(stats: dict) -> str:
+    """``reason=count, …`` of a run's ``malformed.REASON`` statistics, by reason."""
+    return ", ".join(f"{k.split('.', 1)[1]}={v:,}" for k, v in sorted(stats.items()) if k.startswith("malformed."))
+
+
+def malformed_lines(bad: list[dict], width: int | None = None) -> list[str]:
+    """One indented line per first malformed record: where it is, why, and the line (cut to ``width``)."""
+    return [f"  {where(b['source'], b['offset'], b.get('line_number'))} ({b['reason']}): {b['line'][:width]!r}" for b in bad]
 
 
 def format_nb_train_report(manifest: dict, out) -> str:
@@ -59,7 +67,7 @@ def format_nb_train_report(manifest: dict, out) -> str:
         lines.append("   ".join(f"{kind} columns: {', '.join(columns[kind]) or '-'}" for kind in ("numeric", "categorical")))
         if stats.get("missing_values") or stats.get("non_finite_values"):
             lines.append(f"missing cells (feature left out): {stats.get('missing_values', 0):,}   non-finite: {stats.get('non_finite_values', 0):,}")
-    lines += [f"  {where(b['source'], b['offset'], b.get('line_number'))} ({b['reason']}): {b['line']!r}" for b in bad]
+    lines += malformed_lines(bad)
     return "\n".join(lines)
 
 
