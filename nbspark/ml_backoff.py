@@ -10,7 +10,7 @@ letters, ``""`` for the prior, ``"unseen"`` when no level saw the context).
 
 A window competes within the confusion set of its centre word (``confusionSets``, each a string of
 words; by default one set of every label seen in training); a centre ``_`` lets every label
-compete. ``setBackoff`` on a fitted model reuses the counts (any chain of counted subsets). The
+compete, and any other centre is refused (the task fails, naming it). ``setBackoff`` on a fitted model reuses the counts (any chain of counted subsets). The
 model saves as MLlib models do, with the count table and a backoff manifest in ``PATH/nbspark``,
 which ``nbspark.load`` reads. Tokens are used as given (no lower-casing).
 """

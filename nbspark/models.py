@@ -107,12 +107,17 @@ class BackoffPredictor:
         self.classes_ = tuple(sorted(self._set_of))
 
     def window(self, item: str | Sequence[str]) -> tuple[str, ...]:
-        """A window from ``"w w _ w w"`` (split on white space) or a token sequence, cased as the model."""
+        """A window from ``"w w _ w w"`` (split on white space) or a token sequence, cased as the model;
+        its centre is ``_`` (every word competes) or a confusion-set word (its set competes)."""
         tokens = item.split() if isinstance(item, str) else list(item)
         if self.lowercase:
             tokens = [t if t == "_" else t.lower() for t in tokens]
         if len(tokens) != self.width:
             raise ValueError(f"a window has {self.width} tokens with '_' or a confusion-set word in the middle, got {item!r}")
+        centre = tokens[self.width // 2]
+        if centre != "_" and centre not in self._set_of:  # another word is not a question this model answers
+            words = ", ".join(self.classes_[:8]) + (", …" if len(self.classes_) > 8 else "")
+            raise ValueError(f"a window's centre is '_' or a word of the model's confusion sets ({words}), got {centre!r} in {item!r}")
         return tuple(tokens)
 
     def _decide(self, window: tuple[str, ...]):

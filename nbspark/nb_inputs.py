@@ -118,9 +118,6 @@ def _table_partition(records, label_col, numeric, categorical, splits, holdout, 
             stats.bad_record("table", index, "numeric", repr(record))
             continue
         num = {c: x for c, x in values.items() if x is not None and math.isfinite(x)}
-        # a missing or non-finite cell leaves that feature out of the row (naive Bayes skips it), counted
-        stats.add("missing_values", sum(x is None for x in values.values()))
-        stats.add("non_finite_values", sum(x is not None and not math.isfinite(x) for x in values.values()))
         try:
             binary = {c: binary_cell(record.get(c)) for c in bernoulli}
         except ValueError:
@@ -131,6 +128,10 @@ def _table_partition(records, label_col, numeric, categorical, splits, holdout, 
         if not _keep(splits, holdout, seed, row_id):
             continue
         stats.add("documents")
+        # a missing or non-finite cell, numeric or categorical, leaves that feature out of the row
+        # (naive Bayes skips it); counted for the rows of this part only
+        stats.add("missing_values", sum(x is None for x in values.values()) + len(categorical) - len(cat))
+        stats.add("non_finite_values", sum(x is not None and not math.isfinite(x) for x in values.values()))
         yield Row(row_id, str(label), cat, num)
     yield from stats.records()
 

@@ -143,6 +143,25 @@ def test_nan_and_empty_cells_in_a_table_are_counted(spark, tmp_path):
     assert manifest["stats"]["missing_values"] == 1 and manifest["stats"]["non_finite_values"] == 2
 
 
+def test_missing_categorical_cells_are_counted_in_the_part_they_belong_to(spark, tmp_path):
+    """An empty category was left out of its row without a count, and the held-out rows' empty
+    cells were counted in the training part's statistics."""
+    from nbspark.corpora import holdout_part
+
+    rows = [f"{i},{'' if i % 3 == 0 else 'red'},{'' if i % 4 == 0 else i},{'ab'[i % 2]}" for i in range(40)]
+    table = tmp_path / "t.csv"
+    table.write_text("id,colour,size,label\n" + "\n".join(rows) + "\n")
+    test_part = {i for i in range(40) if holdout_part(str(i), 7, 0.25) == "test"}
+    assert 0 < len(test_part) < 40
+    by_hand = sum((i % 3 == 0) + (i % 4 == 0) for i in range(40) if i not in test_part)
+    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "train.format": "csv", "train.path": str(table),
+                             "nb.numeric_columns": "size", "nb.categorical_columns": "colour",
+                             "train.holdout": "0.25", "train.seed": "7", "train.splits": "train"})
+    manifest = train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    assert manifest["stats"]["documents"] == 40 - len(test_part)
+    assert manifest["stats"]["missing_values"] == by_hand
+
+
 def test_broken_sgml_stories_are_counted_and_named(spark, fixtures, tmp_path):
     """Broken tags used to merge or drop stories silently (945 of 996 read, nothing counted)."""
     text = (fixtures / "mini.sgm").read_bytes().replace(b"</REUTERS>", b"</REUTER>", 1)

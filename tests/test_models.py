@@ -60,6 +60,9 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
     assert [(r["written"], r["label"], r["level"]) for r in found] == [("effect", "affect", "BD"), ("effect", "effect", "ABDE")]
     with pytest.raises(ValueError, match="a window has 5 tokens"):
         model.predict(["not _ the"])
+    for method in (model.predict, model.predict_proba, model.explain):  # not '_' nor a set word: not this model's question
+        with pytest.raises(ValueError, match=r"centre is '_' or a word of the model's confusion sets \(affect, effect\), got 'the'"):
+            method(["could not the ratio ."] if method != model.explain else "could not the ratio .")
     with pytest.raises(ValueError, match="^alpha does not apply to .*, a backoff model"):
         nbspark.load(model_dir, alpha=0.5)
     for method in (model.predict, model.predict_proba):  # one window, not a list: never its characters scored
