@@ -13,6 +13,7 @@ __all__ = [
     "format_nb_train_report",
     "malformed_lines",
     "malformed_reasons",
+    "missing_cells",
     "format_query_report",
     "format_sets_table",
     "format_train_report",
@@ -65,10 +66,16 @@ def format_nb_train_report(manifest: dict, out) -> str:
     columns = manifest.get("columns") or {}
     if columns:  # a table: which columns are numbers (inferred ones too), and the cells left out
         lines.append("   ".join(f"{kind} columns: {', '.join(columns[kind]) or '-'}" for kind in ("numeric", "categorical")))
-        if stats.get("missing_values") or stats.get("non_finite_values"):
-            lines.append(f"missing cells (feature left out): {stats.get('missing_values', 0):,}   non-finite: {stats.get('non_finite_values', 0):,}")
+        lines += missing_cells(stats)
     lines += malformed_lines(bad)
     return "\n".join(lines)
+
+
+def missing_cells(stats: dict) -> list[str]:
+    """The line on a table's cells left out of their rows (missing or non-finite), if any."""
+    if not (stats.get("missing_values") or stats.get("non_finite_values")):
+        return []
+    return [f"missing cells (feature left out): {stats.get('missing_values', 0):,}   non-finite: {stats.get('non_finite_values', 0):,}"]
 
 
 def format_sets_table(rows: list[dict]) -> str:

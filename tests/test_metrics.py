@@ -79,7 +79,7 @@ def test_a_classify_report_says_what_the_scores_left_out():
     from nbspark.classifying import results_report
 
     metrics = {
-        "input_stats": {"rows_read": 15, "malformed": 2, "malformed.numeric": 1, "malformed.label": 1},
+        "input_stats": {"rows_read": 15, "malformed": 2, "malformed.numeric": 1, "malformed.label": 1, "missing_values": 4},
         "malformed_examples": [{"source": "table", "offset": 14, "reason": "numeric", "line": "{'temperature': 'warm'}"}],
         "unknown_features": 3, "test_is_training_data": True,
     }
@@ -87,6 +87,7 @@ def test_a_classify_report_says_what_the_scores_left_out():
         "REPORT", "",
         "malformed records skipped: 2 (label=1, numeric=1)",
         "  table row 14 (numeric): \"{'temperature': 'warm'}\"",
+        "missing cells (feature left out): 4   non-finite: 0",
         "tokens or values the model never saw (left out of the scores): 3",
         "note: the test records are the records the model was trained on: this is accuracy on the training data, not on held-out data",
     ]
