@@ -286,11 +286,12 @@ def text_documents(text: str, unit: str = "file") -> list[tuple[int, str]]:
     (``unit = "file"``) or its paragraphs, separated by blank lines (``"paragraph"``)."""
     if unit == "file":
         return [(1, text)]
-    out, start = [], 0
+    out, start, line = [], 0, 1
     for m in _PARAGRAPH_BREAK.finditer(text):
-        out.append((text.count("\n", 0, start) + 1, text[start : m.start()]))
+        out.append((line, text[start : m.start()]))
+        line += text.count("\n", start, m.end())  # counted from the last paragraph on: linear in the text
         start = m.end()
-    out.append((text.count("\n", 0, start) + 1, text[start:]))
+    out.append((line, text[start:]))
     return [(line, doc) for line, doc in out if doc.strip()]
 
 

@@ -198,7 +198,7 @@ class BackoffPredictor:
         ``snippet``. A word whose context no level has seen is not flagged."""
         spans = [(m.start(), m.group()) for m in TOKEN_RE.finditer(text)]
         tokens = [t.lower() if self.lowercase else t for _, t in spans]
-        out = []
+        out, line, counted = [], 1, 0
         decisions = {s: self.rule_for(s, rule, factor) for s in self._set_of.values()}  # once per set, not per word
         for index, w in centred_windows(tokens, self._set_of, self.width):
             written = w[self.width // 2]
@@ -208,7 +208,8 @@ class BackoffPredictor:
             if verdict is None or verdict.ratio < at_least:
                 continue
             start = spans[index][0]
-            line = text.count("\n", 0, start) + 1
+            line += text.count("\n", counted, start)  # flags come in text order: count from the last one
+            counted = start
             column = start - (text.rfind("\n", 0, start) + 1) + 1
             out.append({"line": line, "column": column, "written": spans[index][1], "suggestion": _cased(verdict.suggestion, spans[index][1]),
                         "ratio": verdict.ratio, "level": verdict.level, "snippet": _snippet(text, start, len(spans[index][1]))})

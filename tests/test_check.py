@@ -34,6 +34,9 @@ def test_flags_positions_and_ratios(model_dir):
         (3, 15, "effect", "affect", float("inf"), "ABDE"),  # effect never seen there
     ]
     assert flags[0]["snippet"] == "It would not effect the outcome."
+    # many flags in one text: each one's line and column (lines were counted from the top per flag)
+    many = nbspark.load(model_dir).flags(TEXT * 3000, factor=5, rule="chain")
+    assert [(f["line"], f["column"]) for f in many] == [(3 * k + line, col) for k in range(3000) for line, col in ((1, 14), (3, 15))]
     # the suggestion takes the written word's case (the model counts lower-cased words)
     shouted = nbspark.load(model_dir).flags("WOULD NOT EFFECT THE OUTCOME. Would not Effect the outcome.", factor=5, rule="chain")
     assert [(f["written"], f["suggestion"]) for f in shouted] == [("EFFECT", "AFFECT"), ("Effect", "Affect")]

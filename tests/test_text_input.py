@@ -22,6 +22,10 @@ pytestmark = pytest.mark.spark
 
 def test_text_documents():
     assert text_documents("a\nb\n\n \nc\n", "paragraph") == [(1, "a\nb"), (5, "c\n")]
+    # every paragraph's first line, on a text of many paragraphs (each line count used to start from
+    # the top of the text: 17 s for 1.8 MB, quadratic in its length)
+    many = text_documents("one\ntwo\n\n" * 200_000, "paragraph")
+    assert [line for line, _ in many] == list(range(1, 600_000, 3)) and {doc for _, doc in many} == {"one\ntwo"}
     assert text_documents("a\n\nb", "file") == [(1, "a\n\nb")]
 
 
