@@ -6,9 +6,11 @@ each Arrow batch. ``word_tokens`` gives exactly what ``text.tokenizer("words")``
 per document (``re.findall(r"\\w+", text.lower())``), as one flat string array plus the
 document index of each token. All-ASCII documents (nearly all of real English text) are split by
 byte arithmetic in numpy; the others go through RE2 (``[^\\pL\\pN_]+`` after ``utf8_lower``),
-three times slower. One known difference: a character whose lower case Python spells with
-two code points, of which the second is not a word character (``İ`` gives ``i`` + U+0307), splits
-a token in Python and not in utf8proc's simple lower-casing (``İstanbul`` -> ``istanbul``).
+three times slower. The two characters whose lower case differs between Python's ``str.lower``
+and utf8proc's simple lower-casing, ``İ`` (Python: ``i`` + U+0307, which splits ``İstanbul``) and
+``Σ`` (Python: ``ς`` at the end of a word, ``ΟΔΟΣ`` -> ``οδος``), send their document through
+Python's own tokenizer. (Code points that the Unicode database of the running Python does not
+know yet, but utf8proc's does, are word characters only for RE2.)
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import pyarrow.compute as pc
 
 from .corpora import MAX_COUNT
 from .events import count_columns
+from .text import NON_WORD_RUN, tokenizer
 
 __all__ = [
     "LABEL_TOKEN_SCHEMA", "UNICODE_SPLIT", "PartialCounts", "checked_sum", "count_label_tokens", "ngram_events", "ngram_schema", "word_tokens",
@@ -28,7 +31,9 @@ __all__ = [
 LABEL_TOKEN_SCHEMA = pa.schema([("label", pa.string()), ("token", pa.string()), ("n", pa.int64())])
 
 #: Python's ``\w`` is a letter, a number or ``_``; RE2 spells its complement so.
-UNICODE_SPLIT = r"[^\pL\pN_]+"
+UNICODE_SPLIT = NON_WORD_RUN
+#: The characters that Python's ``str.lower`` and utf8proc lower-case differently (İ, Σ).
+PYTHON_CASE = "[\u0130\u03a3]"
 
 
 def _ascii_tokens(texts: pa.StringArray) -> tuple[pa.StringArray, np.ndarray]:
@@ -74,6 +79,13 @@ def _regex_tokens(texts) -> tuple[pa.Array, np.ndarray]:
     return flat.filter(keep), pc.list_parent_indices(split).to_numpy()[keep.to_numpy(zero_copy_only=False)]
 
 
+def _python_tokens(texts) -> tuple[pa.Array, np.ndarray]:
+    """``text.tokenizer("words")`` itself, for the rare documents whose lower case only Python spells."""
+    words = tokenizer("words")
+    per_doc = [words(t) for t in texts.to_pylist()]
+    return pa.array([t for doc in per_doc for t in doc], pa.string()), np.repeat(np.arange(len(per_doc)), [len(d) for d in per_doc])
+
+
 def word_tokens(texts) -> tuple[pa.Array, np.ndarray]:
     """``(tokens, doc)``: every token of ``texts`` (a string array, no nulls) in document order,
     and the index in ``texts`` of the document each came from."""
@@ -84,12 +96,15 @@ def word_tokens(texts) -> tuple[pa.Array, np.ndarray]:
     ascii_mask = pc.string_is_ascii(texts)
     if pc.all(ascii_mask).as_py() is not False:
         return _ascii_tokens(texts)
-    ascii_rows = np.flatnonzero(ascii_mask.to_numpy(zero_copy_only=False))
-    other_rows = np.flatnonzero(~ascii_mask.to_numpy(zero_copy_only=False))
+    is_ascii = ascii_mask.to_numpy(zero_copy_only=False)
+    python_case = pc.match_substring_regex(texts, PYTHON_CASE).to_numpy(zero_copy_only=False) & ~is_ascii
+    ascii_rows, python_rows = np.flatnonzero(is_ascii), np.flatnonzero(python_case)
+    other_rows = np.flatnonzero(~is_ascii & ~python_case)
     a_tokens, a_doc = _ascii_tokens(pc.take(texts, pa.array(ascii_rows)))
     o_tokens, o_doc = _regex_tokens(pc.take(texts, pa.array(other_rows)))
-    tokens = pa.concat_arrays([a_tokens, o_tokens.cast(pa.string())])
-    doc = np.concatenate([ascii_rows[a_doc], other_rows[o_doc]])
+    p_tokens, p_doc = _python_tokens(pc.take(texts, pa.array(python_rows)))
+    tokens = pa.concat_arrays([a_tokens, o_tokens.cast(pa.string()), p_tokens])
+    doc = np.concatenate([ascii_rows[a_doc], other_rows[o_doc], python_rows[p_doc]])
     order = np.argsort(doc, kind="stable")  # back to document order
     return pc.take(tokens, pa.array(order)), doc[order]
 

@@ -23,6 +23,7 @@ from .nb import add_values, event_row
 from .nb_inputs import record_events, records_rdd, text_lines
 from .readers import hadoop_escape
 from .runstats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
+from .text import NON_WORD_RUN, WORD_CHAR
 
 __all__ = ["count_nb"]
 
@@ -54,7 +55,7 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     """Count naive Bayes text events with Spark SQL only, in one pass: split, explode, groupBy.
 
     The same events and counts as the Python engines for ``tsv``/``sms`` input with the
-    ``words`` tokenizer (lower-case, split on ``(?U)\\W+``: Java's Unicode word characters),
+    ``words`` tokenizer (lower-case, split on ``text.NON_WORD_RUN``, Python's ``\\W+``),
     and no Python per token. Each line explodes into its (label, token) pairs plus one marker
     pair per (document, label) and one per blank or malformed line, so a single
     ``groupBy(label, token).count()`` yields the counts and the statistics together (a line
@@ -71,7 +72,7 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     labels, text, category = F.col("labels"), F.col("text"), F.col("category")
     # split leaves empty strings at the edges; they are dropped after the explode (a higher-order
     # filter here would run interpreted, per element)
-    tokens = F.split(F.lower(text), "(?U)\\W+")
+    tokens = F.split(F.lower(text), NON_WORD_RUN)
     if nb.model == "bernoulli":
         tokens = F.array_distinct(tokens)
     # the flatMap: a valid line gives (label, token) for its labels and tokens, plus a (label,
@@ -79,7 +80,7 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     # each expensive expression once: the tokens and labels are columns before they are reused
     # (a document is empty when its text has no word character)
     parsed = parsed_lines.select(
-        labels.alias("labels"), tokens.alias("tokens"), text.rlike("(?U)\\w").alias("has_word"), category.alias("category")
+        labels.alias("labels"), tokens.alias("tokens"), text.rlike(WORD_CHAR).alias("has_word"), category.alias("category")
     )
     labels, tokens, category = F.col("labels"), F.col("tokens"), F.col("category")
     valid = category == "documents"

@@ -28,7 +28,9 @@ from collections.abc import Iterable, Iterator, Sequence
 __all__ = [
     "LEFT_PAD",
     "RIGHT_PAD",
+    "NON_WORD_RUN",
     "TOKEN_RE",
+    "WORD_CHAR",
     "centred_windows",
     "pad",
     "tokenize",
@@ -36,6 +38,12 @@ __all__ = [
 ]
 
 TOKEN_RE = re.compile(r"\w+(?:[-'.,]\w+)*|[^\w\s]")
+
+#: Python's ``\w`` (a letter, a number or ``_``), spelt for RE2 and Java's regex alike, which
+#: the vectorised ``words`` tokenizers split on. (Java's ``(?U)\w`` also takes combining marks
+#: and connector punctuation: ``café`` written with U+0301 is one token there, two in Python.)
+WORD_CHAR = r"[\pL\pN_]"
+NON_WORD_RUN = r"[^\pL\pN_]+"
 
 #: Padding symbols put at story boundaries, so that a window near the first or last token
 #: of a story still has five positions. They never occur in text (``tokenize`` splits ``<``).

@@ -30,6 +30,9 @@ EDGES = [
     "Über café naïve",  # non-ASCII letters are word characters
     "ÀÉ x²y ½ ٣ 中文 — “quoted”",
     "STRASSE ẞ",  # ẞ lower-cases to ß in both
+    "ΟΔΟΣ ΣΟΦΟΣ Σ ΣΑ",  # Python lower-cases a word-final Σ to ς, utf8proc always to σ
+    "İstanbul",  # Python: "i" + U+0307, which is not a word character; utf8proc: "i"
+    "cafe\u0301 हिन्दी a\u203fb",  # combining marks and connector punctuation are not word characters
     "a",
 ]
 
@@ -41,10 +44,11 @@ def test_word_tokens_equal_python_on_edge_cases(offset):
     assert list(zip(doc.tolist(), tokens.to_pylist())) == python_tokens(EDGES[offset:])
 
 
-def test_word_tokens_known_difference_dotted_capital_i():
-    # Python lower-cases İ to "i" + U+0307 (not a word character), utf8proc to "i": documented
-    assert word_tokens(pa.array(["İstanbul"]))[0].to_pylist() == ["istanbul"]
-    assert python_tokens(["İstanbul"]) == [(0, "i"), (0, "stanbul")]
+def test_word_tokens_where_python_and_utf8proc_lower_case_differently():
+    # those documents are tokenized by Python itself (they once gave "istanbul" and "οδοσ")
+    texts = ["İstanbul", "plain", "ΟΔΟΣ é", "ΣΑ"]
+    tokens, doc = word_tokens(pa.array(texts))
+    assert list(zip(doc.tolist(), tokens.to_pylist())) == [(0, "i"), (0, "stanbul"), (1, "plain"), (2, "οδος"), (2, "é"), (3, "σα")]
 
 
 def test_word_tokens_all_ascii_and_random_text():

@@ -227,6 +227,35 @@ def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
         assert m["malformed_examples"] == manifests[0]["malformed_examples"]
 
 
+def test_every_engine_and_scorer_tokenizes_any_script_as_python(spark, tmp_path):
+    """Python's ``\\w+`` after ``str.lower``: a word-final Σ is ς, İ splits its word, combining marks
+    and connector punctuation split words. The arrow tokenizer (utf8proc's lower case) and the
+    dataframe engine (Java's ``(?U)\\W``) each differed on some of these."""
+    import re
+    from collections import Counter
+
+    texts = ["ΟΔΟΣ ΣΟΦΟΣ Σ", "İstanbul İİ", "cafe\u0301 cafe", "हिन्दी भाषा", "a\u203fb", "ǅemal", "東京 タワー", "Ⅻ ①", "ﬁne ŉ", "plain ascii"]
+    path = tmp_path / "scripts.tsv"
+    path.write_text("".join(f"d{i}\t{'ab'[i % 2]}\t{t}\n" for i, t in enumerate(texts)), encoding="utf-8")
+    expected = Counter(('ab'[i % 2], w) for i, t in enumerate(texts) for w in re.findall(r"\w+", t.lower()))
+    assert expected[("a", "οδος")] == 1 and expected[("b", "i")] == 3  # what the plain count says of them
+    base = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv", "train.path": str(path),
+            "test.format": "tsv", "test.path": str(path)}
+    for engine in ("combine", "dataframe", "arrow"):
+        cfg = load_config(None, {**base, "engine": engine})
+        fit(spark, cfg, tmp_path / engine)
+        rows = read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL).collect()
+        assert {(r["label"], r["feature"]): r["n"] for r in rows if r["event"] == "YX"} == dict(expected), engine
+    predictions = {}
+    for scoring in ("broadcast", "arrow", "join"):
+        cfg = load_config(None, {**base, "scoring": scoring})
+        metrics = classify_nb(spark, cfg, tmp_path / "combine", resolve_input(cfg.test, None), tmp_path / f"r-{scoring}")
+        assert metrics["unknown_features"] == 0, scoring
+        rows = spark.read.parquet(str(tmp_path / f"r-{scoring}" / "predictions")).collect()
+        predictions[scoring] = sorted((r["id"], r["predicted"][0], round(r["probability"], 12)) for r in rows)
+    assert predictions["arrow"] == predictions["broadcast"] == predictions["join"]
+
+
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
 def test_multilabel_documents_count_once_per_label_in_every_engine(spark, tmp_path, model):
     """Documents with several labels (a repeated one counts twice, as the Python parser keeps it),
