@@ -19,7 +19,7 @@ from .inputs import Inputs
 from .nb import binary_cell, doc_events, number_cell, row_events
 from .readers import ngram_lines, sgml_texts
 from .runstats import PartitionStats, is_stat
-from .text import tokenizer
+from .text import WHITESPACE, tokenizer
 
 __all__ = ["REUTERS_TOP10", "Doc", "Row", "record_events", "records_rdd", "text_lines"]
 
@@ -233,19 +233,22 @@ def text_lines(lines, fmt: str):
     Each line is split once (a projection of its own, which Spark does not inline)."""
     from pyspark.sql import functions as F
 
+    def strip(column):  # Python's str.strip(): SQL's trim alone takes only the space
+        return F.trim(column, F.lit(WHITESPACE))
+
     split = lines.select("value", F.split("value", "\t", 2 if fmt == "sms" else 3).alias("parts"))
     parts = F.col("parts")
     if fmt == "sms":
-        label = F.trim(F.get(parts, 0))
+        label = strip(F.get(parts, 0))
         labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
         doc_id = F.concat(F.regexp_extract(F.input_file_name(), r"([^/]*)$", 1), F.lit("#"), F.monotonically_increasing_id().cast("string"))
         text, fields_ok, id_ok = F.get(parts, 1), F.size(parts) == 2, F.lit(True)
     else:
-        doc_id = F.trim(F.get(parts, 0))
-        labels = F.filter(F.transform(F.split(F.get(parts, 1), ","), lambda x: F.trim(x)), lambda x: x != "")
+        doc_id = strip(F.get(parts, 0))
+        labels = F.filter(F.transform(F.split(F.get(parts, 1), ","), strip), lambda x: x != "")
         text, fields_ok, id_ok = F.get(parts, 2), F.size(parts) == 3, doc_id != ""
     category = (
-        F.when(F.trim("value") == "", "blank_lines")
+        F.when(strip(F.col("value")) == "", "blank_lines")
         .when(~fields_ok, "malformed.fields")
         .when(~id_ok, "malformed.id")
         .when(F.size(labels) == 0, "malformed.labels")

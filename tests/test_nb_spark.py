@@ -270,13 +270,15 @@ def test_multilabel_documents_count_once_per_label_in_every_engine(spark, tmp_pa
     for i in range(300):
         labels = [rng.choice("abc") for _ in range(rng.choice([1, 1, 2, 3]))]
         text = " ".join(rng.choice(words) for _ in range(rng.randrange(6))) + rng.choice(["", "!", " ..."])
-        lines.append(f"d{i}\t{','.join(labels)}\t{text}")
+        # labels stripped of any white space Python's str.strip takes (SQL's trim took only the space)
+        comma = rng.choice([",", ", ", ",\u00a0", "\u3000,\x0b"])
+        lines.append(f"d{i}\t{comma.join(labels)}\t{text}")
         tokens = re.findall(r"\w+", text.lower())
         for y in labels:
             docs[y] += 1
             expected.update((y, w) for w in (set(tokens) if model == "bernoulli" else tokens))
         if i % 50 == 7:
-            lines += ["", f"d{i}x\t \tno label", "no tabs"]
+            lines += ["", f"d{i}x\t \tno label", "no tabs", "\t\t", " \x0c"]  # the last two are blank to Python
     path = tmp_path / "multi.tsv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     for engine in ("combine", "dataframe", "arrow"):
@@ -287,6 +289,7 @@ def test_multilabel_documents_count_once_per_label_in_every_engine(spark, tmp_pa
         assert {(r["label"], r["feature"]): r["n"] for r in rows if r["event"] == "YX"} == dict(expected), engine
         assert {r["label"]: r["n"] for r in rows if r["event"] == "Y"} == dict(docs), engine
         assert manifest["stats"]["documents"] == 300 and manifest["stats"]["malformed"] == 12, engine
+        assert manifest["stats"]["blank_lines"] == 18, engine
 
 
 def test_log_loss_needs_every_gold_posterior_kept(spark, tmp_path):
