@@ -30,7 +30,7 @@ import re
 
 from .corpora import MalformedLine, POS_TAGS, PSEUDO_TAGS, google_line
 from .faults import maybe_inject
-from .readers import binary_files, hadoop_escape
+from .readers import binary_files, text_frame
 from .runstats import STAT, PartitionStats
 
 __all__ = ["candidate_predicate", "google_examples"]
@@ -157,7 +157,7 @@ def _streamed_examples(spark, files, rules, partitions):
     from pyspark.sql import functions as F
 
     fmt, width, strip, lowercase, centres, year_min, year_max = rules.args
-    lines = spark.read.text([hadoop_escape(f.uri) for f in files])
+    lines = text_frame(spark, files)
     keep = candidate_predicate(fmt, width, strip, lowercase, centres)
     # the few kept lines in as many partitions as the input has (not spark.sql.shuffle.partitions:
     # the RDD side below would run a Python task for each)

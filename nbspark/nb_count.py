@@ -21,7 +21,7 @@ from .frames import schema_of
 from .inputs import Inputs
 from .nb import add_values, event_row
 from .nb_inputs import record_events, records_rdd, text_lines
-from .readers import hadoop_escape
+from .readers import text_frame
 from .runstats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
 from .text import NON_WORD_RUN, WORD_CHAR
 
@@ -65,7 +65,7 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     from pyspark.sql import functions as F
 
     nb, spec = cfg.nb, inputs.spec
-    lines = spark.read.text([hadoop_escape(f.uri) for f in inputs.files])
+    lines = text_frame(spark, inputs.files)
     if engine == "arrow":
         return _finish_counts(spark, _arrow_agg(lines, spec.format, nb.model, cfg.partitions), cfg, inputs, engine)
     parsed_lines = text_lines(lines, spec.format)

@@ -36,7 +36,7 @@ from .nb import (
     top_labels,
 )
 from .nb_inputs import Doc, records_rdd, text_lines
-from .readers import hadoop_escape
+from .readers import text_frame
 from .runstats import first_malformed_lines, is_stat, run_failfast, split_stats
 from .counting import Tally, count_events
 
@@ -132,7 +132,7 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
     from pyspark.sql import functions as F
 
     spec = inputs.spec
-    lines = spark.read.text([hadoop_escape(f"file://{f}") for f in inputs.files])
+    lines = text_frame(spark, inputs.files)
     flagged = text_lines(lines, spec.format).select(
         F.coalesce("id", F.lit("")).alias("id"),
         F.coalesce("labels", F.array().cast("array<string>")).alias("gold"),

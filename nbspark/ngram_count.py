@@ -23,7 +23,7 @@ from .faults import maybe_inject
 from .frames import schema_of
 from .google_filter import google_examples
 from .ngram_inputs import examples_rdd, google_summed
-from .readers import hadoop_escape
+from .readers import text_frame
 from .runstats import MARK, STAT, first_malformed_lines, is_stat, run_failfast, split_stats
 
 __all__ = ["count_ngrams"]
@@ -152,7 +152,7 @@ def _arrow_counts(spark, cfg, inputs) -> Counted:
     from pyspark.sql import functions as F
 
     letters, names = cfg.letters, count_columns(cfg.letters)
-    lines = spark.read.text([hadoop_escape(f.uri) for f in inputs.files])
+    lines = text_frame(spark, inputs.files)
     if cfg.partitions:
         lines = lines.repartition(cfg.partitions)
     width, centres, lowercase, subsets = cfg.width, tuple(cfg.centres), cfg.lowercase, tuple(cfg.counted_subsets)

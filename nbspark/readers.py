@@ -18,7 +18,10 @@ from __future__ import annotations
 import gzip
 import re
 
-__all__ = ["binary_files", "decode_text", "hadoop_escape", "hadoop_input_dir", "line_number", "line_numbers", "list_files", "ngram_lines", "reuters_files", "sgml_texts"]
+__all__ = [
+    "binary_files", "decode_text", "hadoop_escape", "hadoop_input_dir", "line_number", "line_numbers", "list_files", "ngram_lines",
+    "reuters_files", "sgml_texts", "text_frame",
+]
 
 _GLOB_CHARS = re.compile(r"([\[\]{}*?\\])")
 
@@ -26,6 +29,12 @@ _GLOB_CHARS = re.compile(r"([\[\]{}*?\\])")
 def hadoop_escape(path: str) -> str:
     """Escape Hadoop glob characters so that ``path`` is matched literally by ``globStatus``."""
     return _GLOB_CHARS.sub(r"\\\1", path)
+
+
+def text_frame(spark, files: list):
+    """Spark SQL's text source over ``files`` (``storage.Location``: their URIs, any scheme, read
+    literally): a DataFrame of one ``value`` per line."""
+    return spark.read.text([hadoop_escape(f.uri) for f in files])
 
 
 def list_files(path, suffix: str = "") -> list:

@@ -84,13 +84,14 @@ def test_backoff_train_classify_query_update_and_curve_on_viewfs_equal_local(spa
     assert sorted(p.name for p in behind.iterdir()) == ["curve", "model", "more", "results"]  # no staging left
 
 
-def test_naive_bayes_on_viewfs_equals_local(spark, viewfs, tmp_path):
+@pytest.mark.parametrize("tokenizer", ["nbspark", "words"])  # words: the arrow engine and the arrow scorer
+def test_naive_bayes_on_viewfs_equals_local(spark, viewfs, tmp_path, tokenizer):
     remote, behind = viewfs
 
     def cfg(root):
         return load_config(None, {
             "task": "naive_bayes", "train.format": "tsv", "train.path": f"{root}/china_train.tsv",
-            "test.format": "tsv", "test.path": f"{root}/china_test.tsv",
+            "test.format": "tsv", "test.path": f"{root}/china_test.tsv", "nb.tokenizer": tokenizer,
         })
 
     here, there = cfg(FIXTURES), cfg(FX)
