@@ -24,7 +24,8 @@ from .events import count_columns
 from .text import NON_WORD_RUN, tokenizer
 
 __all__ = [
-    "LABEL_TOKEN_SCHEMA", "UNICODE_SPLIT", "PartialCounts", "checked_sum", "count_label_tokens", "ngram_events", "ngram_schema", "word_tokens",
+    "LABEL_TOKEN_SCHEMA", "UNICODE_SPLIT", "PartialCounts", "checked_sum", "count_label_tokens", "decode_replacements", "ngram_events",
+    "ngram_schema", "word_tokens",
 ]
 
 #: The partial naive Bayes counts that ``count_label_tokens`` returns and the engine sums.
@@ -223,6 +224,23 @@ def checked_sum(table: pa.Table, keys: list[str], value: str) -> pa.Table:
     if summed.num_rows and (pc.max(summed["__as_float_sum"]).as_py() > 2.0**63 or pc.min(summed[f"{value}_sum"]).as_py() < 0):
         raise OverflowError(f"count overflow: counts of one event sum past {MAX_COUNT}, the largest 64-bit count")
     return summed.drop_columns(["__as_float_sum"])
+
+
+def decode_replacements(*columns) -> int:
+    """The U+FFFD in the text of ``columns`` (string or list-of-string arrays), as the Python engines
+    count them in their lines. Spark's SQL parse has decoded its columns as the JVM decodes those
+    lines; bytes still invalid are decoded here by Python's ``errors="replace"``. Only values
+    outside ASCII are looked at (nearly none)."""
+    n = 0
+    for column in columns:
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        if pa.types.is_list(column.type):
+            column = pc.list_flatten(column)
+        other = pc.invert(pc.string_is_ascii(column))
+        if pc.any(other).as_py():
+            n += sum(b.decode("utf-8", "replace").count("\ufffd") for b in column.filter(other).cast(pa.binary()).to_pylist())
+    return n
 
 
 def _valid_utf8(lines: pa.Array) -> pa.Array:

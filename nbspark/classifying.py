@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .reports import malformed_lines, malformed_reasons, missing_cells
+from .reports import malformed_lines, malformed_reasons, missing_cells, undecodable
 from .tables import staged_output, write_json
 from .storage import Location
 
@@ -61,7 +61,7 @@ def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
         reasons = malformed_reasons(stats)
         notes.append(f"malformed records skipped: {stats['malformed']:,}" + (f" ({reasons})" if reasons else ""))
         notes += malformed_lines(metrics.get("malformed_examples", [])[:3], width=100)
-    notes += missing_cells(stats)
+    notes += missing_cells(stats) + undecodable(stats)
     if metrics.get("unknown_features"):
         notes.append(f"tokens or values the model never saw (left out of the scores): {metrics['unknown_features']:,}")
     if metrics.get("test_is_training_data"):

@@ -99,13 +99,26 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
         .count()
         .cache()
     )
-    return _finish_counts(spark, agg, cfg, inputs, engine, lines.count)
+    return _finish_counts(spark, agg, cfg, inputs, engine, lambda: _line_stats(lines))
+
+
+def _line_stats(lines) -> dict:
+    """The lines read and the U+FFFD their decoding gives (those of invalid UTF-8 and any the text
+    holds), in one pass over a text DataFrame. The split decodes a line as the JVM does for the
+    Python engines' lines and the SQL parse (``make_valid_utf8`` would follow Python's rule, which
+    replaces some byte sequences with more U+FFFD)."""
+    from pyspark.sql import functions as F
+
+    value = F.col("value")
+    replaced = F.when(~F.is_valid_utf8(value) | value.contains("\ufffd"), F.size(F.split(value, "\ufffd", -1)) - 1)
+    row = lines.agg(F.count(F.lit(1)).alias("n"), F.coalesce(F.sum(replaced), F.lit(0)).alias("replaced")).first()
+    return {"lines_read": row["n"], **({"decode_replacements": row["replaced"]} if row["replaced"] else {})}
 
 
 def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: str, count_lines=None) -> Counted:
     """From a cached ``(label, token, count)`` aggregate with markers: the count table, the
-    statistics (``count_lines`` counts the input lines where the aggregate has no ``lines_read``
-    marker), the first malformed lines (a second scan, only when there are any), and the
+    statistics (``count_lines`` gives ``lines_read`` and ``decode_replacements`` where the aggregate
+    has no markers for them), the first malformed lines (a second scan, only when there are any), and the
     manifest's ``label_counts`` and ``features``."""
     from pyspark.sql import functions as F
 
@@ -129,7 +142,7 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
         stats: dict[str, int] = {}
         docs_y: dict[str, int] = {}
         if count_lines is not None:
-            stats["lines_read"] = count_lines()
+            stats.update(count_lines())
         for r in special:
             if r["label"].startswith(MARK):
                 stats[r["label"][1:]] = r["count"]
@@ -180,7 +193,7 @@ def _arrow_count_batches(batches, model_kind):
     import pyarrow.compute as pc
 
     from .arrow_text import LABEL_TOKEN_SCHEMA as schema
-    from .arrow_text import PartialCounts, count_label_tokens
+    from .arrow_text import PartialCounts, count_label_tokens, decode_replacements
 
     def table(labels, tokens, counts):
         return pa.table([pa.array(labels, pa.string()), pa.array(tokens, pa.string()), pa.array(counts, pa.int64())], schema=schema)
@@ -192,6 +205,9 @@ def _arrow_count_batches(batches, model_kind):
             table([MARK + "lines_read"], [MARK], [batch.num_rows]),
             table([MARK + c for c in cats.column("c").to_pylist()], [MARK] * cats.num_rows, cats.column("count_all").to_pylist()),
         ]
+        replaced = decode_replacements(*(batch.column(c) for c in ("id", "labels", "text") if c in batch.schema.names))  # the line's
+        if replaced:
+            out.append(table([MARK + "decode_replacements"], [MARK], [replaced]))
         docs = batch.filter(pc.equal(batch.column("category"), "documents"))
         if docs.num_rows:
             counted, has_tokens = count_label_tokens(docs.column("labels"), docs.column("text"), model_kind == "bernoulli")
@@ -213,7 +229,8 @@ def _arrow_agg(lines, fmt: str, model_kind: str, partitions: int = 0):
     in ``partitions`` partitions (0: Spark's shuffle partitions)."""
     from pyspark.sql import functions as F
 
-    rows = text_lines(lines, fmt).select("category", "labels", F.coalesce("text", F.lit("")).alias("text"))
+    # a tsv id is the line's first field (an sms id is made up, not read: left out)
+    rows = text_lines(lines, fmt).select("category", "labels", F.coalesce("text", F.lit("")).alias("text"), *(["id"] if fmt == "tsv" else []))
     partial = rows.mapInArrow(lambda it: _arrow_count_batches(it, model_kind), "label STRING, token STRING, n BIGINT")
     # shuffled by token alone (each task has already summed its rows, so no map-side combining is
     # lost): the summary then groups by token without another shuffle

@@ -14,6 +14,7 @@ __all__ = [
     "malformed_lines",
     "malformed_reasons",
     "missing_cells",
+    "undecodable",
     "format_query_report",
     "format_sets_table",
     "format_train_report",
@@ -37,8 +38,7 @@ def format_train_report(manifest: dict, out) -> str:
     if "stories_read" in stats:
         lines.append(f"stories read: {stats['stories_read']:,}   used: {stats.get('stories_used', 0):,}")
     lines.append(f"examples: {stats.get('examples', 0):,}   total weight: {stats.get('weight', 0):,}")
-    if stats.get("decode_replacements"):
-        lines.append(f"undecodable bytes replaced by U+FFFD: {stats['decode_replacements']:,}")
+    lines += undecodable(stats)
     lines.append("distinct events per subset: " + ", ".join(f"{level_name(k)}={v:,}" for k, v in manifest["distinct_events"].items()))
     if manifest["malformed_examples"]:
         lines.append("first malformed lines:")
@@ -67,8 +67,15 @@ def format_nb_train_report(manifest: dict, out) -> str:
     if columns:  # a table: which columns are numbers (inferred ones too), and the cells left out
         lines.append("   ".join(f"{kind} columns: {', '.join(columns[kind]) or '-'}" for kind in ("numeric", "categorical")))
         lines += missing_cells(stats)
+    lines += undecodable(stats)
     lines += malformed_lines(bad)
     return "\n".join(lines)
+
+
+def undecodable(stats: dict) -> list[str]:
+    """The line on the input's bytes that were not UTF-8 (each sequence read as U+FFFD), if any."""
+    n = stats.get("decode_replacements")
+    return [f"undecodable bytes replaced by U+FFFD: {n:,} (is the input UTF-8?)"] if n else []
 
 
 def missing_cells(stats: dict) -> list[str]:

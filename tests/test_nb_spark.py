@@ -256,6 +256,30 @@ def test_every_engine_and_scorer_tokenizes_any_script_as_python(spark, tmp_path)
     assert predictions["arrow"] == predictions["broadcast"] == predictions["join"]
 
 
+@pytest.mark.parametrize("fmt", ["tsv", "sms"])
+def test_undecodable_bytes_are_counted_and_reported_by_every_engine_and_scorer(spark, tmp_path, fmt):
+    """Latin-1 bytes in a UTF-8 read: the Python engines counted them, the SQL engines and the arrow
+    scorer did not, and no naive Bayes report said so. By hand: one U+FFFD per lone byte here
+    (\\xe9, \\xff, \\xc3 before a space), and the U+FFFD the file itself holds."""
+    from nbspark.classifying import results_report
+    from nbspark.reports import format_nb_train_report
+
+    lines = [b"caf\xe9 ok", b"free \xff prize", b"caf\xc3 x \xef\xbf\xbd y", b"plain"]
+    head = [b"d%d\t%s\t" % (i, b"ab"[i % 2 : i % 2 + 1]) if fmt == "tsv" else b"%s\t" % b"ab"[i % 2 : i % 2 + 1] for i in range(len(lines))]
+    path = tmp_path / f"latin.{fmt}"
+    path.write_bytes(b"".join(h + t + b"\n" for h, t in zip(head, lines)) + (b"d9\tb\xe9\tlabel\n" if fmt == "tsv" else b"b\xe9\tlabel\n"))
+    base = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": fmt, "train.path": str(path), "test.format": fmt, "test.path": str(path)}
+    for engine in ("combine", "dataframe", "arrow"):
+        manifest = fit(spark, load_config(None, {**base, "engine": engine}), tmp_path / engine)
+        assert manifest["stats"]["decode_replacements"] == 5, engine
+        assert "undecodable bytes replaced by U+FFFD: 5 (is the input UTF-8?)" in format_nb_train_report(manifest, "m").splitlines(), engine
+    for scoring in ("broadcast", "arrow"):
+        cfg = load_config(None, {**base, "scoring": scoring})
+        metrics = classify_nb(spark, cfg, tmp_path / "combine", resolve_input(cfg.test, None), tmp_path / f"r-{scoring}")
+        assert metrics["input_stats"]["decode_replacements"] == 5, scoring
+        assert "undecodable bytes replaced by U+FFFD: 5 (is the input UTF-8?)" in results_report(lambda m: "", metrics).splitlines()
+
+
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
 def test_multilabel_documents_count_once_per_label_in_every_engine(spark, tmp_path, model):
     """Documents with several labels (a repeated one counts twice, as the Python parser keeps it),
