@@ -109,7 +109,7 @@ def predict_main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="one JSON object per result")
     parser.add_argument("texts", nargs="+", metavar="TEXT", help="texts or windows; '-' reads one per line from stdin")
     args = parser.parse_args(argv)
-    texts = [line.rstrip("\n") for line in sys.stdin] if args.texts == ["-"] else args.texts
+    texts = _stdin_lines() if args.texts == ["-"] else args.texts
     from .models import BackoffPredictor, load
 
     try:
@@ -172,8 +172,7 @@ def check_main(argv: list[str]) -> int:
         if args.evaluate:
             return _evaluate(model, args)
         for name, text, replaced in _texts(args.files):
-            if replaced:  # checked all the same, but never in silence
-                print(f"nbspark check: {name}: {replaced:,} undecodable byte sequence(s) read as U+FFFD: is it UTF-8?", file=sys.stderr)
+            _undecodable("check", name, replaced)
             for flag in model.flags(text, args.factor, args.rule):
                 flagged += 1
                 flag = {"file": name, **flag}
@@ -216,6 +215,24 @@ def _evaluate(model, args) -> int:
         write_json(staging / "evaluation.json", report)
     print(f"wrote {out}/evaluation.json and the p/r plot(s)")
     return 0
+
+
+def _undecodable(command: str, name: str, replaced: int) -> None:
+    """Read all the same, but never in silence: the line on stderr for text that was not UTF-8."""
+    if replaced:
+        print(f"nbspark {command}: {name}: {replaced:,} undecodable byte sequence(s) read as U+FFFD: is it UTF-8?", file=sys.stderr)
+
+
+def _stdin_lines() -> list[str]:
+    """``nbspark predict -``: stdin's lines, its bytes read by the rule of every text file
+    (``readers.decode_text``: UTF-8, a byte-order mark dropped), not by the locale's codec."""
+    import io
+
+    from .readers import decode_text
+
+    text, replaced = decode_text(sys.stdin.buffer.read(), "-")
+    _undecodable("predict", "<stdin>", replaced)
+    return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
 
 
 def _texts(names: list[str]):

@@ -20,7 +20,7 @@ from .errors import ConfigError
 from .events import Example, ngram_example, story_examples, token_examples
 from .faults import maybe_inject
 from .inputs import Inputs
-from .readers import ngram_lines, sgml_texts
+from .readers import decode_text, ngram_lines, sgml_texts
 from .runstats import PartitionStats
 from .text import tokenize
 
@@ -132,17 +132,13 @@ def _reuters_partition(records, confusion, width, lowercase, splits, mode, keep_
 
 
 def _text_partition(records, confusion, width, lowercase, unit, keep_bad):
-    """Plain text files ``(file, bytes)`` (``.gz`` decompressed; UTF-8, undecodable bytes replaced
-    by U+FFFD and counted) -> every window centred on a confusion-set word, per document."""
-    import gzip
-
+    """Plain text files ``(file, bytes)`` (read by ``readers.decode_text``: undecodable bytes
+    replaced by U+FFFD and counted) -> every window centred on a confusion-set word, per document."""
     maybe_inject()
     stats = PartitionStats(keep_bad)
     for source, data in records:
-        if source.endswith(".gz"):
-            data = gzip.decompress(data)
-        text = data.decode("utf-8", "replace")
-        stats.add("decode_replacements", text.count("\ufffd"))
+        text, replaced = decode_text(data, source)
+        stats.add("decode_replacements", replaced)
         for line, doc in text_documents(text, unit):
             yield from _document_examples(stats, f"{source}:{line}", tokenize(doc, lowercase), confusion, width, False)
     yield from stats.records()

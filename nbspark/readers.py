@@ -50,9 +50,11 @@ def list_files(path, suffix: str = "") -> list:
 def decode_text(data: bytes, name: str) -> tuple[str, int]:
     """A text file's bytes (``.gz`` decompressed) as UTF-8, undecodable bytes read as U+FFFD, and
     how many such sequences there were (a U+FFFD the file itself holds is not one): the rule of
-    ``nbspark check`` and the check job alike."""
+    ``nbspark check``, ``predict -``, the check job and the ``text`` input alike. A UTF-8
+    byte-order mark opening the text is dropped, as Hadoop's line reader drops it (it would be a
+    token, and shift the first line's columns)."""
     data = gzip.decompress(data) if name.endswith(".gz") else data
-    text = data.decode("utf-8", "replace")
+    text = data.decode("utf-8-sig", "replace")
     return text, text.count("\ufffd") - data.count("\ufffd".encode())
 
 

@@ -111,6 +111,10 @@ def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, 
     out, err = capsys.readouterr()
     assert out.startswith(f"{doc}:1:25: 'effect' → 'affect'? (ratio 6.0, level ABDE)")
     assert err == f"nbspark check: {doc}: 1 undecodable byte sequence(s) read as U+FFFD: is it UTF-8?\n"
+    marked = tmp_path / "marked.txt"  # a byte-order mark is not a column of the first line
+    marked.write_bytes(b"\xef\xbb\xbfIt would not effect the outcome.\n")
+    assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(marked)]) == 0
+    assert capsys.readouterr().out.startswith(f"{marked}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would")
     honest = tmp_path / "honest.txt"  # valid UTF-8 that holds a U+FFFD of its own: nothing to say
     honest.write_text("A \ufffd here; it would not effect the outcome.\n", encoding="utf-8")
     assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(honest)]) == 0

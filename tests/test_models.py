@@ -157,3 +157,19 @@ def test_command_predict_says_what_it_did_not_score(backoff_model, capsys):
     assert captured.err.startswith("nbspark predict: 2 of 4 texts hold no word of the model's confusion sets (affect, effect)")
     assert main(["predict", "--model", str(model_dir), "does not _ the outcome"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_command_predict_reads_stdin_as_every_text_file(backoff_model, capsys, monkeypatch):
+    """Stdin's bytes by readers.decode_text: a byte-order mark dropped (it was a token of the first
+    window), any line end, and undecodable bytes said on stderr (the locale's codec read them)."""
+    import io
+
+    _, model_dir = backoff_model
+    data = b"\xef\xbb\xbfdoes not _ the outcome\r\ndoes not _ the outcome\rcaf\xe9: it would not effect the outcome\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["predict", "--model", str(model_dir), "--json", "-"]) == 0
+    out, err = capsys.readouterr()
+    got = [json.loads(x) for x in out.splitlines()]
+    assert [(r["text"], r["window"], r["level"]) for r in got[:2]] == [("does not _ the outcome", "does not _ the outcome", "ABD")] * 2
+    assert (got[2]["text"], got[2]["written"]) == ("caf\ufffd: it would not effect the outcome", "effect")
+    assert err.startswith("nbspark predict: <stdin>: 1 undecodable byte sequence(s) read as U+FFFD: is it UTF-8?\n")
