@@ -196,8 +196,7 @@ class BackoffPredictor:
         settings): ``line`` and ``column`` (1-based, in characters), ``written``, ``suggestion`` (in
         the written word's case), ``ratio`` (inf when the written word scores 0), ``level`` and
         ``snippet``. A word whose context no level has seen is not flagged."""
-        spans = [(m.start(), m.group()) for m in TOKEN_RE.finditer(text)]
-        tokens = [t.lower() if self.lowercase else t for _, t in spans]
+        spans, tokens = _token_spans(text, self.lowercase)
         out, line, counted = [], 1, 0
         decisions = {s: self.rule_for(s, rule, factor) for s in self._set_of.values()}  # once per set, not per word
         for index, w in centred_windows(tokens, self._set_of, self.width):
@@ -214,6 +213,22 @@ class BackoffPredictor:
             out.append({"line": line, "column": column, "written": spans[index][1], "suggestion": _cased(verdict.suggestion, spans[index][1]),
                         "ratio": verdict.ratio, "level": verdict.level, "snippet": _snippet(text, start, len(spans[index][1]))})
         return out
+
+
+def _token_spans(text: str, lowercase: bool) -> tuple[list[tuple[int, str]], list[str]]:
+    """``tokenize(text, lowercase)`` with each token's ``(start, written text)`` in ``text``. The
+    tokens are found in the lower-cased text, as ``tokenize`` finds them: a character whose lower
+    case is longer (``İ`` -> ``i`` + U+0307) splits a token there and nowhere else."""
+    lowered = text.lower() if lowercase else text
+    back = None
+    if len(lowered) != len(text):  # positions in the lower-cased text -> positions in the text
+        back = [i for i, c in enumerate(text) for _ in c.lower()] + [len(text)]
+    spans, tokens = [], []
+    for m in TOKEN_RE.finditer(lowered):
+        start, end = (m.start(), m.end()) if back is None else (back[m.start()], back[m.end() - 1] + 1)
+        spans.append((start, text[start:end]))
+        tokens.append(m.group())
+    return spans, tokens
 
 
 def _cased(word: str, like: str) -> str:
