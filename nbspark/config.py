@@ -18,6 +18,7 @@ import typing
 from dataclasses import dataclass
 
 from .errors import ConfigError
+from .text import sets_problem
 
 __all__ = [
     "DEFAULT",
@@ -223,9 +224,8 @@ def validate(cfg: ExperimentConfig) -> None:
 
     if cfg.width < 3 or cfg.width % 2 == 0 or cfg.width > 25:
         raise ConfigError(f"width must be odd and between 3 and 25, got {cfg.width}")
-    for words in cfg.sets:
-        if len(set(words)) < 2:
-            raise ConfigError(f"a confusion set needs at least two distinct words, got {list(words)}")
+    if problem := sets_problem(cfg.sets, cfg.lowercase):
+        raise ConfigError(problem)
     if cfg.mode not in MODES:
         raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {cfg.mode!r}")
     if not cfg.backoff:

@@ -34,6 +34,7 @@ __all__ = [
     "WORD_CHAR",
     "centred_windows",
     "pad",
+    "sets_problem",
     "tokenize",
     "tokenizer",
 ]
@@ -62,6 +63,26 @@ def tokenize(text: str, lowercase: bool = True) -> list[str]:
     if lowercase:
         text = text.lower()
     return TOKEN_RE.findall(text)
+
+
+def sets_problem(sets, lowercase: bool) -> str | None:
+    """Why the confusion ``sets`` cannot be counted, or None: a set of fewer than two words, a word
+    that could never centre a window (empty or holding white space, which splits every input's
+    tokens, or upper case where the text is lower-cased), or a word in two sets (which set would
+    compete?). Which tokens a word may be otherwise depends on the input (Google's and Brown's
+    tokens are their own; ``tokenize`` keeps ``don't`` and ``u.s`` whole), so that is not checked."""
+    centres: dict = {}
+    for words in sets:
+        if len(set(words)) < 2:
+            return f"a confusion set needs at least two distinct words, got {list(words)}"
+        for w in words:
+            if w.split() != [w]:
+                return f"confusion-set word {w!r} is empty or holds white space, which splits tokens: it could never be a window's centre"
+            if lowercase and w != w.lower():
+                return f"confusion-set word {w!r} has upper case, but lowercase = true lower-cases the text: write {w.lower()!r}"
+            if centres.setdefault(w, tuple(words)) != tuple(words):
+                return f"{w!r} is in two confusion sets, {list(centres[w])} and {list(words)}: make them one set"
+    return None
 
 
 def tokenizer(name: str):

@@ -123,6 +123,11 @@ def test_toml_integers_are_numbers(tmp_path):
         ({"nb.multilabel_threshold": "1.5"}, "nb.multilabel_threshold must be <= 1"),
         ({"nb.threshold": "0.5"}, "nb.threshold is now nb.multilabel_threshold"),
         ({"sample": "nan"}, "sample must be a finite number"),
+        # confusion sets that could never count a window, or would compete twice: they trained silently
+        ({"confusion_set": "Affect,effect"}, "confusion-set word 'Affect' has upper case, but lowercase = true lower-cases the text: write 'affect'"),
+        ({"confusion_set": "af fect,effect"}, "confusion-set word 'af fect' is empty or holds white space"),
+        ({"confusion_sets": "their,there;there,they're"}, r"'there' is in two confusion sets, \['their', 'there'\] and \['there', \"they're\"\]: make them one set"),
+        ({"confusion_set": "affect,affect"}, "a confusion set needs at least two distinct words"),
         ({"train.holdout": "nan"}, "train.holdout must be a finite number"),
         ({"train.whole_file_mb": "-1"}, "train.whole_file_mb must be >= 0.0"),
         ({"train.whole_file_mb": "4096"}, "train.whole_file_mb must be <= 2047.0"),
