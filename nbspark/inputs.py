@@ -94,6 +94,10 @@ def resolve_data_dir(relative: str, cli: str | None = None, env: dict | None = N
         if (base / relative).exists():
             return base
     looked = ", ".join(f"{label} ({base / relative})" for label, base in candidates)
+    here = (cwd or Path.cwd()) / relative
+    if here.exists():  # a path of the user's own, meant from the working directory: say so, never guess
+        raise DataNotFound(f"cannot find {relative!r} under the data dir ({looked}); relative input paths are read under "
+                           f"the data dir: for the one in the working directory, pass its absolute path {str(here.resolve())!r}")
     raise DataNotFound(
         f"cannot find {relative!r}; looked in {looked}; "
         "run scripts/fetch_data.sh to download the corpora, or pass --data-dir"

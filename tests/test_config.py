@@ -86,6 +86,12 @@ def test_data_dir_order(tmp_path):
     assert "--data-dir" in str(info.value) and "scripts/fetch_data.sh" in str(info.value)
     with pytest.raises(DataNotFound, match=r"NBSPARK_DATA.*\./data.*\.\./shared/data"):
         resolve_data_dir("missing", None, env, cwd)
+    # a file of the user's own in the working directory: named, with the path to pass (it was told to fetch the corpora)
+    (cwd / "mine.tsv").write_text("d1\ta\tx\n")
+    with pytest.raises(DataNotFound) as info:
+        resolve_data_dir("./mine.tsv", None, {}, cwd)
+    assert str(info.value).endswith(f"for the one in the working directory, pass its absolute path {str(cwd / 'mine.tsv')!r}")
+    assert "fetch_data" not in str(info.value)
 
 
 @pytest.mark.parametrize(
