@@ -32,7 +32,7 @@ def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
     file: story bodies), ``brown`` (NLTK's ``brown.zip``: its words) or ``text`` (files, one
     document each, ``.gz`` read transparently)."""
     from .corpora import decode_reuters, parse_brown_zip, parse_reuters_sgml
-    from .readers import list_files
+    from .readers import decode_text, list_files
     from .storage import location
 
     for f in list_files(location(path)):
@@ -42,10 +42,7 @@ def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
         elif fmt == "brown":
             yield from ((f"brown:{i}", words) for i, words in parse_brown_zip(f.read_bytes()))
         elif fmt == "text":
-            import gzip
-
-            data = f.read_bytes()
-            yield str(f), (gzip.decompress(data) if f.name.endswith(".gz") else data).decode("utf-8", "replace")
+            yield str(f), decode_text(f.read_bytes(), f.name)[0]
         elif fmt not in ("reuters", "brown", "text"):
             raise ValueError(f"clean text format must be reuters, brown or text, got {fmt!r}")
 
