@@ -49,8 +49,9 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
     path = model_dir / "manifest.json"
     if not model_dir.is_dir():
         raise OutputError(f"{model_dir}: no such model directory; run jobs/train.py first")
-    if not path.is_file():
-        raise OutputError(f"{model_dir}: not an nbspark model (no manifest.json)")
+    if not path.is_file():  # an experiment's directory, or a saved pyspark.ml model, holds one a level down
+        inside = next((d for d in (model_dir / "model", model_dir / "nbspark") if (d / "manifest.json").is_file()), None)
+        raise OutputError(f"{model_dir}: not an nbspark model (no manifest.json)" + (f"; the model is {inside}" if inside else ""))
     check_marker(model_dir)
     try:
         manifest = read_json(path)

@@ -105,6 +105,11 @@ def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):
     _, model_dir = backoff_model
     with pytest.raises(OutputError, match="no such model directory"):
         nbspark.load(tmp_path / "nothing")
+    import shutil
+
+    shutil.copytree(model_dir, tmp_path / "experiment" / "model")  # an experiment's directory: the model is named
+    with pytest.raises(OutputError, match=f"^{tmp_path / 'experiment'}: not an nbspark model \\(no manifest.json\\); the model is {tmp_path / 'experiment' / 'model'}$"):
+        nbspark.load(tmp_path / "experiment")
     # a job of the other task says which task the model is for
     from nbspark.nb_jobs import load_nb_manifest
 
