@@ -160,7 +160,8 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, 
 
     extra = {"model": str(model_dir), "test_input": str(inputs.root), "test_is_training_data": overlap == "all"}
     result = Scored(predictions, lambda: {"input_stats": stats, "malformed_examples": bad}, release)
-    return write_results(spark, out, result, metrics_of, format_classify_report, extra, started)
+    return write_results(spark, out, result, metrics_of, format_classify_report, extra, started,
+                         empty=("examples", f"no window centred on {', '.join(set_of)}"))
 
 
 def per_set_metrics(triples, sets, chain, label_counts) -> list[dict]:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .errors import InputError
 from .reports import malformed_lines, malformed_reasons, missing_cells, undecodable
 from .tables import staged_output, write_json
 from .storage import Location
@@ -30,10 +31,13 @@ class Scored:
 
 
 def write_results(spark, out: Location, scored: Scored, metrics_of: Callable, report_of: Callable[[dict], str],
-                  extra: dict, started: float, files_of: Callable[[Location, dict], None] | None = None) -> dict:
+                  extra: dict, started: float, files_of: Callable[[Location, dict], None] | None = None, *,
+                  empty: tuple[str, str]) -> dict:
     """Write ``scored.predictions`` and the metrics (``metrics_of(written predictions)`` plus the
     scorer's statistics and ``extra``) into ``out``, staged; ``files_of(stage, metrics)`` may add
-    files (plots) beside them. Return the metrics."""
+    files (plots) beside them. Return the metrics. A run that scored nothing (``empty``: the
+    metric that counts what was scored, and why an input might give none) writes nothing and
+    fails (``InputError``), as a training run with nothing to count does."""
     try:
         with staged_output(out, "results") as stage:
             _few_files(spark, scored.predictions).write.parquet((stage / "predictions").uri)
@@ -43,6 +47,8 @@ def write_results(spark, out: Location, scored: Scored, metrics_of: Callable, re
             metrics = metrics_of(written)
             metrics.update(extra)
             metrics.update(stats)
+            if not metrics.get(empty[0]):
+                raise InputError(_nothing_scored(metrics, *empty))
             metrics["seconds"] = round(time.time() - started, 2)
             write_json(stage / "metrics.json", metrics)
             (stage / "report.txt").write_text(results_report(report_of, metrics) + "\n")
@@ -51,6 +57,12 @@ def write_results(spark, out: Location, scored: Scored, metrics_of: Callable, re
     finally:
         scored.release()
     return metrics
+
+
+def _nothing_scored(metrics: dict, unit: str, why: str) -> str:
+    stats = metrics.get("input_stats") or {}
+    skipped = f"; {stats['malformed']:,} malformed records skipped ({malformed_reasons(stats)})" if stats.get("malformed") else ""
+    return f"{metrics.get('test_input')}: no test {unit} to score ({why}{skipped}); nothing written"
 
 
 def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:

@@ -154,7 +154,8 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
         "broadcast_bytes": None if model is None else model.nbytes(),
         "classes": list(classes),
     }
-    return write_results(spark, out, scored, metrics_of, format_classification_report, extra, started, _pr_files)
+    return write_results(spark, out, scored, metrics_of, format_classification_report, extra, started, _pr_files,
+                         empty=("documents", "no valid document or row"))
 
 
 def _binary(cfg: ExperimentConfig, classes: tuple[str, ...]) -> tuple[str, str] | None:

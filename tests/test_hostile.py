@@ -220,3 +220,30 @@ def test_small_predictions_are_one_file(spark, fixtures, tmp_path):
     metrics = classify(spark, test, tmp_path / "m", resolve_input(test.test, None), tmp_path / "r")
     assert metrics["examples"] > 0
     assert len(list((tmp_path / "r" / "predictions").glob("part-*.parquet"))) == 1
+
+
+def test_a_classify_run_that_scores_nothing_fails_and_writes_nothing(spark, fixtures, tmp_path):
+    """A test input with no window of the model's words, or whose every row is malformed, wrote
+    results of zero records and exited 0; a training run in the same case is refused."""
+    from nbspark.errors import InputError
+    from nbspark.nb_jobs import classify_nb
+
+    model = tmp_path / "m"
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
+    train(spark, cfg, resolve_input(cfg.train, None), model)
+    (tmp_path / "plain.txt").write_text("Nothing to see here.\n")
+    text = load_config(None, {"test.format": "text", "test.path": str(tmp_path / "plain.txt")})
+    with pytest.raises(InputError, match=r"plain.txt: no test examples to score \(no window centred on affect, effect\); nothing written$"):
+        classify(spark, text, model, resolve_input(text.test, None), tmp_path / "r")
+    assert not (tmp_path / "r").exists()
+
+    table = tmp_path / "t.csv"
+    table.write_text("x,label\n1.0,a\n2.0,b\n")
+    (tmp_path / "unlabelled.csv").write_text("x,label\n1.0,\n3.0,\n")
+    nb = load_config(None, {"task": "naive_bayes", "nb.model": "gaussian", "train.format": "csv", "train.path": str(table),
+                            "test.format": "csv", "test.path": str(tmp_path / "unlabelled.csv")})
+    train_nb(spark, nb, resolve_input(nb.train, None), tmp_path / "nb")
+    with pytest.raises(InputError, match=r"unlabelled.csv: no test documents to score \(no valid document or row; "
+                                         r"2 malformed records skipped \(label=2\)\); nothing written$"):
+        classify_nb(spark, nb, tmp_path / "nb", resolve_input(nb.test, None), tmp_path / "r")
+    assert not (tmp_path / "r").exists()
