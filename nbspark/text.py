@@ -41,14 +41,15 @@ __all__ = [
 
 TOKEN_RE = re.compile(r"\w+(?:[-'.,]\w+)*|[^\w\s]")
 
+#: The characters Python's ``str.strip()`` removes (``str.isspace``), for SQL's ``trim``, which
+#: alone removes only the space.
+WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+
 #: Python's ``\w`` (a letter, a number or ``_``), spelt for RE2 and Java's regex alike, which
 #: the vectorised ``words`` tokenizers split on. (Java's ``(?U)\w`` also takes combining marks
 #: and connector punctuation: ``café`` written with U+0301 is one token there, two in Python.)
 #: What still differs is the Unicode version: letters newer than the regex library's database
 #: (Java 17: Unicode 13; Python 3.11: 14) split words where the newer database keeps them.
-#: The characters Python's ``str.strip()`` removes (``str.isspace``), for SQL's ``trim``, which
-#: alone removes only the space.
-WHITESPACE = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 WORD_CHAR = r"[\pL\pN_]"
 NON_WORD_RUN = r"[^\pL\pN_]+"
 
