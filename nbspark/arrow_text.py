@@ -98,9 +98,9 @@ def word_tokens(texts) -> tuple[pa.Array, np.ndarray]:
     if pc.all(ascii_mask).as_py() is not False:
         return _ascii_tokens(texts)
     is_ascii = ascii_mask.to_numpy(zero_copy_only=False)
-    python_case = pc.match_substring_regex(texts, PYTHON_CASE).to_numpy(zero_copy_only=False) & ~is_ascii
-    ascii_rows, python_rows = np.flatnonzero(is_ascii), np.flatnonzero(python_case)
-    other_rows = np.flatnonzero(~is_ascii & ~python_case)
+    ascii_rows, non_ascii = np.flatnonzero(is_ascii), np.flatnonzero(~is_ascii)
+    python_case = pc.match_substring_regex(pc.take(texts, pa.array(non_ascii)), PYTHON_CASE).to_numpy(zero_copy_only=False)
+    python_rows, other_rows = non_ascii[python_case], non_ascii[~python_case]
     a_tokens, a_doc = _ascii_tokens(pc.take(texts, pa.array(ascii_rows)))
     o_tokens, o_doc = _regex_tokens(pc.take(texts, pa.array(other_rows)))
     p_tokens, p_doc = _python_tokens(pc.take(texts, pa.array(python_rows)))
