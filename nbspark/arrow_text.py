@@ -24,15 +24,13 @@ from .events import count_columns
 from .text import NON_WORD_RUN, tokenizer
 
 __all__ = [
-    "LABEL_TOKEN_SCHEMA", "UNICODE_SPLIT", "PartialCounts", "checked_sum", "count_label_tokens", "decode_replacements", "ngram_events",
+    "LABEL_TOKEN_SCHEMA", "PartialCounts", "checked_sum", "count_label_tokens", "decode_replacements", "ngram_events",
     "ngram_schema", "word_tokens",
 ]
 
 #: The partial naive Bayes counts that ``count_label_tokens`` returns and the engine sums.
 LABEL_TOKEN_SCHEMA = pa.schema([("label", pa.string()), ("token", pa.string()), ("n", pa.int64())])
 
-#: Python's ``\w`` is a letter, a number or ``_``; RE2 spells its complement so.
-UNICODE_SPLIT = NON_WORD_RUN
 #: The characters that Python's ``str.lower`` and utf8proc lower-case differently (İ, Σ).
 PYTHON_CASE = "[\u0130\u03a3]"
 
@@ -74,7 +72,7 @@ def _ascii_tokens(texts: pa.StringArray) -> tuple[pa.StringArray, np.ndarray]:
 
 
 def _regex_tokens(texts) -> tuple[pa.Array, np.ndarray]:
-    split = pc.split_pattern_regex(pc.utf8_lower(texts), UNICODE_SPLIT)
+    split = pc.split_pattern_regex(pc.utf8_lower(texts), NON_WORD_RUN)
     flat = pc.list_flatten(split)
     keep = pc.not_equal(flat, "")  # split leaves empty strings at the edges
     return flat.filter(keep), pc.list_parent_indices(split).to_numpy()[keep.to_numpy(zero_copy_only=False)]
