@@ -27,7 +27,7 @@ from .ngram_inputs import examples_rdd
 from .reports import format_classify_report
 from .runstats import is_stat, run_failfast, split_stats
 from .tables import check_output
-from .training import Family, read_counts, train_model
+from .training import Family, read_counts, train_model, why_empty
 from .storage import Location, location
 
 __all__ = ["BACKOFF", "classify", "load_backoff_manifest", "per_set_metrics", "prediction_ddl", "train", "worked_examples"]
@@ -161,7 +161,7 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, 
     extra = {"model": str(model_dir), "test_input": str(inputs.root), "test_is_training_data": overlap == "all"}
     result = Scored(predictions, lambda: {"input_stats": stats, "malformed_examples": bad}, release)
     return write_results(spark, out, result, metrics_of, format_classify_report, extra, started,
-                         empty=("examples", f"no window centred on {', '.join(set_of)}"))
+                         empty=(BACKOFF.unit, why_empty("backoff", set_of)))
 
 
 def per_set_metrics(triples, sets, chain, label_counts) -> list[dict]:

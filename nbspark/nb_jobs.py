@@ -26,7 +26,7 @@ from .nb_scoring import RANKED, score
 from .nb_settings import model_options, refuse_unused
 from .plots import plot_pr_curve
 from .tables import check_output, write_json
-from .training import Family, read_counts, train_model
+from .training import Family, read_counts, train_model, why_empty
 from .storage import Location, location
 
 __all__ = ["NAIVE_BAYES", "SCORING", "SMOOTHING", "binary_decision", "classify_nb", "load_nb_manifest", "model_settings", "train_nb"]
@@ -155,7 +155,7 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
         "classes": list(classes),
     }
     return write_results(spark, out, scored, metrics_of, format_classification_report, extra, started, _pr_files,
-                         empty=("documents", "no valid document or row"))
+                         empty=(NAIVE_BAYES.unit, why_empty("naive_bayes")))
 
 
 def _binary(cfg: ExperimentConfig, classes: tuple[str, ...]) -> tuple[str, str] | None:

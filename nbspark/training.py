@@ -22,7 +22,7 @@ from .manifests import check_update, load_manifest, manifest_header, merged_mani
 from .tables import check_output, parquet_rows, read_parquet_checked, staged_output, write_json
 from .storage import Location, location
 
-__all__ = ["Family", "input_signatures", "read_counts", "train_model"]
+__all__ = ["Family", "input_signatures", "read_counts", "train_model", "why_empty"]
 
 log = logging.getLogger("nbspark")
 
@@ -109,7 +109,7 @@ def train_model(spark, cfg, inputs, out: Location, family: Family, update: bool 
     counted: Counted = family.count(spark, counting, inputs)
     try:
         if not counted.stats.get(family.unit):
-            raise InputError(f"{inputs.root}: no training {family.unit} ({_why_empty(cfg)}); nothing written")
+            raise InputError(f"{inputs.root}: no training {family.unit} ({why_empty(cfg.task, cfg.centres)}); nothing written")
         counts = counted.counts
         if old is not None:
             counts = merge_counts(counts, read_counts(spark, out, family, old), list(family.sums))
@@ -144,7 +144,8 @@ def train_model(spark, cfg, inputs, out: Location, family: Family, update: bool 
     return manifest
 
 
-def _why_empty(cfg) -> str:
-    if cfg.task == "backoff":
-        return f"no window centred on {', '.join(cfg.centres)}"
+def why_empty(task: str, centres=()) -> str:
+    """Why an input may give a task nothing to count or score (training and classify say it alike)."""
+    if task == "backoff":
+        return f"no window centred on {', '.join(centres)}"
     return "no valid document or row"
