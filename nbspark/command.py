@@ -117,9 +117,8 @@ def predict_main(argv: list[str]) -> int:
         if isinstance(model, BackoffPredictor):
             results, unscored = _backoff_results(model, texts)
             if unscored:  # said, not silent: a text without a set word is not a prediction of the model
-                words = ", ".join(model.classes_[:8]) + (", …" if len(model.classes_) > 8 else "")
                 print(f"nbspark predict: {unscored:,} of {len(texts):,} texts hold no word of the model's confusion sets "
-                      f"({words}) and are not a {model.width}-token window with '_' at the centre: nothing scored in them",
+                      f"({model.words_shown()}) and are not a {model.width}-token window with '_' at the centre: nothing scored in them",
                       file=sys.stderr)
         else:
             proba = model.predict_proba(texts if model.text else [_json_row(t) for t in texts])

@@ -116,9 +116,12 @@ class BackoffPredictor:
             raise ValueError(f"a window has {self.width} tokens with '_' or a confusion-set word in the middle, got {item!r}")
         centre = tokens[self.width // 2]
         if centre != "_" and centre not in self._set_of:  # another word is not a question this model answers
-            words = ", ".join(self.classes_[:8]) + (", …" if len(self.classes_) > 8 else "")
-            raise ValueError(f"a window's centre is '_' or a word of the model's confusion sets ({words}), got {centre!r} in {item!r}")
+            raise ValueError(f"a window's centre is '_' or a word of the model's confusion sets ({self.words_shown()}), got {centre!r} in {item!r}")
         return tuple(tokens)
+
+    def words_shown(self) -> str:
+        """The model's confusion-set words for a message: the first eight, then an ellipsis."""
+        return ", ".join(self.classes_[:8]) + (", …" if len(self.classes_) > 8 else "")
 
     def _decide(self, window: tuple[str, ...]):
         centre = window[self.width // 2]
