@@ -36,14 +36,19 @@ def get_spark(app_name: str, conf: dict[str, str] | None = None, defaults: dict[
     not spark-submit's flags, ``--conf``, a properties file nor ``PYSPARK_SUBMIT_ARGS`` (the JVM
     is started first, so its settings can be seen before the session is built; a setting made in
     code would otherwise win over spark-submit's). ``local_defaults`` apply in the same way when
-    the master is local (``local``, ``local[N]``, ``local[N,F]``, or none given).
+    the master is local (``local``, ``local[N]``, ``local[N,F]``, or none given). A session
+    already running in the process is returned with its settings untouched, but for ``conf``.
     """
     _import_pyspark()
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
     settings = {"spark.app.name": app_name}
-    if defaults or local_defaults:
+    if SparkSession.getActiveSession() is not None:
+        # the caller's session (a notebook's, a test's): its settings are its owner's, and
+        # getOrCreate would otherwise set the defaults on it for the rest of the process
+        settings = {}
+    elif defaults or local_defaults:
         SparkContext._ensure_initialized()  # the gateway JVM, started with spark-submit's settings
         present = SparkConf()
         master = present.get("spark.master", "local[*]")

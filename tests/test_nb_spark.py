@@ -197,9 +197,12 @@ def test_classify_refuses_a_test_part_that_holds_training_records(spark, fixture
     assert err == [f"classify.py: error: the test input reads records the model was trained on ({path}): test.holdout, "
                    "test.seed = 0.5, 2 split it otherwise than the model's training did (0.5, 1): use the same holdout and seed"]
     assert not (tmp_path / "r").exists()
-    # the same split runs; the command leaves a session it did not start (the tests') running
+    # the same split runs; the command leaves a session it did not start (the tests') running, its
+    # settings as they were (the jobs' defaults were set on it, and changed later tests' part files)
+    key = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
+    before = spark.conf.get(key, None)
     assert classify_main([*test, "--set", "test.seed=1", "--out", str(tmp_path / "r")]) == 0
-    assert spark.range(3).count() == 3
+    assert spark.range(3).count() == 3 and spark.conf.get(key, None) == before
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
