@@ -333,7 +333,8 @@ def _section(section: dict, base, where: str):
 def _coerce(key: str, value: str, hint):
     """Turn a ``--set key=value`` string into the field's type (``hint``).
 
-    Lists are comma-separated; ``confusion_sets`` is sets separated by ``;``, words by ``,``.
+    Lists are comma-separated; ``confusion_sets`` is sets separated by ``;``, words by ``,``; or
+    either as in the TOML file (``["affect", "effect"]``), read as TOML, not split into ``["affect"``.
     """
     if hint is bool:
         if value.lower() in ("true", "1", "yes"):
@@ -353,6 +354,11 @@ def _coerce(key: str, value: str, hint):
             raise ConfigError(f"{key} must be a number, got {value!r}") from None
     if hint is str:
         return value
+    if value.lstrip().startswith("["):
+        try:
+            return _checked(key, tomllib.loads(f"v = {value}")["v"], hint)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{key}: {value!r} is not a TOML array ({exc}): write [\"a\", \"b\"] or a,b") from None
     if typing.get_args(hint) == (tuple[str, ...], Ellipsis):
         return tuple(tuple(w.strip() for w in part.split(",")) for part in value.split(";") if part.strip())
     return tuple(v.strip() for v in value.split(",")) if value else ()

@@ -33,6 +33,11 @@ def test_overrides_are_typed():
     assert cfg.backoff == ("BD", "B", "")
     assert cfg.counted_subsets == ("ABDE", "BD", "B", "")
     assert cfg.confusion_set == ("their", "there")
+    # a list written as in the TOML file is read as TOML, not split on commas into '["their"' and '"there"]'
+    as_toml = load_config(None, {"confusion_set": '["their", "there", "they\'re"]', "backoff": '["BD", ""]',
+                                 "confusion_sets": '[["accept", "except"], ["lose", "loose"]]'})
+    assert as_toml.confusion_set == ("their", "there", "they're") and as_toml.backoff == ("BD", "")
+    assert as_toml.confusion_sets == (("accept", "except"), ("lose", "loose"))
     wide = load_config(None, {"width": "7", "backoff": "BCEF,CE,"})
     assert wide.centre == "D" and wide.counted_subsets == ("ABCEFG", "BCEF", "CE", "")
 
@@ -54,6 +59,9 @@ def test_overrides_are_typed():
         ({"train.holdout": "1.5"}, "holdout must be"),
         ({"nb.alpha": "x"}, "must be a number"),
         ({"lowercase": "maybe"}, "true or false"),
+        ({"confusion_set": "[affect, effect]"}, r"""confusion_set: '\[affect, effect\]' is not a TOML array .*: write \["a", "b"\] or a,b"""),
+        ({"confusion_sets": '["their", "there"]'}, "confusion_sets must be a list of lists of strings, got list"),
+        ({"confusion_set": '[1, 2]'}, "confusion_set must be a list of strings"),
     ],
 )
 def test_bad_overrides(overrides, message):
