@@ -14,6 +14,7 @@ __all__ = [
     "malformed_lines",
     "malformed_reasons",
     "missing_cells",
+    "never_counted",
     "undecodable",
     "format_query_report",
     "format_sets_table",
@@ -38,12 +39,22 @@ def format_train_report(manifest: dict, out) -> str:
     if "stories_read" in stats:
         lines.append(f"stories read: {stats['stories_read']:,}   used: {stats.get('stories_used', 0):,}")
     lines.append(f"examples: {stats.get('examples', 0):,}   total weight: {stats.get('weight', 0):,}")
+    lines += never_counted(manifest)
     lines += undecodable(stats)
     lines.append("distinct events per subset: " + ", ".join(f"{level_name(k)}={v:,}" for k, v in manifest["distinct_events"].items()))
     if manifest["malformed_examples"]:
         lines.append("first malformed lines:")
         lines += malformed_lines(manifest["malformed_examples"])
     return "\n".join(lines)
+
+
+def never_counted(manifest: dict) -> list[str]:
+    """The line naming the confusion-set words that centre no training example (so are never
+    predicted), when the model has their prior counts (its chain ends in the empty context)."""
+    config, seen = manifest["config"], manifest.get("label_counts")
+    words = dict.fromkeys(w for s in (config.get("confusion_sets") or [config["confusion_set"]]) for w in s)
+    never = [w for w in words if w not in seen] if seen else []
+    return [f"never counted (no example centred on them, so never predicted): {', '.join(never)}"] if never else []
 
 
 def malformed_reasons(stats: dict) -> str:

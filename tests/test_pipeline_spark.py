@@ -67,6 +67,17 @@ def test_train_stats_hand_counted(model):
     assert (out / "counts" / "_SUCCESS").is_file() and (out / "_nbspark.json").is_file()
 
 
+def test_report_names_a_set_word_never_counted(spark, model, fixtures, tmp_path):
+    from nbspark.reports import format_train_report
+
+    _, manifest, _ = model
+    assert "never counted" not in format_train_report(manifest, "m")
+    cfg = cfg_for(tmp_path, fixtures, confusion_set='["affect", "effect", "effects"]')  # no line of ngrams.txt is centred on effects
+    wider, _ = run_train(spark, cfg)
+    assert wider["label_counts"] == manifest["label_counts"]
+    assert "\nnever counted (no example centred on them, so never predicted): effects\n" in format_train_report(wider, "m")
+
+
 def test_count_table_equals_plain_python_count(spark, model, fixtures):
     cfg, manifest, out = model
     expected = Counter()
