@@ -13,7 +13,7 @@ import io
 import os
 
 from .errors import StorageError
-from .storage import join_uri, normal_uri, parent_uri, scheme_of
+from .storage import join_uri, link_loop, normal_uri, parent_uri, scheme_of
 
 __all__ = ["HadoopStorage"]
 
@@ -123,10 +123,16 @@ class HadoopStorage:
     def list(self, uri):
         return [s.getPath().toString() for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p))]
 
-    def files(self, uri):
-        """``(uri, size, modification time)`` of the plain files in a directory, from one listing."""
+    def entries(self, uri):
+        """``(uri, size, modification time, is a directory)`` of a directory's files and
+        subdirectories, from one listing."""
         statuses = self._call(uri, "list it", lambda fs, p: fs.listStatus(p))
-        return [(s.getPath().toString(), int(s.getLen()), int(s.getModificationTime())) for s in statuses if s.isFile()]
+        found = [(s.getPath().toString(), int(s.getLen()), int(s.getModificationTime()), bool(s.isDirectory()))
+                 for s in statuses if s.isFile() or s.isDirectory()]
+        if scheme_of(uri) == "file":  # Hadoop's local file system follows a link back up until the OS refuses
+            local = len("file:")
+            found = [f for f in found if not (f[3] and link_loop(normal_uri(uri)[local:], normal_uri(f[0])[local:]))]
+        return found
 
     def stat(self, uri):
         st = self._status(uri)

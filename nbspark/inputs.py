@@ -29,7 +29,7 @@ SKLEARN_DATASETS = ("breast_cancer", "digits", "iris", "wine")
 
 @dataclass(frozen=True)
 class Inputs:
-    """An input spec with its root and its files (``storage.Location``s, in name order)."""
+    """An input spec with its root and its files (``storage.Location``s, in path order, subdirectories included)."""
 
     spec: InputSpec
     root: Location

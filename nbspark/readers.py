@@ -1,7 +1,8 @@
 """Input files to RDDs: n-gram lines with their byte offsets, Reuters stories from raw bytes.
 
-* Listing: a path is a file, or a directory whose files are read in name order, skipping
-  names that start with ``_`` or ``.`` (Spark's and Hadoop's hidden-file convention). File
+* Listing: a path is a file, or a directory whose files, and those of its subdirectories at any
+  depth, are read in path order, skipping files and directories whose names start with ``_`` or
+  ``.`` (Spark's and Hadoop's hidden-file convention), and all under such a directory. File
   names with glob characters or commas (``a[1].txt``, ``b{x},y.txt``) are escaped before
   Hadoop sees them, so they are read literally (except SGML files with a comma in the name,
   which ``binaryFiles`` cannot name, and are refused).
@@ -44,7 +45,8 @@ def list_files(path, suffix: str = "") -> list:
     if not path.is_dir():
         raise FileNotFoundError(f"{path}: no such file or directory")
     # one listing gives the names, kinds, sizes and times: no lookup per file (a request each on an object store)
-    return [p for p in path.files() if not p.name.startswith(("_", ".")) and p.name.endswith(suffix)]
+    # subdirectories too: Spark SQL's readers take them, Hadoop's FileInputFormat fails on them; none skips them silently
+    return [p for p in path.files(skip=lambda name: name.startswith(("_", "."))) if p.name.endswith(suffix)]
 
 
 def decode_text(data: bytes, name: str) -> tuple[str, int]:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from .errors import StorageError
 
-__all__ = ["LocalStorage", "Location", "atomic_rename_schemes", "location", "normal_uri", "parent_uri", "join_uri", "scheme_of", "use_hadoop"]
+__all__ = ["LocalStorage", "Location", "atomic_rename_schemes", "location", "normal_uri", "parent_uri", "join_uri", "link_loop", "scheme_of", "use_hadoop"]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 #: Schemes whose directory rename is atomic (after ViewFS resolution); elsewhere (object stores,
@@ -135,11 +135,17 @@ class Location:
         """The entries of a directory, sorted by name."""
         return sorted((Location(normal_uri(u), self.fs) for u in self.fs.list(self.uri)), key=lambda loc: loc.name)
 
-    def files(self) -> list[Location]:
-        """The plain files directly in a directory, sorted by name, each with what the listing
-        said of it (``known``)."""
-        found = (Location(normal_uri(u), self.fs, (size, mtime)) for u, size, mtime in self.fs.files(self.uri))
-        return sorted(found, key=lambda loc: loc.name)
+    def files(self, skip=lambda name: False) -> list[Location]:
+        """The plain files of a directory and of its subdirectories, sorted by path, each with what
+        the listing said of it (``known``): one listing per directory. A file or directory whose
+        name ``skip`` accepts is left out, with everything under it."""
+        found, todo = [], [self.uri]
+        while todo:
+            for u, size, mtime, is_dir in self.fs.entries(todo.pop()):
+                u = normal_uri(u)
+                if not skip(u.rstrip("/").rsplit("/", 1)[-1]):
+                    todo.append(u) if is_dir else found.append(Location(u, self.fs, (size, mtime)))
+        return sorted(found, key=lambda loc: loc.uri)
 
     def stat(self) -> tuple[int, int]:
         """``(size in bytes, modification time in ms)``: the listing's when this location came
@@ -192,6 +198,12 @@ class Location:
         return scheme_of(self.real()) in atomic_rename_schemes
 
 
+def link_loop(parent: str, child: str) -> bool:
+    """Whether the local directory ``child`` of ``parent`` is a symbolic link to ``parent`` or to a
+    directory above it: listing it would never end (both storages skip it)."""
+    return os.path.islink(child) and (os.path.realpath(parent) + os.sep).startswith(os.path.realpath(child).rstrip(os.sep) + os.sep)
+
+
 # ------------------------------------------------------------------ local (no JVM)
 
 
@@ -214,13 +226,18 @@ class LocalStorage:
     def list(self, uri):
         return ["file:" + os.path.join(self._p(uri), n) for n in os.listdir(self._p(uri))]
 
-    def files(self, uri):
+    def entries(self, uri):
+        """``(uri, size, modification time, is a directory)`` of a directory's files and
+        subdirectories; symbolic links followed, as ``os.path.isfile`` and ``os.stat`` follow
+        them, except a link to the directory itself or one above it (a loop)."""
         found = []
         with os.scandir(self._p(uri)) as entries:
             for e in entries:
-                if e.is_file():  # symbolic links followed, as os.path.isfile and os.stat follow them
+                if e.is_file():
                     st = e.stat()
-                    found.append(("file:" + e.path, st.st_size, st.st_mtime_ns // 1_000_000))
+                    found.append(("file:" + e.path, st.st_size, st.st_mtime_ns // 1_000_000, False))
+                elif e.is_dir() and not link_loop(self._p(uri), e.path):
+                    found.append(("file:" + e.path, 0, 0, True))
         return found
 
     def stat(self, uri):

@@ -1,5 +1,7 @@
 """Input files as users have them: hidden names, glob characters, bytes that are not UTF-8."""
 
+import os
+
 import pytest
 
 from nbspark.config import InputSpec, load_config
@@ -94,6 +96,28 @@ def test_an_input_directory_costs_one_listing(spark, tmp_path, monkeypatch):
                     m.setattr(cls, name, lambda *a, **k: pytest.fail("a lookup per file"))
             assert input_signatures(SimpleNamespace(files=files)) == expected
             assert _whole_files(spark, files, 256) == files
+
+
+def test_an_input_directory_is_read_with_its_subdirectories(spark, tmp_path):
+    """Files in subdirectories are inputs too (they were skipped without a word); hidden names
+    (``_``, ``.``) are skipped at every depth with all under them; a link to a directory is
+    followed unless it loops back to one above it. The same list from both storages."""
+    from nbspark.readers import list_files
+    from nbspark.storage import LocalStorage, Location, use_hadoop
+
+    d = tmp_path / "in"
+    for name in ("b.txt", "a/z.txt", "a/deep/er/y.txt", "a_b/x.txt", "_tmp/no.txt", ".git/no.txt", "a/.hidden/no.txt", "a/_SUCCESS"):
+        (d / name).parent.mkdir(parents=True, exist_ok=True)
+        (d / name).write_text(name)
+    (d / "empty").mkdir()
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "w.txt").write_text("w")
+    (d / "a" / "linked").symlink_to(tmp_path / "outside")
+    (d / "a" / "deep" / "loop").symlink_to(d / "a")
+    expected = ["a/deep/er/y.txt", "a/linked/w.txt", "a/z.txt", "a_b/x.txt", "b.txt"]
+    assert [os.path.relpath(str(f), d) for f in list_files(Location("file:" + str(d), LocalStorage()))] == expected
+    assert [os.path.relpath(str(f), d) for f in list_files(Location("file:" + str(d), use_hadoop()))] == expected
+    assert list_files(Location("file:" + str(d / "a" / "z.txt"), LocalStorage()))[0].name == "z.txt"
 
 
 def test_first_malformed_lines_stop_at_the_last_one(spark, tmp_path):

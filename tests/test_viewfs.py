@@ -39,6 +39,25 @@ def same_metrics(a: dict, b: dict) -> None:
     assert {k: v for k, v in a.items() if k not in drop} == {k: v for k, v in b.items() if k not in drop}
 
 
+
+def test_a_directory_with_subdirectories_counts_as_its_files_in_one(spark, viewfs, tmp_path):
+    """The n-gram lines split over a directory tree on ViewFS (hidden ``_``/``.`` names left out)
+    count as the one fixture file does, locally."""
+    remote, behind = viewfs
+    lines = (FIXTURES / "ngrams.txt").read_bytes().splitlines(keepends=True)
+    for name, part in (("a.txt", lines[:4]), ("sub/b.txt", lines[4:7]), ("sub/deeper/c.txt", lines[7:]),
+                       ("_tmp/no.txt", lines[:2]), (".git/no.txt", lines[:2])):
+        (behind / "in" / name).parent.mkdir(parents=True, exist_ok=True)
+        (behind / "in" / name).write_bytes(b"".join(part))
+    cfg = load_config(None, {"train.path": f"{remote}/in"})
+    inputs = resolve_input(cfg.train, None)
+    assert [f.uri for f in inputs.files] == [f"{remote}/in/{n}" for n in ("a.txt", "sub/b.txt", "sub/deeper/c.txt")]
+    manifest = train(spark, cfg, inputs, f"{remote}/model")
+    local = load_config(None, {"train.path": str(FIXTURES / "ngrams.txt")})
+    train(spark, local, resolve_input(local.train, None), tmp_path / "model")
+    assertDataFrameEqual(rows(spark, f"{remote}/model"), rows(spark, tmp_path / "model"), checkRowOrder=False)
+    assert manifest["stats"]["weight"] == 34 and manifest["stats"]["lines_read"] == 11
+
 def test_backoff_train_classify_query_update_and_curve_on_viewfs_equal_local(spark, viewfs, tmp_path):
     remote, behind = viewfs
     cfg = load_config(None, {"train.path": f"{FX}/ngrams.txt", "test.path": f"{FX}/mini.sgm"})
