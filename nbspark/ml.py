@@ -295,13 +295,13 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
 
     @classmethod
     def from_counts(cls, root, manifest: dict) -> CountingNaiveBayesModel:
-        """The model of a checked ``PATH/nbspark`` (``ml_persist.CountsReader``)."""
-        import pyarrow.parquet as pq
+        """The model of a checked ``PATH/nbspark`` (``ml_persist.CountsReader``), read through its
+        storage as ``nbspark.load`` reads a model (any scheme: ``hdfs:``, ``s3a:``, ``viewfs:``)."""
+        from .models import read_count_rows
+        from .tables import ddl_columns
 
-        from .tables import check_table
-
-        parts = check_table(root / "counts", COUNT_DDL, manifest["count_rows"])
-        rows = pq.read_table([str(p) for p in parts]).to_pylist()
+        names = list(ddl_columns(COUNT_DDL))
+        rows = [dict(zip(names, r)) for r in read_count_rows(root, COUNT_DDL, manifest)]
         classes = tuple(sorted(float(r["label"]) for r in rows if r["event"] == "Y"))
         cidx = {y: i for i, y in enumerate(classes)}
         features = sorted({r["feature"] for r in rows if r["event"] == "YX"}, key=int if manifest["vectors"] else str)

@@ -234,6 +234,31 @@ def test_a_killed_run_leaves_the_old_model_on_viewfs(spark, viewfs):
     assert sorted(p.name for p in behind.iterdir()) == ["m", "marker"]  # what both runs staged is gone
 
 
+
+def test_pyspark_ml_models_save_and_load_on_viewfs(spark, viewfs):
+    """Both Estimators' fitted models, in a Pipeline, saved to and loaded from ViewFS, transform
+    as before (the naive Bayes counts were read back with a local-path reader: 'Expected a local
+    filesystem path, got a URI')."""
+    from pyspark.ml import Pipeline, PipelineModel
+    from pyspark.ml.feature import Tokenizer
+
+    from nbspark.ml import CountingBackoff, CountingBackoffModel, CountingNaiveBayes
+
+    remote, behind = viewfs
+    docs = spark.createDataFrame([(0.0, "a b c"), (1.0, "b d d"), (1.0, "d e"), (0.0, "a a e")], ["label", "text"])
+    nb = Pipeline(stages=[Tokenizer(inputCol="text", outputCol="tokens"), CountingNaiveBayes(featuresCol="tokens", smoothing=0.5)]).fit(docs)
+    nb.save(f"{remote}/nb")
+    assert list((behind / "nb" / "stages").glob("1_*/nbspark/counts/*.parquet"))
+    scored = [(r.prediction, r.probability.toArray().tolist()) for r in nb.transform(docs).orderBy("text").collect()]
+    again = [(r.prediction, r.probability.toArray().tolist()) for r in PipelineModel.load(f"{remote}/nb").transform(docs).orderBy("text").collect()]
+    assert again == scored and [p for p, _ in scored] == [0.0, 0.0, 1.0, 1.0]
+    windows = spark.createDataFrame([("would not affect the outcome".split(), 6), ("would not effect the outcome".split(), 1)],
+                                    "window ARRAY<STRING>, n BIGINT")
+    backoff = CountingBackoff(weightCol="n").fit(windows)
+    backoff.save(f"{remote}/backoff")
+    rows = CountingBackoffModel.load(f"{remote}/backoff").transform(windows).select("prediction", "probability", "level").collect()
+    assert [tuple(r) for r in rows] == [("affect", pytest.approx(6 / 7), "ABDE")] * 2
+
 def test_s3a_without_its_connector_is_one_line_and_exit_1(tmp_path):
     proc = spark_submit("train", "--set", "train.path=s3a://bucket/5grams/", "--out", tmp_path / "m")
     errors = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.startswith("train.py: error:")]
