@@ -14,6 +14,7 @@ import time
 from .counting import Tally
 from .faults import maybe_inject
 from .readers import decode_text, list_files, sgml_texts
+from .reports import format_check_report
 from .tables import staged_output, write_json
 from .storage import Location, location
 
@@ -63,8 +64,7 @@ def check_corpus(spark, model_dir: Location, text: Location, out: Location, fact
                    "rules": {k: {"rule": r.name, "m": r.m, "min_evidence": r.min_evidence, "factor": f} for k, (r, f) in rules.items()},
                    "seconds": round(time.time() - started, 2)}
         write_json(stage / "metrics.json", metrics)
-        (stage / "report.txt").write_text(
-            f"checked {metrics.get('files', 0)} files: {metrics.get('flags', 0)} flags\n")
+        (stage / "report.txt").write_text(format_check_report(metrics) + "\n")
     shared.unpersist()
     return metrics
 

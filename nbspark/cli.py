@@ -368,6 +368,9 @@ def check_main(argv=None, prog: str = "check.py") -> int:
         out = check_output(args.out, args.overwrite, [model, text])
         with _spark("nbspark-check") as spark:
             metrics = check_corpus(spark, model, text, out, args.factor, args.rule)
-        print(f"checked {metrics.get('files', 0)} files: {metrics.get('flags', 0)} flags, written to {out}/flags")
+        from .reports import format_check_report
+
+        print(format_check_report(metrics))
+        print(f"flags written to {out}/flags")
 
     return _run(prog, body)

@@ -8,6 +8,7 @@ from .metrics import format_level_table, level_name
 from .runstats import where
 
 __all__ = [
+    "format_check_report",
     "format_classify_report",
     "format_curve",
     "format_nb_train_report",
@@ -55,6 +56,13 @@ def never_counted(manifest: dict) -> list[str]:
     words = dict.fromkeys(w for s in (config.get("confusion_sets") or [config["confusion_set"]]) for w in s)
     never = [w for w in words if w not in seen] if seen else []
     return [f"never counted (no example centred on them, so never predicted): {', '.join(never)}"] if never else []
+
+
+def format_check_report(metrics: dict) -> str:
+    """The check job's report: files and flags (by deciding level), and the undecodable bytes."""
+    levels = ", ".join(f"{level_name(k)}={v:,}" for k, v in sorted(metrics.get("flags_by_level", {}).items()))
+    head = f"checked {metrics.get('files', 0):,} files: {metrics.get('flags', 0):,} flags" + (f" (by level: {levels})" if levels else "")
+    return "\n".join([head, *undecodable(metrics)])
 
 
 def malformed_reasons(stats: dict) -> str:

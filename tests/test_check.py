@@ -3,6 +3,7 @@ hand from tests/data/ngrams.txt: ABDE ``would not _ the outcome`` = affect 6, ef
 ``does not _ the ratio`` = affect 3; ``the cumulative _ of the`` = effect 10, affect 2)."""
 
 import json
+from collections import Counter
 
 import pytest
 
@@ -180,6 +181,9 @@ def test_the_spark_job_flags_as_the_single_document_path(spark, model_dir, tmp_p
     assert got == sorted(expected)
     assert len(got) == 4  # a.txt lines 1 and 3, b.txt.gz line 3, c.txt: affect -> effect (10 against 2)
     assert (metrics["files"], metrics["flags"], metrics["decode_replacements"]) == (3, 4, 1)
+    by_level = ", ".join(f"{k or '∅'}={v}" for k, v in sorted(Counter(r[6] for r in got).items()))
+    assert (tmp_path / "out" / "report.txt").read_text() == (
+        f"checked 3 files: 4 flags (by level: {by_level})\nundecodable bytes replaced by U+FFFD: 1 (is the input UTF-8?)\n")
 
 
 def test_the_check_job_command(model_dir, tmp_path):
@@ -189,7 +193,7 @@ def test_the_check_job_command(model_dir, tmp_path):
     doc.write_text(TEXT)
     done = spark_submit("check", "--model", model_dir, "--text", doc, "--out", tmp_path / "out", "--rule", "chain", "--factor", "5")
     assert done.returncode == 0, done.stderr
-    assert "checked 1 files: 2 flags" in done.stdout
+    assert "checked 1 files: 2 flags (by level: " in done.stdout and "undecodable" not in done.stdout
     again = spark_submit("check", "--model", model_dir, "--text", doc, "--out", tmp_path / "out")
     assert again.returncode == 1 and "already holds something" in again.stdout + again.stderr
 
