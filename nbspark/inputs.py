@@ -51,7 +51,8 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
     if scheme_of(spec.path) or os.path.isabs(os.path.expanduser(spec.path)):
         root = location(spec.path)
         if not root.exists():
-            raise InputError(f"{root}: input does not exist")
+            glob = " (a glob pattern is not expanded: give a file, or a directory of the files)" if any(c in spec.path for c in "*?[{") else ""
+            raise InputError(f"{root}: input does not exist{glob}")
     else:
         try:
             root = resolve_data_dir(spec.path, data_dir) / spec.path

@@ -42,8 +42,11 @@ def test_single_file_with_glob_characters(spark, corpus, tmp_path):
 
 
 def test_missing_and_empty_inputs(tmp_path):
-    with pytest.raises(InputError, match="input does not exist"):
+    with pytest.raises(InputError, match="input does not exist$"):
         resolve_input(InputSpec("ngrams", str(tmp_path / "nope.txt")), None)
+    (tmp_path / "5-00001.gz").write_text("")  # a glob is read literally (a[1].txt above), never expanded
+    with pytest.raises(InputError, match=r"5-0000\*\.gz: input does not exist \(a glob pattern is not expanded: give a file, or a directory"):
+        resolve_input(InputSpec("google_v3", str(tmp_path / "5-0000*.gz")), None)
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "_hidden").write_text("x")
     with pytest.raises(InputError, match="no input files"):
