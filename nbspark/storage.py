@@ -143,8 +143,12 @@ class Location:
         while todo:
             for u, size, mtime, is_dir in self.fs.entries(todo.pop()):
                 u = normal_uri(u)
-                if not skip(u.rstrip("/").rsplit("/", 1)[-1]):
-                    todo.append(u) if is_dir else found.append(Location(u, self.fs, (size, mtime)))
+                if skip(u.rstrip("/").rsplit("/", 1)[-1]):
+                    continue
+                if is_dir:
+                    todo.append(u)
+                else:
+                    found.append(Location(u, self.fs, (size, mtime)))
         return sorted(found, key=lambda loc: loc.uri)
 
     def stat(self) -> tuple[int, int]:
