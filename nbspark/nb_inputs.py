@@ -167,7 +167,7 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
 
         columns = [c for c in df.columns if c != nb.label_column]
         numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
-        rdd = df.rdd.map(lambda r: r.asDict()).zipWithIndex().map(lambda kv: (kv[1], kv[0]))
+        rdd = _rows_in_file_order(df)
     numeric = list(nb.numeric_columns)
     categorical = list(nb.categorical_columns)
     if not numeric and not categorical:
@@ -189,6 +189,33 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
     elif nb.model == "categorical":
         numeric, categorical = [], categorical + numeric
     return rdd, numeric, categorical
+
+
+def _rows_in_file_order(df):
+    """``(index, row as a dict)``: the row's 0-based position in the files read in path order, each
+    from its start, whatever the partitioning. (``zipWithIndex`` numbers partitions in Spark's
+    order, which puts a large file's pieces before a smaller file and its last, shorter piece after
+    it, and cuts files by the cores: the hold-out and the ids moved with ``local[N]``.) One pass
+    counts the rows of each piece of a file (``_metadata``), as ``zipWithIndex`` counts partitions."""
+    from pyspark.sql import functions as F
+
+    piece = [F.col("_metadata.file_path").alias("__file"), F.col("_metadata.file_block_start").alias("__start")]
+    tagged = df.select("*", *piece)
+    starts, total = {}, 0
+    for r in sorted(tagged.groupBy("__file", "__start").count().collect()):
+        starts[(r["__file"], r["__start"])] = total
+        total += r["count"]
+
+    def numbered(rows):
+        key = seen = None
+        for r in rows:  # a piece's rows come together, in file order, within one partition
+            d = r.asDict()
+            at = (d.pop("__file"), d.pop("__start"))
+            seen = 0 if at != key else seen + 1
+            key = at
+            yield starts[at] + seen, d
+
+    return tagged.rdd.mapPartitions(numbered)
 
 
 def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):

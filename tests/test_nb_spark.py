@@ -75,6 +75,31 @@ def test_one_partition_equals_many(spark, fixtures, tmp_path):
     assertDataFrameEqual(one, three, checkRowOrder=False)
 
 
+@pytest.mark.parametrize("piece_bytes", [None, "256"])
+def test_table_rows_are_numbered_in_file_order_whatever_the_pieces(spark, tmp_path, piece_bytes):
+    """A table's records are named, and held out, by their position in the files in path order.
+    In pieces of 256 bytes, Spark's partitions put b.csv's pieces before a.csv's last, shorter
+    one: zipWithIndex numbered the rows otherwise, so the hold-out moved with the cores."""
+    from nbspark.nb_inputs import records_rdd
+    from nbspark.runstats import is_stat
+
+    (tmp_path / "t").mkdir()
+    names = []
+    for name, n in (("a.csv", 140), ("b.csv", 70)):
+        lines = [f"{name[0]}{i},{'yes' if i % 3 else 'no'}" for i in range(n)]
+        (tmp_path / "t" / name).write_text("x,label\n" + "\n".join(lines) + "\n")
+        names += [line.split(",")[0] for line in lines]
+    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "categorical", "nb.label_column": "label",
+                             "train.format": "csv", "train.path": str(tmp_path / "t")})
+    before = spark.conf.get("spark.sql.files.maxPartitionBytes")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", piece_bytes or before)
+    try:
+        mixed, _ = records_rdd(spark, resolve_input(cfg.train, None), cfg)
+        got = sorted((int(r.id), r.categorical["x"]) for r in mixed.collect() if not is_stat(r))
+    finally:
+        spark.conf.set("spark.sql.files.maxPartitionBytes", before)
+    assert got == list(enumerate(names))
+
 @pytest.mark.parametrize("engine", ["auto", "arrow", "dataframe"])
 def test_failfast_and_wrong_input_kind(spark, fixtures, tmp_path, engine):
     with pytest.raises(InputError, match=r"china_train.tsv:5: malformed line \(fields\)"):
