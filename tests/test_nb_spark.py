@@ -100,6 +100,7 @@ def test_table_rows_are_numbered_in_file_order_whatever_the_pieces(spark, tmp_pa
         spark.conf.set("spark.sql.files.maxPartitionBytes", before)
     assert got == list(enumerate(names))
 
+
 @pytest.mark.parametrize("engine", ["auto", "arrow", "dataframe"])
 def test_failfast_and_wrong_input_kind(spark, fixtures, tmp_path, engine):
     with pytest.raises(InputError, match=r"china_train.tsv:5: malformed line \(fields\)"):
@@ -129,6 +130,31 @@ def test_weather_mixed_table(spark, fixtures, tmp_path):
     i = model.vocab[("outlook", "sunny")]
     assert math.exp(model.weights[1, i]) == pytest.approx(3 / 12)
 
+
+def test_a_parquet_table_counts_as_its_csv(spark, fixtures, tmp_path):
+    """The weather table as typed Parquet, in two files, gives the CSV's model (its malformed row
+    left out of both): the same Gaussian statistics and outlook probabilities."""
+    import csv
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with open(fixtures / "weather.csv", newline="") as f:
+        good = [r for r in csv.DictReader(f) if r["temperature"].isdigit() and r["humidity"].isdigit()]
+    (tmp_path / "pq").mkdir()
+    for name, part in (("a.parquet", good[:6]), ("b.parquet", good[6:])):
+        pq.write_table(pa.table({"outlook": [r["outlook"] for r in part], "temperature": [int(r["temperature"]) for r in part],
+                                 "humidity": [float(r["humidity"]) for r in part], "play": [r["play"] for r in part]}), tmp_path / "pq" / name)
+    models = []
+    for fmt, path in (("csv", fixtures / "weather.csv"), ("parquet", tmp_path / "pq")):
+        cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "nb.numeric_columns": "temperature,humidity",
+                                 "nb.categorical_columns": "outlook", "train.format": fmt, "train.path": str(path)})
+        assert fit(spark, cfg, tmp_path / fmt)["stats"]["documents"] == 14
+        models.append(_model(spark, tmp_path / fmt, cfg))
+    csv_model, parquet_model = models
+    assert parquet_model.classes == csv_model.classes and parquet_model.numeric == csv_model.numeric
+    assert parquet_model.theta == pytest.approx(csv_model.theta) and parquet_model.var == pytest.approx(csv_model.var)
+    assert parquet_model.vocab == csv_model.vocab and parquet_model.weights == pytest.approx(csv_model.weights)
 
 def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys):
     """nbspark.load and ``nbspark predict`` score rows of a mixed model; what is not a row is refused in one line."""
