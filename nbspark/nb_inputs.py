@@ -201,8 +201,10 @@ def _rows_in_file_order(df):
 
     piece = [F.col("_metadata.file_path").alias("__file"), F.col("_metadata.file_block_start").alias("__start")]
     tagged = df.select("*", *piece)
+    # every column counted, so the reader parses each row as the numbering pass will (no column pruning)
+    whole = F.struct(*[F.col("`" + c.replace("`", "``") + "`") for c in df.columns])
     starts, total = {}, 0
-    for r in sorted(tagged.groupBy("__file", "__start").count().collect()):
+    for r in sorted(tagged.groupBy("__file", "__start").agg(F.count(whole).alias("count")).collect()):
         starts[(r["__file"], r["__start"])] = total
         total += r["count"]
 
