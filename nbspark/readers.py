@@ -2,7 +2,8 @@
 
 * Listing: a path is a file, or a directory whose files, and those of its subdirectories at any
   depth, are read in path order, skipping files and directories whose names start with ``_`` or
-  ``.`` (Spark's and Hadoop's hidden-file convention), and all under such a directory. File
+  ``.`` (Spark's and Hadoop's hidden-file convention), and all under such a directory, and
+  subdirectories that are nbspark outputs (a model or results inside a corpus). File
   names with glob characters or commas (``a[1].txt``, ``b{x},y.txt``) are escaped before
   Hadoop sees them, so they are read literally (except SGML files with a comma in the name,
   which ``binaryFiles`` cannot name, and are refused).
@@ -17,6 +18,7 @@
 from __future__ import annotations
 
 import gzip
+import logging
 import re
 
 __all__ = [
@@ -24,6 +26,7 @@ __all__ = [
     "reuters_files", "sgml_texts", "text_frame",
 ]
 
+log = logging.getLogger(__name__)
 _GLOB_CHARS = re.compile(r"([\[\]{}*?\\])")
 
 
@@ -46,7 +49,18 @@ def list_files(path, suffix: str = "") -> list:
         raise FileNotFoundError(f"{path}: no such file or directory")
     # one listing gives the names, kinds, sizes and times: no lookup per file (a request each on an object store)
     # subdirectories too: Spark SQL's readers take them, Hadoop's FileInputFormat fails on them; none skips them silently
-    return [p for p in path.files(skip=lambda name: name.startswith(("_", "."))) if p.name.endswith(suffix)]
+    return [p for p in path.files(skip=lambda name: name.startswith(("_", ".")), prune=_nbspark_output) if p.name.endswith(suffix)]
+
+
+def _nbspark_output(uri: str, names: list[str]) -> bool:
+    """Whether a subdirectory of an input is an nbspark output (a model, results: its marker), left
+    out of the input: its Parquet and JSON would be read as text."""
+    from .tables import MARKER
+
+    if MARKER in names:
+        log.warning("%s: an nbspark output (it holds %s), not read as input", uri, MARKER)
+        return True
+    return False
 
 
 def decode_text(data: bytes, name: str) -> tuple[str, int]:

@@ -135,14 +135,18 @@ class Location:
         """The entries of a directory, sorted by name."""
         return sorted((Location(normal_uri(u), self.fs) for u in self.fs.list(self.uri)), key=lambda loc: loc.name)
 
-    def files(self, skip=lambda name: False) -> list[Location]:
+    def files(self, skip=lambda name: False, prune=lambda uri, names: False) -> list[Location]:
         """The plain files of a directory and of its subdirectories, sorted by path, each with what
         the listing said of it (``known``): one listing per directory. A file or directory whose
-        name ``skip`` accepts is left out, with everything under it."""
+        name ``skip`` accepts is left out, with everything under it, and so is a subdirectory
+        whose URI and entries' names ``prune`` accepts."""
         found, todo = [], [self.uri]
         while todo:
-            for u, size, mtime, is_dir in self.fs.entries(todo.pop()):
-                u = normal_uri(u)
+            here = todo.pop()
+            entries = [(normal_uri(u), size, mtime, is_dir) for u, size, mtime, is_dir in self.fs.entries(here)]
+            if here != self.uri and prune(here, [u.rstrip("/").rsplit("/", 1)[-1] for u, *_ in entries]):
+                continue
+            for u, size, mtime, is_dir in entries:
                 if skip(u.rstrip("/").rsplit("/", 1)[-1]):
                     continue
                 if is_dir:

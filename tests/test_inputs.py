@@ -103,13 +103,15 @@ def test_an_input_directory_costs_one_listing(spark, tmp_path, monkeypatch):
 
 def test_an_input_directory_is_read_with_its_subdirectories(spark, tmp_path):
     """Files in subdirectories are inputs too (they were skipped without a word); hidden names
-    (``_``, ``.``) are skipped at every depth with all under them; a link to a directory is
-    followed unless it loops back to one above it. The same list from both storages."""
+    (``_``, ``.``) are skipped at every depth with all under them, and so are nbspark outputs; a
+    link to a directory is followed unless it loops back to one above it. The same list from both
+    storages."""
     from nbspark.readers import list_files
     from nbspark.storage import LocalStorage, Location, use_hadoop
 
     d = tmp_path / "in"
-    for name in ("b.txt", "a/z.txt", "a/deep/er/y.txt", "a_b/x.txt", "_tmp/no.txt", ".git/no.txt", "a/.hidden/no.txt", "a/_SUCCESS"):
+    model = ("a/old_model/_nbspark.json", "a/old_model/manifest.json", "a/old_model/counts/part-00000.parquet")  # an nbspark output: not input
+    for name in ("b.txt", "a/z.txt", "a/deep/er/y.txt", "a_b/x.txt", "_tmp/no.txt", ".git/no.txt", "a/.hidden/no.txt", "a/_SUCCESS", *model):
         (d / name).parent.mkdir(parents=True, exist_ok=True)
         (d / name).write_text(name)
     (d / "empty").mkdir()
