@@ -221,12 +221,18 @@ def training_overlap(manifest: dict, inputs) -> str:
     files, or disjoint parts of the same files) or ``"all"`` (both read every record of the same
     files: accuracy on the training data, which the report says). Any other overlap is refused
     (``ConfigError``): it would score training records as test records, in silence."""
+    train, test = manifest["config"]["train"], inputs.spec
+    if train["format"] != test.format:
+        return "none"
     trained_on = set()
     for counted in [manifest.get("inputs") or {}] + [u["inputs"] for u in manifest.get("updates", [])]:
         trained_on |= set(counted.get("files") or [counted.get("root")])
-    shared = sorted(trained_on & set(map(str, inputs.files or [inputs.root])))
-    train, test = manifest["config"]["train"], inputs.spec
-    if not shared or train["format"] != test.format:
+    tested = [str(f) for f in inputs.files or [inputs.root]]
+    shared = sorted(trained_on.intersection(tested))
+    if not shared:  # the same files by another name: a symbolic link, a ViewFS mount, file://
+        real = {_real(p) for p in trained_on}
+        shared = sorted(p for p in tested if _real(p) in real)
+    if not shared:
         return "none"
     what = shared[0] + (f" and {len(shared) - 1} more file(s)" if len(shared) > 1 else "")
     a = _part(train["format"], train["splits"], train["holdout"], train["seed"])
@@ -245,3 +251,15 @@ def training_overlap(manifest: dict, inputs) -> str:
     else:
         why = f"test.splits share {sorted(a[1] & b[1])} with the model's train.splits"
     raise ConfigError(f"the test input reads records the model was trained on ({what}): {why}")
+
+
+def _real(path: str) -> str:
+    """``path`` resolved as the output checks resolve it (links, mounts, scheme), or as written
+    where it cannot be (a file since removed, storage out of reach)."""
+    from .errors import StorageError
+    from .storage import location
+
+    try:
+        return location(path).real()
+    except (StorageError, OSError, ValueError):
+        return path

@@ -313,3 +313,19 @@ def test_test_records_that_are_training_records_are_refused(trained, tested, ans
     else:
         with pytest.raises(ConfigError, match=re.escape(answer)):
             training_overlap(manifest, inputs)
+
+
+def test_training_records_reached_by_another_name_are_refused(tmp_path):
+    """The training file through a symbolic link (or a mount, or file://) is the same file: a test
+    part cut otherwise is refused as with the path the model recorded (it ran, in silence)."""
+    from nbspark.capabilities import training_overlap
+
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "sms").write_text("ham\thello\n")
+    (tmp_path / "link").symlink_to(tmp_path / "d")
+    manifest = _trained("sms", [str(tmp_path / "d" / "sms")], ["train"], 0.2, 42)
+    for other in (str(tmp_path / "link" / "sms"), f"file://{tmp_path}/d/sms"):
+        assert training_overlap(manifest, _test_input("sms", [other], ["test"], 0.2, 42)) == "none"
+        with pytest.raises(ConfigError, match=re.escape(f"records the model was trained on ({other}): test.holdout, test.seed = 0.2, 7")):
+            training_overlap(manifest, _test_input("sms", [other], ["test"], 0.2, 7))
+    assert training_overlap(manifest, _test_input("sms", [str(tmp_path / "d" / "other")], ["test"], 0.2, 7)) == "none"
