@@ -230,8 +230,10 @@ def training_overlap(manifest: dict, inputs) -> str:
     tested = [str(f) for f in inputs.files or [inputs.root]]
     shared = sorted(trained_on.intersection(tested))
     if not shared:  # the same files by another name: a symbolic link, a ViewFS mount, file://
-        real = {_real(p) for p in trained_on}
-        shared = sorted(p for p in tested if _real(p) in real)
+        from .storage import resolved
+
+        real = {resolved(p) for p in trained_on}
+        shared = sorted(p for p in tested if resolved(p) in real)
     if not shared:
         return "none"
     what = shared[0] + (f" and {len(shared) - 1} more file(s)" if len(shared) > 1 else "")
@@ -251,15 +253,3 @@ def training_overlap(manifest: dict, inputs) -> str:
     else:
         why = f"test.splits share {sorted(a[1] & b[1])} with the model's train.splits"
     raise ConfigError(f"the test input reads records the model was trained on ({what}): {why}")
-
-
-def _real(path: str) -> str:
-    """``path`` resolved as the output checks resolve it (links, mounts, scheme), or as written
-    where it cannot be (a file since removed, storage out of reach)."""
-    from .errors import StorageError
-    from .storage import location
-
-    try:
-        return location(path).real()
-    except (StorageError, OSError, ValueError):
-        return path

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from .errors import StorageError
 
-__all__ = ["LocalStorage", "Location", "atomic_rename_schemes", "location", "normal_uri", "parent_uri", "join_uri", "link_loop", "scheme_of", "use_hadoop"]
+__all__ = ["LocalStorage", "Location", "atomic_rename_schemes", "location", "normal_uri", "parent_uri", "join_uri", "link_loop", "resolved", "scheme_of", "use_hadoop"]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 #: Schemes whose directory rename is atomic (after ViewFS resolution); elsewhere (object stores,
@@ -204,6 +204,15 @@ class Location:
     def atomic_rename(self) -> bool:
         """Whether renaming a directory here is atomic (``file:``, HDFS; not object stores)."""
         return scheme_of(self.real()) in atomic_rename_schemes
+
+
+def resolved(path: str) -> str:
+    """``path`` as ``Location.real`` resolves it (links, mounts, scheme): two names of one file give
+    one string. As written where it cannot be resolved (a file since removed, storage out of reach)."""
+    try:
+        return location(path).real()
+    except (StorageError, OSError, ValueError):
+        return path
 
 
 def link_loop(parent: str, child: str) -> bool:

@@ -20,7 +20,7 @@ from .counting import Counted, merge_counts
 from .errors import InputError
 from .manifests import check_update, load_manifest, manifest_header, merged_manifest
 from .tables import check_output, parquet_rows, read_parquet_checked, staged_output, write_json
-from .storage import Location, location
+from .storage import Location, location, resolved
 
 __all__ = ["Family", "input_signatures", "read_counts", "train_model", "why_empty"]
 
@@ -72,15 +72,21 @@ def _in_ms(sig: list) -> tuple:
 
 
 def _check_recount(old: dict, inputs, force: bool) -> None:
-    """Refuse to add an input file a second time (same path, size and modification time)."""
+    """Refuse to add an input file a second time (the same file, by any name, with the same size
+    and modification time)."""
     if force:
         return
     seen = {_in_ms(sig): u["created"] for u in old.get("updates", []) for sig in u["inputs"].get("signatures", [])}
+    by_stat: dict = {}  # another name of a counted file (a link, a mount, file://) has its size and time
+    for path, size, mtime in seen:
+        by_stat.setdefault((size, mtime), []).append(path)
     for sig in input_signatures(inputs):
-        if tuple(sig) in seen:
+        path, size, mtime = sig
+        same = [p for p in by_stat.get((size, mtime), []) if p == path or resolved(p) == resolved(path)]
+        if same:
             raise InputError(
-                f"cannot update: {sig[0]} was already counted into this model (run of {seen[tuple(sig)]}); "
-                "pass --force to count it again"
+                f"cannot update: {path} was already counted into this model (run of {seen[(same[0], size, mtime)]}"
+                f"{'' if same[0] == path else f', as {same[0]}'}); pass --force to count it again"
             )
 
 

@@ -87,6 +87,10 @@ def test_update_with_the_same_input_twice_is_refused_unless_forced(spark, fixtur
     backoff(spark, fixtures / "ngrams.txt", tmp_path / "m")
     with pytest.raises(InputError, match=r"ngrams.txt was already counted into this model .* pass --force"):
         backoff(spark, fixtures / "ngrams.txt", tmp_path / "m", update=True)
+    # the same file by another name (a link to its directory) is the same file
+    (tmp_path / "link").symlink_to(fixtures)
+    with pytest.raises(InputError, match=rf"link/ngrams.txt was already counted into this model \(run of .*, as {fixtures}/ngrams.txt\); pass --force"):
+        backoff(spark, tmp_path / "link" / "ngrams.txt", tmp_path / "m", update=True)
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
     manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m", update=True, force=True)
     assert manifest["stats"]["weight"] == 2 * 34 and len(manifest["updates"]) == 2
