@@ -43,7 +43,7 @@ log = logging.getLogger("nbspark")
 
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="TOML", help="experiment file (default: the embedded affect/effect experiment)")
-    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a config key, e.g. --set mode=failfast (repeatable)")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], help="override a config key, e.g. --set mode=failfast (repeatable); a list as a,b or as in TOML: [\"a\", \"b\"]")
     parser.add_argument("--data-dir", metavar="DIR", help="where corpora live (default: $NBSPARK_DATA, ./data, ../shared/data)")
     parser.add_argument("--mode", choices=("permissive", "failfast"), help="malformed input: skip and count (default) or stop at the first")
 
