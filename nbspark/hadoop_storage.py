@@ -126,9 +126,12 @@ class HadoopStorage:
     def entries(self, uri):
         """``(uri, size, modification time, is a directory)`` of a directory's files and
         subdirectories, from one listing."""
-        statuses = self._call(uri, "list it", lambda fs, p: fs.listStatus(p))
-        found = [(s.getPath().toString(), int(s.getLen()), int(s.getModificationTime()), bool(s.isDirectory()))
-                 for s in statuses if s.isFile() or s.isDirectory()]
+        found = []
+        for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p)):  # each call a Py4J round trip: a file costs 4
+            if s.isFile():
+                found.append((s.getPath().toString(), int(s.getLen()), int(s.getModificationTime()), False))
+            elif s.isDirectory():
+                found.append((s.getPath().toString(), 0, 0, True))
         if scheme_of(uri) == "file":  # Hadoop's local file system follows a link back up until the OS refuses
             local = len("file:")
             found = [f for f in found if not (f[3] and link_loop(normal_uri(uri)[local:], normal_uri(f[0])[local:]))]
