@@ -160,11 +160,10 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
     return Scored(predictions, stats, bc.unpersist)
 
 
-def _doc_token_rows(records, binary):
-    for rec in records:
-        if isinstance(rec, Doc):
-            for token, count in Counter(rec.tokens).items():
-                yield rec.id, token, 1 if binary else count
+def _doc_token_rows(keyed, binary):
+    for rec, key in keyed:
+        for token, count in Counter(rec.tokens).items():
+            yield key, token, 1 if binary else count
 
 
 def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, threshold: float, prior_alpha: float, n_ranked: int):
@@ -189,18 +188,20 @@ def _join_predictions(spark, counts, docs_rdd, kind: str, alpha: float, k: int, 
     from pyspark.sql import functions as F
 
     vocab, weights, base = _join_weights(spark, counts, kind, alpha, prior_alpha)
-    doc_tokens = spark.createDataFrame(docs_rdd.mapPartitions(lambda it: _doc_token_rows(it, kind == "bernoulli")), "id STRING, token STRING, c BIGINT")
+    # each document joined and grouped by a key of its own: ids are the input's (a tsv's first
+    # column may repeat one), and two documents under one id were scored as one, in silence
+    keyed = docs_rdd.filter(lambda r: isinstance(r, Doc)).zipWithUniqueId()
+    doc_tokens = spark.createDataFrame(keyed.mapPartitions(lambda it: _doc_token_rows(it, kind == "bernoulli")), "key BIGINT, token STRING, c BIGINT")
     known = doc_tokens.join(vocab, "token")
     unknown = doc_tokens.join(vocab, "token", "left_anti").agg(F.coalesce(F.sum("c"), F.lit(0)).alias("u"))
-    length = known.groupBy("id").agg(F.sum("c").alias("L"))
-    pair = known.join(weights, "token").groupBy("id", "label").agg(F.sum(F.col("c") * F.col("delta")).alias("s"))
-    ids = docs_rdd.filter(lambda r: isinstance(r, Doc)).map(lambda r: (r.id, list(r.labels)))
-    gold = spark.createDataFrame(ids, "id STRING, gold ARRAY<STRING>")
+    length = known.groupBy("key").agg(F.sum("c").alias("L"))
+    pair = known.join(weights, "token").groupBy("key", "label").agg(F.sum(F.col("c") * F.col("delta")).alias("s"))
+    gold = spark.createDataFrame(keyed.map(lambda rk: (rk[1], rk[0].id, list(rk[0].labels))), "key BIGINT, id STRING, gold ARRAY<STRING>")
     scores = (
         gold.crossJoin(base)
-        .join(length, "id", "left")
-        .join(pair, ["id", "label"], "left")
-        .select("id", "gold", "label", (F.col("prior") + F.col("bias") + F.coalesce("L", F.lit(0)) * F.col("zero") + F.coalesce("s", F.lit(0.0))).alias("jll"))
+        .join(length, "key", "left")
+        .join(pair, ["key", "label"], "left")
+        .select("key", "id", "gold", "label", (F.col("prior") + F.col("bias") + F.coalesce("L", F.lit(0)) * F.col("zero") + F.coalesce("s", F.lit(0.0))).alias("jll"))
     )
     return _ranked_predictions(scores, k, threshold, n_ranked), unknown
 
@@ -250,15 +251,15 @@ def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
 
 
 def _ranked_predictions(scores, k: int, threshold: float, n_ranked: int):
-    """Prediction rows (``PREDICTION_DDL``) from ``(id, gold, label, jll)``: posteriors by a
-    log-sum-exp over each document's classes, ranked."""
+    """Prediction rows (``PREDICTION_DDL``) from ``(key, id, gold, label, jll)`` (``key``: one per
+    document): posteriors by a log-sum-exp over each document's classes, ranked."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    w = Window.partitionBy("id")
+    w = Window.partitionBy("key")
     scores = scores.withColumn("top", F.max("jll").over(w))
     scores = scores.withColumn("logp", F.col("jll") - F.col("top") - F.log(F.sum(F.exp(F.col("jll") - F.col("top"))).over(w)))
-    ranked = scores.groupBy("id", "gold").agg(
+    ranked = scores.groupBy("key", "id", "gold").agg(
         F.sort_array(F.collect_list(F.struct((-F.col("logp")).alias("neg"), "label"))).alias("r")
     )
     probs = F.transform("r", lambda x: F.exp(-x["neg"]))

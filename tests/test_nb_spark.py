@@ -426,6 +426,23 @@ def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, 
         assert other["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12)
 
 
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
+def test_documents_sharing_an_id_are_scored_apart_by_every_scorer(spark, fixtures, tmp_path, model):
+    """A tsv's ids are the user's, and may repeat: the join scorer grouped by id, so three documents
+    under one id were scored as one (in the binary case, a top class at p = 0.27)."""
+    cfg = china_cfg(fixtures, tmp_path, **{"nb.model": model})
+    fit(spark, cfg, tmp_path / "model")
+    test = tmp_path / "dup.tsv"
+    test.write_text("x\tc\tChinese Chinese Chinese Tokyo Japan\nx\tj\tTokyo Japan Tokyo\nx\tc\tChinese Beijing\ny\tj\tJapan\n")
+    got = {}
+    for scoring in ("broadcast", "join"):
+        run = china_cfg(fixtures, tmp_path, scoring=scoring, **{"nb.model": model, "test.path": str(test)})
+        assert classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / scoring)["documents"] == 4
+        rows = spark.read.parquet(str(tmp_path / scoring / "predictions")).collect()
+        got[scoring] = sorted((r["id"], r["gold"], r["predicted"], r["ranked_labels"], tuple(round(p, 9) for p in r["ranked_probabilities"])) for r in rows)
+    assert got["join"] == got["broadcast"] and len(got["join"]) == 4
+    assert all(max(p) > 0.5 for *_, p in got["join"])
+
 def test_schema_of_is_the_jvm_reading_of_the_same_ddl(spark):
     from nbspark.events import count_ddl
     from nbspark.frames import schema_of
