@@ -157,8 +157,8 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
             # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
             # what schema inference made of it ("True", "1", "85.5"); inference only finds the
             # numeric columns when the config names none
-            df = spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE")
-            typed = df if explicit else spark.read.csv(paths, header=True, inferSchema=True, mode="PERMISSIVE")
+            df = spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
+            typed = df if explicit else spark.read.csv(paths, header=True, inferSchema=True, mode="PERMISSIVE", enforceSchema=False)
         else:
             df = typed = spark.read.parquet(*paths)
         if nb.label_column not in df.columns:

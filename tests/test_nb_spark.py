@@ -156,6 +156,25 @@ def test_a_parquet_table_counts_as_its_csv(spark, fixtures, tmp_path):
     assert parquet_model.theta == pytest.approx(csv_model.theta) and parquet_model.var == pytest.approx(csv_model.var)
     assert parquet_model.vocab == csv_model.vocab and parquet_model.weights == pytest.approx(csv_model.weights)
 
+def test_csv_files_whose_headers_differ_are_refused(spark, tmp_path, capsys):
+    """Spark reads every CSV file of an input by the first file's header, by position: b.csv's
+    columns in another order made its colours labels and its labels colours, with a WARN in the
+    log only (4 classes: blue, no, red, yes). Now the run fails, naming the file."""
+    from nbspark.cli import train_main
+
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a.csv").write_text("colour,label\nred,yes\nred,yes\nblue,no\n")
+    (tmp_path / "t" / "b.csv").write_text("label,colour\nno,blue\nyes,red\n")
+    args = ["--set", "task=naive_bayes", "--set", "nb.model=categorical", "--set", "nb.label_column=label",
+            "--set", "train.format=csv", "--set", f"train.path={tmp_path / 't'}", "--out", str(tmp_path / "m")]
+    assert train_main(args) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("train.py: error: Spark job failed: ") and f"{tmp_path}/t/b.csv" in err and "CSV header does not conform" in err
+    assert not (tmp_path / "m").exists()
+    (tmp_path / "t" / "b.csv").write_text("colour,label\nblue,no\nred,yes\n")  # the same order: read as one table
+    assert train_main(args) == 0
+    assert load_nb_manifest(tmp_path / "m")["label_counts"] == {"no": 2, "yes": 3}
+
 def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys):
     """nbspark.load and ``nbspark predict`` score rows of a mixed model; what is not a row is refused in one line."""
     import json
