@@ -19,7 +19,7 @@ from .counting import count_events
 from .errors import InputError, OutputError
 from .events import count_ddl
 from .inputs import Inputs
-from .manifests import BACKOFF_KIND, load_manifest
+from .manifests import BACKOFF_KIND, confusion_sets, load_manifest
 from .metrics import backoff_metrics, level_name
 from .model import BackoffModel, build_model
 from .ngram_count import count_ngrams
@@ -104,10 +104,6 @@ def _score_partition(examples, bc_model, set_of):
         yield (ex.source, *ex.window, ex.window[centre], decision.label, decision.probability, decision.subset)
 
 
-def _confusion_sets(mcfg: dict) -> list[tuple[str, ...]]:
-    return [tuple(s) for s in mcfg.get("confusion_sets") or [mcfg["confusion_set"]]]
-
-
 def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, out: Location, overwrite: bool = False) -> dict:
     """Score every test example of ``inputs`` with the model; write predictions and metrics; return
     the metrics. ``out`` is checked as the command line checks it (``tables.check_output``)."""
@@ -126,7 +122,7 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, 
         )
     counts = read_counts(spark, model_dir, BACKOFF, manifest)
     model = build_model(counts.where(counts.subset.isin(list(cfg.backoff))).collect(), letters, cfg.backoff)
-    sets = _confusion_sets(mcfg)
+    sets = confusion_sets(mcfg)
     set_of: dict[str, frozenset] = {}
     for words in sets:
         for w in words:

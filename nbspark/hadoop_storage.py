@@ -13,7 +13,7 @@ import io
 import os
 
 from .errors import StorageError
-from .storage import join_uri, link_loop, normal_uri, parent_uri, scheme_of
+from .storage import join_uri, link_loop, name_of, normal_uri, parent_uri, scheme_of
 
 __all__ = ["HadoopStorage"]
 
@@ -127,14 +127,15 @@ class HadoopStorage:
         """``(uri, size, modification time, is a directory)`` of a directory's files and
         subdirectories, from one listing."""
         found = []
-        for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p)):  # each call a Py4J round trip: a file costs 4
+        for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p)):  # each call a Py4J round trip: a file costs 5
             if s.isFile():
                 found.append((s.getPath().toString(), int(s.getLen()), int(s.getModificationTime()), False))
             elif s.isDirectory():
                 found.append((s.getPath().toString(), 0, 0, True))
         if scheme_of(uri) == "file":  # Hadoop's local file system follows a link back up until the OS refuses
             local = len("file:")
-            found = [f for f in found if not (f[3] and link_loop(normal_uri(uri)[local:], normal_uri(f[0])[local:]))]
+            here = normal_uri(uri)[local:]
+            found = [f for f in found if not (f[3] and link_loop(here, normal_uri(f[0])[local:]))]
         return found
 
     def stat(self, uri):
@@ -198,7 +199,7 @@ class HadoopStorage:
         while not self.exists(there):  # not there yet: resolve the nearest ancestor that is
             if parent_uri(there) is None:
                 return uri
-            missing.append(there.rstrip("/").rsplit("/", 1)[-1])
+            missing.append(name_of(there))
             there = parent_uri(there)
         resolved = normal_uri(self._call(there, "resolve it", lambda fs, p: fs.resolvePath(p).toString()))
         if scheme_of(resolved) == "file":

@@ -28,7 +28,7 @@ from .capabilities import TEXT_MODELS
 from .config import CheckSpec
 from .errors import ConfigError, OutputError
 from .events import count_ddl
-from .manifests import BACKOFF_KIND, NB_KIND, load_manifest
+from .manifests import BACKOFF_KIND, NB_KIND, confusion_sets, load_manifest
 from .model import count_tables, model_from_counts
 from .nb_settings import model_options, refuse_unused
 from .nb import COUNT_DDL, binary_cell, build_nb_model, log_posteriors, number_cell, score_docs, score_rows
@@ -98,8 +98,7 @@ class BackoffPredictor:
             raise OutputError(f"the backoff chain needs subsets {missing}, which this model did not count (it has {manifest['subsets']})")
         self._counts = count_tables(rows, self.letters, self.chain)
         self.model = model_from_counts(self._counts, self.letters, self.chain)
-        sets = cfg.get("confusion_sets") or [cfg["confusion_set"]]
-        self.sets = tuple(tuple(s) for s in sets)
+        self.sets = confusion_sets(cfg)
         self._set_of: dict[str, frozenset] = {}
         for words in self.sets:
             for w in words:

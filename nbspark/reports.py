@@ -4,6 +4,7 @@ text the command line prints and ``report.txt`` holds. Pure: no Spark, no I/O.
 
 from __future__ import annotations
 
+from .manifests import confusion_sets
 from .metrics import format_level_table, level_name
 from .runstats import where
 
@@ -52,8 +53,8 @@ def format_train_report(manifest: dict, out) -> str:
 def never_counted(manifest: dict) -> list[str]:
     """The line naming the confusion-set words that centre no training example (so are never
     predicted), when the model has their prior counts (its chain ends in the empty context)."""
-    config, seen = manifest["config"], manifest.get("label_counts")
-    words = dict.fromkeys(w for s in (config.get("confusion_sets") or [config["confusion_set"]]) for w in s)
+    seen = manifest.get("label_counts")
+    words = dict.fromkeys(w for s in confusion_sets(manifest["config"]) for w in s)
     never = [w for w in words if w not in seen] if seen else []
     return [f"never counted (no example centred on them, so never predicted): {', '.join(never)}"] if never else []
 

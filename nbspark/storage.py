@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 from .errors import StorageError
 
-__all__ = ["LocalStorage", "Location", "atomic_rename_schemes", "location", "normal_uri", "parent_uri", "join_uri", "link_loop", "resolved", "scheme_of", "use_hadoop"]
+__all__ = ["LocalStorage", "Location", "atomic_rename_schemes", "location", "normal_uri", "parent_uri", "join_uri", "link_loop", "name_of", "resolved", "scheme_of", "use_hadoop"]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 #: Schemes whose directory rename is atomic (after ViewFS resolution); elsewhere (object stores,
@@ -73,6 +73,11 @@ def join_uri(uri: str, name: str) -> str:
     return uri.rstrip("/") + "/" + name if _split(uri)[1] != "/" else _split(uri)[0] + "/" + name
 
 
+def name_of(uri: str) -> str:
+    """The last name of ``uri``'s path (``y`` of ``hdfs://nn/x/y/``)."""
+    return uri.rstrip("/").rsplit("/", 1)[-1]
+
+
 def parent_uri(uri: str) -> str | None:
     prefix, path = _split(uri)
     return None if path == "/" else prefix + posixpath.dirname(path.rstrip("/"))
@@ -105,7 +110,7 @@ class Location:
 
     @property
     def name(self) -> str:
-        return self.uri.rstrip("/").rsplit("/", 1)[-1]
+        return name_of(self.uri)
 
     @property
     def path(self) -> str:
@@ -144,10 +149,10 @@ class Location:
         while todo:
             here = todo.pop()
             entries = [(normal_uri(u), size, mtime, is_dir) for u, size, mtime, is_dir in self.fs.entries(here)]
-            if here != self.uri and prune(here, [u.rstrip("/").rsplit("/", 1)[-1] for u, *_ in entries]):
+            if here != self.uri and prune(here, [name_of(u) for u, *_ in entries]):
                 continue
             for u, size, mtime, is_dir in entries:
-                if skip(u.rstrip("/").rsplit("/", 1)[-1]):
+                if skip(name_of(u)):
                     continue
                 if is_dir:
                     todo.append(u)
