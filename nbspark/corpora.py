@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .text import line_ends
+
 __all__ = [
     "MAX_COUNT",
     "MalformedLine",
@@ -278,14 +280,16 @@ def google_line(line: str, fmt: str, width: int, strip: bool, lowercase: bool, c
     return ("ngram", tokens, count) if count else ("lines_outside_year_range", None, 0)
 
 
-_PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
+_PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t]*\n)+")
 
 
 def text_documents(text: str, unit: str = "file") -> list[tuple[int, str]]:
     """The documents of a plain text, each with its 1-based first line: the whole text
-    (``unit = "file"``) or its paragraphs, separated by blank lines (``"paragraph"``)."""
+    (``unit = "file"``) or its paragraphs, separated by blank lines (``"paragraph"``). Lines end
+    in ``\\n``, ``\\r\\n`` or ``\\r`` (``text.line_ends``)."""
     if unit == "file":
         return [(1, text)]
+    text = line_ends(text)
     out, start, line = [], 0, 1
     for m in _PARAGRAPH_BREAK.finditer(text):
         out.append((line, text[start : m.start()]))

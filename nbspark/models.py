@@ -35,7 +35,7 @@ from .nb import COUNT_DDL, binary_cell, build_nb_model, log_posteriors, number_c
 from .rules import Rule, factor_problem, judge
 from .storage import Location, location
 from .tables import arrow_input, check_table, ddl_columns
-from .text import TOKEN_RE, centred_windows, tokenize, tokenizer
+from .text import TOKEN_RE, centred_windows, line_ends, tokenize, tokenizer
 
 __all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load", "read_count_rows"]
 
@@ -197,7 +197,9 @@ class BackoffPredictor:
         ``factor`` times under the decision ``rule`` (``rules``; both default to the model's check
         settings): ``line`` and ``column`` (1-based, in characters), ``written``, ``suggestion`` (in
         the written word's case), ``ratio`` (inf when the written word scores 0), ``level`` and
-        ``snippet``. A word whose context no level has seen is not flagged."""
+        ``snippet``. Lines end in ``\\n``, ``\\r\\n`` or ``\\r`` (``text.line_ends``). A word whose
+        context no level has seen is not flagged."""
+        text = line_ends(text)
         spans, tokens = _token_spans(text, self.lowercase)
         out, line, counted = [], 1, 0
         decisions = {s: self.rule_for(s, rule, factor) for s in self._set_of.values()}  # once per set, not per word

@@ -33,6 +33,7 @@ __all__ = [
     "WHITESPACE",
     "WORD_CHAR",
     "centred_windows",
+    "line_ends",
     "pad",
     "sets_problem",
     "tokenize",
@@ -93,6 +94,16 @@ def tokenizer(name: str):
         pattern = re.compile(r"\w+")
         return lambda text: pattern.findall(text.lower())
     return tokenize
+
+
+def line_ends(text: str) -> str:
+    """``text`` with every line ending in ``\\n``: ``\\r\\n`` and a lone ``\\r`` (old Mac files) end a
+    line too, as for Hadoop's line reader and Python's universal newlines. Where lines and columns are
+    counted in a text (``nbspark check``, a paragraph's first line), they count these lines; a
+    ``\\r`` ends no snippet."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def pad(tokens: Sequence[str], width: int) -> list[str]:

@@ -43,6 +43,18 @@ def test_flags_positions_and_ratios(model_dir):
     assert [(f["written"], f["suggestion"]) for f in shouted] == [("EFFECT", "AFFECT"), ("Effect", "Affect")]
 
 
+def test_windows_and_old_mac_line_ends(model_dir):
+    """A file with \\r\\n or lone \\r line ends (old Mac) is flagged on the lines and columns an
+    editor shows, its snippets without the \\r (lines were counted on \\n alone: a lone-\\r file was
+    all on line 1, and each snippet of a Windows file ended in \\r)."""
+    model = nbspark.load(model_dir)
+    want = [(f["line"], f["column"], f["snippet"]) for f in model.flags(TEXT, factor=5, rule="chain")]
+    assert want == [(1, 14, "It would not effect the outcome."), (3, 15, "  It does not effect the ratio.")]
+    for end in ("\r\n", "\r"):
+        got = model.flags(TEXT.replace("\n", end), factor=5, rule="chain")
+        assert [(f["line"], f["column"], f["snippet"]) for f in got] == want
+
+
 def test_the_factor_edge(model_dir):
     model = nbspark.load(model_dir)
     assert [f["line"] for f in model.flags(TEXT, factor=6, rule="chain")] == [1, 3]  # exactly 6 times: flagged

@@ -27,6 +27,9 @@ def test_text_documents():
     many = text_documents("one\ntwo\n\n" * 200_000, "paragraph")
     assert [line for line, _ in many] == list(range(1, 600_000, 3)) and {doc for _, doc in many} == {"one\ntwo"}
     assert text_documents("a\n\nb", "file") == [(1, "a\n\nb")]
+    # Windows (\r\n) and old Mac (\r) line ends: the same paragraphs on the same lines
+    for end in ("\r\n", "\r"):
+        assert text_documents(f"a{end}b{end}{end} {end}c{end}", "paragraph") == [(1, "a\nb"), (5, "c\n")]
 
 
 @pytest.mark.parametrize("unit, a_left", [("file", "."), ("paragraph", "<s>")])
