@@ -250,7 +250,7 @@ def _texts(names: list[str]):
             raise FileNotFoundError(f"{name}: no text files in this directory (names not starting with _ or .)")
         for f in files:
             shown = name if f.uri == root.uri else str(f)
-            yield (shown, *decode_text(f.read_bytes(), f.name))
+            yield (shown, *decode_text(f.read_bytes(), shown))
 
 
 def _flag_line(f: dict) -> str:

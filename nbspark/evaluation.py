@@ -42,7 +42,7 @@ def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
         elif fmt == "brown":
             yield from ((f"brown:{i}", words) for i, words in parse_brown_zip(f.read_bytes()))
         elif fmt == "text":
-            yield str(f), decode_text(f.read_bytes(), f.name)[0]
+            yield str(f), decode_text(f.read_bytes(), str(f))[0]
         elif fmt not in ("reuters", "brown", "text"):
             raise ValueError(f"clean text format must be reuters, brown or text, got {fmt!r}")
 

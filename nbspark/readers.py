@@ -17,9 +17,13 @@
 
 from __future__ import annotations
 
+import bz2
 import gzip
 import logging
 import re
+import zlib
+
+from .errors import InputError
 
 __all__ = [
     "binary_files", "decode_text", "hadoop_escape", "hadoop_input_dir", "line_number", "line_numbers", "list_files", "ngram_lines",
@@ -63,13 +67,30 @@ def _nbspark_output(uri: str, names: list[str]) -> bool:
     return False
 
 
+#: Text files decompressed by their extension, as Hadoop's text source does for the line inputs.
+_DECOMPRESS = {".gz": ("gzip", gzip.decompress), ".bz2": ("bzip2", bz2.decompress)}
+#: Compressed files that would be read as their raw bytes: Hadoop's other codecs, and archives.
+_COMPRESSED = (".deflate", ".lz4", ".snappy", ".zst", ".xz", ".lzma", ".lzo", ".br", ".Z", ".zip", ".7z", ".tgz", ".tar")
+
+
 def decode_text(data: bytes, name: str) -> tuple[str, int]:
-    """A text file's bytes (``.gz`` decompressed) as UTF-8, undecodable bytes read as U+FFFD, and
-    how many such sequences there were (a U+FFFD the file itself holds is not one): the rule of
-    ``nbspark check``, ``predict -``, the check job and the ``text`` input alike. A UTF-8
+    """A text file's bytes (``.gz`` and ``.bz2`` decompressed) as UTF-8, undecodable bytes read as
+    U+FFFD, and how many such sequences there were (a U+FFFD the file itself holds is not one): the
+    rule of ``nbspark check``, ``predict -``, the check job and the ``text`` input alike. A UTF-8
     byte-order mark opening the text is dropped, as Hadoop's line reader drops it (it would be a
-    token, and shift the first line's columns)."""
-    data = gzip.decompress(data) if name.endswith(".gz") else data
+    token, and shift the first line's columns).
+
+    ``InputError`` naming the file for a compressed file that cannot be read: cut short or
+    corrupt, or compressed in another way (``.zst``, ``.zip``, …), which would be read as noise."""
+    ext = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    if ext in _DECOMPRESS:
+        codec, decompress = _DECOMPRESS[ext]
+        try:
+            data = decompress(data)
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
+            raise InputError(f"{name}: cannot be read as {codec} ({exc})") from None
+    elif ext in _COMPRESSED:
+        raise InputError(f"{name}: a {ext} file is not read as text (only .gz and .bz2 are decompressed); decompress it first")
     text = data.decode("utf-8-sig", "replace")
     return text, text.count("\ufffd") - data.count("\ufffd".encode())
 

@@ -112,6 +112,23 @@ def test_command_line_checks_a_directory_as_the_job_lists_it(model_dir, tmp_path
     assert "no text files in this directory" in capsys.readouterr().err
 
 
+def test_command_line_reads_compressed_text(model_dir, tmp_path, capsys):
+    """A .bz2 text is checked as its text; a .gz cut short exits 1 with one line naming it (it
+    was a traceback: EOFError from gzip)."""
+    import bz2
+    import gzip
+
+    text = b"It would not effect the outcome.\n"
+    (tmp_path / "a.txt.bz2").write_bytes(bz2.compress(text))
+    assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(tmp_path / "a.txt.bz2")]) == 0
+    assert capsys.readouterr().out.startswith(f"{tmp_path / 'a.txt.bz2'}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE)")
+    cut = gzip.compress(text * 1000)
+    (tmp_path / "cut.txt.gz").write_bytes(cut[:40])
+    assert main(["check", "--model", str(model_dir), str(tmp_path / "cut.txt.gz")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"nbspark check: error: {tmp_path / 'cut.txt.gz'}: cannot be read as gzip (") and err.count("\n") == 1
+
+
 def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, monkeypatch):
     """Latin-1 bytes are read as U+FFFD and the text is still checked, with a line on stderr; stdin
     is read as bytes by the same rule (not a UnicodeDecodeError)."""
