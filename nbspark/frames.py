@@ -9,8 +9,8 @@ with Spark SQL only (no Python per row), for notebooks and existing pipelines.
   with the events of ``nb.doc_events``, multinomial or Bernoulli.
 
 Tokens are taken as given: lower-case them (``RegexTokenizer`` does) before counting if the model
-should. Weights must be finite and >= 0; a row breaking that, or a window of another width, fails
-the job with a message naming the column. The result is a lazy DataFrame with the table's columns
+should. Weights must be finite and >= 0, and no token or document null; a row breaking that, or a
+window of another width, fails the job with a message naming the column. The result is a lazy DataFrame with the table's columns
 and types (its columns are nullable in the DataFrame's schema): write it, or collect a small one
 (``nbspark.ml`` does).
 """
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from .config import ExperimentConfig, position_letters
 from .events import context_letters, count_columns
 
-__all__ = ["checked_weight", "count_documents", "count_windows", "schema_of"]
+__all__ = ["checked_tokens", "checked_weight", "count_documents", "count_windows", "schema_of"]
 
 
 def schema_of(ddl: str):
@@ -54,6 +54,19 @@ def checked_weight(df, weight_col: str | None, what: str):
     return F.when(bad, F.raise_error(F.lit(f"{what}: weight column {weight_col!r} holds a null, NaN, infinite or negative value"))).otherwise(w)
 
 
+def checked_tokens(df, tokens_col: str, what: str):
+    """The ``array<string>`` tokens column, checked in the job: a null document, or a null token in
+    one, fails it (a null document was counted in its class's prior with no tokens; a null token
+    was a feature ``None``). A document without tokens is an empty array."""
+    from pyspark.sql import functions as F
+
+    _array_column(df, tokens_col, "tokens")
+    tokens = F.col(tokens_col)
+    return (F.when(tokens.isNull(), F.raise_error(F.lit(f"{what}: the tokens column {tokens_col!r} holds a null document (an empty one is an empty array)")))
+            .when(F.exists(tokens, lambda t: t.isNull()), F.raise_error(F.lit(f"{what}: the tokens column {tokens_col!r} holds a null token")))
+            .otherwise(tokens))
+
+
 def _array_column(df, name: str, role: str):
     from pyspark.sql.types import ArrayType, StringType
 
@@ -83,7 +96,8 @@ def count_windows(df, windows_col: str = "window", weight_col: str | None = None
         if any(c not in ctx for c in s):
             raise ValueError(f"subset {s!r}: only context positions {ctx!r} can be counted for width {width}")
     window = F.col(windows_col)
-    checked = (F.when(F.size(window) != width, F.raise_error(F.lit(f"count_windows: a window of column {windows_col!r} has not {width} tokens")))
+    checked = (F.when(window.isNull(), F.raise_error(F.lit(f"count_windows: column {windows_col!r} holds a null window")))
+               .when(F.size(window) != width, F.raise_error(F.lit(f"count_windows: a window of column {windows_col!r} has not {width} tokens")))
                # a null centre would be counted as a label None, a null context word as the subset's wildcard
                .when(F.exists(window, lambda t: t.isNull()), F.raise_error(F.lit(f"count_windows: a window of column {windows_col!r} has a null token")))
                .otherwise(window))
@@ -110,10 +124,9 @@ def count_documents(df, tokens_col: str = "tokens", label_col: str = "label", we
 
     if model not in ("multinomial", "bernoulli"):
         raise ValueError(f"model must be multinomial or bernoulli, got {model!r}")
-    _array_column(df, tokens_col, "tokens")
+    tokens = checked_tokens(df, tokens_col, "count_documents")
     if label_col not in df.columns:
         raise ValueError(f"no label column {label_col!r} (columns: {', '.join(df.columns)})")
-    tokens = F.col(tokens_col)
     if model == "bernoulli":
         tokens = F.array_distinct(tokens)
     label = F.col(label_col).cast("string")

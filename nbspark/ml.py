@@ -13,7 +13,9 @@ It follows MLlib's ``NaiveBayes`` conventions, so it drops into a ``Pipeline``, 
   prediction is the joint log-likelihood, as MLlib's).
 * What MLlib refuses is refused, in the same pass: a label that is not an integer >= 0, a null,
   NaN, infinite or negative weight, a negative, NaN or infinite vector value (a value other than
-  0/1 for Bernoulli), vectors of different sizes; and, when scoring, such vector values.
+  0/1 for Bernoulli), vectors of different sizes, a null document, token or vector; and, when
+  scoring, such vector values and nulls. Before any work: a label column that is not numeric (a
+  string, as MLlib refuses it), a missing column, and a dataset with no rows.
 
 Fitting counts the training data once (one pass) and keeps the counts: the model applies the
 smoothing when it transforms, so changing ``smoothing`` on a fitted model, or a ``CrossValidator``
@@ -52,7 +54,7 @@ from pyspark.ml.util import (
 
 from . import __version__
 from .config import ExperimentConfig, NBSpec
-from .frames import checked_weight, count_documents
+from .frames import checked_tokens, checked_weight, count_documents
 from .manifests import NB_KIND, SCHEMA_VERSION
 from .ml_persist import CountsReader, CountsWriter
 from .nb import COUNT_DDL, bernoulli_log_probs, class_log_prior, log_posteriors, multinomial_log_prob
@@ -144,10 +146,24 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
         from pyspark.ml.linalg import VectorUDT
         from pyspark.sql import functions as F
 
+        from pyspark.sql.types import NumericType
+
         type(self).counted += 1
-        features = dataset.schema[self.getFeaturesCol()].dataType
+        name, label = self.getFeaturesCol(), self.getLabelCol()
+        for role, column in (("features", name), ("label", label)):
+            if column not in dataset.columns:
+                raise ValueError(f"CountingNaiveBayes: no {role} column {column!r} (columns: {', '.join(dataset.columns)})")
+        label_type, features = dataset.schema[label].dataType, dataset.schema[name].dataType
+        if not isinstance(label_type, NumericType):  # MLlib's rule: a string "1" is refused too
+            raise ValueError(f"CountingNaiveBayes: label column {label!r} is {label_type.simpleString()}; labels must be numeric "
+                             "(StringIndexer turns strings into them)")
         weight = checked_weight(dataset, self.getWeightCol() if self.isDefined(self.weightCol) else None, "CountingNaiveBayes")
-        df = dataset.select(_checked_label(self.getLabelCol()).alias("y"), weight.alias("w"), F.col(self.getFeaturesCol()).alias("f"))
+        if isinstance(features, VectorUDT):
+            no_vector = F.raise_error(F.lit(f"CountingNaiveBayes: the features column {name!r} holds a null vector"))
+            checked = F.when(F.col(name).isNull(), no_vector).otherwise(F.col(name))
+        else:
+            checked = checked_tokens(dataset, name, "CountingNaiveBayes")
+        df = dataset.select(_checked_label(label).alias("y"), weight.alias("w"), checked.alias("f"))
         if isinstance(features, VectorUDT):
             from pyspark.ml.stat import Summarizer
 
@@ -155,6 +171,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
             values = Summarizer.metrics("min", "max", "numNonZeros", "sum").summary(F.col("f"))
             rows = df.groupBy("y").agg(F.sum("w").alias("n"), Summarizer.sum(F.col("f"), F.col("w")).alias("s"), values.alias("v")).collect()
             rows.sort(key=lambda r: r["y"])
+            _fitted_on(rows)
             sizes = sorted({len(r["s"]) for r in rows})
             if len(sizes) > 1:
                 raise ValueError(f"CountingNaiveBayes: feature vectors of different sizes ({', '.join(map(str, sizes))})")
@@ -167,7 +184,8 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
         table = count_documents(df, "f", "y", "w" if weighted else None, model=self.getModelType())
         rows = [(r["event"], r["label"], r["feature"], r["sum"] if weighted else float(r["n"]))
                 for r in table.where(table.event.isin("Y", "YX")).collect()]
-        classes = tuple(sorted(float(label) for event, label, _, _ in rows if event == "Y"))
+        classes = tuple(sorted(float(y) for event, y, _, _ in rows if event == "Y"))
+        _fitted_on(classes)
         vocab = tuple(sorted({feature for event, _, feature, _ in rows if event == "YX"}))
         cidx, vidx = {c: i for i, c in enumerate(classes)}, {t: i for i, t in enumerate(vocab)}
         class_count, counts = np.zeros(len(classes)), np.zeros((len(classes), len(vocab)))
@@ -177,6 +195,12 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
             else:
                 counts[cidx[float(label)], vidx[feature]] = value
         return Counts(classes, class_count, vocab, counts, False)
+
+
+def _fitted_on(classes) -> None:
+    """No class counted: the dataset had no rows (a model of no classes scores nothing)."""
+    if not len(classes):
+        raise ValueError("CountingNaiveBayes: the dataset has no rows to fit")
 
 
 def _checked_label(name: str):
@@ -239,8 +263,11 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
         classes, vectors = np.array(self.counts.classes), self.counts.vectors
         vocab = {t: i for i, t in enumerate(self.counts.features)}
         bernoulli = self.getModelType() == "bernoulli"
+        name = self.getFeaturesCol()
 
         def score(features):
+            if features is None:  # as fitting refuses it
+                raise ValueError(f"CountingNaiveBayes: the {'features' if vectors else 'tokens'} column {name!r} holds a null {'vector' if vectors else 'document'}")
             if vectors:
                 x = features.toArray()
                 if bernoulli and not np.all((x == 0) | (x == 1)):
@@ -249,6 +276,8 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
                     raise ValueError("multinomial naive Bayes needs feature values >= 0, finite")
                 jll = pi + weights @ x + bias
             else:
+                if None in features:  # as fitting refuses it (frames.checked_tokens)
+                    raise ValueError(f"CountingNaiveBayes: the tokens column {name!r} holds a null token")
                 index = [vocab[t] for t in (set(features) if bernoulli else features) if t in vocab]
                 jll = pi + weights[:, index].sum(axis=1) + bias
             proba = np.exp(log_posteriors(jll[None, :])[0])

@@ -10,7 +10,9 @@ letters, ``""`` for the prior, ``"unseen"`` when no level saw the context).
 
 A window competes within the confusion set of its centre word (``confusionSets``, each a string of
 words; by default one set of every label seen in training); a centre ``_`` lets every label
-compete, and any other centre is refused (the task fails, naming it). ``setBackoff`` on a fitted model reuses the counts (any chain of counted subsets). The
+compete, and any other centre is refused (the task fails, naming it), as is a null window or token.
+Fitting refuses a dataset with no windows, or whose windows are all centred on one word when
+``confusionSets`` does not name the others. ``setBackoff`` on a fitted model reuses the counts (any chain of counted subsets). The
 model saves as MLlib models do, with the count table and a backoff manifest in ``PATH/nbspark``,
 which ``nbspark.load`` reads. Tokens are used as given (no lower-casing).
 """
@@ -68,6 +70,12 @@ class CountingBackoff(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         weight = self.getWeightCol() if self.isDefined(self.weightCol) and self.getWeightCol() else None
         table = count_windows(dataset, self.getOrDefault(self.windowsCol), weight, width=width, subsets=subsets)
         rows = [tuple(r) for r in table.collect()]
+        labels = sorted({r[-2] for r in rows})
+        if not labels:
+            raise ValueError("CountingBackoff: the dataset has no windows to fit")
+        if len(labels) < 2 and not self.getOrDefault(self.confusionSets):  # a model of one word has nothing to decide
+            raise ValueError(f"CountingBackoff: every window is centred on {labels[0]!r}; fit on windows of two words or more, "
+                             "or name the words with confusionSets")
         return self._copyValues(CountingBackoffModel(rows, subsets))
 
 

@@ -108,7 +108,9 @@ class BackoffPredictor:
     def window(self, item: str | Sequence[str]) -> tuple[str, ...]:
         """A window from ``"w w _ w w"`` (split on white space) or a token sequence, cased as the model;
         its centre is ``_`` (every word competes) or a confusion-set word (its set competes)."""
-        tokens = item.split() if isinstance(item, str) else list(item)
+        tokens = item.split() if isinstance(item, str) else [None] if item is None else list(item)
+        if not all(isinstance(t, str) for t in tokens):  # a null window or token (a DataFrame's) is no context
+            raise ValueError(f"a window is a string or a sequence of strings, got {item!r}")
         if self.lowercase:
             tokens = [t if t == "_" else t.lower() for t in tokens]
         if len(tokens) != self.width:

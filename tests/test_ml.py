@@ -114,13 +114,31 @@ def test_refuses_what_mllib_refuses(spark):
         (vectors, (Vectors.dense([1.0, 2.0]), -1.0, 1.0), {}, "holds -1.0: labels must be integers"),
         (tokens, (["a"], None, 1.0), {}, "holds null: labels must be integers"),
         (tokens, (["a"], 0.0, -1.0), {"weightCol": "w"}, "weight column 'w' holds a null, NaN, infinite or negative value"),
+        # a null document was counted in its class's prior; a null token failed in sorted() with a TypeError
+        (tokens, (None, 0.0, 1.0), {}, "tokens column 'features' holds a null document"),
+        (tokens, (["a", None], 0.0, 1.0), {}, "tokens column 'features' holds a null token"),
+        (vectors, (None, 0.0, 1.0), {}, "features column 'features' holds a null vector"),
     ]
     for schema, bad, params, message in cases:
         first = good if schema is vectors else (["b"], 1.0, 1.0)
         df = spark.createDataFrame([first, bad], schema)
         with pytest.raises((ValueError, PySparkException), match=message):
             CountingNaiveBayes(**params).fit(df)
+    # before any work: a string label (it failed in Spark's cast), a missing column, no rows (a model of no classes)
+    strings = spark.createDataFrame([(["a"], "spam")], "features ARRAY<STRING>, label STRING")
+    with pytest.raises(ValueError, match="^CountingNaiveBayes: label column 'label' is string; labels must be numeric"):
+        CountingNaiveBayes().fit(strings)
+    with pytest.raises(ValueError, match="^CountingNaiveBayes: no label column 'y' \\(columns: features, label\\)$"):
+        CountingNaiveBayes(labelCol="y").fit(strings)
+    with pytest.raises(ValueError, match="^CountingNaiveBayes: the dataset has no rows to fit$"):
+        CountingNaiveBayes().fit(spark.createDataFrame([], tokens))
     # scoring refuses them too (MLlib's transform does)
     model = CountingNaiveBayes().fit(spark.createDataFrame([good, (Vectors.dense([2.0, 0.0]), 0.0, 1.0)], vectors))
     with pytest.raises(PySparkException, match="multinomial naive Bayes needs feature values >= 0, finite"):
         model.transform(spark.createDataFrame([(Vectors.dense([1.0, -1.0]), 0.0, 1.0)], vectors)).collect()
+    with pytest.raises(PySparkException, match="features column 'features' holds a null vector"):
+        model.transform(spark.createDataFrame([(None, 0.0, 1.0)], vectors)).collect()
+    model = CountingNaiveBayes().fit(spark.createDataFrame([(["b"], 1.0, 1.0), (["a"], 0.0, 1.0)], tokens))
+    for bad, what in ((None, "document"), (["a", None], "token")):
+        with pytest.raises(PySparkException, match=f"tokens column 'features' holds a null {what}"):
+            model.transform(spark.createDataFrame([(bad, 0.0, 1.0)], tokens)).collect()

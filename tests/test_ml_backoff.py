@@ -112,6 +112,22 @@ def test_bad_windows_and_weights_are_refused(spark):
         holed = spark.createDataFrame([(["x", "y", "effect", "z", "w"], 1), (window, 1)], "window ARRAY<STRING>, n BIGINT")
         with pytest.raises(Exception, match="has a null token"):
             CountingBackoff().fit(holed)
+    # a null window was counted with a label None ("a confusion set needs two distinct words, got [None]")
+    nothing = spark.createDataFrame([(["x", "y", "effect", "z", "w"], 1), (None, 1)], "window ARRAY<STRING>, n BIGINT")
+    with pytest.raises(Exception, match="column 'window' holds a null window"):
+        CountingBackoff().fit(nothing)
+    # no windows, or one word only: refused at fit (it failed at transform, on the confusion set)
+    one = spark.createDataFrame([(["x", "y", "effect", "z", "w"], 1)], "window ARRAY<STRING>, n BIGINT")
+    with pytest.raises(ValueError, match="^CountingBackoff: the dataset has no windows to fit$"):
+        CountingBackoff().fit(spark.createDataFrame([], "window ARRAY<STRING>, n BIGINT"))
+    with pytest.raises(ValueError, match="^CountingBackoff: every window is centred on 'effect'; .* confusionSets$"):
+        CountingBackoff().fit(one)
+    model = CountingBackoff(confusionSets=["affect effect"]).fit(one)  # the other word named: a model
+    assert model.predictor().predict(["x y _ z w"])[0].label == "effect"
+    # scoring refuses a null window or token, as fitting does (a TypeError; a token None was a context)
+    for window in (None, ["x", None, "effect", "z", "w"]):
+        with pytest.raises(Exception, match="a window is a string or a sequence of strings"):
+            model.transform(spark.createDataFrame([(window, 1)], "window ARRAY<STRING>, n BIGINT")).collect()
     negative = spark.createDataFrame([(["a", "b", "affect", "d", "e"], -1)], "window ARRAY<STRING>, n BIGINT")
     with pytest.raises(Exception, match="negative"):
         CountingBackoff(weightCol="n").fit(negative)
