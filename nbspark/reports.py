@@ -9,6 +9,7 @@ from .metrics import format_level_table, level_name
 from .runstats import where
 
 __all__ = [
+    "class_sizes",
     "format_check_report",
     "format_classify_report",
     "format_curve",
@@ -83,6 +84,7 @@ def format_nb_train_report(manifest: dict, out) -> str:
         f"documents: {stats['documents']:,}   classes: {len(manifest['label_counts'])}   features: {manifest['features']:,}   "
         f"malformed (skipped): {stats.get('malformed', 0):,}   empty documents: {stats.get('empty_documents', 0):,}",
     ]
+    lines.append(class_sizes(manifest["label_counts"]))
     columns = manifest.get("columns") or {}
     if columns:  # a table: which columns are numbers (inferred ones too), and the cells left out
         lines.append("   ".join(f"{kind} columns: {', '.join(columns[kind]) or '-'}" for kind in ("numeric", "categorical")))
@@ -90,6 +92,15 @@ def format_nb_train_report(manifest: dict, out) -> str:
     lines += undecodable(stats)
     lines += malformed_lines(bad)
     return "\n".join(lines)
+
+
+def class_sizes(label_counts: dict, shown: int = 12) -> str:
+    """The documents of each class, largest first; of many classes the largest and smallest six,
+    where a header line read as a document (a class ``label`` of 1) or a stray label shows."""
+    ranked = [f"{k}={v:,}" for k, v in sorted(label_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    if len(ranked) > shown:
+        ranked = ranked[: shown // 2] + [f"… {len(ranked) - shown} more …"] + ranked[-(shown // 2) :]
+    return "documents per class: " + ", ".join(ranked)
 
 
 def undecodable(stats: dict) -> list[str]:

@@ -92,3 +92,12 @@ def test_a_classify_report_says_what_the_scores_left_out():
         "note: the test records are the records the model was trained on: this is accuracy on the training data, not on held-out data",
     ]
     assert results_report(lambda m: "REPORT", {"input_stats": {"rows_read": 15}, "unknown_features": 0}) == "REPORT"
+
+
+def test_class_sizes_show_the_largest_and_the_smallest():
+    from nbspark.reports import class_sizes
+
+    assert class_sizes({"spam": 2, "ham": 3, "label": 1}) == "documents per class: ham=3, spam=2, label=1"
+    many = {f"c{i:02d}": 100 - i for i in range(20)} | {"label": 1}
+    assert class_sizes(many) == ("documents per class: c00=100, c01=99, c02=98, c03=97, c04=96, c05=95, … 9 more …, "
+                                 "c15=85, c16=84, c17=83, c18=82, c19=81, label=1")

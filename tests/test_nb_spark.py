@@ -232,6 +232,7 @@ def test_a_csv_cell_is_its_text_in_training_as_in_classify(spark, tmp_path, caps
     assert manifest["columns"] == {"numeric": ["size"], "categorical": ["flag"]}
     report = format_nb_train_report(manifest, tmp_path / "m")
     assert "numeric columns: size   categorical columns: flag" in report and "missing cells (feature left out): 1" in report
+    assert "\ndocuments per class: 01=3, 02=2\n" in report  # a header read as a row would show as a class of 1
     loaded = nbspark.load(tmp_path / "m")
     assert loaded.classes_ == ("01", "02")
     # P(flag = TRUE | 01) = (2 + 1) / (3 + 2), P(flag = FALSE | 02) = (1 + 1) / (2 + 2), by hand
