@@ -43,6 +43,25 @@ def test_flags_positions_and_ratios(model_dir):
     assert [(f["written"], f["suggestion"]) for f in shouted] == [("EFFECT", "AFFECT"), ("Effect", "Affect")]
 
 
+def test_a_text_checked_in_pieces_gives_the_flags_of_the_whole(model_dir, monkeypatch):
+    """Long texts are tokenized a piece of lines at a time (a 16 MB text took 0.9 GB whole); windows
+    span the cuts. Cut after every line, and after every 3 lines, the flags are the whole text's."""
+    import functools
+
+    from nbspark import models
+
+    model = nbspark.load(model_dir)
+    text = "Affect\n" + ("It would not\neffect the outcome.\n\n\nThe cumulative effect\nof the\nplan. effect\n"
+                         "It does not effect the ratio.\n") * 4 + "would not effect"
+    whole = model.flags(text, factor=2, rule="chain")
+    # the first word alone on its line (its window all but padding: the prior, 28 effect to 11 affect), and windows across lines
+    assert [(f["line"], f["column"], f["level"]) for f in whole[:3]] == [(1, 1, ""), (3, 1, "ABDE"), (9, 13, "ABDE")]
+    assert len(whole) == 10 and whole[-1]["line"] == 34
+    for piece in (1, 30):
+        monkeypatch.setattr(models, "_token_pieces", functools.partial(models._token_pieces, piece=piece))
+        assert model.flags(text, factor=2, rule="chain") == whole, piece
+
+
 def test_windows_and_old_mac_line_ends(model_dir):
     """A file with \\r\\n or lone \\r line ends (old Mac) is flagged on the lines and columns an
     editor shows, its snippets without the \\r (lines were counted on \\n alone: a lone-\\r file was

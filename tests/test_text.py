@@ -34,12 +34,13 @@ def test_the_checker_finds_the_tokens_tokenize_finds_and_where_they_were_written
     """``nbspark check`` reports columns, so it tokenizes with positions; its tokens must be
     ``tokenize``'s (the windows the model was counted and is classified with). Lower-casing ``İ``
     gives two characters, which split a token in ``tokenize``; the checker once kept it whole."""
-    from nbspark.models import _token_spans
+    from nbspark.models import _token_positions
 
     for text in ["İstanbul would not effect the outcome.", "Would NOT Effect THE", "ΣΟΦΟΣ effect", "aİb İ. x", "don't U.S. 1,000", ""]:
-        spans, tokens = _token_spans(text, lowercase)
+        starts, ends, tokens = _token_positions(text, lowercase)
         assert tokens == tokenize(text, lowercase), text
-        for (start, written), token in zip(spans, tokens):
-            assert text[start : start + len(written)] == written
+        for start, end, token in zip(starts, ends, tokens):
+            written = text[start:end]
             assert token in written.lower() if lowercase else token == written  # where the token was written
-    assert _token_spans("İİ not effect", True)[0][-1] == (7, "effect")  # in the text, not in its lower case
+    starts, ends, _ = _token_positions("İİ not effect", True)
+    assert (starts[-1], ends[-1]) == (7, 13)  # in the text, not in its lower case
