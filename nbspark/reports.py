@@ -87,11 +87,18 @@ def format_nb_train_report(manifest: dict, out) -> str:
     lines.append(class_sizes(manifest["label_counts"]))
     columns = manifest.get("columns") or {}
     if columns:  # a table: which columns are numbers (inferred ones too), and the cells left out
-        lines.append("   ".join(f"{kind} columns: {', '.join(columns[kind]) or '-'}" for kind in ("numeric", "categorical")))
+        lines.append("   ".join(f"{kind} columns: {_some(columns[kind])}" for kind in ("numeric", "categorical")))
         lines += missing_cells(stats)
     lines += undecodable(stats)
     lines += malformed_lines(bad)
     return "\n".join(lines)
+
+
+def _some(names: list, shown: int = 12) -> str:
+    """Names for a report line: all of a few, else the first ``shown`` and how many in all."""
+    if len(names) > shown:
+        return ", ".join(names[:shown]) + f", … ({len(names)} in all: manifest.json lists them)"
+    return ", ".join(names) or "-"
 
 
 def class_sizes(label_counts: dict, shown: int = 12) -> str:

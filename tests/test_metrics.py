@@ -101,3 +101,9 @@ def test_class_sizes_show_the_largest_and_the_smallest():
     many = {f"c{i:02d}": 100 - i for i in range(20)} | {"label": 1}
     assert class_sizes(many) == ("documents per class: c00=100, c01=99, c02=98, c03=97, c04=96, c05=95, … 9 more …, "
                                  "c15=85, c16=84, c17=83, c18=82, c19=81, label=1")
+    from nbspark.reports import format_nb_train_report
+
+    manifest = {"model": "gaussian", "seconds": 1.0, "stats": {"documents": 4}, "malformed_examples": [], "features": 20,
+                "label_counts": {"a": 4}, "columns": {"numeric": [f"x{i}" for i in range(20)], "categorical": []}}
+    assert format_nb_train_report(manifest, "m").splitlines()[3] == (
+        "numeric columns: x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, … (20 in all: manifest.json lists them)   categorical columns: -")
