@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .errors import InputError
 from .text import line_ends
 
 __all__ = [
@@ -302,19 +303,26 @@ def text_documents(text: str, unit: str = "file") -> list[tuple[int, str]]:
 _BROWN_FILE = re.compile(r"(?:^|/)c[a-r]\d\d$")
 
 
-def parse_brown_zip(data: bytes) -> Iterator[tuple[str, list[str]]]:
+def parse_brown_zip(data: bytes, source: str = "brown.zip") -> Iterator[tuple[str, list[str]]]:
     """The Brown corpus as NLTK zips it: ``(file id, words)`` per text file (``brown/ca01`` …).
 
     Tokens are ``word/tag``; the tag (after the last ``/``) is dropped. The words are Brown's own
     tokens (punctuation already split), kept as they are; lower-case them as the config says.
+    ``InputError`` naming ``source`` for bytes that are not a readable zip, or a zip without
+    Brown's text files (another zip given as Brown would count nothing, in silence).
     """
     import io
     import zipfile
+    import zlib
 
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        for name in sorted(archive.namelist()):
-            if not _BROWN_FILE.search(name):
-                continue
-            text = archive.read(name).decode("utf-8", errors="replace")
-            words = [tok.rpartition("/")[0] or tok for tok in text.split()]
-            yield name.rsplit("/", 1)[-1], words
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            names = [name for name in sorted(archive.namelist()) if _BROWN_FILE.search(name)]
+            if not names:
+                raise InputError(f"{source}: no Brown corpus text files (brown/ca01 … brown/cr09) in this zip")
+            for name in names:
+                text = archive.read(name).decode("utf-8", errors="replace")
+                words = [tok.rpartition("/")[0] or tok for tok in text.split()]
+                yield name.rsplit("/", 1)[-1], words
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise InputError(f"{source}: not a readable zip ({exc})") from None

@@ -40,7 +40,7 @@ def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
             for story in parse_reuters_sgml(decode_reuters(f.read_bytes())):
                 yield f"reuters:{story.newid}", story.body
         elif fmt == "brown":
-            yield from ((f"brown:{i}", words) for i, words in parse_brown_zip(f.read_bytes()))
+            yield from ((f"brown:{i}", words) for i, words in parse_brown_zip(f.read_bytes(), str(f)))
         elif fmt == "text":
             yield str(f), decode_text(f.read_bytes(), str(f))[0]
         elif fmt not in ("reuters", "brown", "text"):

@@ -107,8 +107,8 @@ def _document_examples(stats: PartitionStats, doc_id: str, tokens, confusion, wi
 def _brown_partition(records, confusion, width, lowercase, keep_bad):
     maybe_inject()
     stats = PartitionStats(keep_bad)
-    for _source, data in records:
-        for file_id, words in parse_brown_zip(data):
+    for source, data in records:
+        for file_id, words in parse_brown_zip(data, source):
             yield from _document_examples(stats, f"brown:{file_id}", words, confusion, width, lowercase)
     yield from stats.records()
 

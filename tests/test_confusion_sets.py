@@ -28,6 +28,16 @@ def test_parse_brown_zip(tmp_path):
     docs = list(parse_brown_zip(brown_zip(tmp_path / "brown.zip").read_bytes()))
     assert [d for d, _ in docs] == ["ca01", "cb02"]
     assert docs[0][1] == ["They", "lost", "their", "way", ".", "Go", "there", "now", "."]
+    # bytes that are not a zip, a zip cut short, and another zip given as Brown (it counted nothing, in silence)
+    from nbspark.errors import InputError
+
+    data = (tmp_path / "brown.zip").read_bytes()
+    with zipfile.ZipFile(tmp_path / "other.zip", "w") as z:
+        z.writestr("notes/readme.txt", "hello")
+    for bad, why in ((b"plain text", "not a readable zip"), (data[: len(data) // 2], "not a readable zip"),
+                     ((tmp_path / "other.zip").read_bytes(), "no Brown corpus text files")):
+        with pytest.raises(InputError, match=f"^b.zip: {why}"):
+            list(parse_brown_zip(bad, "b.zip"))
 
 
 @pytest.mark.spark
