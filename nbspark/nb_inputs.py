@@ -148,7 +148,7 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         target = [str(data.target_names[t]) for t in data.target]
         records = [dict(zip(names, map(float, x)), **{nb.label_column: y}) for x, y in zip(data.data, target)]
         rdd = spark.sparkContext.parallelize(list(enumerate(records)), max(2, spark.sparkContext.defaultParallelism))
-        columns, numeric_types = names, set(names)
+        columns, numeric_types, nested = names, set(names), {}
     else:
         paths = [f.uri for f in inputs.files]
         explicit = bool(nb.numeric_columns or nb.categorical_columns)
@@ -163,10 +163,11 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
             df = typed = spark.read.parquet(*paths)
         if nb.label_column not in df.columns:
             raise InputError(f"{inputs.root}: no label column {nb.label_column!r} (columns: {', '.join(df.columns)})")
-        from pyspark.sql.types import NumericType
+        from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
 
         columns = [c for c in df.columns if c != nb.label_column]
         numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
+        nested = {f.name: f.dataType.simpleString() for f in df.schema.fields if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))}
         rdd = _rows_in_file_order(df)
     numeric = list(nb.numeric_columns)
     categorical = list(nb.categorical_columns)
@@ -184,6 +185,10 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
     missing = [c for c in numeric + categorical if c not in columns]
     if missing:
         raise InputError(f"{inputs.root}: no column(s) {', '.join(missing)}")
+    # a list, map, struct or bytes cell is no number and no one category (its text would be a value seen once)
+    if bad := [c for c in [nb.label_column, *numeric, *categorical] if c in nested]:
+        raise InputError(f"{inputs.root}: column {bad[0]!r} is {nested[bad[0]]}, which cannot be a label or a table feature; "
+                         "name the feature columns (nb.numeric_columns, nb.categorical_columns) to leave it out")
     if nb.model == "gaussian":
         numeric, categorical = numeric + categorical, []
     elif nb.model == "categorical":

@@ -155,6 +155,16 @@ def test_a_parquet_table_counts_as_its_csv(spark, fixtures, tmp_path):
     assert parquet_model.classes == csv_model.classes and parquet_model.numeric == csv_model.numeric
     assert parquet_model.theta == pytest.approx(csv_model.theta) and parquet_model.var == pytest.approx(csv_model.var)
     assert parquet_model.vocab == csv_model.vocab and parquet_model.weights == pytest.approx(csv_model.weights)
+    # a list column (an embedding, say) was a category whose values were its rows' reprs: refused
+    # unless the feature columns are named without it
+    pq.write_table(pa.table({"outlook": ["sunny", "rain"], "vec": [[0.1, 0.2], [0.3]], "play": ["yes", "no"]}), tmp_path / "vec.parquet")
+    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "train.format": "parquet",
+                             "train.path": str(tmp_path / "vec.parquet")})
+    with pytest.raises(InputError, match="column 'vec' is array<double>, which cannot be a label or a table feature; name the feature"):
+        fit(spark, cfg, tmp_path / "vec")
+    named = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "train.format": "parquet",
+                               "train.path": str(tmp_path / "vec.parquet"), "nb.categorical_columns": "outlook"})
+    assert fit(spark, named, tmp_path / "vec")["columns"] == {"numeric": [], "categorical": ["outlook"]}
 
 def test_csv_files_whose_headers_differ_are_refused(spark, tmp_path, capsys):
     """Spark reads every CSV file of an input by the first file's header, by position: b.csv's
