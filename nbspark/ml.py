@@ -237,7 +237,10 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
 
     @property
     def numClasses(self) -> int:
-        return len(self.counts.classes)
+        """The length of the probability and raw prediction vectors: the largest label + 1, so that
+        ``probability[label]`` is that label's, as MLlib's evaluators read it. A label between the
+        fitted ones that training never saw (a fold without a rare class) has probability 0."""
+        return int(max(self.counts.classes)) + 1
 
     @property
     def numFeatures(self) -> int:
@@ -261,6 +264,7 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
 
         pi, weights, bias = self.arrays()
         classes, vectors = np.array(self.counts.classes), self.counts.vectors
+        at, size = classes.astype(int), self.numClasses  # each fitted class's place in the vectors
         vocab = {t: i for i, t in enumerate(self.counts.features)}
         bernoulli = self.getModelType() == "bernoulli"
         name = self.getFeaturesCol()
@@ -280,8 +284,9 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
                     raise ValueError(f"CountingNaiveBayes: the tokens column {name!r} holds a null token")
                 index = [vocab[t] for t in (set(features) if bernoulli else features) if t in vocab]
                 jll = pi + weights[:, index].sum(axis=1) + bias
-            proba = np.exp(log_posteriors(jll[None, :])[0])
-            return (DenseVector(jll), DenseVector(proba), float(classes[int(np.argmax(jll))]))
+            raw, proba = np.full(size, -np.inf), np.zeros(size)
+            raw[at], proba[at] = jll, np.exp(log_posteriors(jll[None, :])[0])
+            return (DenseVector(raw), DenseVector(proba), float(classes[int(np.argmax(jll))]))
 
         schema = StructType([StructField("raw", VectorUDT()), StructField("proba", VectorUDT()), StructField("pred", DoubleType())])
         tmp = f"_{self.uid}_scored"

@@ -142,3 +142,33 @@ def test_refuses_what_mllib_refuses(spark):
     for bad, what in ((None, "document"), (["a", None], "token")):
         with pytest.raises(PySparkException, match=f"tokens column 'features' holds a null {what}"):
             model.transform(spark.createDataFrame([(bad, 0.0, 1.0)], tokens)).collect()
+
+
+def test_a_label_missing_from_training_keeps_every_label_at_its_place(spark):
+    """Labels {0, 2} (a fold that lacks class 1): the vectors have three places, class 1 at
+    probability 0, so MLlib's evaluators read probability[label] right. The vectors had two places:
+    label 2's probability was read from index 2 (out of range) and a label 1 row got class 2's."""
+    import math
+
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+    from pyspark.ml.linalg import Vectors
+
+    from nbspark.ml import CountingNaiveBayes
+
+    train = spark.createDataFrame([(Vectors.dense([3.0, 0.0, 1.0]), 0.0), (Vectors.dense([0.0, 2.0, 1.0]), 2.0),
+                                   (Vectors.dense([1.0, 1.0, 0.0]), 0.0)], ["features", "label"])
+    model = CountingNaiveBayes().fit(train)
+    assert model.numClasses == 3
+    rows = model.transform(train).collect()
+    # by hand, smoothing 1, vocabulary 3: P(c) = (n_c + 1) / (3 + 2); P(j | 0) = (C(0, j) + 1) / (6 + 3), P(j | 2) = (C(2, j) + 1) / (3 + 3)
+    theta = {0.0: [5 / 9, 2 / 9, 2 / 9], 2.0: [1 / 6, 3 / 6, 2 / 6]}
+    prior = {0.0: 3 / 5, 2.0: 2 / 5}
+    for r in rows:
+        x = r["features"].toArray()
+        joint = {c: math.log(prior[c]) + sum(n * math.log(p) for n, p in zip(x, theta[c])) for c in (0.0, 2.0)}
+        total = sum(math.exp(v) for v in joint.values())
+        assert list(r["probability"]) == pytest.approx([math.exp(joint[0.0]) / total, 0.0, math.exp(joint[2.0]) / total])
+        assert r["rawPrediction"][1] == float("-inf") and r["rawPrediction"][2] == pytest.approx(joint[2.0])
+        assert r["prediction"] == max(joint, key=joint.get)
+    loss = MulticlassClassificationEvaluator(metricName="logLoss").evaluate(model.transform(train))
+    assert loss == pytest.approx(-sum(math.log(r["probability"][int(r["label"])]) for r in rows) / 3)
