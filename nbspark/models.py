@@ -17,6 +17,7 @@ incomplete (no ``_SUCCESS``, a part file whose schema or row count does not matc
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from itertools import chain, compress, islice
@@ -37,6 +38,8 @@ from .rules import Rule, factor_problem, judge
 from .storage import Location, location
 from .tables import arrow_input, check_table, ddl_columns
 from .text import LEFT_PAD, RIGHT_PAD, TOKEN_RE, centred_windows, line_ends, tokenize, tokenizer
+
+log = logging.getLogger(__name__)
 
 __all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load", "read_count_rows"]
 
@@ -309,7 +312,12 @@ class NBPredictor:
                 if not isinstance(t, str):
                     raise TypeError(f"a {self.kind} model scores texts (str); item {i} is a {type(t).__name__}")
             return score_docs(self.model, [self._tokenize(t) for t in items])[0]
-        return score_rows(self.model, [self._table_row(r, i) for i, r in enumerate(items)])[0]
+        rows = [self._table_row(r, i) for i, r in enumerate(items)]
+        known = {*self._numeric, *self._categorical, self.manifest["config"]["nb"]["label_column"]}
+        if unknown := sorted({str(k) for r in items for k in r} - known):  # a misspelt column is a missing cell in every row
+            log.warning("predict: %d column(s) the model does not know, left out: %s%s", len(unknown), ", ".join(unknown[:6]),
+                        ", …" if len(unknown) > 6 else "")
+        return score_rows(self.model, rows)[0]
 
     def _table_row(self, row, i: int) -> tuple[dict, dict]:
         """``(categorical, numeric)`` values of one row: a missing, None or non-finite value is left
