@@ -101,6 +101,7 @@ class Counts:
     features: tuple[str, ...]
     counts: np.ndarray
     vectors: bool
+    declared: int = 0  # the classes the label column's MLlib metadata declares (StringIndexer's), 0 if none
 
     def weighted(self) -> bool:
         return not (np.all(self.class_count == np.round(self.class_count)) and np.all(self.counts == np.round(self.counts)))
@@ -154,6 +155,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
             if column not in dataset.columns:
                 raise ValueError(f"CountingNaiveBayes: no {role} column {column!r} (columns: {', '.join(dataset.columns)})")
         label_type, features = dataset.schema[label].dataType, dataset.schema[name].dataType
+        declared = _declared(dataset.schema[label])
         if not isinstance(label_type, NumericType):  # MLlib's rule: a string "1" is refused too
             raise ValueError(f"CountingNaiveBayes: label column {label!r} is {label_type.simpleString()}; labels must be numeric "
                              "(StringIndexer turns strings into them)")
@@ -179,7 +181,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
                 _check_vector_values(r["v"], self.getModelType())
             size = sizes[0] if rows else 0
             return Counts(tuple(r["y"] for r in rows), np.array([r["n"] for r in rows], float), tuple(map(str, range(size))),
-                          np.array([r["s"].toArray() for r in rows]).reshape(len(rows), size), True)
+                          np.array([r["s"].toArray() for r in rows]).reshape(len(rows), size), True, declared)
         weighted = self.isDefined(self.weightCol) and bool(self.getWeightCol())
         table = count_documents(df, "f", "y", "w" if weighted else None, model=self.getModelType())
         rows = [(r["event"], r["label"], r["feature"], r["sum"] if weighted else float(r["n"]))
@@ -194,7 +196,16 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
                 class_count[cidx[float(label)]] = value
             else:
                 counts[cidx[float(label)], vidx[feature]] = value
-        return Counts(classes, class_count, vocab, counts, False)
+        return Counts(classes, class_count, vocab, counts, False, declared)
+
+
+def _declared(field) -> int:
+    """The number of classes a label column's MLlib attribute declares (a nominal one:
+    ``StringIndexer``'s), as MLlib's ``getNumClasses`` reads it; 0 without one."""
+    attr = (field.metadata or {}).get("ml_attr", {})
+    if attr.get("type") == "nominal":
+        return len(attr.get("vals", ())) or int(attr.get("num_vals", 0))
+    return 2 if attr.get("type") == "binary" else 0
 
 
 def _fitted_on(classes) -> None:
@@ -237,10 +248,11 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
 
     @property
     def numClasses(self) -> int:
-        """The length of the probability and raw prediction vectors: the largest label + 1, so that
-        ``probability[label]`` is that label's, as MLlib's evaluators read it. A label between the
-        fitted ones that training never saw (a fold without a rare class) has probability 0."""
-        return int(max(self.counts.classes)) + 1
+        """The length of the probability and raw prediction vectors: the classes the label's
+        metadata declares (``StringIndexer``'s), or the largest label + 1, so that
+        ``probability[label]`` is that label's, as MLlib's evaluators read it. A label that training
+        never saw (a fold without a rare class) has probability 0."""
+        return max(int(max(self.counts.classes)) + 1, self.counts.declared)
 
     @property
     def numFeatures(self) -> int:
@@ -348,7 +360,7 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
                 class_count[cidx[float(r["label"])]] = r["sum"]
             elif r["event"] == "YX":
                 counts[cidx[float(r["label"])], fidx[r["feature"]]] = r["sum"]
-        return cls(Counts(classes, class_count, tuple(features), counts, manifest["vectors"]))
+        return cls(Counts(classes, class_count, tuple(features), counts, manifest["vectors"], manifest.get("declared_classes", 0)))
 
 
 def _manifest(model: CountingNaiveBayesModel, rows: int) -> dict:
@@ -359,7 +371,7 @@ def _manifest(model: CountingNaiveBayesModel, rows: int) -> dict:
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "config": ExperimentConfig(task="naive_bayes", name="pyspark.ml", nb=nb).to_dict(),
         "engine": "pyspark.ml", "model": model.getModelType(), "columns": {}, "weighted": c.weighted(),
-        "vectors": c.vectors, "label_counts": {repr(y): float(n) for y, n in zip(c.classes, c.class_count)},
+        "vectors": c.vectors, "declared_classes": c.declared, "label_counts": {repr(y): float(n) for y, n in zip(c.classes, c.class_count)},
         "features": len(c.features), "count_schema": COUNT_DDL, "count_rows": rows, "stats": {}, "malformed_examples": [],
     }
 

@@ -172,3 +172,25 @@ def test_a_label_missing_from_training_keeps_every_label_at_its_place(spark):
         assert r["prediction"] == max(joint, key=joint.get)
     loss = MulticlassClassificationEvaluator(metricName="logLoss").evaluate(model.transform(train))
     assert loss == pytest.approx(-sum(math.log(r["probability"][int(r["label"])]) for r in rows) / 3)
+
+
+def test_a_fold_without_the_rarest_class_keeps_the_indexers_classes(spark, tmp_path):
+    """StringIndexer puts the rarest class last: a CrossValidator fold can lack it, and the model's
+    vectors then ended one place short, so probability[label] of a row of that class was out of
+    range in MLlib's evaluators. The indexer's metadata declares the classes, as MLlib reads it."""
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+    from pyspark.ml.feature import StringIndexer
+
+    from nbspark.ml import CountingNaiveBayes, CountingNaiveBayesModel
+
+    docs = spark.createDataFrame([("ham", ["see", "you"]), ("ham", ["at", "six"]), ("ham", ["you", "six"]), ("spam", ["win", "now"]),
+                                  ("spam", ["win", "prize"]), ("rare", ["odd", "one"])], "category STRING, tokens ARRAY<STRING>")
+    indexed = StringIndexer(inputCol="category", outputCol="label").fit(docs).transform(docs)
+    fold = indexed.where("category != 'rare'")
+    model = CountingNaiveBayes(featuresCol="tokens").fit(fold)
+    assert model.numClasses == 3
+    scored = model.transform(indexed).collect()
+    assert {len(r["probability"]) for r in scored} == {3} and all(r["probability"][2] == 0.0 for r in scored)
+    assert MulticlassClassificationEvaluator(metricName="logLoss").evaluate(model.transform(indexed)) > 0
+    model.write().overwrite().save(str(tmp_path / "m"))
+    assert CountingNaiveBayesModel.load(str(tmp_path / "m")).numClasses == 3
