@@ -15,7 +15,8 @@ It follows MLlib's ``NaiveBayes`` conventions, so it drops into a ``Pipeline``, 
   NaN, infinite or negative weight, a negative, NaN or infinite vector value (a value other than
   0/1 for Bernoulli), vectors of different sizes, a null document, token or vector; and, when
   scoring, such vector values and nulls. Before any work: a label column that is not numeric (a
-  string, as MLlib refuses it), a missing column, and a dataset with no rows.
+  string, as MLlib refuses it), a missing column, a dataset with no rows, and a label of 1,000 or
+  more that no metadata declares (MLlib's limit on classes inferred from label values).
 
 Fitting counts the training data once (one pass) and keeps the counts: the model applies the
 smoothing when it transforms, so changing ``smoothing`` on a fitted model, or a ``CrossValidator``
@@ -173,7 +174,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
             values = Summarizer.metrics("min", "max", "numNonZeros", "sum").summary(F.col("f"))
             rows = df.groupBy("y").agg(F.sum("w").alias("n"), Summarizer.sum(F.col("f"), F.col("w")).alias("s"), values.alias("v")).collect()
             rows.sort(key=lambda r: r["y"])
-            _fitted_on(rows)
+            _fitted_on([r["y"] for r in rows], declared)
             sizes = sorted({len(r["s"]) for r in rows})
             if len(sizes) > 1:
                 raise ValueError(f"CountingNaiveBayes: feature vectors of different sizes ({', '.join(map(str, sizes))})")
@@ -187,7 +188,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
         rows = [(r["event"], r["label"], r["feature"], r["sum"] if weighted else float(r["n"]))
                 for r in table.where(table.event.isin("Y", "YX")).collect()]
         classes = tuple(sorted(float(y) for event, y, _, _ in rows if event == "Y"))
-        _fitted_on(classes)
+        _fitted_on(classes, declared)
         vocab = tuple(sorted({feature for event, _, feature, _ in rows if event == "YX"}))
         cidx, vidx = {c: i for i, c in enumerate(classes)}, {t: i for i, t in enumerate(vocab)}
         class_count, counts = np.zeros(len(classes)), np.zeros((len(classes), len(vocab)))
@@ -208,10 +209,14 @@ def _declared(field) -> int:
     return 2 if attr.get("type") == "binary" else 0
 
 
-def _fitted_on(classes) -> None:
-    """No class counted: the dataset had no rows (a model of no classes scores nothing)."""
+def _fitted_on(classes, declared: int) -> None:
+    """Refuse a dataset with no rows (a model of no classes scores nothing), and labels whose
+    vectors would be longer than MLlib infers from label values (1,000 places) unless declared."""
     if not len(classes):
         raise ValueError("CountingNaiveBayes: the dataset has no rows to fit")
+    if (top := int(max(classes))) >= max(declared, 1000):
+        raise ValueError(f"CountingNaiveBayes: labels go up to {top}, past the 1,000 classes MLlib infers from label values; "
+                         "index them with StringIndexer, whose metadata declares how many there are")
 
 
 def _checked_label(name: str):

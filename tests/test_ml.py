@@ -132,6 +132,9 @@ def test_refuses_what_mllib_refuses(spark):
         CountingNaiveBayes(labelCol="y").fit(strings)
     with pytest.raises(ValueError, match="^CountingNaiveBayes: the dataset has no rows to fit$"):
         CountingNaiveBayes().fit(spark.createDataFrame([], tokens))
+    # a label of 1e9 would make vectors of a billion places; MLlib infers at most 1,000 classes from values
+    with pytest.raises(ValueError, match="^CountingNaiveBayes: labels go up to 1000000000, past the 1,000 classes"):
+        CountingNaiveBayes().fit(spark.createDataFrame([(["a"], 0.0, 1.0), (["b"], 1e9, 1.0)], tokens))
     # scoring refuses them too (MLlib's transform does)
     model = CountingNaiveBayes().fit(spark.createDataFrame([good, (Vectors.dense([2.0, 0.0]), 0.0, 1.0)], vectors))
     with pytest.raises(PySparkException, match="multinomial naive Bayes needs feature values >= 0, finite"):
