@@ -78,7 +78,9 @@ def decode_text(data: bytes, name: str) -> tuple[str, int]:
     U+FFFD, and how many such sequences there were (a U+FFFD the file itself holds is not one): the
     rule of ``nbspark check``, ``predict -``, the check job and the ``text`` input alike. A UTF-8
     byte-order mark opening the text is dropped, as Hadoop's line reader drops it (it would be a
-    token, and shift the first line's columns).
+    token, and shift the first line's columns). A text opening with a UTF-16 byte-order mark (what
+    Windows' Notepad saves as "Unicode") is read as UTF-16: as UTF-8 its every other byte was a NUL
+    that split each word into letters, and nothing was checked.
 
     ``InputError`` naming the file for a compressed file that cannot be read: cut short or
     corrupt, or compressed in another way (``.zst``, ``.zip``, …), which would be read as noise."""
@@ -91,6 +93,9 @@ def decode_text(data: bytes, name: str) -> tuple[str, int]:
             raise InputError(f"{name}: cannot be read as {codec} ({exc})") from None
     elif ext in _COMPRESSED:
         raise InputError(f"{name}: a {ext} file is not read as text (only .gz and .bz2 are decompressed); decompress it first")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a UTF-16 byte-order mark (Windows' "Unicode"), never UTF-8's bytes
+        text = data.decode("utf-16", "replace")
+        return text, text.count("\ufffd") - data.decode("utf-16", "ignore").count("\ufffd")
     text = data.decode("utf-8-sig", "replace")
     return text, text.count("\ufffd") - data.count("\ufffd".encode())
 

@@ -148,6 +148,18 @@ def test_command_line_reads_compressed_text(model_dir, tmp_path, capsys):
     assert err.startswith(f"nbspark check: error: {tmp_path / 'cut.txt.gz'}: cannot be read as gzip (") and err.count("\n") == 1
 
 
+def test_command_line_reads_utf16_with_its_byte_order_mark(model_dir, tmp_path, capsys):
+    """Notepad's "Unicode" is UTF-16 with a byte-order mark: read as UTF-8, a NUL between letters
+    split every word and nothing was flagged (only 'is it UTF-8?' for the mark's two bytes)."""
+    text = "Caf\u00e9 talk.\r\nIt would not effect the outcome.\r\n"
+    for codec, mark in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff")):
+        doc = tmp_path / f"{codec}.txt"
+        doc.write_bytes(mark + text.encode(codec))
+        assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(doc)]) == 0
+        out, err = capsys.readouterr()
+        assert out == f"{doc}:2:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would not effect the outcome.\n" and err == ""
+
+
 def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, monkeypatch):
     """Latin-1 bytes are read as U+FFFD and the text is still checked, with a line on stderr; stdin
     is read as bytes by the same rule (not a UnicodeDecodeError)."""
