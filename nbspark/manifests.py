@@ -13,7 +13,7 @@ import datetime as _dt
 from . import __version__
 from .errors import InputError, OutputError
 from .storage import Location, location
-from .tables import check_marker, read_json
+from .tables import MARKER, check_marker, read_json
 
 __all__ = [
     "BACKOFF_KIND",
@@ -58,6 +58,9 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
         raise OutputError(f"{model_dir}: no such model directory; run jobs/train.py first")
     if not path.is_file():  # an experiment's directory, or a saved pyspark.ml model, holds one a level down
         inside = next((d for d in (model_dir / "model", model_dir / "nbspark") if (d / "manifest.json").is_file()), None)
+        if (model_dir / MARKER).is_file() and read_json(model_dir / MARKER).get("kind") == "results":
+            raise OutputError(f"{model_dir}: the results of a classify job (predictions, metrics), not a model; "
+                              "give the --model that classify was run with")
         raise OutputError(f"{model_dir}: not an nbspark model (no manifest.json)" + (f"; the model is {inside}" if inside else ""))
     check_marker(model_dir)
     try:

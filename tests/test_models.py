@@ -110,6 +110,11 @@ def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):
     shutil.copytree(model_dir, tmp_path / "experiment" / "model")  # an experiment's directory: the model is named
     with pytest.raises(OutputError, match=f"^{tmp_path / 'experiment'}: not an nbspark model \\(no manifest.json\\); the model is {tmp_path / 'experiment' / 'model'}$"):
         nbspark.load(tmp_path / "experiment")
+    # a classify job's results given as the model (they sit next to it): said so
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "_nbspark.json").write_text('{"kind": "results"}')
+    with pytest.raises(OutputError, match=f"^{tmp_path / 'results'}: the results of a classify job \\(predictions, metrics\\), not a model; give"):
+        nbspark.load(tmp_path / "results")
     # a job of the other task says which task the model is for
     from nbspark.nb_jobs import load_nb_manifest
 
