@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from .corpora import Story, parse_ngram_line
-from .text import centred_windows, tokenize
+from .text import tokenize, windows_in_pieces
 
 __all__ = [
     "Example",
@@ -35,6 +35,7 @@ __all__ = [
     "ngram_example",
     "story_examples",
     "subset_key",
+    "piece_examples",
     "token_examples",
 ]
 
@@ -96,7 +97,13 @@ def token_examples(
     the source id is ``DOC_ID#i``, ``i`` the centre's token index."""
     if lowercase:
         tokens = [t.lower() for t in tokens]
-    for i, window in centred_windows(tokens, confusion, width):
+    return piece_examples(doc_id, [tokens], confusion, width)
+
+
+def piece_examples(doc_id: str, pieces: Iterable[Sequence[str]], confusion: Iterable[str], width: int) -> Iterator[Example]:
+    """``token_examples`` of a document given as pieces of tokens (``text.windows_in_pieces``: a long
+    text tokenized a piece at a time); ``i`` counts from the document's first token."""
+    for i, window in windows_in_pieces(pieces, confusion, width):
         yield Example(f"{doc_id}#{i}", window, 1)
 
 

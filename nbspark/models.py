@@ -19,8 +19,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import math
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import chain, compress, islice
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +36,7 @@ from .nb import COUNT_DDL, binary_cell, build_nb_model, log_posteriors, number_c
 from .rules import Rule, factor_problem, judge
 from .storage import Location, location
 from .tables import arrow_input, check_table, ddl_columns
-from .text import LEFT_PAD, RIGHT_PAD, TOKEN_RE, centred_windows, line_ends, tokenize, tokenizer
+from .text import TOKEN_RE, centred_windows, line_ends, line_pieces, tokenize, tokenizer, windows_in_pieces
 
 log = logging.getLogger(__name__)
 
@@ -208,42 +207,33 @@ class BackoffPredictor:
         text = line_ends(text)
         out, line, counted = [], 1, 0
         decisions = {s: self.rule_for(s, rule, factor) for s in self._set_of.values()}  # once per set, not per word
-        half, in_a_set = self.width // 2, self._set_of.__contains__
-        # a rolling list of tokens (with where each was written): the last pieces' tokens, padded at the text's edges
-        toks, starts, ends = [LEFT_PAD] * half, [-1] * half, [-1] * half
-        first = half  # the next token to centre a window on
-        for p_starts, p_ends, p_tokens in chain(_token_pieces(text, self.lowercase), [([-1] * half, [-1] * half, [RIGHT_PAD] * half)]):
-            toks += p_tokens
-            starts += p_starts
-            ends += p_ends
-            last = len(toks) - half  # tokens before it have their whole window
-            for i in compress(range(first, last), map(in_a_set, islice(toks, first, last))):
-                w, written = tuple(toks[i - half : i + half + 1]), toks[i]
-                how, at_least = decisions[self._set_of[written]]
-                verdict = judge(how, self.levels(w), written, sorted(self._set_of[written]))
-                if verdict is None or verdict.ratio < at_least:
-                    continue
-                start, written_as = starts[i], text[starts[i] : ends[i]]
-                line += text.count("\n", counted, start)  # flags come in text order: count from the last one
-                counted = start
-                column = start - (text.rfind("\n", 0, start) + 1) + 1
-                out.append({"line": line, "column": column, "written": written_as, "suggestion": _cased(verdict.suggestion, written_as),
-                            "ratio": verdict.ratio, "level": verdict.level, "snippet": _snippet(text, start, len(written_as))})
-            keep = max(first, last) - half  # the context of the tokens still to centre
-            toks, starts, ends, first = toks[keep:], starts[keep:], ends[keep:], half
+        recent: list = []  # (first token's number, starts, ends) of the pieces a window may still be in
+
+        def tokens_of_pieces():
+            first = 0
+            for begin, piece in line_pieces(text):
+                starts, ends, tokens = _token_positions(piece, self.lowercase)
+                recent.append((first, [begin + x for x in starts], [begin + x for x in ends]))
+                first += len(tokens)
+                yield tokens
+
+        for i, w in windows_in_pieces(tokens_of_pieces(), self._set_of, self.width):
+            while len(recent) > 1 and recent[1][0] <= i:
+                del recent[0]
+            written = w[self.width // 2]
+            how, at_least = decisions[self._set_of[written]]
+            verdict = judge(how, self.levels(w), written, sorted(self._set_of[written]))
+            if verdict is None or verdict.ratio < at_least:
+                continue
+            first, starts, ends = recent[0]
+            start = starts[i - first]
+            written_as = text[start : ends[i - first]]
+            line += text.count("\n", counted, start)  # flags come in text order: count from the last one
+            counted = start
+            column = start - (text.rfind("\n", 0, start) + 1) + 1
+            out.append({"line": line, "column": column, "written": written_as, "suggestion": _cased(verdict.suggestion, written_as),
+                        "ratio": verdict.ratio, "level": verdict.level, "snippet": _snippet(text, start, len(written_as))})
         return out
-
-
-def _token_pieces(text: str, lowercase: bool, piece: int = 1 << 20) -> Iterator[tuple[list[int], list[int], list[str]]]:
-    """``(starts, ends, tokens)`` of the tokens of ``text`` (``_token_positions``), a piece of about
-    ``piece`` characters at a time, cut after a ``\\n`` (no token holds one): a text of any size is
-    checked in the memory of one piece's tokens (a whole 16 MB text's took 0.9 GB)."""
-    begin = 0
-    while begin < len(text):
-        end = text.find("\n", begin + piece) + 1 or len(text)
-        starts, ends, tokens = _token_positions(text[begin:end], lowercase)
-        yield [begin + x for x in starts], [begin + x for x in ends], tokens
-        begin = end
 
 
 def _token_positions(text: str, lowercase: bool) -> tuple[list[int], list[int], list[str]]:

@@ -17,12 +17,12 @@ from .corpora import (
     text_documents,
 )
 from .errors import ConfigError
-from .events import Example, ngram_example, story_examples, token_examples
+from .events import Example, ngram_example, piece_examples, story_examples
 from .faults import maybe_inject
 from .inputs import Inputs
 from .readers import decode_text, ngram_lines, sgml_texts
 from .runstats import PartitionStats
-from .text import tokenize
+from .text import line_pieces, tokenize
 
 __all__ = ["examples_rdd", "google_summed", "ngram_partition"]
 
@@ -94,11 +94,16 @@ def _min_count_partition(records, min_count, keep_bad):
     yield from stats.records()
 
 
-def _document_examples(stats: PartitionStats, doc_id: str, tokens, confusion, width, lowercase):
-    """The windows of one tokenized document (weight 1 each), counted into ``stats``."""
+def _document_examples(stats: PartitionStats, doc_id: str, pieces, confusion, width):
+    """The windows of one document, given as pieces of (cased) tokens, weight 1 each, counted into ``stats``."""
     stats.add("documents_read")
-    stats.add("tokens", len(tokens))
-    for example in token_examples(doc_id, tokens, confusion, width, lowercase):
+
+    def counted():
+        for tokens in pieces:
+            stats.add("tokens", len(tokens))
+            yield tokens
+
+    for example in piece_examples(doc_id, counted(), confusion, width):
         stats.add("examples")
         stats.add("weight", 1)
         yield example
@@ -109,7 +114,7 @@ def _brown_partition(records, confusion, width, lowercase, keep_bad):
     stats = PartitionStats(keep_bad)
     for source, data in records:
         for file_id, words in parse_brown_zip(data, source):
-            yield from _document_examples(stats, f"brown:{file_id}", words, confusion, width, lowercase)
+            yield from _document_examples(stats, f"brown:{file_id}", [[w.lower() for w in words] if lowercase else words], confusion, width)
     yield from stats.records()
 
 
@@ -139,8 +144,9 @@ def _text_partition(records, confusion, width, lowercase, unit, keep_bad):
     for source, data in records:
         text, replaced = decode_text(data, source)
         stats.add("decode_replacements", replaced)
-        for line, doc in text_documents(text, unit):
-            yield from _document_examples(stats, f"{source}:{line}", tokenize(doc, lowercase), confusion, width, False)
+        for line, doc in text_documents(text, unit):  # a whole file tokenized a piece of lines at a time
+            pieces = (tokenize(piece, lowercase) for _, piece in line_pieces(doc))
+            yield from _document_examples(stats, f"{source}:{line}", pieces, confusion, width)
     yield from stats.records()
 
 

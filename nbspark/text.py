@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import chain, compress, islice
 
 __all__ = [
     "LEFT_PAD",
@@ -34,10 +35,12 @@ __all__ = [
     "WORD_CHAR",
     "centred_windows",
     "line_ends",
+    "line_pieces",
     "pad",
     "sets_problem",
     "tokenize",
     "tokenizer",
+    "windows_in_pieces",
 ]
 
 TOKEN_RE = re.compile(r"\w+(?:[-'.,]\w+)*|[^\w\s]")
@@ -120,11 +123,35 @@ def centred_windows(
     padded with ``LEFT_PAD``/``RIGHT_PAD`` so windows near the edges exist. ``index`` is the
     centre's position in the unpadded ``tokens``.
     """
+    return windows_in_pieces([tokens], centres, width)
+
+
+def windows_in_pieces(
+    pieces: Iterable[Sequence[str]], centres: Iterable[str], width: int = 5
+) -> Iterator[tuple[int, tuple[str, ...]]]:
+    """``centred_windows`` of the tokens of ``pieces`` laid end to end (one document), holding
+    one piece and a window's context at a time: a long text is tokenized a piece at a time
+    (``line_pieces``) and windows span the cuts. ``index`` counts from the document's first token."""
     if width < 1 or width % 2 == 0:
         raise ValueError(f"window width must be odd and positive, got {width}")
     wanted = frozenset(centres)
     half = width // 2
-    padded = pad(tokens, half)
-    for i, token in enumerate(tokens):
-        if token in wanted:
-            yield i, tuple(padded[i : i + width])
+    toks, offset, first = [LEFT_PAD] * half, -half, half  # toks[0] is token number `offset`; toks[first] is the next centre
+    for piece in chain(pieces, [[RIGHT_PAD] * half]):
+        toks += piece
+        last = len(toks) - half  # the tokens before it have their whole window
+        for i in compress(range(first, last), map(wanted.__contains__, islice(toks, first, last))):
+            yield offset + i, tuple(toks[i - half : i + half + 1])
+        keep = max(first, last) - half  # the context of the tokens still to centre
+        del toks[:keep]
+        offset, first = offset + keep, half
+
+
+def line_pieces(text: str, size: int = 1 << 20) -> Iterator[tuple[int, str]]:
+    """``(start, piece)``: ``text`` in pieces of about ``size`` characters, each cut after a ``\\n``
+    (no token holds one, so every piece tokenizes as its part of the whole text)."""
+    begin = 0
+    while begin < len(text):
+        end = text.find("\n", begin + size) + 1 or len(text)
+        yield begin, text[begin:end]
+        begin = end

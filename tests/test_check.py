@@ -49,6 +49,7 @@ def test_a_text_checked_in_pieces_gives_the_flags_of_the_whole(model_dir, monkey
     import functools
 
     from nbspark import models
+    from nbspark.text import line_pieces
 
     model = nbspark.load(model_dir)
     text = "Affect\n" + ("It would not\neffect the outcome.\n\n\nThe cumulative effect\nof the\nplan. effect\n"
@@ -57,9 +58,9 @@ def test_a_text_checked_in_pieces_gives_the_flags_of_the_whole(model_dir, monkey
     # the first word alone on its line (its window all but padding: the prior, 28 effect to 11 affect), and windows across lines
     assert [(f["line"], f["column"], f["level"]) for f in whole[:3]] == [(1, 1, ""), (3, 1, "ABDE"), (9, 13, "ABDE")]
     assert len(whole) == 10 and whole[-1]["line"] == 34
-    for piece in (1, 30):
-        monkeypatch.setattr(models, "_token_pieces", functools.partial(models._token_pieces, piece=piece))
-        assert model.flags(text, factor=2, rule="chain") == whole, piece
+    for size in (1, 30):
+        monkeypatch.setattr(models, "line_pieces", functools.partial(line_pieces, size=size))
+        assert model.flags(text, factor=2, rule="chain") == whole, size
 
 
 def test_windows_and_old_mac_line_ends(model_dir):

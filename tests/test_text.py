@@ -44,3 +44,26 @@ def test_the_checker_finds_the_tokens_tokenize_finds_and_where_they_were_written
             assert token in written.lower() if lowercase else token == written  # where the token was written
     starts, ends, _ = _token_positions("İİ not effect", True)
     assert (starts[-1], ends[-1]) == (7, 13)  # in the text, not in its lower case
+
+
+def test_windows_in_pieces_are_the_windows_of_the_whole():
+    """A document tokenized a piece at a time (a long text, in line_pieces) gives the windows and
+    indices of the whole, however it is cut: empty pieces, pieces shorter than half a window, a
+    centre at either edge, widths 1, 3, 5 and 7."""
+    import random
+
+    from nbspark.text import centred_windows, line_pieces, windows_in_pieces
+
+    rng = random.Random(7)
+    for _ in range(300):
+        tokens = [rng.choice(["a", "b", "affect", "effect"]) for _ in range(rng.randrange(0, 30))]
+        cuts = sorted(rng.choices(range(len(tokens) + 1), k=rng.randrange(0, 8)))
+        pieces = [tokens[i:j] for i, j in zip([0, *cuts], [*cuts, len(tokens)])]
+        for width in (1, 3, 5, 7):
+            whole = list(centred_windows(tokens, {"affect", "effect"}, width))
+            assert list(windows_in_pieces(iter(pieces), {"affect", "effect"}, width)) == whole, (pieces, width)
+    # by hand: the text's windows across a cut after every line
+    text = "it would not\neffect\nthe outcome\n"
+    assert [p for _, p in line_pieces(text, 1)] == ["it would not\n", "effect\n", "the outcome\n"]
+    pieces = (tokenize(p) for _, p in line_pieces(text, 1))
+    assert list(windows_in_pieces(pieces, {"effect"}, 5)) == [(3, ("would", "not", "effect", "the", "outcome"))]
