@@ -63,7 +63,8 @@ def never_counted(manifest: dict) -> list[str]:
 def format_check_report(metrics: dict) -> str:
     """The check job's report: files and flags (by deciding level), and the undecodable bytes."""
     levels = ", ".join(f"{level_name(k)}={v:,}" for k, v in sorted(metrics.get("flags_by_level", {}).items()))
-    head = f"checked {metrics.get('files', 0):,} files: {metrics.get('flags', 0):,} flags" + (f" (by level: {levels})" if levels else "")
+    files, flags = metrics.get("files", 0), metrics.get("flags", 0)
+    head = f"checked {files:,} file{'' if files == 1 else 's'}: {flags:,} flag{'' if flags == 1 else 's'}" + (f" (by level: {levels})" if levels else "")
     return "\n".join([head, *undecodable(metrics)])
 
 

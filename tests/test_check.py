@@ -254,7 +254,7 @@ def test_the_check_job_command(model_dir, tmp_path):
     doc.write_text(TEXT)
     done = spark_submit("check", "--model", model_dir, "--text", doc, "--out", tmp_path / "out", "--rule", "chain", "--factor", "5")
     assert done.returncode == 0, done.stderr
-    assert "checked 1 files: 2 flags (by level: " in done.stdout and "undecodable" not in done.stdout
+    assert "checked 1 file: 2 flags (by level: " in done.stdout and "undecodable" not in done.stdout
     again = spark_submit("check", "--model", model_dir, "--text", doc, "--out", tmp_path / "out")
     assert again.returncode == 1 and "already holds something" in again.stdout + again.stderr
 
