@@ -80,9 +80,12 @@ def _check_recount(old: dict, inputs, force: bool) -> None:
     by_stat: dict = {}  # another name of a counted file (a link, a mount, file://) has its size and time
     for path, size, mtime in seen:
         by_stat.setdefault((size, mtime), []).append(path)
-    for sig in input_signatures(inputs):
-        path, size, mtime = sig
-        same = [p for p in by_stat.get((size, mtime), []) if p == path or resolved(p) == resolved(path)]
+    for path, size, mtime in input_signatures(inputs):
+        candidates = by_stat.get((size, mtime), [])
+        same = [p for p in candidates if p == path]
+        if candidates and not same:  # resolved once, and only for a file of a counted size and time
+            real = resolved(path)
+            same = [p for p in candidates if resolved(p) == real]
         if same:
             raise InputError(
                 f"cannot update: {path} was already counted into this model (run of {seen[(same[0], size, mtime)]}"
