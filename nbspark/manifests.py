@@ -29,13 +29,13 @@ __all__ = [
 BACKOFF_KIND = "nbspark.backoff-counts"
 NB_KIND = "nbspark.nb-counts"
 TASK_OF_KIND = {BACKOFF_KIND: "backoff", NB_KIND: "naive_bayes"}  # the config's task that trains each
+SCHEMA_VERSION = 1
 
 
 def confusion_sets(config: dict) -> tuple[tuple[str, ...], ...]:
     """A backoff model's confusion sets, from the config its manifest records: ``confusion_sets``
     if given, else ``(confusion_set,)`` (``ExperimentConfig.sets``'s rule)."""
     return tuple(tuple(s) for s in config.get("confusion_sets") or [config["confusion_set"]])
-SCHEMA_VERSION = 1
 
 
 def manifest_header(kind: str, cfg) -> dict:

@@ -147,7 +147,6 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
     def _count(self, dataset) -> Counts:
         from pyspark.ml.linalg import VectorUDT
         from pyspark.sql import functions as F
-
         from pyspark.sql.types import NumericType
 
         type(self).counted += 1
