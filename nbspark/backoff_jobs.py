@@ -19,7 +19,7 @@ from .counting import count_events
 from .errors import InputError, OutputError
 from .events import count_ddl
 from .inputs import Inputs
-from .manifests import BACKOFF_KIND, confusion_sets, load_manifest
+from .manifests import BACKOFF_KIND, confusion_sets, load_manifest, set_of_word
 from .metrics import backoff_metrics, level_name
 from .model import BackoffModel, build_model
 from .ngram_count import count_ngrams
@@ -123,10 +123,7 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, 
     counts = read_counts(spark, model_dir, BACKOFF, manifest)
     model = build_model(counts.where(counts.subset.isin(list(cfg.backoff))).collect(), letters, cfg.backoff)
     sets = confusion_sets(mcfg)
-    set_of: dict[str, frozenset] = {}
-    for words in sets:
-        for w in words:
-            set_of.setdefault(w, frozenset(words))
+    set_of = set_of_word(sets)
     width = mcfg["width"]
     bc = spark.sparkContext.broadcast(model)
     mixed = examples_rdd(spark.sparkContext, inputs, tuple(set_of), width, mcfg["lowercase"], cfg.mode, cfg.max_bad_examples).cache()

@@ -24,6 +24,7 @@ __all__ = [
     "load_manifest",
     "manifest_header",
     "merged_manifest",
+    "set_of_word",
 ]
 
 BACKOFF_KIND = "nbspark.backoff-counts"
@@ -36,6 +37,16 @@ def confusion_sets(config: dict) -> tuple[tuple[str, ...], ...]:
     """A backoff model's confusion sets, from the config its manifest records: ``confusion_sets``
     if given, else ``(confusion_set,)`` (``ExperimentConfig.sets``'s rule)."""
     return tuple(tuple(s) for s in config.get("confusion_sets") or [config["confusion_set"]])
+
+
+def set_of_word(sets) -> dict[str, frozenset]:
+    """Each word of ``sets`` -> its confusion set (the first that holds it): the words a window's
+    centre competes with, for the classify job and ``nbspark.load`` alike."""
+    found: dict[str, frozenset] = {}
+    for words in sets:
+        for w in words:
+            found.setdefault(w, frozenset(words))
+    return found
 
 
 def manifest_header(kind: str, cfg) -> dict:

@@ -29,7 +29,7 @@ from .capabilities import TEXT_MODELS
 from .config import CheckSpec
 from .errors import ConfigError, OutputError
 from .events import count_ddl
-from .manifests import BACKOFF_KIND, NB_KIND, confusion_sets, load_manifest
+from .manifests import BACKOFF_KIND, NB_KIND, confusion_sets, load_manifest, set_of_word
 from .model import count_tables, model_from_counts
 from .nb_settings import model_options, refuse_unused
 from .nb import COUNT_DDL, binary_cell, build_nb_model, log_posteriors, number_cell, score_docs, score_rows
@@ -102,10 +102,7 @@ class BackoffPredictor:
         self._counts = count_tables(rows, self.letters, self.chain)
         self.model = model_from_counts(self._counts, self.letters, self.chain)
         self.sets = confusion_sets(cfg)
-        self._set_of: dict[str, frozenset] = {}
-        for words in self.sets:
-            for w in words:
-                self._set_of.setdefault(w, frozenset(words))
+        self._set_of = set_of_word(self.sets)
         self.classes_ = tuple(sorted(self._set_of))
 
     def window(self, item: str | Sequence[str]) -> tuple[str, ...]:
