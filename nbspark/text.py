@@ -36,7 +36,6 @@ __all__ = [
     "centred_windows",
     "line_ends",
     "line_pieces",
-    "pad",
     "sets_problem",
     "tokenize",
     "tokenizer",
@@ -107,11 +106,6 @@ def line_ends(text: str) -> str:
     if "\r" not in text:
         return text
     return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def pad(tokens: Sequence[str], width: int) -> list[str]:
-    """Put ``width`` left pads before and ``width`` right pads after ``tokens``."""
-    return [LEFT_PAD] * width + list(tokens) + [RIGHT_PAD] * width
 
 
 def centred_windows(
