@@ -21,3 +21,12 @@ export PATH="$ROOT/.venv/bin:$PATH"
 # Every Spark listener on loopback (../shared/SPARK_NOTES.md §5).
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$ROOT/.venv/bin/python}"
+# Each spark-submit starts about 3 s faster from a class-data archive of Spark's classes, built
+# once (scripts/jvm_archive.py; NBSPARK_JVM_ARCHIVE=0 skips it). The user's own
+# SPARK_SUBMIT_OPTS and --driver-java-options come after it, so they win.
+if [ "${NBSPARK_JVM_ARCHIVE:-1}" != 0 ] && [[ "${SPARK_SUBMIT_OPTS:-}" != *SharedArchiveFile* ]]; then
+    JVM_ARCHIVE_OPTS="$(python scripts/jvm_archive.py)" || JVM_ARCHIVE_OPTS=""
+    if [ -n "$JVM_ARCHIVE_OPTS" ]; then
+        export SPARK_SUBMIT_OPTS="$JVM_ARCHIVE_OPTS${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"
+    fi
+fi
