@@ -76,6 +76,9 @@ def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
     notes += missing_cells(stats) + undecodable(stats)
     if metrics.get("unknown_features"):
         notes.append(f"tokens or values the model never saw (left out of the scores): {metrics['unknown_features']:,}")
+    if metrics.get("unexplained_documents"):
+        notes.append(f"documents no class can explain (every class has probability 0, as nb.alpha = 0 allows): "
+                     f"{metrics['unexplained_documents']:,}; each got equal posteriors and the first class in order")
     if metrics.get("test_is_training_data"):
         notes.append("note: the test records are the records the model was trained on: this is accuracy on the "
                      "training data, not on held-out data")

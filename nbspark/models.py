@@ -32,7 +32,7 @@ from .events import count_ddl
 from .manifests import BACKOFF_KIND, NB_KIND, confusion_sets, load_manifest, set_of_word
 from .model import count_tables, model_from_counts
 from .nb_settings import model_options, refuse_unused
-from .nb import COUNT_DDL, binary_cell, build_nb_model, log_posteriors, number_cell, score_docs, score_rows
+from .nb import COUNT_DDL, binary_cell, build_nb_model, log_posteriors, number_cell, score_docs, score_rows, unexplained
 from .rules import Rule, factor_problem, judge
 from .storage import Location, location
 from .tables import arrow_input, check_table, ddl_columns
@@ -353,7 +353,12 @@ class NBPredictor:
         items = _batch(items, "texts" if self.text else "rows")
         if not items:
             return np.zeros((0, len(self.classes_)))
-        return np.exp(log_posteriors(self._jll(items)))
+        jll = self._jll(items)
+        dead = unexplained(jll)
+        if dead:
+            log.warning("%d of %d %s: no class can explain them (every class has probability 0, as alpha = 0 allows); "
+                        "each got equal posteriors and the first class", dead, len(items), "texts" if self.text else "rows")
+        return np.exp(log_posteriors(jll))
 
     def predict(self, items: Iterable) -> list[str]:
         """The most probable class of each text or row (ties: the class that sorts first, as the jobs)."""

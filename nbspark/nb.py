@@ -42,25 +42,10 @@ import numpy as np
 from scipy import sparse
 
 __all__ = [
-    "COUNT_DDL",
-    "NBModel",
-    "add_values",
-    "binary_cell",
-    "number_cell",
-    "bernoulli_log_probs",
-    "class_log_prior",
-    "multinomial_log_prob",
-    "build_nb_model",
-    "csr_rows",
-    "text_jll",
-    "doc_events",
-    "event_row",
-    "log_posteriors",
-    "ranked_columns",
-    "row_events",
-    "score_docs",
-    "score_rows",
-    "top_labels",
+    "COUNT_DDL", "NBModel", "add_values", "binary_cell", "number_cell", "bernoulli_log_probs",
+    "class_log_prior", "multinomial_log_prob", "build_nb_model", "csr_rows", "text_jll",
+    "doc_events", "event_row", "log_posteriors", "ranked_columns", "row_events", "score_docs",
+    "score_rows", "top_labels", "unexplained",
 ]
 
 Y_ANY, Y, YX, YX_ANY, YG = "Y=ANY", "Y", "YX", "YX=ANY", "YG"
@@ -386,6 +371,12 @@ def log_posteriors(jll: np.ndarray) -> np.ndarray:
     jll = np.where(dead, 0.0, jll)
     top = np.where(dead, 0.0, top)
     return jll - (top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True)))
+
+
+def unexplained(jll: np.ndarray) -> int:
+    """Rows whose every class scores −inf (``alpha = 0``: each class has a factor of zero).
+    ``log_posteriors`` gives them equal posteriors, and ranking then puts the first class first."""
+    return int(np.isneginf(jll.max(axis=1)).sum()) if jll.size else 0
 
 
 def top_labels(log_post: np.ndarray, classes: Sequence[str], k: int, threshold: float = 0.0):

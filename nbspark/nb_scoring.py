@@ -34,6 +34,7 @@ from .nb import (
     score_rows,
     text_jll,
     top_labels,
+    unexplained,
 )
 from .nb_inputs import Doc, records_rdd, text_lines
 from .readers import text_frame
@@ -48,6 +49,9 @@ PREDICTION_DDL = (
 )
 BATCH = 4096  # records scored per matrix product
 RANKED = 5  # ranked classes kept per prediction
+#: What scoring counts beside the input's line statistics: tokens or values the model never saw,
+#: and documents that no class can explain (every class scored −inf: ``nb.unexplained``).
+SCORING_COUNTS = ("unknown_features", "unexplained_documents")
 
 
 def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, model: NBModel | None, n_classes: int) -> Scored:
@@ -69,7 +73,9 @@ def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, mo
         predictions, unknown = _join_predictions(spark, counts, records, cfg.nb.model, cfg.nb.alpha, k, threshold, cfg.nb.prior_alpha, ranked)
         return Scored(
             predictions,
-            lambda: {"input_stats": stats, "malformed_examples": bad, "unknown_features": int(unknown.first()["u"])},
+            # join scoring needs alpha > 0 (capabilities), so every document has a class it can explain
+            lambda: {"input_stats": stats, "malformed_examples": bad, "unknown_features": int(unknown.first()["u"]),
+                     "unexplained_documents": 0},
             mixed.unpersist,
         )
     bc = spark.sparkContext.broadcast(model)
@@ -82,19 +88,20 @@ def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, mo
 
     return Scored(
         spark.createDataFrame(scored, schema=PREDICTION_DDL),
-        lambda: {"input_stats": stats, "malformed_examples": bad, "unknown_features": tally.value.get("unknown_features", 0)},
+        lambda: {"input_stats": stats, "malformed_examples": bad, **{k: tally.value.get(k, 0) for k in SCORING_COUNTS}},
         release,
     )
 
 
 def _score_batch(model: NBModel, batch, k, threshold, n_ranked):
-    """Prediction rows of a batch of ``Doc`` or ``Row`` records, and the unknown features met."""
+    """Prediction rows of a batch of ``Doc`` or ``Row`` records, and its ``SCORING_COUNTS``."""
     if isinstance(batch[0], Doc):
         jll, unknown = score_docs(model, [d.tokens for d in batch])
         gold = [d.labels for d in batch]
     else:
         jll, unknown = score_rows(model, [(r.categorical, r.numeric) for r in batch])
         gold = [(r.label,) for r in batch]
+    dead = unexplained(jll)
     log_post = log_posteriors(jll)
     picked = top_labels(log_post, model.classes, k, threshold)
     ranked = top_labels(log_post, model.classes, n_ranked)
@@ -102,25 +109,25 @@ def _score_batch(model: NBModel, batch, k, threshold, n_ranked):
         (rec.id, list(g), [p[0] for p in pick], pick[0][1], [r[0] for r in rank], [r[1] for r in rank])
         for rec, g, pick, rank in zip(batch, gold, picked, ranked)
     ]
-    return rows, unknown
+    return rows, Counter(unknown_features=unknown, unexplained_documents=dead)
 
 
 def _score_partition(records, bc_model, k, threshold, n_ranked, tally):
     model = bc_model.value
-    unknown = 0
+    seen = Counter()
     batch = []
     for rec in records:
         batch.append(rec)
         if len(batch) >= BATCH:
-            rows, n = _score_batch(model, batch, k, threshold, n_ranked)
-            unknown += n
+            rows, counts = _score_batch(model, batch, k, threshold, n_ranked)
+            seen.update(counts)
             yield from rows
             batch = []
     if batch:
-        rows, n = _score_batch(model, batch, k, threshold, n_ranked)
-        unknown += n
+        rows, counts = _score_batch(model, batch, k, threshold, n_ranked)
+        seen.update(counts)
         yield from rows
-    tally.add({"unknown_features": unknown})
+    tally.add(dict(seen))
 
 
 def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, n_ranked: int) -> Scored:
@@ -147,7 +154,7 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
 
     def stats() -> dict:
         counted = tally.value
-        line_stats = {k: v for k, v in counted.items() if v and k != "unknown_features"}
+        line_stats = {k: v for k, v in counted.items() if v and k not in SCORING_COUNTS}
         malformed = sum(v for k, v in line_stats.items() if k.startswith("malformed."))
         if malformed:
             line_stats["malformed"] = malformed
@@ -155,7 +162,7 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
         bad = first_malformed_lines(
             spark.sparkContext, inputs.files, lambda line: line.strip() and parse(line), line_stats, cfg.mode, cfg.max_bad_examples
         )
-        return {"input_stats": line_stats, "malformed_examples": bad, "unknown_features": counted.get("unknown_features", 0)}
+        return {"input_stats": line_stats, "malformed_examples": bad, **{k: counted.get(k, 0) for k in SCORING_COUNTS}}
 
     return Scored(predictions, stats, bc.unpersist)
 
@@ -319,7 +326,9 @@ def _arrow_score_batches(batches, bc_model, k, threshold, n_ranked, tally):
             unknown_rows = rows[~known]
             pairs = pa.table({"r": unknown_rows, "t": pc.filter(tokens, pa.array(~known))}).group_by(["r", "t"]).aggregate([])
             per_row = np.vstack([np.bincount(unknown_rows, minlength=n), np.bincount(pairs.column("r").to_numpy(), minlength=n)])
-        log_post = log_posteriors(text_jll(model, X, per_row))
+        jll = text_jll(model, X, per_row)
+        seen["unexplained_documents"] += unexplained(jll)
+        log_post = log_posteriors(jll)
         order, probs, picked = ranked_columns(log_post, k, threshold, n_ranked)
         prefix = np.arange(order.shape[1])[None, :] < picked[:, None]
         ranked = np.full(n, n_ranked)

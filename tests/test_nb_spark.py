@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from pyspark.testing import assertDataFrameEqual
 
+import nbspark
 from nbspark.config import load_config
 from nbspark.nb import COUNT_DDL
 from nbspark.nb import build_nb_model
@@ -512,3 +513,33 @@ def test_sql_engines_know_the_rows_they_write(spark, tmp_path, engine):
             counted.release()
     # Y=ANY, Y for c, j, e, YX: chinese beijing shanghai | tokyo japan chinese, YX=ANY for c and j
     assert written == {"multinomial": 12, "bernoulli": 10}
+
+
+def test_alpha_zero_documents_no_class_can_explain_are_counted_by_every_scorer(spark, tmp_path, caplog):
+    """With nb.alpha = 0, "beijing tokyo" has a word of probability 0 in each class (beijing never in
+    j, tokyo never in c): both classes score −inf. Such a document gets equal posteriors and the first
+    class, and is counted and reported, not passed off as a confident answer (hand-counted)."""
+    (tmp_path / "train.tsv").write_text("d1\tc\tBeijing Shanghai\nd2\tj\tTokyo Osaka\nd3\tc\tBeijing\n")
+    (tmp_path / "test.tsv").write_text("t1\tc\tBeijing Tokyo\nt2\tj\tTokyo\nt3\tc\tShanghai\n")
+    base = {"task": "naive_bayes", "nb.tokenizer": "words", "nb.alpha": "0", "train.format": "tsv",
+            "train.path": str(tmp_path / "train.tsv"), "test.format": "tsv", "test.path": str(tmp_path / "test.tsv")}
+    cfg = load_config(None, base)
+    fit(spark, cfg, tmp_path / "m")
+    for scoring in ("broadcast", "arrow"):
+        cfg = load_config(None, {**base, "scoring": scoring})
+        metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / scoring)
+        assert metrics["unexplained_documents"] == 1 and metrics["unknown_features"] == 0, scoring
+        rows = {r["id"]: r for r in spark.read.parquet(str(tmp_path / scoring / "predictions")).collect()}
+        assert rows["t1"]["ranked_probabilities"] == [0.5, 0.5] and rows["t1"]["predicted"] == ["c"]
+        assert rows["t2"]["ranked_probabilities"] == [1.0, 0.0]
+        report = (tmp_path / scoring / "report.txt").read_text()
+        assert "documents no class can explain (every class has probability 0, as nb.alpha = 0 allows): 1;" in report
+    with caplog.at_level("WARNING", logger="nbspark.models"):
+        proba = nbspark.load(tmp_path / "m").predict_proba(["Beijing Tokyo", "Tokyo"])
+    assert proba.tolist() == [[0.5, 0.5], [0.0, 1.0]]
+    assert [r.getMessage() for r in caplog.records if r.name == "nbspark.models"] == [
+        "1 of 2 texts: no class can explain them (every class has probability 0, as alpha = 0 allows); "
+        "each got equal posteriors and the first class"]
+    cfg = load_config(None, {**base, "nb.alpha": "1"})
+    metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "alpha1", frozenset({"nb.alpha"}))
+    assert metrics["unexplained_documents"] == 0 and "no class can explain" not in (tmp_path / "alpha1" / "report.txt").read_text()
