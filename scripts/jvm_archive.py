@@ -115,7 +115,11 @@ def main(argv=None) -> int:
     if any(c.isspace() for c in str(ARCHIVE)):  # SPARK_SUBMIT_OPTS is split at spaces
         print(f"jvm_archive: no archive under a path with a space ({ARCHIVE.parent})", file=sys.stderr)
         return 0
-    key = current_key()
+    try:
+        key = current_key()
+    except (OSError, subprocess.SubprocessError) as exc:  # no java: Spark will say so itself
+        print(f"jvm_archive: no archive, cannot run java -version ({exc})", file=sys.stderr)
+        return 0
     with open(ARCHIVE.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two scripts started at once: one builds, the other waits for it
         if not (ARCHIVE.is_file() and KEY.is_file() and KEY.read_text(encoding="utf-8").strip() == key):
