@@ -13,7 +13,8 @@ Prints a table: seconds, MB/s and MB/s per core for zcat and each engine;
 ``per_core_ratio_vs_zcat`` is nbspark's bytes per second per core over zcat's single-core bytes
 per second. ``--json FILE`` writes ``uncompressed_bytes``, ``cores``, ``zcat_seconds``,
 ``nbspark_seconds``, ``per_core_ratio_vs_zcat`` and ``tables_equal`` (for the first engine),
-plus every engine's row. ``nbspark_seconds`` is the whole ``spark-submit``, JVM start included;
+plus every engine's row. ``nbspark_seconds`` is the whole ``spark-submit``, JVM start included (the JSON's ``spark_submit_opts``
+says whether the JVM class-data archive was used: ``scripts/jvm_archive.py``);
 each row also gives ``job_seconds``, the time the job itself reports (its manifest's ``seconds``:
 from its SparkSession until the count table is written), and ``per_core_ratio_vs_zcat_inside_job`` from it.
 """
@@ -116,6 +117,7 @@ def main() -> int:
         cfg = load_config(None, {"train.format": fmt, "train.path": str(shards)})
         expected = plain_count(files, cfg)
         rows = []
+        submit_opts = os.environ.get("SPARK_SUBMIT_OPTS", "")  # scripts/_env.sh puts the JVM class-data archive there
         for engine in args.engines.split(","):
             model = work / f"model-{engine}"
             cmd = [str(Path(sys.executable).parent / "spark-submit"), "--master", args.master, "--conf", "spark.ui.enabled=false",
@@ -135,7 +137,8 @@ def main() -> int:
                          "per_core_ratio_vs_zcat": (size / seconds / cores) / (size / zcat),
                          "job_seconds": inside, "per_core_ratio_vs_zcat_inside_job": (size / inside / cores) / (size / zcat)})
         print(f"{len(files)} version-{args.version} shards, {size / 1e6:,.0f} MB of text, {args.centred:.2%} centred; {cores} cores for Spark"
-              + (f"; spark-submit {args.submit_args}" if args.submit_args else ""))
+              + (f"; spark-submit {args.submit_args}" if args.submit_args else "")
+              + f"; JVM class-data archive: {'yes' if 'SharedArchiveFile' in submit_opts else 'no'} (SPARK_SUBMIT_OPTS, docs/scaling.md)")
         print(f"{'what':<34}{'seconds':>9}{'MB/s':>9}{'MB/s/core':>11}{'vs zcat/core':>14}{'table':>8}")
         print(f"{'zcat, one core':<34}{zcat:>9.1f}{size / zcat / 1e6:>9.1f}{size / zcat / 1e6:>11.1f}{1.0:>14.3f}{'':>8}")
         for r in rows:
@@ -152,7 +155,7 @@ def main() -> int:
             args.json.write_text(json.dumps({
                 "uncompressed_bytes": size, "cores": cores, "zcat_seconds": zcat, "nbspark_seconds": first["seconds"],
                 "per_core_ratio_vs_zcat": first["per_core_ratio_vs_zcat"], "tables_equal": first["tables_equal"], "engines": rows,
-                "submit_args": args.submit_args,
+                "submit_args": args.submit_args, "spark_submit_opts": submit_opts,
             }, indent=2) + "\n")
         return 0 if all(r["tables_equal"] for r in rows) else 1
     finally:
