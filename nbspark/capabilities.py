@@ -64,6 +64,9 @@ def _input_settings_problem(spec, part: str) -> str | None:
         return f"{', '.join(unused)} {'does' if len(unused) == 1 else 'do'} not apply to {part}.format {spec.format!r}"
     if spec.format in _HOLDOUT_FORMATS and spec.splits and not spec.holdout:
         return f"{part}.splits: {spec.format} input has no split of its own; set {part}.holdout (and {part}.seed) to use splits"
+    if spec.format in _HOLDOUT_FORMATS and spec.holdout and not spec.splits:  # _part: every record, as if holdout were 0
+        return (f"{part}.holdout = {spec.holdout} needs {part}.splits, the parts to read (\"train\" or \"test\"); "
+                f"without them every record is read")
     return None
 
 

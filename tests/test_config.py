@@ -154,7 +154,8 @@ def test_numbers_must_be_finite_and_in_range(overrides, message):
         load_config(None, overrides)
 
 
-NB_SMS = {"task": "naive_bayes", "train.format": "sms", "test.format": "sms", "train.holdout": "0.2", "test.holdout": "0.2"}
+NB_SMS = {"task": "naive_bayes", "train.format": "sms", "test.format": "sms", "train.holdout": "0.2", "test.holdout": "0.2",
+          "train.splits": "train", "test.splits": "test"}
 
 
 @pytest.mark.parametrize(
@@ -219,7 +220,7 @@ def test_capabilities_resolve_auto():
     assert resolve_engine(load_config(None, {"mode": "failfast"})) == "combine"
     assert resolve_engine(load_config(None, {"train.format": "google_v3"})) == "dataframe"  # the JVM filter
     assert resolve_engine(load_config(None, {"train.format": "google_v3", "mode": "failfast"})) == "combine"
-    sms = {**NB_SMS, "train.holdout": "0", "test.holdout": "0", "nb.tokenizer": "words"}
+    sms = {**{k: v for k, v in NB_SMS.items() if not k.endswith((".holdout", ".splits"))}, "nb.tokenizer": "words"}
     assert resolve_engine(load_config(None, sms)) == "arrow"
     assert resolve_engine(load_config(None, {**sms, "nb.tokenizer": "nbspark"})) == "combine"
     assert resolve_scoring(load_config(None, sms)) == "arrow"
@@ -329,3 +330,18 @@ def test_training_records_reached_by_another_name_are_refused(tmp_path):
         with pytest.raises(ConfigError, match=re.escape(f"records the model was trained on ({other}): test.holdout, test.seed = 0.2, 7")):
             training_overlap(manifest, _test_input("sms", [other], ["test"], 0.2, 7))
     assert training_overlap(manifest, _test_input("sms", [str(tmp_path / "d" / "other")], ["test"], 0.2, 7)) == "none"
+
+
+@pytest.mark.parametrize("part", ["train", "test"])
+@pytest.mark.parametrize("fmt", ["tsv", "sms", "csv"])
+def test_a_holdout_without_splits_is_refused_not_ignored(part, fmt):
+    """A hold-out with no part picked read every record (as ``holdout = 0`` does): a user who set
+    only test.holdout = 0.2 was scored on all the data, held-out part or not."""
+    from nbspark.capabilities import train_problem, test_problem
+
+    model = "multinomial" if fmt != "csv" else "categorical"
+    cfg = load_config(None, {"task": "naive_bayes", "nb.model": model, f"{part}.format": fmt, f"{part}.holdout": "0.2"})
+    problem = (train_problem if part == "train" else test_problem)(cfg)
+    assert problem == f'{part}.holdout = 0.2 needs {part}.splits, the parts to read ("train" or "test"); without them every record is read'
+    both = load_config(None, {"task": "naive_bayes", "nb.model": model, f"{part}.format": fmt, f"{part}.holdout": "0.2", f"{part}.splits": part})
+    assert (train_problem if part == "train" else test_problem)(both) is None
