@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 
 from .errors import ConfigError
+from .nb_settings import unread_settings
 
 __all__ = [
     "BACKOFF_FORMATS",
@@ -171,7 +172,15 @@ def train_problem(cfg) -> str | None:
         return problem
     if cfg.task == "naive_bayes" and cfg.sample < 1.0:
         return "sample applies to backoff models only; naive Bayes trains on every document"
+    if cfg.task == "naive_bayes" and (problem := unread_settings(cfg.nb) or _labels_problem(cfg)):
+        return problem
     return engine_problem(cfg, cfg.engine) if cfg.engine != "auto" else None
+
+
+def _labels_problem(cfg) -> str | None:
+    if cfg.nb.labels != "all" and cfg.train.format != "reuters_topics":
+        return f"nb.labels = {cfg.nb.labels!r} picks among Reuters topics (train.format reuters_topics), not {cfg.train.format} labels"
+    return None
 
 
 def test_problem(cfg) -> str | None:

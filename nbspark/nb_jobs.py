@@ -95,7 +95,11 @@ def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[s
     model_nb = manifest["config"]["nb"]
     refuse_unused(manifest["model"], [k[3:] for k in overrides if k.startswith("nb.")], "the model", "nb.")
     fields = {f.name for f in dataclasses.fields(cfg.nb)}
-    values = {k: v for k, v in model_nb.items() if k not in SMOOTHING and k not in SCORING and k in fields}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in model_nb.items() if k not in SMOOTHING and k not in SCORING and k in fields}
+    fixed = [k for k, v in values.items() if f"nb.{k}" in overrides and getattr(cfg.nb, k) != v]
+    if fixed:  # the model's features are made as in training: a run cannot change how
+        raise ConfigError(f"{', '.join(f'nb.{k} = {getattr(cfg.nb, k)!r}' for k in fixed)}: the model was trained with "
+                          f"{', '.join(f'{values[k]!r}' for k in fixed)}, which its scoring must use; train a model with yours")
     if "nb.preset" in overrides:  # a preset named for this run sets what it names
         overrides = overrides | {f"nb.{k}" for k in ("alpha", "prior_alpha", "unseen")}
     for key in SMOOTHING:

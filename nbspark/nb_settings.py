@@ -23,13 +23,18 @@ import dataclasses
 
 from .errors import ConfigError
 
-__all__ = ["NB_MODELS", "PRESETS", "TOKENIZERS", "USED_BY", "apply_preset", "check_nb", "model_options", "parse_domains", "refuse_unused"]
+__all__ = ["NB_MODELS", "PRESETS", "READ_BY", "TOKENIZERS", "USED_BY", "apply_preset", "check_nb", "model_options", "parse_domains",
+           "refuse_unused", "unread_settings"]
 
 NB_MODELS = ("multinomial", "bernoulli", "categorical", "gaussian", "mixed")
 TOKENIZERS = ("nbspark", "words")
 ALPHA = "alpha"  # mllib: the prior's pseudo-count is the smoothing λ itself
 #: The kinds of model that use each smoothing setting; any other kind would ignore it.
 USED_BY = {"alpha": ("multinomial", "bernoulli", "categorical", "mixed"), "var_smoothing": ("gaussian", "mixed")}
+_TEXT, _TABLE = ("multinomial", "bernoulli"), ("categorical", "gaussian", "mixed")
+#: The same for every setting that only some kinds read: how documents become tokens, which table
+#: columns are read. Training refuses one set away from its default for another kind.
+READ_BY = {**USED_BY, "tokenizer": _TEXT, "label_column": _TABLE, "numeric_columns": _TABLE, "categorical_columns": _TABLE}
 PRESETS = {
     "sklearn": {"prior_alpha": 0.0, "unseen": "drop"},
     "mllib": {"prior_alpha": ALPHA, "unseen": "drop"},
@@ -87,6 +92,9 @@ def check_nb(nb, finite) -> None:
         raise ConfigError("nb.unseen = smooth (Cohen's v2) applies to multinomial models with nb.alpha > 0")
     if nb.posteriors not in ("top", "all"):
         raise ConfigError(f"nb.posteriors must be top or all, got {nb.posteriors!r}")
+    if not nb.positive_label and nb.decision_threshold != 0.5:
+        raise ConfigError(f"nb.decision_threshold = {nb.decision_threshold} is the threshold of a binary decision: "
+                          "set nb.positive_label too, or leave the threshold at 0.5")
     if nb.positive_label and (nb.top_k != 1 or nb.multilabel_threshold > 0):
         raise ConfigError("nb.positive_label (a binary decision) cannot be combined with multi-label scoring (top_k, multilabel_threshold)")
     domains = parse_domains(nb.domains)
@@ -102,6 +110,16 @@ def check_nb(nb, finite) -> None:
         if wrong:
             raise ConfigError(f"nb.preset = {nb.preset} sets {', '.join(f'nb.{k} = {v!r}' for k, v in wrong.items())}; "
                               f"this config sets {', '.join(f'{getattr(nb, k)!r}' for k in wrong)}")
+
+
+def unread_settings(nb) -> str | None:
+    """Why training would ignore a naive Bayes setting of ``nb`` (``READ_BY``), or None."""
+    defaults = {f.name: f.default for f in dataclasses.fields(nb)}
+    unread = [f"nb.{name} (read by {', '.join(kinds)})" for name, kinds in READ_BY.items()
+              if nb.model not in kinds and getattr(nb, name) != defaults[name]]
+    if unread:
+        return f"{', '.join(unread)} {'does' if len(unread) == 1 else 'do'} not apply to nb.model {nb.model!r}"
+    return None
 
 
 def refuse_unused(kind: str, names, where: str, prefix: str = "") -> None:

@@ -345,3 +345,32 @@ def test_a_holdout_without_splits_is_refused_not_ignored(part, fmt):
     assert problem == f'{part}.holdout = 0.2 needs {part}.splits, the parts to read ("train" or "test"); without them every record is read'
     both = load_config(None, {"task": "naive_bayes", "nb.model": model, f"{part}.format": fmt, f"{part}.holdout": "0.2", f"{part}.splits": part})
     assert (train_problem if part == "train" else test_problem)(both) is None
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({"nb.model": "gaussian", "nb.alpha": "0.5"}, "nb.alpha (read by multinomial, bernoulli, categorical, mixed) does not apply to nb.model 'gaussian'"),
+        ({"nb.model": "categorical", "nb.var_smoothing": "0.001"}, "nb.var_smoothing (read by gaussian, mixed) does not apply to nb.model 'categorical'"),
+        ({"nb.model": "gaussian", "nb.tokenizer": "words"}, "nb.tokenizer (read by multinomial, bernoulli) does not apply to nb.model 'gaussian'"),
+        ({"nb.model": "multinomial", "train.format": "tsv", "nb.label_column": "y", "nb.numeric_columns": "a"},
+         "nb.label_column (read by categorical, gaussian, mixed), nb.numeric_columns (read by categorical, gaussian, mixed) do not apply to nb.model 'multinomial'"),
+        ({"nb.model": "multinomial", "train.format": "tsv", "nb.labels": "top10"},
+         "nb.labels = 'top10' picks among Reuters topics (train.format reuters_topics), not tsv labels"),
+    ],
+)
+def test_a_naive_bayes_setting_its_model_would_not_read_is_refused_before_training(overrides, message):
+    """They used to be accepted, recorded in the manifest and ignored (found by trying each)."""
+    from nbspark.capabilities import train_problem
+
+    table = overrides.get("nb.model") in ("gaussian", "categorical")
+    cfg = load_config(None, {"task": "naive_bayes", "train.format": "csv" if table else "tsv", **overrides})
+    assert train_problem(cfg) == message
+    defaults = {k: v for k, v in overrides.items() if k in ("nb.model", "train.format")}
+    assert train_problem(load_config(None, {"task": "naive_bayes", "train.format": "csv" if table else "tsv", **defaults})) is None
+
+
+def test_a_decision_threshold_without_a_positive_label_is_refused():
+    with pytest.raises(ConfigError, match=r"^nb.decision_threshold = 0.3 is the threshold of a binary decision: set nb.positive_label too"):
+        load_config(None, {"task": "naive_bayes", "nb.decision_threshold": "0.3"})
+    assert load_config(None, {"task": "naive_bayes", "nb.decision_threshold": "0.3", "nb.positive_label": "spam"}).nb.decision_threshold == 0.3

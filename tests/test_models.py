@@ -95,6 +95,11 @@ def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
     with pytest.raises(ValueError, match=r"^nb.var_smoothing does not apply to the model, a multinomial model \(nb.var_smoothing: gaussian, mixed\)$"):
         model_settings(load_nb_manifest(location(tmp_path / "m")), cfg, frozenset({"nb.var_smoothing", "nb.alpha"}))
     assert model_settings(load_nb_manifest(location(tmp_path / "m")), cfg, frozenset({"nb.alpha"})).nb.alpha == 0.5
+    # how the model made its features is the model's: a run's --set of another tokenizer was replaced in silence
+    other = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "nbspark", "test.format": "tsv", "test.path": "t.tsv"})
+    with pytest.raises(ValueError, match=r"^nb.tokenizer = 'nbspark': the model was trained with 'words', which its scoring must use; "):
+        model_settings(load_nb_manifest(location(tmp_path / "m")), other, frozenset({"nb.tokenizer"}))
+    assert model_settings(load_nb_manifest(location(tmp_path / "m")), other, frozenset()).nb.tokenizer == "words"  # a config file's: the model's
     with pytest.raises(TypeError, match="predict takes a list of texts, got one str"):
         model.predict("Chinese Tokyo")  # 13 one-letter documents, silently, if iterated
     with pytest.raises(TypeError, match="a multinomial model scores texts"):
