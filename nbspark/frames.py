@@ -17,12 +17,13 @@ and types (its columns are nullable in the DataFrame's schema): write it, or col
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .config import ExperimentConfig, position_letters
 from .events import context_letters, count_columns
 
-__all__ = ["checked_tokens", "checked_weight", "count_documents", "count_windows", "schema_of"]
+__all__ = ["checked_tokens", "checked_weight", "collect_checked", "count_documents", "count_windows", "failed_check", "schema_of"]
 
 
 def schema_of(ddl: str):
@@ -39,6 +40,29 @@ def schema_of(ddl: str):
     if unknown:
         raise ValueError(f"schema_of: cannot read {unknown[0]!r}")
     return T.StructType([T.StructField(name, kinds[kind], nullable) for name, kind, nullable in fields])
+
+
+def failed_check(error_text: str) -> str | None:
+    """The message of the first ``raise_error`` check in a Spark error's text, or None."""
+    found = re.search(r"\[USER_RAISED_EXCEPTION\] (.+?)(?: SQLSTATE: \w+|$)", error_text, flags=re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def collect_checked(df) -> list:
+    """``df.collect()``, a failed check of this module (``raise_error``) raised as one ValueError
+    naming it. Spark reports one as a SparkRuntimeException; but when adaptive execution
+    materializes two stages that both fail, as one Py4JJavaError
+    (``[STAGE_MATERIALIZATION_MULTIPLE_FAILURES]``) that PySpark does not convert (seen in CI)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    try:
+        return df.collect()
+    except (Py4JJavaError, PySparkException) as exc:
+        message = failed_check(str(exc))
+        if message is None:
+            raise
+        raise ValueError(message) from None
 
 
 def checked_weight(df, weight_col: str | None, what: str):

@@ -55,7 +55,7 @@ from pyspark.ml.util import (
 
 from . import __version__
 from .config import ExperimentConfig, NBSpec
-from .frames import checked_tokens, checked_weight, count_documents
+from .frames import checked_tokens, checked_weight, collect_checked, count_documents
 from .manifests import NB_KIND, SCHEMA_VERSION
 from .ml_persist import CountsReader, CountsWriter
 from .nb import COUNT_DDL, bernoulli_log_probs, class_log_prior, log_posteriors, multinomial_log_prob
@@ -171,7 +171,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
 
             # the values checked in the same pass: min, max, non-zeros and the plain sum of each class's vectors
             values = Summarizer.metrics("min", "max", "numNonZeros", "sum").summary(F.col("f"))
-            rows = df.groupBy("y").agg(F.sum("w").alias("n"), Summarizer.sum(F.col("f"), F.col("w")).alias("s"), values.alias("v")).collect()
+            rows = collect_checked(df.groupBy("y").agg(F.sum("w").alias("n"), Summarizer.sum(F.col("f"), F.col("w")).alias("s"), values.alias("v")))
             rows.sort(key=lambda r: r["y"])
             _fitted_on([r["y"] for r in rows], declared)
             sizes = sorted({len(r["s"]) for r in rows})
@@ -185,7 +185,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
         weighted = self.isDefined(self.weightCol) and bool(self.getWeightCol())
         table = count_documents(df, "f", "y", "w" if weighted else None, model=self.getModelType())
         rows = [(r["event"], r["label"], r["feature"], r["sum"] if weighted else float(r["n"]))
-                for r in table.where(table.event.isin("Y", "YX")).collect()]
+                for r in collect_checked(table.where(table.event.isin("Y", "YX")))]
         classes = tuple(sorted(float(y) for event, y, _, _ in rows if event == "Y"))
         _fitted_on(classes, declared)
         vocab = tuple(sorted({feature for event, _, feature, _ in rows if event == "YX"}))

@@ -27,7 +27,7 @@ from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable, MLRead
 
 from .config import ExperimentConfig
 from .events import count_columns, count_ddl
-from .frames import count_windows
+from .frames import collect_checked, count_windows
 from .manifests import BACKOFF_KIND, manifest_header
 from .ml_persist import CountsReader, CountsWriter
 from .models import BackoffPredictor, read_count_rows
@@ -69,7 +69,7 @@ class CountingBackoff(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         subsets = ExperimentConfig(width=width, confusion_set=("a", "b"), backoff=tuple(self.getOrDefault(self.backoff))).counted_subsets
         weight = self.getWeightCol() if self.isDefined(self.weightCol) and self.getWeightCol() else None
         table = count_windows(dataset, self.getOrDefault(self.windowsCol), weight, width=width, subsets=subsets)
-        rows = [tuple(r) for r in table.collect()]
+        rows = [tuple(r) for r in collect_checked(table)]
         labels = sorted({r[-2] for r in rows})
         if not labels:
             raise ValueError("CountingBackoff: the dataset has no windows to fit")
