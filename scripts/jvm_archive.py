@@ -120,17 +120,17 @@ def main(argv=None) -> int:
     except (OSError, subprocess.SubprocessError) as exc:  # no java: Spark will say so itself
         print(f"jvm_archive: no archive, cannot run java -version ({exc})", file=sys.stderr)
         return 0
-    with open(ARCHIVE.with_suffix(".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # two scripts started at once: one builds, the other waits for it
-        if not (ARCHIVE.is_file() and KEY.is_file() and KEY.read_text(encoding="utf-8").strip() == key):
-            remove()
-            print("building a JVM class-data archive of Spark's classes, for faster starts (once, about 40 s; "
-                  "NBSPARK_JVM_ARCHIVE=0 skips it)", file=sys.stderr)
-            try:
+    try:
+        with open(ARCHIVE.with_suffix(".lock"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # two scripts started at once: one builds, the other waits for it
+            if not (ARCHIVE.is_file() and KEY.is_file() and KEY.read_text(encoding="utf-8").strip() == key):
+                remove()
+                print("building a JVM class-data archive of Spark's classes, for faster starts (once, about 40 s; "
+                      "NBSPARK_JVM_ARCHIVE=0 skips it)", file=sys.stderr)
                 build(key)
-            except (OSError, RuntimeError, subprocess.SubprocessError) as exc:
-                print(f"jvm_archive: no archive, Spark starts at its usual speed ({exc})", file=sys.stderr)
-                return 0
+    except (OSError, RuntimeError, subprocess.SubprocessError) as exc:  # a read-only venv, a failed workload
+        print(f"jvm_archive: no archive, Spark starts at its usual speed ({exc})", file=sys.stderr)
+        return 0
     print(f"-XX:SharedArchiveFile={ARCHIVE} {QUIET}")
     return 0
 
