@@ -92,10 +92,10 @@ def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[s
     """``cfg`` with the naive Bayes settings of the model: tokenizer, label view and table columns
     always (the features must be made as in training), the smoothing (``SMOOTHING``) unless its
     ``nb.KEY`` is in ``overrides`` (set explicitly for this run). Scoring settings stay the run's."""
-    model_nb = manifest["config"]["nb"]
+    model_nb = {k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"]["nb"].items()}  # JSON lists: the config's tuples
     refuse_unused(manifest["model"], [k[3:] for k in overrides if k.startswith("nb.")], "the model", "nb.")
     fields = {f.name for f in dataclasses.fields(cfg.nb)}
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in model_nb.items() if k not in SMOOTHING and k not in SCORING and k in fields}
+    values = {k: v for k, v in model_nb.items() if k not in SMOOTHING and k not in SCORING and k in fields}
     fixed = [k for k, v in values.items() if f"nb.{k}" in overrides and getattr(cfg.nb, k) != v]
     if fixed:  # the model's features are made as in training: a run cannot change how
         raise ConfigError(f"{', '.join(f'nb.{k} = {getattr(cfg.nb, k)!r}' for k in fixed)}: the model was trained with "
@@ -105,7 +105,7 @@ def model_settings(manifest: dict, cfg: ExperimentConfig, overrides: frozenset[s
     for key in SMOOTHING:
         if f"nb.{key}" not in overrides and key in model_nb:
             values[key] = model_nb[key]
-    nb = dataclasses.replace(cfg.nb, **{k: tuple(v) if isinstance(v, list) else v for k, v in values.items()})
+    nb = dataclasses.replace(cfg.nb, **values)
     return _model_columns(manifest, dataclasses.replace(cfg, nb=nb))
 
 

@@ -92,9 +92,9 @@ def check_nb(nb, finite) -> None:
         raise ConfigError("nb.unseen = smooth (Cohen's v2) applies to multinomial models with nb.alpha > 0")
     if nb.posteriors not in ("top", "all"):
         raise ConfigError(f"nb.posteriors must be top or all, got {nb.posteriors!r}")
-    if not nb.positive_label and nb.decision_threshold != 0.5:
+    if not nb.positive_label and nb.decision_threshold != (default := type(nb).decision_threshold):  # NBSpec's default
         raise ConfigError(f"nb.decision_threshold = {nb.decision_threshold} is the threshold of a binary decision: "
-                          "set nb.positive_label too, or leave the threshold at 0.5")
+                          f"set nb.positive_label too, or leave the threshold at {default}")
     if nb.positive_label and (nb.top_k != 1 or nb.multilabel_threshold > 0):
         raise ConfigError("nb.positive_label (a binary decision) cannot be combined with multi-label scoring (top_k, multilabel_threshold)")
     domains = parse_domains(nb.domains)
