@@ -264,28 +264,40 @@ def text_lines(lines, fmt: str):
     scorer parse a tsv or sms line. ``category`` is ``documents``, ``blank_lines``,
     ``malformed.fields``, ``malformed.id`` or ``malformed.labels`` (the Python parsers' reasons);
     ``labels`` is empty for a line without labels; sms ids are ``FILE#ROW`` (unique within a run).
-    Each line is split once (a projection of its own, which Spark does not inline)."""
+
+    The fields are cut at the TABs' positions (``instr``, ``substring_index``, ``substr``), not by
+    ``split``, which decodes every line into a Java string and encodes its parts back (twice the
+    time of the whole parse). A line that is not valid UTF-8 is first decoded as the JVM decodes
+    the Python engines' lines (U+FFFD for bad bytes): the one string round trip kept, for those
+    lines only. A line is a document when its fields, id and labels are there; only the other
+    lines are tested in the Python parsers' order (a document is never blank: its id or label is
+    not white space). Each step is a projection of its own, which Spark does not inline."""
     from pyspark.sql import functions as F
 
     def strip(column):  # Python's str.strip(): SQL's trim alone takes only the space
         return F.trim(column, F.lit(WHITESPACE))
 
-    split = lines.select("value", F.split("value", "\t", 2 if fmt == "sms" else 3).alias("parts"))
-    parts = F.col("parts")
+    value = F.col("value")
+    decoded = F.when(F.is_valid_utf8(value), value).otherwise(F.get(F.split(value, "\t", 1), 0))  # split: Java's decoding
+    tab = F.col("tab")  # the first TAB's position (1-based, in characters; 0: none)
+    cut = lines.select(decoded.alias("value")).select("value", F.instr(value, "\t").alias("tab"))
     if fmt == "sms":
-        label = strip(F.get(parts, 0))
+        label = strip(F.substring_index(value, "\t", 1))
         labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
         doc_id = F.concat(F.regexp_extract(F.input_file_name(), r"([^/]*)$", 1), F.lit("#"), F.monotonically_increasing_id().cast("string"))
-        text, fields_ok, id_ok = F.get(parts, 1), F.size(parts) == 2, F.lit(True)
+        text, fields_ok, id_ok = F.when(tab > 0, F.substr(value, tab + 1)), tab > 0, F.lit(True)
     else:
-        doc_id = strip(F.get(parts, 0))
-        labels = F.filter(F.transform(F.split(F.get(parts, 1), ","), strip), lambda x: x != "")
-        text, fields_ok, id_ok = F.get(parts, 2), F.size(parts) == 3, doc_id != ""
+        head = F.col("head")  # the first two fields and the TAB between them
+        cut = cut.select("value", "tab", F.substring_index(value, "\t", 2).alias("head"))
+        doc_id = strip(F.substring_index(value, "\t", 1))
+        labels = F.filter(F.transform(F.split(F.substring_index(head, "\t", -1), ","), strip), lambda x: x != "")
+        fields_ok = (tab > 0) & (F.octet_length(head) < F.octet_length(value))  # a second TAB: head stops before the end
+        text, id_ok = F.when(fields_ok, F.substr(value, F.char_length(head) + 2)), doc_id != ""
     category = (
-        F.when(strip(F.col("value")) == "", "blank_lines")
+        F.when(fields_ok & id_ok & (F.size(labels) > 0), "documents")
+        .when(strip(value) == "", "blank_lines")
         .when(~fields_ok, "malformed.fields")
         .when(~id_ok, "malformed.id")
-        .when(F.size(labels) == 0, "malformed.labels")
-        .otherwise("documents")
+        .otherwise("malformed.labels")
     )
-    return split.select(doc_id.alias("id"), labels.alias("labels"), text.alias("text"), category.alias("category"))
+    return cut.select(doc_id.alias("id"), labels.alias("labels"), text.alias("text"), category.alias("category"))

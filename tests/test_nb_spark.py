@@ -374,6 +374,52 @@ def test_undecodable_bytes_are_counted_and_reported_by_every_engine_and_scorer(s
         assert "undecodable bytes replaced by U+FFFD: 5 (is the input UTF-8?)" in results_report(lambda m: "", metrics).splitlines()
 
 
+HOSTILE_LINES = {
+    "tsv": [
+        b"d1\ta\ttext with\ta tab inside", "d2\ta, b ,\u00a0\tcomma list".encode(), b"  d3 \t c \t  spaced text  ",
+        "\u3000d4\u3000\tb\tx".encode(), b"d5\t\tno labels", b"\ta\tno id", b" \t a \t", b"d6\ta", b"only words", b"",
+        b"\t\t", b" \x0c\t", b"d7\ta\t", "é\tü\tÄ text".encode(), b"d8\tb\t caf\xe9 \tx", b"d\xff9\ta\tx", b"d10\t,\tx",
+        b"d11\t \t ", b"d12\ta\t\t\t",
+    ],
+    "sms": [
+        b"ham\ttext", b"\ttext", b" \t ", b"ham", b"ham\t", b"ham\tt1\tt2", "\u00a0spam\u00a0\tx".encode(), b"", b"\t",
+        b"sp\xe9m\tx\xff y", "é\tü".encode(), b" \x0b ",
+    ],
+}
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "sms"])
+def test_the_sql_parse_is_the_python_parse_line_by_line(spark, tmp_path, fmt):
+    """``nb_inputs.text_lines`` (the SQL engines' and the arrow scorer's parse) against
+    ``corpora.parse_labelled_line`` / ``parse_sms_line`` on every line: TABs in the text, white
+    space Python strips and SQL's trim does not, missing fields, ids and labels, blank lines that
+    hold TABs, non-ASCII and undecodable bytes (decoded as the Python engines' lines are)."""
+    from nbspark.corpora import MalformedLine, parse_labelled_line, parse_sms_line
+    from nbspark.nb_inputs import text_lines
+
+    lines = HOSTILE_LINES[fmt]
+    path = tmp_path / f"hostile.{fmt}"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    expected = []
+    for raw in lines:
+        line = raw.decode("utf-8", "replace")  # one U+FFFD per lone bad byte, as the JVM decodes these
+        if not line.strip():
+            expected.append(("blank_lines", None, None, None))
+            continue
+        try:
+            parsed = parse_labelled_line(line) if fmt == "tsv" else (None, *parse_sms_line(line))
+        except MalformedLine as bad:
+            expected.append((f"malformed.{bad.reason}", None, None, None))
+            continue
+        doc_id, labels, text = parsed
+        expected.append(("documents", doc_id, list(labels) if fmt == "tsv" else [labels], text))
+    rows = text_lines(spark.read.text(str(path)), fmt).collect()
+    got = [(r["category"], r["id"] if fmt == "tsv" else None, r["labels"], r["text"]) if r["category"] == "documents"
+           else (r["category"], None, None, None) for r in rows]
+    assert got == expected
+    assert {e[0] for e in expected} == {"documents", "blank_lines", "malformed.fields", "malformed.labels"} | ({"malformed.id"} if fmt == "tsv" else set())
+
+
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
 def test_multilabel_documents_count_once_per_label_in_every_engine(spark, tmp_path, model):
     """Documents with several labels (a repeated one counts twice, as the Python parser keeps it),
