@@ -1,0 +1,118 @@
+"""What makes a Spark process start and stop faster: bytecode in pyspark.zip
+(scripts/pyspark_bytecode.py) and a stop that does not wait for the accumulator server
+(session.stop_spark). Each is checked by what it changes, never by a time."""
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+import zipfile
+
+import pytest
+
+from tests.conftest import ROOT
+
+
+def _bytecode_module():
+    spec = importlib.util.spec_from_file_location("pyspark_bytecode", ROOT / "scripts" / "pyspark_bytecode.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _run(code: str, path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env={"PYTHONPATH": str(path)},
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_a_zip_given_bytecode_imports_it_and_still_shows_its_source(tmp_path):
+    """A made-up package in a zip, as pyspark.zip holds PySpark: after the rewrite its modules load
+    from their .pyc (no compile), run as before, and a traceback still quotes the source line;
+    the marker makes a second call a no-op."""
+    tool = _bytecode_module()
+    zipped = tmp_path / "lib.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.writestr("pkg/__init__.py", "VALUE = 41 + 1\n")
+        zf.writestr("pkg/fail.py", "def boom():\n    raise ValueError('the line to quote')\n")
+        zf.writestr("pkg/tests/test_x.py", "x = 1\n")
+    assert not tool.has_bytecode(zipped)
+    assert tool.rewrite(zipped) == 2  # not PySpark's own tests
+    assert tool.has_bytecode(zipped)
+    with zipfile.ZipFile(zipped) as zf:
+        assert {"pkg/__init__.pyc", "pkg/fail.pyc", "pkg/__init__.py", "pkg/fail.py"} <= set(zf.namelist())
+        assert "pkg/tests/test_x.pyc" not in zf.namelist()
+    proc = _run("""
+        import traceback, pkg, pkg.fail
+        print(pkg.VALUE, pkg.__file__.endswith("lib.zip/pkg/__init__.pyc"), pkg.fail.__file__.endswith(".pyc"))
+        try:
+            pkg.fail.boom()
+        except ValueError:
+            traceback.print_exc()
+        """, zipped)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["42", "True", "True"]
+    assert "raise ValueError('the line to quote')" in proc.stderr and "lib.zip/pkg/fail.py" in proc.stderr
+
+
+def test_bytecode_of_another_python_is_ignored_and_the_source_runs(tmp_path):
+    """A zip shipped to a Python of another version: its bytecode's magic number is not this
+    Python's, so the zip importer compiles the source instead (what pyspark.zip did before)."""
+    tool = _bytecode_module()
+    zipped = tmp_path / "lib.zip"
+    with zipfile.ZipFile(zipped, "w") as zf:
+        zf.writestr("pkg/__init__.py", "VALUE = 'from source'\n")
+        zf.writestr("pkg/__init__.pyc", b"\x00\x00\x0d\x0a" + bytes(12) + b"not code")
+    proc = _run("import pkg; print(pkg.VALUE, pkg.__file__.endswith('.py'))", zipped)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["from", "source", "True"]
+    assert not tool.has_bytecode(zipped)
+
+
+def test_python_workers_import_pyspark_from_bytecode(spark):
+    """The venv's pyspark.zip, as scripts/_env.sh leaves it: Spark's Python workers (their path
+    puts the zip first) load PySpark from its .pyc files."""
+    tool = _bytecode_module()
+    if not tool.has_bytecode(tool.pyspark_zip()):
+        pytest.skip("pyspark.zip has no bytecode here (run through scripts/test.sh, without NBSPARK_PYSPARK_BYTECODE=0)")
+
+    def worker_file(_):
+        import pyspark.worker
+
+        return pyspark.worker.__file__
+
+    (path,) = spark.sparkContext.parallelize([0], 1).map(worker_file).collect()
+    assert path.endswith("pyspark.zip/pyspark/worker.pyc"), path
+
+
+def test_a_stopped_session_leaves_no_accumulator_server_and_a_new_one_works(tmp_path):
+    """stop_spark, in a process that goes on: the context is stopped, the accumulator server's
+    shutdown finishes on its own thread (its port closed), and a second session's accumulators
+    count again."""
+    script = tmp_path / "stop.py"
+    script.write_text(textwrap.dedent("""
+        import socket, threading
+        from nbspark.session import get_spark, stop_spark
+        from pyspark import SparkContext
+
+        def total(spark):
+            acc = spark.sparkContext.accumulator(0)
+            spark.sparkContext.parallelize(range(10), 2).foreach(lambda x: acc.add(x))
+            return acc.value
+
+        conf = {"spark.master": "local[1]", "spark.ui.enabled": "false"}
+        spark = get_spark("stop-test", conf)
+        server = spark.sparkContext._accumulatorServer
+        print(total(spark))
+        stop_spark(spark)
+        (thread,) = [t for t in threading.enumerate() if t.name == "nbspark-accumulator-server-shutdown"]
+        thread.join(10)
+        print(SparkContext._active_spark_context is None, thread.is_alive(), server.socket.fileno() == -1)
+        spark = get_spark("stop-test-2", conf)
+        print(total(spark))
+        stop_spark(spark)
+        """))
+    proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["45", "True", "False", "True", "45"]
