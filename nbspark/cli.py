@@ -81,7 +81,7 @@ def _config(args, parser):
 def _spark(app: str):
     """The job's SparkSession (JOB_SPARK_DEFAULTS where nothing else set them), stopped on exit
     unless it was there before (a command called in a notebook's or a test's process)."""
-    from .session import active_session, get_spark
+    from .session import active_session, get_spark, stop_spark
 
     before = active_session()
     spark = get_spark(app, defaults=JOB_SPARK_DEFAULTS, local_defaults=LOCAL_SPARK_DEFAULTS)
@@ -89,7 +89,7 @@ def _spark(app: str):
         yield spark
     finally:
         if before is None:
-            spark.stop()
+            stop_spark(spark)
 
 
 def job_failure(exc: BaseException) -> str | None:

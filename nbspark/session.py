@@ -7,7 +7,7 @@ default applies (``local[*]``).
 
 from __future__ import annotations
 
-__all__ = ["active_session", "get_spark"]
+__all__ = ["active_session", "get_spark", "stop_spark"]
 
 
 def _import_pyspark():
@@ -60,3 +60,23 @@ def get_spark(app_name: str, conf: dict[str, str] | None = None, defaults: dict[
     for key, value in {**settings, **(conf or {})}.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()
+
+
+def stop_spark(spark) -> None:
+    """``spark.stop()``, without waiting up to a second for PySpark's accumulator server.
+
+    ``SparkContext.stop`` ends by shutting that server down, and its request handler looks for
+    the shutdown once a second: every stop waited 0.97–0.98 s, against 0.07–0.10 s without it
+    (measured, a ``spark-submit`` job that used an accumulator). Here the context is stopped
+    first, as PySpark stops it, and the server is shut down on a daemon thread: done within the
+    second if the process goes on, and no wait if it exits. A PySpark without that attribute is
+    stopped as usual."""
+    import threading
+
+    sc = spark.sparkContext
+    server = getattr(sc, "_accumulatorServer", None)
+    if server is not None:
+        sc._accumulatorServer = None  # SparkContext.stop skips the waiting shutdown; the thread below does it
+    spark.stop()
+    if server is not None:
+        threading.Thread(target=server.shutdown, name="nbspark-accumulator-server-shutdown", daemon=True).start()
