@@ -105,7 +105,7 @@ def main(argv=None) -> int:
             return 0
         if has_bytecode(path):
             return 0
-        with open(path.parent / ".nbspark-bytecode.lock", "w") as lock:
+        with open(Path(sys.prefix) / ".pyspark-bytecode.lock", "w") as lock:  # beside the venv, not in the package pip owns
             fcntl.flock(lock, fcntl.LOCK_EX)  # two scripts started at once: one writes, the other waits for it
             if not has_bytecode(path):
                 print(f"adding bytecode to {path.name} ({rewrite(path)} modules; once, a few seconds; "
