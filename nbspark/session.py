@@ -77,6 +77,8 @@ def stop_spark(spark) -> None:
     server = getattr(sc, "_accumulatorServer", None)
     if server is not None:
         sc._accumulatorServer = None  # SparkContext.stop skips the waiting shutdown; the thread below does it
-    spark.stop()
-    if server is not None:
-        threading.Thread(target=server.shutdown, name="nbspark-accumulator-server-shutdown", daemon=True).start()
+    try:
+        spark.stop()
+    finally:
+        if server is not None:
+            threading.Thread(target=server.shutdown, name="nbspark-accumulator-server-shutdown", daemon=True).start()

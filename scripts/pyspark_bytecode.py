@@ -16,7 +16,9 @@ zip importer reads; an unchecked-hash pyc, since the zip is rewritten whole when
 is). The sources stay, for tracebacks. The new zip is written under a temporary name and renamed
 over the old one, under a lock (two scripts at once: one writes, the other waits). It carries a
 marker entry naming this Python's bytecode version, so it is written once; a reinstalled PySpark
-brings back its own zip, and the next run adds the bytecode again. A Python of another version
+brings back its own zip, and the next run adds the bytecode again. (A Spark job already running
+while the zip is replaced, which only the first run or one after a reinstall can do, may fail
+to import a module it had not yet imported: the zip it indexed has moved.) A Python of another version
 (a cluster's executors given this zip) finds bytecode it cannot use, ignores it and compiles the
 sources, as before.
 
