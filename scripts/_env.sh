@@ -24,13 +24,11 @@ export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$ROOT/.venv/bin/python}"
 # Spark's Python processes (a spark-submit driver, each worker daemon) import PySpark from
 # pyspark.zip, which holds no bytecode: compiled once here, they start about 0.5 s faster each
 # (scripts/pyspark_bytecode.py; NBSPARK_PYSPARK_BYTECODE=0 skips it).
-if [ "${NBSPARK_PYSPARK_BYTECODE:-1}" != 0 ]; then
-    python scripts/pyspark_bytecode.py || true
-fi
+python scripts/pyspark_bytecode.py || true
 # Each spark-submit starts about 3 s faster from a class-data archive of Spark's classes, built
-# once (scripts/jvm_archive.py; NBSPARK_JVM_ARCHIVE=0 skips it). The user's own
+# once (scripts/jvm_archive.py; NBSPARK_JVM_ARCHIVE=0 makes it print nothing). The user's own
 # SPARK_SUBMIT_OPTS and --driver-java-options come after it, so they win.
-if [ "${NBSPARK_JVM_ARCHIVE:-1}" != 0 ] && [[ "${SPARK_SUBMIT_OPTS:-}" != *SharedArchiveFile* ]]; then
+if [[ "${SPARK_SUBMIT_OPTS:-}" != *SharedArchiveFile* ]]; then
     JVM_ARCHIVE_OPTS="$(python scripts/jvm_archive.py)" || JVM_ARCHIVE_OPTS=""
     if [ -n "$JVM_ARCHIVE_OPTS" ]; then
         export SPARK_SUBMIT_OPTS="$JVM_ARCHIVE_OPTS${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"

@@ -13,8 +13,11 @@ Prints a table: seconds, MB/s and MB/s per core for zcat and each engine;
 ``per_core_ratio_vs_zcat`` is nbspark's bytes per second per core over zcat's single-core bytes
 per second. ``--json FILE`` writes ``uncompressed_bytes``, ``cores``, ``zcat_seconds``,
 ``nbspark_seconds``, ``per_core_ratio_vs_zcat`` and ``tables_equal`` (for the first engine),
-plus every engine's row. ``nbspark_seconds`` is the whole ``spark-submit``, JVM start included (the JSON's ``spark_submit_opts``
-says whether the JVM class-data archive was used: ``scripts/jvm_archive.py``);
+plus every engine's row. ``nbspark_seconds`` is the whole ``spark-submit``, JVM start included,
+launched as ``scripts/_env.sh`` launches jobs: PySpark's bytecode in ``pyspark.zip`` and the JVM
+class-data archive in ``SPARK_SUBMIT_OPTS`` (``scripts/pyspark_bytecode.py``, ``scripts/jvm_archive.py``;
+``NBSPARK_PYSPARK_BYTECODE=0`` and ``NBSPARK_JVM_ARCHIVE=0`` leave them out, and the JSON's
+``pyspark_bytecode`` and ``spark_submit_opts`` say what was used);
 each row also gives ``job_seconds``, the time the job itself reports (its manifest's ``seconds``:
 from its SparkSession until the count table is written), and ``per_core_ratio_vs_zcat_inside_job`` from it.
 """
@@ -85,6 +88,20 @@ def job_table(model_dir: Path) -> Counter:
     return Counter({tuple(r[n] for n in names[:-1]): r[names[-1]] for r in table.to_pylist()})
 
 
+def startup() -> tuple[str, bool]:
+    """``SPARK_SUBMIT_OPTS`` for the train job, and whether ``pyspark.zip`` holds bytecode, after the
+    two scripts ``scripts/_env.sh`` runs (each does its work once, and nothing when its
+    ``NBSPARK_…=0`` asks so; their messages go to stderr)."""
+    scripts = ROOT / "scripts"
+    subprocess.run([sys.executable, str(scripts / "pyspark_bytecode.py")], check=False)
+    bytecode = subprocess.run([sys.executable, str(scripts / "pyspark_bytecode.py"), "--check"], check=False).returncode == 0
+    opts = os.environ.get("SPARK_SUBMIT_OPTS", "")
+    if "SharedArchiveFile" not in opts:  # a user's own options stay after the archive's, as in _env.sh
+        archive = subprocess.run([sys.executable, str(scripts / "jvm_archive.py")], stdout=subprocess.PIPE, text=True, check=False).stdout.strip()
+        opts = f"{archive} {opts}".strip()
+    return opts, bytecode
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--gb", type=float, default=1.0, help="text (uncompressed) to generate, in GB")
@@ -117,14 +134,14 @@ def main() -> int:
         cfg = load_config(None, {"train.format": fmt, "train.path": str(shards)})
         expected = plain_count(files, cfg)
         rows = []
-        submit_opts = os.environ.get("SPARK_SUBMIT_OPTS", "")  # scripts/_env.sh puts the JVM class-data archive there
+        submit_opts, bytecode = startup()
         for engine in args.engines.split(","):
             model = work / f"model-{engine}"
             cmd = [str(Path(sys.executable).parent / "spark-submit"), "--master", args.master, "--conf", "spark.ui.enabled=false",
                    *shlex.split(args.submit_args), str(ROOT / "jobs" / "train.py"), "--set", f"train.format={fmt}", "--set", f"train.path={shards}",
                    "--set", f"engine={engine}", "--out", str(model), "--overwrite"]
             started = time.perf_counter()
-            env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable,
+            env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable, "SPARK_SUBMIT_OPTS": submit_opts,
                    "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
             done = subprocess.run(cmd, capture_output=True, text=True, env=env)
             seconds = time.perf_counter() - started
@@ -138,7 +155,8 @@ def main() -> int:
                          "job_seconds": inside, "per_core_ratio_vs_zcat_inside_job": (size / inside / cores) / (size / zcat)})
         print(f"{len(files)} version-{args.version} shards, {size / 1e6:,.0f} MB of text, {args.centred:.2%} centred; {cores} cores for Spark"
               + (f"; spark-submit {args.submit_args}" if args.submit_args else "")
-              + f"; JVM class-data archive: {'yes' if 'SharedArchiveFile' in submit_opts else 'no'} (SPARK_SUBMIT_OPTS, docs/scaling.md)")
+              + f"; JVM class-data archive: {'yes' if 'SharedArchiveFile' in submit_opts else 'no'}"
+              + f"; PySpark bytecode: {'yes' if bytecode else 'no'} (docs/scaling.md)")
         print(f"{'what':<34}{'seconds':>9}{'MB/s':>9}{'MB/s/core':>11}{'vs zcat/core':>14}{'table':>8}")
         print(f"{'zcat, one core':<34}{zcat:>9.1f}{size / zcat / 1e6:>9.1f}{size / zcat / 1e6:>11.1f}{1.0:>14.3f}{'':>8}")
         for r in rows:
@@ -155,7 +173,7 @@ def main() -> int:
             args.json.write_text(json.dumps({
                 "uncompressed_bytes": size, "cores": cores, "zcat_seconds": zcat, "nbspark_seconds": first["seconds"],
                 "per_core_ratio_vs_zcat": first["per_core_ratio_vs_zcat"], "tables_equal": first["tables_equal"], "engines": rows,
-                "submit_args": args.submit_args, "spark_submit_opts": submit_opts,
+                "submit_args": args.submit_args, "spark_submit_opts": submit_opts, "pyspark_bytecode": bytecode,
             }, indent=2) + "\n")
         return 0 if all(r["tables_equal"] for r in rows) else 1
     finally:

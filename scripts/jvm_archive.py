@@ -20,7 +20,8 @@ use it (another Java, a class path that differs, such as ``spark.driver.extraCla
 a non-empty ``$SPARK_HOME/conf``) runs without it, silently, as before. The archive is not put in
 ``spark-defaults.conf``: that file would sit in the conf directory, which is on the class path,
 and the JVM maps an archive only while every directory on the class path is empty.
-``NBSPARK_JVM_ARCHIVE=0`` before ``scripts/_env.sh`` skips all this.
+``NBSPARK_JVM_ARCHIVE=0`` skips all this (the script then prints nothing). ``scripts/bench_google.py``
+runs it too, to time the train job as the scripts launch it.
 """
 
 from __future__ import annotations
@@ -111,6 +112,8 @@ def main(argv=None) -> int:
         return workload(args.workload)
     if args.remove:
         remove()
+        return 0
+    if os.environ.get("NBSPARK_JVM_ARCHIVE", "1") == "0":  # asked for no archive: no options
         return 0
     if any(c.isspace() for c in str(ARCHIVE)):  # SPARK_SUBMIT_OPTS is split at spaces
         print(f"jvm_archive: no archive under a path with a space ({ARCHIVE.parent})", file=sys.stderr)

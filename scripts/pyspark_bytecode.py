@@ -23,9 +23,9 @@ to import a module it had not yet imported: the zip it indexed has moved.) A Pyt
 sources, as before.
 
 Only a zip inside this interpreter's environment (``sys.prefix``: the project's ``.venv``) is
-rewritten, never a Spark installation elsewhere. ``scripts/_env.sh`` runs this for every script;
-``NBSPARK_PYSPARK_BYTECODE=0`` before it skips it. On any failure the zip is left as it was, with
-one line on stderr.
+rewritten, never a Spark installation elsewhere. ``scripts/_env.sh`` runs this for every script,
+and ``scripts/bench_google.py`` before its train job; ``NBSPARK_PYSPARK_BYTECODE=0`` makes it do
+nothing. On any failure the zip is left as it was, with one line on stderr.
 """
 
 from __future__ import annotations
@@ -98,6 +98,8 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 0 if the zip has this Python's bytecode, else 1")
     args = parser.parse_args(argv)
+    if not args.check and os.environ.get("NBSPARK_PYSPARK_BYTECODE", "1") == "0":
+        return 0
     try:
         path = pyspark_zip()
         if args.check:

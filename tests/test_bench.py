@@ -56,3 +56,5 @@ def test_bench_google_smallest(tmp_path):
     row = result["engines"][0]
     assert 0 < row["job_seconds"] < result["nbspark_seconds"] and row["per_core_ratio_vs_zcat_inside_job"] > result["per_core_ratio_vs_zcat"]
     assert result["spark_submit_opts"] == os.environ.get("SPARK_SUBMIT_OPTS", "")  # the archive, when scripts/_env.sh set it
+    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "pyspark_bytecode.py"), "--check"])
+    assert result["pyspark_bytecode"] is (check.returncode == 0)
