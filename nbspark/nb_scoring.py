@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from itertools import islice
 
 from .classifying import Scored
 from .config import ExperimentConfig
@@ -115,15 +116,8 @@ def _score_batch(model: NBModel, batch, k, threshold, n_ranked):
 def _score_partition(records, bc_model, k, threshold, n_ranked, tally):
     model = bc_model.value
     seen = Counter()
-    batch = []
-    for rec in records:
-        batch.append(rec)
-        if len(batch) >= BATCH:
-            rows, counts = _score_batch(model, batch, k, threshold, n_ranked)
-            seen.update(counts)
-            yield from rows
-            batch = []
-    if batch:
+    records = iter(records)
+    while batch := list(islice(records, BATCH)):  # BATCH records at a time, the last batch shorter
         rows, counts = _score_batch(model, batch, k, threshold, n_ranked)
         seen.update(counts)
         yield from rows
