@@ -56,7 +56,7 @@ def current_key() -> str:
 def workload(tmp: str) -> int:
     """Run under spark-submit: each kind of job once, in one driver JVM, to load the classes they use."""
     from nbspark.cli import classify_main, train_main
-    from nbspark.session import get_spark
+    from nbspark.session import get_spark, stop_spark
 
     spark = get_spark("nbspark-jvm-archive", conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"})
     shard = Path(tmp, "google", "5-00000-of-00001.gz")  # a gzip shard, read whole (google_scan)
@@ -75,7 +75,7 @@ def workload(tmp: str) -> int:
     for main, argv in runs:
         if main(argv) != 0:
             return 1
-    spark.stop()
+    stop_spark(spark)
     return 0
 
 
