@@ -7,7 +7,11 @@ default applies (``local[*]``).
 
 from __future__ import annotations
 
-__all__ = ["active_session", "get_spark", "stop_spark"]
+import logging
+
+__all__ = ["active_session", "get_spark", "quick_replies", "stop_spark"]
+
+log = logging.getLogger(__name__)
 
 
 def _import_pyspark():
@@ -59,7 +63,29 @@ def get_spark(app_name: str, conf: dict[str, str] | None = None, defaults: dict[
     builder = SparkSession.builder
     for key, value in {**settings, **(conf or {})}.items():
         builder = builder.config(key, value)
-    return builder.getOrCreate()
+    spark = builder.getOrCreate()
+    quick_replies()
+    return spark
+
+
+def quick_replies() -> None:
+    """Turn Nagle's algorithm off on the JVM's end of this thread's py4j connection.
+
+    The JVM writes a py4j reply through an 8 KB buffer, so a longer one (the bytes of a file
+    read through Hadoop's ``FileSystem``, a long string) leaves in several writes. Nagle's
+    algorithm holds the last until the first is acknowledged, and Linux delays that
+    acknowledgement by up to 40 ms: every such reply waited about 40 ms (measured: an 8 KB read
+    42.5 ms, 1.9 ms with ``TCP_NODELAY``). Best effort, and once per Python thread (py4j pins a
+    connection to each): a py4j without these methods, or not in pinned-thread mode, is left as
+    it is."""
+    from pyspark import SparkContext
+
+    try:
+        connection = SparkContext._gateway.java_gateway_server.getCallbackClient().getPerThreadConnection()
+        if connection is not None:
+            connection.getSocket().setTcpNoDelay(True)
+    except Exception as exc:  # another py4j: the replies are as fast as it makes them
+        log.debug("py4j replies keep Nagle's algorithm: %s", exc)
 
 
 def stop_spark(spark) -> None:

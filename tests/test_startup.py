@@ -116,3 +116,13 @@ def test_a_stopped_session_leaves_no_accumulator_server_and_a_new_one_works(tmp_
                           env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["45", "True", "False", "True", "45"]
+
+
+def test_the_jvm_end_of_this_threads_py4j_connection_sends_at_once(spark):
+    """session.quick_replies (run by get_spark and by the Hadoop storage): Nagle's algorithm is
+    off on the JVM's socket of this thread's py4j connection, so a reply longer than the JVM's
+    8 KB write buffer is not held for a delayed acknowledgement."""
+    from pyspark import SparkContext
+
+    connection = SparkContext._gateway.java_gateway_server.getCallbackClient().getPerThreadConnection()
+    assert connection.getSocket().getTcpNoDelay()

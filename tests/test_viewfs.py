@@ -40,6 +40,21 @@ def same_metrics(a: dict, b: dict) -> None:
 
 
 
+def test_reads_through_hadoop_give_every_byte_back(spark, viewfs):
+    """A file read through Hadoop's stream (a py4j reply of Latin-1 text per chunk): every byte
+    value, the line breaks and backslashes py4j escapes, whole and by seek, past 8 KB."""
+    root, local = viewfs
+    data = bytes(range(256)) * 64 + b"\r\n\\n\x00" + bytes(range(255, -1, -1)) * 40
+    (local / "bytes.bin").write_bytes(data)
+    f = location(root) / "bytes.bin"
+    assert f.read_bytes() == data
+    with f.open() as fh:
+        fh.seek(1000)
+        assert fh.read(9000) == data[1000:10000]
+        fh.seek(-7, 2)
+        assert fh.read() == data[-7:]
+
+
 def test_a_directory_with_subdirectories_counts_as_its_files_in_one(spark, viewfs, tmp_path):
     """The n-gram lines split over a directory tree on ViewFS (hidden ``_``/``.`` names left out)
     count as the one fixture file does, locally."""
