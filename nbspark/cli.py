@@ -25,15 +25,9 @@ from .tables import check_output
 __all__ = ["add_check_options", "check_factor", "check_main", "classify_main", "curve_main", "job_failure", "parse_sets", "query_main", "setup_logging", "train_main"]
 
 #: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
-#: ``canChangeCachedPlanOutputPartitioning`` lets adaptive execution coalesce a cached aggregate
-#: (the count tables before they are summarised and written): otherwise it keeps
-#: ``spark.sql.shuffle.partitions`` (200) partitions, and every later scan of it runs 200 tasks.
-#: A naive Bayes train of 247 MB (arrow engine) on local[2] took 19.8 s with it off, 12.5 s with it on.
-JOB_SPARK_DEFAULTS = {
-    "spark.log.level": "WARN",
-    "spark.ui.showConsoleProgress": "true",
-    "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning": "true",
-}
+#: (A cached count aggregate is planned so that adaptive execution may coalesce it:
+#: ``session.cache_coalescable``, for the commands and the Python API alike.)
+JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
 #: ... and in local mode: nothing listens beyond loopback unless asked (the web UI binds every
 #: interface unless SPARK_LOCAL_IP is set, so it is off; ``--conf spark.ui.enabled=true`` opens it).
 LOCAL_SPARK_DEFAULTS = {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1", "spark.ui.enabled": "false"}

@@ -32,6 +32,7 @@ from .corpora import MalformedLine, POS_TAGS, PSEUDO_TAGS, google_line
 from .faults import maybe_inject
 from .readers import binary_files, text_frame
 from .runstats import STAT, PartitionStats
+from .session import cache_coalescable
 
 __all__ = ["candidate_predicate", "google_examples"]
 
@@ -162,7 +163,7 @@ def _streamed_examples(spark, files, rules, partitions):
     # the few kept lines in as many partitions as the input has (not spark.sql.shuffle.partitions:
     # the RDD side below would run a Python task for each)
     parts = partitions or lines.rdd.getNumPartitions()
-    grouped = lines.groupBy(F.when(keep, F.col("value")).alias("line")).count().coalesce(parts).cache()
+    grouped = cache_coalescable(lines.groupBy(F.when(keep, F.col("value")).alias("line")).count().coalesce(parts))
     try:
         total = grouped.agg(F.sum("count").alias("all"), F.sum(F.when(F.col("line").isNull(), F.col("count"))).alias("dropped")).first()
     except BaseException:

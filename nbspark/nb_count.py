@@ -23,6 +23,7 @@ from .nb import add_values, event_row
 from .nb_inputs import record_events, records_rdd, text_lines
 from .readers import text_frame
 from .runstats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
+from .session import cache_coalescable
 from .text import NON_WORD_RUN, WORD_CHAR
 
 __all__ = ["count_nb"]
@@ -87,7 +88,7 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     markers = F.when(F.col("has_word"), F.array(F.lit(MARK + "doc"))).otherwise(
         F.array(F.lit(MARK + "doc"), F.lit(MARK + "empty_documents"))
     )
-    agg = (
+    agg = cache_coalescable(
         parsed.select(
             F.when(valid, labels).otherwise(F.array(F.concat(F.lit(MARK), category))).alias("labels"),
             F.when(valid, F.concat(tokens, markers)).otherwise(F.array(F.lit(MARK))).alias("tokens"),
@@ -97,7 +98,6 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
         .where(F.col("token") != "")
         .groupBy("label", "token")
         .count()
-        .cache()
     )
     return _finish_counts(spark, agg, cfg, inputs, engine, lambda: _line_stats(lines))
 
@@ -235,5 +235,5 @@ def _arrow_agg(lines, fmt: str, model_kind: str, partitions: int = 0):
     # shuffled by token alone (each task has already summed its rows, so no map-side combining is
     # lost): the summary then groups by token without another shuffle
     by_token = partial.repartition(partitions, "token") if partitions else partial.repartition("token")
-    return by_token.groupBy("label", "token").agg(F.sum("n").alias("count")).cache()
+    return cache_coalescable(by_token.groupBy("label", "token").agg(F.sum("n").alias("count")))
 

@@ -25,6 +25,7 @@ from .google_filter import google_examples
 from .ngram_inputs import examples_rdd, google_summed
 from .readers import text_frame
 from .runstats import MARK, STAT, first_malformed_lines, is_stat, run_failfast, split_stats
+from .session import cache_coalescable
 
 __all__ = ["count_ngrams"]
 
@@ -159,7 +160,7 @@ def _arrow_counts(spark, cfg, inputs) -> Counted:
     partial = lines.mapInArrow(
         lambda it: _arrow_batches(it, width, centres, lowercase, subsets, letters), count_ddl(letters).replace(" NOT NULL", "")
     )
-    agg = partial.groupBy(*names[:-1]).agg(F.sum("count").alias("count")).cache()
+    agg = cache_coalescable(partial.groupBy(*names[:-1]).agg(F.sum("count").alias("count")))
     try:
         marker = F.col("subset").startswith(MARK)
         stats = dict(sorted((r["subset"][1:], r["count"]) for r in agg.where(marker).collect()))

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import logging
 
-__all__ = ["active_session", "get_spark", "quick_replies", "stop_spark"]
+__all__ = ["CACHED_PARTITIONS", "active_session", "cache_coalescable", "get_spark", "quick_replies", "stop_spark"]
 
 log = logging.getLogger(__name__)
+
+#: The setting that lets adaptive execution coalesce the partitions of a cached plan (off by default).
+CACHED_PARTITIONS = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
 
 
 def _import_pyspark():
@@ -66,6 +69,25 @@ def get_spark(app_name: str, conf: dict[str, str] | None = None, defaults: dict[
     spark = builder.getOrCreate()
     quick_replies()
     return spark
+
+
+def cache_coalescable(frame):
+    """``frame.cache()``, planned with ``CACHED_PARTITIONS`` on, so that adaptive execution may
+    coalesce the cached aggregate's partitions to fit its size, unless the session sets it
+    itself (spark-submit, ``--conf``, ``spark.conf.set``: that setting wins). Spark reads the
+    setting when the plan is cached, so the session's own value is restored right after.
+
+    Without it a cached aggregate keeps ``spark.sql.shuffle.partitions`` partitions (200 by
+    default), and each scan of it (the summary, the write) runs that many tasks: a naive Bayes
+    train of 247 MB (arrow engine, ``local[2]``) took 19.8 s that way and 12.5 s with it on."""
+    spark = frame.sparkSession
+    if spark._jsparkSession.sessionState().conf().contains(CACHED_PARTITIONS):
+        return frame.cache()
+    spark.conf.set(CACHED_PARTITIONS, "true")
+    try:
+        return frame.cache()
+    finally:
+        spark.conf.unset(CACHED_PARTITIONS)
 
 
 def quick_replies() -> None:

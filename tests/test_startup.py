@@ -126,3 +126,32 @@ def test_the_jvm_end_of_this_threads_py4j_connection_sends_at_once(spark):
 
     connection = SparkContext._gateway.java_gateway_server.getCallbackClient().getPerThreadConnection()
     assert connection.getSocket().getTcpNoDelay()
+
+
+def test_a_cached_aggregate_may_be_coalesced_unless_the_session_says_otherwise(spark):
+    """session.cache_coalescable: the aggregate's 8 shuffle partitions are coalesced by adaptive
+    execution (to 1: it is tiny), the session's own setting is restored after the cache; a
+    session that sets the key itself keeps its value and its 8 partitions."""
+    from pyspark.sql import functions as F
+
+    from nbspark.session import CACHED_PARTITIONS, cache_coalescable
+
+    def partitions_of_cached():
+        frame = spark.range(1000).groupBy((F.col("id") % 7).alias("k")).count()
+        cached = cache_coalescable(frame)
+        try:
+            assert sorted(r["count"] for r in cached.collect()) == [142] + [143] * 6
+            return cached.rdd.getNumPartitions()
+        finally:
+            cached.unpersist()
+
+    spark.conf.set("spark.sql.shuffle.partitions", "8")
+    try:
+        assert partitions_of_cached() == 1
+        assert not spark._jsparkSession.sessionState().conf().contains(CACHED_PARTITIONS)
+        spark.conf.set(CACHED_PARTITIONS, "false")
+        assert partitions_of_cached() == 8
+        assert spark.conf.get(CACHED_PARTITIONS) == "false"
+    finally:
+        spark.conf.unset(CACHED_PARTITIONS)
+        spark.conf.set("spark.sql.shuffle.partitions", "2")
