@@ -285,7 +285,7 @@ def text_lines(lines, fmt: str):
         cut = valid.select("value", F.instr(value, "\t").alias("tab"))
         label = strip(F.substring_index(value, "\t", 1))
         labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
-        doc_id = F.concat(F.regexp_extract(F.input_file_name(), r"([^/]*)$", 1), F.lit("#"), F.monotonically_increasing_id().cast("string"))
+        doc_id = F.concat(F.substring_index(F.input_file_name(), "/", -1), F.lit("#"), F.monotonically_increasing_id().cast("string"))
         text, fields_ok, id_ok = F.when(tab > 0, F.substr(value, tab + 1)), tab > 0, F.lit(True)
     else:
         head = F.col("head")  # the first two fields and the TAB between them (the whole line if it has fewer TABs)
