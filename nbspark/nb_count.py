@@ -120,6 +120,7 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
     statistics (``count_lines`` gives ``lines_read`` and ``decode_replacements`` where the aggregate
     has no markers for them), the first malformed lines (a second scan, only when there are any), and the
     manifest's ``label_counts`` and ``features``."""
+    from pyspark.sql import Observation
     from pyspark.sql import functions as F
 
     nb = cfg.nb
@@ -127,18 +128,17 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
         # one job: the marker rows, the distinct features (for the manifest, no read-back) and the
         # (label, token) rows (for the table's file count, no count job). Grouped by token first:
         # on the arrow engine's aggregate, partitioned by token, that needs no shuffle, where a
-        # global count_distinct shuffles twice
+        # global count_distinct shuffles twice; the two sums are observed on the way, so no
+        # global aggregate (a shuffle, and a job more) follows
         marker = F.col("label").startswith(MARK) | F.col("token").startswith(MARK)
         per_token = agg.groupBy("token").agg(
             F.collect_list(F.when(marker, F.struct("label", "token", "count"))).alias("special"),
             F.count(F.when(~marker, F.lit(1))).alias("pairs"),
         )
-        summary = per_token.select(
-            F.flatten(F.collect_list("special")).alias("special"),
-            F.count_if(F.col("pairs") > 0).alias("features"),
-            F.coalesce(F.sum("pairs"), F.lit(0)).alias("pairs"),
-        ).first()
-        special = summary["special"]
+        sums = Observation("nbspark_count_summary")
+        marked = per_token.observe(sums, F.count_if(F.col("pairs") > 0).alias("features"), F.coalesce(F.sum("pairs"), F.lit(0)).alias("pairs"))
+        special = [r for row in marked.where(F.size("special") > 0).select("special").collect() for r in row["special"]]
+        summary = sums.get
         stats: dict[str, int] = {}
         docs_y: dict[str, int] = {}
         if count_lines is not None:
