@@ -141,6 +141,7 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
         summary = sums.get
         stats: dict[str, int] = {}
         docs_y: dict[str, int] = {}
+        tokens_y: dict[str, int] = {}
         if count_lines is not None:
             stats.update(count_lines())
         for r in special:
@@ -148,6 +149,8 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
                 stats[r["label"][1:]] = r["count"]
             elif r["token"] == MARK + "doc":
                 docs_y[r["label"]] = r["count"]
+            elif r["token"] == MARK + "tokens":  # the arrow engine's tokens per label (multinomial)
+                tokens_y[r["label"]] = r["count"]
             else:  # empty documents, once per label
                 stats["empty_documents"] = stats.get("empty_documents", 0) + r["count"]
         stats.pop("documents", None)
@@ -158,11 +161,13 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
         yx = agg.where(~F.col("label").startswith(MARK) & ~F.col("token").startswith(MARK))
         null = F.lit(None).cast("string")
         rows = [("Y=ANY", None, None, None, sum(docs_y.values()))] + [("Y", y, None, None, n) for y, n in sorted(docs_y.items())]
+        if nb.model == "multinomial" and engine == "arrow":  # YX=ANY from the markers: no shuffle in the write
+            rows += [("YX=ANY", y, None, None, n) for y, n in sorted(tokens_y.items())]
         head = spark.createDataFrame(rows, "event STRING, label STRING, feature STRING, value STRING, n BIGINT")
         counts = head.unionByName(
             yx.select(F.lit("YX").alias("event"), "label", F.col("token").alias("feature"), null.alias("value"), F.col("count").alias("n"))
         )
-        if nb.model == "multinomial":
+        if nb.model == "multinomial" and engine != "arrow":  # YX=ANY: the sum of each label's YX counts
             counts = counts.unionByName(
                 yx.groupBy("label").agg(F.sum("count").alias("n")).select(F.lit("YX=ANY").alias("event"), "label", null.alias("feature"), null.alias("value"), "n")
             )
@@ -187,7 +192,10 @@ def _arrow_count_batches(batches, model_kind):
     summed inside the task (``arrow_text.PartialCounts``) before they reach the shuffle.
 
     Rows are input lines (``category, labels, text``); a document's tokens count under each of its
-    labels here, in pyarrow (an ``explode`` in Spark would copy the text once per label).
+    labels here, in pyarrow (an ``explode`` in Spark would copy the text once per label). The
+    markers: lines read and by category, U+FFFD, empty documents, documents per label and, for a
+    multinomial model, tokens per label (its ``YX=ANY`` count, which the write then takes from the
+    summary instead of a shuffle of the pairs by label).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -215,6 +223,9 @@ def _arrow_count_batches(batches, model_kind):
             if empty:
                 out.append(table([MARK + "empty_documents"], [MARK], [empty]))
             out.append(counted)
+            if model_kind == "multinomial":  # YX=ANY: each label's tokens, the sum of its (label, token) counts
+                totals = counted.group_by("label").aggregate([("n", "sum")])
+                out.append(pa.table([totals.column("label"), pa.array([MARK + "tokens"] * totals.num_rows, pa.string()), totals.column("n_sum")], schema=schema))
             per_label = pa.table({"label": pc.list_flatten(docs.column("labels"))}).group_by("label").aggregate([([], "count_all")])
             out.append(pa.table([per_label.column("label"), pa.array([MARK + "doc"] * per_label.num_rows), per_label.column("count_all")], schema=schema))
         for t in out:
