@@ -24,7 +24,7 @@ from .events import count_columns
 from .text import NON_WORD_RUN, tokenizer
 
 __all__ = [
-    "LABEL_TOKEN_SCHEMA", "PartialCounts", "checked_sum", "count_label_tokens", "decode_replacements", "ngram_events",
+    "LABEL_TOKEN_SCHEMA", "PartialCounts", "checked_sum", "count_label_tokens", "decode_replacements", "documents", "ngram_events",
     "ngram_schema", "word_tokens",
 ]
 
@@ -33,6 +33,13 @@ LABEL_TOKEN_SCHEMA = pa.schema([("label", pa.string()), ("token", pa.string()), 
 
 #: The characters that Python's ``str.lower`` and utf8proc lower-case differently (İ, Σ).
 PYTHON_CASE = "[\u0130\u03a3]"
+
+
+def documents(lines: pa.RecordBatch) -> pa.RecordBatch:
+    """The rows of a parsed batch (``nb_inputs.text_lines``) whose ``category`` is ``documents``:
+    the batch itself when every row is one (nearly always; a filter would copy its text)."""
+    is_doc = pc.equal(lines.column("category"), "documents")
+    return lines if pc.all(is_doc).as_py() is not False else lines.filter(is_doc)
 
 
 def _ascii_tokens(texts: pa.StringArray) -> tuple[pa.StringArray, np.ndarray]:

@@ -201,7 +201,7 @@ def _arrow_count_batches(batches, model_kind):
     import pyarrow.compute as pc
 
     from .arrow_text import LABEL_TOKEN_SCHEMA as schema
-    from .arrow_text import PartialCounts, count_label_tokens, decode_replacements
+    from .arrow_text import PartialCounts, count_label_tokens, decode_replacements, documents
 
     def table(labels, tokens, counts):
         return pa.table([pa.array(labels, pa.string()), pa.array(tokens, pa.string()), pa.array(counts, pa.int64())], schema=schema)
@@ -216,7 +216,7 @@ def _arrow_count_batches(batches, model_kind):
         replaced = decode_replacements(*(batch.column(c) for c in ("id", "labels", "text") if c in batch.schema.names))  # the line's
         if replaced:
             out.append(table([MARK + "decode_replacements"], [MARK], [replaced]))
-        docs = batch.filter(pc.equal(batch.column("category"), "documents"))
+        docs = documents(batch)
         if docs.num_rows:
             counted, has_tokens = count_label_tokens(docs.column("labels"), docs.column("text"), model_kind == "bernoulli")
             empty = int(len(has_tokens) - has_tokens.sum())

@@ -288,7 +288,7 @@ def _arrow_score_batches(batches, bc_model, k, threshold, n_ranked, tally):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .arrow_text import decode_replacements, word_tokens
+    from .arrow_text import decode_replacements, documents, word_tokens
 
     model: NBModel = bc_model.value
     vocab = pa.array(sorted(model.vocab, key=model.vocab.get))
@@ -305,7 +305,7 @@ def _arrow_score_batches(batches, bc_model, k, threshold, n_ranked, tally):
         seen.update(dict(zip(categories.field("values").to_pylist(), categories.field("counts").to_pylist())))
         seen["lines_read"] += lines.num_rows
         seen["decode_replacements"] += decode_replacements(lines.column("id"), lines.column("gold"), lines.column("text"))
-        batch = lines.filter(pc.equal(lines.column("category"), "documents"))
+        batch = documents(lines)
         n = batch.num_rows
         if n == 0:
             continue

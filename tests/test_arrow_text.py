@@ -7,7 +7,7 @@ from collections import Counter
 import pyarrow as pa
 import pytest
 
-from nbspark.arrow_text import PartialCounts, count_label_tokens, ngram_events, word_tokens
+from nbspark.arrow_text import PartialCounts, count_label_tokens, documents, ngram_events, word_tokens
 
 WORDS = re.compile(r"\w+")
 
@@ -190,3 +190,12 @@ def test_ngram_events_invalid_utf8_and_empty():
     assert stats["decode_replacements"] == 1 and stats["weight"] == 3
     table, stats = ngram_events(pa.array([], pa.string()), 5, ("affect", "effect"), True, ("",), "ABCDE")
     assert table.num_rows == 0 and stats == {}
+
+
+def test_documents_keeps_the_document_rows_and_the_batch_itself_when_all_are():
+    mixed = pa.RecordBatch.from_pydict({"category": ["documents", "blank_lines", "malformed.id", "documents"], "text": ["a", "", "x", "b"]})
+    assert documents(mixed).to_pydict() == {"category": ["documents", "documents"], "text": ["a", "b"]}
+    whole = pa.RecordBatch.from_pydict({"category": ["documents", "documents"], "text": ["a", "b"]})
+    assert documents(whole) is whole
+    none = pa.RecordBatch.from_pydict({"category": ["blank_lines"], "text": [""]})
+    assert documents(none).num_rows == 0
