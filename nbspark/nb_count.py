@@ -126,18 +126,18 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
     nb = cfg.nb
     try:
         # one job: the marker rows, the distinct features (for the manifest, no read-back) and the
-        # (label, token) rows (for the table's file count, no count job). Grouped by token first:
-        # on the arrow engine's aggregate, partitioned by token, that needs no shuffle, where a
-        # global count_distinct shuffles twice; the two sums are observed on the way, so no
-        # global aggregate (a shuffle, and a job more) follows
+        # (label, token) rows (for the table's file count, no count job). Grouped by token (and a
+        # marker row's label, so that each marker row stays a group of its own): on the arrow
+        # engine's aggregate, partitioned by token, that needs no shuffle, where a global
+        # count_distinct shuffles twice. The two sums are observed on the way, so no global
+        # aggregate (a shuffle, and a job more) follows
         marker = F.col("label").startswith(MARK) | F.col("token").startswith(MARK)
-        per_token = agg.groupBy("token").agg(
-            F.collect_list(F.when(marker, F.struct("label", "token", "count"))).alias("special"),
-            F.count(F.when(~marker, F.lit(1))).alias("pairs"),
+        per_token = agg.groupBy("token", F.when(marker, F.col("label")).alias("marked")).agg(
+            F.count_if(~marker).alias("pairs"), F.sum(F.when(marker, F.col("count"))).alias("count"),
         )
         sums = Observation("nbspark_count_summary")
-        marked = per_token.observe(sums, F.count_if(F.col("pairs") > 0).alias("features"), F.coalesce(F.sum("pairs"), F.lit(0)).alias("pairs"))
-        special = [r for row in marked.where(F.size("special") > 0).select("special").collect() for r in row["special"]]
+        observed = per_token.observe(sums, F.count_if(F.col("pairs") > 0).alias("features"), F.coalesce(F.sum("pairs"), F.lit(0)).alias("pairs"))
+        special = observed.where(F.col("marked").isNotNull()).select(F.col("marked").alias("label"), "token", "count").collect()
         summary = sums.get
         stats: dict[str, int] = {}
         docs_y: dict[str, int] = {}
