@@ -97,9 +97,9 @@ def quick_replies() -> None:
     read through Hadoop's ``FileSystem``, a long string) leaves in several writes. Nagle's
     algorithm holds the last until the first is acknowledged, and Linux delays that
     acknowledgement by up to 40 ms: every such reply waited about 40 ms (measured: an 8 KB read
-    42.5 ms, 1.9 ms with ``TCP_NODELAY``). Best effort, and once per Python thread (py4j pins a
-    connection to each): a py4j without these methods, or not in pinned-thread mode, is left as
-    it is."""
+    42.5 ms, 1.9 ms with ``TCP_NODELAY``). Best effort, for the calling thread's connection (py4j
+    pins one to each Python thread): a py4j without these methods, or not in pinned-thread mode,
+    is left as it is."""
     from pyspark import SparkContext
 
     try:
