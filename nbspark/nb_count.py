@@ -139,25 +139,7 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
         observed = per_token.observe(sums, F.count_if(F.col("pairs") > 0).alias("features"), F.coalesce(F.sum("pairs"), F.lit(0)).alias("pairs"))
         special = observed.where(F.col("marked").isNotNull()).select(F.col("marked").alias("label"), "token", "count").collect()
         summary = sums.get
-        stats: dict[str, int] = {}
-        docs_y: dict[str, int] = {}
-        tokens_y: dict[str, int] = {}
-        if count_lines is not None:
-            stats.update(count_lines())
-        for r in special:
-            if r["label"].startswith(MARK):
-                stats[r["label"][1:]] = r["count"]
-            elif r["token"] == MARK + "doc":
-                docs_y[r["label"]] = r["count"]
-            elif r["token"] == MARK + "tokens":  # the arrow engine's tokens per label (multinomial)
-                tokens_y[r["label"]] = r["count"]
-            else:  # empty documents, once per label
-                stats["empty_documents"] = stats.get("empty_documents", 0) + r["count"]
-        stats.pop("documents", None)
-        stats["documents"] = stats["lines_read"] - sum(v for k, v in stats.items() if k == "blank_lines" or k.startswith("malformed."))
-        malformed = {k: v for k, v in stats.items() if k.startswith("malformed.")}
-        if malformed:
-            stats["malformed"] = sum(malformed.values())
+        stats, docs_y, tokens_y = _read_markers(special, count_lines() if count_lines is not None else {})
         yx = agg.where(~F.col("label").startswith(MARK) & ~F.col("token").startswith(MARK))
         null = F.lit(None).cast("string")
         rows = [("Y=ANY", None, None, None, sum(docs_y.values()))] + [("Y", y, None, None, n) for y, n in sorted(docs_y.items())]
@@ -185,6 +167,27 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
     except BaseException:
         agg.unpersist()
         raise
+
+
+def _read_markers(special, line_stats: dict) -> tuple[dict, dict, dict]:
+    """The run's statistics (from ``line_stats`` and the statistic markers), the documents per
+    label and (the arrow engine, multinomial) the tokens per label, from the marker rows."""
+    stats, docs_y, tokens_y = dict(line_stats), {}, {}
+    for r in special:
+        if r["label"].startswith(MARK):
+            stats[r["label"][1:]] = r["count"]
+        elif r["token"] == MARK + "doc":
+            docs_y[r["label"]] = r["count"]
+        elif r["token"] == MARK + "tokens":
+            tokens_y[r["label"]] = r["count"]
+        else:  # empty documents, once per label
+            stats["empty_documents"] = stats.get("empty_documents", 0) + r["count"]
+    stats.pop("documents", None)
+    stats["documents"] = stats["lines_read"] - sum(v for k, v in stats.items() if k == "blank_lines" or k.startswith("malformed."))
+    malformed = {k: v for k, v in stats.items() if k.startswith("malformed.")}
+    if malformed:
+        stats["malformed"] = sum(malformed.values())
+    return stats, docs_y, tokens_y
 
 
 def _arrow_count_batches(batches, model_kind):
