@@ -8,6 +8,7 @@ default applies (``local[*]``).
 from __future__ import annotations
 
 import logging
+import threading
 
 __all__ = ["CACHED_PARTITIONS", "active_session", "cache_coalescable", "get_spark", "quick_replies", "stop_spark"]
 
@@ -15,6 +16,7 @@ log = logging.getLogger(__name__)
 
 #: The setting that lets adaptive execution coalesce the partitions of a cached plan (off by default).
 CACHED_PARTITIONS = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
+_QUICK = threading.local()  # quick_replies ran on this thread's py4j connection
 
 
 def _import_pyspark():
@@ -98,10 +100,14 @@ def quick_replies() -> None:
     algorithm holds the last until the first is acknowledged, and Linux delays that
     acknowledgement by up to 40 ms: every such reply waited about 40 ms (measured: an 8 KB read
     42.5 ms, 1.9 ms with ``TCP_NODELAY``). Best effort, for the calling thread's connection (py4j
-    pins one to each Python thread): a py4j without these methods, or not in pinned-thread mode,
-    is left as it is."""
+    pins one to each Python thread; pyarrow reads a file on threads of its own, so the Hadoop
+    reader calls this on each): once a thread. A py4j without these methods, or not in
+    pinned-thread mode, is left as it is."""
     from pyspark import SparkContext
 
+    if getattr(_QUICK, "done", False):
+        return
+    _QUICK.done = True
     try:
         connection = SparkContext._gateway.java_gateway_server.getCallbackClient().getPerThreadConnection()
         if connection is not None:

@@ -155,3 +155,28 @@ def test_a_cached_aggregate_may_be_coalesced_unless_the_session_says_otherwise(s
     finally:
         spark.conf.unset(CACHED_PARTITIONS)
         spark.conf.set("spark.sql.shuffle.partitions", "2")
+
+
+def test_a_hadoop_read_on_a_thread_of_its_own_makes_that_threads_connection_quick(spark, tmp_path):
+    """pyarrow reads a file on threads of its own, each with a py4j connection of its own: the
+    Hadoop reader turns Nagle's algorithm off on each before it reads."""
+    import threading
+
+    from pyspark import SparkContext
+
+    from nbspark.storage import location, use_hadoop
+
+    use_hadoop()
+    data = bytes(range(256)) * 100
+    (tmp_path / "x.bin").write_bytes(data)
+    seen = {}
+
+    def read():
+        seen["data"] = location(f"file://{tmp_path}/x.bin").read_bytes()
+        connection = SparkContext._gateway.java_gateway_server.getCallbackClient().getPerThreadConnection()
+        seen["nodelay"] = connection.getSocket().getTcpNoDelay()
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    reader.join()
+    assert seen == {"data": data, "nodelay": True}
