@@ -209,6 +209,9 @@ def _arrow_count_batches(batches, model_kind):
     def table(labels, tokens, counts):
         return pa.table([pa.array(labels, pa.string()), pa.array(tokens, pa.string()), pa.array(counts, pa.int64())], schema=schema)
 
+    def per_label(grouped, token, counts):  # one marker row per label of a group-by: (label, token, its count)
+        return pa.table([grouped.column("label"), pa.array([token] * grouped.num_rows, pa.string()), grouped.column(counts)], schema=schema)
+
     partial = PartialCounts()
     for batch in batches:
         cats = pa.table({"c": batch.column("category")}).group_by("c").aggregate([([], "count_all")])
@@ -227,10 +230,9 @@ def _arrow_count_batches(batches, model_kind):
                 out.append(table([MARK + "empty_documents"], [MARK], [empty]))
             out.append(counted)
             if model_kind == "multinomial":  # YX=ANY: each label's tokens, the sum of its (label, token) counts
-                totals = counted.group_by("label").aggregate([("n", "sum")])
-                out.append(pa.table([totals.column("label"), pa.array([MARK + "tokens"] * totals.num_rows, pa.string()), totals.column("n_sum")], schema=schema))
-            per_label = pa.table({"label": pc.list_flatten(docs.column("labels"))}).group_by("label").aggregate([([], "count_all")])
-            out.append(pa.table([per_label.column("label"), pa.array([MARK + "doc"] * per_label.num_rows), per_label.column("count_all")], schema=schema))
+                out.append(per_label(counted.group_by("label").aggregate([("n", "sum")]), MARK + "tokens", "n_sum"))
+            docs_per_label = pa.table({"label": pc.list_flatten(docs.column("labels"))}).group_by("label").aggregate([([], "count_all")])
+            out.append(per_label(docs_per_label, MARK + "doc", "count_all"))
         for t in out:
             for summed in partial.add(t):
                 yield from summed.to_batches()
