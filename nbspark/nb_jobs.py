@@ -139,7 +139,7 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
     all_kept = cfg.nb.posteriors == "all" or len(classes) <= RANKED
     # the log-loss sums are observed on the rows as the write takes them: the read-back below
     # needs only the gold and predicted labels (0.1 s less of 63,760 predictions' metrics)
-    losses = _observed_losses(scored)
+    scored.predictions, losses = _observed_losses(scored.predictions)
 
     def metrics_of(written) -> dict:
         groups = written.groupBy("gold", "predicted").count().collect()
@@ -195,10 +195,10 @@ def _posterior_of(label):
     return F.when(at > 0, F.element_at("ranked_probabilities", at.cast("int")))
 
 
-def _observed_losses(scored):
-    """Observe, on ``scored.predictions`` as the write takes them, the predictions, those with
-    several gold labels, those whose gold posterior was not kept, and Σ −log P(gold), clipped to
-    [LOG_EPS, 1] as scikit-learn's log_loss clips. The observation's ``get`` holds them once the
+def _observed_losses(predictions):
+    """``predictions`` observed as the write takes them, and the observation: the predictions,
+    those with several gold labels, those whose gold posterior was not kept, and Σ −log P(gold),
+    clipped to [LOG_EPS, 1] as scikit-learn's log_loss clips. Its ``get`` holds them once the
     write is done (each written task counted once: the write is the action)."""
     from pyspark.sql import Observation
     from pyspark.sql import functions as F
@@ -206,10 +206,10 @@ def _observed_losses(scored):
     gold = _posterior_of(F.get("gold", 0))
     clipped = F.greatest(F.least(F.coalesce(gold, F.lit(0.0)), F.lit(1.0)), F.lit(LOG_EPS))
     losses = Observation("nbspark_log_loss")
-    scored.predictions = scored.predictions.observe(
+    observed = predictions.observe(
         losses, F.count(F.lit(1)).alias("n"), F.count_if(F.size("gold") != 1).alias("multi"), F.count_if(gold.isNull()).alias("missing"),
         F.coalesce(F.sum(-F.log(clipped)), F.lit(0.0)).alias("loss"))
-    return losses
+    return observed, losses
 
 
 def _probability_metrics(written, losses: dict, binary, threshold: float, all_kept: bool) -> dict:
