@@ -269,9 +269,10 @@ def text_lines(lines, fmt: str):
     ``split``, which decodes every line into a Java string and encodes its parts back (the ×50
     Reuters text's parse and Arrow hand-off took 1.4 s that way and 0.6 s this way). A line that
     is not valid UTF-8 is first decoded as the JVM decodes the Python engines' lines (U+FFFD for
-    bad bytes): the one string round trip kept, for those lines only. A line is a document when its fields, id and labels are there; only the other
-    lines are tested in the Python parsers' order (a document is never blank: its id or label is
-    not white space). Each step is a projection of its own, which Spark does not inline."""
+    bad bytes): the one string round trip kept, for those lines only. A line is a document when
+    its fields, id and labels are there; only the other lines are tested in the Python parsers'
+    order (a document is never blank: its id or label is not white space). Each step is a
+    projection of its own, which Spark does not inline."""
     from pyspark.sql import functions as F
 
     def strip(column):  # Python's str.strip(): SQL's trim alone takes only the space
