@@ -2,15 +2,16 @@
 counts, and the affect/effect n-gram events.
 
 Plain pyarrow and numpy, no Spark: the arrow counting engines and the arrow scorer call these on
-each Arrow batch. ``word_tokens`` gives exactly what ``text.tokenizer("words")`` gives
-per document (``re.findall(r"\\w+", text.lower())``), as one flat string array plus the
-document index of each token. All-ASCII documents (nearly all of real English text) are split by
-byte arithmetic in numpy; the others go through RE2 (``[^\\pL\\pN_]+`` after ``utf8_lower``),
-three times slower. The two characters whose lower case differs between Python's ``str.lower``
-and utf8proc's simple lower-casing, ``İ`` (Python: ``i`` + U+0307, which splits ``İstanbul``) and
-``Σ`` (Python: ``ς`` at the end of a word, ``ΟΔΟΣ`` -> ``οδος``), send their document through
-Python's own tokenizer. (Code points that the Unicode database of the running Python does not
-know yet, but utf8proc's does, are word characters only for RE2.)
+each Arrow batch. ``token_codes`` gives exactly what ``text.tokenizer("words")`` gives per
+document (``re.findall(r"\\w+", text.lower())``), as each token's code in the batch's vocabulary
+plus the document index of each token (``word_tokens`` spells the codes out). All-ASCII documents
+(nearly all of real English text) are split by byte arithmetic in numpy; the others go through RE2
+(``[^\\pL\\pN_]+`` after ``utf8_lower``), three times slower. The two characters whose lower case
+differs between Python's ``str.lower`` and utf8proc's simple lower-casing, ``İ`` (Python: ``i`` +
+U+0307, which splits ``İstanbul``) and ``Σ`` (Python: ``ς`` at the end of a word, ``ΟΔΟΣ`` ->
+``οδος``), send their document through Python's own tokenizer. (Code points that the Unicode
+database of the running Python does not know yet, but utf8proc's does, are word characters only
+for RE2.)
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from .text import NON_WORD_RUN, tokenizer
 
 __all__ = [
     "LABEL_TOKEN_SCHEMA", "PartialCounts", "checked_sum", "count_label_tokens", "decode_replacements", "documents", "ngram_events",
-    "ngram_schema", "word_tokens",
+    "ngram_schema", "token_codes", "word_tokens",
 ]
 
 #: The partial naive Bayes counts that ``count_label_tokens`` returns and the engine sums.
@@ -42,20 +43,36 @@ def documents(lines: pa.RecordBatch) -> pa.RecordBatch:
     return lines if pc.all(is_doc).as_py() is not False else lines.filter(is_doc)
 
 
-def _ascii_tokens(texts: pa.StringArray) -> tuple[pa.StringArray, np.ndarray]:
-    """Tokens of all-ASCII ``texts`` by byte arithmetic: word bytes are ``[0-9A-Za-z_]``; a
-    token is a run of them inside one document, lower-cased."""
+#: ``_LOW_BYTES[n]``: the mask of a little-endian 64-bit word's first ``n`` bytes (0 to 8).
+_LOW_BYTES = np.array([(1 << (8 * n)) - 1 for n in range(9)], np.uint64)
+
+
+def _ascii_tokens(texts: pa.StringArray) -> tuple[np.ndarray, pa.StringArray, np.ndarray]:
+    """``(codes, vocab, doc)`` of all-ASCII ``texts`` by byte arithmetic: word bytes are
+    ``[0-9A-Za-z_]``; a token is a run of them inside one document, lower-cased.
+
+    Tokens are not copied out of the text one by one: a token's first 8 bytes are read as one
+    64-bit integer, the bytes after the token masked to zero (a word byte is never zero, so the
+    integer spells a token of up to 8 bytes), and the integers are dictionary-encoded, which is
+    cheaper than hashing strings. A token of 9 to 16 bytes (about one in ten in English) is the
+    pair of its two words' codes, encoded again; only the longer ones (nearly none) are gathered
+    into strings. The vocabulary is the distinct integers spelt out, then the distinct longer
+    tokens; it may also hold the first 8 bytes of a longer token, which no code names.
+    """
     offsets = np.frombuffer(texts.buffers()[1], dtype=np.int32, count=len(texts) + 1, offset=texts.offset * 4)
     data = np.frombuffer(texts.buffers()[2], dtype=np.uint8)[offsets[0] : offsets[-1]] if texts.buffers()[2] else np.empty(0, np.uint8)
     if not len(data):
-        return pa.array([], pa.string()), np.empty(0, np.int64)
+        return np.empty(0, np.int64), pa.array([], pa.string()), np.empty(0, np.int64)
     bounds = offsets - offsets[0]
-    folded = data | np.uint8(32)  # ASCII upper case to lower case; digits keep their bytes, "_" becomes DEL
+    padded = np.zeros(len(data) + 8, np.uint8)  # the text lower-cased, and room to read 8 bytes from its last byte
+    folded = padded[: len(data)]
+    np.bitwise_or(data, np.uint8(32), out=folded)  # ASCII upper case to lower case; digits keep their bytes, "_" becomes DEL
     scratch = folded - np.uint8(97)  # unsigned: a letter is below 26, anything else wraps above
     word = scratch < 26
     np.subtract(data, np.uint8(48), out=scratch)
     word |= scratch < 10
     word |= data == 95
+    folded[folded == 127] = 95  # back to "_" (a DEL in the text becomes "_" too, but is never in a token)
     w = word.view(np.int8)
     edge = np.empty(len(w) + 1, np.int8)  # +1 where a run of word bytes starts, -1 just after one ends
     edge[0], edge[-1] = w[0], -w[-1]
@@ -68,14 +85,45 @@ def _ascii_tokens(texts: pa.StringArray) -> tuple[pa.StringArray, np.ndarray]:
     if len(cross):
         starts = np.insert(starts, np.searchsorted(starts, cross), cross)
         ends = np.insert(ends, np.searchsorted(ends, cross), cross)
-    kept = np.compress(word, folded)  # the tokens' bytes, back to back, lower-cased
-    kept[kept == 127] = 95  # DEL is never a word byte: it was "_"
-    token_offsets = np.empty(len(starts) + 1, np.int32)
-    token_offsets[0] = 0
-    np.cumsum((ends - starts).astype(np.int32), out=token_offsets[1:])
-    tokens = pa.StringArray.from_buffers(len(starts), pa.py_buffer(token_offsets), pa.py_buffer(kept))
+    lengths = ends - starts
+    words = np.ndarray((len(data) + 1,), "<u8", padded, strides=(1,))  # the 8 bytes from each offset
+    first = pc.dictionary_encode(pa.array(words[starts] & _LOW_BYTES[np.minimum(lengths, 8)]))
+    codes = first.indices.to_numpy().astype(np.int64)
+    vocab = [_unpacked(first.dictionary.to_numpy())]
+    mid = np.flatnonzero((lengths > 8) & (lengths <= 16))
+    if len(mid):  # a pair of (the first 8 bytes' code, the next 8 bytes' code)
+        second = pc.dictionary_encode(pa.array(words[starts[mid] + 8] & _LOW_BYTES[lengths[mid] - 8]))
+        pairs = pc.dictionary_encode(pa.array(codes[mid] * len(second.dictionary) + second.indices.to_numpy()))
+        pair_codes = pairs.indices.to_numpy().astype(np.int64)
+        seen = np.flatnonzero(np.diff(np.maximum.accumulate(pair_codes), prepend=-1))  # each pair's first token
+        codes[mid] = sum(map(len, vocab)) + pair_codes
+        vocab.append(_gathered(folded, starts[mid[seen]], lengths[mid[seen]]))
+    long = np.flatnonzero(lengths > 16)
+    if len(long):
+        encoded = pc.dictionary_encode(_gathered(folded, starts[long], lengths[long]))
+        codes[long] = sum(map(len, vocab)) + encoded.indices.to_numpy()
+        vocab.append(encoded.dictionary)
     per_doc = np.diff(np.searchsorted(starts, bounds))
-    return tokens, np.repeat(np.arange(len(texts)), per_doc)
+    return codes, pa.concat_arrays(vocab), np.repeat(np.arange(len(texts)), per_doc)
+
+
+def _unpacked(words: np.ndarray) -> pa.StringArray:
+    """The tokens that 64-bit little-endian ``words`` spell, their bytes up to the first zero."""
+    as_bytes = np.asarray(words, "<u8").view(np.uint8).reshape(-1, 8)
+    return _strings(as_bytes[as_bytes != 0], np.count_nonzero(as_bytes, axis=1))
+
+
+def _gathered(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> pa.StringArray:
+    """The strings of ``lengths`` bytes from ``starts`` in ``data`` (ASCII)."""
+    before = np.cumsum(lengths) - lengths  # each string's first byte in the gathered bytes
+    return _strings(data[np.repeat(starts - before, lengths) + np.arange(before[-1] + lengths[-1])], lengths)
+
+
+def _strings(data: np.ndarray, lengths: np.ndarray) -> pa.StringArray:
+    """A string array of ``data`` cut into ``lengths`` bytes (ASCII)."""
+    offsets = np.zeros(len(lengths) + 1, np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.StringArray.from_buffers(len(lengths), pa.py_buffer(offsets), pa.py_buffer(np.ascontiguousarray(data)))
 
 
 def _regex_tokens(texts) -> tuple[pa.Array, np.ndarray]:
@@ -92,9 +140,10 @@ def _python_tokens(texts) -> tuple[pa.Array, np.ndarray]:
     return pa.array([t for doc in per_doc for t in doc], pa.string()), np.repeat(np.arange(len(per_doc)), [len(d) for d in per_doc])
 
 
-def word_tokens(texts) -> tuple[pa.Array, np.ndarray]:
-    """``(tokens, doc)``: every token of ``texts`` (a string array, no nulls) in document order,
-    and the index in ``texts`` of the document each came from."""
+def token_codes(texts) -> tuple[np.ndarray, pa.StringArray, np.ndarray]:
+    """``(codes, vocab, doc)``: every token of ``texts`` (a string array, no nulls) in document
+    order, as its index in ``vocab``, and the index in ``texts`` of the document each came from.
+    ``vocab`` holds each token once, and may hold strings that no code names."""
     if isinstance(texts, pa.ChunkedArray):
         texts = texts.combine_chunks()
     if texts.type == pa.large_string():
@@ -106,13 +155,23 @@ def word_tokens(texts) -> tuple[pa.Array, np.ndarray]:
     ascii_rows, non_ascii = np.flatnonzero(is_ascii), np.flatnonzero(~is_ascii)
     python_case = pc.match_substring_regex(pc.take(texts, pa.array(non_ascii)), PYTHON_CASE).to_numpy(zero_copy_only=False)
     python_rows, other_rows = non_ascii[python_case], non_ascii[~python_case]
-    a_tokens, a_doc = _ascii_tokens(pc.take(texts, pa.array(ascii_rows)))
+    a_codes, a_vocab, a_doc = _ascii_tokens(pc.take(texts, pa.array(ascii_rows)))
     o_tokens, o_doc = _regex_tokens(pc.take(texts, pa.array(other_rows)))
     p_tokens, p_doc = _python_tokens(pc.take(texts, pa.array(python_rows)))
-    tokens = pa.concat_arrays([a_tokens, o_tokens.cast(pa.string()), p_tokens])
+    other = pc.dictionary_encode(pa.concat_arrays([o_tokens.cast(pa.string()), p_tokens]))
+    merged = pc.dictionary_encode(pa.concat_arrays([a_vocab, other.dictionary]))  # a token in both parts: one code
+    remap = merged.indices.to_numpy().astype(np.int64)
+    codes = np.concatenate([remap[a_codes], remap[len(a_vocab) + other.indices.to_numpy().astype(np.int64)]])
     doc = np.concatenate([ascii_rows[a_doc], other_rows[o_doc], python_rows[p_doc]])
     order = np.argsort(doc, kind="stable")  # back to document order
-    return pc.take(tokens, pa.array(order)), doc[order]
+    return codes[order], merged.dictionary, doc[order]
+
+
+def word_tokens(texts) -> tuple[pa.Array, np.ndarray]:
+    """``(tokens, doc)``: every token of ``texts`` (a string array, no nulls) in document order,
+    and the index in ``texts`` of the document each came from (``token_codes``, spelt out)."""
+    codes, vocab, doc = token_codes(texts)
+    return pc.take(vocab, pa.array(codes)), doc
 
 
 def count_label_tokens(labels, texts, distinct_per_doc: bool = False) -> tuple[pa.Table, np.ndarray]:
@@ -123,15 +182,13 @@ def count_label_tokens(labels, texts, distinct_per_doc: bool = False) -> tuple[p
     With ``distinct_per_doc`` a token counts once per document (Bernoulli). Returns a table
     ``label, token, n`` and a boolean array: which documents have at least one token.
     """
-    tokens, doc = word_tokens(texts)
+    token_code, vocab, doc = token_codes(texts)
     has_tokens = np.zeros(len(texts), bool)
     has_tokens[doc] = True
     schema = LABEL_TOKEN_SCHEMA
-    if not len(tokens):
+    if not len(token_code):
         return schema.empty_table(), has_tokens
-    vocab = pc.dictionary_encode(tokens)
-    token_code = vocab.indices.to_numpy().astype(np.int64)
-    width = len(vocab.dictionary)
+    width = len(vocab)
     doc = doc.astype(np.int64)
     if distinct_per_doc:  # one (doc, token) pair per document
         pair = np.unique(doc * width + token_code, return_index=True)[1]
@@ -157,7 +214,7 @@ def count_label_tokens(labels, texts, distinct_per_doc: bool = False) -> tuple[p
     else:
         keys, n = np.unique(keys, return_counts=True)
     table = pa.table(
-        [pc.take(label_dict.dictionary, pa.array(keys // width)), pc.take(vocab.dictionary, pa.array(keys % width)), pa.array(n, pa.int64())],
+        [pc.take(label_dict.dictionary, pa.array(keys // width)), pc.take(vocab, pa.array(keys % width)), pa.array(n, pa.int64())],
         schema=schema,
     )
     return table, has_tokens

@@ -126,7 +126,7 @@ def _score_partition(records, bc_model, k, threshold, n_ranked, tally):
 
 def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, n_ranked: int) -> Scored:
     """Score ``tsv``/``sms`` test text in one pass without Python per token: Spark reads the
-    lines, each Arrow batch is tokenized (``arrow_text.word_tokens``), looked up and scored by
+    lines, each Arrow batch is tokenized (``arrow_text.token_codes``), looked up and scored by
     vectorised code. Line statistics and unknown tokens are counted into the accumulator; the
     first malformed lines are named after the write (in failfast mode the first one stops the run
     before the results are renamed into place)."""
@@ -288,7 +288,7 @@ def _arrow_score_batches(batches, bc_model, k, threshold, n_ranked, tally):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .arrow_text import decode_replacements, documents, word_tokens
+    from .arrow_text import decode_replacements, documents, token_codes
 
     model: NBModel = bc_model.value
     vocab = pa.array(sorted(model.vocab, key=model.vocab.get))
@@ -309,16 +309,16 @@ def _arrow_score_batches(batches, bc_model, k, threshold, n_ranked, tally):
         n = batch.num_rows
         if n == 0:
             continue
-        tokens, rows = word_tokens(batch.column("text"))
+        codes, batch_vocab, rows = token_codes(batch.column("text"))
         seen["empty_documents"] += int(n - np.count_nonzero(np.bincount(rows, minlength=n)))
-        idx = pc.index_in(tokens, value_set=vocab)
-        known = idx.is_valid().to_numpy(zero_copy_only=False)
+        idx = pc.index_in(batch_vocab, value_set=vocab).fill_null(-1).to_numpy()[codes]  # each distinct token looked up once
+        known = idx >= 0
         seen["unknown_features"] += int(len(known) - known.sum())
-        X = csr_rows(rows[known], idx.fill_null(0).to_numpy()[known], n, len(vocab), model.kind == "bernoulli")
+        X = csr_rows(rows[known], idx[known], n, len(vocab), model.kind == "bernoulli")
         per_row = None
         if model.unseen_totals is not None:  # Cohen's v2: the unknown tokens of each row, and the distinct ones
             unknown_rows = rows[~known]
-            pairs = pa.table({"r": unknown_rows, "t": pc.filter(tokens, pa.array(~known))}).group_by(["r", "t"]).aggregate([])
+            pairs = pa.table({"r": unknown_rows, "t": codes[~known]}).group_by(["r", "t"]).aggregate([])
             per_row = np.vstack([np.bincount(unknown_rows, minlength=n), np.bincount(pairs.column("r").to_numpy(), minlength=n)])
         jll = text_jll(model, X, per_row)
         seen["unexplained_documents"] += unexplained(jll)

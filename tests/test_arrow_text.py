@@ -5,9 +5,10 @@ import re
 from collections import Counter
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
-from nbspark.arrow_text import PartialCounts, count_label_tokens, documents, ngram_events, word_tokens
+from nbspark.arrow_text import PartialCounts, count_label_tokens, documents, ngram_events, token_codes, word_tokens
 
 WORDS = re.compile(r"\w+")
 
@@ -68,6 +69,39 @@ def test_word_tokens_ascii_edges_between_documents(offset):
     texts = ["ab", "cd", "", "", "_E", "F_", "9", "\x7f_\x7f", "@A[a`z{Z", "", "end"]
     tokens, doc = word_tokens(pa.array(texts).slice(offset))
     assert list(zip(doc.tolist(), tokens.to_pylist())) == python_tokens(texts[offset:])
+
+
+def _token_lengths_texts():
+    # tokens of every length from 1 to 40 bytes (the 8-byte word, the pair of words, the strings),
+    # the same long token twice and with different case, tokens that share their first 8 or 16
+    # bytes, "_" inside long tokens, and tokens that touch across a document boundary
+    words = ["ab_Cd" * 8][0]
+    texts = [words[:n] + " " + words[:n].upper() for n in range(1, 41)]
+    texts += ["internationally International internal INTERNATIONALISATION interstate", "abcdefgh abcdefghi abcdefghij"]
+    texts += ["abcdefghabcdefgh abcdefghabcdefghx abcdefghabcdefghxy", "x" * 17, "y" * 9, "z" * 8, "Q" * 300]
+    texts += ["tail_of_a_long_token", "continues_here", "", "12345678901234567", "last"]
+    return texts
+
+
+@pytest.mark.parametrize("offset", [0, 1, 5])
+def test_word_tokens_of_every_length(offset):
+    texts = _token_lengths_texts()
+    tokens, doc = word_tokens(pa.array(texts).slice(offset))
+    assert list(zip(doc.tolist(), tokens.to_pylist())) == python_tokens(texts[offset:])
+
+
+@pytest.mark.parametrize("non_ascii", [False, True])
+def test_token_codes_name_each_token_once(non_ascii):
+    # one code per distinct token, also where the same token is in an ASCII document and in one
+    # tokenized by RE2 or by Python (a non-ASCII document)
+    texts = _token_lengths_texts() + (["café internationally abcdefghi the", "İstanbul the abcdefgh"] if non_ascii else [])
+    codes, vocab, doc = token_codes(pa.array(texts))
+    spelt = pc.take(vocab, pa.array(codes)).to_pylist()
+    assert list(zip(doc.tolist(), spelt)) == python_tokens(texts)
+    code_of = {}
+    for code, token in zip(codes.tolist(), spelt):
+        assert code_of.setdefault(token, code) == code
+    assert len(set(code_of.values())) == len(code_of)
 
 
 def test_word_tokens_chunked_and_large_string():
