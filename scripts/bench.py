@@ -30,8 +30,10 @@ The affect/effect task is benchmarked too (``--books-scales``): Google Books 5-g
 plain-Python Counter over the same events in one process; each model classifies the Reuters
 affect/effect windows, and the accuracy must not move with N (the counts only scale).
 
-Each contender runs ``--warmup`` times untimed (default 1) before its ``--repeat`` timed runs, so
-that none pays the process's one-off costs for another. Prints a table (median and range over
+At each scale the contenders run in rounds, each once a round: ``--warmup`` untimed rounds
+(default 1), then ``--repeat`` timed ones, so that none pays the process's one-off costs for
+another (a fresh JVM's JIT compiles Spark for minutes: one contender's runs timed after another's
+would run in a warmer JVM). Prints a table (median and range over
 ``--repeat`` runs, tokens/s, peak memory, broadcast size) and the ratios nbspark/MLlib and nbspark/scikit-learn; ``--json FILE`` writes the same,
 with ``train_ratio_vs_mllib``, ``train_ratio_vs_sklearn``,
 ``classify_throughput_ratio_vs_mllib`` (scoring), ``classify_job_throughput_ratio_vs_mllib``
@@ -104,7 +106,30 @@ def timed(fn, repeat: int, warmup: int | None = None):
         start = time.perf_counter()
         out = fn()
         times.append(time.perf_counter() - start)
-    return out, {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "runs": len(times)}
+    return out, timing(times)
+
+
+def timing(times: list[float]) -> dict:
+    return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "runs": len(times)}
+
+
+def interleaved(steps, repeat: int, warmup: int | None = None) -> dict:
+    """``{name: (its last result, timing)}`` for each named step of ``steps`` (``(name, fn)``; a
+    step named ``None`` runs untimed, to prepare the steps after it), run in rounds: ``warmup``
+    untimed rounds (default ``WARMUP``), then ``repeat`` timed ones, each step once a round.
+
+    In rounds, not each contender's runs one series after another, because a fresh JVM's JIT goes
+    on compiling Spark for minutes and the series that ran first paid for it: HotSpot's compiler
+    threads took 2.1, 1.4 and 1.3 CPU-s of nbspark's first ×50 train runs (on 2 cores), and
+    0.6 to 0.7 CPU-s once MLlib's fits had run."""
+    results, times = {}, {name: [] for name, _ in steps if name}
+    for n in range((WARMUP if warmup is None else warmup) + repeat):
+        for name, fn in steps:
+            start = time.perf_counter()
+            results[name] = fn()
+            if name and n >= (WARMUP if warmup is None else warmup):
+                times[name].append(time.perf_counter() - start)
+    return {name: (results[name], timing(t)) for name, t in times.items()}
 
 
 def jvm_heap_mb(spark) -> float:
@@ -172,12 +197,11 @@ def main(argv=None) -> int:
                 "train.format": "sms", "train.path": str(train_path), "test.format": "sms", "test.path": str(test_path),
             })
             model_dir = work / "model"
+            state = {}  # what a step leaves for the steps after it: models
 
             def nb_train():
                 shutil.rmtree(model_dir, ignore_errors=True)
                 return train_nb(spark, cfg, resolve_input(cfg.train, None), model_dir)
-
-            _, row["nbspark_train"] = timed(nb_train, args.repeat)
 
             def nb_classify(path):
                 out = work / "results"
@@ -186,30 +210,16 @@ def main(argv=None) -> int:
                                          "test.format": "sms", "test.path": str(path)})
                 return classify_nb(spark, run, model_dir, resolve_input(run.test, None), out)
 
-            def nb_score(model_dir, path):
+            big_run = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "test.format": "sms", "test.path": str(big_test)})
+
+            def nb_score():
                 # the scorer alone, as MLlib's transform is timed: the model loaded and broadcast
-                # once, the predictions forced by a sum
-                run = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "test.format": "sms", "test.path": str(path)})
-                model = nb_model(spark, model_dir)
-                inputs = resolve_input(run.test, None)
-                if args.scoring != "arrow":
-                    return None
-
-                def scored_sum():
-                    scored = score(spark, run, inputs, "arrow", None, model, len(model.classes))
-                    try:
-                        return scored.predictions.agg(F.sum("probability")).collect()
-                    finally:
-                        scored.release()
-
-                return timed(scored_sum, args.repeat)[1]
-
-            metrics, row["nbspark_classify_test"] = timed(lambda: nb_classify(test_path), args.repeat)
-            row["nbspark_accuracy"] = metrics["accuracy"]
-            row["broadcast_bytes"] = metrics["broadcast_bytes"] or 0
-            _, row["nbspark_classify_x10"] = timed(lambda: nb_classify(big_test), args.repeat)
-            row["nbspark_score_x10"] = nb_score(model_dir, big_test)
-            row["jvm_heap_mb"] = jvm_heap_mb(spark)
+                # beforehand (untimed), the predictions forced by a sum
+                scored = score(spark, big_run, resolve_input(big_run.test, None), "arrow", None, state["model"], len(state["model"].classes))
+                try:
+                    return scored.predictions.agg(F.sum("probability")).collect()
+                finally:
+                    scored.release()
 
             # MLlib
             pipeline = Pipeline(stages=[
@@ -218,26 +228,44 @@ def main(argv=None) -> int:
                 CountVectorizer(inputCol="tokens", outputCol="features", vocabSize=1 << 20),
                 NaiveBayes(featuresCol="features", labelCol="y", smoothing=1.0, modelType="multinomial"),
             ])
-            train_df = as_df(train_path)
-            fitted, row["mllib_fit"] = timed(lambda: pipeline.fit(train_df), args.repeat)
-            labels = fitted.stages[0].labels
-            pred = fitted.transform(as_df(test_path)).select("prediction").collect()
-            row["mllib_accuracy"] = float(np.mean(np.array([labels[int(r[0])] for r in pred]) == test_gold))
-            big_df = as_df(big_test)
-            _, row["mllib_transform_x10"] = timed(lambda: fitted.transform(big_df).agg(F.sum("prediction")).collect(), args.repeat)
+            train_df, big_df = as_df(train_path), as_df(big_test)
 
             # scikit-learn, one core
             texts = [t for _, t in train_docs] * scale
             ys = [label for label, _ in train_docs] * scale
+            big_texts = [t for _, t in train_docs] * args.test_copies
 
             def sk_fit():
                 cv = SkCountVectorizer(token_pattern=r"(?u)\w+")
-                return cv, MultinomialNB(alpha=1.0).fit(cv.fit_transform(texts), ys)
+                state["sklearn"] = cv, MultinomialNB(alpha=1.0).fit(cv.fit_transform(texts), ys)
 
-            (cv, sk), row["sklearn_fit"] = timed(sk_fit, args.repeat)
+            def sk_predict():
+                cv, sk = state["sklearn"]
+                return sk.predict(cv.transform(big_texts))
+
+            steps = [
+                ("nbspark_train", nb_train),
+                (None, lambda: state.update(model=nb_model(spark, model_dir))),
+                ("nbspark_classify_test", lambda: nb_classify(test_path)),
+                ("nbspark_classify_x10", lambda: nb_classify(big_test)),
+                *([("nbspark_score_x10", nb_score)] if args.scoring == "arrow" else []),
+                ("mllib_fit", lambda: state.update(mllib=pipeline.fit(train_df))),
+                ("mllib_transform_x10", lambda: state["mllib"].transform(big_df).agg(F.sum("prediction")).collect()),
+                ("sklearn_fit", sk_fit),
+                ("sklearn_predict_x10", sk_predict),
+            ]
+            ran = interleaved(steps, args.repeat)
+            row.update({name: t for name, (_, t) in ran.items()})
+            row.setdefault("nbspark_score_x10", None)
+            metrics = ran["nbspark_classify_test"][0]
+            row["nbspark_accuracy"] = metrics["accuracy"]
+            row["broadcast_bytes"] = metrics["broadcast_bytes"] or 0
+            row["jvm_heap_mb"] = jvm_heap_mb(spark)
+            labels = state["mllib"].stages[0].labels
+            pred = state["mllib"].transform(as_df(test_path)).select("prediction").collect()
+            row["mllib_accuracy"] = float(np.mean(np.array([labels[int(r[0])] for r in pred]) == test_gold))
+            cv, sk = state["sklearn"]
             row["sklearn_accuracy"] = float(np.mean(sk.predict(cv.transform([t for _, t in test_docs])) == test_gold))
-            big_texts = [t for _, t in train_docs] * args.test_copies
-            _, row["sklearn_predict_x10"] = timed(lambda: sk.predict(cv.transform(big_texts)), args.repeat)
 
             # plain Python
             if scale <= 10 or args.python_all:
