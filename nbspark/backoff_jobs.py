@@ -152,7 +152,7 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, 
         return metrics
 
     extra = {"model": str(model_dir), "test_input": str(inputs.root), "test_is_training_data": overlap == "all"}
-    result = Scored(predictions, lambda: {"input_stats": stats, "malformed_examples": bad}, release)
+    result = Scored(predictions, lambda: {"input_stats": stats, "malformed_examples": bad}, release, scored.getNumPartitions)
     return write_results(spark, out, result, metrics_of, format_classify_report, extra, started,
                          empty=(BACKOFF.unit, why_empty("backoff", set_of)))
 

@@ -91,6 +91,7 @@ def score(spark, cfg: ExperimentConfig, inputs: Inputs, scoring: str, counts, mo
         spark.createDataFrame(scored, schema=PREDICTION_DDL),
         lambda: {"input_stats": stats, "malformed_examples": bad, **{k: tally.value.get(k, 0) for k in SCORING_COUNTS}},
         release,
+        scored.getNumPartitions,
     )
 
 
@@ -158,7 +159,7 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
         )
         return {"input_stats": line_stats, "malformed_examples": bad, **{k: counted.get(k, 0) for k in SCORING_COUNTS}}
 
-    return Scored(predictions, stats, bc.unpersist)
+    return Scored(predictions, stats, bc.unpersist, lambda: lines.rdd.getNumPartitions())  # mapInArrow keeps the input's partitions
 
 
 def _doc_token_rows(keyed, binary):

@@ -589,3 +589,38 @@ def test_alpha_zero_documents_no_class_can_explain_are_counted_by_every_scorer(s
     cfg = load_config(None, {**base, "nb.alpha": "1"})
     metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "alpha1", frozenset({"nb.alpha"}))
     assert metrics["unexplained_documents"] == 0 and "no class can explain" not in (tmp_path / "alpha1" / "report.txt").read_text()
+
+
+@pytest.mark.parametrize("scoring", ["arrow", "broadcast", "join"])
+def test_a_scorers_partition_count_is_its_predictions(spark, fixtures, tmp_path, scoring):
+    """write_results sizes the predictions' files by the scorer's count of their partitions (it
+    no longer plans them to count them); the count must be the planned one. Six input files, a
+    few predictions: more partitions than local[2] has cores (the SQL text source packs small
+    files into as many partitions as cores, unless its partitions are small), so AQE rebalances
+    them into one file."""
+    from nbspark.nb_scoring import score
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for i in range(6):
+        (corpus / f"{i}.tsv").write_text((fixtures / "china_test.tsv").read_text(encoding="utf-8"), encoding="utf-8")
+    cfg = china_cfg(fixtures, tmp_path, scoring=scoring, **{"test.path": str(corpus)})
+    fit(spark, cfg, tmp_path / "model")
+    inputs = resolve_input(cfg.test, None)
+    model = _model(spark, tmp_path / "model", cfg) if scoring != "join" else None
+    counts = read_counts(spark, tmp_path / "model", NAIVE_BAYES, load_nb_manifest(tmp_path / "model")) if scoring == "join" else None
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "1k")
+    try:
+        scored = score(spark, cfg, inputs, scoring, counts, model, 2)
+        try:
+            planned = scored.predictions.rdd.getNumPartitions()
+            if scoring == "join":
+                assert scored.partitions is None
+            else:
+                assert scored.partitions() == planned > 2
+        finally:
+            scored.release()
+        classify_nb(spark, cfg, tmp_path / "model", inputs, tmp_path / "r")
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    assert len(list((tmp_path / "r" / "predictions").glob("part-*.parquet"))) == 1
