@@ -40,7 +40,7 @@ from .text import TOKEN_RE, centred_windows, line_ends, line_pieces, tokenize, t
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load", "read_count_rows"]
+__all__ = ["BackoffPrediction", "BackoffPredictor", "NBPredictor", "load", "read_count_rows", "read_count_table"]
 
 
 def load(path, *, chain: Sequence[str] | None = None, alpha: float | None = None,
@@ -65,16 +65,26 @@ def load(path, *, chain: Sequence[str] | None = None, alpha: float | None = None
 
 def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple]:
     """The count table's rows as tuples in the schema's column order, after the same checks as the jobs'."""
+    table = read_count_table(model_dir, ddl, manifest)
+    return list(zip(*(column.to_pylist() for column in table.columns)))
+
+
+def read_count_table(model_dir: Location, ddl: str, manifest: dict):
+    """The count table as one pyarrow Table, its columns in the schema's order, after the same
+    checks as the jobs'."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     parts = check_table(model_dir / "counts", ddl, manifest.get("count_rows"))
     names = list(ddl_columns(ddl))
-    rows = []
+    tables = []
     for part in parts:
         with arrow_input(part) as source:
-            table = pq.read_table(source, columns=names)
-        rows.extend(zip(*(table.column(n).to_pylist() for n in names)))
-    return rows
+            tables.append(pq.read_table(source, columns=names))
+    if not tables:  # no part file: no rows (a table of no rows has its footer's schema)
+        arrow = {"string": pa.string(), "bigint": pa.int64(), "double": pa.float64(), "int": pa.int32()}
+        return pa.schema([(n, arrow[t]) for n, t in ddl_columns(ddl).items()]).empty_table()
+    return pa.concat_tables(tables)
 
 
 @dataclass(frozen=True)

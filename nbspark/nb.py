@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
+from .nb_counts import Y, Y_ANY, YG, YX, YX_ANY, collect_counts, declared_counts
+
 __all__ = [
     "COUNT_DDL", "NBModel", "add_values", "binary_cell", "number_cell", "bernoulli_log_probs",
     "class_log_prior", "multinomial_log_prob", "build_nb_model", "csr_rows", "text_jll",
@@ -48,7 +50,6 @@ __all__ = [
     "score_rows", "top_labels", "unexplained",
 ]
 
-Y_ANY, Y, YX, YX_ANY, YG = "Y=ANY", "Y", "YX", "YX=ANY", "YG"
 
 #: The count-row layout of naive Bayes models (``n`` for counts; Gaussian rows add Σx, Σx²).
 COUNT_DDL = (
@@ -176,11 +177,12 @@ class NBModel:
 def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_smoothing: float = 1e-9,
                    prior_alpha: float = 0.0, unseen: str = "drop", domains: dict | None = None) -> NBModel:
     """Build an ``NBModel`` of ``kind`` from count rows ``(event, label, feature, value, n, sum, sumsq)``
+    or the count table itself as a pyarrow Table (faster: its YX rows are not looked at one by one)
     (``prior_alpha``: see ``class_log_prior``; ``unseen``, ``domains``: see ``nb_settings``).
     ``alpha = 0`` is the maximum-likelihood estimate: a zero count gives log 0 = −inf."""
     if alpha < 0:
         raise ValueError(f"alpha must be >= 0, got {alpha}")
-    docs, total_docs, yx, yx_any, yg = _collect(rows)
+    docs, total_docs, yx, yx_any, yg = collect_counts(rows)
     classes = tuple(sorted(docs))
     cidx = {c: i for i, c in enumerate(classes)}
     class_count = np.array([docs[c] for c in classes], dtype=np.float64)
@@ -188,13 +190,13 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
         prior = class_log_prior(class_count, total_docs or class_count.sum(), np.log, prior_alpha, len(classes))
     out = {"kind": kind, "classes": classes, "class_log_prior": prior, "alpha": alpha}
     if kind in ("categorical", "mixed"):
-        yx = _declared(yx, domains or {}, classes)
+        yx = declared_counts(yx, domains or {}, classes)
     if kind in ("multinomial", "bernoulli", "categorical", "mixed") and (yx or kind != "mixed"):
-        features = sorted({f for _, f in yx}, key=lambda f: (f,) if isinstance(f, str) else f)
+        features = {f for _, f in yx}  # tokens or column names (str) and (column, value) pairs, in the order of (name,) and (column, value)
+        features = sorted(features) if all(isinstance(f, str) for f in features) else sorted(features, key=lambda f: (f,) if isinstance(f, str) else f)
         vocab = {f: i for i, f in enumerate(features)}
         counts = np.zeros((len(classes), len(features)))
-        for (label, f), n in yx.items():
-            counts[cidx[label], vocab[f]] = n
+        counts[[cidx[label] for label, _ in yx], [vocab[f] for _, f in yx]] = list(yx.values())
         with np.errstate(divide="ignore", invalid="ignore"):
             out.update(_weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains or {}))
         out["vocab"] = vocab
@@ -203,46 +205,6 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
     if kind == "gaussian" and not yg:
         raise ValueError("a Gaussian model needs numeric features (YG rows)")
     return NBModel(**out)
-
-
-def _collect(rows):
-    """The count rows by event: documents per class, all documents, YX, YX=ANY and YG sums."""
-    docs: dict[str, int] = {}
-    total_docs = 0
-    yx: dict[tuple, int] = {}
-    yx_any: dict[str, int] = {}
-    yg: dict[tuple, tuple[int, float, float]] = {}
-    for event, label, feature, value, n, s, ss in rows:
-        if event == Y_ANY:
-            total_docs += n
-        elif event == Y:
-            docs[label] = docs.get(label, 0) + n
-        elif event == YX:
-            key = (label, feature if value is None else (feature, value))
-            yx[key] = yx.get(key, 0) + n
-        elif event == YX_ANY:
-            yx_any[label] = yx_any.get(label, 0) + n
-        elif event == YG:
-            yg[(label, feature)] = (n, s, ss)
-        else:
-            raise ValueError(f"unknown event {event!r} in a naive Bayes count table")
-    if not docs:
-        raise ValueError("the count table has no class counts (Y rows)")
-    return docs, total_docs, yx, yx_any, yg
-
-
-def _declared(yx: dict, domains: dict, classes) -> dict:
-    """Categorical counts with every value of each declared domain present (zero where unseen); a
-    counted value outside its column's declared domain is refused."""
-    yx = dict(yx)
-    for (label, f), _n in list(yx.items()):
-        if isinstance(f, tuple) and f[0] in domains and f[1] not in domains[f[0]]:
-            raise ValueError(f"column {f[0]!r}: value {f[1]!r} was counted in training but is outside its declared domain {list(domains[f[0]])}")
-    for column, values in domains.items():
-        for v in values:
-            for c in classes:
-                yx.setdefault((c, (column, v)), 0)
-    return yx
 
 
 def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains) -> dict:

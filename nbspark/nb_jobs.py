@@ -19,7 +19,7 @@ from .errors import ConfigError
 from .inputs import Inputs
 from .manifests import NB_KIND, load_manifest
 from .metrics import LOG_EPS, classification_metrics, format_classification_report, pr_curve
-from .models import read_count_rows
+from .models import read_count_table
 from .nb import COUNT_DDL, build_nb_model
 from .nb_count import count_nb
 from .nb_scoring import RANKED, score
@@ -130,8 +130,8 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
     if scoring == "join":  # the count table joined to the test events in Spark
         counts = read_counts(spark, model_dir, NAIVE_BAYES, manifest)
     else:  # broadcast and arrow scoring ship the model as arrays: its rows read as nbspark.load reads them (no Spark job)
-        rows = read_count_rows(model_dir, COUNT_DDL, manifest)
-        model = build_nb_model(rows, manifest["model"], **model_options(dataclasses.asdict(cfg.nb)))
+        table = read_count_table(model_dir, COUNT_DDL, manifest)
+        model = build_nb_model(table, manifest["model"], **model_options(dataclasses.asdict(cfg.nb)))
     classes = model.classes if model is not None else tuple(sorted(manifest["label_counts"]))
     scored = score(spark, cfg, inputs, scoring, counts, model, len(classes))
     if binary:
