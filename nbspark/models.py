@@ -81,10 +81,7 @@ def read_count_table(model_dir: Location, ddl: str, manifest: dict):
     for part in parts:
         with arrow_input(part) as source:
             tables.append(pq.read_table(source, columns=names))
-    if not tables:  # no part file: no rows (a table of no rows has its footer's schema)
-        arrow = {"string": pa.string(), "bigint": pa.int64(), "double": pa.float64(), "int": pa.int32()}
-        return pa.schema([(n, arrow[t]) for n, t in ddl_columns(ddl).items()]).empty_table()
-    return pa.concat_tables(tables)
+    return pa.concat_tables(tables) if tables else pa.table({n: [] for n in names})  # no part file: no rows
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,6 @@ __all__ = [
     "score_rows", "top_labels", "unexplained",
 ]
 
-
 #: The count-row layout of naive Bayes models (``n`` for counts; Gaussian rows add Σx, Σx²).
 COUNT_DDL = (
     "event STRING NOT NULL, label STRING, feature STRING, value STRING, "
@@ -192,7 +191,8 @@ def build_nb_model(rows: Iterable[Sequence], kind: str, alpha: float = 1.0, var_
     if kind in ("categorical", "mixed"):
         yx = declared_counts(yx, domains or {}, classes)
     if kind in ("multinomial", "bernoulli", "categorical", "mixed") and (yx or kind != "mixed"):
-        features = {f for _, f in yx}  # tokens or column names (str) and (column, value) pairs, in the order of (name,) and (column, value)
+        # tokens or column names (str) and (column, value) pairs, in one order: a name as (name,)
+        features = {f for _, f in yx}
         features = sorted(features) if all(isinstance(f, str) for f in features) else sorted(features, key=lambda f: (f,) if isinstance(f, str) else f)
         vocab = {f: i for i, f in enumerate(features)}
         counts = np.zeros((len(classes), len(features)))
