@@ -249,6 +249,7 @@ def main(argv=None) -> int:
                 ("nbspark_classify_test", lambda: nb_classify(test_path)),
                 ("nbspark_classify_x10", lambda: nb_classify(big_test)),
                 *([("nbspark_score_x10", nb_score)] if args.scoring == "arrow" else []),
+                (None, lambda: state.update(jvm_heap_mb=jvm_heap_mb(spark))),  # after nbspark's steps, before MLlib's
                 ("mllib_fit", lambda: state.update(mllib=pipeline.fit(train_df))),
                 ("mllib_transform_x10", lambda: state["mllib"].transform(big_df).agg(F.sum("prediction")).collect()),
                 ("sklearn_fit", sk_fit),
@@ -260,7 +261,7 @@ def main(argv=None) -> int:
             metrics = ran["nbspark_classify_test"][0]
             row["nbspark_accuracy"] = metrics["accuracy"]
             row["broadcast_bytes"] = metrics["broadcast_bytes"] or 0
-            row["jvm_heap_mb"] = jvm_heap_mb(spark)
+            row["jvm_heap_mb"] = state["jvm_heap_mb"]
             labels = state["mllib"].stages[0].labels
             pred = state["mllib"].transform(as_df(test_path)).select("prediction").collect()
             row["mllib_accuracy"] = float(np.mean(np.array([labels[int(r[0])] for r in pred]) == test_gold))
