@@ -143,11 +143,11 @@ def classify(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, 
     majority = min(label_counts, key=lambda k: (-label_counts[k], k)) if label_counts else None
 
     def metrics_of(written) -> dict:
-        triples = [(r["gold"], r["predicted"], r["subset"], r["count"]) for r in written.groupBy("gold", "predicted", "subset").count().collect()]
+        triples = written.counts(["gold", "predicted", "subset"])
         metrics = backoff_metrics(triples, cfg.backoff, majority)
         if len(sets) > 1:
             metrics["sets"] = per_set_metrics(triples, sets, cfg.backoff, label_counts)
-        metrics["distinct_examples"] = written.select(*[c.lower() for c in letters]).distinct().count()
+        metrics["distinct_examples"] = written.frame.select(*[c.lower() for c in letters]).distinct().count()
         metrics["worked_examples"] = worked_examples(model, cfg.worked_examples, width)
         return metrics
 

@@ -12,13 +12,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 from .errors import InputError
 from .reports import malformed_lines, malformed_reasons, missing_cells, undecodable
 from .tables import staged_output, write_json
 from .storage import Location
 
-__all__ = ["Scored", "results_report", "write_results"]
+__all__ = ["Scored", "Written", "results_report", "write_results"]
 
 
 @dataclass
@@ -45,8 +46,7 @@ def write_results(spark, out: Location, scored: Scored, metrics_of: Callable, re
         with staged_output(out, "results") as stage:
             _few_files(spark, scored).write.parquet((stage / "predictions").uri)
             stats = scored.stats()
-            written = _read_back(spark, stage / "predictions", scored.predictions.schema)
-            metrics = metrics_of(written)
+            metrics = metrics_of(_read_back(spark, stage / "predictions", scored.predictions.schema))
             metrics.update(extra)
             metrics.update(stats)
             if not metrics.get(empty[0]):
@@ -87,16 +87,75 @@ def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
     return "\n".join([report_of(metrics)] + ([""] + notes if notes else []))
 
 
-def _read_back(spark, table: Location, schema):
-    """The predictions just written, with their schema (inferring it would run a job over the
-    footers). A table that fits one file partition (``spark.sql.files.maxPartitionBytes``) is
-    read in one task: the metrics' group-by then needs no shuffle, one job instead of two and a
-    replanning between them; a larger one keeps its parallel read."""
-    written = spark.read.schema(schema).parquet(table.uri)
-    size = sum(f.stat()[0] for f in table.files(skip=lambda name: name.startswith(("_", "."))))
+@dataclass
+class Written:
+    """The predictions just written, as ``metrics_of`` reads them: ``frame``, a DataFrame over them
+    with their schema (inferring it would run a job over the footers; made when first asked for),
+    and ``counts``. A table that fits one file partition (``spark.sql.files.maxPartitionBytes``)
+    is small: its frame is read in one task (a group-by then needs no shuffle), and ``counts``
+    reads it in the driver."""
+
+    spark: object
+    table: Location
+    schema: object
+    parts: list
+    small: bool
+
+    @cached_property
+    def frame(self):
+        frame = self.spark.read.schema(self.schema).parquet(self.table.uri)
+        return frame.coalesce(1) if self.small else frame
+
+    def counts(self, columns: list[str]) -> list[tuple]:
+        """How many predictions share each value of ``columns``: ``(value, ..., count)`` tuples,
+        a list value as a tuple. A small table is counted by pyarrow in the driver (a Spark job
+        to plan and run took 0.15-0.2 s of every classify of 63,760 documents), a larger one by
+        a Spark group-by."""
+        if not self.small:
+            return [tuple(tuple(v) if isinstance(v, list) else v for v in r) for r in self.frame.groupBy(*columns).count().collect()]
+        return _arrow_counts(self.parts, columns)
+
+
+def _read_back(spark, table: Location, schema) -> Written:
+    parts = table.files(skip=lambda name: name.startswith(("_", ".")))
     limit = spark.sparkContext._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(
         spark.conf.get("spark.sql.files.maxPartitionBytes"))
-    return written.coalesce(1) if size <= limit else written
+    return Written(spark, table, schema, parts, sum(f.stat()[0] for f in parts) <= limit)
+
+
+def _arrow_counts(parts: list[Location], columns: list[str]) -> list[tuple]:
+    """``Written.counts`` of the part files ``parts``, in pyarrow: grouped by each column's value,
+    a list column by its elements in order (each element spelt ``S`` + its length in ten digits +
+    itself, or ``N`` for a null, so that no two lists share a key), a null as a group of its own,
+    as Spark's group-by groups them."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from .tables import arrow_input
+
+    tables = []
+    for part in parts:
+        with arrow_input(part) as source:
+            tables.append(pq.read_table(source, columns=columns))
+    if not tables:
+        return []
+    table = pa.concat_tables(tables).combine_chunks()
+    keys = {}
+    for i, name in enumerate(columns):
+        column = table.column(name).chunk(0) if table.num_rows else pa.array([], table.schema.field(name).type)
+        if pa.types.is_list(column.type):
+            values = column.flatten()
+            length = pc.utf8_lpad(pc.cast(pc.binary_length(values), pa.string()), 10, "0")
+            sized = pc.if_else(pc.is_null(values), "N", pc.binary_join_element_wise("S", length, values, ""))
+            offsets = pc.subtract(column.offsets, column.offsets[0])
+            column = pc.binary_join(pa.ListArray.from_arrays(offsets, sized, mask=column.is_null()), "")
+        keys[f"k{i}"] = column
+    keys["row"] = pa.array(np.arange(table.num_rows))
+    groups = pa.table(keys).group_by([f"k{i}" for i in range(len(columns))]).aggregate([("row", "min"), ("row", "count")])
+    firsts = table.take(groups.column("row_min")).to_pylist()
+    return [(*(tuple(r[c]) if isinstance(r[c], list) else r[c] for c in columns), n) for r, n in zip(firsts, groups.column("row_count").to_pylist())]
 
 
 def _few_files(spark, scored: Scored):

@@ -142,11 +142,10 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
     scored.predictions, losses = _observed_losses(scored.predictions)
 
     def metrics_of(written) -> dict:
-        groups = written.groupBy("gold", "predicted").count().collect()
-        pairs = [(tuple(r["gold"]), tuple(r["predicted"]), r["count"]) for r in groups]
+        pairs = written.counts(["gold", "predicted"])
         metrics = classification_metrics(pairs, classes)
         metrics["unknown_label_count"] = sum(n for g, _, n in pairs if any(x not in classes for x in g))
-        metrics.update(_probability_metrics(written, losses.get, binary, cfg.nb.decision_threshold, all_kept))
+        metrics.update(_probability_metrics(written.frame, losses.get, binary, cfg.nb.decision_threshold, all_kept))
         return metrics
 
     extra = {

@@ -624,3 +624,27 @@ def test_a_scorers_partition_count_is_its_predictions(spark, fixtures, tmp_path,
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
     assert len(list((tmp_path / "r" / "predictions").glob("part-*.parquet"))) == 1
+
+
+def test_written_counts_are_the_same_in_the_driver_and_in_spark(spark, tmp_path):
+    """The metrics count the written predictions by (gold, predicted): a small table in the driver
+    with pyarrow, a larger one with Spark's group-by. The two must group alike: lists by their
+    elements in order (["a", "bc"] is not ["ab", "c"], nor is a label that spells a length prefix
+    another list), an empty list apart from a null one and from [null], nulls as one group, in
+    several part files."""
+    from nbspark.classifying import Written
+    from nbspark.storage import location
+
+    rows = [(["a", "b"], "x"), (["ab"], "x"), (["a", "bc"], None), (["ab", "c"], None), ([], "x"), (None, "x"), ([None], "x"),
+            (["a", "b"], "x"), ([], "x"), (None, "x"), (["é", "12"], "y"), (["S0000000001a"], "y"), (["a"], "y")]
+    spark.createDataFrame(rows, "gold ARRAY<STRING>, predicted STRING").repartition(3).write.parquet(str(tmp_path / "p"))
+    table = location(tmp_path / "p")
+    parts = table.files(skip=lambda name: name.startswith(("_", ".")))
+    schema = spark.read.parquet(table.uri).schema
+    in_spark = sorted(Written(spark, table, schema, parts, False).counts(["gold", "predicted"]), key=repr)
+    in_driver = sorted(Written(spark, table, schema, parts, True).counts(["gold", "predicted"]), key=repr)
+    assert len(parts) == 3
+    assert in_driver == in_spark == sorted([
+        (("a", "b"), "x", 2), (("ab",), "x", 1), (("a", "bc"), None, 1), (("ab", "c"), None, 1), ((), "x", 2), (None, "x", 2),
+        ((None,), "x", 1), (("é", "12"), "y", 1), (("S0000000001a",), "y", 1), (("a",), "y", 1),
+    ], key=repr)
