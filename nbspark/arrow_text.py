@@ -54,9 +54,9 @@ def _ascii_tokens(texts: pa.StringArray) -> tuple[np.ndarray, pa.StringArray, np
     Tokens are not copied out of the text one by one: a token's first 8 bytes are read as one
     64-bit integer, the bytes after the token masked to zero (a word byte is never zero, so the
     integer spells a token of up to 8 bytes), and the integers are dictionary-encoded, which is
-    cheaper than hashing strings. A token of 9 to 16 bytes (about one in ten in English) is the
-    pair of its two words' codes, encoded again; only the longer ones (nearly none) are gathered
-    into strings. The vocabulary is the distinct integers spelt out, then the distinct longer
+    cheaper than hashing strings. A token of 9 to 16 bytes (14 % of the Reuters tokens) is the
+    pair of its two words' codes, encoded again; only the longer ones (0.03 %) are gathered into
+    strings. The vocabulary is the distinct integers spelt out, then the distinct longer
     tokens; it may also hold the first 8 bytes of a longer token, which no code names.
     """
     offsets = np.frombuffer(texts.buffers()[1], dtype=np.int32, count=len(texts) + 1, offset=texts.offset * 4)
