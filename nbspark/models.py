@@ -35,7 +35,7 @@ from .nb_settings import model_options, refuse_unused
 from .nb import COUNT_DDL, binary_cell, build_nb_model, log_posteriors, number_cell, score_docs, score_rows, unexplained
 from .rules import Rule, factor_problem, judge
 from .storage import Location, location
-from .tables import arrow_input, check_table, ddl_columns
+from .tables import check_table, ddl_columns, read_arrow
 from .text import TOKEN_RE, centred_windows, line_ends, line_pieces, tokenize, tokenizer, windows_in_pieces
 
 log = logging.getLogger(__name__)
@@ -72,16 +72,7 @@ def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple
 def read_count_table(model_dir: Location, ddl: str, manifest: dict):
     """The count table as one pyarrow Table, its columns in the schema's order, after the same
     checks as the jobs'."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    parts = check_table(model_dir / "counts", ddl, manifest.get("count_rows"))
-    names = list(ddl_columns(ddl))
-    tables = []
-    for part in parts:
-        with arrow_input(part) as source:
-            tables.append(pq.read_table(source, columns=names))
-    return pa.concat_tables(tables) if tables else pa.table({n: [] for n in names})  # no part file: no rows
+    return read_arrow(check_table(model_dir / "counts", ddl, manifest.get("count_rows")), list(ddl_columns(ddl)))
 
 
 @dataclass(frozen=True)

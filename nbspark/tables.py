@@ -44,6 +44,7 @@ __all__ = [
     "ddl_columns",
     "ddl_fields",
     "parquet_rows",
+    "read_arrow",
     "read_json",
     "read_parquet_checked",
     "staged_output",
@@ -225,6 +226,19 @@ def arrow_input(part: Location):
 
     with part.open() as raw, pa.PythonFile(raw, mode="r") as source:
         yield source
+
+
+def read_arrow(parts: list[Location], columns: list[str]):
+    """``columns`` of the Parquet files ``parts`` as one pyarrow Table, read in the driver (no
+    Spark); a table of no rows when there are no parts."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    tables = []
+    for part in parts:
+        with arrow_input(part) as source:
+            tables.append(pq.read_table(source, columns=columns))
+    return pa.concat_tables(tables) if tables else pa.table({c: [] for c in columns})
 
 
 def _footer(part: Location) -> tuple[int, object]:
