@@ -62,11 +62,12 @@ from nbspark.config import load_config
 from nbspark.inputs import resolve_data_dir
 from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from baselines import loop_model, score_loop
-from nbspark.nb import build_nb_model, log_posteriors, score_docs
+from nbspark.models import read_count_table
+from nbspark.nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs
 from nbspark.inputs import resolve_input
 from nbspark.nb_inputs import REUTERS_TOP10
 from nbspark.text import tokenizer
-from nbspark.nb_jobs import NAIVE_BAYES, classify_nb, load_nb_manifest, train_nb
+from nbspark.nb_jobs import classify_nb, load_nb_manifest, train_nb
 from nbspark.nb_scoring import BATCH, score
 from nbspark.training import read_counts
 from nbspark.session import get_spark
@@ -122,12 +123,13 @@ def interleaved(steps, repeat: int, warmup: int | None = None) -> dict:
     on compiling Spark for minutes and the series that ran first paid for it: HotSpot's compiler
     threads took 2.1, 1.4 and 1.3 CPU-s of nbspark's first ×50 train runs (on 2 cores), and
     0.6 to 0.7 CPU-s once MLlib's fits had run."""
+    warmup = WARMUP if warmup is None else warmup
     results, times = {}, {name: [] for name, _ in steps if name}
-    for n in range((WARMUP if warmup is None else warmup) + repeat):
+    for n in range(warmup + repeat):
         for name, fn in steps:
             start = time.perf_counter()
             results[name] = fn()
-            if name and n >= (WARMUP if warmup is None else warmup):
+            if name and n >= warmup:
                 times[name].append(time.perf_counter() - start)
     return {name: (results[name], timing(t)) for name, t in times.items()}
 
@@ -245,7 +247,7 @@ def main(argv=None) -> int:
 
             steps = [
                 ("nbspark_train", nb_train),
-                (None, lambda: state.update(model=nb_model(spark, model_dir))),
+                (None, lambda: state.update(model=nb_model(model_dir))),
                 ("nbspark_classify_test", lambda: nb_classify(test_path)),
                 ("nbspark_classify_x10", lambda: nb_classify(big_test)),
                 *([("nbspark_score_x10", nb_score)] if args.scoring == "arrow" else []),
@@ -283,7 +285,7 @@ def main(argv=None) -> int:
             print(format_row(row), flush=True)
 
         # the scorer inside one partition: sparse product vs per-token dictionary loop
-        model = nb_model(spark, work / "model")
+        model = nb_model(work / "model")
         docs = test_tokens * 4
 
         def vectorised():
@@ -334,11 +336,11 @@ def main(argv=None) -> int:
 BOOKS_ENGINES = ("arrow", "combine", "pairs")
 
 
-def nb_model(spark, model_dir: Path):
+def nb_model(model_dir: Path):
     """The broadcast model of a naive Bayes model directory (its own smoothing), as classify builds it."""
     manifest = load_nb_manifest(model_dir)
     nb = manifest["config"]["nb"]
-    return build_nb_model(read_counts(spark, model_dir, NAIVE_BAYES, manifest).collect(), manifest["model"], nb["alpha"], nb["var_smoothing"])
+    return build_nb_model(read_count_table(model_dir, COUNT_DDL, manifest), manifest["model"], nb["alpha"], nb["var_smoothing"])
 
 
 def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_dir: str | None) -> list[dict]:
