@@ -16,7 +16,7 @@ from functools import cached_property
 
 from .errors import InputError
 from .reports import malformed_lines, malformed_reasons, missing_cells, undecodable
-from .tables import staged_output, write_json
+from .tables import read_arrow, staged_output, write_json
 from .storage import Location
 
 __all__ = ["Scored", "Written", "results_report", "write_results"]
@@ -106,6 +106,14 @@ class Written:
         frame = self.spark.read.schema(self.schema).parquet(self.table.uri)
         return frame.coalesce(1) if self.small else frame
 
+    def totals(self, columns: list[str], in_arrow: Callable, in_spark: Callable) -> dict:
+        """One row of totals over the predictions, as a dict: ``in_arrow(table)`` of a small
+        table's ``columns`` read by pyarrow in the driver, else the aggregate columns
+        ``in_spark()`` over ``frame`` (two implementations of one rule: tests hold them equal)."""
+        if self.small:
+            return in_arrow(read_arrow(self.parts, columns).combine_chunks())
+        return self.frame.agg(*in_spark()).first().asDict()
+
     def counts(self, columns: list[str]) -> list[tuple]:
         """How many predictions share each value of ``columns`` (strings, or lists of strings):
         ``(value, ..., count)`` tuples, a list value as a tuple. A small table is counted by
@@ -131,8 +139,6 @@ def _arrow_counts(parts: list[Location], columns: list[str]) -> list[tuple]:
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
-
-    from .tables import read_arrow
 
     table = read_arrow(parts, columns).combine_chunks()
     if not table.num_rows:

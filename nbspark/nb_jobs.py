@@ -137,15 +137,13 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
     if binary:
         scored.predictions = binary_decision(scored.predictions, *binary, cfg.nb.decision_threshold)
     all_kept = cfg.nb.posteriors == "all" or len(classes) <= RANKED
-    # the log-loss sums are observed on the rows as the write takes them: the read-back below
-    # needs only the gold and predicted labels (0.1 s less of 63,760 predictions' metrics)
-    scored.predictions, losses = _observed_losses(scored.predictions)
 
     def metrics_of(written) -> dict:
         pairs = written.counts(["gold", "predicted"])
         metrics = classification_metrics(pairs, classes)
         metrics["unknown_label_count"] = sum(n for g, _, n in pairs if any(x not in classes for x in g))
-        metrics.update(_probability_metrics(written.frame, losses.get, binary, cfg.nb.decision_threshold, all_kept))
+        losses = written.totals(["gold", "ranked_labels", "ranked_probabilities"], _arrow_losses, _spark_losses)
+        metrics.update(_probability_metrics(written, losses, binary, cfg.nb.decision_threshold, all_kept))
         return metrics
 
     extra = {
@@ -194,27 +192,55 @@ def _posterior_of(label):
     return F.when(at > 0, F.element_at("ranked_probabilities", at.cast("int")))
 
 
-def _observed_losses(predictions):
-    """``predictions`` observed as the write takes them, and the observation: the predictions,
-    those with several gold labels, those whose gold posterior was not kept, and Σ −log P(gold),
-    clipped to [LOG_EPS, 1] as scikit-learn's log_loss clips. Its ``get`` holds them once the
-    write is done (each written task counted once: the write is the action)."""
-    from pyspark.sql import Observation
+def _spark_losses() -> list:
+    """The log-loss totals of written predictions as Spark aggregate columns: the predictions
+    (``n``), those with other than one gold label (``multi``), those whose first gold label's
+    posterior was not kept (``missing``), and Σ −log P(gold) (``loss``), P clipped to [LOG_EPS, 1]
+    as scikit-learn's log_loss clips (a posterior not kept counts as 0). ``_arrow_losses`` is the
+    same rule in pyarrow."""
     from pyspark.sql import functions as F
 
     gold = _posterior_of(F.get("gold", 0))
     clipped = F.greatest(F.least(F.coalesce(gold, F.lit(0.0)), F.lit(1.0)), F.lit(LOG_EPS))
-    losses = Observation("nbspark_log_loss")
-    observed = predictions.observe(
-        losses, F.count(F.lit(1)).alias("n"), F.count_if(F.size("gold") != 1).alias("multi"), F.count_if(gold.isNull()).alias("missing"),
-        F.coalesce(F.sum(-F.log(clipped)), F.lit(0.0)).alias("loss"))
-    return observed, losses
+    return [F.count(F.lit(1)).alias("n"), F.count_if(F.size("gold") != 1).alias("multi"), F.count_if(gold.isNull()).alias("missing"),
+            F.coalesce(F.sum(-F.log(clipped)), F.lit(0.0)).alias("loss")]
+
+
+def _arrow_losses(table) -> dict:
+    """``_spark_losses`` of a pyarrow Table of ``gold``, ``ranked_labels`` and ``ranked_probabilities``
+    (a list of probabilities as long as its list of labels, as the scorers write them). Spark's
+    rules for nulls and NaN are kept: a null first gold label, label or probability is a posterior
+    not kept; a NaN posterior is above 1 (clipped to 1)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = table.num_rows
+    if not n:
+        return {"n": 0, "multi": 0, "missing": 0, "loss": 0.0}
+    gold, labels = table.column("gold").combine_chunks(), table.column("ranked_labels").combine_chunks()
+    sizes = pc.list_value_length(gold)
+    multi = pc.sum(pc.cast(pc.not_equal(sizes, 1), pa.int64())).as_py() or 0
+    # each row's first gold label (null where it has none), repeated for each of its ranked labels
+    starts = np.asarray(gold.offsets)[:-1]
+    has = pc.fill_null(pc.greater(sizes, 0), False).to_numpy(zero_copy_only=False)
+    first = pc.take(gold.values, pa.array(np.where(has, starts, 0), mask=~has))
+    parent = pc.list_parent_indices(labels).to_numpy()
+    hit = pc.fill_null(pc.equal(pc.list_flatten(labels), pc.take(first, pa.array(parent))), False).to_numpy(zero_copy_only=False)
+    at = np.flatnonzero(hit)
+    rows, once = np.unique(parent[at], return_index=True)  # a row's first match, as array_position finds it
+    probs = pc.list_flatten(table.column("ranked_probabilities").combine_chunks()).take(pa.array(at[once]))
+    valid = probs.is_valid().to_numpy(zero_copy_only=False)
+    p = np.zeros(n)
+    p[rows[valid]] = np.nan_to_num(probs.to_numpy(zero_copy_only=False)[valid], nan=1.0)
+    loss = float(np.sum(-np.log(np.clip(p, LOG_EPS, 1.0))))
+    return {"n": n, "multi": int(multi), "missing": int(n - np.count_nonzero(valid)), "loss": loss}
 
 
 def _probability_metrics(written, losses: dict, binary, threshold: float, all_kept: bool) -> dict:
-    """Log-loss from the observed ``losses`` (single-label test sets whose gold posteriors were
+    """Log-loss from the ``losses`` totals (single-label test sets whose gold posteriors were
     kept) and, for a binary decision, the precision/recall curve of the positive class (its
-    posteriors collected from the written predictions)."""
+    posteriors collected from the ``written`` predictions)."""
     from pyspark.sql import functions as F
 
     n = losses["n"]
@@ -226,7 +252,7 @@ def _probability_metrics(written, losses: dict, binary, threshold: float, all_ke
     else:
         out["log_loss"] = losses["loss"] / n
     if binary:
-        rows = written.select(_posterior_of(F.lit(binary[0])).alias("p"), F.array_contains("gold", binary[0]).alias("y")).collect()
+        rows = written.frame.select(_posterior_of(F.lit(binary[0])).alias("p"), F.array_contains("gold", binary[0]).alias("y")).collect()
         out["pr_curve"] = {"positive_label": binary[0], **pr_curve([(r["p"], r["y"]) for r in rows], threshold)}
     return out
 

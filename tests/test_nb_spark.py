@@ -626,6 +626,37 @@ def test_a_scorers_partition_count_is_its_predictions(spark, fixtures, tmp_path,
     assert len(list((tmp_path / "r" / "predictions").glob("part-*.parquet"))) == 1
 
 
+def test_written_log_loss_totals_are_the_same_in_the_driver_and_in_spark(spark, tmp_path):
+    """Log-loss reads the written predictions: a small table in the driver with pyarrow, a larger
+    one with a Spark aggregate. Both take a row's first gold label, its first match among the
+    ranked labels, and that match's probability; a null or missing one counts as 0 (clipped to
+    LOG_EPS), NaN and values above 1 as 1, in several part files. Hand-counted: n = 12, multi = 2
+    (two labels, none; a null list has no size under ANSI SQL), missing = 5 (b not ranked, no
+    gold label, a null one, a null list, a null probability)."""
+    from nbspark.classifying import Written
+    from nbspark.metrics import LOG_EPS
+    from nbspark.nb_jobs import _arrow_losses, _spark_losses
+    from nbspark.storage import location
+
+    rows = [(["a"], ["a", "b"], [0.7, 0.3]), (["b"], ["a", "b"], [0.6, 0.4]), (["b"], ["a", "c"], [0.6, 0.4]),
+            (["a", "b"], ["b", "a"], [0.5, 0.5]), ([], ["a"], [1.0]), ([None], ["a"], [1.0]), (None, ["a"], [1.0]),
+            (["c"], ["c"], [None]), (["d"], ["d"], [float("nan")]), (["e"], ["e", "e"], [0.2, 0.9]), (["f"], ["f"], [0.0]),
+            (["g"], ["g"], [1.5])]
+    schema = "gold ARRAY<STRING>, ranked_labels ARRAY<STRING>, ranked_probabilities ARRAY<DOUBLE>"
+    spark.createDataFrame(rows, schema).repartition(3).write.parquet(str(tmp_path / "p"))
+    table = location(tmp_path / "p")
+    parts = table.files(skip=lambda name: name.startswith(("_", ".")))
+    columns = ["gold", "ranked_labels", "ranked_probabilities"]
+    in_spark = Written(spark, table, spark.read.parquet(table.uri).schema, parts, False).totals(columns, _arrow_losses, _spark_losses)
+    in_driver = Written(spark, table, None, parts, True).totals(columns, _arrow_losses, _spark_losses)
+    loss = -math.log(0.7) - math.log(0.4) - math.log(0.5) - math.log(0.2) - 6 * math.log(LOG_EPS)
+    assert len(parts) == 3
+    assert {k: in_driver[k] for k in ("n", "multi", "missing")} == {k: in_spark[k] for k in ("n", "multi", "missing")} == {
+        "n": 12, "multi": 2, "missing": 5}
+    assert in_driver["loss"] == pytest.approx(in_spark["loss"], rel=1e-12) and in_driver["loss"] == pytest.approx(loss, rel=1e-12)
+    assert _arrow_losses(Written(spark, table, None, [], True).totals(columns, lambda t: t, None)) == {"n": 0, "multi": 0, "missing": 0, "loss": 0.0}
+
+
 def test_written_counts_are_the_same_in_the_driver_and_in_spark(spark, tmp_path):
     """The metrics count the written predictions by (gold, predicted): a small table in the driver
     with pyarrow, a larger one with Spark's group-by. The two must group alike: lists by their
