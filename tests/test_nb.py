@@ -175,12 +175,14 @@ def test_top_k_and_threshold():
 def test_a_count_table_builds_the_model_its_rows_build(kind):
     """classify hands build_nb_model the count table as a pyarrow Table (its YX rows taken as
     columns); the model must be the one its rows give, whatever the kind, also where one pair
-    is counted in two rows (the rows' loop sums them)."""
+    is counted in two rows (the rows' loop sums them), and with tokens whose order differs
+    between bytes, UTF-16 and case (the vocabulary is in Python's order)."""
     pa = pytest.importorskip("pyarrow")
     from nbspark.nb import COUNT_DDL
 
     if kind in ("multinomial", "bernoulli"):
-        rows = count(e for labels, toks in CHINA for e in doc_events(labels, toks, kind))
+        docs = CHINA + [(("j",), ["émile", "zebra", "日本", "Z", "ω", "\U0001F600", "\uff5e", "Chinese"])]
+        rows = count(e for labels, toks in docs for e in doc_events(labels, toks, kind))
     else:
         records = [({"c": "x", "d": "u"}, {"v": 1.0}), ({"c": "y", "d": "u"}, {"v": 2.0}), ({"c": "x", "d": "w"}, {"v": 1.5}),
                    ({"c": "y", "d": "w"}, {"v": 4.0})]
