@@ -17,7 +17,7 @@ from .capabilities import resolve_engine
 from .config import ExperimentConfig
 from .corpora import parse_labelled_line, parse_sms_line
 from .counting import Counted, count_events
-from .frames import schema_of
+from .frames import local_frame, schema_of
 from .inputs import Inputs
 from .nb import add_values, event_row
 from .nb_inputs import record_events, records_rdd, text_lines
@@ -145,7 +145,7 @@ def _finish_counts(spark, agg, cfg: ExperimentConfig, inputs: Inputs, engine: st
         rows = [("Y=ANY", None, None, None, sum(docs_y.values()))] + [("Y", y, None, None, n) for y, n in sorted(docs_y.items())]
         if nb.model == "multinomial" and engine == "arrow":  # YX=ANY from the markers: no shuffle in the write
             rows += [("YX=ANY", y, None, None, n) for y, n in sorted(tokens_y.items())]
-        head = spark.createDataFrame(rows, "event STRING, label STRING, feature STRING, value STRING, n BIGINT")
+        head = local_frame(spark, rows, "event STRING, label STRING, feature STRING, value STRING, n BIGINT")
         counts = head.unionByName(
             yx.select(F.lit("YX").alias("event"), "label", F.col("token").alias("feature"), null.alias("value"), F.col("count").alias("n"))
         )

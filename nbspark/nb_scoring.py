@@ -22,6 +22,7 @@ from itertools import islice
 from .classifying import Scored
 from .config import ExperimentConfig
 from .corpora import parse_labelled_line, parse_sms_line
+from .frames import local_frame
 from .inputs import Inputs
 from .nb import (
     NBModel,
@@ -221,7 +222,7 @@ def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
     classes = sorted(docs_y)
     if kind == "multinomial":
         tokens_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "YX=ANY").collect()}
-        per_class = spark.createDataFrame([(c, tokens_y.get(c, 0)) for c in classes], "label STRING, t BIGINT")
+        per_class = local_frame(spark, [(c, tokens_y.get(c, 0)) for c in classes], "label STRING, t BIGINT")
         t = F.col("t")
 
         def weight(n):
@@ -229,7 +230,7 @@ def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
 
         rows = [(c, class_log_prior(docs_y[c], total, math.log, prior_alpha, len(classes)), 0.0, multinomial_log_prob(0, tokens_y.get(c, 0), alpha, vocab_size)) for c in classes]
     else:  # bernoulli: a present word weighs log p − log(1−p); every word adds log(1−p) to the bias
-        per_class = spark.createDataFrame(list(docs_y.items()), "label STRING, t BIGINT")
+        per_class = local_frame(spark, list(docs_y.items()), "label STRING, t BIGINT")
         t = F.col("t")
 
         def weight(n):
@@ -249,7 +250,7 @@ def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
             nnz, q_sum = q_sums.get(c, (0, 0.0))
             rows.append((c, class_log_prior(docs_y[c], total, math.log, prior_alpha, len(classes)), (vocab_size - nnz) * q0 + q_sum, p0 - q0))
     weights = yx.join(F.broadcast(per_class), "label").select("label", "token", (weight(F.col("n")) - weight(F.lit(0))).alias("delta"))
-    return vocab, weights, spark.createDataFrame(rows, "label STRING, prior DOUBLE, bias DOUBLE, zero DOUBLE")
+    return vocab, weights, local_frame(spark, rows, "label STRING, prior DOUBLE, bias DOUBLE, zero DOUBLE")
 
 
 def _ranked_predictions(scores, k: int, threshold: float, n_ranked: int):

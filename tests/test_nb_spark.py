@@ -529,6 +529,7 @@ def test_documents_sharing_an_id_are_scored_apart_by_every_scorer(spark, fixture
     assert got["join"] == got["broadcast"] and len(got["join"]) == 4
     assert all(max(p) > 0.5 for *_, p in got["join"])
 
+
 def test_schema_of_is_the_jvm_reading_of_the_same_ddl(spark):
     from nbspark.events import count_ddl
     from nbspark.frames import schema_of
@@ -538,6 +539,22 @@ def test_schema_of_is_the_jvm_reading_of_the_same_ddl(spark):
         assert schema_of(ddl) == spark.createDataFrame([], ddl).schema
     with pytest.raises(ValueError, match="cannot read"):
         schema_of("x MAP<STRING,INT>")
+
+
+def test_local_frame_is_create_data_frame_without_a_python_rdd(spark):
+    """The few rows the jobs make in the driver reach the JVM as Arrow: the same rows and schema
+    as spark.createDataFrame of the list (nulls, non-ASCII, 64-bit, infinity, lists), read by a
+    LocalTableScan, not from a Python RDD that costs a Python task in every job over them."""
+    from nbspark.frames import local_frame
+
+    ddl = "a STRING, b BIGINT, c DOUBLE, d ARRAY<STRING>"
+    rows = [("x", 1, 0.5, ["p", None]), (None, None, None, None), ("é日", -(2**62), float("inf"), [])]
+    got, want = local_frame(spark, rows, ddl), spark.createDataFrame(rows, ddl)
+    assert got.collect() == want.collect() and got.schema == want.schema
+    assert "LocalTableScan" in got._jdf.queryExecution().executedPlan().toString()
+    assert local_frame(spark, [], ddl).collect() == [] and local_frame(spark, [], ddl).schema == want.schema
+    with pytest.raises(Exception):
+        local_frame(spark, [("x", "not a number", 0.5, [])], ddl)
 
 
 @pytest.mark.parametrize("engine", ["dataframe", "arrow"])
