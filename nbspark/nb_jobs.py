@@ -139,10 +139,11 @@ def classify_nb(spark, cfg: ExperimentConfig, model_dir: Location, inputs: Input
     all_kept = cfg.nb.posteriors == "all" or len(classes) <= RANKED
 
     def metrics_of(written) -> dict:
+        written.preload(["gold", "predicted", *LOSS_COLUMNS])
         pairs = written.counts(["gold", "predicted"])
         metrics = classification_metrics(pairs, classes)
         metrics["unknown_label_count"] = sum(n for g, _, n in pairs if any(x not in classes for x in g))
-        losses = written.totals(["gold", "ranked_labels", "ranked_probabilities"], _arrow_losses, _spark_losses)
+        losses = written.totals(LOSS_COLUMNS, _arrow_losses, _spark_losses)
         metrics.update(_probability_metrics(written, losses, binary, cfg.nb.decision_threshold, all_kept))
         return metrics
 
@@ -190,6 +191,10 @@ def _posterior_of(label):
 
     at = F.array_position("ranked_labels", label)
     return F.when(at > 0, F.element_at("ranked_probabilities", at.cast("int")))
+
+
+#: the predictions' columns that log-loss reads
+LOSS_COLUMNS = ["gold", "ranked_labels", "ranked_probabilities"]
 
 
 def _spark_losses() -> list:
