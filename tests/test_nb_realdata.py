@@ -40,12 +40,21 @@ def loaded_predictions(model_dir, test) -> dict:
     return dict(zip([doc_id for doc_id, _, _ in test], model.predict([text for _, text, _ in test])))
 
 
-def sklearn_text(estimator, train, test):
+def sklearn_text(estimator, train, test, log_loss: bool = False):
+    """scikit-learn's predictions of ``test`` by id and its accuracy (and, with ``log_loss``, the
+    mean −log of each gold class's predict_proba, clipped to [LOG_EPS, 1] as nbspark clips)."""
     cv = CountVectorizer(token_pattern=r"(?u)\w+")
     X = cv.fit_transform([t for _, t, _ in train])
     model = estimator.fit(X, [y for _, _, y in train])
-    pred = model.predict(cv.transform([t for _, t, _ in test]))
-    return {doc_id: p for (doc_id, _, _), p in zip(test, pred)}, np.mean(pred == np.array([y for _, _, y in test]))
+    X_test = cv.transform([t for _, t, _ in test])
+    pred = model.predict(X_test)
+    out = {doc_id: p for (doc_id, _, _), p in zip(test, pred)}, np.mean(pred == np.array([y for _, _, y in test]))
+    if not log_loss:
+        return out
+    from nbspark.metrics import LOG_EPS
+
+    gold = model.predict_proba(X_test)[np.arange(len(test)), np.searchsorted(model.classes_, [y for _, _, y in test])]
+    return (*out, float(np.mean(-np.log(np.clip(gold, LOG_EPS, 1.0)))))
 
 
 def test_reuters_top10_equals_sklearn(spark, data_dir, tmp_path):
@@ -72,11 +81,12 @@ def test_sms_equals_sklearn(spark, data_dir, tmp_path, name, estimator):
             doc_id = f"SMSSpamCollection@{offset}"
             (test if holdout_part(doc_id, 42, 0.2) == "test" else train).append((doc_id, text, label))
         offset += len(raw) + 1
-    theirs, accuracy = sklearn_text(estimator, train, test)
+    theirs, accuracy, log_loss = sklearn_text(estimator, train, test, log_loss=True)
     assert len(train) + len(test) == 5574 and metrics["documents"] == len(test)
     assert ours == theirs
     assert loaded_predictions(tmp_path / "m", test) == ours
     assert metrics["accuracy"] == pytest.approx(accuracy)
+    assert metrics["log_loss"] == pytest.approx(log_loss, rel=1e-6)  # two classes: every gold posterior is kept
 
 
 def test_wine_gaussian_equals_sklearn(spark, tmp_path):
