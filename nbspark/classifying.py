@@ -113,11 +113,11 @@ class Written:
         """``columns`` of a small table as one pyarrow Table, reading only those not read before."""
         import pyarrow as pa
 
-        missing = [c for c in columns if c not in self._columns]
+        missing = list(dict.fromkeys(c for c in columns if c not in self._columns))  # each column read once
         if missing:
             table = read_arrow(self.parts, missing).combine_chunks()
             self._columns.update(zip(missing, table.columns))
-        return pa.table({c: self._columns[c] for c in columns}).combine_chunks()
+        return pa.table({c: self._columns[c] for c in columns})
 
     @cached_property
     def frame(self):
@@ -139,7 +139,7 @@ class Written:
         63,760 documents), a larger one by a Spark group-by."""
         if not self.small:
             return [tuple(tuple(v) if isinstance(v, list) else v for v in r) for r in self.frame.groupBy(*columns).count().collect()]
-        return _arrow_counts(self._arrow(columns), columns)
+        return _arrow_counts(self._arrow(columns))
 
 
 def _read_back(spark, table: Location, schema) -> Written:
@@ -149,17 +149,18 @@ def _read_back(spark, table: Location, schema) -> Written:
     return Written(spark, table, schema, parts, sum(f.stat()[0] for f in parts) <= limit)
 
 
-def _arrow_counts(table, columns: list[str]) -> list[tuple]:
-    """``Written.counts`` of a pyarrow Table of ``columns``: grouped by each column's value,
-    a list column by its elements in order (each element spelt ``S`` + its length in ten digits +
-    itself, or ``N`` for a null, so that no two lists share a key), a null as a group of its own,
-    as Spark's group-by groups them."""
+def _arrow_counts(table) -> list[tuple]:
+    """``Written.counts`` of a pyarrow Table of the counted columns (one chunk each): grouped by
+    each column's value, a list column by its elements in order (each element spelt ``S`` + its
+    length in ten digits + itself, or ``N`` for a null, so that no two lists share a key), a null
+    as a group of its own, as Spark's group-by groups them."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     if not table.num_rows:
         return []
+    columns = table.column_names
     keys = {}
     for i, name in enumerate(columns):
         column = table.column(name).chunk(0)
