@@ -75,7 +75,7 @@ def _token_lengths_texts():
     # tokens of every length from 1 to 40 bytes (the 8-byte word, the pair of words, the strings),
     # the same long token twice and with different case, tokens that share their first 8 or 16
     # bytes, "_" inside long tokens, and tokens that touch across a document boundary
-    words = ["ab_Cd" * 8][0]
+    words = "ab_Cd" * 8
     texts = [words[:n] + " " + words[:n].upper() for n in range(1, 41)]
     texts += ["internationally International internal INTERNATIONALISATION interstate", "abcdefgh abcdefghi abcdefghij"]
     texts += ["abcdefghabcdefgh abcdefghabcdefghx abcdefghabcdefghxy", "x" * 17, "y" * 9, "z" * 8, "Q" * 300]
