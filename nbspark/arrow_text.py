@@ -37,7 +37,7 @@ PYTHON_CASE = "[\u0130\u03a3]"
 
 
 def documents(lines: pa.RecordBatch) -> pa.RecordBatch:
-    """The rows of a parsed batch (``nb_inputs.text_lines``) whose ``category`` is ``documents``:
+    """The rows of a parsed batch (``arrow_lines.parse_lines``) whose ``category`` is ``documents``:
     the batch itself when every row is one (nearly always; a filter would copy its text)."""
     is_doc = pc.equal(lines.column("category"), "documents")
     return lines if pc.all(is_doc).as_py() is not False else lines.filter(is_doc)
@@ -290,9 +290,9 @@ def checked_sum(table: pa.Table, keys: list[str], value: str) -> pa.Table:
 
 def decode_replacements(*columns) -> int:
     """The U+FFFD in the text of ``columns`` (string or list-of-string arrays), as the Python engines
-    count them in their lines. Spark's SQL parse has decoded its columns as the JVM decodes those
-    lines; bytes still invalid are decoded here by Python's ``errors="replace"``. Only values
-    outside ASCII are looked at (nearly none)."""
+    count them in their lines: the arrow paths give it lines decoded as the JVM decodes those
+    (``arrow_lines.jvm_decoded``); bytes still invalid are decoded here by Python's
+    ``errors="replace"``. Only values outside ASCII are looked at (nearly none)."""
     n = 0
     for column in columns:
         if isinstance(column, pa.ChunkedArray):

@@ -190,12 +190,12 @@ def _read_markers(special, line_stats: dict) -> tuple[dict, dict, dict]:
     return stats, docs_y, tokens_y
 
 
-def _arrow_count_batches(batches, model_kind):
+def _arrow_count_batches(batches, fmt, model_kind):
     """mapInArrow: partial ``(label, token, n)`` counts of whole batches, markers included,
     summed inside the task (``arrow_text.PartialCounts``) before they reach the shuffle.
 
-    Rows are input lines (``category, labels, text``); a document's tokens count under each of its
-    labels here, in pyarrow (an ``explode`` in Spark would copy the text once per label). The
+    Rows are input lines (``value``) as Spark read them, decoded and parsed here
+    (``arrow_lines``); a document's tokens count under each of its labels here, in pyarrow (an ``explode`` in Spark would copy the text once per label). The
     markers: lines read and by category, U+FFFD, empty documents, documents per label and, for a
     multinomial model, tokens per label (its ``YX=ANY`` count, which the write then takes from the
     summary instead of a shuffle of the pairs by label).
@@ -204,6 +204,7 @@ def _arrow_count_batches(batches, model_kind):
     import pyarrow.compute as pc
 
     from .arrow_text import LABEL_TOKEN_SCHEMA as schema
+    from .arrow_lines import jvm_decoded, parse_lines
     from .arrow_text import PartialCounts, count_label_tokens, decode_replacements, documents
 
     def table(labels, tokens, counts):
@@ -213,13 +214,15 @@ def _arrow_count_batches(batches, model_kind):
         return pa.table([grouped.column("label"), pa.array([token] * grouped.num_rows, pa.string()), grouped.column(counts)], schema=schema)
 
     partial = PartialCounts()
-    for batch in batches:
+    for lines in batches:
+        value = jvm_decoded(lines.column("value"))
+        batch = parse_lines(value, fmt)
         cats = pa.table({"c": batch.column("category")}).group_by("c").aggregate([([], "count_all")])
         out = [
             table([MARK + "lines_read"], [MARK], [batch.num_rows]),
             table([MARK + c for c in cats.column("c").to_pylist()], [MARK] * cats.num_rows, cats.column("count_all").to_pylist()),
         ]
-        replaced = decode_replacements(*(batch.column(c) for c in ("id", "labels", "text") if c in batch.schema.names))  # the line's
+        replaced = decode_replacements(value)
         if replaced:
             out.append(table([MARK + "decode_replacements"], [MARK], [replaced]))
         docs = documents(batch)
@@ -241,13 +244,11 @@ def _arrow_count_batches(batches, model_kind):
 
 
 def _arrow_agg(lines, fmt: str, model_kind: str, partitions: int = 0):
-    """The arrow engine's aggregate: lines parsed in SQL, then counted per Arrow batch by pyarrow,
+    """The arrow engine's aggregate: lines decoded, parsed and counted per Arrow batch by pyarrow,
     in ``partitions`` partitions (0: Spark's shuffle partitions)."""
     from pyspark.sql import functions as F
 
-    # a tsv id is the line's first field (an sms id is made up, not read: left out)
-    rows = text_lines(lines, fmt).select("category", "labels", F.coalesce("text", F.lit("")).alias("text"), *(["id"] if fmt == "tsv" else []))
-    partial = rows.mapInArrow(lambda it: _arrow_count_batches(it, model_kind), "label STRING, token STRING, n BIGINT")
+    partial = lines.mapInArrow(lambda it: _arrow_count_batches(it, fmt, model_kind), "label STRING, token STRING, n BIGINT")
     # shuffled by token alone (each task has already summed its rows, so no map-side combining is
     # lost): the summary then groups by token without another shuffle
     by_token = partial.repartition(partitions, "token") if partitions else partial.repartition("token")

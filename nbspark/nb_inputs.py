@@ -21,7 +21,7 @@ from .readers import ngram_lines, sgml_texts
 from .runstats import PartitionStats, is_stat
 from .text import WHITESPACE, tokenizer
 
-__all__ = ["REUTERS_TOP10", "Doc", "Row", "record_events", "records_rdd", "text_lines"]
+__all__ = ["REUTERS_TOP10", "Doc", "Row", "decoded_lines", "record_events", "records_rdd", "sms_ids", "text_lines"]
 
 #: The ten most frequent topics of the ModApte training stories (counted from Reuters-21578).
 REUTERS_TOP10 = ("earn", "acq", "money-fx", "grain", "crude", "trade", "interest", "wheat", "ship", "corn")
@@ -258,10 +258,30 @@ def record_events(record, kind):
 
 
 
+def decoded_lines(lines):
+    """A text DataFrame's lines (``value``) as valid UTF-8, decoded as the JVM decodes the Python
+    engines' lines (U+FFFD for bad bytes): the first step of both parses of tsv and sms lines,
+    ``text_lines`` in SQL and ``arrow_lines.parse_lines`` in pyarrow. Only a line that is not
+    valid UTF-8 makes the string round trip (``split`` decodes into a Java string)."""
+    from pyspark.sql import functions as F
+
+    value = F.col("value")
+    return lines.select(F.when(F.is_valid_utf8(value), value).otherwise(F.get(F.split(value, "\t", 1), 0)).alias("value"))
+
+
+def sms_ids():
+    """The column of sms ids, ``FILE#ROW``: an sms line has none, so one is made up (unique within
+    a run) from the file's name and Spark's row id, for the SQL parse and the arrow scorer."""
+    from pyspark.sql import functions as F
+
+    return F.concat(F.substring_index(F.input_file_name(), "/", -1), F.lit("#"), F.monotonically_increasing_id().cast("string"))
+
+
 def text_lines(lines, fmt: str):
     """The SQL twin of ``corpora.parse_labelled_line`` / ``parse_sms_line``: a text DataFrame
-    (``value``) as ``(id, labels, text, category)``, the one place the SQL engines and the arrow
-    scorer parse a tsv or sms line. ``category`` is ``documents``, ``blank_lines``,
+    (``value``) as ``(id, labels, text, category)``, the one place the SQL engines parse a tsv or
+    sms line (the arrow engine and scorer parse in pyarrow: ``arrow_lines.parse_lines``, tested
+    line by line against this and the Python parsers). ``category`` is ``documents``, ``blank_lines``,
     ``malformed.fields``, ``malformed.id`` or ``malformed.labels`` (the Python parsers' reasons);
     ``labels`` is empty for a line without labels; sms ids are ``FILE#ROW`` (unique within a run).
 
@@ -279,14 +299,13 @@ def text_lines(lines, fmt: str):
         return F.trim(column, F.lit(WHITESPACE))
 
     value = F.col("value")
-    decoded = F.when(F.is_valid_utf8(value), value).otherwise(F.get(F.split(value, "\t", 1), 0))  # split: Java's decoding
-    valid = lines.select(decoded.alias("value"))
+    valid = decoded_lines(lines)
     if fmt == "sms":
         tab = F.col("tab")  # the TAB's position (1-based, in characters; 0: none)
         cut = valid.select("value", F.instr(value, "\t").alias("tab"))
         label = strip(F.substring_index(value, "\t", 1))
         labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
-        doc_id = F.concat(F.substring_index(F.input_file_name(), "/", -1), F.lit("#"), F.monotonically_increasing_id().cast("string"))
+        doc_id = sms_ids()
         text, fields_ok, id_ok = F.when(tab > 0, F.substr(value, tab + 1)), tab > 0, F.lit(True)
     else:
         head = F.col("head")  # the first two fields and the TAB between them (the whole line if it has fewer TABs)

@@ -38,7 +38,7 @@ from .nb import (
     top_labels,
     unexplained,
 )
-from .nb_inputs import Doc, records_rdd, text_lines
+from .nb_inputs import Doc, records_rdd, sms_ids
 from .readers import text_frame
 from .runstats import first_malformed_lines, is_stat, run_failfast, split_stats
 from .counting import Tally, count_events
@@ -129,23 +129,18 @@ def _score_partition(records, bc_model, k, threshold, n_ranked, tally):
 def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, n_ranked: int) -> Scored:
     """Score ``tsv``/``sms`` test text in one pass without Python per token: Spark reads the
     lines, each Arrow batch is tokenized (``arrow_text.token_codes``), looked up and scored by
-    vectorised code. Line statistics and unknown tokens are counted into the accumulator; the
+    vectorised code; the lines reach Python as Spark read them, to be decoded and cut there
+    (``arrow_lines``). Line statistics and unknown tokens are counted into the accumulator; the
     first malformed lines are named after the write (in failfast mode the first one stops the run
     before the results are renamed into place)."""
-    from pyspark.sql import functions as F
-
     spec = inputs.spec
     lines = text_frame(spark, inputs.files)
-    flagged = text_lines(lines, spec.format).select(
-        F.coalesce("id", F.lit("")).alias("id"),
-        F.coalesce("labels", F.array().cast("array<string>")).alias("gold"),
-        F.coalesce("text", F.lit("")).alias("text"),
-        "category",
-    )
+    # an sms id is made up in Spark: a Python task knows neither its file nor its rows' ids
+    raw = lines.select("value", sms_ids().alias("id")) if spec.format == "sms" else lines
     bc = spark.sparkContext.broadcast(model)
     tally = spark.sparkContext.accumulator({}, Tally())
-    k, threshold = cfg.nb.top_k, cfg.nb.multilabel_threshold
-    predictions = flagged.mapInArrow(lambda it: _arrow_score_batches(it, bc, k, threshold, n_ranked, tally), PREDICTION_DDL)
+    k, threshold, fmt = cfg.nb.top_k, cfg.nb.multilabel_threshold, spec.format
+    predictions = raw.mapInArrow(lambda it: _arrow_score_batches(it, fmt, bc, k, threshold, n_ranked, tally), PREDICTION_DDL)
     parse = parse_labelled_line if spec.format == "tsv" else parse_sms_line
 
     def stats() -> dict:
@@ -281,15 +276,17 @@ def _ranked_predictions(scores, k: int, threshold: float, n_ranked: int):
     )
 
 
-def _arrow_score_batches(batches, bc_model, k, threshold, n_ranked, tally):
+def _arrow_score_batches(batches, fmt, bc_model, k, threshold, n_ranked, tally):
     """mapInArrow: tokenize, look up and score whole Arrow batches; the prediction columns are
     built as Arrow arrays from numpy (no Python per document or token). Rows are every input
-    line (``id, gold, text, category``); every line is counted into ``tally`` by its category, with
-    the lines read, empty documents and out-of-vocabulary tokens, and only documents are scored."""
+    line (``value``, and an sms line's ``id``), its bytes as read: decoded and parsed here
+    (``arrow_lines``); every line is counted into ``tally`` by its category, with the lines read,
+    U+FFFD, empty documents and out-of-vocabulary tokens, and only documents are scored."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from .arrow_lines import jvm_decoded, parse_lines
     from .arrow_text import decode_replacements, documents, token_codes
 
     model: NBModel = bc_model.value
@@ -302,11 +299,15 @@ def _arrow_score_batches(batches, bc_model, k, threshold, n_ranked, tally):
         return pa.ListArray.from_arrays(pa.array(offsets), values)
 
     seen = Counter()
-    for lines in batches:
+    for raw in batches:
+        value = jvm_decoded(raw.column("value"))
+        lines = parse_lines(value, fmt)
+        if fmt == "sms":
+            lines = pa.RecordBatch.from_arrays([raw.column("id"), *lines.columns[1:]], names=lines.schema.names)
         categories = pc.value_counts(lines.column("category"))
         seen.update(dict(zip(categories.field("values").to_pylist(), categories.field("counts").to_pylist())))
         seen["lines_read"] += lines.num_rows
-        seen["decode_replacements"] += decode_replacements(lines.column("id"), lines.column("gold"), lines.column("text"))
+        seen["decode_replacements"] += decode_replacements(value)
         batch = documents(lines)
         n = batch.num_rows
         if n == 0:
@@ -331,7 +332,7 @@ def _arrow_score_batches(batches, bc_model, k, threshold, n_ranked, tally):
         yield pa.RecordBatch.from_arrays(
             [
                 batch.column("id"),
-                batch.column("gold"),
+                batch.column("labels"),
                 lists(pc.take(classes, pa.array(order[prefix])), picked),
                 pa.array(probs[:, 0]),
                 lists(pc.take(classes, pa.array(order[:, :n_ranked].ravel())), ranked),

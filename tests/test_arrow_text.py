@@ -233,3 +233,65 @@ def test_documents_keeps_the_document_rows_and_the_batch_itself_when_all_are():
     assert documents(whole) is whole
     none = pa.RecordBatch.from_pydict({"category": ["blank_lines"], "text": [""]})
     assert documents(none).num_rows == 0
+
+
+@pytest.mark.parametrize(
+    "raw, jvm",
+    [
+        (b"caf\xe9", "caf\ufffd"),  # a lone byte: one U+FFFD in both
+        (b"\xed\xa0\x80x", "\ufffdx"),  # an encoded surrogate: one in the JVM, three in Python
+        (b"\xed\xa0x", "\ufffdx"),  # a 3-byte lead takes a second byte that may follow it: one, Python two
+        (b"\xed\xa0", "\ufffd"),  # ... and at the end of the line
+        (b"\xe0\x80\x80", "\ufffd\ufffd\ufffd"),  # an overlong lead takes nothing along: three in both
+        (b"\xe4\xb8", "\ufffd"),  # cut off at the end: one in both
+        (b"\xe4\xb8x", "\ufffdx"),
+        (b"\xf0\x90\x80", "\ufffd"),
+        (b"\xf0\x90\x80x", "\ufffdx"),
+        (b"\xf0\x90x", "\ufffdx"),
+        (b"\xf4\x90\x80\x80", "\ufffd" * 4),  # past U+10FFFF: the lead alone, then each continuation byte
+        (b"\xf5\x80", "\ufffd\ufffd"),
+        (b"\xc0\xaf \xc2", "\ufffd\ufffd \ufffd"),
+        ("naïve ☃ 😀".encode(), "naïve ☃ 😀"),
+    ],
+)
+def test_bad_utf8_is_decoded_as_the_jvm_decodes_it(raw, jvm):
+    """Cases worked by hand from ``java.lang.String``'s UTF-8 decoder (the arrow paths decode
+    Spark's unchecked bytes in Python; the Python engines get lines the JVM decoded). The Spark
+    tests check the same against the JVM itself on random bytes."""
+    from nbspark.arrow_lines import JVM_REPLACE, jvm_decoded
+
+    assert raw.decode("utf-8", JVM_REPLACE) == jvm
+    values = pa.array([b"ok", raw, None], pa.binary()).view(pa.string())
+    assert jvm_decoded(values).to_pylist() == ["ok", jvm, None]
+
+
+def test_a_valid_array_is_not_decoded_again():
+    from nbspark.arrow_lines import jvm_decoded
+
+    values = pa.array(["a", "é", None])
+    assert jvm_decoded(values) is values
+
+
+@pytest.mark.parametrize("fmt", ["tsv", "sms"])
+def test_parse_lines_by_hand(fmt):
+    """``arrow_lines.parse_lines`` without Spark; the Spark tests hold it to the Python parsers
+    and to the SQL parse on hostile lines."""
+    from nbspark.arrow_lines import parse_lines
+
+    if fmt == "tsv":
+        lines = ["d1\ta, b ,\u00a0\ttext\twith tab", " \t ", "d2\ta", "\ta\tx", "d3\t , \tx", "d4\tz\t"]
+        expected = [
+            ("documents", "d1", ["a", "b"], "text\twith tab"), ("blank_lines", None, None, None), ("malformed.fields", None, None, None),
+            ("malformed.id", None, None, None), ("malformed.labels", None, None, None), ("documents", "d4", ["z"], ""),
+        ]
+    else:
+        lines = ["\u3000ham \tHi\tthere", "", "spam", "\tx", "ham\t"]
+        expected = [
+            ("documents", None, ["ham"], "Hi\tthere"), ("blank_lines", None, None, None), ("malformed.fields", None, None, None),
+            ("malformed.labels", None, None, None), ("documents", None, ["ham"], ""),
+        ]
+    batch = parse_lines(pa.array(lines), fmt)
+    assert batch.schema.names == ["id", "labels", "text", "category"]
+    got = [(r["category"], r["id"], r["labels"], r["text"]) if r["category"] == "documents" else (r["category"], None, None, None) for r in batch.to_pylist()]
+    assert got == expected
+    assert parse_lines(pa.array([], pa.string()), fmt).num_rows == 0

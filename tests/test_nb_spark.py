@@ -354,24 +354,56 @@ def test_every_engine_and_scorer_tokenizes_any_script_as_python(spark, tmp_path)
 def test_undecodable_bytes_are_counted_and_reported_by_every_engine_and_scorer(spark, tmp_path, fmt):
     """Latin-1 bytes in a UTF-8 read: the Python engines counted them, the SQL engines and the arrow
     scorer did not, and no naive Bayes report said so. By hand: one U+FFFD per lone byte here
-    (\\xe9, \\xff, \\xc3 before a space), and the U+FFFD the file itself holds."""
+    (\\xe9, \\xff, \\xc3 before a space), one for an encoded surrogate (\\xed\\xa0\\x80: the JVM's
+    rule; Python's ``replace`` makes three), and the U+FFFD the file itself holds."""
     from nbspark.classifying import results_report
     from nbspark.reports import format_nb_train_report
 
-    lines = [b"caf\xe9 ok", b"free \xff prize", b"caf\xc3 x \xef\xbf\xbd y", b"plain"]
+    lines = [b"caf\xe9 ok", b"free \xff prize", b"caf\xc3 x \xef\xbf\xbd y", b"plain", b"x \xed\xa0\x80 y"]
     head = [b"d%d\t%s\t" % (i, b"ab"[i % 2 : i % 2 + 1]) if fmt == "tsv" else b"%s\t" % b"ab"[i % 2 : i % 2 + 1] for i in range(len(lines))]
     path = tmp_path / f"latin.{fmt}"
     path.write_bytes(b"".join(h + t + b"\n" for h, t in zip(head, lines)) + (b"d9\tb\xe9\tlabel\n" if fmt == "tsv" else b"b\xe9\tlabel\n"))
     base = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": fmt, "train.path": str(path), "test.format": fmt, "test.path": str(path)}
     for engine in ("combine", "dataframe", "arrow"):
         manifest = fit(spark, load_config(None, {**base, "engine": engine}), tmp_path / engine)
-        assert manifest["stats"]["decode_replacements"] == 5, engine
-        assert "undecodable bytes replaced by U+FFFD: 5 (is the input UTF-8?)" in format_nb_train_report(manifest, "m").splitlines(), engine
+        assert manifest["stats"]["decode_replacements"] == 6, engine
+        assert "undecodable bytes replaced by U+FFFD: 6 (is the input UTF-8?)" in format_nb_train_report(manifest, "m").splitlines(), engine
     for scoring in ("broadcast", "arrow"):
         cfg = load_config(None, {**base, "scoring": scoring})
         metrics = classify_nb(spark, cfg, tmp_path / "combine", resolve_input(cfg.test, None), tmp_path / f"r-{scoring}")
-        assert metrics["input_stats"]["decode_replacements"] == 5, scoring
-        assert "undecodable bytes replaced by U+FFFD: 5 (is the input UTF-8?)" in results_report(lambda m: "", metrics).splitlines()
+        assert metrics["input_stats"]["decode_replacements"] == 6, scoring
+        assert "undecodable bytes replaced by U+FFFD: 6 (is the input UTF-8?)" in results_report(lambda m: "", metrics).splitlines()
+
+
+def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
+    """The arrow paths decode Spark's unchecked bytes in Python (``arrow_lines.jvm_decoded``); the
+    Python engines get lines the JVM decoded, the SQL parse decodes them in Spark. On 20,000
+    random lines made mostly of the bytes UTF-8's rules turn on (leads, continuations, C0, C1, E0,
+    ED, F0, F4, F5, FF, cut-off sequences) all three give the same strings, where Python's own
+    ``replace`` differs on some."""
+    import random
+
+    import pyarrow as pa
+
+    from nbspark.arrow_lines import JVM_REPLACE, jvm_decoded
+    from nbspark.nb_inputs import decoded_lines
+
+    rng = random.Random(5)
+    pool = [0x41, 0x20, 0x09, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF,
+            0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF7, 0xF8, 0xFF]
+    lines = [bytes(rng.choice(pool) if rng.random() < 0.9 else rng.choice(b"abc\x00\x7f\xce\xe2\xf0") for _ in range(rng.randrange(1, 9)))
+             for _ in range(20_000)]
+    path = tmp_path / "bytes.txt"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    frame = spark.read.text(str(path))
+    jvm = [r.value for r in frame.collect()]
+    sql = [r.value for r in decoded_lines(frame).collect()]
+    arrow = [r.value for r in frame.mapInArrow(lambda batches: (pa.RecordBatch.from_arrays([jvm_decoded(b.column("value"))], ["value"]) for b in batches), "value STRING").collect()]
+    assert len(jvm) == len(lines)
+    assert sql == jvm
+    assert arrow == jvm
+    assert [b.decode("utf-8", JVM_REPLACE) for b in lines] == jvm
+    assert sum(b.decode("utf-8", "replace") != j for b, j in zip(lines, jvm)) > 50  # the rules differ
 
 
 HOSTILE_LINES = {
@@ -388,12 +420,23 @@ HOSTILE_LINES = {
 }
 
 
+def _arrow_parse(lines, fmt: str):
+    """The arrow engine's and the arrow scorer's parse of a text DataFrame: Spark's lines, their
+    bytes unchecked, decoded and cut by ``arrow_lines`` in a Python task."""
+    from nbspark.arrow_lines import jvm_decoded, parse_lines
+
+    ddl = "id STRING, labels ARRAY<STRING>, text STRING, category STRING"
+    return lines.mapInArrow(lambda batches: (parse_lines(jvm_decoded(b.column("value")), fmt) for b in batches), ddl)
+
+
+@pytest.mark.parametrize("parse", ["sql", "arrow"])
 @pytest.mark.parametrize("fmt", ["tsv", "sms"])
-def test_the_sql_parse_is_the_python_parse_line_by_line(spark, tmp_path, fmt):
-    """``nb_inputs.text_lines`` (the SQL engines' and the arrow scorer's parse) against
-    ``corpora.parse_labelled_line`` / ``parse_sms_line`` on every line: TABs in the text, white
-    space Python strips and SQL's trim does not, missing fields, ids and labels, blank lines that
-    hold TABs, non-ASCII and undecodable bytes (decoded as the Python engines' lines are)."""
+def test_the_sql_and_arrow_parses_are_the_python_parse_line_by_line(spark, tmp_path, fmt, parse):
+    """``nb_inputs.text_lines`` (the SQL engines' parse) and ``arrow_lines.parse_lines`` (the
+    arrow engine's and scorer's) against ``corpora.parse_labelled_line`` / ``parse_sms_line`` on
+    every line: TABs in the text, white space Python strips and SQL's trim does not, missing
+    fields, ids and labels, blank lines that hold TABs, non-ASCII and undecodable bytes (decoded
+    as the Python engines' lines are)."""
     from nbspark.corpora import MalformedLine, parse_labelled_line, parse_sms_line
     from nbspark.nb_inputs import text_lines
 
@@ -413,7 +456,7 @@ def test_the_sql_parse_is_the_python_parse_line_by_line(spark, tmp_path, fmt):
             continue
         doc_id, labels, text = parsed
         expected.append(("documents", doc_id, list(labels) if fmt == "tsv" else [labels], text))
-    rows = text_lines(spark.read.text(str(path)), fmt).collect()
+    rows = (text_lines if parse == "sql" else _arrow_parse)(spark.read.text(str(path)), fmt).collect()
     got = [(r["category"], r["id"] if fmt == "tsv" else None, r["labels"], r["text"]) if r["category"] == "documents"
            else (r["category"], None, None, None) for r in rows]
     assert got == expected
