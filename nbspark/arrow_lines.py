@@ -78,13 +78,14 @@ def jvm_decoded(values: pa.Array) -> pa.Array:
     """``values`` (a string array as Spark sends it to Python: its bytes unchecked) as valid
     UTF-8, a line that is not decoded as the JVM decodes the Python engines' lines (U+FFFD for
     bad bytes, ``JVM_REPLACE``). Checked by Arrow (many GB/s); only an array with a bad line is
-    decoded again, by Python."""
+    decoded again, by Python. A ``large_string`` array (Spark's ``useLargeVarTypes``) stays one."""
     try:
         values.validate(full=True)
         return values
     except pa.ArrowInvalid:
-        raw = values.view(pa.binary()).to_pylist()
-        return pa.array([None if b is None else b.decode("utf-8", JVM_REPLACE) for b in raw], pa.string())
+        large = pa.types.is_large_string(values.type)
+        raw = values.view(pa.large_binary() if large else pa.binary()).to_pylist()
+        return pa.array([None if b is None else b.decode("utf-8", JVM_REPLACE) for b in raw], values.type)
 
 
 def _strip(values: pa.Array) -> pa.Array:

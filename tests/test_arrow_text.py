@@ -261,8 +261,10 @@ def test_bad_utf8_is_decoded_as_the_jvm_decodes_it(raw, jvm):
     from nbspark.arrow_lines import JVM_REPLACE, jvm_decoded
 
     assert raw.decode("utf-8", JVM_REPLACE) == jvm
-    values = pa.array([b"ok", raw, None], pa.binary()).view(pa.string())
-    assert jvm_decoded(values).to_pylist() == ["ok", jvm, None]
+    for binary, string in ((pa.binary(), pa.string()), (pa.large_binary(), pa.large_string())):
+        decoded = jvm_decoded(pa.array([b"ok", raw, None], binary).view(string))
+        assert decoded.type == string
+        assert decoded.to_pylist() == ["ok", jvm, None]
 
 
 def test_a_valid_array_is_not_decoded_again():
