@@ -5,7 +5,8 @@
   feature, value), count | (n, Σx, Σx²))`` and summed by ``counting.count_events``; statistics
   ride the shuffle.
 * ``dataframe``: Spark SQL only (split, explode, groupBy) for tsv/sms text with the words tokenizer.
-* ``arrow``: the same lines parsed in SQL, each Arrow batch counted by pyarrow, summed in the task.
+* ``arrow``: the lines as Spark read them, each Arrow batch decoded, parsed (``arrow_lines``) and
+  counted by pyarrow, summed in the task.
 
 The SQL engines sum statistics rows (``MARK``) beside the counts and name the first malformed lines
 afterwards. Which engine applies, and what ``auto`` picks, is ``capabilities.resolve_engine``.
@@ -60,8 +61,8 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     and no Python per token. Each line explodes into its (label, token) pairs plus one marker
     pair per (document, label) and one per blank or malformed line, so a single
     ``groupBy(label, token).count()`` yields the counts and the statistics together (a line
-    count is the only other pass). The ``arrow`` engine parses the lines the same way in SQL and
-    counts each Arrow batch with pyarrow (``_arrow_agg``).
+    count is the only other pass). The ``arrow`` engine decodes and parses the lines by the same
+    rules in pyarrow (``arrow_lines``) and counts each Arrow batch there (``_arrow_agg``).
     """
     from pyspark.sql import functions as F
 

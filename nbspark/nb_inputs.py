@@ -260,9 +260,10 @@ def record_events(record, kind):
 
 def decoded_lines(lines):
     """A text DataFrame's lines (``value``) as valid UTF-8, decoded as the JVM decodes the Python
-    engines' lines (U+FFFD for bad bytes): the first step of both parses of tsv and sms lines,
-    ``text_lines`` in SQL and ``arrow_lines.parse_lines`` in pyarrow. Only a line that is not
-    valid UTF-8 makes the string round trip (``split`` decodes into a Java string)."""
+    engines' lines (U+FFFD for bad bytes): the first step of the SQL parse (``text_lines``); the
+    arrow paths decode in Python instead (``arrow_lines.jvm_decoded``, tested against this). Only
+    a line that is not valid UTF-8 makes the string round trip (``split`` decodes into a Java
+    string)."""
     from pyspark.sql import functions as F
 
     value = F.col("value")
