@@ -9,8 +9,8 @@ Python doing nothing with the batches) 0.77 s to check, parse and hand over agai
 lines alone. Here Arrow checks UTF-8 at about 18 GB/s and the parse costs 25 ms per 49 MB.
 
 A line that is not UTF-8 is decoded as the JVM decodes the Python engines' lines
-(``jvm_decoded``): Java's UTF-8 decoder and Python's ``errors="replace"`` put U+FFFD over
-different spans of some malformed sequences.
+(``jvm_decoded``, which the n-gram arrow engine uses too): Java's UTF-8 decoder and Python's
+``errors="replace"`` put U+FFFD over different spans of some malformed sequences.
 
 Plain pyarrow and numpy, no Spark. The rules are those of ``corpora.parse_labelled_line`` and
 ``parse_sms_line``, and of the SQL twin, line by line (tested against both, and the decoding

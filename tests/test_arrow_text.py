@@ -222,6 +222,11 @@ def test_ngram_events_invalid_utf8_and_empty():
     raw = pa.array([b"caf\xe9 x effect y z\t2", b"a b affect d e\t1"], pa.binary()).cast(pa.string(), safe=False)
     table, stats = ngram_events(raw, 5, ("affect", "effect"), True, ("",), "ABCDE")
     assert stats["decode_replacements"] == 1 and stats["weight"] == 3
+    # an encoded surrogate is one U+FFFD, as the JVM decodes the Python path's lines (Python's replace: three)
+    raw = pa.array([b"\xed\xa0\x80 x effect y z\t2"], pa.binary()).cast(pa.string(), safe=False)
+    table, stats = ngram_events(raw, 5, ("affect", "effect"), True, ("A",), "ABCDE")
+    assert stats["decode_replacements"] == 1
+    assert table.column("a").to_pylist() == ["\ufffd"]
     table, stats = ngram_events(pa.array([], pa.string()), 5, ("affect", "effect"), True, ("",), "ABCDE")
     assert table.num_rows == 0 and stats == {}
 

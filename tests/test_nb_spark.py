@@ -377,16 +377,18 @@ def test_undecodable_bytes_are_counted_and_reported_by_every_engine_and_scorer(s
 
 def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
     """The arrow paths decode Spark's unchecked bytes in Python (``arrow_lines.jvm_decoded``); the
-    Python engines get lines the JVM decoded, the SQL parse decodes them in Spark. On 20,000
-    random lines made mostly of the bytes UTF-8's rules turn on (leads, continuations, C0, C1, E0,
-    ED, F0, F4, F5, FF, cut-off sequences) all three give the same strings, where Python's own
-    ``replace`` differs on some."""
+    Python engines get lines the JVM decoded (Hadoop's line reader), the SQL parse decodes them in
+    Spark. On 20,000 random lines made mostly of the bytes UTF-8's rules turn on (leads,
+    continuations, C0, C1, E0, ED, F0, F4, F5, FF, cut-off sequences) all give the same strings,
+    where Python's own ``replace`` differs on some."""
     import random
 
     import pyarrow as pa
 
     from nbspark.arrow_lines import JVM_REPLACE, jvm_decoded
     from nbspark.nb_inputs import decoded_lines
+    from nbspark.readers import ngram_lines
+    from nbspark.storage import location
 
     rng = random.Random(5)
     pool = [0x41, 0x20, 0x09, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF,
@@ -400,6 +402,8 @@ def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
     sql = [r.value for r in decoded_lines(frame).collect()]
     arrow = [r.value for r in frame.mapInArrow(lambda batches: (pa.RecordBatch.from_arrays([jvm_decoded(b.column("value"))], ["value"]) for b in batches), "value STRING").collect()]
     assert len(jvm) == len(lines)
+    hadoop = [line for _, _, line in sorted(ngram_lines(spark.sparkContext, [location(str(path))]).collect(), key=lambda r: r[1])]
+    assert hadoop == jvm  # the Python engines' reader
     assert sql == jvm
     assert arrow == jvm
     assert [b.decode("utf-8", JVM_REPLACE) for b in lines] == jvm
