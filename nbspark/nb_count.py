@@ -196,16 +196,17 @@ def _arrow_count_batches(batches, fmt, model_kind):
     summed inside the task (``arrow_text.PartialCounts``) before they reach the shuffle.
 
     Rows are input lines (``value``) as Spark read them, decoded and parsed here
-    (``arrow_lines``); a document's tokens count under each of its labels here, in pyarrow (an ``explode`` in Spark would copy the text once per label). The
-    markers: lines read and by category, U+FFFD, empty documents, documents per label and, for a
-    multinomial model, tokens per label (its ``YX=ANY`` count, which the write then takes from the
-    summary instead of a shuffle of the pairs by label).
+    (``arrow_lines``); a document's tokens count under each of its labels here, in pyarrow (an
+    ``explode`` in Spark would copy the text once per label). The markers: lines read and by
+    category, U+FFFD, empty documents, documents per label and, for a multinomial model, tokens per
+    label (its ``YX=ANY`` count, which the write then takes from the summary instead of a shuffle of
+    the pairs by label).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .arrow_text import LABEL_TOKEN_SCHEMA as schema
     from .arrow_lines import jvm_decoded, parse_lines
+    from .arrow_text import LABEL_TOKEN_SCHEMA as schema
     from .arrow_text import PartialCounts, count_label_tokens, decode_replacements, documents
 
     def table(labels, tokens, counts):
