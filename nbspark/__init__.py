@@ -1,24 +1,26 @@
 """nbspark: naive Bayes and n-gram density estimation by counting, on Apache Spark.
 
-The pure modules (config, capabilities, text, corpora, events, model, backoff, nb, metrics,
-reports, manifests, runstats) import no pyspark; the Spark side is the inputs, the counting
-engines, the scorers and the two families' jobs (``backoff_jobs``, ``nb_jobs``).
+The tree shows the flow (``docs/architecture.md``): ``app`` (the command lines) over ``loading``
+(the no-Spark face, ``nbspark.load``) and ``ml`` (pyspark.ml stages), over the two families
+(``naive_bayes``, ``backoff``), over ``spine`` (counting, training and classifying skeletons), over
+``settings`` and ``report``, ``inputs``, ``storage`` and ``spark``. Each floor imports only from the
+floors under it (``scripts/import_graph.py`` checks it).
 """
 
-__version__ = "0.1.0"
-
-from .backoff import Decision, predict
-from .config import DEFAULT, ExperimentConfig, InputSpec, load_config
-from .corpora import MalformedLine, Story, parse_ngram_line, parse_reuters_sgml
-from .model import BackoffModel, build_model
-from .text import tokenize
+from nbspark._version import __version__
+from nbspark.backoff.model import BackoffModel, build_model
+from nbspark.backoff.predict import Decision, predict
+from nbspark.inputs.parsers import MalformedLine, Story, parse_ngram_line, parse_reuters_sgml
+from nbspark.inputs.resolve import InputSpec
+from nbspark.inputs.tokens import tokenize
+from nbspark.settings.config import DEFAULT, ExperimentConfig, load_config
 
 
 def __getattr__(name: str):
     # ``load`` needs numpy, scipy and pyarrow: imported on first use, not by every Spark worker
     # that unpickles a function of this package (each worker imports ``nbspark`` first)
     if name == "load":
-        from .models import load
+        from nbspark.loading import load
 
         return load
     raise AttributeError(f"module 'nbspark' has no attribute {name!r}")

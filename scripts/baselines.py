@@ -14,7 +14,10 @@ def loop_model(model) -> dict:
         "classes": model.classes,
         "prior": dict(zip(model.classes, model.class_log_prior.tolist())),
         "bias": dict(zip(model.classes, model.bias.tolist())),
-        "logp": {c: {inverse[i]: float(model.weights[ci, i]) for i in range(model.weights.shape[1])} for ci, c in enumerate(model.classes)},
+        "logp": {
+            c: {inverse[i]: float(model.weights[ci, i]) for i in range(model.weights.shape[1])}
+            for ci, c in enumerate(model.classes)
+        },
     }
 
 

@@ -34,7 +34,8 @@ At each scale the contenders run in rounds, each once a round: ``--warmup`` unti
 (default 1), then ``--repeat`` timed ones, so that none pays the process's one-off costs for
 another (a fresh JVM's JIT compiles Spark for minutes: one contender's runs timed after another's
 would run in a warmer JVM). Prints a table (median and range over
-``--repeat`` runs, tokens/s, peak memory, broadcast size) and the ratios nbspark/MLlib and nbspark/scikit-learn; ``--json FILE`` writes the same,
+``--repeat`` runs, tokens/s, peak memory, broadcast size) and the ratios nbspark/MLlib and
+nbspark/scikit-learn; ``--json FILE`` writes the same,
 with ``train_ratio_vs_mllib``, ``train_ratio_vs_sklearn``,
 ``classify_throughput_ratio_vs_mllib`` (scoring), ``classify_job_throughput_ratio_vs_mllib``
 (the whole job), ``scoring_speedup_vs_loop`` for the largest scale, and ``books`` (the
@@ -44,9 +45,9 @@ affect/effect rows).
 from __future__ import annotations
 
 import argparse
-import os
 import glob
 import json
+import os
 import resource
 import shutil
 import statistics
@@ -57,20 +58,19 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
-
-from nbspark.config import load_config
-from nbspark.inputs import resolve_data_dir
-from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from baselines import loop_model, score_loop
-from nbspark.models import read_count_table
-from nbspark.nb import COUNT_DDL, build_nb_model, log_posteriors, score_docs
-from nbspark.inputs import resolve_input
-from nbspark.nb_inputs import REUTERS_TOP10
-from nbspark.text import tokenizer
-from nbspark.nb_jobs import classify_nb, load_nb_manifest, train_nb
-from nbspark.nb_scoring import BATCH, score
-from nbspark.training import read_counts
-from nbspark.session import get_spark
+
+from nbspark.inputs.parsers import decode_reuters, parse_reuters_sgml
+from nbspark.inputs.resolve import resolve_data_dir, resolve_input
+from nbspark.inputs.tokens import tokenizer
+from nbspark.naive_bayes.inputs import REUTERS_TOP10
+from nbspark.naive_bayes.jobs import classify_nb, load_nb_manifest, train_nb
+from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model, log_posteriors, score_docs
+from nbspark.naive_bayes.scoring import BATCH, score
+from nbspark.settings.config import load_config
+from nbspark.spark.session import get_spark
+from nbspark.spine.training import read_counts
+from nbspark.storage.counts import read_count_table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -79,7 +79,12 @@ def load_stories(data_dir: Path):
     train, test = [], []
     for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
         for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
-            if s.topics_attr == "YES" and s.topics and s.topics[0] in REUTERS_TOP10 and s.lewissplit in ("TRAIN", "TEST"):
+            if (
+                s.topics_attr == "YES"
+                and s.topics
+                and s.topics[0] in REUTERS_TOP10
+                and s.lewissplit in ("TRAIN", "TEST")
+            ):
                 text = s.text.replace("\t", " ").replace("\r", " ").replace("\n", " ")
                 (train if s.lewissplit == "TRAIN" else test).append((s.topics[0], text))
     return train, test
@@ -111,7 +116,12 @@ def timed(fn, repeat: int, warmup: int | None = None):
 
 
 def timing(times: list[float]) -> dict:
-    return {"median_s": statistics.median(times), "min_s": min(times), "max_s": max(times), "runs": len(times)}
+    return {
+        "median_s": statistics.median(times),
+        "min_s": min(times),
+        "max_s": max(times),
+        "runs": len(times),
+    }
 
 
 def interleaved(steps, repeat: int, warmup: int | None = None) -> dict:
@@ -145,13 +155,31 @@ def main(argv=None) -> int:
     parser.add_argument("--data-dir")
     parser.add_argument("--scales", default="1,10,50")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--warmup", type=int, default=1, help="untimed runs of each contender before its timed ones (default 1)")
-    parser.add_argument("--master", default="local[2]", help="the benchmark's Spark master (default local[2])")
+    parser.add_argument(
+        "--warmup",
+        type=int,
+        default=1,
+        help="untimed runs of each contender before its timed ones (default 1)",
+    )
+    parser.add_argument(
+        "--master", default="local[2]", help="the benchmark's Spark master (default local[2])"
+    )
     parser.add_argument("--engine", default="arrow", choices=("pairs", "combine", "dataframe", "arrow"))
     parser.add_argument("--scoring", default="arrow", choices=("broadcast", "join", "arrow"))
-    parser.add_argument("--python-all", action="store_true", help="run the plain-Python trainer at every scale")
-    parser.add_argument("--test-copies", type=int, default=10, help="the training text scored as a large test set, this many times over (default 10)")
-    parser.add_argument("--books-scales", default="1,10,50", help="affect/effect: the Books 5-grams this many times over ('' to skip)")
+    parser.add_argument(
+        "--python-all", action="store_true", help="run the plain-Python trainer at every scale"
+    )
+    parser.add_argument(
+        "--test-copies",
+        type=int,
+        default=10,
+        help="the training text scored as a large test set, this many times over (default 10)",
+    )
+    parser.add_argument(
+        "--books-scales",
+        default="1,10,50",
+        help="affect/effect: the Books 5-grams this many times over ('' to skip)",
+    )
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
     global WARMUP
@@ -165,8 +193,13 @@ def main(argv=None) -> int:
     work = Path(tempfile.mkdtemp(prefix="nbspark-bench-"))
     spark = get_spark(
         "nbspark-bench",
-        {"spark.master": args.master, "spark.ui.enabled": "false", "spark.log.level": "ERROR", "spark.sql.shuffle.partitions": "8",
-         "spark.ui.showConsoleProgress": "false"},
+        {
+            "spark.master": args.master,
+            "spark.ui.enabled": "false",
+            "spark.log.level": "ERROR",
+            "spark.sql.shuffle.partitions": "8",
+            "spark.ui.showConsoleProgress": "false",
+        },
     )
     from pyspark.ml import Pipeline
     from pyspark.ml.classification import NaiveBayes
@@ -177,7 +210,9 @@ def main(argv=None) -> int:
 
     def as_df(path):
         parts = F.split("value", "\t", 2)
-        return spark.read.text(str(path)).select(F.get(parts, 0).alias("label"), F.get(parts, 1).alias("text"))
+        return spark.read.text(str(path)).select(
+            F.get(parts, 0).alias("label"), F.get(parts, 1).alias("text")
+        )
 
     test_path = work / "test.tsv"
     write_lines(test_path, test_docs)
@@ -190,14 +225,30 @@ def main(argv=None) -> int:
             train_path = work / f"train_x{scale}.tsv"
             size = write_lines(train_path, train_docs, scale)
             n_tokens = scale * sum(len(tok(t)) for _, t in train_docs)
-            row = {"scale": scale, "train_bytes": size, "train_docs": scale * len(train_docs), "train_tokens": n_tokens}
-            print(f"\n×{scale}: {row['train_docs']:,} documents, {size / 1e6:.1f} MB, {n_tokens:,} tokens", flush=True)
+            row = {
+                "scale": scale,
+                "train_bytes": size,
+                "train_docs": scale * len(train_docs),
+                "train_tokens": n_tokens,
+            }
+            print(
+                f"\n×{scale}: {row['train_docs']:,} documents, {size / 1e6:.1f} MB, {n_tokens:,} tokens",
+                flush=True,
+            )
 
             # nbspark
-            cfg = load_config(None, {
-                "task": "naive_bayes", "nb.tokenizer": "words", "engine": args.engine,
-                "train.format": "sms", "train.path": str(train_path), "test.format": "sms", "test.path": str(test_path),
-            })
+            cfg = load_config(
+                None,
+                {
+                    "task": "naive_bayes",
+                    "nb.tokenizer": "words",
+                    "engine": args.engine,
+                    "train.format": "sms",
+                    "train.path": str(train_path),
+                    "test.format": "sms",
+                    "test.path": str(test_path),
+                },
+            )
             model_dir = work / "model"
             state = {}  # what a step leaves for the steps after it: models
 
@@ -208,28 +259,54 @@ def main(argv=None) -> int:
             def nb_classify(path):
                 out = work / "results"
                 shutil.rmtree(out, ignore_errors=True)
-                run = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "scoring": args.scoring,
-                                         "test.format": "sms", "test.path": str(path)})
+                run = load_config(
+                    None,
+                    {
+                        "task": "naive_bayes",
+                        "nb.tokenizer": "words",
+                        "scoring": args.scoring,
+                        "test.format": "sms",
+                        "test.path": str(path),
+                    },
+                )
                 return classify_nb(spark, run, model_dir, resolve_input(run.test, None), out)
 
-            big_run = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "test.format": "sms", "test.path": str(big_test)})
+            big_run = load_config(
+                None,
+                {
+                    "task": "naive_bayes",
+                    "nb.tokenizer": "words",
+                    "test.format": "sms",
+                    "test.path": str(big_test),
+                },
+            )
 
             def nb_score():
                 # the scorer alone, as MLlib's transform is timed: the model loaded and broadcast
                 # beforehand (untimed), the predictions forced by a sum
-                scored = score(spark, big_run, resolve_input(big_run.test, None), "arrow", None, state["model"], len(state["model"].classes))
+                scored = score(
+                    spark,
+                    big_run,
+                    resolve_input(big_run.test, None),
+                    "arrow",
+                    None,
+                    state["model"],
+                    len(state["model"].classes),
+                )
                 try:
                     return scored.predictions.agg(F.sum("probability")).collect()
                 finally:
                     scored.release()
 
             # MLlib
-            pipeline = Pipeline(stages=[
-                StringIndexer(inputCol="label", outputCol="y"),
-                RegexTokenizer(inputCol="text", outputCol="tokens", pattern="(?U)\\W+", toLowercase=True),
-                CountVectorizer(inputCol="tokens", outputCol="features", vocabSize=1 << 20),
-                NaiveBayes(featuresCol="features", labelCol="y", smoothing=1.0, modelType="multinomial"),
-            ])
+            pipeline = Pipeline(
+                stages=[
+                    StringIndexer(inputCol="label", outputCol="y"),
+                    RegexTokenizer(inputCol="text", outputCol="tokens", pattern="(?U)\\W+", toLowercase=True),
+                    CountVectorizer(inputCol="tokens", outputCol="features", vocabSize=1 << 20),
+                    NaiveBayes(featuresCol="features", labelCol="y", smoothing=1.0, modelType="multinomial"),
+                ]
+            )
             train_df, big_df = as_df(train_path), as_df(big_test)
 
             # scikit-learn, one core
@@ -251,9 +328,15 @@ def main(argv=None) -> int:
                 ("nbspark_classify_test", lambda: nb_classify(test_path)),
                 ("nbspark_classify_x10", lambda: nb_classify(big_test)),
                 *([("nbspark_score_x10", nb_score)] if args.scoring == "arrow" else []),
-                (None, lambda: state.update(jvm_heap_mb=jvm_heap_mb(spark))),  # after nbspark's steps, before MLlib's
+                (
+                    None,
+                    lambda: state.update(jvm_heap_mb=jvm_heap_mb(spark)),
+                ),  # after nbspark's steps, before MLlib's
                 ("mllib_fit", lambda: state.update(mllib=pipeline.fit(train_df))),
-                ("mllib_transform_x10", lambda: state["mllib"].transform(big_df).agg(F.sum("prediction")).collect()),
+                (
+                    "mllib_transform_x10",
+                    lambda: state["mllib"].transform(big_df).agg(F.sum("prediction")).collect(),
+                ),
                 ("sklearn_fit", sk_fit),
                 ("sklearn_predict_x10", sk_predict),
             ]
@@ -268,10 +351,13 @@ def main(argv=None) -> int:
             pred = state["mllib"].transform(as_df(test_path)).select("prediction").collect()
             row["mllib_accuracy"] = float(np.mean(np.array([labels[int(r[0])] for r in pred]) == test_gold))
             cv, sk = state["sklearn"]
-            row["sklearn_accuracy"] = float(np.mean(sk.predict(cv.transform([t for _, t in test_docs])) == test_gold))
+            row["sklearn_accuracy"] = float(
+                np.mean(sk.predict(cv.transform([t for _, t in test_docs])) == test_gold)
+            )
 
             # plain Python
             if scale <= 10 or args.python_all:
+
                 def py_train():
                     counts: dict[str, Counter] = {}
                     for _ in range(scale):
@@ -289,7 +375,11 @@ def main(argv=None) -> int:
         docs = test_tokens * 4
 
         def vectorised():
-            return [int(i) for s in range(0, len(docs), BATCH) for i in log_posteriors(score_docs(model, docs[s : s + BATCH])[0]).argmax(1)]
+            return [
+                int(i)
+                for s in range(0, len(docs), BATCH)
+                for i in log_posteriors(score_docs(model, docs[s : s + BATCH])[0]).argmax(1)
+            ]
 
         tables = loop_model(model)
 
@@ -303,7 +393,12 @@ def main(argv=None) -> int:
         pv, tv = timed(vectorised, args.repeat)
         pl, tl = timed(loop, args.repeat)
         assert pv == pl, "the two scorers disagree"
-        scorer = {"documents": len(docs), "vectorised": tv, "loop": tl, "speedup": tl["median_s"] / tv["median_s"]}
+        scorer = {
+            "documents": len(docs),
+            "vectorised": tv,
+            "loop": tl,
+            "speedup": tl["median_s"] / tv["median_s"],
+        }
         books_scales = sorted({int(x) for x in args.books_scales.split(",") if x.strip()})
         books = bench_books(spark, work, books_scales, args.repeat, args.python_all, args.data_dir)
     finally:
@@ -312,18 +407,29 @@ def main(argv=None) -> int:
 
     largest = results[-1]
     summary = {
-        "machine": {"master": args.master, "engine": args.engine, "scoring": args.scoring, "repeat": args.repeat, "warmup": args.warmup},
+        "machine": {
+            "master": args.master,
+            "engine": args.engine,
+            "scoring": args.scoring,
+            "repeat": args.repeat,
+            "warmup": args.warmup,
+        },
         "rows": results,
         "scorer": scorer,
         "train_ratio_vs_mllib": largest["nbspark_train"]["median_s"] / largest["mllib_fit"]["median_s"],
         "train_ratio_vs_sklearn": largest["nbspark_train"]["median_s"] / largest["sklearn_fit"]["median_s"],
-        "classify_throughput_ratio_vs_mllib": largest["mllib_transform_x10"]["median_s"] / (largest["nbspark_score_x10"] or largest["nbspark_classify_x10"])["median_s"],
-        "classify_job_throughput_ratio_vs_mllib": largest["mllib_transform_x10"]["median_s"] / largest["nbspark_classify_x10"]["median_s"],
+        "classify_throughput_ratio_vs_mllib": largest["mllib_transform_x10"]["median_s"]
+        / (largest["nbspark_score_x10"] or largest["nbspark_classify_x10"])["median_s"],
+        "classify_job_throughput_ratio_vs_mllib": largest["mllib_transform_x10"]["median_s"]
+        / largest["nbspark_classify_x10"]["median_s"],
         "scoring_speedup_vs_loop": scorer["speedup"],
         "books": books,
         "growth_x1_to_largest": {
-            k: largest[k]["median_s"] / results[0][k]["median_s"] for k in ("nbspark_train", "mllib_fit", "sklearn_fit")
-        } if len(results) > 1 else None,
+            k: largest[k]["median_s"] / results[0][k]["median_s"]
+            for k in ("nbspark_train", "mllib_fit", "sklearn_fit")
+        }
+        if len(results) > 1
+        else None,
     }
     print("\n" + format_summary(summary, big_test_docs))
     if books:
@@ -340,15 +446,17 @@ def nb_model(model_dir: Path):
     """The broadcast model of a naive Bayes model directory (its own smoothing), as classify builds it."""
     manifest = load_nb_manifest(model_dir)
     nb = manifest["config"]["nb"]
-    return build_nb_model(read_count_table(model_dir, COUNT_DDL, manifest), manifest["model"], nb["alpha"], nb["var_smoothing"])
+    return build_nb_model(
+        read_count_table(model_dir, COUNT_DDL, manifest), manifest["model"], nb["alpha"], nb["var_smoothing"]
+    )
 
 
 def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_dir: str | None) -> list[dict]:
     """The affect/effect task at each scale: nbspark's engines against a plain-Python count of
     the same events; the tables must be equal, the Reuters accuracy unchanged."""
-    from nbspark.corpora import MalformedLine
-    from nbspark.events import example_events, ngram_example
-    from nbspark.backoff_jobs import BACKOFF, classify, train
+    from nbspark.backoff.events import example_events, ngram_example
+    from nbspark.backoff.jobs import BACKOFF, classify, train
+    from nbspark.inputs.parsers import MalformedLine
 
     base = load_config(None, {})  # the experiment's defaults: Books 5-grams -> Reuters
     text = resolve_input(base.train, data_dir).files[0].read_text()
@@ -358,7 +466,10 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
         path = work / f"books_x{scale}.txt"
         path.write_text(text * scale, encoding="utf-8")
         row = {"scale": scale, "bytes": path.stat().st_size, "lines": scale * text.count("\n")}
-        print(f"\naffect/effect ×{scale}: {row['lines']:,} 5-gram lines, {row['bytes'] / 1e6:.1f} MB", flush=True)
+        print(
+            f"\naffect/effect ×{scale}: {row['lines']:,} 5-gram lines, {row['bytes'] / 1e6:.1f} MB",
+            flush=True,
+        )
         for engine in BOOKS_ENGINES:
             cfg = load_config(None, {"train.path": str(path), "engine": engine})
             model_dir = work / f"books_model_{engine}"
@@ -390,8 +501,13 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
 
             counts, row["python"] = timed(py_count, 1, 0)  # one process, nothing to warm
             for engine in BOOKS_ENGINES:
-                table = {tuple(r[:-1]): r[-1] for r in read_counts(spark, work / f"books_model_{engine}", BACKOFF, manifest).collect()}
-                assert table == dict(counts), f"the {engine} engine's count table differs from the plain-Python count"
+                table = {
+                    tuple(r[:-1]): r[-1]
+                    for r in read_counts(spark, work / f"books_model_{engine}", BACKOFF, manifest).collect()
+                }
+                assert table == dict(counts), (
+                    f"the {engine} engine's count table differs from the plain-Python count"
+                )
             row["tables_equal_python"] = True
         rows.append(row)
         print(format_books_row(row), flush=True)
@@ -400,11 +516,16 @@ def bench_books(spark, work: Path, scales, repeat: int, python_all: bool, data_d
 
 def format_books_row(row: dict) -> str:
     lines = [f"  {'':<28}{'median (range)':>24}{'lines/s':>14}"]
-    names = [(f"nbspark_{e}", f"nbspark train ({e})") for e in BOOKS_ENGINES] + [("python", "plain Python count")]
+    names = [(f"nbspark_{e}", f"nbspark train ({e})") for e in BOOKS_ENGINES] + [
+        ("python", "plain Python count")
+    ]
     for key, name in names:
         if key in row:
             lines.append(f"  {name:<28}{_t(row[key]):>24}{row['lines'] / row[key]['median_s']:>14,.0f}")
-    lines.append(f"  weight {row['weight']:,}; Reuters accuracy {row['accuracy']:.4f}" + ("; table equal to plain Python's" if row.get("tables_equal_python") else ""))
+    lines.append(
+        f"  weight {row['weight']:,}; Reuters accuracy {row['accuracy']:.4f}"
+        + ("; table equal to plain Python's" if row.get("tables_equal_python") else "")
+    )
     return "\n".join(lines)
 
 
@@ -413,14 +534,21 @@ def format_books_summary(rows: list[dict]) -> str:
     t = {e: last[f"nbspark_{e}"]["median_s"] for e in BOOKS_ENGINES}
     out = [f"affect/effect, Books 5-grams ×{last['scale']} ({last['lines']:,} lines):"]
     if "python" in last:
-        out.append("  nbspark / plain Python: " + ", ".join(f"{e} {t[e] / last['python']['median_s']:.3f}" for e in BOOKS_ENGINES))
-    out.append(f"  arrow / pairs = {t['arrow'] / t['pairs']:.3f}, combine / pairs = {t['combine'] / t['pairs']:.3f}")
+        out.append(
+            "  nbspark / plain Python: "
+            + ", ".join(f"{e} {t[e] / last['python']['median_s']:.3f}" for e in BOOKS_ENGINES)
+        )
+    out.append(
+        f"  arrow / pairs = {t['arrow'] / t['pairs']:.3f}, combine / pairs = {t['combine'] / t['pairs']:.3f}"
+    )
     if len(rows) > 1:
         out.append(
             f"  time growth ×{first['scale']} -> ×{last['scale']}: "
             + ", ".join(f"{e} {t[e] / first[f'nbspark_{e}']['median_s']:.1f}x" for e in BOOKS_ENGINES)
         )
-    out.append("  Reuters accuracy by scale: " + ", ".join(f"×{r['scale']} {r['accuracy']:.4f}" for r in rows))
+    out.append(
+        "  Reuters accuracy by scale: " + ", ".join(f"×{r['scale']} {r['accuracy']:.4f}" for r in rows)
+    )
     return "\n".join(out)
 
 
@@ -431,7 +559,12 @@ def _t(cell) -> str:
 def format_row(row: dict) -> str:
     tok = row["train_tokens"]
     lines = [f"  {'':<28}{'median (range)':>24}{'tokens/s':>14}"]
-    for key, name in (("nbspark_train", "nbspark train"), ("mllib_fit", "MLlib fit"), ("sklearn_fit", "scikit-learn fit"), ("python_train", "plain Python train")):
+    for key, name in (
+        ("nbspark_train", "nbspark train"),
+        ("mllib_fit", "MLlib fit"),
+        ("sklearn_fit", "scikit-learn fit"),
+        ("python_train", "plain Python train"),
+    ):
         if key in row:
             lines.append(f"  {name:<28}{_t(row[key]):>24}{tok / row[key]['median_s']:>14,.0f}")
     for key, name in (
@@ -442,8 +575,10 @@ def format_row(row: dict) -> str:
     ):
         lines.append(f"  {name:<28}{_t(row.get(key)):>24}")
     lines.append(
-        f"  accuracy: nbspark {row['nbspark_accuracy']:.4f}, MLlib {row['mllib_accuracy']:.4f}, scikit-learn {row['sklearn_accuracy']:.4f}; "
-        f"broadcast {row['broadcast_bytes'] / 1e6:.1f} MB; driver: Python peak RSS {row['python_peak_rss_mb']:.0f} MB, JVM heap used {row['jvm_heap_mb']:.0f} MB"
+        f"  accuracy: nbspark {row['nbspark_accuracy']:.4f}, MLlib {row['mllib_accuracy']:.4f}, "
+        f"scikit-learn {row['sklearn_accuracy']:.4f}; "
+        f"broadcast {row['broadcast_bytes'] / 1e6:.1f} MB; driver: Python peak RSS "
+        f"{row['python_peak_rss_mb']:.0f} MB, JVM heap used {row['jvm_heap_mb']:.0f} MB"
     )
     return "\n".join(lines)
 
@@ -452,15 +587,20 @@ def format_summary(s: dict, big_docs: int) -> str:
     r = s["rows"][-1]
     lines = [
         f"largest scale ×{r['scale']} on {s['machine']['master']}:",
-        f"  train: nbspark / MLlib = {s['train_ratio_vs_mllib']:.3f}, nbspark / scikit-learn = {s['train_ratio_vs_sklearn']:.3f}",
-        f"  classify throughput ({big_docs:,} documents), nbspark / MLlib transform: scoring {s['classify_throughput_ratio_vs_mllib']:.2f}x, "
-        f"whole job (model read, predictions written, metrics) {s['classify_job_throughput_ratio_vs_mllib']:.2f}x",
-        f"  scorer, sparse product vs per-token loop ({s['scorer']['documents']:,} documents): {s['scoring_speedup_vs_loop']:.1f}x",
+        f"  train: nbspark / MLlib = {s['train_ratio_vs_mllib']:.3f}, nbspark / scikit-learn = "
+        f"{s['train_ratio_vs_sklearn']:.3f}",
+        f"  classify throughput ({big_docs:,} documents), nbspark / MLlib transform: scoring "
+        f"{s['classify_throughput_ratio_vs_mllib']:.2f}x, "
+        "whole job (model read, predictions written, metrics) "
+        f"{s['classify_job_throughput_ratio_vs_mllib']:.2f}x",
+        f"  scorer, sparse product vs per-token loop ({s['scorer']['documents']:,} documents): "
+        f"{s['scoring_speedup_vs_loop']:.1f}x",
     ]
     if s["growth_x1_to_largest"]:
         g = s["growth_x1_to_largest"]
         lines.append(
-            f"  time growth ×{s['rows'][0]['scale']} -> ×{r['scale']}: nbspark {g['nbspark_train']:.1f}x, MLlib {g['mllib_fit']:.1f}x, scikit-learn {g['sklearn_fit']:.1f}x"
+            f"  time growth ×{s['rows'][0]['scale']} -> ×{r['scale']}: nbspark {g['nbspark_train']:.1f}x, "
+            f"MLlib {g['mllib_fit']:.1f}x, scikit-learn {g['sklearn_fit']:.1f}x"
         )
     return "\n".join(lines)
 

@@ -16,22 +16,36 @@ import json
 import statistics
 import sys
 import time
+from pathlib import Path
 
-from nbspark.inputs import resolve_data_dir
-from nbspark.corpora import decode_reuters, parse_reuters_sgml
 from baselines import loop_model, score_loop
-from nbspark.nb import add_values, build_nb_model, doc_events, event_row, log_posteriors, score_docs
-from nbspark.nb_inputs import REUTERS_TOP10
-from nbspark.text import tokenizer
-from nbspark.nb_scoring import BATCH
+
+from nbspark.inputs.parsers import decode_reuters, parse_reuters_sgml
+from nbspark.inputs.resolve import resolve_data_dir
+from nbspark.inputs.tokens import tokenizer
+from nbspark.naive_bayes.inputs import REUTERS_TOP10
+from nbspark.naive_bayes.model import (
+    add_values,
+    build_nb_model,
+    doc_events,
+    event_row,
+    log_posteriors,
+    score_docs,
+)
+from nbspark.naive_bayes.scoring import BATCH
 
 
 def load(data_dir):
     tok = tokenizer("words")
     train, test = [], []
     for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
-        for s in parse_reuters_sgml(decode_reuters(open(f, "rb").read())):
-            if s.topics_attr == "YES" and s.topics and s.topics[0] in REUTERS_TOP10 and s.lewissplit in ("TRAIN", "TEST"):
+        for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
+            if (
+                s.topics_attr == "YES"
+                and s.topics
+                and s.topics[0] in REUTERS_TOP10
+                and s.lewissplit in ("TRAIN", "TEST")
+            ):
                 (train if s.lewissplit == "TRAIN" else test).append(((s.topics[0],), tok(s.text)))
     return train, test
 
@@ -48,7 +62,9 @@ def timed(fn, repeat):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir")
-    parser.add_argument("--copies", type=int, default=4, help="the test set repeated N times as one partition (default 4)")
+    parser.add_argument(
+        "--copies", type=int, default=4, help="the test set repeated N times as one partition (default 4)"
+    )
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
@@ -94,10 +110,19 @@ def main(argv=None) -> int:
         "loop_tokens_per_s": tokens / ml,
         "scoring_speedup_vs_loop": ml / mv,
     }
-    print(f"{len(docs):,} documents, {tokens:,} tokens, {len(model.classes)} classes, |V| = {len(model.vocab):,}; median of {args.repeat}")
+    print(
+        f"{len(docs):,} documents, {tokens:,} tokens, {len(model.classes)} classes, |V| = "
+        f"{len(model.vocab):,}; median of {args.repeat}"
+    )
     print(f"{'scorer':<28}{'seconds':>10}{'tokens/s':>14}")
-    print(f"{'sparse product (nbspark)':<28}{mv:>10.3f}{tokens / mv:>14,.0f}   range {min(tv):.3f}-{max(tv):.3f}")
-    print(f"{'per-token dictionary loop':<28}{ml:>10.3f}{tokens / ml:>14,.0f}   range {min(tl):.3f}-{max(tl):.3f}")
+    print(
+        f"{'sparse product (nbspark)':<28}{mv:>10.3f}{tokens / mv:>14,.0f}   range "
+        f"{min(tv):.3f}-{max(tv):.3f}"
+    )
+    print(
+        f"{'per-token dictionary loop':<28}{ml:>10.3f}{tokens / ml:>14,.0f}   range "
+        f"{min(tl):.3f}-{max(tl):.3f}"
+    )
     print(f"speed-up: {ml / mv:.1f}x (same predictions)")
     if args.json:
         with open(args.json, "w") as fh:

@@ -18,21 +18,21 @@ The master comes from PYSPARK_SUBMIT_ARGS (or spark-submit); default local[*].
 from __future__ import annotations
 
 import argparse
-import os
 import glob
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
 
-from nbspark.config import DEFAULT, load_config
-from nbspark.corpora import decode_reuters, parse_reuters_sgml
-from nbspark.events import context_letters, story_examples
-from nbspark.backoff_jobs import BACKOFF, train
-from nbspark.inputs import resolve_data_dir, resolve_input
-from nbspark.training import read_counts
-from nbspark.session import get_spark
-from nbspark.strategies import CountTables, all_subsets, evaluate, order_by_dev_accuracy
+from nbspark.backoff.events import context_letters, story_examples
+from nbspark.backoff.jobs import BACKOFF, train
+from nbspark.backoff.strategies import CountTables, all_subsets, evaluate, order_by_dev_accuracy
+from nbspark.inputs.parsers import decode_reuters, parse_reuters_sgml
+from nbspark.inputs.resolve import resolve_data_dir, resolve_input
+from nbspark.settings.config import DEFAULT, load_config
+from nbspark.spark.session import get_spark
+from nbspark.spine.training import read_counts
 
 THRESHOLDS = (1, 3, 10, 30, 100, 300, 1000, 3000, 10000)
 
@@ -42,7 +42,9 @@ def reuters_windows(data_dir: Path, cfg):
     for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
         for story in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
             if story.lewissplit in splits:
-                splits[story.lewissplit] += [e.window for e in story_examples(story, cfg.centres, cfg.width, cfg.lowercase)]
+                splits[story.lewissplit] += [
+                    e.window for e in story_examples(story, cfg.centres, cfg.width, cfg.lowercase)
+                ]
     return splits["TRAIN"], splits["TEST"]
 
 
@@ -68,7 +70,9 @@ def compare(spark, config: str | None = None, data_dir: str | None = None) -> di
         "all_subsets_by_dev_accuracy": lambda w: tables.chain(w, order)[0],
         "naive_bayes_positions": tables.naive_bayes,
     }
-    results = {name: {"dev": evaluate(fn, dev), "test": evaluate(fn, test)} for name, fn in strategies.items()}
+    results = {
+        name: {"dev": evaluate(fn, dev), "test": evaluate(fn, test)} for name, fn in strategies.items()
+    }
     return {
         "train": str(inputs.root),
         "dev_windows": len(dev),
@@ -93,12 +97,21 @@ def main(argv=None) -> int:
         out = compare(spark, args.config, args.data_dir)
     finally:
         spark.stop()
-    print(f"train: {out['train']}; dev: {out['dev_windows']} Reuters TRAIN windows; test: {out['test_windows']} Reuters TEST windows")
+    print(
+        f"train: {out['train']}; dev: {out['dev_windows']} Reuters TRAIN windows; test: "
+        f"{out['test_windows']} Reuters TEST windows"
+    )
     print(f"{'strategy':<34}{'dev':>8}{'test':>8}")
     for name, r in out["results"].items():
-        marks = [m for m, key in (("best on dev", "best_on_dev"), ("best on test", "best_on_test")) if out[key] == name]
+        marks = [
+            m
+            for m, key in (("best on dev", "best_on_dev"), ("best on test", "best_on_test"))
+            if out[key] == name
+        ]
         print(f"{name:<34}{r['dev']:>8.4f}{r['test']:>8.4f}   {', '.join(marks)}")
-    print("min-count thresholds on dev: " + ", ".join(f"{k}: {a:.4f}" for k, a in out["thresholds_dev"].items()))
+    print(
+        "min-count thresholds on dev: " + ", ".join(f"{k}: {a:.4f}" for k, a in out["thresholds_dev"].items())
+    )
     print(f"dev order of the subsets: {' -> '.join(s or '∅' for s in out['order'])}")
     if args.json:
         Path(args.json).write_text(json.dumps(out, indent=2) + "\n")

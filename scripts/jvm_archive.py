@@ -4,7 +4,8 @@
     python scripts/jvm_archive.py --remove  # delete it
 
 A Spark driver JVM loads and verifies thousands of classes from Spark's jars as it starts a session
-and runs its first jobs (10,000 from ``org.apache.spark`` alone in a small train job). Java's class-data sharing (AppCDS) maps them from an archive instead.
+and runs its first jobs (10,000 from ``org.apache.spark`` alone in a small train job). Java's class-data
+sharing (AppCDS) maps them from an archive instead.
 This script runs one small nbspark workload in a driver JVM started with
 ``-XX:ArchiveClassesAtExit``: both model families trained and applied on the test fixtures, with
 Parquet, Arrow and whole-file reads. It then prints the options that use the archive, for
@@ -55,23 +56,45 @@ def current_key() -> str:
 
 def workload(tmp: str) -> int:
     """Run under spark-submit: each kind of job once, in one driver JVM, to load the classes they use."""
-    from nbspark.cli import classify_main, train_main
-    from nbspark.session import get_spark, stop_spark
+    from nbspark.app.cli import classify_main, train_main
+    from nbspark.spark.session import get_spark, stop_spark
 
-    spark = get_spark("nbspark-jvm-archive", conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"})
+    spark = get_spark(
+        "nbspark-jvm-archive", conf={"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "2"}
+    )
     shard = Path(tmp, "google", "5-00000-of-00001.gz")  # a gzip shard, read whole (google_scan)
     shard.parent.mkdir()
     shard.write_bytes(gzip.compress((FIXTURES / "google_v3.txt").read_bytes()))
-    backoff = ["--set", f"train.path={FIXTURES / 'ngrams.txt'}", "--set", f"test.path={FIXTURES / 'mini.sgm'}"]
+    backoff = [
+        "--set",
+        f"train.path={FIXTURES / 'ngrams.txt'}",
+        "--set",
+        f"test.path={FIXTURES / 'mini.sgm'}",
+    ]
     google = ["--set", "train.format=google_v3", "--set", f"train.path={shard.parent}"]
-    nb = ["--set", "task=naive_bayes", "--set", "engine=arrow", "--set", "nb.tokenizer=words",
-          "--set", "train.format=tsv", "--set", f"train.path={FIXTURES / 'china_train.tsv'}",
-          "--set", "test.format=tsv", "--set", f"test.path={FIXTURES / 'china_test.tsv'}"]
-    runs = [(train_main, [*backoff, "--out", f"{tmp}/backoff"]),
-            (classify_main, [*backoff, "--model", f"{tmp}/backoff", "--out", f"{tmp}/backoff-results"]),
-            (train_main, [*google, "--out", f"{tmp}/google-model"]),
-            (train_main, [*nb, "--out", f"{tmp}/nb"]),
-            (classify_main, [*nb, "--model", f"{tmp}/nb", "--out", f"{tmp}/nb-results"])]
+    nb = [
+        "--set",
+        "task=naive_bayes",
+        "--set",
+        "engine=arrow",
+        "--set",
+        "nb.tokenizer=words",
+        "--set",
+        "train.format=tsv",
+        "--set",
+        f"train.path={FIXTURES / 'china_train.tsv'}",
+        "--set",
+        "test.format=tsv",
+        "--set",
+        f"test.path={FIXTURES / 'china_test.tsv'}",
+    ]
+    runs = [
+        (train_main, [*backoff, "--out", f"{tmp}/backoff"]),
+        (classify_main, [*backoff, "--model", f"{tmp}/backoff", "--out", f"{tmp}/backoff-results"]),
+        (train_main, [*google, "--out", f"{tmp}/google-model"]),
+        (train_main, [*nb, "--out", f"{tmp}/nb"]),
+        (classify_main, [*nb, "--model", f"{tmp}/nb", "--out", f"{tmp}/nb-results"]),
+    ]
     for main, argv in runs:
         if main(argv) != 0:
             return 1
@@ -83,12 +106,24 @@ def build(key: str) -> None:
     """Dump the archive from the workload's JVM (to a temporary name, renamed once complete)."""
     staged = ARCHIVE.with_suffix(".jsa.tmp")
     staged.unlink(missing_ok=True)
-    env = {**os.environ, "SPARK_SUBMIT_OPTS": "", "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
-           "PYSPARK_PYTHON": sys.executable}
+    env = {
+        **os.environ,
+        "SPARK_SUBMIT_OPTS": "",
+        "SPARK_LOCAL_IP": os.environ.get("SPARK_LOCAL_IP", "127.0.0.1"),
+        "PYSPARK_PYTHON": sys.executable,
+    }
     submit = Path(sys.executable).parent / "spark-submit"
     with tempfile.TemporaryDirectory(prefix="nbspark-jvm-archive-") as tmp:
-        cmd = [str(submit), "--master", "local[2]", "--driver-java-options", f"-XX:ArchiveClassesAtExit={staged} {QUIET}",
-               str(Path(__file__).resolve()), "--workload", tmp]
+        cmd = [
+            str(submit),
+            "--master",
+            "local[2]",
+            "--driver-java-options",
+            f"-XX:ArchiveClassesAtExit={staged} {QUIET}",
+            str(Path(__file__).resolve()),
+            "--workload",
+            tmp,
+        ]
         proc = subprocess.run(cmd, cwd=tmp, env=env, capture_output=True, text=True)
     if proc.returncode != 0 or not staged.is_file():
         staged.unlink(missing_ok=True)
@@ -125,11 +160,17 @@ def main(argv=None) -> int:
         return 0
     try:
         with open(ARCHIVE.with_suffix(".lock"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # two scripts started at once: one builds, the other waits for it
+            fcntl.flock(
+                lock, fcntl.LOCK_EX
+            )  # two scripts started at once: one builds, the other waits for it
             if not (ARCHIVE.is_file() and KEY.is_file() and KEY.read_text(encoding="utf-8").strip() == key):
                 remove()
-                print("building a JVM class-data archive of Spark's classes, for faster starts (once, about 40 s; "
-                      "NBSPARK_JVM_ARCHIVE=0 skips it)", file=sys.stderr)
+                print(
+                    "building a JVM class-data archive of Spark's classes, for faster starts (once, about "
+                    "40 s; "
+                    "NBSPARK_JVM_ARCHIVE=0 skips it)",
+                    file=sys.stderr,
+                )
                 build(key)
     except (OSError, RuntimeError, subprocess.SubprocessError) as exc:  # a read-only venv, a failed workload
         print(f"jvm_archive: no archive, Spark starts at its usual speed ({exc})", file=sys.stderr)

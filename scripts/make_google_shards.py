@@ -18,7 +18,18 @@ import random
 import sys
 from pathlib import Path
 
-WORDS = [f"w{i}" for i in range(5000)] + ["the", "of", "and", "to", "a", "in", "not", "no", "cumulative", "adverse"]
+WORDS = [f"w{i}" for i in range(5000)] + [
+    "the",
+    "of",
+    "and",
+    "to",
+    "a",
+    "in",
+    "not",
+    "no",
+    "cumulative",
+    "adverse",
+]
 TAGS = ["NOUN", "VERB", "ADJ", "ADV", "DET", "ADP"]
 
 
@@ -41,7 +52,9 @@ def main(argv=None) -> int:
     parser.add_argument("--version", type=int, choices=(2, 3), default=3)
     parser.add_argument("--shards", type=int, default=2)
     parser.add_argument("--lines-per-shard", type=int, default=100_000, help="n-grams per shard")
-    parser.add_argument("--centred", type=float, default=0.2, help="share of n-grams centred on affect/effect")
+    parser.add_argument(
+        "--centred", type=float, default=0.2, help="share of n-grams centred on affect/effect"
+    )
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -60,13 +73,19 @@ def main(argv=None) -> int:
                 centre = ("effect" if r < args.centred * 0.8 else "affect") if r < args.centred else None
                 text = ngram(rng, centre)
                 first = rng.randint(1800, 2000)
-                years = [(y, rng.randint(1, 60), rng.randint(1, 9)) for y in range(first, first + rng.randint(1, 8))]
+                years = [
+                    (y, rng.randint(1, 60), rng.randint(1, 9))
+                    for y in range(first, first + rng.randint(1, 8))
+                ]
                 if args.version == 2:
                     fh.writelines(f"{text}\t{y}\t{m}\t{v}\n" for y, m, v in years)
                 else:
                     fh.write(text + "\t" + "\t".join(f"{y},{m},{v}" for y, m, v in years) + "\n")
         total_bytes += path.stat().st_size
-    print(f"wrote {args.shards} version-{args.version} shards, {args.shards * args.lines_per_shard:,} n-grams, {total_bytes / 1e6:.1f} MB gzip, to {args.out}")
+    print(
+        f"wrote {args.shards} version-{args.version} shards, {args.shards * args.lines_per_shard:,} "
+        f"n-grams, {total_bytes / 1e6:.1f} MB gzip, to {args.out}"
+    )
     return 0
 
 

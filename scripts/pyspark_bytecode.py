@@ -74,16 +74,27 @@ def rewrite(path: Path) -> int:
             for info in src.infolist():
                 data = src.read(info)
                 dst.writestr(info, data)
-                if not info.filename.endswith(".py") or "/tests/" in info.filename:  # PySpark's own tests are never imported by a job
+                if (
+                    not info.filename.endswith(".py") or "/tests/" in info.filename
+                ):  # PySpark's own tests are never imported by a job
                     continue
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")  # SyntaxWarnings in PySpark's sources are PySpark's to fix
+                    warnings.simplefilter(
+                        "ignore"
+                    )  # SyntaxWarnings in PySpark's sources are PySpark's to fix
                     # the file name a traceback shows: the source inside the final zip
                     code = compile(data, f"{path}/{info.filename}", "exec", dont_inherit=True)
                 pyc = zipfile.ZipInfo(info.filename + "c", info.date_time)
                 pyc.compress_type = zipfile.ZIP_DEFLATED
-                # PEP 552: magic, flags (1: hash-based, not checked against the source), the source's hash, the code
-                dst.writestr(pyc, importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + importlib.util.source_hash(data) + marshal.dumps(code))
+                # PEP 552: magic, flags (1: hash-based, not checked against the source), the source's hash,
+                # the code
+                dst.writestr(
+                    pyc,
+                    importlib.util.MAGIC_NUMBER
+                    + (1).to_bytes(4, "little")
+                    + importlib.util.source_hash(data)
+                    + marshal.dumps(code),
+                )
                 compiled += 1
             dst.writestr(MARKER, marker_text())
         os.chmod(staged, os.stat(path).st_mode & 0o777)
@@ -96,7 +107,9 @@ def rewrite(path: Path) -> int:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 0 if the zip has this Python's bytecode, else 1")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 0 if the zip has this Python's bytecode, else 1"
+    )
     args = parser.parse_args(argv)
     if not args.check and os.environ.get("NBSPARK_PYSPARK_BYTECODE", "1") == "0":
         return 0
@@ -109,13 +122,22 @@ def main(argv=None) -> int:
             return 0
         if has_bytecode(path):
             return 0
-        with open(Path(sys.prefix) / ".pyspark-bytecode.lock", "w") as lock:  # beside the venv, not in the package pip owns
-            fcntl.flock(lock, fcntl.LOCK_EX)  # two scripts started at once: one writes, the other waits for it
+        with open(
+            Path(sys.prefix) / ".pyspark-bytecode.lock", "w"
+        ) as lock:  # beside the venv, not in the package pip owns
+            fcntl.flock(
+                lock, fcntl.LOCK_EX
+            )  # two scripts started at once: one writes, the other waits for it
             if not has_bytecode(path):
-                print(f"adding bytecode to {path.name} ({rewrite(path)} modules; once, a few seconds; "
-                      "NBSPARK_PYSPARK_BYTECODE=0 skips it)", file=sys.stderr)
+                print(
+                    f"adding bytecode to {path.name} ({rewrite(path)} modules; once, a few seconds; "
+                    "NBSPARK_PYSPARK_BYTECODE=0 skips it)",
+                    file=sys.stderr,
+                )
     except (OSError, RuntimeError, zipfile.BadZipFile, SyntaxError, ValueError) as exc:
-        print(f"pyspark_bytecode: left {locals().get('path', 'pyspark.zip')} as it was ({exc})", file=sys.stderr)
+        print(
+            f"pyspark_bytecode: left {locals().get('path', 'pyspark.zip')} as it was ({exc})", file=sys.stderr
+        )
         return 0 if not args.check else 1
     return 0
 

@@ -14,15 +14,22 @@ import collections
 from pathlib import Path
 
 import nbspark
-from nbspark.evaluation import FACTORS, clean_documents, evaluate
-from nbspark.rules import Rule
+from nbspark.backoff.evaluation import FACTORS, clean_documents, evaluate
+from nbspark.settings.check import Rule
 
-CANDIDATES = [Rule("chain")] + [Rule("evidence", min_evidence=n) for n in (2, 5, 10, 20)] + [
-    Rule("interpolate", m=m) for m in (0.3, 1.0, 3.0, 10.0)]
+CANDIDATES = (
+    [Rule("chain")]
+    + [Rule("evidence", min_evidence=n) for n in (2, 5, 10, 20)]
+    + [Rule("interpolate", m=m) for m in (0.3, 1.0, 3.0, 10.0)]
+)
 
 
 def name(rule: Rule) -> str:
-    return {"chain": "chain", "evidence": f"evidence n={rule.min_evidence}", "interpolate": f"interpolate m={rule.m:g}"}[rule.name]
+    return {
+        "chain": "chain",
+        "evidence": f"evidence n={rule.min_evidence}",
+        "interpolate": f"interpolate m={rule.m:g}",
+    }[rule.name]
 
 
 def pooled(rows) -> dict:
@@ -36,7 +43,9 @@ def pooled(rows) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("models", nargs="+")
     parser.add_argument("--data-dir", default="../shared/data")
     parser.add_argument("--min-p", type=float, default=0.995)
@@ -50,17 +59,25 @@ def main() -> None:
         tune, test = pooled(evaluate(model, odd, rules)), pooled(evaluate(model, even, rules))
         ok = [(r, k, rule, f) for (rule, f), (p, r) in tune.items() if p >= args.min_p for k in [0]]
         print(f"{path}: p and r pooled over every set and direction; odd NEWIDs tune, even NEWIDs test")
-        print(f"  {'rule':<18} {'best factor (odd)':>18} {'p odd':>7} {'r odd':>7} {'p even':>7} {'r even':>7}")
+        print(
+            f"  {'rule':<18} {'best factor (odd)':>18} {'p odd':>7} {'r odd':>7} {'p even':>7} {'r even':>7}"
+        )
         for rule in rules:
             mine = sorted((r, -f, f) for (rr, f), (p, r) in tune.items() if rr == rule and p >= args.min_p)
             if not mine:
                 print(f"  {rule:<18} {'(p < ' + str(args.min_p) + ' at every factor)':>18}")
                 continue
             f = mine[-1][2]
-            print(f"  {rule:<18} {f:>18g} {tune[(rule, f)][0]:>7.4f} {tune[(rule, f)][1]:>7.4f} {test[(rule, f)][0]:>7.4f} {test[(rule, f)][1]:>7.4f}")
+            print(
+                f"  {rule:<18} {f:>18g} {tune[(rule, f)][0]:>7.4f} {tune[(rule, f)][1]:>7.4f} "
+                f"{test[(rule, f)][0]:>7.4f} {test[(rule, f)][1]:>7.4f}"
+            )
         if ok:
             r, _, rule, f = max(ok, key=lambda t: (t[0], -t[3]))
-            print(f"  chosen on odd: {rule} at factor {f:g} -> even p={test[(rule, f)][0]:.4f} r={test[(rule, f)][1]:.4f}")
+            print(
+                f"  chosen on odd: {rule} at factor {f:g} -> even p={test[(rule, f)][0]:.4f} "
+                f"r={test[(rule, f)][1]:.4f}"
+            )
     print(f"factors tried: {', '.join(f'{f:g}' for f in FACTORS)}")
 
 

@@ -25,7 +25,11 @@ ROOT = HERE.parent
 def real_data_dir() -> Path | None:
     """$NBSPARK_DATA, else ../shared/data seen from the project root, when it holds the corpora."""
     for candidate in (os.environ.get("NBSPARK_DATA"), ROOT.parent / "shared" / "data"):
-        if candidate and (Path(candidate) / "reuters21578").is_dir() and (Path(candidate) / "aeffect").is_dir():
+        if (
+            candidate
+            and (Path(candidate) / "reuters21578").is_dir()
+            and (Path(candidate) / "aeffect").is_dir()
+        ):
             return Path(candidate)
     return None
 
@@ -51,9 +55,36 @@ TEST_SPARK_CONF = {
 }
 
 
+def pytest_collection_modifyitems(items):
+    """A test that takes the ``spark`` fixture starts a JVM: it carries the ``spark`` mark."""
+    for item in items:
+        if "spark" in getattr(item, "fixturenames", ()) and item.get_closest_marker("spark") is None:
+            item.add_marker(pytest.mark.spark)
+
+
+@pytest.fixture(scope="session")
+def _no_java(tmp_path_factory) -> Path:
+    """A directory whose ``java`` fails loudly, naming the rule it enforces."""
+    shim = tmp_path_factory.mktemp("no-java")
+    java = shim / "java"
+    java.write_text("#!/bin/sh\necho 'java started by a test without the spark mark' >&2\nexit 97\n")
+    java.chmod(0o755)
+    return shim
+
+
+@pytest.fixture(autouse=True)
+def _jvm_only_when_marked(request, monkeypatch, _no_java):
+    """A test that starts a JVM (in process or through spark-submit) carries the ``spark`` mark: the
+    others run with no ``java`` to find, so ``pytest -m "not spark"`` needs none."""
+    if request.node.get_closest_marker("spark") is None:
+        monkeypatch.setenv("PATH", f"{_no_java}:{os.environ['PATH']}")
+        monkeypatch.delenv("JAVA_HOME", raising=False)
+    yield
+
+
 @pytest.fixture(scope="session")
 def spark():
-    from nbspark.session import get_spark
+    from nbspark.spark.session import get_spark
 
     session = get_spark("nbspark-tests", {**TEST_SPARK_CONF, "spark.ui.showConsoleProgress": "false"})
     yield session
@@ -82,7 +113,14 @@ def fixtures() -> Path:
     return FIXTURES
 
 
-def spark_submit(job: str, *args, master: str = "local[2]", conf: dict | None = None, env: dict | None = None, timeout: int = 300):
+def spark_submit(
+    job: str,
+    *args,
+    master: str = "local[2]",
+    conf: dict | None = None,
+    env: dict | None = None,
+    timeout: int = 300,
+):
     """Run ``jobs/JOB.py`` through the venv's spark-submit; returns the CompletedProcess."""
     submit = Path(sys.executable).parent / "spark-submit"
     full_env = {
@@ -92,8 +130,14 @@ def spark_submit(job: str, *args, master: str = "local[2]", conf: dict | None = 
         "PATH": f"{submit.parent}:{os.environ['PATH']}",
         **(env or {}),
     }
-    confs = [x for k, v in {"spark.ui.enabled": "false", **(conf or {})}.items() for x in ("--conf", f"{k}={v}")]
+    confs = [
+        x for k, v in {"spark.ui.enabled": "false", **(conf or {})}.items() for x in ("--conf", f"{k}={v}")
+    ]
     return subprocess.run(
         [str(submit), "--master", master, *confs, str(ROOT / "jobs" / f"{job}.py"), *map(str, args)],
-        cwd=ROOT, env=full_env, capture_output=True, text=True, timeout=timeout,
+        cwd=ROOT,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )

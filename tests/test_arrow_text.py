@@ -8,7 +8,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from nbspark.arrow_text import PartialCounts, count_label_tokens, documents, ngram_events, token_codes, word_tokens
+from nbspark.backoff.arrow_events import ngram_events
+from nbspark.inputs.arrow_tokens import documents, token_codes, word_tokens
+from nbspark.naive_bayes.arrow_count import count_label_tokens
+from nbspark.spine.arrow_counts import PartialCounts
 
 WORDS = re.compile(r"\w+")
 
@@ -49,7 +52,14 @@ def test_word_tokens_where_python_and_utf8proc_lower_case_differently():
     # those documents are tokenized by Python itself (they once gave "istanbul" and "οδοσ")
     texts = ["İstanbul", "plain", "ΟΔΟΣ é", "ΣΑ"]
     tokens, doc = word_tokens(pa.array(texts))
-    assert list(zip(doc.tolist(), tokens.to_pylist())) == [(0, "i"), (0, "stanbul"), (1, "plain"), (2, "οδος"), (2, "é"), (3, "σα")]
+    assert list(zip(doc.tolist(), tokens.to_pylist())) == [
+        (0, "i"),
+        (0, "stanbul"),
+        (1, "plain"),
+        (2, "οδος"),
+        (2, "é"),
+        (3, "σα"),
+    ]
 
 
 def test_word_tokens_all_ascii_and_random_text():
@@ -77,7 +87,10 @@ def _token_lengths_texts():
     # bytes, "_" inside long tokens, and tokens that touch across a document boundary
     words = "ab_Cd" * 8
     texts = [words[:n] + " " + words[:n].upper() for n in range(1, 41)]
-    texts += ["internationally International internal INTERNATIONALISATION interstate", "abcdefgh abcdefghi abcdefghij"]
+    texts += [
+        "internationally International internal INTERNATIONALISATION interstate",
+        "abcdefgh abcdefghi abcdefghij",
+    ]
     texts += ["abcdefghabcdefgh abcdefghabcdefghx abcdefghabcdefghxy", "x" * 17, "y" * 9, "z" * 8, "Q" * 300]
     texts += ["tail_of_a_long_token", "continues_here", "", "12345678901234567", "last"]
     return texts
@@ -94,7 +107,9 @@ def test_word_tokens_of_every_length(offset):
 def test_token_codes_name_each_token_once(non_ascii):
     # one code per distinct token, also where the same token is in an ASCII document and in one
     # tokenized by RE2 or by Python (a non-ASCII document)
-    texts = _token_lengths_texts() + (["café internationally abcdefghi the", "İstanbul the abcdefgh"] if non_ascii else [])
+    texts = _token_lengths_texts() + (
+        ["café internationally abcdefghi the", "İstanbul the abcdefgh"] if non_ascii else []
+    )
     codes, vocab, doc = token_codes(pa.array(texts))
     spelt = pc.take(vocab, pa.array(codes)).to_pylist()
     assert list(zip(doc.tolist(), spelt)) == python_tokens(texts)
@@ -152,7 +167,9 @@ def test_partial_counts_sum_like_a_counter():
     expected, partial, emitted = Counter(), PartialCounts(limit=50), []
     for _ in range(30):
         labels = [rng.choice("ab") for _ in range(8)]
-        texts = [" ".join(rng.choice(["x", "y", "z", "w"]) for _ in range(rng.randrange(5))) for _ in range(8)]
+        texts = [
+            " ".join(rng.choice(["x", "y", "z", "w"]) for _ in range(rng.randrange(5))) for _ in range(8)
+        ]
         for y, text in zip(labels, texts):
             expected.update((y, t) for t in text.split())
         table, _ = count_label_tokens(pa.array(labels), pa.array(texts))
@@ -168,9 +185,9 @@ def test_partial_counts_sum_like_a_counter():
 
 def python_ngram_events(lines, width, centres, lowercase, subsets, letters):
     """The Python path itself (``ngram_inputs.ngram_partition``), line by line: the reference."""
-    from nbspark.runstats import is_stat, split_stats
-    from nbspark.events import example_events
-    from nbspark.ngram_inputs import ngram_partition as _ngram_partition
+    from nbspark.backoff.events import example_events
+    from nbspark.backoff.inputs import ngram_partition as _ngram_partition
+    from nbspark.inputs.stats import is_stat, split_stats
 
     events, stat_rows = Counter(), []
     records = (("", offset, line) for offset, line in enumerate(lines))
@@ -207,7 +224,9 @@ NGRAM_LINES = [
 def test_ngram_events_equal_the_python_path(lowercase):
     subsets = ("ABDE", "ABD", "BD", "B", "")
     table, stats = ngram_events(pa.array(NGRAM_LINES), 5, ("affect", "effect"), lowercase, subsets, "ABCDE")
-    events, expected_stats = python_ngram_events(NGRAM_LINES, 5, ("affect", "effect"), lowercase, subsets, "ABCDE")
+    events, expected_stats = python_ngram_events(
+        NGRAM_LINES, 5, ("affect", "effect"), lowercase, subsets, "ABCDE"
+    )
     got = Counter()
     for r in table.to_pylist():
         got[(r["subset"], r["a"], r["b"], r["d"], r["e"], r["label"])] += r["count"]
@@ -219,7 +238,9 @@ def test_ngram_events_equal_the_python_path(lowercase):
 
 
 def test_ngram_events_invalid_utf8_and_empty():
-    raw = pa.array([b"caf\xe9 x effect y z\t2", b"a b affect d e\t1"], pa.binary()).cast(pa.string(), safe=False)
+    raw = pa.array([b"caf\xe9 x effect y z\t2", b"a b affect d e\t1"], pa.binary()).cast(
+        pa.string(), safe=False
+    )
     table, stats = ngram_events(raw, 5, ("affect", "effect"), True, ("",), "ABCDE")
     assert stats["decode_replacements"] == 1 and stats["weight"] == 3
     # an encoded surrogate is one U+FFFD, as the JVM decodes the Python path's lines (Python's replace: three)
@@ -232,7 +253,9 @@ def test_ngram_events_invalid_utf8_and_empty():
 
 
 def test_documents_keeps_the_document_rows_and_the_batch_itself_when_all_are():
-    mixed = pa.RecordBatch.from_pydict({"category": ["documents", "blank_lines", "malformed.id", "documents"], "text": ["a", "", "x", "b"]})
+    mixed = pa.RecordBatch.from_pydict(
+        {"category": ["documents", "blank_lines", "malformed.id", "documents"], "text": ["a", "", "x", "b"]}
+    )
     assert documents(mixed).to_pydict() == {"category": ["documents", "documents"], "text": ["a", "b"]}
     whole = pa.RecordBatch.from_pydict({"category": ["documents", "documents"], "text": ["a", "b"]})
     assert documents(whole) is whole
@@ -263,7 +286,7 @@ def test_bad_utf8_is_decoded_as_the_jvm_decodes_it(raw, jvm):
     """Cases worked by hand from ``java.lang.String``'s UTF-8 decoder (the arrow paths decode
     Spark's unchecked bytes in Python; the Python engines get lines the JVM decoded). The Spark
     tests check the same against the JVM itself on random bytes."""
-    from nbspark.arrow_lines import JVM_REPLACE, jvm_decoded
+    from nbspark.inputs.lines import JVM_REPLACE, jvm_decoded
 
     assert raw.decode("utf-8", JVM_REPLACE) == jvm
     for binary, string in ((pa.binary(), pa.string()), (pa.large_binary(), pa.large_string())):
@@ -273,7 +296,7 @@ def test_bad_utf8_is_decoded_as_the_jvm_decodes_it(raw, jvm):
 
 
 def test_a_valid_array_is_not_decoded_again():
-    from nbspark.arrow_lines import jvm_decoded
+    from nbspark.inputs.lines import jvm_decoded
 
     values = pa.array(["a", "é", None])
     assert jvm_decoded(values) is values
@@ -283,22 +306,34 @@ def test_a_valid_array_is_not_decoded_again():
 def test_parse_lines_by_hand(fmt):
     """``arrow_lines.parse_lines`` without Spark; the Spark tests hold it to the Python parsers
     and to the SQL parse on hostile lines."""
-    from nbspark.arrow_lines import parse_lines
+    from nbspark.inputs.lines import parse_lines
 
     if fmt == "tsv":
         lines = ["d1\ta, b ,\u00a0\ttext\twith tab", " \t ", "d2\ta", "\ta\tx", "d3\t , \tx", "d4\tz\t"]
         expected = [
-            ("documents", "d1", ["a", "b"], "text\twith tab"), ("blank_lines", None, None, None), ("malformed.fields", None, None, None),
-            ("malformed.id", None, None, None), ("malformed.labels", None, None, None), ("documents", "d4", ["z"], ""),
+            ("documents", "d1", ["a", "b"], "text\twith tab"),
+            ("blank_lines", None, None, None),
+            ("malformed.fields", None, None, None),
+            ("malformed.id", None, None, None),
+            ("malformed.labels", None, None, None),
+            ("documents", "d4", ["z"], ""),
         ]
     else:
         lines = ["\u3000ham \tHi\tthere", "", "spam", "\tx", "ham\t"]
         expected = [
-            ("documents", None, ["ham"], "Hi\tthere"), ("blank_lines", None, None, None), ("malformed.fields", None, None, None),
-            ("malformed.labels", None, None, None), ("documents", None, ["ham"], ""),
+            ("documents", None, ["ham"], "Hi\tthere"),
+            ("blank_lines", None, None, None),
+            ("malformed.fields", None, None, None),
+            ("malformed.labels", None, None, None),
+            ("documents", None, ["ham"], ""),
         ]
     batch = parse_lines(pa.array(lines), fmt)
     assert batch.schema.names == ["id", "labels", "text", "category"]
-    got = [(r["category"], r["id"], r["labels"], r["text"]) if r["category"] == "documents" else (r["category"], None, None, None) for r in batch.to_pylist()]
+    got = [
+        (r["category"], r["id"], r["labels"], r["text"])
+        if r["category"] == "documents"
+        else (r["category"], None, None, None)
+        for r in batch.to_pylist()
+    ]
     assert got == expected
     assert parse_lines(pa.array([], pa.string()), fmt).num_rows == 0

@@ -9,31 +9,67 @@ import pytest
 
 from tests.conftest import ROOT
 
-pytestmark = [pytest.mark.realdata, pytest.mark.bench]
+pytestmark = [pytest.mark.spark, pytest.mark.realdata, pytest.mark.bench]
 
 
 def run(script, *args, timeout=600):
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable}
-    return subprocess.run([sys.executable, str(ROOT / "scripts" / script), *map(str, args)],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / script), *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_bench_scorer(data_dir, tmp_path):
-    proc = run("bench_scorer.py", "--data-dir", data_dir, "--copies", "1", "--repeat", "1", "--json", tmp_path / "s.json")
+    proc = run(
+        "bench_scorer.py",
+        "--data-dir",
+        data_dir,
+        "--copies",
+        "1",
+        "--repeat",
+        "1",
+        "--json",
+        tmp_path / "s.json",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads((tmp_path / "s.json").read_text())
     assert result["documents"] == 2499 and result["scoring_speedup_vs_loop"] > 1
 
 
 def test_bench_smallest_scale(data_dir, tmp_path):
-    proc = run("bench.py", "--data-dir", data_dir, "--scales", "1", "--books-scales", "1", "--repeat", "1", "--warmup", "0", "--test-copies", "1",
-               "--json", tmp_path / "b.json")
+    proc = run(
+        "bench.py",
+        "--data-dir",
+        data_dir,
+        "--scales",
+        "1",
+        "--books-scales",
+        "1",
+        "--repeat",
+        "1",
+        "--warmup",
+        "0",
+        "--test-copies",
+        "1",
+        "--json",
+        tmp_path / "b.json",
+    )
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     result = json.loads((tmp_path / "b.json").read_text())
     row = result["rows"][0]
     # the same features and smoothing everywhere: the same accuracy on the 2,499 test stories
     assert row["nbspark_accuracy"] == row["mllib_accuracy"] == row["sklearn_accuracy"]
-    for key in ("train_ratio_vs_mllib", "train_ratio_vs_sklearn", "classify_throughput_ratio_vs_mllib", "scoring_speedup_vs_loop"):
+    for key in (
+        "train_ratio_vs_mllib",
+        "train_ratio_vs_sklearn",
+        "classify_throughput_ratio_vs_mllib",
+        "scoring_speedup_vs_loop",
+    ):
         assert isinstance(result[key], float) and result[key] > 0
     for key in ("nbspark_score_x10", "nbspark_classify_x10", "mllib_transform_x10"):
         assert row[key]["median_s"] > 0
@@ -54,7 +90,12 @@ def test_bench_google_smallest(tmp_path):
     assert result["zcat_seconds"] > 0 and result["per_core_ratio_vs_zcat"] > 0
     # the job's own clock starts after the JVM and its session: less than the whole spark-submit
     row = result["engines"][0]
-    assert 0 < row["job_seconds"] < result["nbspark_seconds"] and row["per_core_ratio_vs_zcat_inside_job"] > result["per_core_ratio_vs_zcat"]
-    assert result["spark_submit_opts"] == os.environ.get("SPARK_SUBMIT_OPTS", "")  # the archive, when scripts/_env.sh set it
+    assert (
+        0 < row["job_seconds"] < result["nbspark_seconds"]
+        and row["per_core_ratio_vs_zcat_inside_job"] > result["per_core_ratio_vs_zcat"]
+    )
+    assert result["spark_submit_opts"] == os.environ.get(
+        "SPARK_SUBMIT_OPTS", ""
+    )  # the archive, when scripts/_env.sh set it
     check = subprocess.run([sys.executable, str(ROOT / "scripts" / "pyspark_bytecode.py"), "--check"])
     assert result["pyspark_bytecode"] is (check.returncode == 0)

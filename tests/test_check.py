@@ -8,14 +8,17 @@ from collections import Counter
 import pytest
 
 import nbspark
-from nbspark.backoff_jobs import train
-from nbspark.command import main
-from nbspark.config import load_config
-from nbspark.inputs import resolve_input
+from nbspark.app.command import main
+from nbspark.backoff.jobs import train
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
 
 pytestmark = pytest.mark.spark
 
-TEXT = "It would not effect the outcome.\nThe cumulative effect of the plan was small.\n  It does not effect the ratio.\n"
+TEXT = (
+    "It would not effect the outcome.\nThe cumulative effect of the plan was small.\n  It does not "
+    "effect the ratio.\n"
+)
 
 
 @pytest.fixture(scope="module")
@@ -23,23 +26,31 @@ def model_dir(spark, tmp_path_factory):
     from tests.conftest import FIXTURES
 
     out = tmp_path_factory.mktemp("check") / "m"
-    cfg = load_config(None, {"train.path": str(FIXTURES / "ngrams.txt"), "confusion_sets": "affect,effect;their,there"})
+    cfg = load_config(
+        None, {"train.path": str(FIXTURES / "ngrams.txt"), "confusion_sets": "affect,effect;their,there"}
+    )
     train(spark, cfg, resolve_input(cfg.train, None), out)
     return out
 
 
 def test_flags_positions_and_ratios(model_dir):
     flags = nbspark.load(model_dir).flags(TEXT, factor=5, rule="chain")
-    assert [(f["line"], f["column"], f["written"], f["suggestion"], f["ratio"], f["level"]) for f in flags] == [
+    assert [
+        (f["line"], f["column"], f["written"], f["suggestion"], f["ratio"], f["level"]) for f in flags
+    ] == [
         (1, 14, "effect", "affect", 6.0, "ABDE"),  # 6 against 1
         (3, 15, "effect", "affect", float("inf"), "ABDE"),  # effect never seen there
     ]
     assert flags[0]["snippet"] == "It would not effect the outcome."
     # many flags in one text: each one's line and column (lines were counted from the top per flag)
     many = nbspark.load(model_dir).flags(TEXT * 3000, factor=5, rule="chain")
-    assert [(f["line"], f["column"]) for f in many] == [(3 * k + line, col) for k in range(3000) for line, col in ((1, 14), (3, 15))]
+    assert [(f["line"], f["column"]) for f in many] == [
+        (3 * k + line, col) for k in range(3000) for line, col in ((1, 14), (3, 15))
+    ]
     # the suggestion takes the written word's case (the model counts lower-cased words)
-    shouted = nbspark.load(model_dir).flags("WOULD NOT EFFECT THE OUTCOME. Would not Effect the outcome.", factor=5, rule="chain")
+    shouted = nbspark.load(model_dir).flags(
+        "WOULD NOT EFFECT THE OUTCOME. Would not Effect the outcome.", factor=5, rule="chain"
+    )
     assert [(f["written"], f["suggestion"]) for f in shouted] == [("EFFECT", "AFFECT"), ("Effect", "Affect")]
 
 
@@ -48,15 +59,27 @@ def test_a_text_checked_in_pieces_gives_the_flags_of_the_whole(model_dir, monkey
     span the cuts. Cut after every line, and after every 3 lines, the flags are the whole text's."""
     import functools
 
-    from nbspark import models
-    from nbspark.text import line_pieces
+    from nbspark import loading as models
+    from nbspark.inputs.tokens import line_pieces
 
     model = nbspark.load(model_dir)
-    text = "Affect\n" + ("It would not\neffect the outcome.\n\n\nThe cumulative effect\nof the\nplan. effect\n"
-                         "It does not effect the ratio.\n") * 4 + "would not effect"
+    text = (
+        "Affect\n"
+        + (
+            "It would not\neffect the outcome.\n\n\nThe cumulative effect\nof the\nplan. effect\n"
+            "It does not effect the ratio.\n"
+        )
+        * 4
+        + "would not effect"
+    )
     whole = model.flags(text, factor=2, rule="chain")
-    # the first word alone on its line (its window all but padding: the prior, 28 effect to 11 affect), and windows across lines
-    assert [(f["line"], f["column"], f["level"]) for f in whole[:3]] == [(1, 1, ""), (3, 1, "ABDE"), (9, 13, "ABDE")]
+    # the first word alone on its line (its window all but padding: the prior, 28 effect to 11 affect), and
+    # windows across lines
+    assert [(f["line"], f["column"], f["level"]) for f in whole[:3]] == [
+        (1, 1, ""),
+        (3, 1, "ABDE"),
+        (9, 13, "ABDE"),
+    ]
     assert len(whole) == 10 and whole[-1]["line"] == 34
     for size in (1, 30):
         monkeypatch.setattr(models, "line_pieces", functools.partial(line_pieces, size=size))
@@ -77,13 +100,19 @@ def test_windows_and_old_mac_line_ends(model_dir):
 
 def test_the_factor_edge(model_dir):
     model = nbspark.load(model_dir)
-    assert [f["line"] for f in model.flags(TEXT, factor=6, rule="chain")] == [1, 3]  # exactly 6 times: flagged
+    assert [f["line"] for f in model.flags(TEXT, factor=6, rule="chain")] == [
+        1,
+        3,
+    ]  # exactly 6 times: flagged
     assert [f["line"] for f in model.flags(TEXT, factor=6.000001, rule="chain")] == [3]
-    # a factor below 1 would flag words that are more probable than their alternatives: one rule refuses it everywhere
+    # a factor below 1 would flag words that are more probable than their alternatives: one rule refuses it
+    # everywhere
     for factor in (0.5, 0, float("nan"), float("inf")):
         with pytest.raises(ValueError, match=f"^factor must be a finite number >= 1, got {factor!r}$"):
             model.flags(TEXT, factor=factor)
-    with pytest.raises(ValueError, match="^check.factor\\(s\\) must be a finite number >= 1, got 0.5$"):  # a ConfigError
+    with pytest.raises(
+        ValueError, match="^check.factor\\(s\\) must be a finite number >= 1, got 0.5$"
+    ):  # a ConfigError
         load_config(None, {"check.factor": "0.5"})
 
 
@@ -100,16 +129,33 @@ def test_command_line(model_dir, tmp_path, capsys):
     doc.write_text(TEXT)
     assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(doc)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"{doc}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would not effect the outcome."
+    assert (
+        lines[0]
+        == f"{doc}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would not effect the outcome."
+    )
     assert lines[1].startswith(f"{doc}:3:15: 'effect' → 'affect'? (ratio inf, level ABDE)")
-    from nbspark.command import _flag_line
+    from nbspark.app.command import _flag_line
 
-    flag = {"file": "d", "line": 1, "column": 2, "written": "affect", "suggestion": "effect", "level": "", "snippet": "s"}
-    assert [_flag_line({**flag, "ratio": r}).split(" (")[1] for r in (38355612300524945408.0, 999999.94, 50.0)] == [
-        "ratio 3.8e+19, level ∅) s", "ratio 999999.9, level ∅) s", "ratio 50.0, level ∅) s"]
-    assert main(["check", "--model", str(model_dir), "--json", "--fail-on-flag", "--rule", "chain", str(doc)]) == 1
+    flag = {
+        "file": "d",
+        "line": 1,
+        "column": 2,
+        "written": "affect",
+        "suggestion": "effect",
+        "level": "",
+        "snippet": "s",
+    }
+    assert [
+        _flag_line({**flag, "ratio": r}).split(" (")[1] for r in (38355612300524945408.0, 999999.94, 50.0)
+    ] == ["ratio 3.8e+19, level ∅) s", "ratio 999999.9, level ∅) s", "ratio 50.0, level ∅) s"]
+    assert (
+        main(["check", "--model", str(model_dir), "--json", "--fail-on-flag", "--rule", "chain", str(doc)])
+        == 1
+    )
     flags = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
-    assert [sorted(f) for f in flags] == [sorted(["file", "line", "column", "written", "suggestion", "ratio", "level", "snippet"])]
+    assert [sorted(f) for f in flags] == [
+        sorted(["file", "line", "column", "written", "suggestion", "ratio", "level", "snippet"])
+    ]
     assert flags[0]["line"] == 3 and flags[0]["ratio"] is None  # at the default factor 50 only the unseen one
 
 
@@ -140,13 +186,32 @@ def test_command_line_reads_compressed_text(model_dir, tmp_path, capsys):
 
     text = b"It would not effect the outcome.\n"
     (tmp_path / "a.txt.bz2").write_bytes(bz2.compress(text))
-    assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(tmp_path / "a.txt.bz2")]) == 0
-    assert capsys.readouterr().out.startswith(f"{tmp_path / 'a.txt.bz2'}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE)")
+    assert (
+        main(
+            [
+                "check",
+                "--model",
+                str(model_dir),
+                "--factor",
+                "5",
+                "--rule",
+                "chain",
+                str(tmp_path / "a.txt.bz2"),
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.startswith(
+        f"{tmp_path / 'a.txt.bz2'}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE)"
+    )
     cut = gzip.compress(text * 1000)
     (tmp_path / "cut.txt.gz").write_bytes(cut[:40])
     assert main(["check", "--model", str(model_dir), str(tmp_path / "cut.txt.gz")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith(f"nbspark check: error: {tmp_path / 'cut.txt.gz'}: cannot be read as gzip (") and err.count("\n") == 1
+    assert (
+        err.startswith(f"nbspark check: error: {tmp_path / 'cut.txt.gz'}: cannot be read as gzip (")
+        and err.count("\n") == 1
+    )
 
 
 def test_command_line_reads_utf16_with_its_byte_order_mark(model_dir, tmp_path, capsys):
@@ -158,7 +223,11 @@ def test_command_line_reads_utf16_with_its_byte_order_mark(model_dir, tmp_path, 
         doc.write_bytes(mark + text.encode(codec))
         assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(doc)]) == 0
         out, err = capsys.readouterr()
-        assert out == f"{doc}:2:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would not effect the outcome.\n" and err == ""
+        assert (
+            out
+            == f"{doc}:2:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would not effect the outcome.\n"
+            and err == ""
+        )
 
 
 def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, monkeypatch):
@@ -176,7 +245,9 @@ def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, 
     marked = tmp_path / "marked.txt"  # a byte-order mark is not a column of the first line
     marked.write_bytes(b"\xef\xbb\xbfIt would not effect the outcome.\n")
     assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(marked)]) == 0
-    assert capsys.readouterr().out.startswith(f"{marked}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would")
+    assert capsys.readouterr().out.startswith(
+        f"{marked}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would"
+    )
     honest = tmp_path / "honest.txt"  # valid UTF-8 that holds a U+FFFD of its own: nothing to say
     honest.write_text("A \ufffd here; it would not effect the outcome.\n", encoding="utf-8")
     assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(honest)]) == 0
@@ -184,7 +255,9 @@ def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, 
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(latin)))
     assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", "-"]) == 0
     out, err = capsys.readouterr()
-    assert out.startswith("<stdin>:1:25: 'effect' → 'affect'?") and err.startswith("nbspark check: <stdin>: 1 undecodable")
+    assert out.startswith("<stdin>:1:25: 'effect' → 'affect'?") and err.startswith(
+        "nbspark check: <stdin>: 1 undecodable"
+    )
 
 
 def test_the_interpolation_rule_by_hand(model_dir):
@@ -192,44 +265,77 @@ def test_the_interpolation_rule_by_hand(model_dir):
     affect 9, effect 1), ABD and ABDE (affect 6, effect 1), P_k = (c_k + m P_k+1) / (n_k + m), m = 0.3."""
     p = {"affect": 0.5, "effect": 0.5}
     for a, e in [(11, 23), (9, 1), (9, 1), (6, 1), (6, 1)]:
-        p = {"affect": (a + 0.3 * p["affect"]) / (a + e + 0.3), "effect": (e + 0.3 * p["effect"]) / (a + e + 0.3)}
+        p = {
+            "affect": (a + 0.3 * p["affect"]) / (a + e + 0.3),
+            "effect": (e + 0.3 * p["effect"]) / (a + e + 0.3),
+        }
     model = nbspark.load(model_dir)
     (flag, third) = model.flags(TEXT, factor=5, rule="interpolate")
     assert flag["ratio"] == pytest.approx(p["affect"] / p["effect"]) == pytest.approx(6.0035, abs=1e-4)
     assert flag["level"] == "ABDE"
-    assert third["line"] == 3 and 1000 < third["ratio"] < float("inf")  # effect never seen there, but the levels below saw it
+    assert third["line"] == 3 and 1000 < third["ratio"] < float(
+        "inf"
+    )  # effect never seen there, but the levels below saw it
 
 
 def test_the_evaluation_protocol(model_dir, tmp_path, capsys):
     """One correct affect (ABDE: affect 6, effect 1) and one correct effect (ABDE: effect 10,
     affect 2): neither flagged as written; swapped, they are caught up to factors 6 and 5."""
-    from nbspark.evaluation import evaluate
-    from nbspark.rules import Rule
+    from nbspark.backoff.evaluation import evaluate
+    from nbspark.settings.check import Rule
 
     docs = [("d", "It would not affect the outcome. The cumulative effect of the plan.")]
     rows = evaluate(nbspark.load(model_dir), docs, {"chain": Rule("chain")}, factors=(1, 5, 6, 10))
-    got = {(r["written"], r["intended"], r["factor"]): (r["occurrences"], r["false_alarms"], r["catches"], r["p"], r["r"]) for r in rows}
+    got = {
+        (r["written"], r["intended"], r["factor"]): (
+            r["occurrences"],
+            r["false_alarms"],
+            r["catches"],
+            r["p"],
+            r["r"],
+        )
+        for r in rows
+    }
     assert got[("effect", "affect", 6)] == (1, 0, 1, 1.0, 1.0)
     assert got[("effect", "affect", 10)] == (1, 0, 0, 1.0, 0.0)
     assert got[("affect", "effect", 5)] == (1, 0, 1, 1.0, 1.0)
     assert got[("affect", "effect", 6)] == (1, 0, 0, 1.0, 0.0)
     clean = tmp_path / "clean.txt"
     clean.write_text(docs[0][1])
-    assert main(["check", "--model", str(model_dir), "--evaluate", f"text:{clean}", "--out", str(tmp_path / "ev"), "--rule", "chain"]) == 0
+    assert (
+        main(
+            [
+                "check",
+                "--model",
+                str(model_dir),
+                "--evaluate",
+                f"text:{clean}",
+                "--out",
+                str(tmp_path / "ev"),
+                "--rule",
+                "chain",
+            ]
+        )
+        == 0
+    )
     assert "effect for affect" in capsys.readouterr().out
     report = json.loads((tmp_path / "ev" / "evaluation.json").read_text())
-    assert report["texts"][0]["rows"][0]["rule"] == "chain" and (tmp_path / "ev" / "pr.png").stat().st_size > 0
+    assert (
+        report["texts"][0]["rows"][0]["rule"] == "chain" and (tmp_path / "ev" / "pr.png").stat().st_size > 0
+    )
 
 
 def test_the_spark_job_flags_as_the_single_document_path(spark, model_dir, tmp_path):
     import gzip
 
-    from nbspark.check_job import check_corpus
+    from nbspark.backoff.check_job import check_corpus
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     (corpus / "a.txt").write_text(TEXT)
-    (corpus / "b.txt.gz").write_bytes(gzip.compress("Nothing here.\n\nBut it would not effect the outcome either.\n".encode()))
+    (corpus / "b.txt.gz").write_bytes(
+        gzip.compress(b"Nothing here.\n\nBut it would not effect the outcome either.\n")
+    )
     (corpus / "c.txt").write_bytes("The cumulative affect of the \xff move.\n".encode("latin-1"))
     metrics = check_corpus(spark, model_dir, corpus, tmp_path / "out", factor=2, rule="chain")
     got = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out" / "flags")).collect())
@@ -238,13 +344,23 @@ def test_the_spark_job_flags_as_the_single_document_path(spark, model_dir, tmp_p
     for f in sorted(corpus.iterdir()):
         data = gzip.decompress(f.read_bytes()) if f.name.endswith(".gz") else f.read_bytes()
         for flag in model.flags(data.decode("utf-8", "replace"), 2, "chain"):
-            expected.append((str(f), *(flag[k] for k in ("line", "column", "written", "suggestion", "ratio", "level", "snippet"))))
+            expected.append(
+                (
+                    str(f),
+                    *(
+                        flag[k]
+                        for k in ("line", "column", "written", "suggestion", "ratio", "level", "snippet")
+                    ),
+                )
+            )
     assert got == sorted(expected)
     assert len(got) == 4  # a.txt lines 1 and 3, b.txt.gz line 3, c.txt: affect -> effect (10 against 2)
     assert (metrics["files"], metrics["flags"], metrics["decode_replacements"]) == (3, 4, 1)
     by_level = ", ".join(f"{k or '∅'}={v}" for k, v in sorted(Counter(r[6] for r in got).items()))
     assert (tmp_path / "out" / "report.txt").read_text() == (
-        f"checked 3 files: 4 flags (by level: {by_level})\nundecodable bytes replaced by U+FFFD: 1 (is the input UTF-8?)\n")
+        f"checked 3 files: 4 flags (by level: {by_level})\nundecodable bytes replaced by U+FFFD: 1 (is "
+        "the input UTF-8?)\n"
+    )
 
 
 def test_the_check_job_command(model_dir, tmp_path):
@@ -252,7 +368,19 @@ def test_the_check_job_command(model_dir, tmp_path):
 
     doc = tmp_path / "doc.txt"
     doc.write_text(TEXT)
-    done = spark_submit("check", "--model", model_dir, "--text", doc, "--out", tmp_path / "out", "--rule", "chain", "--factor", "5")
+    done = spark_submit(
+        "check",
+        "--model",
+        model_dir,
+        "--text",
+        doc,
+        "--out",
+        tmp_path / "out",
+        "--rule",
+        "chain",
+        "--factor",
+        "5",
+    )
     assert done.returncode == 0, done.stderr
     assert "checked 1 file: 2 flags (by level: " in done.stdout and "undecodable" not in done.stdout
     again = spark_submit("check", "--model", model_dir, "--text", doc, "--out", tmp_path / "out")
@@ -260,15 +388,25 @@ def test_the_check_job_command(model_dir, tmp_path):
 
 
 def test_a_rule_and_factor_per_confusion_set(model_dir):
-    from nbspark.config import ConfigError
-    from nbspark.events import count_ddl
-    from nbspark.models import BackoffPredictor, read_count_rows
+    from nbspark.backoff.events import count_ddl
+    from nbspark.backoff.predictor import BackoffPredictor
+    from nbspark.settings.config import ConfigError
+    from nbspark.storage.counts import read_count_rows
 
     model = nbspark.load(model_dir)
     rows = read_count_rows(model_dir, count_ddl(model.letters), model.manifest)
-    config = {**model.manifest["config"], "check": {"rules": ["chain", "interpolate"], "factors": [6.0, 1000.0]}}
+    config = {
+        **model.manifest["config"],
+        "check": {"rules": ["chain", "interpolate"], "factors": [6.0, 1000.0]},
+    }
     per_set = BackoffPredictor({**model.manifest, "config": config}, rows)
-    assert per_set.rule_for(["effect", "affect"])[1] == 6.0 and per_set.rule_for(["there", "their"])[0].name == "interpolate"
-    assert [(f["line"], f["ratio"]) for f in per_set.flags(TEXT)] == [(1, 6.0), (3, float("inf"))]  # chain at 6: both
+    assert (
+        per_set.rule_for(["effect", "affect"])[1] == 6.0
+        and per_set.rule_for(["there", "their"])[0].name == "interpolate"
+    )
+    assert [(f["line"], f["ratio"]) for f in per_set.flags(TEXT)] == [
+        (1, 6.0),
+        (3, float("inf")),
+    ]  # chain at 6: both
     with pytest.raises(ConfigError, match="one value per confusion set"):
         load_config(None, {"confusion_sets": "affect,effect;their,there", "check.factors": "10"})

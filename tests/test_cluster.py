@@ -6,11 +6,11 @@ import subprocess
 import pytest
 from pyspark.testing import assertDataFrameEqual
 
-from nbspark.config import load_config
-from nbspark.events import count_ddl
-from nbspark.backoff_jobs import classify, train
-from nbspark.inputs import resolve_input
-from nbspark.tables import read_parquet_checked
+from nbspark.backoff.events import count_ddl
+from nbspark.backoff.jobs import classify, train
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
+from nbspark.storage.tables import read_parquet_checked
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.spark, pytest.mark.cluster]
@@ -18,7 +18,9 @@ CLUSTER = ROOT / "scripts" / "cluster.sh"
 
 
 def sh(*args, timeout=240):
-    return subprocess.run([str(CLUSTER), *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [str(CLUSTER), *map(str, args)], cwd=ROOT, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_standalone_cluster_equals_local_mode(spark, fixtures, tmp_path):
@@ -35,7 +37,16 @@ def test_standalone_cluster_equals_local_mode(spark, fixtures, tmp_path):
         sets = [x for k, v in overrides.items() for x in ("--set", f"{k}={v}")]
         proc = sh("submit", state, "jobs/train.py", *sets, "--out", tmp_path / "model")
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-        proc = sh("submit", state, "jobs/classify.py", *sets, "--model", tmp_path / "model", "--out", tmp_path / "results")
+        proc = sh(
+            "submit",
+            state,
+            "jobs/classify.py",
+            *sets,
+            "--model",
+            tmp_path / "model",
+            "--out",
+            tmp_path / "results",
+        )
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
         assert "accuracy: 0.5000" in proc.stdout
         assert list((state / "work").glob("app-*")), "no application ran on the worker"

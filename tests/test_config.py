@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
-from nbspark.config import DEFAULT, InputSpec, load_config
-from nbspark.inputs import DataNotFound, resolve_data_dir
 from nbspark.errors import ConfigError
+from nbspark.inputs.resolve import DataNotFound, InputSpec, resolve_data_dir
+from nbspark.settings.config import DEFAULT, load_config
 
 ROOT = Path(__file__).parent.parent
 
@@ -28,14 +28,22 @@ def test_shipped_configs_load():
 
 
 def test_overrides_are_typed():
-    cfg = load_config(None, {"mode": "failfast", "train.path": "x.txt", "backoff": "BD,B,", "confusion_set": "their,there"})
+    cfg = load_config(
+        None, {"mode": "failfast", "train.path": "x.txt", "backoff": "BD,B,", "confusion_set": "their,there"}
+    )
     assert cfg.mode == "failfast" and cfg.train.path == "x.txt"
     assert cfg.backoff == ("BD", "B", "")
     assert cfg.counted_subsets == ("ABDE", "BD", "B", "")
     assert cfg.confusion_set == ("their", "there")
     # a list written as in the TOML file is read as TOML, not split on commas into '["their"' and '"there"]'
-    as_toml = load_config(None, {"confusion_set": '["their", "there", "they\'re"]', "backoff": '["BD", ""]',
-                                 "confusion_sets": '[["accept", "except"], ["lose", "loose"]]'})
+    as_toml = load_config(
+        None,
+        {
+            "confusion_set": '["their", "there", "they\'re"]',
+            "backoff": '["BD", ""]',
+            "confusion_sets": '[["accept", "except"], ["lose", "loose"]]',
+        },
+    )
     assert as_toml.confusion_set == ("their", "there", "they're") and as_toml.backoff == ("BD", "")
     assert as_toml.confusion_sets == (("accept", "except"), ("lose", "loose"))
     wide = load_config(None, {"width": "7", "backoff": "BCEF,CE,"})
@@ -59,9 +67,15 @@ def test_overrides_are_typed():
         ({"train.holdout": "1.5"}, "holdout must be"),
         ({"nb.alpha": "x"}, "must be a number"),
         ({"lowercase": "maybe"}, "true or false"),
-        ({"confusion_set": "[affect, effect]"}, r"""confusion_set: '\[affect, effect\]' is not a TOML array .*: write \["a", "b"\] or a,b"""),
-        ({"confusion_sets": '["their", "there"]'}, "confusion_sets must be a list of lists of strings, got list"),
-        ({"confusion_set": '[1, 2]'}, "confusion_set must be a list of strings"),
+        (
+            {"confusion_set": "[affect, effect]"},
+            r"""confusion_set: '\[affect, effect\]' is not a TOML array .*: write \["a", "b"\] or a,b""",
+        ),
+        (
+            {"confusion_sets": '["their", "there"]'},
+            "confusion_sets must be a list of lists of strings, got list",
+        ),
+        ({"confusion_set": "[1, 2]"}, "confusion_set must be a list of strings"),
     ],
 )
 def test_bad_overrides(overrides, message):
@@ -94,11 +108,14 @@ def test_data_dir_order(tmp_path):
     assert "--data-dir" in str(info.value) and "scripts/fetch_data.sh" in str(info.value)
     with pytest.raises(DataNotFound, match=r"NBSPARK_DATA.*\./data.*\.\./shared/data"):
         resolve_data_dir("missing", None, env, cwd)
-    # a file of the user's own in the working directory: named, with the path to pass (it was told to fetch the corpora)
+    # a file of the user's own in the working directory: named, with the path to pass (it was told to fetch
+    # the corpora)
     (cwd / "mine.tsv").write_text("d1\ta\tx\n")
     with pytest.raises(DataNotFound) as info:
         resolve_data_dir("./mine.tsv", None, {}, cwd)
-    assert str(info.value).endswith(f"for the one in the working directory, pass its absolute path {str(cwd / 'mine.tsv')!r}")
+    assert str(info.value).endswith(
+        f"for the one in the working directory, pass its absolute path {str(cwd / 'mine.tsv')!r}"
+    )
     assert "fetch_data" not in str(info.value)
 
 
@@ -106,12 +123,18 @@ def test_data_dir_order(tmp_path):
     "toml, message",
     [
         # each of these loaded silently before, and strings were then iterated as characters
-        ('confusion_set = "affect,effect"', r"confusion_set must be a list of strings, got str 'affect,effect'"),
-        ('[test]\nformat = "reuters"\npath = "x"\nsplits = "TRAIN"', r"test.splits must be a list of strings, got str 'TRAIN'"),
+        (
+            'confusion_set = "affect,effect"',
+            r"confusion_set must be a list of strings, got str 'affect,effect'",
+        ),
+        (
+            '[test]\nformat = "reuters"\npath = "x"\nsplits = "TRAIN"',
+            r"test.splits must be a list of strings, got str 'TRAIN'",
+        ),
         ('lowercase = "no"', r"lowercase must be true or false, got str 'no'"),
         ("partitions = 2.5", r"partitions must be an integer, got float 2.5"),
         ('[nb]\nalpha = "1"', r"nb.alpha must be a number, got str '1'"),
-        ("confusion_sets = [\"their\"]", r"confusion_sets must be a list of lists of strings"),
+        ('confusion_sets = ["their"]', r"confusion_sets must be a list of lists of strings"),
         ("width = true", r"width must be an integer, got bool True"),
     ],
 )
@@ -138,9 +161,17 @@ def test_toml_integers_are_numbers(tmp_path):
         ({"nb.threshold": "0.5"}, "nb.threshold is now nb.multilabel_threshold"),
         ({"sample": "nan"}, "sample must be a finite number"),
         # confusion sets that could never count a window, or would compete twice: they trained silently
-        ({"confusion_set": "Affect,effect"}, "confusion-set word 'Affect' has upper case, but lowercase = true lower-cases the text: write 'affect'"),
+        (
+            {"confusion_set": "Affect,effect"},
+            "confusion-set word 'Affect' has upper case, but lowercase = true lower-cases the text: write "
+            "'affect'",
+        ),
         ({"confusion_set": "af fect,effect"}, "confusion-set word 'af fect' is empty or holds white space"),
-        ({"confusion_sets": "their,there;there,they're"}, r"'there' is in two confusion sets, \['their', 'there'\] and \['there', \"they're\"\]: make them one set"),
+        (
+            {"confusion_sets": "their,there;there,they're"},
+            r"'there' is in two confusion sets, \['their', 'there'\] and \['there', \"they're\"\]: make "
+            r"them one set",
+        ),
         ({"confusion_set": "affect,affect"}, "a confusion set needs at least two distinct words"),
         ({"train.holdout": "nan"}, "train.holdout must be a finite number"),
         ({"train.whole_file_mb": "-1"}, "train.whole_file_mb must be >= 0.0"),
@@ -154,8 +185,15 @@ def test_numbers_must_be_finite_and_in_range(overrides, message):
         load_config(None, overrides)
 
 
-NB_SMS = {"task": "naive_bayes", "train.format": "sms", "test.format": "sms", "train.holdout": "0.2", "test.holdout": "0.2",
-          "train.splits": "train", "test.splits": "test"}
+NB_SMS = {
+    "task": "naive_bayes",
+    "train.format": "sms",
+    "test.format": "sms",
+    "train.holdout": "0.2",
+    "test.holdout": "0.2",
+    "train.splits": "train",
+    "test.splits": "test",
+}
 
 
 @pytest.mark.parametrize(
@@ -176,19 +214,28 @@ def test_settings_that_never_apply_are_refused_at_load(overrides, message):
     [
         # a backoff task cannot read naive Bayes inputs (examples_rdd used to read them as SGML)
         ({"train.format": "tsv"}, r"train.format 'tsv' is not a backoff input"),
-        ({**NB_SMS, "train.format": "ngrams"}, r"nb.model multinomial needs text .* but train.format is 'ngrams'"),
+        (
+            {**NB_SMS, "train.format": "ngrams"},
+            r"nb.model multinomial needs text .* but train.format is 'ngrams'",
+        ),
         ({**NB_SMS, "nb.model": "gaussian"}, r"nb.model gaussian needs a table"),
         # the naive Bayes task used to ignore sample
         ({**NB_SMS, "sample": "0.5"}, "sample applies to backoff models only"),
-        ({"train.format": "google_v3", "engine": "arrow"}, "engine arrow counts backoff models from ngrams input"),
-        ({"sample": "0.5", "engine": "arrow"}, "engine arrow counts backoff models from ngrams input without sampling"),
+        (
+            {"train.format": "google_v3", "engine": "arrow"},
+            "engine arrow counts backoff models from ngrams input",
+        ),
+        (
+            {"sample": "0.5", "engine": "arrow"},
+            "engine arrow counts backoff models from ngrams input without sampling",
+        ),
         ({"engine": "dataframe"}, "engine dataframe counts Google Books files"),
         ({**NB_SMS, "engine": "arrow"}, "engine arrow reads tsv or sms input without holdout"),
     ],
 )
 def test_a_training_input_that_cannot_be_counted_is_refused(overrides, message):
     """Checked by the train command before Spark starts (and by the train job itself)."""
-    from nbspark.capabilities import resolve_engine
+    from nbspark.settings.capabilities import resolve_engine
 
     cfg = load_config(None, overrides)
     with pytest.raises(ConfigError, match=message):
@@ -200,13 +247,22 @@ def test_a_training_input_that_cannot_be_counted_is_refused(overrides, message):
     [
         ({"test.format": "sms"}, r"test.format 'sms' is not a backoff input"),
         ({**NB_SMS, "test.format": "csv"}, r"nb.model multinomial needs text .* but test.format is 'csv'"),
-        ({**NB_SMS, "train.format": "csv", "test.format": "csv", "nb.model": "gaussian", "scoring": "join"}, "join scoring is for multinomial and Bernoulli"),
+        (
+            {
+                **NB_SMS,
+                "train.format": "csv",
+                "test.format": "csv",
+                "nb.model": "gaussian",
+                "scoring": "join",
+            },
+            "join scoring is for multinomial and Bernoulli",
+        ),
         ({**NB_SMS, "scoring": "arrow"}, "scoring arrow reads tsv or sms input without holdout"),
     ],
 )
 def test_a_test_input_that_cannot_be_classified_is_refused(overrides, message):
     """A config may only train, so the test input is checked where classify reads it, before Spark."""
-    from nbspark.capabilities import resolve_scoring
+    from nbspark.settings.capabilities import resolve_scoring
 
     cfg = load_config(None, overrides)
     with pytest.raises(ConfigError, match=message):
@@ -214,13 +270,16 @@ def test_a_test_input_that_cannot_be_classified_is_refused(overrides, message):
 
 
 def test_capabilities_resolve_auto():
-    from nbspark.capabilities import resolve_engine, resolve_scoring
+    from nbspark.settings.capabilities import resolve_engine, resolve_scoring
 
     assert resolve_engine(load_config(None, {})) == "arrow"
     assert resolve_engine(load_config(None, {"mode": "failfast"})) == "combine"
     assert resolve_engine(load_config(None, {"train.format": "google_v3"})) == "dataframe"  # the JVM filter
     assert resolve_engine(load_config(None, {"train.format": "google_v3", "mode": "failfast"})) == "combine"
-    sms = {**{k: v for k, v in NB_SMS.items() if not k.endswith((".holdout", ".splits"))}, "nb.tokenizer": "words"}
+    sms = {
+        **{k: v for k, v in NB_SMS.items() if not k.endswith((".holdout", ".splits"))},
+        "nb.tokenizer": "words",
+    }
     assert resolve_engine(load_config(None, sms)) == "arrow"
     assert resolve_engine(load_config(None, {**sms, "nb.tokenizer": "nbspark"})) == "combine"
     assert resolve_scoring(load_config(None, sms)) == "arrow"
@@ -232,12 +291,24 @@ def test_capabilities_resolve_auto():
     "overrides, message",
     [
         ({"nb.alpha": "0.5"}, "^nb.alpha applies to naive Bayes tasks, not to task = 'backoff'$"),
-        ({"nb.model": "bernoulli", "nb.tokenizer": "words"}, "^nb.model, nb.tokenizer apply to naive Bayes tasks"),
-        ({"task": "naive_bayes", "backoff": "BD,B,"}, "^backoff applies to backoff tasks, not to task = 'naive_bayes'$"),
+        (
+            {"nb.model": "bernoulli", "nb.tokenizer": "words"},
+            "^nb.model, nb.tokenizer apply to naive Bayes tasks",
+        ),
+        (
+            {"task": "naive_bayes", "backoff": "BD,B,"},
+            "^backoff applies to backoff tasks, not to task = 'naive_bayes'$",
+        ),
         ({"task": "naive_bayes", "lowercase": "false"}, "^lowercase applies to backoff tasks"),
         ({"broadcast_limit_mb": "64"}, "^broadcast_limit_mb applies to naive Bayes tasks"),
-        ({"task": "naive_bayes", "confusion_set": "their,there", "check.factor": "5"}, "^confusion_set, check.factor apply to backoff tasks"),
-        ({"task": "naive_bayes", "worked_examples": "_ not _ _"}, "^worked_examples applies to backoff tasks"),
+        (
+            {"task": "naive_bayes", "confusion_set": "their,there", "check.factor": "5"},
+            "^confusion_set, check.factor apply to backoff tasks",
+        ),
+        (
+            {"task": "naive_bayes", "worked_examples": "_ not _ _"},
+            "^worked_examples applies to backoff tasks",
+        ),
         ({"task": "naive_bayes", "sample_seed": "3"}, "^sample_seed applies to backoff tasks"),
     ],
 )
@@ -246,24 +317,44 @@ def test_a_setting_of_the_other_task_is_refused(overrides, message):
     of the other task (every key a shown config writes) are not settings."""
     with pytest.raises(ConfigError, match=message):
         load_config(None, overrides)
-    assert load_config(None, {"task": "naive_bayes", "nb.alpha": "0.5", "confusion_set": "affect,effect"}).nb.alpha == 0.5
+    assert (
+        load_config(
+            None, {"task": "naive_bayes", "nb.alpha": "0.5", "confusion_set": "affect,effect"}
+        ).nb.alpha
+        == 0.5
+    )
 
 
 @pytest.mark.parametrize(
     "overrides, problem",
     [
-        ({"test.holdout": "0.2"}, "test.holdout (read by tsv, sms, csv, parquet, sklearn) does not apply to test.format 'reuters'"),
-        ({"train.splits": "TRAIN", "train.seed": "3"}, "train.splits (read by reuters, reuters_topics, tsv, sms, csv, parquet, sklearn), "
-         "train.seed (read by tsv, sms, csv, parquet, sklearn) do not apply to train.format 'ngrams'"),
-        ({"train.format": "text", "train.path": "x", "train.year_min": "1990"}, "train.year_min (read by google_v2, google_v3) does not apply"),
-        ({"test.document": "paragraph"}, "test.document (read by text) does not apply to test.format 'reuters'"),
-        ({**NB_SMS, "train.holdout": "0", "train.splits": "train"}, "train.splits: sms input has no split of its own; set train.holdout"),
+        (
+            {"test.holdout": "0.2"},
+            "test.holdout (read by tsv, sms, csv, parquet, sklearn) does not apply to test.format 'reuters'",
+        ),
+        (
+            {"train.splits": "TRAIN", "train.seed": "3"},
+            "train.splits (read by reuters, reuters_topics, tsv, sms, csv, parquet, sklearn), "
+            "train.seed (read by tsv, sms, csv, parquet, sklearn) do not apply to train.format 'ngrams'",
+        ),
+        (
+            {"train.format": "text", "train.path": "x", "train.year_min": "1990"},
+            "train.year_min (read by google_v2, google_v3) does not apply",
+        ),
+        (
+            {"test.document": "paragraph"},
+            "test.document (read by text) does not apply to test.format 'reuters'",
+        ),
+        (
+            {**NB_SMS, "train.holdout": "0", "train.splits": "train"},
+            "train.splits: sms input has no split of its own; set train.holdout",
+        ),
     ],
 )
 def test_an_input_setting_its_format_ignores_is_refused(overrides, problem):
     """An input setting the format would ignore is refused before a job starts (a backoff test
     input took test.holdout = 0.2 and classified every story); its default stays allowed."""
-    from nbspark.capabilities import test_problem, train_problem
+    from nbspark.settings.capabilities import test_problem, train_problem
 
     cfg = load_config(None, overrides)
     assert problem in (train_problem(cfg) or "") + (test_problem(cfg) or "")
@@ -271,13 +362,15 @@ def test_an_input_setting_its_format_ignores_is_refused(overrides, problem):
 
 
 def _trained(fmt, files, splits=(), holdout=0.0, seed=0):
-    return {"config": {"train": {"format": fmt, "splits": list(splits), "holdout": holdout, "seed": seed}},
-            "inputs": {"format": fmt, "root": files[0], "files": list(files)}}
+    return {
+        "config": {"train": {"format": fmt, "splits": list(splits), "holdout": holdout, "seed": seed}},
+        "inputs": {"format": fmt, "root": files[0], "files": list(files)},
+    }
 
 
 def _test_input(fmt, files, splits=(), holdout=0.0, seed=0):
-    from nbspark.inputs import Inputs
-    from nbspark.storage import Location
+    from nbspark.inputs.resolve import Inputs
+    from nbspark.storage.locations import Location
 
     spec = InputSpec(fmt, files[0], tuple(splits), holdout, seed)
     return Inputs(spec, Location("file:" + files[0], None), tuple(Location("file:" + f, None) for f in files))
@@ -293,20 +386,42 @@ def _test_input(fmt, files, splits=(), holdout=0.0, seed=0):
         # every record of the same file, on both sides: training accuracy, said in the report
         (("csv", ["/d/weather.csv"]), ("csv", ["/d/weather.csv"]), "all"),
         # anything else scores training records as test records
-        (("sms", ["/d/sms"], ["train"], 0.2, 42), ("sms", ["/d/sms"], ["test"], 0.2, 7),
-         "test.holdout, test.seed = 0.2, 7 split it otherwise than the model's training did (0.2, 42)"),
-        (("sms", ["/d/sms"], ["train"], 0.2, 42), ("sms", ["/d/sms"], ["test"], 0.3, 42), "use the same holdout and seed"),
-        (("sms", ["/d/sms"], ["train"], 0.2, 42), ("sms", ["/d/sms"], ["train", "test"], 0.2, 42), "test.splits share ['train']"),
-        (("sms", ["/d/sms"], ["train"], 0.2, 42), ("sms", ["/d/sms"]), "trained on its part ['train'] (train.splits)"),
-        (("csv", ["/d/w.csv"]), ("csv", ["/d/w.csv"], ["test"], 0.2, 1), "the model was trained on every record of it"),
-        (("reuters", ["/d/r0.sgm", "/d/r1.sgm"], ["TRAIN"]), ("reuters", ["/d/r1.sgm", "/d/r0.sgm"]),
-         "records the model was trained on (/d/r0.sgm and 1 more file(s))"),
+        (
+            ("sms", ["/d/sms"], ["train"], 0.2, 42),
+            ("sms", ["/d/sms"], ["test"], 0.2, 7),
+            "test.holdout, test.seed = 0.2, 7 split it otherwise than the model's training did (0.2, 42)",
+        ),
+        (
+            ("sms", ["/d/sms"], ["train"], 0.2, 42),
+            ("sms", ["/d/sms"], ["test"], 0.3, 42),
+            "use the same holdout and seed",
+        ),
+        (
+            ("sms", ["/d/sms"], ["train"], 0.2, 42),
+            ("sms", ["/d/sms"], ["train", "test"], 0.2, 42),
+            "test.splits share ['train']",
+        ),
+        (
+            ("sms", ["/d/sms"], ["train"], 0.2, 42),
+            ("sms", ["/d/sms"]),
+            "trained on its part ['train'] (train.splits)",
+        ),
+        (
+            ("csv", ["/d/w.csv"]),
+            ("csv", ["/d/w.csv"], ["test"], 0.2, 1),
+            "the model was trained on every record of it",
+        ),
+        (
+            ("reuters", ["/d/r0.sgm", "/d/r1.sgm"], ["TRAIN"]),
+            ("reuters", ["/d/r1.sgm", "/d/r0.sgm"]),
+            "records the model was trained on (/d/r0.sgm and 1 more file(s))",
+        ),
     ],
 )
 def test_test_records_that_are_training_records_are_refused(trained, tested, answer):
     """A classify run whose test records include records the model counted is refused before Spark
     starts (a seed typed differently gave an accuracy measured mostly on training records)."""
-    from nbspark.capabilities import training_overlap
+    from nbspark.settings.capabilities import training_overlap
 
     manifest, inputs = _trained(*trained), _test_input(*tested)
     if answer in ("none", "all"):
@@ -319,7 +434,7 @@ def test_test_records_that_are_training_records_are_refused(trained, tested, ans
 def test_training_records_reached_by_another_name_are_refused(tmp_path):
     """The training file through a symbolic link (or a mount, or file://) is the same file: a test
     part cut otherwise is refused as with the path the model recorded (it ran, in silence)."""
-    from nbspark.capabilities import training_overlap
+    from nbspark.settings.capabilities import training_overlap
 
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "sms").write_text("ham\thello\n")
@@ -327,9 +442,15 @@ def test_training_records_reached_by_another_name_are_refused(tmp_path):
     manifest = _trained("sms", [str(tmp_path / "d" / "sms")], ["train"], 0.2, 42)
     for other in (str(tmp_path / "link" / "sms"), f"file://{tmp_path}/d/sms"):
         assert training_overlap(manifest, _test_input("sms", [other], ["test"], 0.2, 42)) == "none"
-        with pytest.raises(ConfigError, match=re.escape(f"records the model was trained on ({other}): test.holdout, test.seed = 0.2, 7")):
+        with pytest.raises(
+            ConfigError,
+            match=re.escape(f"records the model was trained on ({other}): test.holdout, test.seed = 0.2, 7"),
+        ):
             training_overlap(manifest, _test_input("sms", [other], ["test"], 0.2, 7))
-    assert training_overlap(manifest, _test_input("sms", [str(tmp_path / "d" / "other")], ["test"], 0.2, 7)) == "none"
+    assert (
+        training_overlap(manifest, _test_input("sms", [str(tmp_path / "d" / "other")], ["test"], 0.2, 7))
+        == "none"
+    )
 
 
 @pytest.mark.parametrize("part", ["train", "test"])
@@ -337,40 +458,89 @@ def test_training_records_reached_by_another_name_are_refused(tmp_path):
 def test_a_holdout_without_splits_is_refused_not_ignored(part, fmt):
     """A hold-out with no part picked read every record (as ``holdout = 0`` does): a user who set
     only test.holdout = 0.2 was scored on all the data, held-out part or not."""
-    from nbspark.capabilities import train_problem, test_problem
+    from nbspark.settings.capabilities import test_problem, train_problem
 
     model = "multinomial" if fmt != "csv" else "categorical"
-    cfg = load_config(None, {"task": "naive_bayes", "nb.model": model, f"{part}.format": fmt, f"{part}.holdout": "0.2"})
+    cfg = load_config(
+        None, {"task": "naive_bayes", "nb.model": model, f"{part}.format": fmt, f"{part}.holdout": "0.2"}
+    )
     problem = (train_problem if part == "train" else test_problem)(cfg)
-    assert problem == f'{part}.holdout = 0.2 needs {part}.splits, the parts to read ("train" or "test"); without them every record is read'
-    both = load_config(None, {"task": "naive_bayes", "nb.model": model, f"{part}.format": fmt, f"{part}.holdout": "0.2", f"{part}.splits": part})
+    assert (
+        problem
+        == f'{part}.holdout = 0.2 needs {part}.splits, the parts to read ("train" or "test"); without '
+        "them every record is read"
+    )
+    both = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": model,
+            f"{part}.format": fmt,
+            f"{part}.holdout": "0.2",
+            f"{part}.splits": part,
+        },
+    )
     assert (train_problem if part == "train" else test_problem)(both) is None
 
 
 @pytest.mark.parametrize(
     "overrides, message",
     [
-        ({"nb.model": "gaussian", "nb.alpha": "0.5"}, "nb.alpha (read by multinomial, bernoulli, categorical, mixed) does not apply to nb.model 'gaussian'"),
-        ({"nb.model": "categorical", "nb.var_smoothing": "0.001"}, "nb.var_smoothing (read by gaussian, mixed) does not apply to nb.model 'categorical'"),
-        ({"nb.model": "gaussian", "nb.tokenizer": "words"}, "nb.tokenizer (read by multinomial, bernoulli) does not apply to nb.model 'gaussian'"),
-        ({"nb.model": "multinomial", "train.format": "tsv", "nb.label_column": "y", "nb.numeric_columns": "a"},
-         "nb.label_column (read by categorical, gaussian, mixed), nb.numeric_columns (read by categorical, gaussian, mixed) do not apply to nb.model 'multinomial'"),
-        ({"nb.model": "multinomial", "train.format": "tsv", "nb.labels": "top10"},
-         "nb.labels = 'top10' picks among Reuters topics (train.format reuters_topics), not tsv labels"),
+        (
+            {"nb.model": "gaussian", "nb.alpha": "0.5"},
+            "nb.alpha (read by multinomial, bernoulli, categorical, mixed) does not apply to nb.model "
+            "'gaussian'",
+        ),
+        (
+            {"nb.model": "categorical", "nb.var_smoothing": "0.001"},
+            "nb.var_smoothing (read by gaussian, mixed) does not apply to nb.model 'categorical'",
+        ),
+        (
+            {"nb.model": "gaussian", "nb.tokenizer": "words"},
+            "nb.tokenizer (read by multinomial, bernoulli) does not apply to nb.model 'gaussian'",
+        ),
+        (
+            {
+                "nb.model": "multinomial",
+                "train.format": "tsv",
+                "nb.label_column": "y",
+                "nb.numeric_columns": "a",
+            },
+            "nb.label_column (read by categorical, gaussian, mixed), nb.numeric_columns (read by "
+            "categorical, gaussian, mixed) do not apply to nb.model 'multinomial'",
+        ),
+        (
+            {"nb.model": "multinomial", "train.format": "tsv", "nb.labels": "top10"},
+            "nb.labels = 'top10' picks among Reuters topics (train.format reuters_topics), not tsv labels",
+        ),
     ],
 )
 def test_a_naive_bayes_setting_its_model_would_not_read_is_refused_before_training(overrides, message):
     """They used to be accepted, recorded in the manifest and ignored (found by trying each)."""
-    from nbspark.capabilities import train_problem
+    from nbspark.settings.capabilities import train_problem
 
     table = overrides.get("nb.model") in ("gaussian", "categorical")
     cfg = load_config(None, {"task": "naive_bayes", "train.format": "csv" if table else "tsv", **overrides})
     assert train_problem(cfg) == message
     defaults = {k: v for k, v in overrides.items() if k in ("nb.model", "train.format")}
-    assert train_problem(load_config(None, {"task": "naive_bayes", "train.format": "csv" if table else "tsv", **defaults})) is None
+    assert (
+        train_problem(
+            load_config(None, {"task": "naive_bayes", "train.format": "csv" if table else "tsv", **defaults})
+        )
+        is None
+    )
 
 
 def test_a_decision_threshold_without_a_positive_label_is_refused():
-    with pytest.raises(ConfigError, match=r"^nb.decision_threshold = 0.3 is the threshold of a binary decision: set nb.positive_label too"):
+    with pytest.raises(
+        ConfigError,
+        match=r"^nb.decision_threshold = 0.3 is the threshold of a binary decision: set nb.positive_label "
+        r"too",
+    ):
         load_config(None, {"task": "naive_bayes", "nb.decision_threshold": "0.3"})
-    assert load_config(None, {"task": "naive_bayes", "nb.decision_threshold": "0.3", "nb.positive_label": "spam"}).nb.decision_threshold == 0.3
+    assert (
+        load_config(
+            None, {"task": "naive_bayes", "nb.decision_threshold": "0.3", "nb.positive_label": "spam"}
+        ).nb.decision_threshold
+        == 0.3
+    )

@@ -1,6 +1,12 @@
 import pytest
 
-from nbspark.corpora import MalformedLine, clean_sgml_text, decode_reuters, parse_ngram_line, parse_reuters_sgml
+from nbspark.inputs.parsers import (
+    MalformedLine,
+    clean_sgml_text,
+    decode_reuters,
+    parse_ngram_line,
+    parse_reuters_sgml,
+)
 
 
 def test_reuters_fixture_fields(fixtures):
@@ -54,8 +60,8 @@ def test_line_numbers_of_the_first_malformed_lines_read_each_file_once(tmp_path,
     ``\\r\\n`` line end among them), from one read of each file; table rows have none."""
     import gzip
 
-    from nbspark.runstats import BAD, split_stats
-    from nbspark.storage import Location
+    from nbspark.inputs.stats import BAD, split_stats
+    from nbspark.storage.locations import Location
 
     text = b"a\nbb\n\nccc\r\nd\n"  # lines 1-5 start at bytes 0, 2, 5, 6, 11
     (tmp_path / "x.gz").write_bytes(gzip.compress(text))
@@ -67,5 +73,11 @@ def test_line_numbers_of_the_first_malformed_lines_read_each_file_once(tmp_path,
     offenders = [(gz, 11), (gz, 0), (gz, 6), (plain, 5), (plain, 2), ("table", 3)]
     _, bad = split_stats([((BAD, source, offset, "fields", "?"), 1) for source, offset in offenders], 10)
     assert [(b["source"], b["offset"], b["line_number"]) for b in bad] == [
-        (gz, 0, 1), (gz, 6, 4), (gz, 11, 5), (plain, 2, 2), (plain, 5, 3), ("table", 3, None)]
+        (gz, 0, 1),
+        (gz, 6, 4),
+        (gz, 11, 5),
+        (plain, 2, 2),
+        (plain, 5, 3),
+        ("table", 3, None),
+    ]
     assert sorted(opened) == ["x.gz", "y.txt"]

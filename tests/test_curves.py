@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from nbspark.config import load_config
-from nbspark.curves import learning_curve
-from nbspark.events import Example, in_sample
-from nbspark.inputs import resolve_input
+from nbspark.backoff.curves import learning_curve
+from nbspark.backoff.events import Example, in_sample
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
 
 
 def test_samples_are_nested_and_about_the_right_size():
@@ -21,9 +21,18 @@ def test_samples_are_nested_and_about_the_right_size():
 
 @pytest.mark.spark
 def test_learning_curve_on_fixtures(spark, fixtures, tmp_path):
-    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")})
-    rows = learning_curve(spark, cfg, resolve_input(cfg.train, None), resolve_input(cfg.test, None),
-                          tmp_path / "curve", fractions=(0.5, 1.0), seed=1)
+    cfg = load_config(
+        None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")}
+    )
+    rows = learning_curve(
+        spark,
+        cfg,
+        resolve_input(cfg.train, None),
+        resolve_input(cfg.test, None),
+        tmp_path / "curve",
+        fractions=(0.5, 1.0),
+        seed=1,
+    )
     assert [r["fraction"] for r in rows] == [0.5, 1.0]
     assert rows[-1]["weight"] == 34 and rows[-1]["examples"] == 7 and rows[-1]["accuracy"] == 0.5
     assert rows[0]["weight"] <= 34 and all(r["test_examples"] == 4 for r in rows)
@@ -37,7 +46,7 @@ def test_learning_curve_on_fixtures(spark, fixtures, tmp_path):
 @pytest.mark.parametrize("fractions", ["0,1", "0.5,1.5", "nan", "0.1,nan"])
 def test_fractions_outside_the_unit_interval_are_refused(fractions, capsys):
     """Before any work (no Spark): NaN passed the old bounds check and sampled nothing."""
-    from nbspark.cli import curve_main
+    from nbspark.app.cli import curve_main
 
     with pytest.raises(SystemExit) as exit_:
         curve_main(["--fractions", fractions, "--out", "unused"])

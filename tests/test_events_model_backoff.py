@@ -5,10 +5,10 @@ from collections import Counter
 
 import pytest
 
-from nbspark.backoff import UNSEEN, parse_pattern, predict
-from nbspark.corpora import MalformedLine
-from nbspark.events import Example, count_columns, count_ddl, example_events, ngram_example
-from nbspark.model import build_model, rank
+from nbspark.backoff.events import Example, count_columns, count_ddl, example_events, ngram_example
+from nbspark.backoff.model import build_model, rank
+from nbspark.backoff.predict import UNSEEN, parse_pattern, predict
+from nbspark.inputs.parsers import MalformedLine
 
 LETTERS = "ABCDE"
 CHAIN = ("ABDE", "ABD", "BD", "B", "")
@@ -59,9 +59,17 @@ def test_backoff_decisions(fixtures):
     model = build_model(rows, LETTERS, CHAIN)
     assert predict(model, parse_pattern("does not _ the outcome", 5)) == ("affect", pytest.approx(1.0), "ABD")
     assert predict(model, parse_pattern("could not _ the ratio", 5)) == ("affect", pytest.approx(0.9), "BD")
-    assert predict(model, parse_pattern("so cumulative _ and so", 5)) == ("effect", pytest.approx(10 / 12), "B")
+    assert predict(model, parse_pattern("so cumulative _ and so", 5)) == (
+        "effect",
+        pytest.approx(10 / 12),
+        "B",
+    )
     assert predict(model, parse_pattern("x y _ z w", 5)) == ("effect", pytest.approx(23 / 34), "")
-    assert predict(model, parse_pattern("the cumulative _ of the", 5)) == ("effect", pytest.approx(10 / 12), "ABDE")
+    assert predict(model, parse_pattern("the cumulative _ of the", 5)) == (
+        "effect",
+        pytest.approx(10 / 12),
+        "ABDE",
+    )
 
 
 def test_chain_without_prior_can_leave_unseen(fixtures):
@@ -96,4 +104,8 @@ def test_candidates_restrict_and_renormalise():
     assert predict(model, window, frozenset({"affect", "effect"})) == ("effect", pytest.approx(0.75), "B")
     # "there" was never seen after x: B has only "their" from the set, so B decides with 1.0
     assert predict(model, window, frozenset({"their", "there"})) == ("their", pytest.approx(1.0), "B")
-    assert predict(model, ("q", "y", "_", "q", "q"), frozenset({"their", "there"})) == ("their", pytest.approx(0.75), "")
+    assert predict(model, ("q", "y", "_", "q", "q"), frozenset({"their", "there"})) == (
+        "their",
+        pytest.approx(0.75),
+        "",
+    )

@@ -6,11 +6,11 @@ import time
 import pytest
 from pyspark.testing import assertDataFrameEqual
 
-from nbspark.config import load_config
-from nbspark.events import count_ddl
-from nbspark.backoff_jobs import train
-from nbspark.inputs import resolve_input
-from nbspark.tables import read_parquet_checked
+from nbspark.backoff.events import count_ddl
+from nbspark.backoff.jobs import train
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
+from nbspark.storage.tables import read_parquet_checked
 from tests.conftest import spark_submit
 
 pytestmark = [pytest.mark.spark, pytest.mark.faults]
@@ -40,8 +40,11 @@ def test_transient_fault_recovers_exactly(spark, clean, fixtures, tmp_path, mast
     marker.mkdir()
     fault = f"{action}:{marker}"
     proc = spark_submit(
-        "train", *train_args(fixtures, tmp_path / "m"), master=master,
-        env={"NBSPARK_FAULT": fault}, conf={"spark.executorEnv.NBSPARK_FAULT": fault},
+        "train",
+        *train_args(fixtures, tmp_path / "m"),
+        master=master,
+        env={"NBSPARK_FAULT": fault},
+        conf={"spark.executorEnv.NBSPARK_FAULT": fault},
     )
     assert (marker / "fired").is_file(), "the fault was not injected, so this test proves nothing"
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -56,14 +59,19 @@ def test_permanent_failure_fails_fast_and_keeps_the_old_model(spark, clean, fixt
     before = sorted(map(tuple, read_parquet_checked(spark, model / "counts", count_ddl("ABCDE")).collect()))
     started = time.monotonic()
     proc = spark_submit(
-        "train", *train_args(fixtures, model), "--overwrite", master="local[2,4]",
+        "train",
+        *train_args(fixtures, model),
+        "--overwrite",
+        master="local[2,4]",
         env={"NBSPARK_FAULT": f"always-raise:{tmp_path}"},
     )
     elapsed = time.monotonic() - started
     output = proc.stdout + proc.stderr
     assert proc.returncode != 0
     errors = [line for line in output.splitlines() if line.startswith("train.py: error:")]
-    assert errors == ["train.py: error: Spark job failed: RuntimeError: injected failure (NBSPARK_FAULT=always-raise)"]
+    assert errors == [
+        "train.py: error: Spark job failed: RuntimeError: injected failure (NBSPARK_FAULT=always-raise)"
+    ]
     assert "failed 4 times; aborting job" in output  # Spark's log: every attempt was made
     assert elapsed < 120
     after = sorted(map(tuple, read_parquet_checked(spark, model / "counts", count_ddl("ABCDE")).collect()))

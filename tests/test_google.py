@@ -5,12 +5,12 @@ import gzip
 import pytest
 from pyspark.testing import assertDataFrameEqual
 
-from nbspark.config import load_config
-from nbspark.corpora import MalformedLine, parse_google_v2, parse_google_v3, strip_pos
-from nbspark.events import count_ddl
-from nbspark.backoff_jobs import train
-from nbspark.inputs import resolve_input
-from nbspark.tables import read_parquet_checked
+from nbspark.backoff.events import count_ddl
+from nbspark.backoff.jobs import train
+from nbspark.inputs.parsers import MalformedLine, parse_google_v2, parse_google_v3, strip_pos
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
+from nbspark.storage.tables import read_parquet_checked
 
 
 def test_strip_pos():
@@ -22,8 +22,16 @@ def test_strip_pos():
 
 def test_parse_google_lines():
     assert parse_google_v2("a b effect d e\t1999\t41\t2") == (("a", "b", "effect", "d", "e"), 1999, 41)
-    assert parse_google_v3("a b effect d e\t1999,41,2\t2000,3,1") == (("a", "b", "effect", "d", "e"), [(1999, 41), (2000, 3)])
-    for bad, reason in [("a b c d\t1\t2\t3", "tokens"), ("a b c d e\t1\t2", "fields"), ("a b c d e\tx\t2\t3", "year"), ("a b c d e\t1\tx\t3", "count")]:
+    assert parse_google_v3("a b effect d e\t1999,41,2\t2000,3,1") == (
+        ("a", "b", "effect", "d", "e"),
+        [(1999, 41), (2000, 3)],
+    )
+    for bad, reason in [
+        ("a b c d\t1\t2\t3", "tokens"),
+        ("a b c d e\t1\t2", "fields"),
+        ("a b c d e\tx\t2\t3", "year"),
+        ("a b c d e\t1\tx\t3", "count"),
+    ]:
         with pytest.raises(MalformedLine) as info:
             parse_google_v2(bad)
         assert info.value.reason == reason
@@ -31,14 +39,25 @@ def test_parse_google_lines():
         parse_google_v3("a b c d e\t2000;50;1")
 
 
-
 @pytest.mark.spark
 def test_both_versions_and_gzip_give_the_same_table(spark, fixtures, tmp_path):
     gz = tmp_path / "5-00000-of-00001.gz"
     gz.write_bytes(gzip.compress((fixtures / "google_v3.txt").read_bytes()))
     tables = []
-    for fmt, path in (("google_v2", fixtures / "google_v2.txt"), ("google_v3", fixtures / "google_v3.txt"), ("google_v3", gz)):
-        cfg = load_config(None, {"train.format": fmt, "train.path": str(path), "train.year_min": "1900", "train.year_max": "2008"})
+    for fmt, path in (
+        ("google_v2", fixtures / "google_v2.txt"),
+        ("google_v3", fixtures / "google_v3.txt"),
+        ("google_v3", gz),
+    ):
+        cfg = load_config(
+            None,
+            {
+                "train.format": fmt,
+                "train.path": str(path),
+                "train.year_min": "1900",
+                "train.year_max": "2008",
+            },
+        )
         out = tmp_path / f"m-{len(tables)}"
         manifest = train(spark, cfg, resolve_input(cfg.train, None), out)
         stats = manifest["stats"]
@@ -55,8 +74,17 @@ def test_both_versions_and_gzip_give_the_same_table(spark, fixtures, tmp_path):
 
 @pytest.mark.spark
 def test_keep_pos_and_min_count(spark, fixtures, tmp_path):
-    cfg = load_config(None, {"train.format": "google_v2", "train.path": str(fixtures / "google_v2.txt"),
-                             "train.pos": "keep", "train.min_count": "0", "train.year_min": "1900", "train.year_max": "2008"})
+    cfg = load_config(
+        None,
+        {
+            "train.format": "google_v2",
+            "train.path": str(fixtures / "google_v2.txt"),
+            "train.pos": "keep",
+            "train.min_count": "0",
+            "train.year_min": "1900",
+            "train.year_max": "2008",
+        },
+    )
     manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     # with tags kept, effect_noun and affect_verb are not in the set, and "_DET_ not affect the
     # outcome" (500) is an example like "the big effect of it" (41); min_count 0 keeps both

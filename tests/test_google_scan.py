@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import nbspark.google_scan as gs
-from nbspark.corpora import MalformedLine, google_line
-from nbspark.runstats import PartitionStats
+import nbspark.backoff.google_scan as gs
+from nbspark.inputs.parsers import MalformedLine, google_line
+from nbspark.inputs.stats import PartitionStats
 
 
 def hadoop_lines(data: bytes) -> list[str]:
@@ -49,22 +49,37 @@ def scanned(data: bytes, args, gz: bool = False) -> tuple[Counter, dict]:
 
 
 def settings_for(fmt, **kw):
-    base = {"width": 5, "strip": True, "lowercase": True, "centres": frozenset({"affect", "effect"}), "year_min": 1800, "year_max": 2100}
+    base = {
+        "width": 5,
+        "strip": True,
+        "lowercase": True,
+        "centres": frozenset({"affect", "effect"}),
+        "year_min": 1800,
+        "year_max": 2100,
+    }
     base.update(kw)
-    return (fmt, base["width"], base["strip"], base["lowercase"], base["centres"], base["year_min"], base["year_max"])
+    return (
+        fmt,
+        base["width"],
+        base["strip"],
+        base["lowercase"],
+        base["centres"],
+        base["year_min"],
+        base["year_max"],
+    )
 
 
 V3 = [
     "the cumulative effect_NOUN of the\t2000,45,5",
     "The Cumulative EFFECT_NOUN Of The\t1990,41,2\t1991,1,1",
     "_START_ not affect_VERB the outcome\t2001,39,4",
-    "a b _NOUN_ d e\t2000,60,1",          # a tag token, not centred
-    "a b effect_ d e\t2000,60,1",         # ends with _ but no tag
+    "a b _NOUN_ d e\t2000,60,1",  # a tag token, not centred
+    "a b effect_ d e\t2000,60,1",  # ends with _ but no tag
     "a b _._ d e\t2000,60,1",
-    "a b Éffect d e\t2000,60,1",          # non-ASCII centre
-    "a b \u212aind d e\t2000,60,1",       # Kelvin sign: "Kind".lower() == "kind"
-    "a b affect d\t2000,60,1",            # four tokens
-    "a  b affect d e\t2000,60,1",         # an empty token
+    "a b Éffect d e\t2000,60,1",  # non-ASCII centre
+    "a b \u212aind d e\t2000,60,1",  # Kelvin sign: "Kind".lower() == "kind"
+    "a b affect d\t2000,60,1",  # four tokens
+    "a  b affect d e\t2000,60,1",  # an empty token
     "a b affect d e\tMMX,60,1",
     "a b affect d e\t2000,123456789012345678901,1",
     "a b affect d e\t2000,1234567890123456789,1",  # 19 digits: within 64 bits
@@ -81,8 +96,16 @@ V3 = [
 ]
 
 
-@pytest.mark.parametrize("kw", [{}, {"strip": False}, {"lowercase": False}, {"centres": frozenset({"kind", "effect", "café"})},
-                                {"width": 3}])
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {},
+        {"strip": False},
+        {"lowercase": False},
+        {"centres": frozenset({"kind", "effect", "café"})},
+        {"width": 3},
+    ],
+)
 @pytest.mark.parametrize("gz", [False, True])
 def test_v3_edges_equal_the_line_rule(kw, gz):
     args = settings_for("google_v3", **kw)
@@ -93,15 +116,26 @@ def test_v3_edges_equal_the_line_rule(kw, gz):
 
 
 def test_v2_edges_equal_the_line_rule():
-    lines = ["the cumulative effect_NOUN of the\t2000\t45\t5", "x y effect z w\t2000\t 7 \t1", "a b affect d e\t2000\t60",
-             "a b _END_ d e\t2000\t60\t1", "a b affect d e\t2000\t60\t1\t1", "of the cause and so\t2001\t900\t"]
+    lines = [
+        "the cumulative effect_NOUN of the\t2000\t45\t5",
+        "x y effect z w\t2000\t 7 \t1",
+        "a b affect d e\t2000\t60",
+        "a b _END_ d e\t2000\t60\t1",
+        "a b affect d e\t2000\t60\t1\t1",
+        "of the cause and so\t2001\t900\t",
+    ]
     args = settings_for("google_v2")
     data = ("\n".join(lines) + "\n").encode()
     ngrams, stats = scanned(data, args)
     assert (ngrams, stats) == reference(data, args)
     assert ngrams == {("the", "cumulative", "effect", "of", "the"): 45, ("x", "y", "effect", "z", "w"): 7}
-    assert stats == {"lines_read": 6, "lines_with_pos_tag_tokens": 1, "lines_not_in_confusion_set": 1,
-                     "malformed": 2, "malformed.fields": 2}
+    assert stats == {
+        "lines_read": 6,
+        "lines_with_pos_tag_tokens": 1,
+        "lines_not_in_confusion_set": 1,
+        "malformed": 2,
+        "malformed.fields": 2,
+    }
 
 
 def test_line_ends_bom_and_the_last_line_as_hadoop_reads_them(monkeypatch):
@@ -125,8 +159,12 @@ def test_every_gzip_member_and_a_truncated_one():
     stats, ngrams = PartitionStats(0), Counter()
     gs.scan_shard(gzip.compress(one) + gzip.compress(two), True, gs.GoogleRules(*args), stats, ngrams)
     assert sum(ngrams.values()) == 110 and stats.counts["lines_read"] == 2
-    with pytest.raises(gs.UnreadableShardError, match="cannot be read as gzip: .*(?i:truncated|end of|incomplete|invalid)"):
-        gs.scan_shard(gzip.compress(one * 1000)[:-30], True, gs.GoogleRules(*args), PartitionStats(0), Counter())
+    with pytest.raises(
+        gs.UnreadableShardError, match="cannot be read as gzip: .*(?i:truncated|end of|incomplete|invalid)"
+    ):
+        gs.scan_shard(
+            gzip.compress(one * 1000)[:-30], True, gs.GoogleRules(*args), PartitionStats(0), Counter()
+        )
     with pytest.raises(gs.UnreadableShardError, match="cannot be read as gzip"):
         gs.scan_shard(one, True, gs.GoogleRules(*args), PartitionStats(0), Counter())
 
@@ -137,17 +175,61 @@ def test_invalid_utf8_is_decoded_as_the_text_source_decodes_it():
     assert scanned(data, args) == reference(data, args)
 
 
-TOKENS = st.sampled_from(["a", "effect", "Effect", "AFFECT", "affect_VERB", "effect_", "_NOUN_", "_START_", "_._", "É", "\u212a", "\u212aIND",
-                          "kind", "x,y", "7", "", " ", "\t", "\r", "_", "é\udcff"])
-COUNTS = st.sampled_from(["2000,40,1", "1999,7,", "1700,5,5", "2000, 3 ,1", "x,1,1", "2000,1", "2000,99999999999999999999,1",
-                          "2000\t41\t1", "", "2001,12,3\t2002,1,1"])
+TOKENS = st.sampled_from(
+    [
+        "a",
+        "effect",
+        "Effect",
+        "AFFECT",
+        "affect_VERB",
+        "effect_",
+        "_NOUN_",
+        "_START_",
+        "_._",
+        "É",
+        "\u212a",
+        "\u212aIND",
+        "kind",
+        "x,y",
+        "7",
+        "",
+        " ",
+        "\t",
+        "\r",
+        "_",
+        "é\udcff",
+    ]
+)
+COUNTS = st.sampled_from(
+    [
+        "2000,40,1",
+        "1999,7,",
+        "1700,5,5",
+        "2000, 3 ,1",
+        "x,1,1",
+        "2000,1",
+        "2000,99999999999999999999,1",
+        "2000\t41\t1",
+        "",
+        "2001,12,3\t2002,1,1",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.lists(TOKENS, min_size=0, max_size=6), COUNTS, st.sampled_from(["\n", "\r\n", "\r"])), max_size=12),
-       st.sampled_from(["google_v2", "google_v3"]), st.booleans(), st.booleans())
+@given(
+    st.lists(
+        st.tuples(st.lists(TOKENS, min_size=0, max_size=6), COUNTS, st.sampled_from(["\n", "\r\n", "\r"])),
+        max_size=12,
+    ),
+    st.sampled_from(["google_v2", "google_v3"]),
+    st.booleans(),
+    st.booleans(),
+)
 def test_any_lines_equal_the_line_rule(rows, fmt, strip, lowercase):
     text = "".join(" ".join(tokens) + "\t" + counts + end for tokens, counts, end in rows)
     data = text.encode("utf-8", "surrogateescape")
-    args = settings_for(fmt, strip=strip, lowercase=lowercase, centres=frozenset({"effect", "affect", "kind"}))
+    args = settings_for(
+        fmt, strip=strip, lowercase=lowercase, centres=frozenset({"effect", "affect", "kind"})
+    )
     assert scanned(data, args) == reference(data, args)

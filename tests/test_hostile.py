@@ -10,21 +10,28 @@ import sys
 import pyarrow.parquet as pq
 import pytest
 
-from nbspark.backoff_jobs import BACKOFF, classify, train
-from nbspark.cli import job_failure, train_main
-from nbspark.config import load_config
+from nbspark.app.cli import job_failure, train_main
+from nbspark.backoff.jobs import BACKOFF, classify, train
 from nbspark.errors import OutputError
-from nbspark.inputs import resolve_input
-from nbspark.nb_jobs import train_nb
-from nbspark.tables import check_output, staged_output
-from nbspark.session import CACHED_PARTITIONS
-from nbspark.training import read_counts
+from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.jobs import train_nb
+from nbspark.settings.config import load_config
+from nbspark.spark.session import CACHED_PARTITIONS
+from nbspark.spine.training import read_counts
+from nbspark.storage.tables import check_output, staged_output
 from tests.conftest import ROOT
 
 
 @pytest.fixture
 def model(spark, fixtures, tmp_path):
-    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm"), "rows_per_file": "10"})
+    cfg = load_config(
+        None,
+        {
+            "train.path": str(fixtures / "ngrams.txt"),
+            "test.path": str(fixtures / "mini.sgm"),
+            "rows_per_file": "10",
+        },
+    )
     spark.conf.set(CACHED_PARTITIONS, "false")  # the cached aggregate keeps the tests' 2 shuffle partitions
     try:
         manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
@@ -43,7 +50,8 @@ def rewrite(part, table):
 
 
 def test_a_renamed_or_dropped_column_in_the_last_part_file_is_refused(spark, model, tmp_path):
-    """Spark infers the schema from one footer: the last file's renamed column read as NULLs (407 bindings, not 401)."""
+    """Spark infers the schema from one footer: the last file's renamed column read as NULLs (407 bindings,
+    not 401)."""
     cfg, manifest, out, parts = model
     table = pq.read_table(parts[-1])
     rewrite(parts[-1], table.rename_columns(["lable" if n == "label" else n for n in table.column_names]))
@@ -61,7 +69,10 @@ def test_a_duplicated_stray_or_truncated_part_file_is_refused(spark, model):
     counts = out / "counts"
     copy = counts / parts[0].name.replace("part-00000", "part-00099")
     shutil.copy(parts[0], copy)
-    with pytest.raises(OutputError, match=r"holds \d+ rows, its manifest recorded \d+; a part file is missing, extra or damaged"):
+    with pytest.raises(
+        OutputError,
+        match=r"holds \d+ rows, its manifest recorded \d+; a part file is missing, extra or damaged",
+    ):
         read_counts(spark, out, BACKOFF, manifest)
     copy.unlink()
     (counts / "extra.parquet").write_bytes(parts[0].read_bytes())
@@ -74,12 +85,15 @@ def test_a_duplicated_stray_or_truncated_part_file_is_refused(spark, model):
         read_counts(spark, out, BACKOFF, manifest)
 
 
+@pytest.mark.spark
 def test_an_output_that_cannot_be_created_is_refused_before_any_work(tmp_path, capsys, fixtures):
     """It used to be found after the whole job, as FileExistsError or OSError: [Errno 30]."""
     (tmp_path / "FILE").write_text("x")
     with pytest.raises(OutputError, match=r"cannot be created, .*FILE is a file"):
         check_output(tmp_path / "FILE" / "model", False)
-    code = train_main(["--set", f"train.path={fixtures / 'ngrams.txt'}", "--out", str(tmp_path / "FILE" / "model")])
+    code = train_main(
+        ["--set", f"train.path={fixtures / 'ngrams.txt'}", "--out", str(tmp_path / "FILE" / "model")]
+    )
     assert code == 1 and "FILE is a file" in capsys.readouterr().err
     if os.geteuid() != 0:  # root writes anywhere; a read-only mount is checked the same way (os.access)
         ro = tmp_path / "ro"
@@ -92,20 +106,27 @@ def test_an_empty_out_is_refused(capsys):
     """``--out ""`` used to fall back to the config's default directory."""
     with pytest.raises(SystemExit) as info:
         train_main(["--out", ""])
-    assert info.value.code == 2 and "--out must name a directory, got an empty string" in capsys.readouterr().err
+    assert (
+        info.value.code == 2 and "--out must name a directory, got an empty string" in capsys.readouterr().err
+    )
 
 
-@pytest.mark.parametrize("name, message", [("files", "is not one of the classification tables"), ("diabetes", "is not one of")])
+@pytest.mark.spark
+@pytest.mark.parametrize(
+    "name, message", [("files", "is not one of the classification tables"), ("diabetes", "is not one of")]
+)
 def test_an_sklearn_input_that_is_not_a_classification_table_is_refused(capsys, name, message):
     """``--set train.path=files`` or ``diabetes`` used to end in a TypeError or AttributeError."""
-    code = train_main(["--config", str(ROOT / "conf/experiments/wine_gaussian.toml"), "--set", f"train.path={name}"])
+    code = train_main(
+        ["--config", str(ROOT / "conf/experiments/wine_gaussian.toml"), "--set", f"train.path={name}"]
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 1 and len(err) == 1 and message in err[0] and "Traceback" not in err[0]
 
 
 def test_toml_paths_of_the_wrong_type_are_one_line_errors(tmp_path, capsys):
     """``path = 5`` or ``model_dir = 5`` used to give a TypeError."""
-    for toml in ("[train]\nformat = \"ngrams\"\npath = 5\n", "model_dir = 5\n"):
+    for toml in ('[train]\nformat = "ngrams"\npath = 5\n', "model_dir = 5\n"):
         bad = tmp_path / "bad.toml"
         bad.write_text(toml)
         with pytest.raises(SystemExit) as info:
@@ -116,9 +137,19 @@ def test_toml_paths_of_the_wrong_type_are_one_line_errors(tmp_path, capsys):
 
 def test_failfast_on_a_table_names_the_row(spark, fixtures, tmp_path):
     """It said ``table at byte 4``, and 4 was a row index."""
-    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "mode": "failfast",
-                             "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy",
-                             "train.format": "csv", "train.path": str(fixtures / "weather.csv")})
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "mixed",
+            "nb.label_column": "play",
+            "mode": "failfast",
+            "nb.numeric_columns": "temperature,humidity",
+            "nb.categorical_columns": "outlook,windy",
+            "train.format": "csv",
+            "train.path": str(fixtures / "weather.csv"),
+        },
+    )
     with pytest.raises(Exception, match=r"table row \d+: malformed line \(numeric\)"):
         train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
 
@@ -141,8 +172,16 @@ def test_a_failed_spark_job_names_its_root_cause(spark, fixtures, tmp_path):
 def test_nan_and_empty_cells_in_a_table_are_counted(spark, tmp_path):
     table = tmp_path / "t.csv"
     table.write_text("x,y,label\n1.0,2.0,a\nnan,3.0,b\n,4.0,a\ninf,1.0,b\n2.0,2.5,a\n")
-    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "gaussian", "train.format": "csv",
-                             "train.path": str(table), "nb.numeric_columns": "x,y"})
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "gaussian",
+            "train.format": "csv",
+            "train.path": str(table),
+            "nb.numeric_columns": "x,y",
+        },
+    )
     manifest = train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     assert manifest["stats"]["documents"] == 5
     assert manifest["stats"]["missing_values"] == 1 and manifest["stats"]["non_finite_values"] == 2
@@ -151,7 +190,7 @@ def test_nan_and_empty_cells_in_a_table_are_counted(spark, tmp_path):
 def test_missing_categorical_cells_are_counted_in_the_part_they_belong_to(spark, tmp_path):
     """An empty category was left out of its row without a count, and the held-out rows' empty
     cells were counted in the training part's statistics."""
-    from nbspark.corpora import holdout_part
+    from nbspark.inputs.parsers import holdout_part
 
     rows = [f"{i},{'' if i % 3 == 0 else 'red'},{'' if i % 4 == 0 else i},{'ab'[i % 2]}" for i in range(40)]
     table = tmp_path / "t.csv"
@@ -159,9 +198,20 @@ def test_missing_categorical_cells_are_counted_in_the_part_they_belong_to(spark,
     test_part = {i for i in range(40) if holdout_part(str(i), 7, 0.25) == "test"}
     assert 0 < len(test_part) < 40
     by_hand = sum((i % 3 == 0) + (i % 4 == 0) for i in range(40) if i not in test_part)
-    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "train.format": "csv", "train.path": str(table),
-                             "nb.numeric_columns": "size", "nb.categorical_columns": "colour",
-                             "train.holdout": "0.25", "train.seed": "7", "train.splits": "train"})
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "mixed",
+            "train.format": "csv",
+            "train.path": str(table),
+            "nb.numeric_columns": "size",
+            "nb.categorical_columns": "colour",
+            "train.holdout": "0.25",
+            "train.seed": "7",
+            "train.splits": "train",
+        },
+    )
     manifest = train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     assert manifest["stats"]["documents"] == 40 - len(test_part)
     assert manifest["stats"]["missing_values"] == by_hand
@@ -179,7 +229,9 @@ def test_broken_sgml_stories_are_counted_and_named(spark, fixtures, tmp_path):
 
 def test_staging_left_by_a_killed_run_is_cleaned_and_a_lost_model_restored(tmp_path):
     """Staging directories left by a SIGKILL used to stay forever."""
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True).stdout.strip()
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    ).stdout.strip()
     import socket
 
     host = socket.gethostname()
@@ -202,7 +254,9 @@ def test_small_count_tables_are_few_files(spark, fixtures, tmp_path):
     """The Books table (2.5 MB) used to be written as spark.sql.shuffle.partitions = 200 files."""
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
     manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "one")
-    assert len(list((tmp_path / "one" / "counts").glob("part-*.parquet"))) == 1 and manifest["count_rows"] == 28
+    assert (
+        len(list((tmp_path / "one" / "counts").glob("part-*.parquet"))) == 1 and manifest["count_rows"] == 28
+    )
     # ceil(28 / 10) = 3 files at most, but coalescing never adds any: adaptive execution put the
     # tiny cached aggregate in one partition (session.cache_coalescable), so one file
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "rows_per_file": "10"})
@@ -219,21 +273,26 @@ def test_small_count_tables_are_few_files(spark, fixtures, tmp_path):
     finally:
         spark.conf.unset(CACHED_PARTITIONS)
     assert int(spark.conf.get("spark.sql.shuffle.partitions")) == 2
-    files = {name: len(list((tmp_path / name / "counts").glob("part-*.parquet"))) for name in ("two", "still-two", "single")}
+    files = {
+        name: len(list((tmp_path / name / "counts").glob("part-*.parquet")))
+        for name in ("two", "still-two", "single")
+    }
     assert files == {"two": 2, "still-two": 2, "single": 1}
 
 
 def test_small_predictions_are_one_file(spark, fixtures, tmp_path):
     """Predictions used to be one file per input split (22 for Reuters' 22 SGML files); AQE now
     rebalances them by size. Three input files, a few predictions: one file."""
-    from nbspark.backoff_jobs import classify
+    from nbspark.backoff.jobs import classify
 
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
     train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for i in range(3):
-        (corpus / f"{i}.sgm").write_text((fixtures / "mini.sgm").read_text(encoding="latin-1"), encoding="latin-1")
+        (corpus / f"{i}.sgm").write_text(
+            (fixtures / "mini.sgm").read_text(encoding="latin-1"), encoding="latin-1"
+        )
     test = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(corpus)})
     metrics = classify(spark, test, tmp_path / "m", resolve_input(test.test, None), tmp_path / "r")
     assert metrics["examples"] > 0
@@ -244,24 +303,40 @@ def test_a_classify_run_that_scores_nothing_fails_and_writes_nothing(spark, fixt
     """A test input with no window of the model's words, or whose every row is malformed, wrote
     results of zero records and exited 0; a training run in the same case is refused."""
     from nbspark.errors import InputError
-    from nbspark.nb_jobs import classify_nb
+    from nbspark.naive_bayes.jobs import classify_nb
 
     model = tmp_path / "m"
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
     train(spark, cfg, resolve_input(cfg.train, None), model)
     (tmp_path / "plain.txt").write_text("Nothing to see here.\n")
     text = load_config(None, {"test.format": "text", "test.path": str(tmp_path / "plain.txt")})
-    with pytest.raises(InputError, match=r"plain.txt: no test examples to score \(no window centred on affect, effect\); nothing written$"):
+    with pytest.raises(
+        InputError,
+        match=r"plain.txt: no test examples to score \(no window centred on affect, effect\); nothing "
+        r"written$",
+    ):
         classify(spark, text, model, resolve_input(text.test, None), tmp_path / "r")
     assert not (tmp_path / "r").exists()
 
     table = tmp_path / "t.csv"
     table.write_text("x,label\n1.0,a\n2.0,b\n")
     (tmp_path / "unlabelled.csv").write_text("x,label\n1.0,\n3.0,\n")
-    nb = load_config(None, {"task": "naive_bayes", "nb.model": "gaussian", "train.format": "csv", "train.path": str(table),
-                            "test.format": "csv", "test.path": str(tmp_path / "unlabelled.csv")})
+    nb = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "gaussian",
+            "train.format": "csv",
+            "train.path": str(table),
+            "test.format": "csv",
+            "test.path": str(tmp_path / "unlabelled.csv"),
+        },
+    )
     train_nb(spark, nb, resolve_input(nb.train, None), tmp_path / "nb")
-    with pytest.raises(InputError, match=r"unlabelled.csv: no test documents to score \(no valid document or row; "
-                                         r"2 malformed records skipped \(label=2\)\); nothing written$"):
+    with pytest.raises(
+        InputError,
+        match=r"unlabelled.csv: no test documents to score \(no valid document or row; "
+        r"2 malformed records skipped \(label=2\)\); nothing written$",
+    ):
         classify_nb(spark, nb, tmp_path / "nb", resolve_input(nb.test, None), tmp_path / "r")
     assert not (tmp_path / "r").exists()

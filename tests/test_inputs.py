@@ -4,13 +4,12 @@ import os
 
 import pytest
 
-from nbspark.config import InputSpec, load_config
-from nbspark.backoff_jobs import train
+from nbspark.backoff.jobs import train
 from nbspark.errors import InputError
-from nbspark.inputs import resolve_input
+from nbspark.inputs.resolve import InputSpec, resolve_input
+from nbspark.settings.config import load_config
 
 pytestmark = pytest.mark.spark
-
 
 
 @pytest.fixture
@@ -45,7 +44,11 @@ def test_missing_and_empty_inputs(tmp_path):
     with pytest.raises(InputError, match="input does not exist$"):
         resolve_input(InputSpec("ngrams", str(tmp_path / "nope.txt")), None)
     (tmp_path / "5-00001.gz").write_text("")  # a glob is read literally (a[1].txt above), never expanded
-    with pytest.raises(InputError, match=r"5-0000\*\.gz: input does not exist \(a glob pattern is not expanded: give a file, or a directory"):
+    with pytest.raises(
+        InputError,
+        match=r"5-0000\*\.gz: input does not exist \(a glob pattern is not expanded: give a file, or a "
+        r"directory",
+    ):
         resolve_input(InputSpec("google_v3", str(tmp_path / "5-0000*.gz")), None)
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "_hidden").write_text("x")
@@ -55,16 +58,25 @@ def test_missing_and_empty_inputs(tmp_path):
         resolve_input(InputSpec("reuters", str(tmp_path / "empty")), None)
 
 
-@pytest.mark.parametrize("option, says", [
-    (["--set", "train.path=s3a://bucket/5grams/"], "no Hadoop FileSystem for the s3a:// scheme in this Spark installation; add the S3A connector"),
-    (["--set", "train.path=nosuch://bucket/5grams/"], "no Hadoop FileSystem for the nosuch:// scheme"),
-    (["--data-dir", "hdfs://nn.invalid:8020/corpora"], "hdfs://nn.invalid:8020/corpora: cannot reach its file system"),
-])
+@pytest.mark.parametrize(
+    "option, says",
+    [
+        (
+            ["--set", "train.path=s3a://bucket/5grams/"],
+            "no Hadoop FileSystem for the s3a:// scheme in this Spark installation; add the S3A connector",
+        ),
+        (["--set", "train.path=nosuch://bucket/5grams/"], "no Hadoop FileSystem for the nosuch:// scheme"),
+        (
+            ["--data-dir", "hdfs://nn.invalid:8020/corpora"],
+            "hdfs://nn.invalid:8020/corpora: cannot reach its file system",
+        ),
+    ],
+)
 def test_unreachable_storage_is_refused_with_one_line_naming_the_scheme(option, says, tmp_path, capsys):
     """A scheme without its connector (pyspark ships no S3A), or a file system that cannot be
     reached, is one line and exit 1 before the SparkSession starts; never looked up as a path under
     the data dir, never a hint to download the corpora."""
-    from nbspark.cli import train_main
+    from nbspark.app.cli import train_main
 
     assert train_main([*option, "--out", str(tmp_path / "m")]) == 1
     err = capsys.readouterr().err.strip().splitlines()
@@ -79,18 +91,20 @@ def test_an_input_directory_costs_one_listing(spark, tmp_path, monkeypatch):
     import os
     from types import SimpleNamespace
 
-    from nbspark.google_filter import _whole_files
-    from nbspark.hadoop_storage import HadoopStorage
-    from nbspark.readers import list_files
-    from nbspark.storage import LocalStorage, Location, use_hadoop
-    from nbspark.training import input_signatures
+    from nbspark.backoff.google_filter import _whole_files
+    from nbspark.inputs.files import list_files
+    from nbspark.spine.training import input_signatures
+    from nbspark.storage.hadoop import HadoopStorage
+    from nbspark.storage.locations import LocalStorage, Location, use_hadoop
 
     d = tmp_path / "in"
     (d / "sub.gz").mkdir(parents=True)  # a directory is not an input file, whatever its name
     (d / "_SUCCESS").write_text("")
     for i in (2, 0, 1):
         (d / f"p{i}.gz").write_bytes(b"x" * (i + 1))
-    expected = [[str(d / f"p{i}.gz"), i + 1, os.stat(d / f"p{i}.gz").st_mtime_ns // 1_000_000] for i in range(3)]
+    expected = [
+        [str(d / f"p{i}.gz"), i + 1, os.stat(d / f"p{i}.gz").st_mtime_ns // 1_000_000] for i in range(3)
+    ]
     for storage in (LocalStorage(), use_hadoop()):
         files = list_files(Location("file:" + str(d), storage))
         with monkeypatch.context() as m:
@@ -106,12 +120,26 @@ def test_an_input_directory_is_read_with_its_subdirectories(spark, tmp_path):
     (``_``, ``.``) are skipped at every depth with all under them, and so are nbspark outputs; a
     link to a directory is followed unless it loops back to one above it. The same list from both
     storages."""
-    from nbspark.readers import list_files
-    from nbspark.storage import LocalStorage, Location, use_hadoop
+    from nbspark.inputs.files import list_files
+    from nbspark.storage.locations import LocalStorage, Location, use_hadoop
 
     d = tmp_path / "in"
-    model = ("a/old_model/_nbspark.json", "a/old_model/manifest.json", "a/old_model/counts/part-00000.parquet")  # an nbspark output: not input
-    for name in ("b.txt", "a/z.txt", "a/deep/er/y.txt", "a_b/x.txt", "_tmp/no.txt", ".git/no.txt", "a/.hidden/no.txt", "a/_SUCCESS", *model):
+    model = (
+        "a/old_model/_nbspark.json",
+        "a/old_model/manifest.json",
+        "a/old_model/counts/part-00000.parquet",
+    )  # an nbspark output: not input
+    for name in (
+        "b.txt",
+        "a/z.txt",
+        "a/deep/er/y.txt",
+        "a_b/x.txt",
+        "_tmp/no.txt",
+        ".git/no.txt",
+        "a/.hidden/no.txt",
+        "a/_SUCCESS",
+        *model,
+    ):
         (d / name).parent.mkdir(parents=True, exist_ok=True)
         (d / name).write_text(name)
     (d / "empty").mkdir()
@@ -120,17 +148,21 @@ def test_an_input_directory_is_read_with_its_subdirectories(spark, tmp_path):
     (d / "a" / "linked").symlink_to(tmp_path / "outside")
     (d / "a" / "deep" / "loop").symlink_to(d / "a")
     expected = ["a/deep/er/y.txt", "a/linked/w.txt", "a/z.txt", "a_b/x.txt", "b.txt"]
-    assert [os.path.relpath(str(f), d) for f in list_files(Location("file:" + str(d), LocalStorage()))] == expected
-    assert [os.path.relpath(str(f), d) for f in list_files(Location("file:" + str(d), use_hadoop()))] == expected
+    assert [
+        os.path.relpath(str(f), d) for f in list_files(Location("file:" + str(d), LocalStorage()))
+    ] == expected
+    assert [
+        os.path.relpath(str(f), d) for f in list_files(Location("file:" + str(d), use_hadoop()))
+    ] == expected
     assert list_files(Location("file:" + str(d / "a" / "z.txt"), LocalStorage()))[0].name == "z.txt"
 
 
 def test_first_malformed_lines_stop_at_the_last_one(spark, tmp_path):
     """The scan for the first malformed lines reads no partition after the last of them: the
     statistics say how many there are (here a corrupt file after them is never opened)."""
-    from nbspark.corpora import MalformedLine
-    from nbspark.runstats import first_malformed_lines
-    from nbspark.storage import location
+    from nbspark.inputs.parsers import MalformedLine
+    from nbspark.inputs.stats import first_malformed_lines
+    from nbspark.storage.locations import location
 
     (tmp_path / "a.txt").write_text("good\nbad one\ngood\nbad two\n")
     (tmp_path / "b.gz").write_bytes(b"not gzip at all")
@@ -147,8 +179,8 @@ def test_first_malformed_lines_stop_at_the_last_one(spark, tmp_path):
 def test_ngram_lines_names_every_line_by_its_own_file_and_offset(spark, tmp_path):
     """One RDD over many files: each line carries its own file (odd names, an empty file, a file
     cut into many splits) and its exact byte offset, as a per-file read gives them."""
-    from nbspark.readers import ngram_lines
-    from nbspark.storage import location
+    from nbspark.inputs.files import ngram_lines
+    from nbspark.storage.locations import location
 
     contents = {
         "a b.txt": b"one\n",
@@ -178,8 +210,8 @@ def test_ngram_lines_names_every_line_by_its_own_file_and_offset(spark, tmp_path
 def test_sgml_texts_reads_many_files_in_few_partitions_each_named_by_its_path(spark, tmp_path):
     """One binaryFiles over every file: 40 small files share partitions (not a task each), and
     each record still carries its own file's name and bytes, odd names and an empty file included."""
-    from nbspark.readers import sgml_texts
-    from nbspark.storage import location
+    from nbspark.inputs.files import sgml_texts
+    from nbspark.storage.locations import location
 
     contents = {f"doc {i:02d}[x]{{y}}.txt": b"text of %d\n" % i for i in range(38)}
     contents["\xe9%20.sgm"] = b"<REUTERS>\xe9</REUTERS>"
@@ -194,15 +226,21 @@ def test_sgml_texts_reads_many_files_in_few_partitions_each_named_by_its_path(sp
 def test_binary_files_gives_each_file_of_4_mb_or_more_a_task_of_its_own(spark, tmp_path):
     """binaryFiles packs files until a partition passes total bytes / minPartitions: with the file
     count as minPartitions, two 5 MB shards were one task, and half the cores idled."""
-    from nbspark.readers import binary_files
-    from nbspark.storage import location
+    from nbspark.inputs.files import binary_files
+    from nbspark.storage.locations import location
 
     for name in ("a.gz", "b.gz"):
         (tmp_path / name).write_bytes(bytes(5 << 20))
     rdd = binary_files(spark.sparkContext, [location(tmp_path / "a.gz"), location(tmp_path / "b.gz")])
     assert rdd.getNumPartitions() == 2
-    assert sorted((path.rsplit("/", 1)[1], len(data)) for path, data in rdd.collect()) == [("a.gz", 5 << 20), ("b.gz", 5 << 20)]
+    assert sorted((path.rsplit("/", 1)[1], len(data)) for path, data in rdd.collect()) == [
+        ("a.gz", 5 << 20),
+        ("b.gz", 5 << 20),
+    ]
     # two files per core or more: two to a task, the second read while the first is scanned
     for name in ("c.gz", "d.gz"):
         (tmp_path / name).write_bytes(bytes(5 << 20))
-    assert binary_files(spark.sparkContext, [location(tmp_path / f"{n}.gz") for n in "abcd"]).getNumPartitions() == 2
+    assert (
+        binary_files(spark.sparkContext, [location(tmp_path / f"{n}.gz") for n in "abcd"]).getNumPartitions()
+        == 2
+    )

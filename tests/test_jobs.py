@@ -5,18 +5,27 @@ import os
 import subprocess
 import sys
 
+import pytest
 
 from tests.conftest import ROOT, spark_submit
+
+# Even the checks made "before Spark" list paths through Hadoop's FileSystem, in the JVM.
+pytestmark = pytest.mark.spark
 
 JOBS = ROOT / "jobs"
 
 
 def run_job(job, *args, cwd=None, env_extra=None, timeout=300):
-    """Run a job through its main, in a fresh interpreter (errors before Spark need no JVM)."""
+    """Run a job through its main, in a fresh interpreter (errors before the SparkSession still
+    start the JVM: paths are checked through Hadoop)."""
     env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", **(env_extra or {})}
     return subprocess.run(
         [sys.executable, str(JOBS / f"{job}.py"), *map(str, args)],
-        cwd=cwd or ROOT, env=env, capture_output=True, text=True, timeout=timeout,
+        cwd=cwd or ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
 
 
@@ -28,10 +37,17 @@ def one_line_error(proc):
 
 
 def test_missing_data_names_where_it_looked(tmp_path):
-    proc = run_job("train", "--out", tmp_path / "m", cwd=tmp_path, env_extra={"NBSPARK_DATA": str(tmp_path / "nodata")})
+    proc = run_job(
+        "train", "--out", tmp_path / "m", cwd=tmp_path, env_extra={"NBSPARK_DATA": str(tmp_path / "nodata")}
+    )
     err = one_line_error(proc)
     assert err.startswith("train.py: error: cannot find 'aeffect/aeffect-train.txt'")
-    assert "$NBSPARK_DATA" in err and "./data" in err and "../shared/data" in err and "scripts/fetch_data.sh" in err
+    assert (
+        "$NBSPARK_DATA" in err
+        and "./data" in err
+        and "../shared/data" in err
+        and "scripts/fetch_data.sh" in err
+    )
     assert proc.returncode == 1 and not (tmp_path / "m").exists()
 
 
@@ -72,8 +88,18 @@ def test_end_to_end_with_spark_submit(tmp_path, fixtures):
     assert json.loads((results / "metrics.json").read_text())["examples"] == 4
 
     # spark-submit's settings win over the jobs' defaults: --conf spark.log.level=INFO was ignored before
-    proc = spark_submit("query", "--model", model, "--B", "_", "--C", "affect", "--json", tmp_path / "q.json",
-                        conf={"spark.log.level": "INFO"})
+    proc = spark_submit(
+        "query",
+        "--model",
+        model,
+        "--B",
+        "_",
+        "--C",
+        "affect",
+        "--json",
+        tmp_path / "q.json",
+        conf={"spark.log.level": "INFO"},
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "matching count: 11 of 34" in proc.stdout
     assert "INFO DAGScheduler" in proc.stderr

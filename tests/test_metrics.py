@@ -1,6 +1,11 @@
 import pytest
 
-from nbspark.metrics import backoff_metrics, classification_metrics, format_classification_report, format_level_table
+from nbspark.report.metrics import (
+    backoff_metrics,
+    classification_metrics,
+    format_classification_report,
+    format_level_table,
+)
 
 
 def test_backoff_metrics_hand_counted():
@@ -76,34 +81,59 @@ def test_unseen_gold_label_is_an_error_not_a_crash():
 def test_a_classify_report_says_what_the_scores_left_out():
     """Skipped records (with the first ones), unseen features and training-data accuracy follow the
     task's report, in report.txt and on the command line alike; a clean run adds nothing."""
-    from nbspark.classifying import results_report
+    from nbspark.spine.classifying import results_report
 
     metrics = {
-        "input_stats": {"rows_read": 15, "malformed": 2, "malformed.numeric": 1, "malformed.label": 1, "missing_values": 4},
-        "malformed_examples": [{"source": "table", "offset": 14, "reason": "numeric", "line": "{'temperature': 'warm'}"}],
-        "unknown_features": 3, "test_is_training_data": True,
+        "input_stats": {
+            "rows_read": 15,
+            "malformed": 2,
+            "malformed.numeric": 1,
+            "malformed.label": 1,
+            "missing_values": 4,
+        },
+        "malformed_examples": [
+            {"source": "table", "offset": 14, "reason": "numeric", "line": "{'temperature': 'warm'}"}
+        ],
+        "unknown_features": 3,
+        "test_is_training_data": True,
     }
     assert results_report(lambda m: "REPORT", metrics).splitlines() == [
-        "REPORT", "",
+        "REPORT",
+        "",
         "malformed records skipped: 2 (label=1, numeric=1)",
         "  table row 14 (numeric): \"{'temperature': 'warm'}\"",
         "missing cells (feature left out): 4   non-finite: 0",
         "tokens or values the model never saw (left out of the scores): 3",
-        "note: the test records are the records the model was trained on: this is accuracy on the training data, not on held-out data",
+        "note: the test records are the records the model was trained on: this is accuracy on the "
+        "training data, not on held-out data",
     ]
-    assert results_report(lambda m: "REPORT", {"input_stats": {"rows_read": 15}, "unknown_features": 0}) == "REPORT"
+    assert (
+        results_report(lambda m: "REPORT", {"input_stats": {"rows_read": 15}, "unknown_features": 0})
+        == "REPORT"
+    )
 
 
 def test_class_sizes_show_the_largest_and_the_smallest():
-    from nbspark.reports import class_sizes
+    from nbspark.report.format import class_sizes
 
     assert class_sizes({"spam": 2, "ham": 3, "label": 1}) == "documents per class: ham=3, spam=2, label=1"
     many = {f"c{i:02d}": 100 - i for i in range(20)} | {"label": 1}
-    assert class_sizes(many) == ("documents per class: c00=100, c01=99, c02=98, c03=97, c04=96, c05=95, … 9 more …, "
-                                 "c15=85, c16=84, c17=83, c18=82, c19=81, label=1")
-    from nbspark.reports import format_nb_train_report
+    assert class_sizes(many) == (
+        "documents per class: c00=100, c01=99, c02=98, c03=97, c04=96, c05=95, … 9 more …, "
+        "c15=85, c16=84, c17=83, c18=82, c19=81, label=1"
+    )
+    from nbspark.report.format import format_nb_train_report
 
-    manifest = {"model": "gaussian", "seconds": 1.0, "stats": {"documents": 4}, "malformed_examples": [], "features": 20,
-                "label_counts": {"a": 4}, "columns": {"numeric": [f"x{i}" for i in range(20)], "categorical": []}}
+    manifest = {
+        "model": "gaussian",
+        "seconds": 1.0,
+        "stats": {"documents": 4},
+        "malformed_examples": [],
+        "features": 20,
+        "label_counts": {"a": 4},
+        "columns": {"numeric": [f"x{i}" for i in range(20)], "categorical": []},
+    }
     assert format_nb_train_report(manifest, "m").splitlines()[3] == (
-        "numeric columns: x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, … (20 in all: manifest.json lists them)   categorical columns: -")
+        "numeric columns: x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, … (20 in all: manifest.json "
+        "lists them)   categorical columns: -"
+    )

@@ -11,7 +11,11 @@ def sms_frame(spark, path, limit=None):
     from pyspark.sql import functions as F
 
     parts = F.split("value", "\t", 2)
-    df = spark.read.text(str(path)).select(F.get(parts, 0).alias("category"), F.get(parts, 1).alias("text")).where(F.col("text").isNotNull())
+    df = (
+        spark.read.text(str(path))
+        .select(F.get(parts, 0).alias("category"), F.get(parts, 1).alias("text"))
+        .where(F.col("text").isNotNull())
+    )
     return df.limit(limit) if limit else df
 
 
@@ -24,15 +28,23 @@ def pipelines(model_type, smoothing=1.0):
 
     tok = RegexTokenizer(inputCol="text", outputCol="tokens", pattern="(?U)\\W+", toLowercase=True)
     idx = StringIndexer(inputCol="category", outputCol="label")
-    ours = Pipeline(stages=[tok, idx, CountingNaiveBayes(featuresCol="tokens", smoothing=smoothing, modelType=model_type)])
+    ours = Pipeline(
+        stages=[tok, idx, CountingNaiveBayes(featuresCol="tokens", smoothing=smoothing, modelType=model_type)]
+    )
     cv = CountVectorizer(inputCol="tokens", outputCol="features", binary=model_type == "bernoulli")
     mllib = Pipeline(stages=[tok, idx, cv, NaiveBayes(smoothing=smoothing, modelType=model_type)])
     return ours, mllib
 
 
 def compare(ours_df, mllib_df):
-    a = sorted((r["text"], r["prediction"], r["probability"].toArray().tolist()) for r in ours_df.select("text", "prediction", "probability").collect())
-    b = sorted((r["text"], r["prediction"], r["probability"].toArray().tolist()) for r in mllib_df.select("text", "prediction", "probability").collect())
+    a = sorted(
+        (r["text"], r["prediction"], r["probability"].toArray().tolist())
+        for r in ours_df.select("text", "prediction", "probability").collect()
+    )
+    b = sorted(
+        (r["text"], r["prediction"], r["probability"].toArray().tolist())
+        for r in mllib_df.select("text", "prediction", "probability").collect()
+    )
     assert [x[:2] for x in a] == [x[:2] for x in b]
     for x, y in zip(a, b):
         assert x[2] == pytest.approx(y[2], abs=1e-9)
@@ -40,8 +52,14 @@ def compare(ours_df, mllib_df):
 
 @pytest.mark.parametrize("model_type", ["multinomial", "bernoulli"])
 def test_equals_mllib_on_a_small_table(spark, model_type):
-    rows = [("ham", "see you at six"), ("spam", "win a free prize now"), ("ham", "free at six"), ("spam", "prize prize now"),
-            ("ham", "you win"), ("spam", "claim your free prize")]
+    rows = [
+        ("ham", "see you at six"),
+        ("spam", "win a free prize now"),
+        ("ham", "free at six"),
+        ("spam", "prize prize now"),
+        ("ham", "you win"),
+        ("spam", "claim your free prize"),
+    ]
     df = spark.createDataFrame(rows, "category STRING, text STRING")
     ours, mllib = pipelines(model_type, 0.5)
     compare(ours.fit(df).transform(df), mllib.fit(df).transform(df))
@@ -77,14 +95,28 @@ def test_cross_validation_counts_once_per_fold_and_smoothing_reuses_counts(spark
 
     from nbspark.ml import CountingNaiveBayes
 
-    rows = [(float(i % 2), ["free", "prize"] if i % 2 else ["see", "you"], ) for i in range(40)]
+    rows = [
+        (
+            float(i % 2),
+            ["free", "prize"] if i % 2 else ["see", "you"],
+        )
+        for i in range(40)
+    ]
     df = spark.createDataFrame(rows, "label DOUBLE, tokens ARRAY<STRING>")
     nb = CountingNaiveBayes(featuresCol="tokens")
     grid = ParamGridBuilder().addGrid(nb.smoothing, [0.1, 1.0, 10.0]).build()
     before = CountingNaiveBayes.counted
-    cv = CrossValidator(estimator=nb, estimatorParamMaps=grid, evaluator=MulticlassClassificationEvaluator(), numFolds=3, seed=1)
+    cv = CrossValidator(
+        estimator=nb,
+        estimatorParamMaps=grid,
+        evaluator=MulticlassClassificationEvaluator(),
+        numFolds=3,
+        seed=1,
+    )
     model = cv.fit(df)
-    assert CountingNaiveBayes.counted - before == 3 + 1  # once per fold, then once for the best model on all data
+    assert (
+        CountingNaiveBayes.counted - before == 3 + 1
+    )  # once per fold, then once for the best model on all data
     fitted = model.bestModel
     p1 = fitted.transform(df).select("probability").first()[0]
     before = CountingNaiveBayes.counted
@@ -101,19 +133,61 @@ def test_refuses_what_mllib_refuses(spark):
 
     from nbspark.ml import CountingNaiveBayes
 
-    vectors = StructType([StructField("features", VectorUDT()), StructField("label", DoubleType()), StructField("w", DoubleType())])
-    tokens = StructType([StructField("features", ArrayType(StringType())), StructField("label", DoubleType()), StructField("w", DoubleType())])
+    vectors = StructType(
+        [
+            StructField("features", VectorUDT()),
+            StructField("label", DoubleType()),
+            StructField("w", DoubleType()),
+        ]
+    )
+    tokens = StructType(
+        [
+            StructField("features", ArrayType(StringType())),
+            StructField("label", DoubleType()),
+            StructField("w", DoubleType()),
+        ]
+    )
     good = (Vectors.dense([0.0, 1.0]), 1.0, 1.0)
     cases = [
         (vectors, (Vectors.dense([1.0, -2.0]), 0.0, 1.0), {}, "hold a negative, NaN or infinite value"),
-        (vectors, (Vectors.sparse(2, [1], [float("nan")]), 0.0, 1.0), {}, "hold a negative, NaN or infinite value"),
-        (vectors, (Vectors.dense([float("inf"), 0.0]), 0.0, 1.0), {}, "hold a negative, NaN or infinite value"),
-        (vectors, (Vectors.dense([1.0, 0.5]), 0.0, 1.0), {"modelType": "bernoulli"}, "needs 0/1 feature values"),
-        (vectors, (Vectors.dense([1.0, 2.0, 3.0]), 0.0, 1.0), {}, "feature vectors of different sizes \\(2, 3\\)"),
-        (vectors, (Vectors.dense([1.0, 2.0]), 0.5, 1.0), {}, "label column 'label' holds 0.5: labels must be integers >= 0"),
+        (
+            vectors,
+            (Vectors.sparse(2, [1], [float("nan")]), 0.0, 1.0),
+            {},
+            "hold a negative, NaN or infinite value",
+        ),
+        (
+            vectors,
+            (Vectors.dense([float("inf"), 0.0]), 0.0, 1.0),
+            {},
+            "hold a negative, NaN or infinite value",
+        ),
+        (
+            vectors,
+            (Vectors.dense([1.0, 0.5]), 0.0, 1.0),
+            {"modelType": "bernoulli"},
+            "needs 0/1 feature values",
+        ),
+        (
+            vectors,
+            (Vectors.dense([1.0, 2.0, 3.0]), 0.0, 1.0),
+            {},
+            "feature vectors of different sizes \\(2, 3\\)",
+        ),
+        (
+            vectors,
+            (Vectors.dense([1.0, 2.0]), 0.5, 1.0),
+            {},
+            "label column 'label' holds 0.5: labels must be integers >= 0",
+        ),
         (vectors, (Vectors.dense([1.0, 2.0]), -1.0, 1.0), {}, "holds -1.0: labels must be integers"),
         (tokens, (["a"], None, 1.0), {}, "holds null: labels must be integers"),
-        (tokens, (["a"], 0.0, -1.0), {"weightCol": "w"}, "weight column 'w' holds a null, NaN, infinite or negative value"),
+        (
+            tokens,
+            (["a"], 0.0, -1.0),
+            {"weightCol": "w"},
+            "weight column 'w' holds a null, NaN, infinite or negative value",
+        ),
         # a null document was counted in its class's prior; a null token failed in sorted() with a TypeError
         (tokens, (None, 0.0, 1.0), {}, "tokens column 'features' holds a null document"),
         (tokens, (["a", None], 0.0, 1.0), {}, "tokens column 'features' holds a null token"),
@@ -124,19 +198,28 @@ def test_refuses_what_mllib_refuses(spark):
         df = spark.createDataFrame([first, bad], schema)
         with pytest.raises(ValueError, match=message):
             CountingNaiveBayes(**params).fit(df)
-    # before any work: a string label (it failed in Spark's cast), a missing column, no rows (a model of no classes)
+    # before any work: a string label (it failed in Spark's cast), a missing column, no rows (a model of no
+    # classes)
     strings = spark.createDataFrame([(["a"], "spam")], "features ARRAY<STRING>, label STRING")
-    with pytest.raises(ValueError, match="^CountingNaiveBayes: label column 'label' is string; labels must be numeric"):
+    with pytest.raises(
+        ValueError, match="^CountingNaiveBayes: label column 'label' is string; labels must be numeric"
+    ):
         CountingNaiveBayes().fit(strings)
-    with pytest.raises(ValueError, match="^CountingNaiveBayes: no label column 'y' \\(columns: features, label\\)$"):
+    with pytest.raises(
+        ValueError, match="^CountingNaiveBayes: no label column 'y' \\(columns: features, label\\)$"
+    ):
         CountingNaiveBayes(labelCol="y").fit(strings)
     with pytest.raises(ValueError, match="^CountingNaiveBayes: the dataset has no rows to fit$"):
         CountingNaiveBayes().fit(spark.createDataFrame([], tokens))
     # a label of 1e9 would make vectors of a billion places; MLlib infers at most 1,000 classes from values
-    with pytest.raises(ValueError, match="^CountingNaiveBayes: labels go up to 1000000000, past the 1,000 classes"):
+    with pytest.raises(
+        ValueError, match="^CountingNaiveBayes: labels go up to 1000000000, past the 1,000 classes"
+    ):
         CountingNaiveBayes().fit(spark.createDataFrame([(["a"], 0.0, 1.0), (["b"], 1e9, 1.0)], tokens))
     # scoring refuses them too (MLlib's transform does)
-    model = CountingNaiveBayes().fit(spark.createDataFrame([good, (Vectors.dense([2.0, 0.0]), 0.0, 1.0)], vectors))
+    model = CountingNaiveBayes().fit(
+        spark.createDataFrame([good, (Vectors.dense([2.0, 0.0]), 0.0, 1.0)], vectors)
+    )
     with pytest.raises(PySparkException, match="multinomial naive Bayes needs feature values >= 0, finite"):
         model.transform(spark.createDataFrame([(Vectors.dense([1.0, -1.0]), 0.0, 1.0)], vectors)).collect()
     with pytest.raises(PySparkException, match="features column 'features' holds a null vector"):
@@ -158,19 +241,30 @@ def test_a_label_missing_from_training_keeps_every_label_at_its_place(spark):
 
     from nbspark.ml import CountingNaiveBayes
 
-    train = spark.createDataFrame([(Vectors.dense([3.0, 0.0, 1.0]), 0.0), (Vectors.dense([0.0, 2.0, 1.0]), 2.0),
-                                   (Vectors.dense([1.0, 1.0, 0.0]), 0.0)], ["features", "label"])
+    train = spark.createDataFrame(
+        [
+            (Vectors.dense([3.0, 0.0, 1.0]), 0.0),
+            (Vectors.dense([0.0, 2.0, 1.0]), 2.0),
+            (Vectors.dense([1.0, 1.0, 0.0]), 0.0),
+        ],
+        ["features", "label"],
+    )
     model = CountingNaiveBayes().fit(train)
     assert model.numClasses == 3
     rows = model.transform(train).collect()
-    # by hand, smoothing 1, vocabulary 3: P(c) = (n_c + 1) / (3 + 2); P(j | 0) = (C(0, j) + 1) / (6 + 3), P(j | 2) = (C(2, j) + 1) / (3 + 3)
+    # by hand, smoothing 1, vocabulary 3: P(c) = (n_c + 1) / (3 + 2); P(j | 0) = (C(0, j) + 1) / (6 + 3), P(j
+    # | 2) = (C(2, j) + 1) / (3 + 3)
     theta = {0.0: [5 / 9, 2 / 9, 2 / 9], 2.0: [1 / 6, 3 / 6, 2 / 6]}
     prior = {0.0: 3 / 5, 2.0: 2 / 5}
     for r in rows:
         x = r["features"].toArray()
-        joint = {c: math.log(prior[c]) + sum(n * math.log(p) for n, p in zip(x, theta[c])) for c in (0.0, 2.0)}
+        joint = {
+            c: math.log(prior[c]) + sum(n * math.log(p) for n, p in zip(x, theta[c])) for c in (0.0, 2.0)
+        }
         total = sum(math.exp(v) for v in joint.values())
-        assert list(r["probability"]) == pytest.approx([math.exp(joint[0.0]) / total, 0.0, math.exp(joint[2.0]) / total])
+        assert list(r["probability"]) == pytest.approx(
+            [math.exp(joint[0.0]) / total, 0.0, math.exp(joint[2.0]) / total]
+        )
         assert r["rawPrediction"][1] == float("-inf") and r["rawPrediction"][2] == pytest.approx(joint[2.0])
         assert r["prediction"] == max(joint, key=joint.get)
     loss = MulticlassClassificationEvaluator(metricName="logLoss").evaluate(model.transform(train))
@@ -186,8 +280,17 @@ def test_a_fold_without_the_rarest_class_keeps_the_indexers_classes(spark, tmp_p
 
     from nbspark.ml import CountingNaiveBayes, CountingNaiveBayesModel
 
-    docs = spark.createDataFrame([("ham", ["see", "you"]), ("ham", ["at", "six"]), ("ham", ["you", "six"]), ("spam", ["win", "now"]),
-                                  ("spam", ["win", "prize"]), ("rare", ["odd", "one"])], "category STRING, tokens ARRAY<STRING>")
+    docs = spark.createDataFrame(
+        [
+            ("ham", ["see", "you"]),
+            ("ham", ["at", "six"]),
+            ("ham", ["you", "six"]),
+            ("spam", ["win", "now"]),
+            ("spam", ["win", "prize"]),
+            ("rare", ["odd", "one"]),
+        ],
+        "category STRING, tokens ARRAY<STRING>",
+    )
     indexed = StringIndexer(inputCol="category", outputCol="label").fit(docs).transform(docs)
     fold = indexed.where("category != 'rare'")
     model = CountingNaiveBayes(featuresCol="tokens").fit(fold)
@@ -204,19 +307,28 @@ def test_a_failed_check_reported_by_two_stages_at_once_is_one_value_error():
     reports them in one Py4JJavaError that PySpark leaves unconverted (CI, 2026-11-27, in the test
     above). ``failed_check`` reads the check's message from that text (as it came, cut), and from
     PySpark's own conversion of a single failure."""
-    from nbspark.frames import failed_check
+    from nbspark.spine.frames import failed_check
 
     multiple = (
         "An error occurred while calling o19975.collectToPython.\n"
-        ": org.apache.spark.SparkException: [STAGE_MATERIALIZATION_MULTIPLE_FAILURES] Multiple failures (2) in stage materialization: \n"
-        "  1. SparkRuntimeException: [USER_RAISED_EXCEPTION] CountingNaiveBayes: label column 'label' holds null: labels must be "
+        ": org.apache.spark.SparkException: [STAGE_MATERIALIZATION_MULTIPLE_FAILURES] Multiple failures "
+        "(2) in stage materialization: \n"
+        "  1. SparkRuntimeException: [USER_RAISED_EXCEPTION] CountingNaiveBayes: label column 'label' "
+        "holds null: labels must be "
         "integers >= 0 (StringIndexer's) SQLSTATE: P0001\n"
-        "  2. SparkRuntimeException: [USER_RAISED_EXCEPTION] CountingNaiveBayes: label column 'label' holds null: labels must be "
+        "  2. SparkRuntimeException: [USER_RAISED_EXCEPTION] CountingNaiveBayes: label column 'label' "
+        "holds null: labels must be "
         "integers >= 0 (StringIndexer's) SQLSTATE: P0001 SQLSTATE: XX000\n"
-        "\tat org.apache.spark.sql.errors.QueryExecutionErrors$.multiFailuresInStageMaterializationError(QueryExecutionErrors.scala:2043)\n"
+        "\tat "
+        "org.apache.spark.sql.errors.QueryExecutionErrors$.multiFailuresInStageMaterializationError(QueryExecutionErrors.scala:2043)\n"
     )
-    expected = "CountingNaiveBayes: label column 'label' holds null: labels must be integers >= 0 (StringIndexer's)"
+    expected = (
+        "CountingNaiveBayes: label column 'label' holds null: labels must be integers >= 0 (StringIndexer's)"
+    )
     assert failed_check(multiple) == expected
     assert failed_check(f"[USER_RAISED_EXCEPTION] {expected} SQLSTATE: P0001") == expected
     assert failed_check(f"[USER_RAISED_EXCEPTION] {expected}") == expected
-    assert failed_check("[FAILED_READ_FILE.NO_HINT] Encountered error while reading file x SQLSTATE: KD001") is None
+    assert (
+        failed_check("[FAILED_READ_FILE.NO_HINT] Encountered error while reading file x SQLSTATE: KD001")
+        is None
+    )

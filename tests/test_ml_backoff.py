@@ -1,4 +1,5 @@
-"""Counting from DataFrames (``nbspark.frames``) and the backoff Estimator (``nbspark.ml.CountingBackoff``).
+"""Counting from DataFrames (``nbspark.spine.frames``) and the backoff Estimator
+(``nbspark.ml.CountingBackoff``).
 
 The windows below are the valid lines of tests/data/ngrams.txt, counted by hand: ABDE ``would not
 _ the outcome`` = affect 6, effect 1; ``the cumulative _ of the`` = effect 10, affect 2; B ``not``
@@ -9,8 +10,8 @@ from collections import Counter
 import pytest
 
 import nbspark
-from nbspark.corpora import MalformedLine, parse_ngram_line
-from nbspark.events import Example, example_events
+from nbspark.backoff.events import Example, example_events
+from nbspark.inputs.parsers import MalformedLine, parse_ngram_line
 
 pytestmark = pytest.mark.spark
 
@@ -41,8 +42,17 @@ def decide(model, spark, patterns):
 
 
 def test_the_backoff_estimator_decides_as_counted_by_hand(fitted, spark):
-    got = decide(fitted, spark, ["would not _ the outcome", "the cumulative _ of the", "it not _ here now", "a b _ c d",
-                                 "would not effect the outcome"])
+    got = decide(
+        fitted,
+        spark,
+        [
+            "would not _ the outcome",
+            "the cumulative _ of the",
+            "it not _ here now",
+            "a b _ c d",
+            "would not effect the outcome",
+        ],
+    )
     assert got[0] == ("affect", pytest.approx(6 / 7), "ABDE")
     assert got[1] == ("effect", pytest.approx(10 / 12), "ABDE")
     assert got[2] == ("affect", pytest.approx(9 / 10), "B")
@@ -58,10 +68,10 @@ def test_a_new_chain_reuses_the_counts(fitted, spark):
 
 
 def test_count_windows_equals_the_train_job_and_a_plain_python_count(spark, tmp_path, fixtures):
-    from nbspark.backoff_jobs import train
-    from nbspark.config import load_config
-    from nbspark.frames import count_windows
-    from nbspark.inputs import resolve_input
+    from nbspark.backoff.frames import count_windows
+    from nbspark.backoff.jobs import train
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.settings.config import load_config
 
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
     train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
@@ -80,7 +90,9 @@ def test_count_windows_equals_the_train_job_and_a_plain_python_count(spark, tmp_
     for ex in examples:
         for key, n in example_events(ex, cfg.counted_subsets, cfg.letters):
             plain[key] += n
-    df = spark.createDataFrame([(list(e.window), e.weight) for e in examples], "window ARRAY<STRING>, n BIGINT")
+    df = spark.createDataFrame(
+        [(list(e.window), e.weight) for e in examples], "window ARRAY<STRING>, n BIGINT"
+    )
     ours = sorted(tuple(r) for r in count_windows(df, "window", "n", subsets=cfg.counted_subsets).collect())
     assert ours == sorted((*k, n) for k, n in plain.items())
     assert ours == job
@@ -108,19 +120,28 @@ def test_bad_windows_and_weights_are_refused(spark):
     short = spark.createDataFrame([(["a", "b", "c"], 1)], "window ARRAY<STRING>, n BIGINT")
     with pytest.raises(Exception, match="has not 5 tokens"):
         CountingBackoff(weightCol="n").fit(short)
-    for window in (["a", "b", None, "d", "e"], ["a", None, "affect", "d", "e"]):  # a label None; a wildcard context
-        holed = spark.createDataFrame([(["x", "y", "effect", "z", "w"], 1), (window, 1)], "window ARRAY<STRING>, n BIGINT")
+    for window in (
+        ["a", "b", None, "d", "e"],
+        ["a", None, "affect", "d", "e"],
+    ):  # a label None; a wildcard context
+        holed = spark.createDataFrame(
+            [(["x", "y", "effect", "z", "w"], 1), (window, 1)], "window ARRAY<STRING>, n BIGINT"
+        )
         with pytest.raises(Exception, match="has a null token"):
             CountingBackoff().fit(holed)
     # a null window was counted with a label None ("a confusion set needs two distinct words, got [None]")
-    nothing = spark.createDataFrame([(["x", "y", "effect", "z", "w"], 1), (None, 1)], "window ARRAY<STRING>, n BIGINT")
+    nothing = spark.createDataFrame(
+        [(["x", "y", "effect", "z", "w"], 1), (None, 1)], "window ARRAY<STRING>, n BIGINT"
+    )
     with pytest.raises(Exception, match="column 'window' holds a null window"):
         CountingBackoff().fit(nothing)
     # no windows, or one word only: refused at fit (it failed at transform, on the confusion set)
     one = spark.createDataFrame([(["x", "y", "effect", "z", "w"], 1)], "window ARRAY<STRING>, n BIGINT")
     with pytest.raises(ValueError, match="^CountingBackoff: the dataset has no windows to fit$"):
         CountingBackoff().fit(spark.createDataFrame([], "window ARRAY<STRING>, n BIGINT"))
-    with pytest.raises(ValueError, match="^CountingBackoff: every window is centred on 'effect'; .* confusionSets$"):
+    with pytest.raises(
+        ValueError, match="^CountingBackoff: every window is centred on 'effect'; .* confusionSets$"
+    ):
         CountingBackoff().fit(one)
     model = CountingBackoff(confusionSets=["affect effect"]).fit(one)  # the other word named: a model
     assert model.predictor().predict(["x y _ z w"])[0].label == "effect"
@@ -137,14 +158,22 @@ def test_bad_windows_and_weights_are_refused(spark):
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
 def test_count_documents_equals_a_plain_python_count(spark, model):
-    from nbspark.frames import count_documents
-    from nbspark.nb import doc_events
+    from nbspark.naive_bayes.frames import count_documents
+    from nbspark.naive_bayes.model import doc_events
 
-    docs = [("c", "chinese beijing chinese"), ("c", "chinese chinese shanghai"), ("c", "chinese macao"), ("j", "tokyo japan chinese")]
+    docs = [
+        ("c", "chinese beijing chinese"),
+        ("c", "chinese chinese shanghai"),
+        ("c", "chinese macao"),
+        ("j", "tokyo japan chinese"),
+    ]
     plain: Counter = Counter()
     for label, text in docs:
         for key, n in doc_events([label], text.split(), model):
             plain[key] += n
     df = spark.createDataFrame([(y, t.split()) for y, t in docs], "label STRING, tokens ARRAY<STRING>")
-    got = sorted((r["event"], r["label"] or "", r["feature"] or "", r["n"]) for r in count_documents(df, model=model).collect())
+    got = sorted(
+        (r["event"], r["label"] or "", r["feature"] or "", r["n"])
+        for r in count_documents(df, model=model).collect()
+    )
     assert got == sorted((e, y or "", w or "", n) for (e, y, w, _), n in plain.items())

@@ -8,12 +8,12 @@ import sys
 import pytest
 
 import nbspark
-from nbspark.backoff_jobs import classify, train
-from nbspark.command import config_toml, main
-from nbspark.config import load_config
+from nbspark.app.command import config_toml, main
+from nbspark.backoff.jobs import classify, train
 from nbspark.errors import OutputError
-from nbspark.inputs import resolve_input
-from nbspark.nb_jobs import classify_nb, train_nb
+from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.jobs import classify_nb, train_nb
+from nbspark.settings.config import load_config
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.spark
@@ -21,7 +21,9 @@ pytestmark = pytest.mark.spark
 
 @pytest.fixture
 def backoff_model(spark, fixtures, tmp_path):
-    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")})
+    cfg = load_config(
+        None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")}
+    )
     train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     return cfg, tmp_path / "m"
 
@@ -43,7 +45,9 @@ def test_backoff_load_equals_the_classify_job(spark, backoff_model, tmp_path):
     rows = spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()
     model = nbspark.load(model_dir)
     got = model.predict([(r["a"], r["b"], r["c"], r["d"], r["e"]) for r in rows])
-    assert [(p.label, p.probability, p.level) for p in got] == [(r["predicted"], r["probability"], r["subset"]) for r in rows]
+    assert [(p.label, p.probability, p.level) for p in got] == [
+        (r["predicted"], r["probability"], r["subset"]) for r in rows
+    ]
 
 
 def test_backoff_explain_and_proba_by_hand(backoff_model):
@@ -52,32 +56,59 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
     model = nbspark.load(model_dir)
     levels = model.explain("could not _ the ratio")
     assert [(lv["level"], lv["counts"], lv["decided"]) for lv in levels] == [
-        ("ABDE", {}, False), ("ABD", {}, False), ("BD", {"affect": 9, "effect": 1}, True),
-        ("B", {"affect": 9, "effect": 1}, False), ("", {"effect": 23, "affect": 11}, False),
+        ("ABDE", {}, False),
+        ("ABD", {}, False),
+        ("BD", {"affect": 9, "effect": 1}, True),
+        ("B", {"affect": 9, "effect": 1}, False),
+        ("", {"effect": 23, "affect": 11}, False),
     ]
     assert model.predict_proba(["could not _ the ratio"]) == [{"affect": 0.9, "effect": 0.1}]
     found = model.check("It could not effect the ratio. The big effect of it.")
-    assert [(r["written"], r["label"], r["level"]) for r in found] == [("effect", "affect", "BD"), ("effect", "effect", "ABDE")]
+    assert [(r["written"], r["label"], r["level"]) for r in found] == [
+        ("effect", "affect", "BD"),
+        ("effect", "effect", "ABDE"),
+    ]
     with pytest.raises(ValueError, match="a window has 5 tokens"):
         model.predict(["not _ the"])
-    for method in (model.predict, model.predict_proba, model.explain):  # not '_' nor a set word: not this model's question
-        with pytest.raises(ValueError, match=r"centre is '_' or a word of the model's confusion sets \(affect, effect\), got 'the'"):
+    for method in (
+        model.predict,
+        model.predict_proba,
+        model.explain,
+    ):  # not '_' nor a set word: not this model's question
+        with pytest.raises(
+            ValueError,
+            match=r"centre is '_' or a word of the model's confusion sets \(affect, effect\), got 'the'",
+        ):
             method(["could not the ratio ."] if method != model.explain else "could not the ratio .")
     with pytest.raises(ValueError, match="^alpha does not apply to .*, a backoff model"):
         nbspark.load(model_dir, alpha=0.5)
     for method in (model.predict, model.predict_proba):  # one window, not a list: never its characters scored
-        with pytest.raises(TypeError, match="predict takes a list of windows, got one str; wrap it in a list"):
+        with pytest.raises(
+            TypeError, match="predict takes a list of windows, got one str; wrap it in a list"
+        ):
             method("could not _ the ratio")
 
 
 def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
-    cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "nb.alpha": "0.5",
-                             "train.format": "tsv", "train.path": str(fixtures / "china_train.tsv"),
-                             "test.format": "tsv", "test.path": str(fixtures / "china_test.tsv")})
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.tokenizer": "words",
+            "nb.alpha": "0.5",
+            "train.format": "tsv",
+            "train.path": str(fixtures / "china_train.tsv"),
+            "test.format": "tsv",
+            "test.path": str(fixtures / "china_test.tsv"),
+        },
+    )
     train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r")
     rows = sorted(spark.read.parquet(str(tmp_path / "r" / "predictions")).collect(), key=lambda r: r["id"])
-    texts = {line.split("\t")[0]: line.split("\t")[2] for line in (fixtures / "china_test.tsv").read_text().splitlines()}
+    texts = {
+        line.split("\t")[0]: line.split("\t")[2]
+        for line in (fixtures / "china_test.tsv").read_text().splitlines()
+    }
     model = nbspark.load(tmp_path / "m")
     assert model.alpha == 0.5 and model.classes_ == ("c", "j")
     proba = model.predict_proba([texts[r["id"]] for r in rows])
@@ -89,21 +120,40 @@ def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
         with pytest.raises(ValueError, match=f"^{name} does not apply to .*, a multinomial model"):
             nbspark.load(tmp_path / "m", **override)  # refused, not ignored
     # and the classify job refuses it too, before any Spark work (--set names what the run overrides)
-    from nbspark.nb_jobs import load_nb_manifest, model_settings
-    from nbspark.storage import location
+    from nbspark.naive_bayes.jobs import load_nb_manifest, model_settings
+    from nbspark.storage.locations import location
 
-    with pytest.raises(ValueError, match=r"^nb.var_smoothing does not apply to the model, a multinomial model \(nb.var_smoothing: gaussian, mixed\)$"):
-        model_settings(load_nb_manifest(location(tmp_path / "m")), cfg, frozenset({"nb.var_smoothing", "nb.alpha"}))
-    assert model_settings(load_nb_manifest(location(tmp_path / "m")), cfg, frozenset({"nb.alpha"})).nb.alpha == 0.5
-    # how the model made its features is the model's: a run's --set of another tokenizer was replaced in silence
-    other = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "nbspark", "test.format": "tsv", "test.path": "t.tsv"})
-    with pytest.raises(ValueError, match=r"^nb.tokenizer = 'nbspark': the model was trained with 'words', which its scoring must use; "):
+    with pytest.raises(
+        ValueError,
+        match=r"^nb.var_smoothing does not apply to the model, a multinomial model \(nb.var_smoothing: "
+        r"gaussian, mixed\)$",
+    ):
+        model_settings(
+            load_nb_manifest(location(tmp_path / "m")), cfg, frozenset({"nb.var_smoothing", "nb.alpha"})
+        )
+    assert (
+        model_settings(load_nb_manifest(location(tmp_path / "m")), cfg, frozenset({"nb.alpha"})).nb.alpha
+        == 0.5
+    )
+    # how the model made its features is the model's: a run's --set of another tokenizer was replaced in
+    # silence
+    other = load_config(
+        None, {"task": "naive_bayes", "nb.tokenizer": "nbspark", "test.format": "tsv", "test.path": "t.tsv"}
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"^nb.tokenizer = 'nbspark': the model was trained with 'words', which its scoring must use; ",
+    ):
         model_settings(load_nb_manifest(location(tmp_path / "m")), other, frozenset({"nb.tokenizer"}))
-    assert model_settings(load_nb_manifest(location(tmp_path / "m")), other, frozenset()).nb.tokenizer == "words"  # a config file's: the model's
+    assert (
+        model_settings(load_nb_manifest(location(tmp_path / "m")), other, frozenset()).nb.tokenizer == "words"
+    )  # a config file's: the model's
     with pytest.raises(TypeError, match="predict takes a list of texts, got one str"):
         model.predict("Chinese Tokyo")  # 13 one-letter documents, silently, if iterated
     with pytest.raises(TypeError, match="a multinomial model scores texts"):
-        model.predict(["Chinese Tokyo", ["Chinese", "Tokyo"]])  # tokens are not a text: one line, not a crash in the tokenizer
+        model.predict(
+            ["Chinese Tokyo", ["Chinese", "Tokyo"]]
+        )  # tokens are not a text: one line, not a crash in the tokenizer
 
 
 def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):
@@ -112,18 +162,32 @@ def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):
         nbspark.load(tmp_path / "nothing")
     import shutil
 
-    shutil.copytree(model_dir, tmp_path / "experiment" / "model")  # an experiment's directory: the model is named
-    with pytest.raises(OutputError, match=f"^{tmp_path / 'experiment'}: not an nbspark model \\(no manifest.json\\); the model is {tmp_path / 'experiment' / 'model'}$"):
+    shutil.copytree(
+        model_dir, tmp_path / "experiment" / "model"
+    )  # an experiment's directory: the model is named
+    with pytest.raises(
+        OutputError,
+        match=f"^{tmp_path / 'experiment'}: not an nbspark model \\(no manifest.json\\); the model is "
+        f"{tmp_path / 'experiment' / 'model'}$",
+    ):
         nbspark.load(tmp_path / "experiment")
     # a classify job's results given as the model (they sit next to it): said so
     (tmp_path / "results").mkdir()
     (tmp_path / "results" / "_nbspark.json").write_text('{"kind": "results"}')
-    with pytest.raises(OutputError, match=f"^{tmp_path / 'results'}: the results of a classify job \\(predictions, metrics\\), not a model; give"):
+    with pytest.raises(
+        OutputError,
+        match=f"^{tmp_path / 'results'}: the results of a classify job \\(predictions, metrics\\), not a "
+        "model; give",
+    ):
         nbspark.load(tmp_path / "results")
     # a job of the other task says which task the model is for
-    from nbspark.nb_jobs import load_nb_manifest
+    from nbspark.naive_bayes.jobs import load_nb_manifest
 
-    with pytest.raises(OutputError, match=r'a backoff model, not a naive_bayes one; a job runs it with task = "backoff" \(--set task=backoff'):
+    with pytest.raises(
+        OutputError,
+        match=r'a backoff model, not a naive_bayes one; a job runs it with task = "backoff" \(--set '
+        r"task=backoff",
+    ):
         load_nb_manifest(model_dir)
     (model_dir / "counts" / "_SUCCESS").unlink()
     with pytest.raises(OutputError, match="incomplete table"):
@@ -132,28 +196,51 @@ def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):
 
 def test_command_predict_version_and_config_show(backoff_model, tmp_path, capsys):
     _, model_dir = backoff_model
-    assert main(["predict", "--model", str(model_dir), "--json", "does not _ the outcome", "It would not effect the outcome."]) == 0
+    assert (
+        main(
+            [
+                "predict",
+                "--model",
+                str(model_dir),
+                "--json",
+                "does not _ the outcome",
+                "It would not effect the outcome.",
+            ]
+        )
+        == 0
+    )
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [(x["label"], x["level"]) for x in lines] == [("affect", "ABD"), ("affect", "ABDE")]
     assert lines[1]["written"] == "effect" and lines[0]["window"] == "does not _ the outcome"
     with pytest.raises(SystemExit):
         main(["--version"])
     assert capsys.readouterr().out.strip() == f"nbspark {nbspark.__version__}"
-    for config in (None, ROOT / "conf/experiments/wine_gaussian.toml", ROOT / "conf/experiments/confusion_sets.toml"):
+    for config in (
+        None,
+        ROOT / "conf/experiments/wine_gaussian.toml",
+        ROOT / "conf/experiments/confusion_sets.toml",
+    ):
         cfg = load_config(config)
         (tmp_path / "c.toml").write_text(config_toml(cfg))
         assert load_config(tmp_path / "c.toml") == cfg
     assert main(["config", "show", "--set", "task=naive_bayes", "--set", "nb.alpha=0.5"]) == 0
     assert "alpha = 0.5" in capsys.readouterr().out
-    assert main(["config", "show", "--set", "nb.alpha=0.5"]) == 2  # the default task is backoff: refused, not ignored
+    assert (
+        main(["config", "show", "--set", "nb.alpha=0.5"]) == 2
+    )  # the default task is backoff: refused, not ignored
     assert "nb.alpha applies to naive Bayes tasks, not to task = 'backoff'" in capsys.readouterr().err
 
 
 def test_command_help_is_the_commands_own(capsys):
-    """``nbspark predict --help`` is predict's help, not nbspark's; -q/-v stand on either side of the command."""
-    for argv, usage in ((["predict", "--help"], "usage: nbspark predict"), (["-q", "check", "-h"], "usage: nbspark check"),
-                        (["config", "--help"], "usage: nbspark config"),
-                        (["train", "--help"], "usage: nbspark train"), (["--help"], "usage: nbspark [-h]")):
+    """``nbspark predict --help`` is predict's help, not nbspark's; -q/-v stand on either side of the
+    command."""
+    for argv, usage in (
+        (["predict", "--help"], "usage: nbspark predict"),
+        (["-q", "check", "-h"], "usage: nbspark check"),
+        (["config", "--help"], "usage: nbspark config"),
+        (["train", "--help"], "usage: nbspark train"),
+        (["--help"], "usage: nbspark [-h]"),
+    ):
         with pytest.raises(SystemExit) as exit_:
             main(argv)
         assert exit_.value.code == 0 and capsys.readouterr().out.startswith(usage), argv
@@ -163,13 +250,21 @@ def test_command_help_is_the_commands_own(capsys):
 
 
 def test_command_predict_says_what_it_did_not_score(backoff_model, capsys):
-    """A text with no set word and no '_' window gives no prediction, and the command says how many such texts there were."""
+    """A text with no set word and no '_' window gives no prediction, and the command says how many such
+    texts there were."""
     _, model_dir = backoff_model
-    texts = ["It would not effect the outcome.", "nothing here", "It would not effect the outcome.", "a _ b _ c"]
+    texts = [
+        "It would not effect the outcome.",
+        "nothing here",
+        "It would not effect the outcome.",
+        "a _ b _ c",
+    ]
     assert main(["predict", "--model", str(model_dir), "--json", *texts]) == 0
     captured = capsys.readouterr()
     assert [json.loads(x)["text"] for x in captured.out.splitlines()] == [texts[0], texts[2]]
-    assert captured.err.startswith("nbspark predict: 2 of 4 texts hold no word of the model's confusion sets (affect, effect)")
+    assert captured.err.startswith(
+        "nbspark predict: 2 of 4 texts hold no word of the model's confusion sets (affect, effect)"
+    )
     assert main(["predict", "--model", str(model_dir), "does not _ the outcome"]) == 0
     assert capsys.readouterr().err == ""
 
@@ -180,11 +275,18 @@ def test_command_predict_reads_stdin_as_every_text_file(backoff_model, capsys, m
     import io
 
     _, model_dir = backoff_model
-    data = b"\xef\xbb\xbfdoes not _ the outcome\r\ndoes not _ the outcome\rcaf\xe9: it would not effect the outcome\n"
+    data = (
+        b"\xef\xbb\xbfdoes not _ the outcome\r\ndoes not _ the outcome\rcaf\xe9: it would not effect "
+        b"the outcome\n"
+    )
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert main(["predict", "--model", str(model_dir), "--json", "-"]) == 0
     out, err = capsys.readouterr()
     got = [json.loads(x) for x in out.splitlines()]
-    assert [(r["text"], r["window"], r["level"]) for r in got[:2]] == [("does not _ the outcome", "does not _ the outcome", "ABD")] * 2
+    assert [(r["text"], r["window"], r["level"]) for r in got[:2]] == [
+        ("does not _ the outcome", "does not _ the outcome", "ABD")
+    ] * 2
     assert (got[2]["text"], got[2]["written"]) == ("caf\ufffd: it would not effect the outcome", "effect")
-    assert err.startswith("nbspark predict: <stdin>: 1 undecodable byte sequence(s) read as U+FFFD: is it UTF-8?\n")
+    assert err.startswith(
+        "nbspark predict: <stdin>: 1 undecodable byte sequence(s) read as U+FFFD: is it UTF-8?\n"
+    )

@@ -1,14 +1,21 @@
 """Naive Bayes maths without Spark: the IR-book golden example and scikit-learn as an oracle."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
-from pathlib import Path
 
-from nbspark.nb import (
-    add_values, build_nb_model, doc_events, event_row, log_posteriors, row_events,
-    score_docs, score_rows, top_labels,
+from nbspark.naive_bayes.model import (
+    add_values,
+    build_nb_model,
+    doc_events,
+    event_row,
+    log_posteriors,
+    row_events,
+    score_docs,
+    score_rows,
+    top_labels,
 )
 
 sklearn = pytest.importorskip("sklearn")
@@ -25,18 +32,20 @@ def count(events):
 
 # Manning, Raghavan & Schütze, Introduction to IR, Example 13.1
 CHINA = [
-    (("c",), "Chinese Beijing Chinese".split()),
-    (("c",), "Chinese Chinese Shanghai".split()),
-    (("c",), "Chinese Macao".split()),
-    (("j",), "Tokyo Japan Chinese".split()),
+    (("c",), ["Chinese", "Beijing", "Chinese"]),
+    (("c",), ["Chinese", "Chinese", "Shanghai"]),
+    (("c",), ["Chinese", "Macao"]),
+    (("j",), ["Tokyo", "Japan", "Chinese"]),
 ]
-TEST_DOC = "Chinese Chinese Chinese Tokyo Japan".split()
+TEST_DOC = ["Chinese", "Chinese", "Chinese", "Tokyo", "Japan"]
 
 
 def test_iir_multinomial_golden():
     rows = count(e for labels, toks in CHINA for e in doc_events(labels, toks, "multinomial"))
     m = build_nb_model(rows, "multinomial", alpha=1.0)
-    p = {c: dict(zip(sorted(m.vocab, key=m.vocab.get), np.exp(m.weights[i]))) for i, c in enumerate(m.classes)}
+    p = {
+        c: dict(zip(sorted(m.vocab, key=m.vocab.get), np.exp(m.weights[i]))) for i, c in enumerate(m.classes)
+    }
     assert p["c"]["Chinese"] == pytest.approx(3 / 7)
     assert p["c"]["Tokyo"] == pytest.approx(1 / 14) and p["c"]["Japan"] == pytest.approx(1 / 14)
     assert p["j"]["Chinese"] == pytest.approx(2 / 9)
@@ -81,13 +90,19 @@ def dense(docs, vocab):
     return X
 
 
-@pytest.mark.parametrize("kind, alpha", [("multinomial", 1.0), ("multinomial", 0.1), ("bernoulli", 1.0), ("bernoulli", 0.5)])
+@pytest.mark.parametrize(
+    "kind, alpha", [("multinomial", 1.0), ("multinomial", 0.1), ("bernoulli", 1.0), ("bernoulli", 0.5)]
+)
 def test_text_models_agree_with_sklearn(kind, alpha):
     train, test = random_docs(1), random_docs(2, n=100)
-    m = build_nb_model(count(e for labels, toks in train for e in doc_events(labels, toks, kind)), kind, alpha=alpha)
+    m = build_nb_model(
+        count(e for labels, toks in train for e in doc_events(labels, toks, kind)), kind, alpha=alpha
+    )
     X = dense(train, m.vocab)
     y = [labels[0] for labels, _ in train]
-    ref = (MultinomialNB(alpha=alpha) if kind == "multinomial" else BernoulliNB(alpha=alpha, binarize=0.0)).fit(X, y)
+    ref = (
+        MultinomialNB(alpha=alpha) if kind == "multinomial" else BernoulliNB(alpha=alpha, binarize=0.0)
+    ).fit(X, y)
     assert list(ref.classes_) == list(m.classes)
     ours = log_posteriors(score_docs(m, [toks for _, toks in test])[0])
     theirs = ref.predict_log_proba(dense(test, m.vocab))
@@ -100,7 +115,11 @@ def test_categorical_agrees_with_sklearn():
     X = rng.integers(0, 4, size=(300, 5))
     y = np.where(X[:, 0] + rng.integers(0, 3, 300) > 3, "yes", "no")
     rows = [({f"f{j}": str(v) for j, v in enumerate(x)}, {}) for x in X]
-    m = build_nb_model(count(e for (cat, num), label in zip(rows, y) for e in row_events(label, cat, num)), "categorical", 1.0)
+    m = build_nb_model(
+        count(e for (cat, num), label in zip(rows, y) for e in row_events(label, cat, num)),
+        "categorical",
+        1.0,
+    )
     ref = CategoricalNB(alpha=1.0).fit(X, y)
     Xt = rng.integers(0, 4, size=(50, 5))
     ours = log_posteriors(score_rows(m, [({f"f{j}": str(v) for j, v in enumerate(x)}, {}) for x in Xt])[0])
@@ -114,7 +133,9 @@ def test_gaussian_agrees_with_sklearn():
     X, y = data.data, data.target.astype(str)
     names = [f"x{j:02d}" for j in range(X.shape[1])]  # sorted = column order
     rows = [({}, dict(zip(names, map(float, x)))) for x in X]
-    m = build_nb_model(count(e for (cat, num), label in zip(rows, y) for e in row_events(label, cat, num)), "gaussian")
+    m = build_nb_model(
+        count(e for (cat, num), label in zip(rows, y) for e in row_events(label, cat, num)), "gaussian"
+    )
     ref = GaussianNB().fit(X, y)  # var_smoothing 1e-9 of the largest variance: the same rule
     ours = log_posteriors(score_rows(m, rows)[0])
     np.testing.assert_allclose(m.theta, ref.theta_, rtol=1e-12)
@@ -124,7 +145,12 @@ def test_gaussian_agrees_with_sklearn():
 
 
 def test_mixed_is_gaussian_plus_categorical():
-    rows = [({"c": "x"}, {"v": 1.0}), ({"c": "y"}, {"v": 2.0}), ({"c": "x"}, {"v": 1.5}), ({"c": "y"}, {"v": 4.0})]
+    rows = [
+        ({"c": "x"}, {"v": 1.0}),
+        ({"c": "y"}, {"v": 2.0}),
+        ({"c": "x"}, {"v": 1.5}),
+        ({"c": "y"}, {"v": 4.0}),
+    ]
     labels = ["p", "q", "p", "q"]
     events = [e for (cat, num), lab in zip(rows, labels) for e in row_events(lab, cat, num)]
     mixed = build_nb_model(count(events), "mixed")
@@ -178,22 +204,35 @@ def test_a_count_table_builds_the_model_its_rows_build(kind):
     is counted in two rows (the rows' loop sums them), and with tokens whose order differs
     between bytes, UTF-16 and case (the vocabulary is in Python's order)."""
     pa = pytest.importorskip("pyarrow")
-    from nbspark.nb import COUNT_DDL
+    from nbspark.naive_bayes.model import COUNT_DDL
 
     if kind in ("multinomial", "bernoulli"):
-        docs = CHINA + [(("j",), ["émile", "zebra", "日本", "Z", "ω", "\U0001F600", "\uff5e", "Chinese"])]
+        docs = CHINA + [(("j",), ["émile", "zebra", "日本", "Z", "ω", "\U0001f600", "\uff5e", "Chinese"])]
         rows = count(e for labels, toks in docs for e in doc_events(labels, toks, kind))
     else:
-        records = [({"c": "x", "d": "u"}, {"v": 1.0}), ({"c": "y", "d": "u"}, {"v": 2.0}), ({"c": "x", "d": "w"}, {"v": 1.5}),
-                   ({"c": "y", "d": "w"}, {"v": 4.0})]
+        records = [
+            ({"c": "x", "d": "u"}, {"v": 1.0}),
+            ({"c": "y", "d": "u"}, {"v": 2.0}),
+            ({"c": "x", "d": "w"}, {"v": 1.5}),
+            ({"c": "y", "d": "w"}, {"v": 4.0}),
+        ]
         events = [e for (cat, num), lab in zip(records, "pqpq") for e in row_events(lab, cat, num)]
-        rows = count(e for e in events if kind == "mixed" or e[0][0] != ("YX" if kind == "gaussian" else "YG"))
-    split = next((r for r in rows if r[0] == "YX" and r[4] > 1), None)  # one pair's count in two rows (a Gaussian model has none)
+        rows = count(
+            e for e in events if kind == "mixed" or e[0][0] != ("YX" if kind == "gaussian" else "YG")
+        )
+    split = next(
+        (r for r in rows if r[0] == "YX" and r[4] > 1), None
+    )  # one pair's count in two rows (a Gaussian model has none)
     if split is not None:
-        rows = [r for r in rows if r is not split] + [split[:4] + (1,) + split[5:], split[:4] + (split[4] - 1,) + split[5:]]
+        rows = [r for r in rows if r is not split] + [
+            split[:4] + (1,) + split[5:],
+            split[:4] + (split[4] - 1,) + split[5:],
+        ]
     names = [name.split()[0] for name in COUNT_DDL.split(", ")]
     types = {"n": pa.int64(), "sum": pa.float64(), "sumsq": pa.float64()}
-    table = pa.table({name: pa.array([r[i] for r in rows], types.get(name, pa.string())) for i, name in enumerate(names)})
+    table = pa.table(
+        {name: pa.array([r[i] for r in rows], types.get(name, pa.string())) for i, name in enumerate(names)}
+    )
     a, b = build_nb_model(rows, kind), build_nb_model(table, kind)
     assert (a.classes, a.vocab) == (b.classes, b.vocab)
     for field in ("class_log_prior", "weights", "bias", "theta", "var"):

@@ -6,15 +6,16 @@ GaussianNB fit them with the same smoothing. Predictions must be identical, docu
 """
 
 import glob
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from nbspark.config import load_config
-from nbspark.corpora import decode_reuters, holdout_part, parse_reuters_sgml, parse_sms_line
-from nbspark.nb_inputs import REUTERS_TOP10
-from nbspark.nb_jobs import classify_nb, train_nb
-from nbspark.inputs import resolve_input
+from nbspark.inputs.parsers import decode_reuters, holdout_part, parse_reuters_sgml, parse_sms_line
+from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.inputs import REUTERS_TOP10
+from nbspark.naive_bayes.jobs import classify_nb, train_nb
+from nbspark.settings.config import load_config
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.spark, pytest.mark.realdata]
@@ -23,12 +24,13 @@ from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
 from sklearn.naive_bayes import BernoulliNB, GaussianNB, MultinomialNB  # noqa: E402
 
 
-
 def run(spark, name, data_dir, tmp_path):
     cfg = load_config(ROOT / f"conf/experiments/{name}.toml")
     train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / "m")
     metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, str(data_dir)), tmp_path / "r")
-    preds = {r["id"]: r["predicted"][0] for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()}
+    preds = {
+        r["id"]: r["predicted"][0] for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()
+    }
     return metrics, preds
 
 
@@ -48,12 +50,17 @@ def sklearn_text(estimator, train, test, log_loss: bool = False):
     model = estimator.fit(X, [y for _, _, y in train])
     X_test = cv.transform([t for _, t, _ in test])
     pred = model.predict(X_test)
-    out = {doc_id: p for (doc_id, _, _), p in zip(test, pred)}, np.mean(pred == np.array([y for _, _, y in test]))
+    out = (
+        {doc_id: p for (doc_id, _, _), p in zip(test, pred)},
+        np.mean(pred == np.array([y for _, _, y in test])),
+    )
     if not log_loss:
         return out
-    from nbspark.metrics import LOG_EPS
+    from nbspark.report.metrics import LOG_EPS
 
-    gold = model.predict_proba(X_test)[np.arange(len(test)), np.searchsorted(model.classes_, [y for _, _, y in test])]
+    gold = model.predict_proba(X_test)[
+        np.arange(len(test)), np.searchsorted(model.classes_, [y for _, _, y in test])
+    ]
     return (*out, float(np.mean(-np.log(np.clip(gold, LOG_EPS, 1.0)))))
 
 
@@ -61,9 +68,16 @@ def test_reuters_top10_equals_sklearn(spark, data_dir, tmp_path):
     metrics, ours = run(spark, "reuters_top10", data_dir, tmp_path)
     train, test = [], []
     for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
-        for s in parse_reuters_sgml(decode_reuters(open(f, "rb").read())):
-            if s.topics_attr == "YES" and s.topics and s.topics[0] in REUTERS_TOP10 and s.lewissplit in ("TRAIN", "TEST"):
-                (train if s.lewissplit == "TRAIN" else test).append((f"reuters:{s.newid}", s.text, s.topics[0]))
+        for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
+            if (
+                s.topics_attr == "YES"
+                and s.topics
+                and s.topics[0] in REUTERS_TOP10
+                and s.lewissplit in ("TRAIN", "TEST")
+            ):
+                (train if s.lewissplit == "TRAIN" else test).append(
+                    (f"reuters:{s.newid}", s.text, s.topics[0])
+                )
     theirs, accuracy = sklearn_text(MultinomialNB(alpha=1.0), train, test)
     assert len(test) == metrics["documents"] == 2499
     assert ours == theirs
@@ -71,7 +85,10 @@ def test_reuters_top10_equals_sklearn(spark, data_dir, tmp_path):
     assert metrics["accuracy"] == pytest.approx(accuracy)
 
 
-@pytest.mark.parametrize("name, estimator", [("sms_multinomial", MultinomialNB(alpha=1.0)), ("sms_bernoulli", BernoulliNB(alpha=1.0))])
+@pytest.mark.parametrize(
+    "name, estimator",
+    [("sms_multinomial", MultinomialNB(alpha=1.0)), ("sms_bernoulli", BernoulliNB(alpha=1.0))],
+)
 def test_sms_equals_sklearn(spark, data_dir, tmp_path, name, estimator):
     metrics, ours = run(spark, name, data_dir, tmp_path)
     train, test, offset = [], [], 0
@@ -86,7 +103,9 @@ def test_sms_equals_sklearn(spark, data_dir, tmp_path, name, estimator):
     assert ours == theirs
     assert loaded_predictions(tmp_path / "m", test) == ours
     assert metrics["accuracy"] == pytest.approx(accuracy)
-    assert metrics["log_loss"] == pytest.approx(log_loss, rel=1e-6)  # two classes: every gold posterior is kept
+    assert metrics["log_loss"] == pytest.approx(
+        log_loss, rel=1e-6
+    )  # two classes: every gold posterior is kept
 
 
 def test_wine_gaussian_equals_sklearn(spark, tmp_path):
@@ -100,7 +119,10 @@ def test_wine_gaussian_equals_sklearn(spark, tmp_path):
     names = np.array(data.target_names)
     ref = GaussianNB().fit(data.data[part == "train"], names[data.target[part == "train"]])
     pred = ref.predict(data.data[part == "test"])
-    ours = {int(r["id"]): r["predicted"][0] for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()}
+    ours = {
+        int(r["id"]): r["predicted"][0]
+        for r in spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()
+    }
     assert [ours[i] for i in np.flatnonzero(part == "test")] == list(pred)
     import nbspark
 
@@ -115,13 +137,21 @@ def test_dataframe_engine_equals_python_on_real_text(spark, data_dir, tmp_path, 
     """Java's Unicode \\W split and Python's \\w+ must make the same tokens on real text."""
     from pyspark.testing import assertDataFrameEqual
 
-    from nbspark.nb import COUNT_DDL
-    from nbspark.tables import read_parquet_checked
+    from nbspark.naive_bayes.model import COUNT_DDL
+    from nbspark.storage.tables import read_parquet_checked
 
     tables = []
     for engine in ("combine", "dataframe", "arrow"):
-        cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "engine": engine,
-                                 "train.format": fmt, "train.path": source})
+        cfg = load_config(
+            None,
+            {
+                "task": "naive_bayes",
+                "nb.tokenizer": "words",
+                "engine": engine,
+                "train.format": fmt,
+                "train.path": source,
+            },
+        )
         train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / engine)
         tables.append(read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL))
     assertDataFrameEqual(tables[1], tables[0], checkRowOrder=False)

@@ -7,18 +7,15 @@ import pytest
 from pyspark.testing import assertDataFrameEqual
 
 import nbspark
-from nbspark.config import load_config
-from nbspark.nb import COUNT_DDL
-from nbspark.nb import build_nb_model
-from nbspark.nb_jobs import NAIVE_BAYES, classify_nb, load_nb_manifest, train_nb
-from nbspark.training import read_counts
 from nbspark.errors import ConfigError, InputError
-from nbspark.inputs import resolve_input
-from nbspark.tables import read_parquet_checked
+from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.jobs import NAIVE_BAYES, classify_nb, load_nb_manifest, train_nb
+from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model
+from nbspark.settings.config import load_config
+from nbspark.spine.training import read_counts
+from nbspark.storage.tables import read_parquet_checked
 
 pytestmark = pytest.mark.spark
-
-
 
 
 def _model(spark, model_dir, cfg):
@@ -27,13 +24,21 @@ def _model(spark, model_dir, cfg):
     counts = read_counts(spark, model_dir, NAIVE_BAYES, manifest).collect()
     return build_nb_model(counts, manifest["model"], cfg.nb.alpha, cfg.nb.var_smoothing)
 
+
 def china_cfg(fixtures, tmp_path, **extra):
-    return load_config(None, {
-        "task": "naive_bayes", "nb.tokenizer": "words",
-        "train.format": "tsv", "train.path": str(fixtures / "china_train.tsv"),
-        "test.format": "tsv", "test.path": str(fixtures / "china_test.tsv"),
-        "model_dir": str(tmp_path / "model"), **extra,
-    })
+    return load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.tokenizer": "words",
+            "train.format": "tsv",
+            "train.path": str(fixtures / "china_train.tsv"),
+            "test.format": "tsv",
+            "test.path": str(fixtures / "china_test.tsv"),
+            "model_dir": str(tmp_path / "model"),
+            **extra,
+        },
+    )
 
 
 def fit(spark, cfg, out):
@@ -48,7 +53,10 @@ def test_china_multinomial_counts_and_scores(spark, fixtures, tmp_path):
     assert (stats["malformed"], stats["malformed.fields"], stats["malformed.labels"]) == (2, 1, 1)
     assert manifest["label_counts"] == {"c": 4, "j": 2}  # d8 counts once for c and once for j
     model = _model(spark, tmp_path / "model", cfg)
-    p = {c: dict(zip(sorted(model.vocab, key=model.vocab.get), np.exp(model.weights[i]))) for i, c in enumerate(model.classes)}
+    p = {
+        c: dict(zip(sorted(model.vocab, key=model.vocab.get), np.exp(model.weights[i])))
+        for i, c in enumerate(model.classes)
+    }
     # c: chinese 6+1, 11 tokens; j: chinese 1+1, tokyo 1, 6 tokens; |V| = 8 (quoted and tab from d8)
     assert p["c"]["chinese"] == pytest.approx(7 / 19) and p["c"]["tokyo"] == pytest.approx(1 / 19)
     assert p["j"]["chinese"] == pytest.approx(3 / 14) and p["j"]["tokyo"] == pytest.approx(2 / 14)
@@ -81,8 +89,8 @@ def test_table_rows_are_numbered_in_file_order_whatever_the_pieces(spark, tmp_pa
     """A table's records are named, and held out, by their position in the files in path order.
     In pieces of 256 bytes, Spark's partitions put b.csv's pieces before a.csv's last, shorter
     one: zipWithIndex numbered the rows otherwise, so the hold-out moved with the cores."""
-    from nbspark.nb_inputs import records_rdd
-    from nbspark.runstats import is_stat
+    from nbspark.inputs.stats import is_stat
+    from nbspark.naive_bayes.inputs import records_rdd
 
     (tmp_path / "t").mkdir()
     names = []
@@ -90,8 +98,16 @@ def test_table_rows_are_numbered_in_file_order_whatever_the_pieces(spark, tmp_pa
         lines = [f"{name[0]}{i},{'yes' if i % 3 else 'no'}" for i in range(n)]
         (tmp_path / "t" / name).write_text("x,label\n" + "\n".join(lines) + "\n")
         names += [line.split(",")[0] for line in lines]
-    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "categorical", "nb.label_column": "label",
-                             "train.format": "csv", "train.path": str(tmp_path / "t")})
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "categorical",
+            "nb.label_column": "label",
+            "train.format": "csv",
+            "train.path": str(tmp_path / "t"),
+        },
+    )
     before = spark.conf.get("spark.sql.files.maxPartitionBytes")
     spark.conf.set("spark.sql.files.maxPartitionBytes", piece_bytes or before)
     try:
@@ -112,11 +128,18 @@ def test_failfast_and_wrong_input_kind(spark, fixtures, tmp_path, engine):
 
 
 def test_weather_mixed_table(spark, fixtures, tmp_path):
-    cfg = load_config(None, {
-        "task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play",
-        "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy",
-        "train.format": "csv", "train.path": str(fixtures / "weather.csv"),
-    })
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "mixed",
+            "nb.label_column": "play",
+            "nb.numeric_columns": "temperature,humidity",
+            "nb.categorical_columns": "outlook,windy",
+            "train.format": "csv",
+            "train.path": str(fixtures / "weather.csv"),
+        },
+    )
     manifest = fit(spark, cfg, tmp_path / "w")
     assert manifest["stats"]["documents"] == 14 and manifest["stats"]["malformed.numeric"] == 1
     model = _model(spark, tmp_path / "w", cfg)
@@ -144,95 +167,190 @@ def test_a_parquet_table_counts_as_its_csv(spark, fixtures, tmp_path):
         good = [r for r in csv.DictReader(f) if r["temperature"].isdigit() and r["humidity"].isdigit()]
     (tmp_path / "pq").mkdir()
     for name, part in (("a.parquet", good[:6]), ("b.parquet", good[6:])):
-        pq.write_table(pa.table({"outlook": [r["outlook"] for r in part], "temperature": [int(r["temperature"]) for r in part],
-                                 "humidity": [float(r["humidity"]) for r in part], "play": [r["play"] for r in part]}), tmp_path / "pq" / name)
+        pq.write_table(
+            pa.table(
+                {
+                    "outlook": [r["outlook"] for r in part],
+                    "temperature": [int(r["temperature"]) for r in part],
+                    "humidity": [float(r["humidity"]) for r in part],
+                    "play": [r["play"] for r in part],
+                }
+            ),
+            tmp_path / "pq" / name,
+        )
     models = []
     for fmt, path in (("csv", fixtures / "weather.csv"), ("parquet", tmp_path / "pq")):
-        cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "nb.numeric_columns": "temperature,humidity",
-                                 "nb.categorical_columns": "outlook", "train.format": fmt, "train.path": str(path)})
+        cfg = load_config(
+            None,
+            {
+                "task": "naive_bayes",
+                "nb.model": "mixed",
+                "nb.label_column": "play",
+                "nb.numeric_columns": "temperature,humidity",
+                "nb.categorical_columns": "outlook",
+                "train.format": fmt,
+                "train.path": str(path),
+            },
+        )
         assert fit(spark, cfg, tmp_path / fmt)["stats"]["documents"] == 14
         models.append(_model(spark, tmp_path / fmt, cfg))
     csv_model, parquet_model = models
     assert parquet_model.classes == csv_model.classes and parquet_model.numeric == csv_model.numeric
-    assert parquet_model.theta == pytest.approx(csv_model.theta) and parquet_model.var == pytest.approx(csv_model.var)
-    assert parquet_model.vocab == csv_model.vocab and parquet_model.weights == pytest.approx(csv_model.weights)
+    assert parquet_model.theta == pytest.approx(csv_model.theta) and parquet_model.var == pytest.approx(
+        csv_model.var
+    )
+    assert parquet_model.vocab == csv_model.vocab and parquet_model.weights == pytest.approx(
+        csv_model.weights
+    )
     # a list column (an embedding, say) was a category whose values were its rows' reprs: refused
     # unless the feature columns are named without it
-    pq.write_table(pa.table({"outlook": ["sunny", "rain"], "vec": [[0.1, 0.2], [0.3]], "play": ["yes", "no"]}), tmp_path / "vec.parquet")
-    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "train.format": "parquet",
-                             "train.path": str(tmp_path / "vec.parquet")})
-    with pytest.raises(InputError, match="column 'vec' is array<double>, which cannot be a label or a table feature; name the feature"):
+    pq.write_table(
+        pa.table({"outlook": ["sunny", "rain"], "vec": [[0.1, 0.2], [0.3]], "play": ["yes", "no"]}),
+        tmp_path / "vec.parquet",
+    )
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "mixed",
+            "nb.label_column": "play",
+            "train.format": "parquet",
+            "train.path": str(tmp_path / "vec.parquet"),
+        },
+    )
+    with pytest.raises(
+        InputError,
+        match="column 'vec' is array<double>, which cannot be a label or a table feature; name the feature",
+    ):
         fit(spark, cfg, tmp_path / "vec")
-    named = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "train.format": "parquet",
-                               "train.path": str(tmp_path / "vec.parquet"), "nb.categorical_columns": "outlook"})
+    named = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "mixed",
+            "nb.label_column": "play",
+            "train.format": "parquet",
+            "train.path": str(tmp_path / "vec.parquet"),
+            "nb.categorical_columns": "outlook",
+        },
+    )
     assert fit(spark, named, tmp_path / "vec")["columns"] == {"numeric": [], "categorical": ["outlook"]}
+
 
 def test_csv_files_whose_headers_differ_are_refused(spark, tmp_path, capsys):
     """Spark reads every CSV file of an input by the first file's header, by position: b.csv's
     columns in another order made its colours labels and its labels colours, with a WARN in the
     log only (4 classes: blue, no, red, yes). Now the run fails, naming the file."""
-    from nbspark.cli import train_main
+    from nbspark.app.cli import train_main
 
     (tmp_path / "t").mkdir()
     (tmp_path / "t" / "a.csv").write_text("colour,label\nred,yes\nred,yes\nblue,no\n")
     (tmp_path / "t" / "b.csv").write_text("label,colour\nno,blue\nyes,red\n")
-    args = ["--set", "task=naive_bayes", "--set", "nb.model=categorical", "--set", "nb.label_column=label",
-            "--set", "train.format=csv", "--set", f"train.path={tmp_path / 't'}", "--out", str(tmp_path / "m")]
+    args = [
+        "--set",
+        "task=naive_bayes",
+        "--set",
+        "nb.model=categorical",
+        "--set",
+        "nb.label_column=label",
+        "--set",
+        "train.format=csv",
+        "--set",
+        f"train.path={tmp_path / 't'}",
+        "--out",
+        str(tmp_path / "m"),
+    ]
     assert train_main(args) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert err.startswith("train.py: error: Spark job failed: ") and f"{tmp_path}/t/b.csv" in err and "CSV header does not conform" in err
+    assert (
+        err.startswith("train.py: error: Spark job failed: ")
+        and f"{tmp_path}/t/b.csv" in err
+        and "CSV header does not conform" in err
+    )
     assert not (tmp_path / "m").exists()
-    (tmp_path / "t" / "b.csv").write_text("colour,label\nblue,no\nred,yes\n")  # the same order: read as one table
+    (tmp_path / "t" / "b.csv").write_text(
+        "colour,label\nblue,no\nred,yes\n"
+    )  # the same order: read as one table
     assert train_main(args) == 0
     assert load_nb_manifest(tmp_path / "m")["label_counts"] == {"no": 2, "yes": 3}
 
+
 def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys, caplog):
-    """nbspark.load and ``nbspark predict`` score rows of a mixed model; what is not a row is refused in one line."""
+    """nbspark.load and ``nbspark predict`` score rows of a mixed model; what is not a row is refused in one
+    line."""
     import json
 
     import nbspark
-    from nbspark.command import main
+    from nbspark.app.command import main
 
-    cfg = load_config(None, {
-        "task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play",
-        "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy",
-        "train.format": "csv", "train.path": str(fixtures / "weather.csv"),
-    })
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "mixed",
+            "nb.label_column": "play",
+            "nb.numeric_columns": "temperature,humidity",
+            "nb.categorical_columns": "outlook,windy",
+            "train.format": "csv",
+            "train.path": str(fixtures / "weather.csv"),
+        },
+    )
     fit(spark, cfg, tmp_path / "w")
     loaded = nbspark.load(tmp_path / "w")
-    assert nbspark.load(tmp_path / "w", alpha=0.5, var_smoothing=1e-3).alpha == 0.5  # a mixed model takes both
-    day = {"outlook": "sunny", "temperature": 66, "humidity": 90, "windy": "TRUE"}  # Witten & Frank's new day: play = no
+    assert (
+        nbspark.load(tmp_path / "w", alpha=0.5, var_smoothing=1e-3).alpha == 0.5
+    )  # a mixed model takes both
+    day = {
+        "outlook": "sunny",
+        "temperature": 66,
+        "humidity": 90,
+        "windy": "TRUE",
+    }  # Witten & Frank's new day: play = no
     assert loaded.predict([day]) == ["no"]
     # a missing key, None or NaN leaves that feature out, as a missing cell in the classify job
     part = {"outlook": "sunny", "windy": "TRUE"}
-    assert loaded.predict_proba([part])[0] == pytest.approx(loaded.predict_proba([{**part, "humidity": None, "temperature": float("nan")}])[0])
+    assert loaded.predict_proba([part])[0] == pytest.approx(
+        loaded.predict_proba([{**part, "humidity": None, "temperature": float("nan")}])[0]
+    )
     assert main(["predict", "--model", str(tmp_path / "w"), "--json", json.dumps(day)]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["label"] == "no" and result["probabilities"]["no"] == pytest.approx(loaded.predict_proba([day])[0][0])
+    assert result["label"] == "no" and result["probabilities"]["no"] == pytest.approx(
+        loaded.predict_proba([day])[0][0]
+    )
     with pytest.raises(TypeError, match="scores rows, each a mapping of column -> value"):
         loaded.predict(["sunny,66,90,TRUE"])
     with pytest.raises(TypeError, match="predict takes a list of rows, got one dict"):
         loaded.predict(day)
     import pandas as pd
 
-    frame = pd.DataFrame([day, {"outlook": "rainy", "temperature": 70.0, "humidity": None, "windy": "FALSE"}])  # None: NaN
-    assert loaded.predict_proba(frame) == pytest.approx(loaded.predict_proba([day, {"outlook": "rainy", "temperature": 70.0, "windy": "FALSE"}]))
+    frame = pd.DataFrame(
+        [day, {"outlook": "rainy", "temperature": 70.0, "humidity": None, "windy": "FALSE"}]
+    )  # None: NaN
+    assert loaded.predict_proba(frame) == pytest.approx(
+        loaded.predict_proba([day, {"outlook": "rainy", "temperature": 70.0, "windy": "FALSE"}])
+    )
     with pytest.raises(ValueError, match="row 1 has none of the model's columns"):
-        loaded.predict([day, {"Outlook": "sunny", "Windy": "TRUE"}])  # misspelt keys: not the prior alone, silently
-    # one key misspelt among known ones is a missing cell in every row: said once (the label column is not a feature)
+        loaded.predict(
+            [day, {"Outlook": "sunny", "Windy": "TRUE"}]
+        )  # misspelt keys: not the prior alone, silently
+    # one key misspelt among known ones is a missing cell in every row: said once (the label column is not a
+    # feature)
     import logging
 
     caplog.clear()  # the fit's progress lines
     with caplog.at_level(logging.WARNING, logger="nbspark"):
         assert loaded.predict([{**day, "humidty": 90, "play": "no"}, day]) == ["no", "no"]
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == [
-        "predict: 1 column(s) the model does not know, left out: humidty"]
+        "predict: 1 column(s) the model does not know, left out: humidty"
+    ]
     capsys.readouterr()  # the command above set up the nbspark logger's handler on stderr
     with pytest.raises(ValueError, match="row 0, column 'humidity': 'high' is not a number"):
         loaded.predict([{**day, "humidity": "high"}])
     assert main(["predict", "--model", str(tmp_path / "w"), "sunny,66,90,TRUE"]) == 1
     assert capsys.readouterr().err.strip() == (
-        "nbspark predict: error: a table model scores rows: give each as a JSON object of column -> value, got 'sunny,66,90,TRUE'")
+        "nbspark predict: error: a table model scores rows: give each as a JSON object of column -> "
+        "value, got 'sunny,66,90,TRUE'"
+    )
 
 
 def test_a_csv_cell_is_its_text_in_training_as_in_classify(spark, tmp_path, capsys):
@@ -241,52 +359,105 @@ def test_a_csv_cell_is_its_text_in_training_as_in_classify(spark, tmp_path, caps
     import csv
 
     import nbspark
-    from nbspark.reports import format_nb_train_report
+    from nbspark.report.format import format_nb_train_report
 
-    rows = [("TRUE", "1.50", "01"), ("TRUE", "2.00", "01"), ("FALSE", "9.25", "02"), ("TRUE", "8.75", "02"), ("FALSE", "", "01")]
+    rows = [
+        ("TRUE", "1.50", "01"),
+        ("TRUE", "2.00", "01"),
+        ("FALSE", "9.25", "02"),
+        ("TRUE", "8.75", "02"),
+        ("FALSE", "", "01"),
+    ]
     table = tmp_path / "t.csv"
     table.write_text("flag,size,grade\n" + "".join(",".join(r) + "\n" for r in rows))
-    cfg = load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "grade",
-                             "train.format": "csv", "train.path": str(table), "test.format": "csv", "test.path": str(table)})
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "mixed",
+            "nb.label_column": "grade",
+            "train.format": "csv",
+            "train.path": str(table),
+            "test.format": "csv",
+            "test.path": str(table),
+        },
+    )
     manifest = fit(spark, cfg, tmp_path / "m")
     assert manifest["columns"] == {"numeric": ["size"], "categorical": ["flag"]}
     report = format_nb_train_report(manifest, tmp_path / "m")
-    assert "numeric columns: size   categorical columns: flag" in report and "missing cells (feature left out): 1" in report
-    assert "\ndocuments per class: 01=3, 02=2\n" in report  # a header read as a row would show as a class of 1
+    assert (
+        "numeric columns: size   categorical columns: flag" in report
+        and "missing cells (feature left out): 1" in report
+    )
+    assert (
+        "\ndocuments per class: 01=3, 02=2\n" in report
+    )  # a header read as a row would show as a class of 1
     loaded = nbspark.load(tmp_path / "m")
     assert loaded.classes_ == ("01", "02")
     # P(flag = TRUE | 01) = (2 + 1) / (3 + 2), P(flag = FALSE | 02) = (1 + 1) / (2 + 2), by hand
-    weights = dict(zip(sorted(loaded.model.vocab, key=loaded.model.vocab.get), np.exp(loaded.model.weights.T)))
-    assert weights[("flag", "TRUE")][0] == pytest.approx(3 / 5) and weights[("flag", "FALSE")][1] == pytest.approx(2 / 4)
+    weights = dict(
+        zip(sorted(loaded.model.vocab, key=loaded.model.vocab.get), np.exp(loaded.model.weights.T))
+    )
+    assert weights[("flag", "TRUE")][0] == pytest.approx(3 / 5) and weights[("flag", "FALSE")][
+        1
+    ] == pytest.approx(2 / 4)
     metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r")
-    assert metrics["documents"] == 5 and metrics["unknown_features"] == 0 and metrics["unknown_label_count"] == 0
+    assert (
+        metrics["documents"] == 5 and metrics["unknown_features"] == 0 and metrics["unknown_label_count"] == 0
+    )
     # the test rows are the training rows: allowed, and the report says so
-    assert metrics["test_is_training_data"] and "accuracy on the training data" in (tmp_path / "r" / "report.txt").read_text()
+    assert (
+        metrics["test_is_training_data"]
+        and "accuracy on the training data" in (tmp_path / "r" / "report.txt").read_text()
+    )
     with table.open() as f:
         records = list(csv.DictReader(f))
     right = sum(p == r["grade"] for p, r in zip(loaded.predict(records), records))
     assert metrics["accuracy"] == pytest.approx(right / 5)
     # a Python value that is no category the model saw is refused, not scored as unseen
-    with pytest.raises(ValueError, match=r"row 0, column 'flag': True is not a value the model saw there \('FALSE', 'TRUE'\)"):
+    with pytest.raises(
+        ValueError, match=r"row 0, column 'flag': True is not a value the model saw there \('FALSE', 'TRUE'\)"
+    ):
         loaded.predict([{"flag": True, "size": 2}])
-    assert loaded.predict_proba([{"flag": "TRUE", "size": 2}]) == pytest.approx(loaded.predict_proba([{"flag": "TRUE", "size": "2"}]))
+    assert loaded.predict_proba([{"flag": "TRUE", "size": 2}]) == pytest.approx(
+        loaded.predict_proba([{"flag": "TRUE", "size": "2"}])
+    )
 
 
 def test_classify_refuses_a_test_part_that_holds_training_records(spark, fixtures, tmp_path, capsys):
     """Trained on the seeded part "train" of china_train.tsv, tested on its part "test" under
     another seed: refused before any work, in one line (exit 2); the same seed runs."""
-    from nbspark.cli import classify_main
+    from nbspark.app.cli import classify_main
 
     path = fixtures / "china_train.tsv"
     split = {"train.path": str(path), "train.holdout": "0.5", "train.seed": "1", "train.splits": "train"}
     cfg = china_cfg(fixtures, tmp_path, **split)
     fit(spark, cfg, tmp_path / "model")
-    test = ["--set", "task=naive_bayes", "--set", "nb.tokenizer=words", "--set", "test.format=tsv", "--set", f"test.path={path}",
-            "--set", "test.holdout=0.5", "--set", "test.splits=test", "--model", str(tmp_path / "model")]
+    test = [
+        "--set",
+        "task=naive_bayes",
+        "--set",
+        "nb.tokenizer=words",
+        "--set",
+        "test.format=tsv",
+        "--set",
+        f"test.path={path}",
+        "--set",
+        "test.holdout=0.5",
+        "--set",
+        "test.splits=test",
+        "--model",
+        str(tmp_path / "model"),
+    ]
     assert classify_main([*test, "--set", "test.seed=2", "--out", str(tmp_path / "r")]) == 2
-    err = capsys.readouterr().err.strip().splitlines()[-1:]  # after the training's log lines, where a command set up logging
-    assert err == [f"classify.py: error: the test input reads records the model was trained on ({path}): test.holdout, "
-                   "test.seed = 0.5, 2 split it otherwise than the model's training did (0.5, 1): use the same holdout and seed"]
+    err = (
+        capsys.readouterr().err.strip().splitlines()[-1:]
+    )  # after the training's log lines, where a command set up logging
+    assert err == [
+        f"classify.py: error: the test input reads records the model was trained on ({path}): test.holdout, "
+        "test.seed = 0.5, 2 split it otherwise than the model's training did (0.5, 1): use the same "
+        "holdout and seed"
+    ]
     assert not (tmp_path / "r").exists()
     # the same split runs; the command leaves a session it did not start (the tests') running, its
     # settings as they were (the jobs' defaults were set on it, and changed later tests' part files)
@@ -314,7 +485,9 @@ def test_all_engines_give_the_same_table(spark, fixtures, tmp_path, model):
     keys = ("lines_read", "documents", "blank_lines", "malformed", "malformed.fields", "malformed.labels")
     assert [{k: s.get(k) for k in keys} for s in stats[1:]] == [{k: stats[0].get(k) for k in keys}] * 4
     # the SQL engines take these from the aggregate, the others read the written table back
-    assert {(tuple(m["label_counts"].items()), m["features"]) for m in manifests} == {(tuple(manifests[0]["label_counts"].items()), manifests[0]["features"])}
+    assert {(tuple(m["label_counts"].items()), m["features"]) for m in manifests} == {
+        (tuple(manifests[0]["label_counts"].items()), manifests[0]["features"])
+    }
     # the SQL engines find the first malformed lines after counting; the same ones, by file and line
     assert [b["line_number"] for b in manifests[0]["malformed_examples"]] == [5, 6]
     for m in manifests[1:]:
@@ -328,22 +501,43 @@ def test_every_engine_and_scorer_tokenizes_any_script_as_python(spark, tmp_path)
     import re
     from collections import Counter
 
-    texts = ["ΟΔΟΣ ΣΟΦΟΣ Σ", "İstanbul İİ", "cafe\u0301 cafe", "हिन्दी भाषा", "a\u203fb", "ǅemal", "東京 タワー", "Ⅻ ①", "ﬁne ŉ", "plain ascii"]
+    texts = [
+        "ΟΔΟΣ ΣΟΦΟΣ Σ",
+        "İstanbul İİ",
+        "cafe\u0301 cafe",
+        "हिन्दी भाषा",
+        "a\u203fb",
+        "ǅemal",
+        "東京 タワー",
+        "Ⅻ ①",
+        "ﬁne ŉ",
+        "plain ascii",
+    ]
     path = tmp_path / "scripts.tsv"
     path.write_text("".join(f"d{i}\t{'ab'[i % 2]}\t{t}\n" for i, t in enumerate(texts)), encoding="utf-8")
-    expected = Counter(('ab'[i % 2], w) for i, t in enumerate(texts) for w in re.findall(r"\w+", t.lower()))
+    expected = Counter(("ab"[i % 2], w) for i, t in enumerate(texts) for w in re.findall(r"\w+", t.lower()))
     assert expected[("a", "οδος")] == 1 and expected[("b", "i")] == 3  # what the plain count says of them
-    base = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv", "train.path": str(path),
-            "test.format": "tsv", "test.path": str(path)}
+    base = {
+        "task": "naive_bayes",
+        "nb.tokenizer": "words",
+        "train.format": "tsv",
+        "train.path": str(path),
+        "test.format": "tsv",
+        "test.path": str(path),
+    }
     for engine in ("combine", "dataframe", "arrow"):
         cfg = load_config(None, {**base, "engine": engine})
         fit(spark, cfg, tmp_path / engine)
         rows = read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL).collect()
-        assert {(r["label"], r["feature"]): r["n"] for r in rows if r["event"] == "YX"} == dict(expected), engine
+        assert {(r["label"], r["feature"]): r["n"] for r in rows if r["event"] == "YX"} == dict(expected), (
+            engine
+        )
     predictions = {}
     for scoring in ("broadcast", "arrow", "join"):
         cfg = load_config(None, {**base, "scoring": scoring})
-        metrics = classify_nb(spark, cfg, tmp_path / "combine", resolve_input(cfg.test, None), tmp_path / f"r-{scoring}")
+        metrics = classify_nb(
+            spark, cfg, tmp_path / "combine", resolve_input(cfg.test, None), tmp_path / f"r-{scoring}"
+        )
         assert metrics["unknown_features"] == 0, scoring
         rows = spark.read.parquet(str(tmp_path / f"r-{scoring}" / "predictions")).collect()
         predictions[scoring] = sorted((r["id"], r["predicted"][0], round(r["probability"], 12)) for r in rows)
@@ -356,23 +550,44 @@ def test_undecodable_bytes_are_counted_and_reported_by_every_engine_and_scorer(s
     scorer did not, and no naive Bayes report said so. By hand: one U+FFFD per lone byte here
     (\\xe9, \\xff, \\xc3 before a space), one for an encoded surrogate (\\xed\\xa0\\x80: the JVM's
     rule; Python's ``replace`` makes three), and the U+FFFD the file itself holds."""
-    from nbspark.classifying import results_report
-    from nbspark.reports import format_nb_train_report
+    from nbspark.report.format import format_nb_train_report
+    from nbspark.spine.classifying import results_report
 
     lines = [b"caf\xe9 ok", b"free \xff prize", b"caf\xc3 x \xef\xbf\xbd y", b"plain", b"x \xed\xa0\x80 y"]
-    head = [b"d%d\t%s\t" % (i, b"ab"[i % 2 : i % 2 + 1]) if fmt == "tsv" else b"%s\t" % b"ab"[i % 2 : i % 2 + 1] for i in range(len(lines))]
+    head = [
+        b"d%d\t%s\t" % (i, b"ab"[i % 2 : i % 2 + 1]) if fmt == "tsv" else b"%s\t" % b"ab"[i % 2 : i % 2 + 1]
+        for i in range(len(lines))
+    ]
     path = tmp_path / f"latin.{fmt}"
-    path.write_bytes(b"".join(h + t + b"\n" for h, t in zip(head, lines)) + (b"d9\tb\xe9\tlabel\n" if fmt == "tsv" else b"b\xe9\tlabel\n"))
-    base = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": fmt, "train.path": str(path), "test.format": fmt, "test.path": str(path)}
+    path.write_bytes(
+        b"".join(h + t + b"\n" for h, t in zip(head, lines))
+        + (b"d9\tb\xe9\tlabel\n" if fmt == "tsv" else b"b\xe9\tlabel\n")
+    )
+    base = {
+        "task": "naive_bayes",
+        "nb.tokenizer": "words",
+        "train.format": fmt,
+        "train.path": str(path),
+        "test.format": fmt,
+        "test.path": str(path),
+    }
     for engine in ("combine", "dataframe", "arrow"):
         manifest = fit(spark, load_config(None, {**base, "engine": engine}), tmp_path / engine)
         assert manifest["stats"]["decode_replacements"] == 6, engine
-        assert "undecodable bytes replaced by U+FFFD: 6 (is the input UTF-8?)" in format_nb_train_report(manifest, "m").splitlines(), engine
+        assert (
+            "undecodable bytes replaced by U+FFFD: 6 (is the input UTF-8?)"
+            in format_nb_train_report(manifest, "m").splitlines()
+        ), engine
     for scoring in ("broadcast", "arrow"):
         cfg = load_config(None, {**base, "scoring": scoring})
-        metrics = classify_nb(spark, cfg, tmp_path / "combine", resolve_input(cfg.test, None), tmp_path / f"r-{scoring}")
+        metrics = classify_nb(
+            spark, cfg, tmp_path / "combine", resolve_input(cfg.test, None), tmp_path / f"r-{scoring}"
+        )
         assert metrics["input_stats"]["decode_replacements"] == 6, scoring
-        assert "undecodable bytes replaced by U+FFFD: 6 (is the input UTF-8?)" in results_report(lambda m: "", metrics).splitlines()
+        assert (
+            "undecodable bytes replaced by U+FFFD: 6 (is the input UTF-8?)"
+            in results_report(lambda m: "", metrics).splitlines()
+        )
 
 
 def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
@@ -385,24 +600,69 @@ def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
 
     import pyarrow as pa
 
-    from nbspark.arrow_lines import JVM_REPLACE, jvm_decoded
-    from nbspark.nb_inputs import decoded_lines
-    from nbspark.readers import ngram_lines
-    from nbspark.storage import location
+    from nbspark.inputs.files import ngram_lines
+    from nbspark.inputs.lines import JVM_REPLACE, jvm_decoded
+    from nbspark.naive_bayes.inputs import decoded_lines
+    from nbspark.storage.locations import location
 
     rng = random.Random(5)
-    pool = [0x41, 0x20, 0x09, 0x80, 0x8F, 0x90, 0x9F, 0xA0, 0xBF, 0xC0, 0xC1, 0xC2, 0xDF, 0xE0, 0xE1, 0xEC, 0xED, 0xEE, 0xEF,
-            0xF0, 0xF1, 0xF3, 0xF4, 0xF5, 0xF7, 0xF8, 0xFF]
-    lines = [bytes(rng.choice(pool) if rng.random() < 0.9 else rng.choice(b"abc\x00\x7f\xce\xe2\xf0") for _ in range(rng.randrange(1, 9)))
-             for _ in range(20_000)]
+    pool = [
+        0x41,
+        0x20,
+        0x09,
+        0x80,
+        0x8F,
+        0x90,
+        0x9F,
+        0xA0,
+        0xBF,
+        0xC0,
+        0xC1,
+        0xC2,
+        0xDF,
+        0xE0,
+        0xE1,
+        0xEC,
+        0xED,
+        0xEE,
+        0xEF,
+        0xF0,
+        0xF1,
+        0xF3,
+        0xF4,
+        0xF5,
+        0xF7,
+        0xF8,
+        0xFF,
+    ]
+    lines = [
+        bytes(
+            rng.choice(pool) if rng.random() < 0.9 else rng.choice(b"abc\x00\x7f\xce\xe2\xf0")
+            for _ in range(rng.randrange(1, 9))
+        )
+        for _ in range(20_000)
+    ]
     path = tmp_path / "bytes.txt"
     path.write_bytes(b"\n".join(lines) + b"\n")
     frame = spark.read.text(str(path))
     jvm = [r.value for r in frame.collect()]
     sql = [r.value for r in decoded_lines(frame).collect()]
-    arrow = [r.value for r in frame.mapInArrow(lambda batches: (pa.RecordBatch.from_arrays([jvm_decoded(b.column("value"))], ["value"]) for b in batches), "value STRING").collect()]
+    arrow = [
+        r.value
+        for r in frame.mapInArrow(
+            lambda batches: (
+                pa.RecordBatch.from_arrays([jvm_decoded(b.column("value"))], ["value"]) for b in batches
+            ),
+            "value STRING",
+        ).collect()
+    ]
     assert len(jvm) == len(lines)
-    hadoop = [line for _, _, line in sorted(ngram_lines(spark.sparkContext, [location(str(path))]).collect(), key=lambda r: r[1])]
+    hadoop = [
+        line
+        for _, _, line in sorted(
+            ngram_lines(spark.sparkContext, [location(str(path))]).collect(), key=lambda r: r[1]
+        )
+    ]
     assert hadoop == jvm  # the Python engines' reader
     assert sql == jvm
     assert arrow == jvm
@@ -412,14 +672,39 @@ def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
 
 HOSTILE_LINES = {
     "tsv": [
-        b"d1\ta\ttext with\ta tab inside", "d2\ta, b ,\u00a0\tcomma list".encode(), b"  d3 \t c \t  spaced text  ",
-        "\u3000d4\u3000\tb\tx".encode(), b"d5\t\tno labels", b"\ta\tno id", b" \t a \t", b"d6\ta", b"only words", b"",
-        b"\t\t", b" \x0c\t", b"d7\ta\t", "é\tü\tÄ text".encode(), b"d8\tb\t caf\xe9 \tx", b"d\xff9\ta\tx", b"d10\t,\tx",
-        b"d11\t \t ", b"d12\ta\t\t\t",
+        b"d1\ta\ttext with\ta tab inside",
+        "d2\ta, b ,\u00a0\tcomma list".encode(),
+        b"  d3 \t c \t  spaced text  ",
+        "\u3000d4\u3000\tb\tx".encode(),
+        b"d5\t\tno labels",
+        b"\ta\tno id",
+        b" \t a \t",
+        b"d6\ta",
+        b"only words",
+        b"",
+        b"\t\t",
+        b" \x0c\t",
+        b"d7\ta\t",
+        "é\tü\tÄ text".encode(),
+        b"d8\tb\t caf\xe9 \tx",
+        b"d\xff9\ta\tx",
+        b"d10\t,\tx",
+        b"d11\t \t ",
+        b"d12\ta\t\t\t",
     ],
     "sms": [
-        b"ham\ttext", b"\ttext", b" \t ", b"ham", b"ham\t", b"ham\tt1\tt2", "\u00a0spam\u00a0\tx".encode(), b"", b"\t",
-        b"sp\xe9m\tx\xff y", "é\tü".encode(), b" \x0b ",
+        b"ham\ttext",
+        b"\ttext",
+        b" \t ",
+        b"ham",
+        b"ham\t",
+        b"ham\tt1\tt2",
+        "\u00a0spam\u00a0\tx".encode(),
+        b"",
+        b"\t",
+        b"sp\xe9m\tx\xff y",
+        "é\tü".encode(),
+        b" \x0b ",
     ],
 }
 
@@ -427,10 +712,12 @@ HOSTILE_LINES = {
 def _arrow_parse(lines, fmt: str):
     """The arrow engine's and the arrow scorer's parse of a text DataFrame: Spark's lines, their
     bytes unchecked, decoded and cut by ``arrow_lines`` in a Python task."""
-    from nbspark.arrow_lines import jvm_decoded, parse_lines
+    from nbspark.inputs.lines import jvm_decoded, parse_lines
 
     ddl = "id STRING, labels ARRAY<STRING>, text STRING, category STRING"
-    return lines.mapInArrow(lambda batches: (parse_lines(jvm_decoded(b.column("value")), fmt) for b in batches), ddl)
+    return lines.mapInArrow(
+        lambda batches: (parse_lines(jvm_decoded(b.column("value")), fmt) for b in batches), ddl
+    )
 
 
 @pytest.mark.parametrize("parse", ["sql", "arrow"])
@@ -441,8 +728,8 @@ def test_the_sql_and_arrow_parses_are_the_python_parse_line_by_line(spark, tmp_p
     every line: TABs in the text, white space Python strips and SQL's trim does not, missing
     fields, ids and labels, blank lines that hold TABs, non-ASCII and undecodable bytes (decoded
     as the Python engines' lines are)."""
-    from nbspark.corpora import MalformedLine, parse_labelled_line, parse_sms_line
-    from nbspark.nb_inputs import text_lines
+    from nbspark.inputs.parsers import MalformedLine, parse_labelled_line, parse_sms_line
+    from nbspark.naive_bayes.inputs import text_lines
 
     lines = HOSTILE_LINES[fmt]
     path = tmp_path / f"hostile.{fmt}"
@@ -461,10 +748,19 @@ def test_the_sql_and_arrow_parses_are_the_python_parse_line_by_line(spark, tmp_p
         doc_id, labels, text = parsed
         expected.append(("documents", doc_id, list(labels) if fmt == "tsv" else [labels], text))
     rows = (text_lines if parse == "sql" else _arrow_parse)(spark.read.text(str(path)), fmt).collect()
-    got = [(r["category"], r["id"] if fmt == "tsv" else None, r["labels"], r["text"]) if r["category"] == "documents"
-           else (r["category"], None, None, None) for r in rows]
+    got = [
+        (r["category"], r["id"] if fmt == "tsv" else None, r["labels"], r["text"])
+        if r["category"] == "documents"
+        else (r["category"], None, None, None)
+        for r in rows
+    ]
     assert got == expected
-    assert {e[0] for e in expected} == {"documents", "blank_lines", "malformed.fields", "malformed.labels"} | ({"malformed.id"} if fmt == "tsv" else set())
+    assert {e[0] for e in expected} == {
+        "documents",
+        "blank_lines",
+        "malformed.fields",
+        "malformed.labels",
+    } | ({"malformed.id"} if fmt == "tsv" else set())
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
@@ -489,15 +785,33 @@ def test_multilabel_documents_count_once_per_label_in_every_engine(spark, tmp_pa
             docs[y] += 1
             expected.update((y, w) for w in (set(tokens) if model == "bernoulli" else tokens))
         if i % 50 == 7:
-            lines += ["", f"d{i}x\t \tno label", "no tabs", "\t\t", " \x0c"]  # the last two are blank to Python
+            lines += [
+                "",
+                f"d{i}x\t \tno label",
+                "no tabs",
+                "\t\t",
+                " \x0c",
+            ]  # the last two are blank to Python
     path = tmp_path / "multi.tsv"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     for engine in ("combine", "dataframe", "arrow"):
-        cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "nb.model": model, "engine": engine,
-                                 "train.format": "tsv", "train.path": str(path), "partitions": "3"})
+        cfg = load_config(
+            None,
+            {
+                "task": "naive_bayes",
+                "nb.tokenizer": "words",
+                "nb.model": model,
+                "engine": engine,
+                "train.format": "tsv",
+                "train.path": str(path),
+                "partitions": "3",
+            },
+        )
         manifest = fit(spark, cfg, tmp_path / engine)
         rows = read_parquet_checked(spark, tmp_path / engine / "counts", COUNT_DDL).collect()
-        assert {(r["label"], r["feature"]): r["n"] for r in rows if r["event"] == "YX"} == dict(expected), engine
+        assert {(r["label"], r["feature"]): r["n"] for r in rows if r["event"] == "YX"} == dict(expected), (
+            engine
+        )
         assert {r["label"]: r["n"] for r in rows if r["event"] == "Y"} == dict(docs), engine
         assert manifest["stats"]["documents"] == 300 and manifest["stats"]["malformed"] == 12, engine
         assert manifest["stats"]["blank_lines"] == 18, engine
@@ -510,13 +824,21 @@ def test_log_loss_needs_every_gold_posterior_kept(spark, tmp_path):
     classes = "abcdefg"
     (tmp_path / "train.tsv").write_text("".join(f"t{c}\t{c}\tw{c}\n" for c in classes))
     (tmp_path / "test.tsv").write_text("x1\ta\twa\nx2\tg\twa\n")
-    settings = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv", "train.path": str(tmp_path / "train.tsv"),
-                "test.format": "tsv", "test.path": str(tmp_path / "test.tsv")}
+    settings = {
+        "task": "naive_bayes",
+        "nb.tokenizer": "words",
+        "train.format": "tsv",
+        "train.path": str(tmp_path / "train.tsv"),
+        "test.format": "tsv",
+        "test.path": str(tmp_path / "test.tsv"),
+    }
     fit(spark, load_config(None, settings), tmp_path / "model")
     out = {}
     for posteriors in ("top", "all"):
         cfg = load_config(None, {**settings, "nb.posteriors": posteriors, "scoring": "arrow"})
-        out[posteriors] = classify_nb(spark, cfg, tmp_path / "model", resolve_input(cfg.test, None), tmp_path / posteriors)
+        out[posteriors] = classify_nb(
+            spark, cfg, tmp_path / "model", resolve_input(cfg.test, None), tmp_path / posteriors
+        )
     assert out["top"]["log_loss"] is None and "nb.posteriors = all" in out["top"]["log_loss_note"]
     assert out["all"]["log_loss"] == pytest.approx((math.log(4) + math.log(8)) / 2)
     preds = {r["id"]: r for r in spark.read.parquet(str(tmp_path / "top" / "predictions")).collect()}
@@ -538,24 +860,45 @@ def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, 
     results, stats = {}, {}
     for path in ("broadcast", scoring):
         # auto with a limit of 0 MB: every model is too large to broadcast, so it joins
-        run = china_cfg(fixtures, tmp_path, scoring=path.split("-")[0], broadcast_limit_mb="0" if path == "auto-join" else "512",
-                        **{"test.path": str(fixtures / "china_test_dirty.tsv")})
+        run = china_cfg(
+            fixtures,
+            tmp_path,
+            scoring=path.split("-")[0],
+            broadcast_limit_mb="0" if path == "auto-join" else "512",
+            **{"test.path": str(fixtures / "china_test_dirty.tsv")},
+        )
         metrics = classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / path)
         assert metrics["scoring"] == path.split("-")[-1] and metrics["documents"] == 3
-        results[path] = {r["id"]: r for r in spark.read.parquet(str(tmp_path / path / "predictions")).collect()}
+        results[path] = {
+            r["id"]: r for r in spark.read.parquet(str(tmp_path / path / "predictions")).collect()
+        }
         stats[path] = {k: metrics[k] for k in ("input_stats", "malformed_examples", "unknown_features")}
     # the same statistics from every scorer: lines, malformed lines (and the first ones), unknown tokens
     assert stats[scoring] == stats["broadcast"]
     assert stats["broadcast"]["unknown_features"] == 1  # osaka
     assert stats["broadcast"]["input_stats"] == {  # counted by hand: tests/data/README.md
-        "blank_lines": 1, "documents": 3, "empty_documents": 1, "lines_read": 7,
-        "malformed": 3, "malformed.fields": 1, "malformed.id": 1, "malformed.labels": 1,
+        "blank_lines": 1,
+        "documents": 3,
+        "empty_documents": 1,
+        "lines_read": 7,
+        "malformed": 3,
+        "malformed.fields": 1,
+        "malformed.id": 1,
+        "malformed.labels": 1,
     }
-    assert [(b["line_number"], b["reason"]) for b in stats["broadcast"]["malformed_examples"]] == [(3, "fields"), (4, "id"), (6, "labels")]
+    assert [(b["line_number"], b["reason"]) for b in stats["broadcast"]["malformed_examples"]] == [
+        (3, "fields"),
+        (4, "id"),
+        (6, "labels"),
+    ]
     assert sorted(results[scoring]) == sorted(results["broadcast"]) == ["d5", "d7", "d9"]
     for doc_id, b in results["broadcast"].items():
         other = results[scoring][doc_id]
-        assert (other["predicted"], other["ranked_labels"], other["gold"]) == (b["predicted"], b["ranked_labels"], b["gold"])
+        assert (other["predicted"], other["ranked_labels"], other["gold"]) == (
+            b["predicted"],
+            b["ranked_labels"],
+            b["gold"],
+        )
         assert other["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12)
 
 
@@ -566,21 +909,38 @@ def test_documents_sharing_an_id_are_scored_apart_by_every_scorer(spark, fixture
     cfg = china_cfg(fixtures, tmp_path, **{"nb.model": model})
     fit(spark, cfg, tmp_path / "model")
     test = tmp_path / "dup.tsv"
-    test.write_text("x\tc\tChinese Chinese Chinese Tokyo Japan\nx\tj\tTokyo Japan Tokyo\nx\tc\tChinese Beijing\ny\tj\tJapan\n")
+    test.write_text(
+        "x\tc\tChinese Chinese Chinese Tokyo Japan\nx\tj\tTokyo Japan Tokyo\nx\tc\tChinese "
+        "Beijing\ny\tj\tJapan\n"
+    )
     got = {}
     for scoring in ("broadcast", "join"):
         run = china_cfg(fixtures, tmp_path, scoring=scoring, **{"nb.model": model, "test.path": str(test)})
-        assert classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / scoring)["documents"] == 4
+        assert (
+            classify_nb(spark, run, tmp_path / "model", resolve_input(run.test, None), tmp_path / scoring)[
+                "documents"
+            ]
+            == 4
+        )
         rows = spark.read.parquet(str(tmp_path / scoring / "predictions")).collect()
-        got[scoring] = sorted((r["id"], r["gold"], r["predicted"], r["ranked_labels"], tuple(round(p, 9) for p in r["ranked_probabilities"])) for r in rows)
+        got[scoring] = sorted(
+            (
+                r["id"],
+                r["gold"],
+                r["predicted"],
+                r["ranked_labels"],
+                tuple(round(p, 9) for p in r["ranked_probabilities"]),
+            )
+            for r in rows
+        )
     assert got["join"] == got["broadcast"] and len(got["join"]) == 4
     assert all(max(p) > 0.5 for *_, p in got["join"])
 
 
 def test_schema_of_is_the_jvm_reading_of_the_same_ddl(spark):
-    from nbspark.events import count_ddl
-    from nbspark.frames import schema_of
-    from nbspark.nb import COUNT_DDL
+    from nbspark.backoff.events import count_ddl
+    from nbspark.naive_bayes.model import COUNT_DDL
+    from nbspark.spine.frames import schema_of
 
     for ddl in (COUNT_DDL, count_ddl("ABCDE"), "id STRING NOT NULL, tokens ARRAY<STRING>, line INT NOT NULL"):
         assert schema_of(ddl) == spark.createDataFrame([], ddl).schema
@@ -592,7 +952,7 @@ def test_local_frame_is_create_data_frame_without_a_python_rdd(spark):
     """The few rows the jobs make in the driver reach the JVM as Arrow: the same rows and schema
     as spark.createDataFrame of the list (nulls, non-ASCII, 64-bit, infinity, lists), read by a
     LocalTableScan, not from a Python RDD that costs a Python task in every job over them."""
-    from nbspark.frames import local_frame
+    from nbspark.spine.frames import local_frame
 
     ddl = "a STRING, b BIGINT, c DOUBLE, d ARRAY<STRING>"
     rows = [("x", 1, 0.5, ["p", None]), (None, None, None, None), ("é日", -(2**62), float("inf"), [])]
@@ -600,25 +960,39 @@ def test_local_frame_is_create_data_frame_without_a_python_rdd(spark):
     assert got.collect() == want.collect() and got.schema == want.schema
     assert "LocalTableScan" in got._jdf.queryExecution().executedPlan().toString()
     assert local_frame(spark, [], ddl).collect() == [] and local_frame(spark, [], ddl).schema == want.schema
-    with pytest.raises(Exception):
+    with pytest.raises((TypeError, ValueError)):  # pyarrow's ArrowTypeError, ArrowInvalid
         local_frame(spark, [("x", "not a number", 0.5, [])], ddl)
 
 
 @pytest.mark.parametrize("engine", ["dataframe", "arrow"])
 def test_sql_engines_know_the_rows_they_write(spark, tmp_path, engine):
     # hand-counted: label e has a document but no word, so it has no YX and no YX=ANY row
-    (tmp_path / "t.tsv").write_text("d1\tc\tChinese Beijing Chinese\nd2\tc\tChinese Chinese Shanghai\nd3\tj\tTokyo Japan Chinese\nd4\te\t!!! ...\n")
+    (tmp_path / "t.tsv").write_text(
+        "d1\tc\tChinese Beijing Chinese\nd2\tc\tChinese Chinese Shanghai\nd3\tj\tTokyo Japan "
+        "Chinese\nd4\te\t!!! ...\n"
+    )
     written = {}
     for model in ("multinomial", "bernoulli"):
-        cfg = load_config(None, {"task": "naive_bayes", "nb.tokenizer": "words", "nb.model": model, "engine": engine,
-                                 "train.format": "tsv", "train.path": str(tmp_path / "t.tsv")})
+        cfg = load_config(
+            None,
+            {
+                "task": "naive_bayes",
+                "nb.tokenizer": "words",
+                "nb.model": model,
+                "engine": engine,
+                "train.format": "tsv",
+                "train.path": str(tmp_path / "t.tsv"),
+            },
+        )
         manifest = fit(spark, cfg, tmp_path / model)
         written[model] = manifest["count_rows"]
-        from nbspark.nb_count import count_nb
+        from nbspark.naive_bayes.count import count_nb
 
         counted = count_nb(spark, cfg, resolve_input(cfg.train, None))
         try:
-            assert counted.known["rows"] == {"multinomial": 13, "bernoulli": 10}[model]  # Y=ANY, 3 Y, 6 YX (+ 3 YX=ANY at most)
+            assert (
+                counted.known["rows"] == {"multinomial": 13, "bernoulli": 10}[model]
+            )  # Y=ANY, 3 Y, 6 YX (+ 3 YX=ANY at most)
         finally:
             counted.release()
     # Y=ANY, Y for c, j, e, YX: chinese beijing shanghai | tokyo japan chinese, YX=ANY for c and j
@@ -631,8 +1005,15 @@ def test_alpha_zero_documents_no_class_can_explain_are_counted_by_every_scorer(s
     class, and is counted and reported, not passed off as a confident answer (hand-counted)."""
     (tmp_path / "train.tsv").write_text("d1\tc\tBeijing Shanghai\nd2\tj\tTokyo Osaka\nd3\tc\tBeijing\n")
     (tmp_path / "test.tsv").write_text("t1\tc\tBeijing Tokyo\nt2\tj\tTokyo\nt3\tc\tShanghai\n")
-    base = {"task": "naive_bayes", "nb.tokenizer": "words", "nb.alpha": "0", "train.format": "tsv",
-            "train.path": str(tmp_path / "train.tsv"), "test.format": "tsv", "test.path": str(tmp_path / "test.tsv")}
+    base = {
+        "task": "naive_bayes",
+        "nb.tokenizer": "words",
+        "nb.alpha": "0",
+        "train.format": "tsv",
+        "train.path": str(tmp_path / "train.tsv"),
+        "test.format": "tsv",
+        "test.path": str(tmp_path / "test.tsv"),
+    }
     cfg = load_config(None, base)
     fit(spark, cfg, tmp_path / "m")
     for scoring in ("broadcast", "arrow"):
@@ -643,16 +1024,30 @@ def test_alpha_zero_documents_no_class_can_explain_are_counted_by_every_scorer(s
         assert rows["t1"]["ranked_probabilities"] == [0.5, 0.5] and rows["t1"]["predicted"] == ["c"]
         assert rows["t2"]["ranked_probabilities"] == [1.0, 0.0]
         report = (tmp_path / scoring / "report.txt").read_text()
-        assert "documents no class can explain (every class has probability 0, as nb.alpha = 0 allows): 1;" in report
-    with caplog.at_level("WARNING", logger="nbspark.models"):
+        assert (
+            "documents no class can explain (every class has probability 0, as nb.alpha = 0 allows): 1;"
+            in report
+        )
+    with caplog.at_level("WARNING", logger="nbspark.loading"):
         proba = nbspark.load(tmp_path / "m").predict_proba(["Beijing Tokyo", "Tokyo"])
     assert proba.tolist() == [[0.5, 0.5], [0.0, 1.0]]
-    assert [r.getMessage() for r in caplog.records if r.name == "nbspark.models"] == [
+    assert [r.getMessage() for r in caplog.records if r.name == "nbspark.loading"] == [
         "1 of 2 texts: no class can explain them (every class has probability 0, as alpha = 0 allows); "
-        "each got equal posteriors and the first class"]
+        "each got equal posteriors and the first class"
+    ]
     cfg = load_config(None, {**base, "nb.alpha": "1"})
-    metrics = classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "alpha1", frozenset({"nb.alpha"}))
-    assert metrics["unexplained_documents"] == 0 and "no class can explain" not in (tmp_path / "alpha1" / "report.txt").read_text()
+    metrics = classify_nb(
+        spark,
+        cfg,
+        tmp_path / "m",
+        resolve_input(cfg.test, None),
+        tmp_path / "alpha1",
+        frozenset({"nb.alpha"}),
+    )
+    assert (
+        metrics["unexplained_documents"] == 0
+        and "no class can explain" not in (tmp_path / "alpha1" / "report.txt").read_text()
+    )
 
 
 @pytest.mark.parametrize("scoring", ["arrow", "broadcast", "join"])
@@ -662,17 +1057,23 @@ def test_a_scorers_partition_count_is_its_predictions(spark, fixtures, tmp_path,
     few predictions: more partitions than local[2] has cores (the SQL text source packs small
     files into as many partitions as cores, unless its partitions are small), so AQE rebalances
     them into one file."""
-    from nbspark.nb_scoring import score
+    from nbspark.naive_bayes.scoring import score
 
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for i in range(6):
-        (corpus / f"{i}.tsv").write_text((fixtures / "china_test.tsv").read_text(encoding="utf-8"), encoding="utf-8")
+        (corpus / f"{i}.tsv").write_text(
+            (fixtures / "china_test.tsv").read_text(encoding="utf-8"), encoding="utf-8"
+        )
     cfg = china_cfg(fixtures, tmp_path, scoring=scoring, **{"test.path": str(corpus)})
     fit(spark, cfg, tmp_path / "model")
     inputs = resolve_input(cfg.test, None)
     model = _model(spark, tmp_path / "model", cfg) if scoring != "join" else None
-    counts = read_counts(spark, tmp_path / "model", NAIVE_BAYES, load_nb_manifest(tmp_path / "model")) if scoring == "join" else None
+    counts = (
+        read_counts(spark, tmp_path / "model", NAIVE_BAYES, load_nb_manifest(tmp_path / "model"))
+        if scoring == "join"
+        else None
+    )
     spark.conf.set("spark.sql.files.maxPartitionBytes", "1k")
     try:
         scored = score(spark, cfg, inputs, scoring, counts, model, 2)
@@ -697,28 +1098,50 @@ def test_written_log_loss_totals_are_the_same_in_the_driver_and_in_spark(spark, 
     LOG_EPS), NaN and values above 1 as 1, in several part files. Hand-counted: n = 12, multi = 2
     (two labels, none; a null list has no size under ANSI SQL), missing = 5 (b not ranked, no
     gold label, a null one, a null list, a null probability)."""
-    from nbspark.classifying import Written
-    from nbspark.metrics import LOG_EPS
-    from nbspark.nb_jobs import _arrow_losses, _spark_losses
-    from nbspark.storage import location
+    from nbspark.naive_bayes.jobs import _arrow_losses, _spark_losses
+    from nbspark.report.metrics import LOG_EPS
+    from nbspark.spine.classifying import Written
+    from nbspark.storage.locations import location
 
-    rows = [(["a"], ["a", "b"], [0.7, 0.3]), (["b"], ["a", "b"], [0.6, 0.4]), (["b"], ["a", "c"], [0.6, 0.4]),
-            (["a", "b"], ["b", "a"], [0.5, 0.5]), ([], ["a"], [1.0]), ([None], ["a"], [1.0]), (None, ["a"], [1.0]),
-            (["c"], ["c"], [None]), (["d"], ["d"], [float("nan")]), (["e"], ["e", "e"], [0.2, 0.9]), (["f"], ["f"], [0.0]),
-            (["g"], ["g"], [1.5])]
+    rows = [
+        (["a"], ["a", "b"], [0.7, 0.3]),
+        (["b"], ["a", "b"], [0.6, 0.4]),
+        (["b"], ["a", "c"], [0.6, 0.4]),
+        (["a", "b"], ["b", "a"], [0.5, 0.5]),
+        ([], ["a"], [1.0]),
+        ([None], ["a"], [1.0]),
+        (None, ["a"], [1.0]),
+        (["c"], ["c"], [None]),
+        (["d"], ["d"], [float("nan")]),
+        (["e"], ["e", "e"], [0.2, 0.9]),
+        (["f"], ["f"], [0.0]),
+        (["g"], ["g"], [1.5]),
+    ]
     schema = "gold ARRAY<STRING>, ranked_labels ARRAY<STRING>, ranked_probabilities ARRAY<DOUBLE>"
     spark.createDataFrame(rows, schema).repartition(3).write.parquet(str(tmp_path / "p"))
     table = location(tmp_path / "p")
     parts = table.files(skip=lambda name: name.startswith(("_", ".")))
     columns = ["gold", "ranked_labels", "ranked_probabilities"]
-    in_spark = Written(spark, table, spark.read.parquet(table.uri).schema, parts, False).totals(columns, _arrow_losses, _spark_losses)
+    in_spark = Written(spark, table, spark.read.parquet(table.uri).schema, parts, False).totals(
+        columns, _arrow_losses, _spark_losses
+    )
     in_driver = Written(spark, table, None, parts, True).totals(columns, _arrow_losses, _spark_losses)
     loss = -math.log(0.7) - math.log(0.4) - math.log(0.5) - math.log(0.2) - 6 * math.log(LOG_EPS)
     assert len(parts) == 3
-    assert {k: in_driver[k] for k in ("n", "multi", "missing")} == {k: in_spark[k] for k in ("n", "multi", "missing")} == {
-        "n": 12, "multi": 2, "missing": 5}
-    assert in_driver["loss"] == pytest.approx(in_spark["loss"], rel=1e-12) and in_driver["loss"] == pytest.approx(loss, rel=1e-12)
-    assert _arrow_losses(Written(spark, table, None, [], True).totals(columns, lambda t: t, None)) == {"n": 0, "multi": 0, "missing": 0, "loss": 0.0}
+    assert (
+        {k: in_driver[k] for k in ("n", "multi", "missing")}
+        == {k: in_spark[k] for k in ("n", "multi", "missing")}
+        == {"n": 12, "multi": 2, "missing": 5}
+    )
+    assert in_driver["loss"] == pytest.approx(in_spark["loss"], rel=1e-12) and in_driver[
+        "loss"
+    ] == pytest.approx(loss, rel=1e-12)
+    assert _arrow_losses(Written(spark, table, None, [], True).totals(columns, lambda t: t, None)) == {
+        "n": 0,
+        "multi": 0,
+        "missing": 0,
+        "loss": 0.0,
+    }
 
 
 def test_written_counts_are_the_same_in_the_driver_and_in_spark(spark, tmp_path):
@@ -727,12 +1150,27 @@ def test_written_counts_are_the_same_in_the_driver_and_in_spark(spark, tmp_path)
     elements in order (["a", "bc"] is not ["ab", "c"], nor is a label that spells a length prefix
     another list), an empty list apart from a null one and from [null], nulls as one group, in
     several part files."""
-    from nbspark.classifying import Written
-    from nbspark.storage import location
+    from nbspark.spine.classifying import Written
+    from nbspark.storage.locations import location
 
-    rows = [(["a", "b"], "x"), (["ab"], "x"), (["a", "bc"], None), (["ab", "c"], None), ([], "x"), (None, "x"), ([None], "x"),
-            (["a", "b"], "x"), ([], "x"), (None, "x"), (["é", "12"], "y"), (["S0000000001a"], "y"), (["a"], "y")]
-    spark.createDataFrame(rows, "gold ARRAY<STRING>, predicted STRING").repartition(3).write.parquet(str(tmp_path / "p"))
+    rows = [
+        (["a", "b"], "x"),
+        (["ab"], "x"),
+        (["a", "bc"], None),
+        (["ab", "c"], None),
+        ([], "x"),
+        (None, "x"),
+        ([None], "x"),
+        (["a", "b"], "x"),
+        ([], "x"),
+        (None, "x"),
+        (["é", "12"], "y"),
+        (["S0000000001a"], "y"),
+        (["a"], "y"),
+    ]
+    spark.createDataFrame(rows, "gold ARRAY<STRING>, predicted STRING").repartition(3).write.parquet(
+        str(tmp_path / "p")
+    )
     table = location(tmp_path / "p")
     parts = table.files(skip=lambda name: name.startswith(("_", ".")))
     schema = spark.read.parquet(table.uri).schema
@@ -743,7 +1181,22 @@ def test_written_counts_are_the_same_in_the_driver_and_in_spark(spark, tmp_path)
     for part in parts:  # read once, by preload
         (tmp_path / "p" / part.name).unlink()
     in_driver = sorted(small.counts(["gold", "predicted"]), key=repr)
-    assert in_driver == in_spark == sorted([
-        (("a", "b"), "x", 2), (("ab",), "x", 1), (("a", "bc"), None, 1), (("ab", "c"), None, 1), ((), "x", 2), (None, "x", 2),
-        ((None,), "x", 1), (("é", "12"), "y", 1), (("S0000000001a",), "y", 1), (("a",), "y", 1),
-    ], key=repr)
+    assert (
+        in_driver
+        == in_spark
+        == sorted(
+            [
+                (("a", "b"), "x", 2),
+                (("ab",), "x", 1),
+                (("a", "bc"), None, 1),
+                (("ab", "c"), None, 1),
+                ((), "x", 2),
+                (None, "x", 2),
+                ((None,), "x", 1),
+                (("é", "12"), "y", 1),
+                (("S0000000001a",), "y", 1),
+                (("a",), "y", 1),
+            ],
+            key=repr,
+        )
+    )

@@ -1,7 +1,8 @@
-"""The package's shape: __all__ is honest, and the pure modules never import pyspark."""
+"""The package's shape: __all__ is honest, the floors hold (no circle, no import from a higher
+floor), modules stay small, and the pure modules never import pyspark."""
 
+import ast
 import importlib
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,9 +11,24 @@ import pytest
 
 import nbspark
 
-PURE = ["errors", "config", "capabilities", "text", "corpora", "events", "model", "backoff", "nb", "metrics", "models", "command",
-        "runstats", "manifests", "reports", "rules", "evaluation"]
-MODULES = sorted(p.stem for p in (Path(nbspark.__file__).parent).glob("*.py") if p.stem != "__init__")
+ROOT = Path(nbspark.__file__).parent
+sys.path.insert(0, str(ROOT.parent / "scripts"))
+import import_graph  # noqa: E402
+
+#: Modules that run where no JVM is: the no-Spark face, the settings, the reports, the parsers and
+#: the pure maths of both families.
+PURE = [
+    "errors", "loading", "app.command", "settings.config", "settings.capabilities", "settings.check",
+    "settings.naive_bayes", "inputs.tokens", "inputs.parsers", "inputs.stats", "report.metrics",
+    "report.format", "storage.manifests", "backoff.events", "backoff.model", "backoff.predict",
+    "backoff.predictor", "backoff.rules", "backoff.evaluation", "backoff.strategies", "naive_bayes.model",
+    "naive_bayes.predictor",
+]  # fmt: skip
+MODULES = sorted(
+    ".".join(p.relative_to(ROOT).with_suffix("").parts)
+    for p in ROOT.rglob("*.py")
+    if p.name != "__init__.py" and p.parent.name != "jobs"
+)
 
 
 def test_all_is_honest():
@@ -30,38 +46,54 @@ def test_module_all_is_honest(module):
     for name in mod.__all__:
         assert hasattr(mod, name), f"nbspark.{module}.{name}"
     defined = {
-        name for name, obj in vars(mod).items()
+        name
+        for name, obj in vars(mod).items()
         if not name.startswith("_") and getattr(obj, "__module__", None) == mod.__name__ and callable(obj)
     }
-    assert defined <= set(mod.__all__), f"nbspark.{module}: public but not in __all__: {sorted(defined - set(mod.__all__))}"
+    assert defined <= set(mod.__all__), (
+        f"nbspark.{module}: public but not in __all__: {sorted(defined - set(mod.__all__))}"
+    )
 
 
-def test_families_do_not_import_each_other():
-    """The n-gram and naive Bayes job code share the lower floor, never each other's modules."""
-    root = Path(nbspark.__file__).parent
-    backoff = {"ngram_inputs", "ngram_count", "backoff_jobs", "query", "curves", "check_job", "ml_backoff", "google_filter"}
-    naive_bayes = {"nb_inputs", "nb_count", "nb_scoring", "nb_jobs"}
-    for mine, theirs in ((backoff, naive_bayes), (naive_bayes, backoff)):
-        for module in mine:
-            text = (root / f"{module}.py").read_text()
-            imported = set(re.findall(r"^\s*from \.(\w+) import", text, flags=re.MULTILINE))
-            assert not imported & theirs, f"{module} imports {sorted(imported & theirs)}"
+def test_the_floors_hold():
+    """No circle, no import from a higher floor, and the two families never import each other
+    (``scripts/import_graph.py``, which prints the graph)."""
+    known = import_graph.modules(ROOT)
+    graph = {name: import_graph.imports(name, path, known) for name, path in known.items()}
+    assert import_graph.breaches(graph) == []
+    for name, targets in graph.items():
+        for family, other in (("naive_bayes", "backoff"), ("backoff", "naive_bayes")):
+            if name.startswith(f"nbspark.{family}."):
+                assert not [t for t in targets if t.startswith(f"nbspark.{other}")], name
+
+
+def test_the_graph_checker_sees_a_circle_and_an_import_upwards():
+    graph = {
+        "nbspark.spine.a": {"nbspark.app.cli"},
+        "nbspark.app.cli": set(),
+        "nbspark.inputs.x": {"nbspark.inputs.y"},
+    }
+    graph["nbspark.inputs.y"] = {"nbspark.inputs.x"}
+    problems = import_graph.breaches(graph)
+    assert problems[0].startswith("nbspark.spine.a (spine) imports nbspark.app.cli, a higher floor (app)")
+    assert problems[1] == "circle: nbspark.inputs.x -> nbspark.inputs.y"
 
 
 def test_no_module_is_too_long():
-    """About 400 lines at most per module, about 60 per function."""
-    import ast
-
-    for path in (Path(nbspark.__file__).parent).glob("*.py"):
+    """At most 520 lines per module and 100 per function, as the formatter lays them out: past
+    that, split by role rather than squeeze."""
+    for path in ROOT.rglob("*.py"):
         text = path.read_text()
-        assert len(text.splitlines()) <= 420, f"{path.name}: {len(text.splitlines())} lines"
+        assert len(text.splitlines()) <= 520, f"{path.relative_to(ROOT)}: {len(text.splitlines())} lines"
         for node in ast.walk(ast.parse(text)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 length = node.end_lineno - node.lineno + 1
-                assert length <= 65, f"{path.name}:{node.lineno} {node.name} is {length} lines"
+                assert length <= 100, f"{path.relative_to(ROOT)}:{node.lineno} {node.name} is {length} lines"
 
 
 def test_pure_modules_do_not_import_pyspark():
-    code = "import sys; " + "; ".join(f"import nbspark.{m}" for m in PURE) + "; print('pyspark' in sys.modules)"
+    code = (
+        "import sys; " + "; ".join(f"import nbspark.{m}" for m in PURE) + "; print('pyspark' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -2,26 +2,23 @@
 
 import json
 import shutil
-from pathlib import Path
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from pyspark.testing import assertDataFrameEqual
 
-from nbspark.config import InputSpec, load_config
-from nbspark.corpora import MalformedLine
-from nbspark.events import count_ddl, example_events, ngram_example
-from nbspark.backoff_jobs import BACKOFF, classify, load_backoff_manifest, train
-from nbspark.errors import InputError
-from nbspark.inputs import resolve_input
-from nbspark.query import query
-from nbspark.errors import OutputError
-from nbspark.tables import check_output
-from nbspark.training import read_counts
-
+from nbspark.backoff.events import count_ddl, example_events, ngram_example
+from nbspark.backoff.jobs import BACKOFF, classify, load_backoff_manifest, train
+from nbspark.backoff.query import query
+from nbspark.errors import InputError, OutputError
+from nbspark.inputs.parsers import MalformedLine
+from nbspark.inputs.resolve import InputSpec, resolve_input
+from nbspark.settings.config import load_config
+from nbspark.spine.training import read_counts
+from nbspark.storage.tables import check_output
 
 pytestmark = pytest.mark.spark
-
 
 
 def cfg_for(tmp_path, fixtures, **extra):
@@ -39,7 +36,9 @@ def cfg_for(tmp_path, fixtures, **extra):
 def run_train(spark, cfg, out=None, overwrite=False):
     inputs = resolve_input(cfg.train, None)
     out = check_output(out or cfg.model_dir, overwrite, [inputs.root])
-    return train(spark, cfg, inputs, out, overwrite=overwrite), Path(str(out))  # a Location; the tests look at the local files
+    return train(spark, cfg, inputs, out, overwrite=overwrite), Path(
+        str(out)
+    )  # a Location; the tests look at the local files
 
 
 @pytest.fixture(scope="module")
@@ -68,14 +67,19 @@ def test_train_stats_hand_counted(model):
 
 
 def test_report_names_a_set_word_never_counted(spark, model, fixtures, tmp_path):
-    from nbspark.reports import format_train_report
+    from nbspark.report.format import format_train_report
 
     _, manifest, _ = model
     assert "never counted" not in format_train_report(manifest, "m")
-    cfg = cfg_for(tmp_path, fixtures, confusion_set='["affect", "effect", "effects"]')  # no line of ngrams.txt is centred on effects
+    cfg = cfg_for(
+        tmp_path, fixtures, confusion_set='["affect", "effect", "effects"]'
+    )  # no line of ngrams.txt is centred on effects
     wider, _ = run_train(spark, cfg)
     assert wider["label_counts"] == manifest["label_counts"]
-    assert "\nnever counted (no example centred on them, so never predicted): effects\n" in format_train_report(wider, "m")
+    assert (
+        "\nnever counted (no example centred on them, so never predicted): effects\n"
+        in format_train_report(wider, "m")
+    )
 
 
 def test_count_table_equals_plain_python_count(spark, model, fixtures):
@@ -101,23 +105,40 @@ def test_one_partition_equals_many(spark, model, fixtures, tmp_path):
     cfg, manifest, out = model
     many = cfg_for(tmp_path, fixtures, partitions="3")
     _, out3 = run_train(spark, many)
-    assertDataFrameEqual(read_counts(spark, out3, BACKOFF, manifest), read_counts(spark, out, BACKOFF, manifest), checkRowOrder=False)
+    assertDataFrameEqual(
+        read_counts(spark, out3, BACKOFF, manifest),
+        read_counts(spark, out, BACKOFF, manifest),
+        checkRowOrder=False,
+    )
 
 
 def test_pairs_engine_equals_arrow_engine(spark, model, fixtures, tmp_path):
     # the card's literal flatMap((event, 1)).reduceByKey against the default (arrow) engine
     cfg, manifest, out = model
     pairs_manifest, out_pairs = run_train(spark, cfg_for(tmp_path, fixtures, engine="pairs", partitions="3"))
-    assertDataFrameEqual(read_counts(spark, out_pairs, BACKOFF, manifest), read_counts(spark, out, BACKOFF, manifest), checkRowOrder=False)
-    assert pairs_manifest["stats"] == manifest["stats"] and pairs_manifest["distinct_events"] == manifest["distinct_events"]
+    assertDataFrameEqual(
+        read_counts(spark, out_pairs, BACKOFF, manifest),
+        read_counts(spark, out, BACKOFF, manifest),
+        checkRowOrder=False,
+    )
+    assert (
+        pairs_manifest["stats"] == manifest["stats"]
+        and pairs_manifest["distinct_events"] == manifest["distinct_events"]
+    )
 
 
 @pytest.mark.parametrize("partitions", ["0", "3"])
 def test_arrow_engine_equals_combine_engine(spark, model, fixtures, tmp_path, partitions):
     cfg, manifest, out = model
     assert manifest["engine"] == "arrow"  # auto, for ngrams input in permissive mode
-    combine_manifest, out_combine = run_train(spark, cfg_for(tmp_path, fixtures, engine="combine", partitions=partitions))
-    assertDataFrameEqual(read_counts(spark, out_combine, BACKOFF, manifest), read_counts(spark, out, BACKOFF, manifest), checkRowOrder=False)
+    combine_manifest, out_combine = run_train(
+        spark, cfg_for(tmp_path, fixtures, engine="combine", partitions=partitions)
+    )
+    assertDataFrameEqual(
+        read_counts(spark, out_combine, BACKOFF, manifest),
+        read_counts(spark, out, BACKOFF, manifest),
+        checkRowOrder=False,
+    )
     for key in ("stats", "distinct_events", "label_counts", "malformed_examples"):
         assert combine_manifest[key] == manifest[key], key
 
@@ -145,16 +166,24 @@ def test_classify_hand_counted(spark, model, tmp_path):
     assert (p["a"], p["b"], p["c"], p["d"], p["e"]) == ("could", "not", "effect", "the", "ratio")
     assert (p["gold"], p["predicted"], p["subset"]) == ("effect", "affect", "BD")
     assert p["probability"] == pytest.approx(0.9)
-    assert preds["reuters:2#0"]["a"] == "<s>" and preds["reuters:2#0"]["probability"] == pytest.approx(23 / 34)
+    assert preds["reuters:2#0"]["a"] == "<s>" and preds["reuters:2#0"]["probability"] == pytest.approx(
+        23 / 34
+    )
     worked = metrics["worked_examples"]
-    assert (worked[0]["predicted"], worked[0]["subset"], worked[0]["unseen_at"]) == ("affect", "ABD", ["ABDE"])
+    assert (worked[0]["predicted"], worked[0]["subset"], worked[0]["unseen_at"]) == (
+        "affect",
+        "ABD",
+        ["ABDE"],
+    )
     saved = json.loads((results / "metrics.json").read_text())
     assert saved["accuracy"] == 0.5 and (results / "report.txt").read_text().startswith("examples: 4")
 
 
 def test_classify_with_splits_and_a_shorter_chain(spark, model, tmp_path):
     cfg, _, out = model
-    cfg = load_config(None, {"test.path": cfg.test.path, "test.splits": "TEST", "backoff": "B,", "worked_examples": ""})
+    cfg = load_config(
+        None, {"test.path": cfg.test.path, "test.splits": "TEST", "backoff": "B,", "worked_examples": ""}
+    )
     inputs = resolve_input(cfg.test, None)
     metrics = classify(spark, cfg, out, inputs, tmp_path / "r")
     assert metrics["examples"] == 1  # story 2 only (story 4 has no body)
@@ -176,7 +205,12 @@ def test_query_from_model_and_from_file(spark, model, fixtures):
     raw = resolve_input(InputSpec("ngrams", str(fixtures / "ngrams.txt")), None)
     r = query(spark, {"C": "_"}, ngram_inputs=raw)
     # as written: 'EFFECT' stays apart and the off-set line 'cause' counts too
-    assert {t["values"]["C"]: t["count"] for t in r["top"]} == {"effect": 19, "affect": 11, "cause": 9, "EFFECT": 4}
+    assert {t["values"]["C"]: t["count"] for t in r["top"]} == {
+        "effect": 19,
+        "affect": 11,
+        "cause": 9,
+        "EFFECT": 4,
+    }
     assert r["input_stats"]["malformed"] == 3
     r = query(spark, {"C": "_"}, ngram_inputs=raw, fold_case=True)
     assert {t["values"]["C"]: t["count"] for t in r["top"]} == {"effect": 23, "affect": 11, "cause": 9}

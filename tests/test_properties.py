@@ -12,18 +12,46 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nbspark.backoff_jobs import BACKOFF, train
-from nbspark.config import load_config
-from nbspark.corpora import MAX_COUNT, MalformedLine, parse_ngram_line
-from nbspark.events import example_events, ngram_example
-from nbspark.inputs import resolve_input
-from nbspark.training import read_counts
+from nbspark.backoff.events import example_events, ngram_example
+from nbspark.backoff.jobs import BACKOFF, train
+from nbspark.inputs.parsers import MAX_COUNT, MalformedLine, parse_ngram_line
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
+from nbspark.spine.training import read_counts
 
 pytestmark = pytest.mark.spark
 
 ENGINES = ("pairs", "combine", "arrow")
-WORDS = ["effect", "affect", "Effect", "AFFECT", "the", "İ", "über", "", "x\x07y", "a\u00a0b", "\ufffd", "w" * 300]
-COUNTS = ["0", "1", "7", " 3 ", "\u00a05", "٣", "-1", "+2", "abc", "", str(MAX_COUNT), str(MAX_COUNT + 1), "0" + str(MAX_COUNT), "9" * 25]
+WORDS = [
+    "effect",
+    "affect",
+    "Effect",
+    "AFFECT",
+    "the",
+    "İ",
+    "über",
+    "",
+    "x\x07y",
+    "a\u00a0b",
+    "\ufffd",
+    "w" * 300,
+]
+COUNTS = [
+    "0",
+    "1",
+    "7",
+    " 3 ",
+    "\u00a05",
+    "٣",
+    "-1",
+    "+2",
+    "abc",
+    "",
+    str(MAX_COUNT),
+    str(MAX_COUNT + 1),
+    "0" + str(MAX_COUNT),
+    "9" * 25,
+]
 
 
 @st.composite
@@ -31,7 +59,11 @@ def ngram_line(draw) -> bytes:
     tokens = draw(st.lists(st.sampled_from(WORDS), min_size=3, max_size=6))
     if draw(st.booleans()):  # centred on the confusion set, mostly
         tokens[len(tokens) // 2] = draw(st.sampled_from(["effect", "affect", "Effect"]))
-    line = " ".join(tokens) + draw(st.sampled_from(["\t", "\t", "\t", " ", "\t\t"])) + draw(st.sampled_from(COUNTS))
+    line = (
+        " ".join(tokens)
+        + draw(st.sampled_from(["\t", "\t", "\t", " ", "\t\t"]))
+        + draw(st.sampled_from(COUNTS))
+    )
     raw = line.encode("utf-8") + draw(st.sampled_from([b"", b"", b"\r", b"\xff", b"\xe9"]))
     return raw
 
@@ -60,7 +92,12 @@ def python_count(data: bytes, cfg) -> tuple[Counter, dict]:
     return events, dict(stats)
 
 
-@settings(max_examples=12, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@settings(
+    max_examples=12,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 @given(st.lists(ngram_line(), min_size=1, max_size=30))
 def test_every_engine_agrees_with_plain_python(spark, lines):
     data = b"".join(raw + b"\n" for raw in lines)
@@ -84,7 +121,9 @@ def test_every_engine_agrees_with_plain_python(spark, lines):
                     train(spark, cfg, resolve_input(cfg.train, None), out)
                 continue
             manifest = train(spark, cfg, resolve_input(cfg.train, None), out)
-            table = Counter({tuple(r[:-1]): r[-1] for r in read_counts(spark, out, BACKOFF, manifest).collect()})
+            table = Counter(
+                {tuple(r[:-1]): r[-1] for r in read_counts(spark, out, BACKOFF, manifest).collect()}
+            )
             assert table == events, engine
             assert manifest["stats"] == dict(sorted(stats.items())), engine
             results[engine] = [(b["line_number"], b["reason"]) for b in manifest["malformed_examples"]]

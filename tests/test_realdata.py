@@ -7,14 +7,13 @@ slide's worked examples (probabilities 1.0 and 0.9625, decided at ABDE, ABDE, BD
 
 import pytest
 
-from nbspark.config import DEFAULT, load_config
-from nbspark.backoff_jobs import classify, train
-from nbspark.inputs import resolve_input
-from nbspark.query import query
+from nbspark.backoff.jobs import classify, train
+from nbspark.backoff.query import query
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import DEFAULT, load_config
 from tests.conftest import ROOT
 
 pytestmark = [pytest.mark.spark, pytest.mark.realdata]
-
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +37,10 @@ def test_books_to_reuters_reproduces_the_slide(spark, books, data_dir, tmp_path)
     metrics = classify(spark, DEFAULT, model, resolve_input(DEFAULT.test, str(data_dir)), tmp_path / "r")
     assert metrics["examples"] == 724 and metrics["gold_labels"] == {"affect": 195, "effect": 529}
     assert abs(metrics["distinct_examples"] - 661) / 661 < 0.02  # slide: 723 windows, 661 distinct
-    worked = {w["pattern"]: (w["predicted"], round(w["probability"], 4), w["subset"]) for w in metrics["worked_examples"]}
+    worked = {
+        w["pattern"]: (w["predicted"], round(w["probability"], 4), w["subset"])
+        for w in metrics["worked_examples"]
+    }
     assert worked == {
         "the cumulative _ of the": ("effect", 1.0, "ABDE"),
         "go into _ on january": ("effect", 1.0, "ABDE"),
@@ -96,8 +98,19 @@ def test_loaded_books_model_predicts_as_the_classify_job(spark, books, data_dir,
     rows = spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()
     model = nbspark.load(model_dir)
     got = model.predict([(r["a"], r["b"], r["c"], r["d"], r["e"]) for r in rows])
-    assert [(p.label, p.probability, p.level) for p in got] == [(r["predicted"], r["probability"], r["subset"]) for r in rows]
-    nbspark_cmd = [sys.executable, "-m", "nbspark.command", "predict", "--model", str(model_dir), "--json", "would not _ finance minister"]
+    assert [(p.label, p.probability, p.level) for p in got] == [
+        (r["predicted"], r["probability"], r["subset"]) for r in rows
+    ]
+    nbspark_cmd = [
+        sys.executable,
+        "-m",
+        "nbspark.app.command",
+        "predict",
+        "--model",
+        str(model_dir),
+        "--json",
+        "would not _ finance minister",
+    ]
     out = subprocess.run(nbspark_cmd, capture_output=True, text=True, check=True)
     answer = json.loads(out.stdout)
     assert (answer["label"], round(answer["probability"], 4), answer["level"]) == ("affect", 0.9625, "B")

@@ -1,14 +1,21 @@
-"""The checker's decision rules (``nbspark.rules``) on level counts written by hand."""
+"""The checker's decision rules (``nbspark.backoff.rules``) on level counts written by hand."""
 
 import math
 
 import pytest
 
-from nbspark.rules import UNSEEN, Rule, judge, scores
+from nbspark.backoff.rules import UNSEEN, judge, scores
+from nbspark.settings.check import Rule
 
 SET = ["affect", "effect"]
 # one stray count at ABDE against thousands at B
-LEVELS = [("ABDE", {"affect": 1}), ("ABD", {}), ("BD", {}), ("B", {"effect": 4000, "affect": 20}), ("", {"effect": 90, "affect": 10})]
+LEVELS = [
+    ("ABDE", {"affect": 1}),
+    ("ABD", {}),
+    ("BD", {}),
+    ("B", {"effect": 4000, "affect": 20}),
+    ("", {"effect": 90, "affect": 10}),
+]
 
 
 def test_the_chain_decides_at_the_first_level_seen():

@@ -5,37 +5,57 @@ import sys
 
 import pytest
 
-from nbspark.backoff_jobs import train
-from nbspark.cli import curve_main
-from nbspark.config import load_config
+from nbspark.app.cli import curve_main
+from nbspark.backoff.jobs import train
+from nbspark.backoff.query import query
 from nbspark.errors import InputError
-from nbspark.inputs import resolve_input
-from nbspark.nb_jobs import classify_nb, train_nb
-from nbspark.query import query
+from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.jobs import classify_nb, train_nb
+from nbspark.settings.config import load_config
 from tests.conftest import ROOT
 
 
 def china(fixtures, tmp_path, **extra):
-    return load_config(None, {
-        "task": "naive_bayes", "nb.tokenizer": "words",
-        "train.format": "tsv", "train.path": str(fixtures / "china_train.tsv"),
-        "test.format": "tsv", "test.path": str(fixtures / "china_test.tsv"), **extra,
-    })
+    return load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.tokenizer": "words",
+            "train.format": "tsv",
+            "train.path": str(fixtures / "china_train.tsv"),
+            "test.format": "tsv",
+            "test.path": str(fixtures / "china_test.tsv"),
+            **extra,
+        },
+    )
 
 
 def test_learning_curve_refuses_a_naive_bayes_config(capsys, tmp_path):
     """It used to train an affect/effect model on Reuters and draw curve.png titled reuters_top10."""
-    code = curve_main(["--config", str(ROOT / "conf/experiments/reuters_top10.toml"), "--out", str(tmp_path / "c")])
+    code = curve_main(
+        ["--config", str(ROOT / "conf/experiments/reuters_top10.toml"), "--out", str(tmp_path / "c")]
+    )
     err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and err == ["learning_curve.py: error: learning curves are drawn for backoff models; reuters_top10 has task = 'naive_bayes'"]
+    assert code == 2 and err == [
+        "learning_curve.py: error: learning curves are drawn for backoff models; reuters_top10 has task = "
+        "'naive_bayes'"
+    ]
     assert not (tmp_path / "c").exists()
 
 
 def test_learning_curve_without_matplotlib_refuses_before_any_work(capsys, tmp_path, monkeypatch, fixtures):
     """It used to train every fraction, then lose the CSV and JSON in a traceback."""
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
-    code = curve_main(["--set", f"train.path={fixtures / 'ngrams.txt'}", "--set", f"test.path={fixtures / 'mini.sgm'}",
-                       "--out", str(tmp_path / "c")])
+    code = curve_main(
+        [
+            "--set",
+            f"train.path={fixtures / 'ngrams.txt'}",
+            "--set",
+            f"test.path={fixtures / 'mini.sgm'}",
+            "--out",
+            str(tmp_path / "c"),
+        ]
+    )
     assert code == 2 and "needs matplotlib: pip install 'nbspark[plot]'" in capsys.readouterr().err
     assert not (tmp_path / "c").exists()
 
@@ -47,12 +67,23 @@ def test_classify_takes_the_smoothing_of_the_model(spark, fixtures, tmp_path):
     plain = china(fixtures, tmp_path)  # nb.alpha left at 1
     got = classify_nb(spark, plain, tmp_path / "m", resolve_input(plain.test, None), tmp_path / "r1")
     same = classify_nb(spark, trained, tmp_path / "m", resolve_input(trained.test, None), tmp_path / "r2")
-    assert got["smoothing"] == {"alpha": 0.1, "prior_alpha": 0.0, "unseen": "drop", "preset": ""} == same["smoothing"]
+    assert (
+        got["smoothing"]
+        == {"alpha": 0.1, "prior_alpha": 0.0, "unseen": "drop", "preset": ""}
+        == same["smoothing"]
+    )
     p1 = sorted(map(tuple, spark.read.parquet(str(tmp_path / "r1" / "predictions")).collect()))
     p2 = sorted(map(tuple, spark.read.parquet(str(tmp_path / "r2" / "predictions")).collect()))
     assert p1 == p2
     # an explicit override for this run (--set nb.alpha=1 on the command line) wins
-    over = classify_nb(spark, plain, tmp_path / "m", resolve_input(plain.test, None), tmp_path / "r3", overrides=frozenset({"nb.alpha"}))
+    over = classify_nb(
+        spark,
+        plain,
+        tmp_path / "m",
+        resolve_input(plain.test, None),
+        tmp_path / "r3",
+        overrides=frozenset({"nb.alpha"}),
+    )
     assert over["smoothing"] == {"alpha": 1.0, "prior_alpha": 0.0, "unseen": "drop", "preset": ""}
     p3 = sorted(map(tuple, spark.read.parquet(str(tmp_path / "r3" / "predictions")).collect()))
     assert [r[3] for r in p3] != [r[3] for r in p1]  # the probabilities change with α
@@ -82,7 +113,7 @@ def test_query_with_an_upper_case_word_says_the_model_is_lower_cased(spark, fixt
 def test_a_backoff_config_with_a_naive_bayes_input_is_refused_before_spark(capsys, tmp_path):
     """``train.format = "tsv"`` on a backoff config used to be read as Reuters SGML and end in
     "no training examples" after the whole job."""
-    from nbspark.cli import train_main
+    from nbspark.app.cli import train_main
 
     code = train_main(["--set", "train.format=tsv", "--out", str(tmp_path / "m")])
     err = capsys.readouterr().err.strip()

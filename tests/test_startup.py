@@ -15,15 +15,22 @@ from tests.conftest import ROOT
 
 
 def _bytecode_module():
-    spec = importlib.util.spec_from_file_location("pyspark_bytecode", ROOT / "scripts" / "pyspark_bytecode.py")
+    spec = importlib.util.spec_from_file_location(
+        "pyspark_bytecode", ROOT / "scripts" / "pyspark_bytecode.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 def _run(code: str, path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env={"PYTHONPATH": str(path)},
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env={"PYTHONPATH": str(path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_a_zip_given_bytecode_imports_it_and_still_shows_its_source(tmp_path):
@@ -42,14 +49,18 @@ def test_a_zip_given_bytecode_imports_it_and_still_shows_its_source(tmp_path):
     with zipfile.ZipFile(zipped) as zf:
         assert {"pkg/__init__.pyc", "pkg/fail.pyc", "pkg/__init__.py", "pkg/fail.py"} <= set(zf.namelist())
         assert "pkg/tests/test_x.pyc" not in zf.namelist()
-    proc = _run("""
+    proc = _run(
+        """
         import traceback, pkg, pkg.fail
-        print(pkg.VALUE, pkg.__file__.endswith("lib.zip/pkg/__init__.pyc"), pkg.fail.__file__.endswith(".pyc"))
+        compiled = pkg.__file__.endswith("lib.zip/pkg/__init__.pyc"), pkg.fail.__file__.endswith(".pyc")
+        print(pkg.VALUE, *compiled)
         try:
             pkg.fail.boom()
         except ValueError:
             traceback.print_exc()
-        """, zipped)
+        """,
+        zipped,
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["42", "True", "True"]
     assert "raise ValueError('the line to quote')" in proc.stderr and "lib.zip/pkg/fail.py" in proc.stderr
@@ -74,7 +85,10 @@ def test_python_workers_import_pyspark_from_bytecode(spark):
     puts the zip first) load PySpark from its .pyc files."""
     tool = _bytecode_module()
     if not tool.has_bytecode(tool.pyspark_zip()):
-        pytest.skip("pyspark.zip has no bytecode here (run through scripts/test.sh, without NBSPARK_PYSPARK_BYTECODE=0)")
+        pytest.skip(
+            "pyspark.zip has no bytecode here (run through scripts/test.sh, without "
+            "NBSPARK_PYSPARK_BYTECODE=0)"
+        )
 
     def worker_file(_):
         import pyspark.worker
@@ -85,14 +99,16 @@ def test_python_workers_import_pyspark_from_bytecode(spark):
     assert path.endswith("pyspark.zip/pyspark/worker.pyc"), path
 
 
+@pytest.mark.spark
 def test_a_stopped_session_leaves_no_accumulator_server_and_a_new_one_works(tmp_path):
     """stop_spark, in a process that goes on: the context is stopped, the accumulator server's
     shutdown finishes on its own thread (its port closed), and a second session's accumulators
     count again."""
     script = tmp_path / "stop.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import socket, threading
-        from nbspark.session import get_spark, stop_spark
+        from nbspark.spark.session import get_spark, stop_spark
         from pyspark import SparkContext
 
         def total(spark):
@@ -111,9 +127,16 @@ def test_a_stopped_session_leaves_no_accumulator_server_and_a_new_one_works(tmp_
         spark = get_spark("stop-test-2", conf)
         print(total(spark))
         stop_spark(spark)
-        """))
-    proc = subprocess.run([sys.executable, str(script)], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable})
+        """)
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "PYSPARK_PYTHON": sys.executable},
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["45", "True", "False", "True", "45"]
 
@@ -134,7 +157,7 @@ def test_a_cached_aggregate_may_be_coalesced_unless_the_session_says_otherwise(s
     session that sets the key itself keeps its value and its 8 partitions."""
     from pyspark.sql import functions as F
 
-    from nbspark.session import CACHED_PARTITIONS, cache_coalescable
+    from nbspark.spark.session import CACHED_PARTITIONS, cache_coalescable
 
     def partitions_of_cached():
         frame = spark.range(1000).groupBy((F.col("id") % 7).alias("k")).count()
@@ -164,7 +187,7 @@ def test_a_hadoop_read_on_a_thread_of_its_own_makes_that_threads_connection_quic
 
     from pyspark import SparkContext
 
-    from nbspark.storage import location, use_hadoop
+    from nbspark.storage.locations import location, use_hadoop
 
     use_hadoop()
     data = bytes(range(256)) * 100

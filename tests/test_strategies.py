@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from nbspark.strategies import CountTables, all_subsets, evaluate, order_by_dev_accuracy
+from nbspark.backoff.strategies import CountTables, all_subsets, evaluate, order_by_dev_accuracy
 
 LETTERS = "ABCDE"
 ROWS = [
@@ -42,7 +42,11 @@ def test_naive_bayes_by_hand():
 
 def test_order_by_dev_accuracy():
     t = CountTables(ROWS, LETTERS)
-    dev = [("q", "the", "effect", "of", "q"), ("q", "q", "affect", "the", "q"), ("q", "not", "effect", "q", "q")]
+    dev = [
+        ("q", "the", "effect", "of", "q"),
+        ("q", "q", "affect", "the", "q"),
+        ("q", "not", "effect", "q", "q"),
+    ]
     order = order_by_dev_accuracy(t, dev, ["B", "D"])
     assert order == ["D", "B", ""]  # D: 2 of 2 right; B: 1 of 2
     assert evaluate(lambda w: t.chain(w, order)[0], dev) == pytest.approx(2 / 3)

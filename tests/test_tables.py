@@ -1,16 +1,14 @@
 """Output safety without Spark: refusals before any work, staging that leaves old outputs whole."""
 
 import json
-
 from pathlib import Path
 
 import pytest
 
-from nbspark.errors import OutputError
-from nbspark.errors import StorageError
-from nbspark.manifests import load_manifest
-from nbspark.storage import location
-from nbspark.tables import MARKER, check_output, staged_output
+from nbspark.errors import OutputError, StorageError
+from nbspark.storage.locations import location
+from nbspark.storage.manifests import load_manifest
+from nbspark.storage.tables import MARKER, check_output, staged_output
 
 
 def test_refuses_root_home_and_inputs(tmp_path):
@@ -23,7 +21,9 @@ def test_refuses_root_home_and_inputs(tmp_path):
     for out in (data, data / "sub", tmp_path):  # equal, inside, containing
         with pytest.raises(OutputError, match="overlaps the input"):
             check_output(out, overwrite=True, inputs=[data])
-    assert str(check_output(tmp_path / "elsewhere", overwrite=False, inputs=[data])) == str(tmp_path / "elsewhere")
+    assert str(check_output(tmp_path / "elsewhere", overwrite=False, inputs=[data])) == str(
+        tmp_path / "elsewhere"
+    )
     link = tmp_path / "link"
     link.symlink_to(data)
     with pytest.raises(OutputError, match="overlaps the input"):  # compared after links are resolved
@@ -53,11 +53,10 @@ def test_staged_output_replaces_only_on_success(tmp_path):
     assert (out / "v").read_text() == "1" and (out / MARKER).is_file()
 
     injected = []
-    with pytest.raises(RuntimeError):
-        with staged_output(out, "model") as stage:
-            (stage / "v").write_text("2")
-            injected.append(True)
-            raise RuntimeError("injected failure")
+    with pytest.raises(RuntimeError), staged_output(out, "model") as stage:
+        (stage / "v").write_text("2")
+        injected.append(True)
+        raise RuntimeError("injected failure")
     assert injected, "the failure was not injected"
     assert (out / "v").read_text() == "1"  # the old output is whole
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]  # no staging left behind
@@ -90,10 +89,9 @@ def test_both_commit_rules_leave_old_or_new(tmp_path, atomic):
             (stage / "v").write_text(value)
     assert (out / "v").read_text() == "2" and sorted(p.name for p in out.iterdir()) == [MARKER, "v"]
     assert json.loads((out / MARKER).read_text()) == {"kind": "model"}
-    with pytest.raises(RuntimeError):
-        with staged_output(out, "model", atomic=atomic) as stage:
-            (stage / "v").write_text("3")
-            raise RuntimeError("injected failure")
+    with pytest.raises(RuntimeError), staged_output(out, "model", atomic=atomic) as stage:
+        (stage / "v").write_text("3")
+        raise RuntimeError("injected failure")
     assert (out / "v").read_text() == "2" and sorted(p.name for p in tmp_path.iterdir()) == ["model"]
 
 
@@ -102,8 +100,10 @@ def test_a_commit_that_died_is_refused_and_overwritable(tmp_path):
     says so: models are refused with one line, and --overwrite may replace the output."""
     out = tmp_path / "model"
     out.mkdir()
-    (out / "manifest.json").write_text(json.dumps({"kind": "nbspark.nb-counts", "schema_version": 1}))
+    (out / "manifest.json").write_text(
+        json.dumps({"kind": "nbspark.naive_bayes.model-counts", "schema_version": 1})
+    )
     (out / MARKER).write_text(json.dumps({"kind": "model", "state": "committing"}))
     with pytest.raises(OutputError, match="died while moving it into place"):
-        load_manifest(out, "nbspark.nb-counts")
+        load_manifest(out, "nbspark.naive_bayes.model-counts")
     assert str(check_output(out, overwrite=True)) == str(out)

@@ -1,12 +1,18 @@
 import pytest
 
-from nbspark.text import LEFT_PAD, RIGHT_PAD, centred_windows, tokenize
+from nbspark.inputs.tokens import LEFT_PAD, RIGHT_PAD, centred_windows, tokenize
 
 
 def test_tokenize_words_punctuation_and_case():
     assert tokenize("The U.S. effect, he said.") == ["the", "u.s", ".", "effect", ",", "he", "said", "."]
     assert tokenize("Don't pay 1,000 dlrs (well-known)") == [
-        "don't", "pay", "1,000", "dlrs", "(", "well-known", ")",
+        "don't",
+        "pay",
+        "1,000",
+        "dlrs",
+        "(",
+        "well-known",
+        ")",
     ]
     assert tokenize("Effect", lowercase=False) == ["Effect"]
     assert tokenize("") == []
@@ -23,7 +29,9 @@ def test_windows_are_padded_at_story_edges():
 
 
 def test_windows_other_widths_and_sets():
-    assert list(centred_windows(["a", "their", "b"], {"their", "there"}, width=3)) == [(1, ("a", "their", "b"))]
+    assert list(centred_windows(["a", "their", "b"], {"their", "there"}, width=3)) == [
+        (1, ("a", "their", "b"))
+    ]
     assert list(centred_windows(["a", "b"], {"effect"})) == []
     with pytest.raises(ValueError, match="odd"):
         list(centred_windows(["a"], {"a"}, width=4))
@@ -34,9 +42,16 @@ def test_the_checker_finds_the_tokens_tokenize_finds_and_where_they_were_written
     """``nbspark check`` reports columns, so it tokenizes with positions; its tokens must be
     ``tokenize``'s (the windows the model was counted and is classified with). Lower-casing ``İ``
     gives two characters, which split a token in ``tokenize``; the checker once kept it whole."""
-    from nbspark.models import _token_positions
+    from nbspark.backoff.predictor import _token_positions
 
-    for text in ["İstanbul would not effect the outcome.", "Would NOT Effect THE", "ΣΟΦΟΣ effect", "aİb İ. x", "don't U.S. 1,000", ""]:
+    for text in [
+        "İstanbul would not effect the outcome.",
+        "Would NOT Effect THE",
+        "ΣΟΦΟΣ effect",
+        "aİb İ. x",
+        "don't U.S. 1,000",
+        "",
+    ]:
         starts, ends, tokens = _token_positions(text, lowercase)
         assert tokens == tokenize(text, lowercase), text
         for start, end, token in zip(starts, ends, tokens):
@@ -52,7 +67,7 @@ def test_windows_in_pieces_are_the_windows_of_the_whole():
     centre at either edge, widths 1, 3, 5 and 7."""
     import random
 
-    from nbspark.text import centred_windows, line_pieces, windows_in_pieces
+    from nbspark.inputs.tokens import centred_windows, line_pieces, windows_in_pieces
 
     rng = random.Random(7)
     for _ in range(300):
@@ -61,9 +76,14 @@ def test_windows_in_pieces_are_the_windows_of_the_whole():
         pieces = [tokens[i:j] for i, j in zip([0, *cuts], [*cuts, len(tokens)])]
         for width in (1, 3, 5, 7):
             whole = list(centred_windows(tokens, {"affect", "effect"}, width))
-            assert list(windows_in_pieces(iter(pieces), {"affect", "effect"}, width)) == whole, (pieces, width)
+            assert list(windows_in_pieces(iter(pieces), {"affect", "effect"}, width)) == whole, (
+                pieces,
+                width,
+            )
     # by hand: the text's windows across a cut after every line
     text = "it would not\neffect\nthe outcome\n"
     assert [p for _, p in line_pieces(text, 1)] == ["it would not\n", "effect\n", "the outcome\n"]
     pieces = (tokenize(p) for _, p in line_pieces(text, 1))
-    assert list(windows_in_pieces(pieces, {"effect"}, 5)) == [(3, ("would", "not", "effect", "the", "outcome"))]
+    assert list(windows_in_pieces(pieces, {"effect"}, 5)) == [
+        (3, ("would", "not", "effect", "the", "outcome"))
+    ]

@@ -11,11 +11,11 @@ import gzip
 
 import pytest
 
-from nbspark.backoff_jobs import BACKOFF, train
-from nbspark.config import load_config
-from nbspark.corpora import text_documents
-from nbspark.inputs import resolve_input
-from nbspark.training import read_counts
+from nbspark.backoff.jobs import BACKOFF, train
+from nbspark.inputs.parsers import text_documents
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
+from nbspark.spine.training import read_counts
 
 pytestmark = pytest.mark.spark
 
@@ -25,7 +25,9 @@ def test_text_documents():
     # every paragraph's first line, on a text of many paragraphs (each line count used to start from
     # the top of the text: 17 s for 1.8 MB, quadratic in its length)
     many = text_documents("one\ntwo\n\n" * 200_000, "paragraph")
-    assert [line for line, _ in many] == list(range(1, 600_000, 3)) and {doc for _, doc in many} == {"one\ntwo"}
+    assert [line for line, _ in many] == list(range(1, 600_000, 3)) and {doc for _, doc in many} == {
+        "one\ntwo"
+    }
     assert text_documents("a\n\nb", "file") == [(1, "a\n\nb")]
     # Windows (\r\n) and old Mac (\r) line ends: the same paragraphs on the same lines
     for end in ("\r\n", "\r"):
@@ -37,14 +39,20 @@ def test_text_windows_by_hand(spark, tmp_path, unit, a_left):
     src = tmp_path / "texts"
     src.mkdir()
     (src / "a.txt").write_bytes(b"It would not affect the outcome.\n\nThe effect was small \xff.\n")
-    (src / "b.txt.gz").write_bytes(gzip.compress(b"\xef\xbb\xbfEffect on effect.\n"))  # a byte-order mark is no token
+    (src / "b.txt.gz").write_bytes(
+        gzip.compress(b"\xef\xbb\xbfEffect on effect.\n")
+    )  # a byte-order mark is no token
     cfg = load_config(None, {"train.format": "text", "train.path": str(src), "train.document": unit})
     manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     stats = manifest["stats"]
     assert stats["examples"] == 4 and stats["weight"] == 4 and stats["decode_replacements"] == 1
     assert stats["documents_read"] == (2 if unit == "file" else 3)
     assert manifest["label_counts"] == {"affect": 1, "effect": 3}
-    rows = {tuple(r[1:-1]): r[-1] for r in read_counts(spark, tmp_path / "m", BACKOFF, manifest).collect() if r[0] == "ABDE"}
+    rows = {
+        tuple(r[1:-1]): r[-1]
+        for r in read_counts(spark, tmp_path / "m", BACKOFF, manifest).collect()
+        if r[0] == "ABDE"
+    }
     assert rows == {
         ("would", "not", "the", "outcome", "affect"): 1,
         (a_left, "the", "was", "small", "effect"): 1,
@@ -59,11 +67,15 @@ def test_compressed_text_files(spark, tmp_path):
     examples"), fails naming the file."""
     import bz2
 
-    from nbspark.cli import job_failure
-    from nbspark.readers import decode_text
+    from nbspark.app.cli import job_failure
+    from nbspark.inputs.files import decode_text
 
     text = b"It would not affect the outcome.\n\xef\xbb\xbfThe effect was small.\n"
-    assert decode_text(bz2.compress(text), "x.txt.bz2") == decode_text(text, "x.txt") == decode_text(gzip.compress(text), "x.gz")
+    assert (
+        decode_text(bz2.compress(text), "x.txt.bz2")
+        == decode_text(text, "x.txt")
+        == decode_text(gzip.compress(text), "x.gz")
+    )
     plain, packed = tmp_path / "plain", tmp_path / "packed"
     plain.mkdir(), packed.mkdir()
     (plain / "a.txt").write_bytes(text)
@@ -77,7 +89,10 @@ def test_compressed_text_files(spark, tmp_path):
     cut = gzip.compress(text * 100)
     (tmp_path / "cut.txt.gz").write_bytes(cut[: len(cut) // 2])
     (tmp_path / "a.txt.zst").write_bytes(b"(\xb5/\xfd" + bytes(20))
-    for name, why in (("cut.txt.gz", "cannot be read as gzip"), ("a.txt.zst", "a .zst file is not read as text")):
+    for name, why in (
+        ("cut.txt.gz", "cannot be read as gzip"),
+        ("a.txt.zst", "a .zst file is not read as text"),
+    ):
         cfg = load_config(None, {"train.format": "text", "train.path": str(tmp_path / name)})
         with pytest.raises(Exception) as info:
             train(spark, cfg, resolve_input(cfg.train, None), tmp_path / f"m-{name}")

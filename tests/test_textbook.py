@@ -8,11 +8,19 @@ from collections import Counter
 
 import pytest
 
-from nbspark.config import load_config
 from nbspark.errors import ConfigError
-from nbspark.metrics import pr_curve
-from nbspark.nb import build_nb_model, doc_events, event_row, log_posteriors, row_events, score_docs, score_rows
-from nbspark.nb_settings import model_options
+from nbspark.naive_bayes.model import (
+    build_nb_model,
+    doc_events,
+    event_row,
+    log_posteriors,
+    row_events,
+    score_docs,
+    score_rows,
+)
+from nbspark.report.metrics import pr_curve
+from nbspark.settings.config import load_config
+from nbspark.settings.naive_bayes import model_options
 
 
 def counted(events) -> list[tuple]:
@@ -29,9 +37,13 @@ def nb_of(**settings):
 
 # Cohen's v1 on a 20-row table, 3 classes, X1 in {p, q}, X2 in {r, s}:
 #   a: 2 rows, both (p, r); b: 8 rows, X1 = p in 3, X2 = r in 3; c: 10 rows, X1 = p in 1, X2 = r in 2.
-V1_ROWS = ([("a", "p", "r")] * 2
-           + [("b", "p", "r"), ("b", "p", "s"), ("b", "p", "s"), ("b", "q", "r"), ("b", "q", "r")] + [("b", "q", "s")] * 3
-           + [("c", "p", "s"), ("c", "q", "r"), ("c", "q", "r")] + [("c", "q", "s")] * 7)
+V1_ROWS = (
+    [("a", "p", "r")] * 2
+    + [("b", "p", "r"), ("b", "p", "s"), ("b", "p", "s"), ("b", "q", "r"), ("b", "q", "r")]
+    + [("b", "q", "s")] * 3
+    + [("c", "p", "s"), ("c", "q", "r"), ("c", "q", "r")]
+    + [("c", "q", "s")] * 7
+)
 
 
 def v1_model(preset):
@@ -55,7 +67,7 @@ def test_cohen_v1_smoothed_prior_by_hand():
     assert mle.classes[score_rows(mle, [({"x1": "p", "x2": "r"}, {})])[0][0].argmax()] == "b"
 
 
-TWO_PAGES = [("academic", "research paper research".split()), ("commercial", "buy now".split())]
+TWO_PAGES = [("academic", ["research", "paper", "research"]), ("commercial", ["buy", "now"])]
 
 
 def test_cohen_v2_an_unseen_word_counts():
@@ -87,7 +99,9 @@ def test_laplace_sunrise(n):
     """After n days of sunrise, P(sunrise tomorrow) = (n+1)/(n+2) (Laplace's rule of succession):
     a Bernoulli column that was 1 on every one of n rows, (Σx + 1)/(n + 2)."""
     rows = counted(e for _ in range(n) for e in row_events("day", {"sunrise": "1"}, {}))
-    model = build_nb_model(rows, "categorical", **model_options(nb_of(model="categorical", bernoulli_columns="sunrise")))
+    model = build_nb_model(
+        rows, "categorical", **model_options(nb_of(model="categorical", bernoulli_columns="sunrise"))
+    )
     assert math.exp(model.weights[0, model.vocab[("sunrise", "1")]]) == pytest.approx((n + 1) / (n + 2))
     assert math.exp(model.weights[0, model.vocab[("sunrise", "0")]]) == pytest.approx(1 / (n + 2))
 
@@ -95,14 +109,17 @@ def test_laplace_sunrise(n):
 def test_bernoulli_column_constant_in_training():
     """flag is 1 on every training row (y: 3 rows, z: 1). Values seen only: P(1|y) = 1 and a test
     0 is skipped as unknown, so the posterior is the prior, P(y) = 3/4. Declared 0/1 (a Bernoulli
-    column): P(0|y) = (0+1)/(3+2) = 1/5, P(0|z) = (0+1)/(1+2) = 1/3 -> P(y) = (3/4 · 1/5) / (3/4 · 1/5 + 1/4 · 1/3)."""
+    column): P(0|y) = (0+1)/(3+2) = 1/5, P(0|z) = (0+1)/(1+2) = 1/3 -> P(y) = (3/4 · 1/5) / (3/4 · 1/5 + 1/4
+    · 1/3)."""
     rows = counted(e for label in "yyyz" for e in row_events(label, {"flag": "1"}, {}))
     test = [({"flag": "0"}, {})]
     seen = build_nb_model(rows, "categorical", alpha=1.0)
     assert math.exp(seen.weights[0, seen.vocab[("flag", "1")]]) == pytest.approx(1.0)
     assert (math.e ** log_posteriors(score_rows(seen, test)[0]))[0][0] == pytest.approx(3 / 4)
     for settings in ({"bernoulli_columns": "flag"}, {"domains": "flag=0|1"}):
-        declared = build_nb_model(rows, "categorical", **model_options(nb_of(model="categorical", **settings)))
+        declared = build_nb_model(
+            rows, "categorical", **model_options(nb_of(model="categorical", **settings))
+        )
         post = (math.e ** log_posteriors(score_rows(declared, test)[0]))[0]
         assert post[0] == pytest.approx((3 / 4 * 1 / 5) / (3 / 4 * 1 / 5 + 1 / 4 * 1 / 3))  # 0.6429
 
@@ -111,15 +128,23 @@ def test_a_loaded_bernoulli_column_reads_cells_as_training_did():
     """nbspark.load's rows read a Bernoulli column by the jobs' rule: 1, 1.0, "1", True and "TRUE" are the
     event flag=1 (1.0 was the unseen category "1.0", left out in silence); 2 is refused. Same model
     as above: a 0 gives P(y) = 0.6429, a 1 gives (3/4 · 4/5) / (3/4 · 4/5 + 1/4 · 2/3) = 0.7826."""
-    from nbspark.models import NBPredictor
+    from nbspark.naive_bayes.predictor import NBPredictor
 
     rows = counted(e for label in "yyyz" for e in row_events(label, {"flag": "1"}, {}))
     nb = nb_of(model="categorical", bernoulli_columns="flag")
-    manifest = {"model": "categorical", "config": {"nb": nb}, "columns": {"numeric": [], "categorical": ["flag"]}}
+    manifest = {
+        "model": "categorical",
+        "config": {"nb": nb},
+        "columns": {"numeric": [], "categorical": ["flag"]},
+    }
     loaded = NBPredictor(manifest, rows)
     one = (3 / 4 * 4 / 5) / (3 / 4 * 4 / 5 + 1 / 4 * 2 / 3)
-    assert loaded.predict_proba([{"flag": v} for v in (1, 1.0, "1", True, " 1 ", "TRUE")])[:, 0] == pytest.approx([one] * 6)
-    assert loaded.predict_proba([{"flag": v} for v in (0.0, False, "false")])[:, 0] == pytest.approx([0.6429] * 3, abs=1e-4)
+    assert loaded.predict_proba([{"flag": v} for v in (1, 1.0, "1", True, " 1 ", "TRUE")])[
+        :, 0
+    ] == pytest.approx([one] * 6)
+    assert loaded.predict_proba([{"flag": v} for v in (0.0, False, "false")])[:, 0] == pytest.approx(
+        [0.6429] * 3, abs=1e-4
+    )
     with pytest.raises(ValueError, match="row 1, column 'flag': 2 is not 0 or 1"):
         loaded.predict([{"flag": 1}, {"flag": 2}])
 

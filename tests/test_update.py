@@ -5,17 +5,16 @@ import random
 import pytest
 from pyspark.testing import assertDataFrameEqual
 
-from nbspark.config import load_config
-from nbspark.events import count_ddl
-from nbspark.nb import COUNT_DDL
-from nbspark.nb_jobs import train_nb
-from nbspark.backoff_jobs import train
+from nbspark.backoff.events import count_ddl
+from nbspark.backoff.jobs import train
 from nbspark.errors import InputError
-from nbspark.inputs import resolve_input
-from nbspark.tables import read_parquet_checked
+from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.jobs import train_nb
+from nbspark.naive_bayes.model import COUNT_DDL
+from nbspark.settings.config import load_config
+from nbspark.storage.tables import read_parquet_checked
 
 pytestmark = pytest.mark.spark
-
 
 
 def split_file(src, a, b, at):
@@ -47,7 +46,9 @@ def test_backoff_update_equals_training_on_all(spark, fixtures, tmp_path):
     random.Random(7).shuffle(lines)
     (tmp_path / "shuffled.txt").write_text("".join(lines), encoding="utf-8")
     backoff(spark, tmp_path / "shuffled.txt", tmp_path / "shuffled", partitions="3")
-    assertDataFrameEqual(table(spark, tmp_path / "shuffled"), table(spark, tmp_path / "all"), checkRowOrder=False)
+    assertDataFrameEqual(
+        table(spark, tmp_path / "shuffled"), table(spark, tmp_path / "all"), checkRowOrder=False
+    )
 
 
 def test_update_refuses_other_settings(spark, fixtures, tmp_path):
@@ -58,13 +59,21 @@ def test_update_refuses_other_settings(spark, fixtures, tmp_path):
         backoff(spark, fixtures / "ngrams.txt", tmp_path / "m", update=True, backoff="AB,")
 
 
-@pytest.mark.parametrize("model, path, fmt, at", [("multinomial", "china_train.tsv", "tsv", 3), ("mixed", "weather.csv", "csv", 0)])
+@pytest.mark.parametrize(
+    "model, path, fmt, at", [("multinomial", "china_train.tsv", "tsv", 3), ("mixed", "weather.csv", "csv", 0)]
+)
 def test_nb_update_equals_training_on_all(spark, fixtures, tmp_path, model, path, fmt, at):
     extra = {"task": "naive_bayes", "nb.model": model, "train.format": fmt}
     if fmt != "csv":
         extra["nb.tokenizer"] = "words"  # a table model has no tokenizer (refused)
     if fmt == "csv":
-        extra.update({"nb.label_column": "play", "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy"})
+        extra.update(
+            {
+                "nb.label_column": "play",
+                "nb.numeric_columns": "temperature,humidity",
+                "nb.categorical_columns": "outlook,windy",
+            }
+        )
         lines = (fixtures / path).read_text().splitlines(keepends=True)
         (tmp_path / "a.csv").write_text("".join(lines[:8]))
         (tmp_path / "b.csv").write_text(lines[0] + "".join(lines[8:]))
@@ -91,7 +100,11 @@ def test_update_with_the_same_input_twice_is_refused_unless_forced(spark, fixtur
         backoff(spark, fixtures / "ngrams.txt", tmp_path / "m", update=True)
     # the same file by another name (a link to its directory) is the same file
     (tmp_path / "link").symlink_to(fixtures)
-    with pytest.raises(InputError, match=rf"link/ngrams.txt was already counted into this model \(run of .*, as {fixtures}/ngrams.txt\); pass --force"):
+    with pytest.raises(
+        InputError,
+        match=r"link/ngrams.txt was already counted into this model \(run of .*, as "
+        rf"{fixtures}/ngrams.txt\); pass --force",
+    ):
         backoff(spark, tmp_path / "link" / "ngrams.txt", tmp_path / "m", update=True)
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
     manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m", update=True, force=True)
@@ -100,14 +113,26 @@ def test_update_with_the_same_input_twice_is_refused_unless_forced(spark, fixtur
 
 def test_nb_update_refuses_other_table_columns(spark, fixtures, tmp_path):
     """A changed nb.numeric_columns used to be accepted: alcohol over 98 rows and hue over 49."""
-    base = {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "train.format": "csv",
-            "nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy"}
+    base = {
+        "task": "naive_bayes",
+        "nb.model": "mixed",
+        "nb.label_column": "play",
+        "train.format": "csv",
+        "nb.numeric_columns": "temperature,humidity",
+        "nb.categorical_columns": "outlook,windy",
+    }
     half = tmp_path / "half.csv"
     half.write_text("\n".join((fixtures / "weather.csv").read_text().splitlines()[:8]) + "\n")
     cfg = load_config(None, {**base, "train.path": str(half)})
     train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
-    other = load_config(None, {**base, "train.path": str(fixtures / "weather.csv"), "nb.numeric_columns": "temperature"})
-    with pytest.raises(InputError, match=r"counted with nb.numeric_columns = \['temperature', 'humidity'\], this run has \['temperature'\]"):
+    other = load_config(
+        None, {**base, "train.path": str(fixtures / "weather.csv"), "nb.numeric_columns": "temperature"}
+    )
+    with pytest.raises(
+        InputError,
+        match=r"counted with nb.numeric_columns = \['temperature', 'humidity'\], this run has "
+        r"\['temperature'\]",
+    ):
         train_nb(spark, other, resolve_input(other.train, None), tmp_path / "m", update=True)
 
 
@@ -127,8 +152,21 @@ def test_nb_update_reads_a_table_with_the_models_inferred_columns(spark, fixture
 
     first = fit(tmp_path / "a.csv", tmp_path / "ab")
     assert first["columns"] == {"numeric": ["temperature", "humidity"], "categorical": ["outlook", "windy"]}
-    assert fit(tmp_path / "b.csv", tmp_path / "alone")["columns"]["categorical"] == ["outlook", "temperature", "windy"]
+    assert fit(tmp_path / "b.csv", tmp_path / "alone")["columns"]["categorical"] == [
+        "outlook",
+        "temperature",
+        "windy",
+    ]
     updated = fit(tmp_path / "b.csv", tmp_path / "ab", update=True)
     assert updated["columns"] == first["columns"] and updated["stats"]["malformed.numeric"] == 1
-    fit(fixtures / "weather.csv", tmp_path / "all", **{"nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy"})
-    assertDataFrameEqual(table(spark, tmp_path / "ab", COUNT_DDL), table(spark, tmp_path / "all", COUNT_DDL), checkRowOrder=False, rtol=1e-12)
+    fit(
+        fixtures / "weather.csv",
+        tmp_path / "all",
+        **{"nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy"},
+    )
+    assertDataFrameEqual(
+        table(spark, tmp_path / "ab", COUNT_DDL),
+        table(spark, tmp_path / "all", COUNT_DDL),
+        checkRowOrder=False,
+        rtol=1e-12,
+    )

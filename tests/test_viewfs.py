@@ -10,18 +10,18 @@ from pathlib import Path
 import pytest
 from pyspark.testing import assertDataFrameEqual
 
-from nbspark.backoff_jobs import classify, train
-from nbspark.config import load_config
-from nbspark.curves import learning_curve
+from nbspark.backoff.curves import learning_curve
+from nbspark.backoff.events import count_ddl
+from nbspark.backoff.jobs import classify, train
+from nbspark.backoff.query import query
 from nbspark.errors import OutputError
-from nbspark.events import count_ddl
-from nbspark.inputs import resolve_input
-from nbspark.models import load
-from nbspark.nb import COUNT_DDL
-from nbspark.nb_jobs import classify_nb, train_nb
-from nbspark.query import query
-from nbspark.storage import location
-from nbspark.tables import MARKER, check_output, read_parquet_checked, staged_output
+from nbspark.inputs.resolve import resolve_input
+from nbspark.loading import load
+from nbspark.naive_bayes.jobs import classify_nb, train_nb
+from nbspark.naive_bayes.model import COUNT_DDL
+from nbspark.settings.config import load_config
+from nbspark.storage.locations import location
+from nbspark.storage.tables import MARKER, check_output, read_parquet_checked, staged_output
 from tests.conftest import FIXTURES, VIEWFS_CONF, spark_submit
 
 pytestmark = pytest.mark.spark
@@ -37,7 +37,6 @@ def same_metrics(a: dict, b: dict) -> None:
     """Metrics equal but for what names the run (paths, time)."""
     drop = {"seconds", "model", "test_input"}
     assert {k: v for k, v in a.items() if k not in drop} == {k: v for k, v in b.items() if k not in drop}
-
 
 
 def test_reads_through_hadoop_give_every_byte_back(spark, viewfs):
@@ -60,23 +59,33 @@ def test_a_directory_with_subdirectories_counts_as_its_files_in_one(spark, viewf
     count as the one fixture file does, locally."""
     remote, behind = viewfs
     lines = (FIXTURES / "ngrams.txt").read_bytes().splitlines(keepends=True)
-    for name, part in (("a.txt", lines[:4]), ("sub/b.txt", lines[4:7]), ("sub/deeper/c.txt", lines[7:]),
-                       ("_tmp/no.txt", lines[:2]), (".git/no.txt", lines[:2])):
+    for name, part in (
+        ("a.txt", lines[:4]),
+        ("sub/b.txt", lines[4:7]),
+        ("sub/deeper/c.txt", lines[7:]),
+        ("_tmp/no.txt", lines[:2]),
+        (".git/no.txt", lines[:2]),
+    ):
         (behind / "in" / name).parent.mkdir(parents=True, exist_ok=True)
         (behind / "in" / name).write_bytes(b"".join(part))
     cfg = load_config(None, {"train.path": f"{remote}/in"})
     inputs = resolve_input(cfg.train, None)
-    assert [f.uri for f in inputs.files] == [f"{remote}/in/{n}" for n in ("a.txt", "sub/b.txt", "sub/deeper/c.txt")]
+    assert [f.uri for f in inputs.files] == [
+        f"{remote}/in/{n}" for n in ("a.txt", "sub/b.txt", "sub/deeper/c.txt")
+    ]
     manifest = train(spark, cfg, inputs, f"{remote}/model")
     local = load_config(None, {"train.path": str(FIXTURES / "ngrams.txt")})
     train(spark, local, resolve_input(local.train, None), tmp_path / "model")
     assertDataFrameEqual(rows(spark, f"{remote}/model"), rows(spark, tmp_path / "model"), checkRowOrder=False)
     assert manifest["stats"]["weight"] == 34 and manifest["stats"]["lines_read"] == 11
 
+
 def test_backoff_train_classify_query_update_and_curve_on_viewfs_equal_local(spark, viewfs, tmp_path):
     remote, behind = viewfs
     cfg = load_config(None, {"train.path": f"{FX}/ngrams.txt", "test.path": f"{FX}/mini.sgm"})
-    local = load_config(None, {"train.path": str(FIXTURES / "ngrams.txt"), "test.path": str(FIXTURES / "mini.sgm")})
+    local = load_config(
+        None, {"train.path": str(FIXTURES / "ngrams.txt"), "test.path": str(FIXTURES / "mini.sgm")}
+    )
     train_in, test_in = resolve_input(cfg.train, None), resolve_input(cfg.test, None)
     assert [f.uri for f in train_in.files] == [f"{FX}/ngrams.txt"]
 
@@ -87,20 +96,31 @@ def test_backoff_train_classify_query_update_and_curve_on_viewfs_equal_local(spa
     assert manifest["stats"]["weight"] == 34 and manifest["inputs"]["files"] == [f"{FX}/ngrams.txt"]
     # the first malformed lines carry line numbers read back through Hadoop
     assert [b["line_number"] for b in manifest["malformed_examples"]][:1] == [8]
-    assert {b["source"] for b in manifest["malformed_examples"]} == {f"{FX}/ngrams.txt"}  # named as given, not the mount's target
+    assert {b["source"] for b in manifest["malformed_examples"]} == {
+        f"{FX}/ngrams.txt"
+    }  # named as given, not the mount's target
 
     got = classify(spark, cfg, f"{remote}/model", test_in, f"{remote}/results")
     want = classify(spark, local, tmp_path / "model", resolve_input(local.test, None), tmp_path / "results")
     same_metrics(got, want)
     assert json.loads((behind / "results" / "metrics.json").read_text())["examples"] == 4
-    assert (behind / "results" / "report.txt").read_text().startswith(Path(tmp_path / "results" / "report.txt").read_text()[:40])
+    assert (
+        (behind / "results" / "report.txt")
+        .read_text()
+        .startswith(Path(tmp_path / "results" / "report.txt").read_text()[:40])
+    )
 
     answer = query(spark, {"B": "_", "C": "affect"}, 10, f"{remote}/model")
-    assert answer["matching_count"] == 11 and answer["top"] == query(spark, {"B": "_", "C": "affect"}, 10, tmp_path / "model")["top"]
+    assert (
+        answer["matching_count"] == 11
+        and answer["top"] == query(spark, {"B": "_", "C": "affect"}, 10, tmp_path / "model")["top"]
+    )
 
     # --update: the model on viewfs gets the counts of a second file, as the local one does
     (behind / "more").mkdir()
-    (behind / "more" / "b.txt").write_text((FIXTURES / "ngrams.txt").read_text(encoding="utf-8"), encoding="utf-8")
+    (behind / "more" / "b.txt").write_text(
+        (FIXTURES / "ngrams.txt").read_text(encoding="utf-8"), encoding="utf-8"
+    )
     (tmp_path / "b.txt").write_text((FIXTURES / "ngrams.txt").read_text(encoding="utf-8"), encoding="utf-8")
     more = load_config(None, {"train.path": f"{remote}/more/b.txt"})
     updated = train(spark, more, resolve_input(more.train, None), f"{remote}/model", update=True)
@@ -112,10 +132,22 @@ def test_backoff_train_classify_query_update_and_curve_on_viewfs_equal_local(spa
         train(spark, more, resolve_input(more.train, None), f"{remote}/model", update=True)
 
     curve = learning_curve(spark, cfg, train_in, test_in, f"{remote}/curve", fractions=(0.5, 1.0), seed=1)
-    assert curve == learning_curve(spark, local, resolve_input(local.train, None), resolve_input(local.test, None),
-                                   tmp_path / "curve", fractions=(0.5, 1.0), seed=1)
+    assert curve == learning_curve(
+        spark,
+        local,
+        resolve_input(local.train, None),
+        resolve_input(local.test, None),
+        tmp_path / "curve",
+        fractions=(0.5, 1.0),
+        seed=1,
+    )
     assert (behind / "curve" / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert sorted(p.name for p in behind.iterdir()) == ["curve", "model", "more", "results"]  # no staging left
+    assert sorted(p.name for p in behind.iterdir()) == [
+        "curve",
+        "model",
+        "more",
+        "results",
+    ]  # no staging left
 
 
 @pytest.mark.parametrize("tokenizer", ["nbspark", "words"])  # words: the arrow engine and the arrow scorer
@@ -123,15 +155,24 @@ def test_naive_bayes_on_viewfs_equals_local(spark, viewfs, tmp_path, tokenizer):
     remote, behind = viewfs
 
     def cfg(root):
-        return load_config(None, {
-            "task": "naive_bayes", "train.format": "tsv", "train.path": f"{root}/china_train.tsv",
-            "test.format": "tsv", "test.path": f"{root}/china_test.tsv", "nb.tokenizer": tokenizer,
-        })
+        return load_config(
+            None,
+            {
+                "task": "naive_bayes",
+                "train.format": "tsv",
+                "train.path": f"{root}/china_train.tsv",
+                "test.format": "tsv",
+                "test.path": f"{root}/china_test.tsv",
+                "nb.tokenizer": tokenizer,
+            },
+        )
 
     here, there = cfg(FIXTURES), cfg(FX)
     train_nb(spark, there, resolve_input(there.train, None), f"{remote}/m")
     train_nb(spark, here, resolve_input(here.train, None), tmp_path / "m")
-    assertDataFrameEqual(rows(spark, f"{remote}/m", COUNT_DDL), rows(spark, tmp_path / "m", COUNT_DDL), checkRowOrder=False)
+    assertDataFrameEqual(
+        rows(spark, f"{remote}/m", COUNT_DDL), rows(spark, tmp_path / "m", COUNT_DDL), checkRowOrder=False
+    )
     got = classify_nb(spark, there, f"{remote}/m", resolve_input(there.test, None), f"{remote}/r")
     want = classify_nb(spark, here, tmp_path / "m", resolve_input(here.test, None), tmp_path / "r")
     same_metrics(got, want)
@@ -139,7 +180,10 @@ def test_naive_bayes_on_viewfs_equals_local(spark, viewfs, tmp_path, tokenizer):
 
     # the model read without Spark's readers (pyarrow over Hadoop streams) predicts as the local one
     a, b = load(f"{remote}/m"), load(tmp_path / "m")
-    assert a.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist() == b.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist()
+    assert (
+        a.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist()
+        == b.predict_proba(["Chinese Chinese Chinese Tokyo Japan"]).tolist()
+    )
 
 
 @pytest.mark.parametrize("limit", ["256", "0"], ids=["whole-shards", "streamed"])
@@ -149,8 +193,13 @@ def test_google_shards_on_viewfs_equal_local(spark, viewfs, tmp_path, limit):
     import gzip
 
     remote, behind = viewfs
-    lines = ["the cumulative effect_NOUN of the\t2000,45,5", "_START_ not affect the outcome\t2001,50,9",
-             "x y effect z w\t2000,40,1\t2001,2,2", "a b affect d\t2000,60,1", "of the cause and so\t2001,900,9"]
+    lines = [
+        "the cumulative effect_NOUN of the\t2000,45,5",
+        "_START_ not affect the outcome\t2001,50,9",
+        "x y effect z w\t2000,40,1\t2001,2,2",
+        "a b affect d\t2000,60,1",
+        "of the cause and so\t2001,900,9",
+    ]
     for root in (behind, tmp_path):
         (root / "shards").mkdir()
         (root / "shards" / "a.txt").write_text("\n".join(lines[:3]) + "\n")
@@ -161,7 +210,9 @@ def test_google_shards_on_viewfs_equal_local(spark, viewfs, tmp_path, limit):
     got = train(spark, cfg, resolve_input(cfg.train, None), f"{remote}/model")
     want = train(spark, local, resolve_input(local.train, None), tmp_path / "model")
     assert got["engine"] == "dataframe" and got["stats"] == want["stats"]
-    assert got["stats"]["lines_read"] == 5 and got["stats"]["malformed"] == 1 and got["stats"]["examples"] == 2
+    assert (
+        got["stats"]["lines_read"] == 5 and got["stats"]["malformed"] == 1 and got["stats"]["examples"] == 2
+    )
     assert got["malformed_examples"][0]["line_number"] == 1
     assertDataFrameEqual(rows(spark, f"{remote}/model"), rows(spark, tmp_path / "model"), checkRowOrder=False)
 
@@ -195,16 +246,20 @@ def test_staging_on_viewfs_replaces_only_on_success(spark, viewfs, atomic):
     assert out.atomic_rename()  # ViewFS resolves to file:, where rename is atomic
     with staged_output(out, "model", atomic) as stage:
         (stage / "v").write_text("1")
-    with pytest.raises(RuntimeError):
-        with staged_output(out, "model", atomic) as stage:
-            (stage / "v").write_text("2")
-            raise RuntimeError("injected failure")
-    assert (behind / "model" / "v").read_text() == "1" and json.loads((behind / "model" / MARKER).read_text()) == {"kind": "model"}
+    with pytest.raises(RuntimeError), staged_output(out, "model", atomic) as stage:
+        (stage / "v").write_text("2")
+        raise RuntimeError("injected failure")
+    assert (behind / "model" / "v").read_text() == "1" and json.loads(
+        (behind / "model" / MARKER).read_text()
+    ) == {"kind": "model"}
     assert sorted(p.name for p in behind.iterdir()) == ["model"]
 
 
 def _viewfs_submit_conf(**links) -> dict:
-    return {**VIEWFS_CONF, **{f"spark.hadoop.fs.viewfs.mounttable.nbt.link./{k}": f"file://{v}" for k, v in links.items()}}
+    return {
+        **VIEWFS_CONF,
+        **{f"spark.hadoop.fs.viewfs.mounttable.nbt.link./{k}": f"file://{v}" for k, v in links.items()},
+    }
 
 
 def test_the_slide_reproduces_with_data_and_outputs_on_viewfs(data_dir, tmp_path):
@@ -213,12 +268,31 @@ def test_the_slide_reproduces_with_data_and_outputs_on_viewfs(data_dir, tmp_path
     common = ["--data-dir", "viewfs://nbt/data"]
     proc = spark_submit("train", *common, "--out", "viewfs://nbt/work/model", conf=conf, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    proc = spark_submit("classify", *common, "--model", "viewfs://nbt/work/model", "--out", "viewfs://nbt/work/results", conf=conf)
+    proc = spark_submit(
+        "classify",
+        *common,
+        "--model",
+        "viewfs://nbt/work/model",
+        "--out",
+        "viewfs://nbt/work/results",
+        conf=conf,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     metrics = json.loads((tmp_path / "results" / "metrics.json").read_text())
     assert metrics["examples"] == 724 and round(metrics["accuracy"], 4) == 0.9337
     assert metrics["model"] == "viewfs://nbt/work/model"
-    proc = spark_submit("query", "--model", "viewfs://nbt/work/model", "--B", "not", "--C", "_", "--json", "viewfs://nbt/work/q.json", conf=conf)
+    proc = spark_submit(
+        "query",
+        "--model",
+        "viewfs://nbt/work/model",
+        "--B",
+        "not",
+        "--C",
+        "_",
+        "--json",
+        "viewfs://nbt/work/q.json",
+        conf=conf,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert json.loads((tmp_path / "q.json").read_text())["top"][0]["values"] == {"C": "affect"}
 
@@ -235,19 +309,22 @@ def test_a_killed_run_leaves_the_old_model_on_viewfs(spark, viewfs):
 
     marker = behind / "marker"
     marker.mkdir()
-    proc = spark_submit("train", *args, "--overwrite", conf=VIEWFS_CONF, env={"NBSPARK_FAULT": f"kill-executor-once:{marker}"})
+    proc = spark_submit(
+        "train", *args, "--overwrite", conf=VIEWFS_CONF, env={"NBSPARK_FAULT": f"kill-executor-once:{marker}"}
+    )
     assert (marker / "fired").is_file(), "the run was not killed, so this test proves nothing"
     assert proc.returncode != 0
     assert (behind / "m" / "manifest.json").read_text() == manifest
     assert sorted(map(tuple, rows(spark, f"{remote}/m").collect())) == before
 
-    proc = spark_submit("train", *args, "--overwrite", conf=VIEWFS_CONF, env={"NBSPARK_FAULT": f"always-raise:{marker}"})
+    proc = spark_submit(
+        "train", *args, "--overwrite", conf=VIEWFS_CONF, env={"NBSPARK_FAULT": f"always-raise:{marker}"}
+    )
     assert proc.returncode == 1 and "injected failure" in proc.stdout + proc.stderr
     assert (behind / "m" / "manifest.json").read_text() == manifest
     assert sorted(map(tuple, rows(spark, f"{remote}/m").collect())) == before
     assert load(f"{remote}/m").manifest == json.loads(manifest)  # readable, and still the first run's
     assert sorted(p.name for p in behind.iterdir()) == ["m", "marker"]  # what both runs staged is gone
-
 
 
 def test_pyspark_ml_models_save_and_load_on_viewfs(spark, viewfs):
@@ -260,23 +337,49 @@ def test_pyspark_ml_models_save_and_load_on_viewfs(spark, viewfs):
     from nbspark.ml import CountingBackoff, CountingBackoffModel, CountingNaiveBayes
 
     remote, behind = viewfs
-    docs = spark.createDataFrame([(0.0, "a b c"), (1.0, "b d d"), (1.0, "d e"), (0.0, "a a e")], ["label", "text"])
-    nb = Pipeline(stages=[Tokenizer(inputCol="text", outputCol="tokens"), CountingNaiveBayes(featuresCol="tokens", smoothing=0.5)]).fit(docs)
+    docs = spark.createDataFrame(
+        [(0.0, "a b c"), (1.0, "b d d"), (1.0, "d e"), (0.0, "a a e")], ["label", "text"]
+    )
+    nb = Pipeline(
+        stages=[
+            Tokenizer(inputCol="text", outputCol="tokens"),
+            CountingNaiveBayes(featuresCol="tokens", smoothing=0.5),
+        ]
+    ).fit(docs)
     nb.save(f"{remote}/nb")
     assert list((behind / "nb" / "stages").glob("1_*/nbspark/counts/*.parquet"))
-    scored = [(r.prediction, r.probability.toArray().tolist()) for r in nb.transform(docs).orderBy("text").collect()]
-    again = [(r.prediction, r.probability.toArray().tolist()) for r in PipelineModel.load(f"{remote}/nb").transform(docs).orderBy("text").collect()]
+    scored = [
+        (r.prediction, r.probability.toArray().tolist()) for r in nb.transform(docs).orderBy("text").collect()
+    ]
+    again = [
+        (r.prediction, r.probability.toArray().tolist())
+        for r in PipelineModel.load(f"{remote}/nb").transform(docs).orderBy("text").collect()
+    ]
     assert again == scored and [p for p, _ in scored] == [0.0, 0.0, 1.0, 1.0]
-    windows = spark.createDataFrame([("would not affect the outcome".split(), 6), ("would not effect the outcome".split(), 1)],
-                                    "window ARRAY<STRING>, n BIGINT")
+    windows = spark.createDataFrame(
+        [
+            (["would", "not", "affect", "the", "outcome"], 6),
+            (["would", "not", "effect", "the", "outcome"], 1),
+        ],
+        "window ARRAY<STRING>, n BIGINT",
+    )
     backoff = CountingBackoff(weightCol="n").fit(windows)
     backoff.save(f"{remote}/backoff")
-    rows = CountingBackoffModel.load(f"{remote}/backoff").transform(windows).select("prediction", "probability", "level").collect()
+    rows = (
+        CountingBackoffModel.load(f"{remote}/backoff")
+        .transform(windows)
+        .select("prediction", "probability", "level")
+        .collect()
+    )
     assert [tuple(r) for r in rows] == [("affect", pytest.approx(6 / 7), "ABDE")] * 2
+
 
 def test_s3a_without_its_connector_is_one_line_and_exit_1(tmp_path):
     proc = spark_submit("train", "--set", "train.path=s3a://bucket/5grams/", "--out", tmp_path / "m")
     errors = [ln for ln in (proc.stdout + proc.stderr).splitlines() if ln.startswith("train.py: error:")]
     assert proc.returncode == 1 and len(errors) == 1, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "s3a://bucket/5grams: no Hadoop FileSystem for the s3a:// scheme" in errors[0] and "hadoop-aws" in errors[0]
+    assert (
+        "s3a://bucket/5grams: no Hadoop FileSystem for the s3a:// scheme" in errors[0]
+        and "hadoop-aws" in errors[0]
+    )
     assert "Traceback" not in proc.stdout + proc.stderr and not (tmp_path / "m").exists()

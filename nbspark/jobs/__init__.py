@@ -1,5 +1,6 @@
-"""The spark-submit entry points, installed with the package: ``spark-submit "$(nbspark --jobs-dir)/train.py" …``
-(in a clone, ``jobs/`` links here). Each is a thin shim over ``nbspark.cli``."""
+"""The spark-submit entry points, installed with the package: ``spark-submit "$(nbspark --jobs-dir)/train.py"
+…``
+(in a clone, ``jobs/`` links here). Each is a thin shim over ``nbspark.app.cli``."""
 
 from pathlib import Path
 

@@ -1,8 +1,8 @@
-"""spark-submit entry point: see `nbspark.cli.check_main` (and --help)."""
+"""spark-submit entry point: see `nbspark.app.cli.check_main` (and --help)."""
 
 import sys
 
-from nbspark.cli import check_main
+from nbspark.app.cli import check_main
 
 if __name__ == "__main__":
     sys.exit(check_main())

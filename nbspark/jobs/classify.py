@@ -1,8 +1,8 @@
-"""spark-submit entry point: see `nbspark.cli.classify_main` (and --help)."""
+"""spark-submit entry point: see `nbspark.app.cli.classify_main` (and --help)."""
 
 import sys
 
-from nbspark.cli import classify_main
+from nbspark.app.cli import classify_main
 
 if __name__ == "__main__":
     sys.exit(classify_main())

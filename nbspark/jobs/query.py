@@ -1,8 +1,8 @@
-"""spark-submit entry point: see `nbspark.cli.query_main` (and --help)."""
+"""spark-submit entry point: see `nbspark.app.cli.query_main` (and --help)."""
 
 import sys
 
-from nbspark.cli import query_main
+from nbspark.app.cli import query_main
 
 if __name__ == "__main__":
     sys.exit(query_main())

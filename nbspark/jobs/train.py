@@ -1,8 +1,8 @@
-"""spark-submit entry point: see `nbspark.cli.train_main` (and --help)."""
+"""spark-submit entry point: see `nbspark.app.cli.train_main` (and --help)."""
 
 import sys
 
-from nbspark.cli import train_main
+from nbspark.app.cli import train_main
 
 if __name__ == "__main__":
     sys.exit(train_main())

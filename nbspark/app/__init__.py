@@ -1,0 +1,1 @@
+"""The command lines: ``nbspark`` (``command``) and the jobs' (``cli``), the top floor."""

@@ -1,0 +1,477 @@
+"""Command lines of the jobs (``jobs/train.py``, ``jobs/classify.py``, ``jobs/query.py``).
+
+Every check (config, inputs, output paths) runs before the SparkSession starts, so a mistake
+leaves nothing behind. Paths go through Hadoop's FileSystem (``storage.use_hadoop``: the JVM
+spark-submit started, with its settings), so inputs, models and outputs may be on any storage
+the Spark installation reaches. Errors are one line on
+stderr and a non-zero exit: 2 for a bad command line or config, 1 for bad input or output.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import re
+import sys
+from contextlib import contextmanager
+
+from nbspark.errors import ConfigError, NbsparkError, OutputError
+from nbspark.settings.check import RULES
+from nbspark.settings.config import load_config
+from nbspark.storage.locations import location, use_hadoop
+from nbspark.storage.tables import check_output
+
+__all__ = [
+    "add_check_options",
+    "check_factor",
+    "check_main",
+    "classify_main",
+    "curve_main",
+    "job_failure",
+    "parse_sets",
+    "query_main",
+    "setup_logging",
+    "train_main",
+]
+
+#: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
+#: (A cached count aggregate is planned so that adaptive execution may coalesce it:
+#: ``session.cache_coalescable``, for the commands and the Python API alike.)
+JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
+#: ... and in local mode: nothing listens beyond loopback unless asked (the web UI binds every
+#: interface unless SPARK_LOCAL_IP is set, so it is off; ``--conf spark.ui.enabled=true`` opens it).
+LOCAL_SPARK_DEFAULTS = {
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.driver.host": "127.0.0.1",
+    "spark.ui.enabled": "false",
+}
+
+log = logging.getLogger("nbspark")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config", metavar="TOML", help="experiment file (default: the embedded affect/effect experiment)"
+    )
+    parser.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override a config key, e.g. --set mode=failfast (repeatable); a list as a,b or as in TOML: "
+        '["a", "b"]',
+    )
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="where corpora live (default: $NBSPARK_DATA, ./data, ../shared/data)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("permissive", "failfast"),
+        help="malformed input: skip and count (default) or stop at the first",
+    )
+
+
+def parse_sets(items: list[str], parser: argparse.ArgumentParser) -> dict[str, str]:
+    """``--set KEY=VALUE`` items as a dict of overrides (``load_config``'s)."""
+    overrides = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq:
+            parser.error(f"--set needs KEY=VALUE, got {item!r}")
+        overrides[key.strip()] = value
+    return overrides
+
+
+def _overrides(args, parser) -> dict[str, str]:
+    overrides = parse_sets(args.set, parser)
+    if args.mode:
+        overrides["mode"] = args.mode
+    return overrides
+
+
+def _config(args, parser):
+    for option in ("out", "model", "update"):
+        value = getattr(args, option, None)
+        if value is not None and not value.strip():
+            parser.error(f"--{option} must name a directory, got an empty string")
+    try:
+        return load_config(args.config, _overrides(args, parser))
+    except ConfigError as exc:
+        parser.error(str(exc))
+
+
+@contextmanager
+def _spark(app: str):
+    """The job's SparkSession (JOB_SPARK_DEFAULTS where nothing else set them), stopped on exit
+    unless it was there before (a command called in a notebook's or a test's process)."""
+    from nbspark.spark.session import active_session, get_spark, stop_spark
+
+    before = active_session()
+    spark = get_spark(app, defaults=JOB_SPARK_DEFAULTS, local_defaults=LOCAL_SPARK_DEFAULTS)
+    try:
+        yield spark
+    finally:
+        if before is None:
+            stop_spark(spark)
+
+
+def job_failure(exc: BaseException) -> str | None:
+    """One line for a failed Spark job (Py4J or PySpark error) naming its root cause, or None for
+    anything else.
+
+    In order: the worker's own Python exception (``OverflowError: …``); else Spark's error class
+    and message (``[FAILED_READ_FILE…] …``) with the deepest JVM cause (``Caused by: …``); else the
+    deepest cause alone. Never the Py4J call (``An error occurred while calling o73…``); Spark's
+    log above it has the full trace and the attempts made.
+    """
+    module = type(exc).__module__
+    if not (module.startswith("py4j") or module.startswith("pyspark")):
+        return None
+    text = str(exc)
+    found = re.findall(r"^(?:\w+\.)*\w+(?:Error|Exception|Exit): .+$", text, flags=re.MULTILINE)
+    python_errors = [
+        line for line in found if not line.startswith(("org.", "java.", "py4j.", "scala.", "Py4J"))
+    ]
+    if python_errors:
+        return f"Spark job failed: {python_errors[-1].strip()}"
+    causes = [c.strip() for c in re.findall(r"^Caused by: (.+)$", text, flags=re.MULTILINE)]
+    error_class = re.search(r"(\[[A-Z][A-Z_]*(?:\.[A-Z_]+)*\] [^\n]*)", text)
+    root = causes[-1] if causes else None
+    if error_class:
+        detail = error_class.group(1).strip()
+        if root and root not in detail:
+            detail += f" (caused by {root})"
+    elif root:
+        detail = root
+    else:
+        java = [line for line in found if not line.startswith("Py4J")]
+        detail = java[-1] if java else (text.splitlines()[0] if text else type(exc).__name__)
+    return f"Spark job failed: {detail.strip()}"
+
+
+class _Stderr(logging.StreamHandler):
+    """A handler that writes to whatever ``sys.stderr`` is when a record is emitted."""
+
+    def emit(self, record):
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+def setup_logging(prog: str, level: int | None = None) -> None:
+    """Progress of the ``nbspark`` logger on stderr, as ``PROG: message`` (once; ``level`` resets it)."""
+    if not any(isinstance(h, _Stderr) for h in log.handlers):
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter(f"{prog}: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+    if level is not None:
+        log.setLevel(level)
+
+
+def _run(prog: str, body) -> int:
+    """Run a command's body: its report on stdout, every failure one line on stderr (exit 2 for a
+    setting that cannot apply, 1 for bad input, output or a failed Spark job)."""
+    setup_logging(prog)
+    try:
+        body()
+    except ConfigError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except (NbsparkError, FileNotFoundError, ValueError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    except Exception as exc:
+        line = job_failure(exc)
+        if line is None:
+            raise
+        print(f"{prog}: error: {line}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def train_main(argv=None, prog: str = "train.py") -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog, description="Count a corpus into an nbspark model (count tables as Parquet)."
+    )
+    _common(parser)
+    parser.add_argument(
+        "--out", metavar="DIR", help="model directory to write (default: the config's model_dir)"
+    )
+    parser.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an existing model (the old one stays until the new one is complete)",
+    )
+    parser.add_argument(
+        "--update",
+        metavar="MODEL",
+        help="add the counts of this input to an existing model, without recounting its data",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="with --update: count an input file again although the model already holds it",
+    )
+    args = parser.parse_args(argv)
+    cfg = _config(args, parser)
+    if args.update and (args.out or args.overwrite):
+        parser.error("--update MODEL writes MODEL itself; leave out --out and --overwrite")
+    if args.force and not args.update:
+        parser.error("--force goes with --update")
+
+    def body():
+        from nbspark.inputs.resolve import resolve_input
+        from nbspark.report.format import format_nb_train_report, format_train_report
+        from nbspark.settings.capabilities import resolve_engine
+
+        nb = cfg.task == "naive_bayes"
+        # only the run's own family is imported (the naive Bayes jobs bring numpy and scipy: 0.25 s)
+        if nb:
+            from nbspark.naive_bayes.jobs import load_nb_manifest as load_manifest
+            from nbspark.naive_bayes.jobs import train_nb as train
+        else:
+            from nbspark.backoff.jobs import load_backoff_manifest as load_manifest
+            from nbspark.backoff.jobs import train
+        resolve_engine(cfg)  # a training input, sampling or engine that cannot apply
+        use_hadoop()
+        inputs = resolve_input(cfg.train, args.data_dir)
+        if args.update:
+            out = location(args.update)
+            load_manifest(out)
+            out = check_output(out, True, [inputs.root])
+        else:
+            out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
+        with _spark(f"nbspark-train-{cfg.name}") as spark:
+            manifest = train(
+                spark, cfg, inputs, out, update=bool(args.update), force=args.force, overwrite=args.overwrite
+            )
+        print((format_nb_train_report if nb else format_train_report)(manifest, out))
+
+    return _run(prog, body)
+
+
+def classify_main(argv=None, prog: str = "classify.py") -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Classify the test examples with a trained model; write predictions, metrics and a "
+        "report.",
+    )
+    _common(parser)
+    parser.add_argument("--model", metavar="DIR", help="model directory (default: the config's model_dir)")
+    parser.add_argument("--out", metavar="DIR", help="results directory (default: the config's results_dir)")
+    parser.add_argument("--overwrite", action="store_true", help="replace existing results")
+    args = parser.parse_args(argv)
+    cfg = _config(args, parser)
+    explicit = frozenset(_overrides(args, parser))
+
+    def body():
+        from nbspark.inputs.resolve import resolve_input
+        from nbspark.report.format import format_classify_report
+        from nbspark.report.metrics import format_classification_report
+        from nbspark.settings.capabilities import resolve_scoring, training_overlap
+        from nbspark.spine.classifying import results_report
+
+        nb = cfg.task == "naive_bayes"
+        if nb:  # only the run's own family is imported, as in train
+            from nbspark.naive_bayes.jobs import classify_nb, model_settings
+            from nbspark.naive_bayes.jobs import load_nb_manifest as load_manifest
+        else:
+            from nbspark.backoff.jobs import classify
+            from nbspark.backoff.jobs import load_backoff_manifest as load_manifest
+        use_hadoop()
+        model = location(args.model or cfg.model_dir)
+        manifest = load_manifest(model)
+        resolve_scoring(
+            model_settings(manifest, cfg, explicit) if nb else cfg
+        )  # a test input or scorer that cannot apply
+        inputs = resolve_input(cfg.test, args.data_dir)
+        training_overlap(manifest, inputs)  # ... or test records that are training records
+        out = check_output(args.out or cfg.results_dir, args.overwrite, [inputs.root, model])
+        with _spark(f"nbspark-classify-{cfg.name}") as spark:
+            if nb:
+                metrics = classify_nb(
+                    spark, cfg, model, inputs, out, overrides=explicit, overwrite=args.overwrite
+                )
+            else:
+                metrics = classify(spark, cfg, model, inputs, out, overwrite=args.overwrite)
+        print(results_report(format_classification_report if nb else format_classify_report, metrics))
+        print(f"results written to {out}")
+
+    return _run(prog, body)
+
+
+def query_main(argv=None, prog: str = "query.py") -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="P(varying positions | fixed positions) over the 5-gram joint distribution. "
+        "Each of --A..--E is a word (must match) or _ (varies); positions not given are summed over.",
+    )
+    _common(parser)
+    for letter in "ABCDE":
+        parser.add_argument(
+            f"--{letter}",
+            metavar="WORD|_",
+            help=f"position {letter}" + (" (the centre word)" if letter == "C" else ""),
+        )
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument(
+        "--model", metavar="DIR", help="answer from a model's count tables (default: the config's model_dir)"
+    )
+    source.add_argument(
+        "--ngrams",
+        metavar="PATH",
+        help="answer straight from an n-gram count file or directory (relative paths: under the data dir)",
+    )
+    parser.add_argument("--top", type=int, default=10, help="how many bindings to print (default 10)")
+    parser.add_argument(
+        "--fold-case",
+        action="store_true",
+        help="lower-case a raw n-gram file's words (a model is as its tokenizer left it)",
+    )
+    parser.add_argument("--json", metavar="FILE", help="also write the answer as JSON")
+    args = parser.parse_args(argv)
+    cfg = _config(args, parser)
+    bindings = {c: getattr(args, c) for c in "ABCDE" if getattr(args, c) is not None}
+    if args.top < 1:
+        parser.error("--top must be at least 1")
+
+    def body():
+        from nbspark.backoff.jobs import load_backoff_manifest
+        from nbspark.backoff.query import query
+        from nbspark.inputs.resolve import InputSpec, resolve_input
+        from nbspark.report.format import format_query_report
+
+        use_hadoop()
+        answer = location(args.json) if args.json else None
+        if answer is not None and (
+            answer.is_dir() or (answer.parent.exists() and not answer.parent.is_dir())
+        ):
+            raise OutputError(f"{answer}: --json names a file to write, and this path cannot be one")
+        inputs = model = None
+        if args.ngrams:
+            inputs = resolve_input(InputSpec("ngrams", args.ngrams), args.data_dir)
+        else:
+            model = location(args.model or cfg.model_dir)
+            load_backoff_manifest(model)
+        with _spark("nbspark-query") as spark:
+            result = query(
+                spark, bindings, args.top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples
+            )
+        print(format_query_report(result))
+        if args.json:
+            answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+
+    return _run(prog, body)
+
+
+def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Train on nested seeded fractions of the training data, classify the same test set "
+        "each time; "
+        "write curve.json, curve.csv and curve.png.",
+    )
+    _common(parser)
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="where the curve goes (default: next to the config's results_dir, learning_curve/)",
+    )
+    parser.add_argument(
+        "--fractions", default="0.01,0.03,0.1,0.3,1", help="training fractions (default 0.01,0.03,0.1,0.3,1)"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--overwrite", action="store_true")
+    args = parser.parse_args(argv)
+    cfg = _config(args, parser)
+    try:
+        fractions = sorted({float(f) for f in args.fractions.split(",")})
+    except ValueError:
+        parser.error(f"--fractions must be numbers, got {args.fractions!r}")
+    if not fractions or not all(0 < f <= 1 for f in fractions):  # NaN too: it would sample nothing
+        parser.error("--fractions must lie in (0, 1]")
+
+    def body():
+        from nbspark.backoff.curves import check_curve, learning_curve
+        from nbspark.inputs.resolve import resolve_input
+        from nbspark.report.format import format_curve
+
+        check_curve(cfg)
+        use_hadoop()
+        train_inputs = resolve_input(cfg.train, args.data_dir)
+        test_inputs = resolve_input(cfg.test, args.data_dir)
+        default = location(cfg.results_dir).parent / "learning_curve"
+        out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
+        with _spark(f"nbspark-curve-{cfg.name}") as spark:
+            rows = learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
+        print(format_curve(rows))
+        print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
+
+    return _run(prog, body)
+
+
+def add_check_options(parser: argparse.ArgumentParser) -> None:
+    """The checker's ``--factor`` and ``--rule`` (both commands that check text take them)."""
+    parser.add_argument(
+        "--factor",
+        type=float,
+        help="how many times more probable an alternative must be (default: the model's check.factor, 50)",
+    )
+    parser.add_argument(
+        "--rule",
+        choices=RULES,
+        help="decision rule (default: the model's check.rule; see nbspark.backoff.rules)",
+    )
+
+
+def check_factor(parser: argparse.ArgumentParser, args) -> None:
+    """Refuse a ``--factor`` below 1 or not finite (a parser error: exit 2)."""
+    from nbspark.settings.check import factor_problem
+
+    if args.factor is not None and (problem := factor_problem(args.factor)):
+        parser.error(f"--factor {problem}")
+
+
+def check_main(argv=None, prog: str = "check.py") -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Flag confused words (affect/effect, their/there, …) in every file of a text corpus "
+        "with a backoff "
+        "model, in parallel; write flags/ (Parquet: file, line, column, written, suggestion, ratio, "
+        "level, snippet), "
+        "metrics.json and report.txt. The same flags as 'nbspark check FILE' on each file.",
+    )
+    parser.add_argument("--model", required=True, metavar="DIR", help="a backoff model directory")
+    parser.add_argument(
+        "--text",
+        required=True,
+        metavar="PATH",
+        help="a UTF-8 text file or a directory of them (.gz read transparently)",
+    )
+    parser.add_argument("--out", required=True, metavar="DIR", help="where the flags go")
+    add_check_options(parser)
+    parser.add_argument("--overwrite", action="store_true")
+    args = parser.parse_args(argv)
+    check_factor(parser, args)
+
+    def body():
+        from nbspark.backoff.check_job import check_corpus
+        from nbspark.storage.manifests import BACKOFF_KIND, load_manifest
+
+        use_hadoop()
+        model, text = location(args.model), location(args.text)
+        load_manifest(model, BACKOFF_KIND)
+        if not text.exists():
+            raise FileNotFoundError(f"{text}: no such file or directory")
+        out = check_output(args.out, args.overwrite, [model, text])
+        with _spark("nbspark-check") as spark:
+            metrics = check_corpus(spark, model, text, out, args.factor, args.rule)
+        from nbspark.report.format import format_check_report
+
+        print(format_check_report(metrics))
+        print(f"flags written to {out}/flags")
+
+    return _run(prog, body)

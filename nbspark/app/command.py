@@ -1,0 +1,416 @@
+"""The ``nbspark`` command: one entry point for every job, plus what needs no Spark.
+
+```
+nbspark train|classify|query|curve [--master M] [--conf K=V …] ARGS   the jobs (as spark-submit jobs/*.py)
+nbspark predict --model DIR [--json] TEXT… | -                        score in process, no JVM
+nbspark check --model DIR [--factor F] [--rule R] [--json] [--fail-on-flag] FILE… | -   confused words, no JVM
+nbspark check --model DIR --evaluate FORMAT:PATH … --out DIR            the checker's p and r (LanguageTool's
+protocol)
+nbspark config show [--config F] [--set K=V …]                        the resolved config as TOML
+nbspark --version | --jobs-dir                                         (the jobs: spark-submit "$(nbspark
+--jobs-dir)/train.py")
+```
+
+``-q`` / ``-v`` set the level of the ``nbspark`` logger (progress goes there, on stderr); reports
+go to stdout. The Spark subcommands start Spark as ``spark-submit`` would: ``--master`` and
+``--conf`` become ``PYSPARK_SUBMIT_ARGS`` unless that is already set, and those settings win over
+the jobs' defaults.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import shlex
+import sys
+from pathlib import Path
+
+from nbspark._version import __version__
+from nbspark.errors import ConfigError, NbsparkError
+from nbspark.settings.check import RULES
+
+__all__ = ["check_main", "config_main", "config_toml", "main", "predict_main"]
+
+JOBS = ("train", "classify", "query", "curve")
+COMMANDS = (*JOBS, "predict", "check", "config")
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(
+        prog="nbspark", description="Naive Bayes and n-gram density estimation by counting, on Spark."
+    )
+    parser.add_argument("--version", action="version", version=f"nbspark {__version__}")
+    parser.add_argument(
+        "--jobs-dir",
+        action=_JobsDir,
+        help="print the directory of the spark-submit jobs (train.py, classify.py, …) and exit",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors on stderr")
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug messages on stderr")
+    parser.add_argument("command", choices=COMMANDS, help="what to do (each has --help)")
+    # the command's own arguments (its --help included) go to the command; -q / -v may stand on either side
+    # (no option of nbspark's takes a value, so the first command name is the command)
+    at = next((i + 1 for i, a in enumerate(argv) if a in COMMANDS), len(argv))
+    args, rest = parser.parse_known_args(argv[:at])
+    verbosity = argparse.ArgumentParser(add_help=False)
+    verbosity.add_argument("-q", "--quiet", action="store_true")
+    verbosity.add_argument("-v", "--verbose", action="store_true")
+    after, tail = verbosity.parse_known_args(argv[at:])
+    args.quiet, args.verbose, rest = args.quiet or after.quiet, args.verbose or after.verbose, rest + tail
+    from nbspark.app.cli import setup_logging
+
+    setup_logging(
+        "nbspark", logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
+    )
+    if args.command == "predict":
+        return predict_main(rest)
+    if args.command == "check":
+        return check_main(rest)
+    if args.command == "config":
+        return config_main(rest)
+    return _job(args.command, rest)
+
+
+class _JobsDir(argparse.Action):
+    def __init__(self, option_strings, dest, **kwargs):
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(
+            Path(__file__).resolve().parents[1] / "jobs"
+        )  # nbspark/jobs, not imported: the jobs import this
+        parser.exit()
+
+
+def _job(name: str, argv: list[str]) -> int:
+    """A Spark job in this process, with ``--master`` and ``--conf`` passed on as spark-submit's."""
+    from nbspark.app import cli
+
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--master")
+    pre.add_argument("--conf", action="append", default=[])
+    spark_args, rest = pre.parse_known_args(argv)
+    submit = []
+    if spark_args.master:
+        submit += ["--master", spark_args.master]
+    for item in spark_args.conf:
+        if "=" not in item:
+            print(f"nbspark {name}: error: --conf needs KEY=VALUE, got {item!r}", file=sys.stderr)
+            return 2
+        submit += ["--conf", item]
+    if submit and "PYSPARK_SUBMIT_ARGS" not in os.environ:
+        os.environ["PYSPARK_SUBMIT_ARGS"] = shlex.join(submit + ["pyspark-shell"])
+    mains = {
+        "train": cli.train_main,
+        "classify": cli.classify_main,
+        "query": cli.query_main,
+        "curve": cli.curve_main,
+    }
+    return mains[name](rest, prog=f"nbspark {name}")
+
+
+def predict_main(argv: list[str]) -> int:
+    """``nbspark predict``: score texts or windows with a model, in process (no Spark)."""
+    parser = argparse.ArgumentParser(
+        prog="nbspark predict",
+        description="Score with a trained model without Spark. Backoff models: a window with '_' (or a "
+        "confusion-set word) at the centre, or a sentence, whose every confusion-set word is scored in its "
+        "window. Naive Bayes text models: one document per argument (or per line with '-'); table models "
+        "(gaussian, categorical, mixed): one JSON object of column -> value per argument or line.",
+    )
+    parser.add_argument("--model", required=True, metavar="DIR", help="the model directory")
+    parser.add_argument("--json", action="store_true", help="one JSON object per result")
+    parser.add_argument(
+        "texts", nargs="+", metavar="TEXT", help="texts or windows; '-' reads one per line from stdin"
+    )
+    args = parser.parse_args(argv)
+    texts = _stdin_lines() if args.texts == ["-"] else args.texts
+    from nbspark.backoff.predictor import BackoffPredictor
+    from nbspark.loading import load
+
+    try:
+        model = load(args.model)
+        if isinstance(model, BackoffPredictor):
+            results, unscored = _backoff_results(model, texts)
+            if unscored:  # said, not silent: a text without a set word is not a prediction of the model
+                print(
+                    f"nbspark predict: {unscored:,} of {len(texts):,} texts hold no word of the model's "
+                    "confusion sets "
+                    f"({model.words_shown()}) and are not a {model.width}-token window with '_' at the "
+                    "centre: nothing scored in them",
+                    file=sys.stderr,
+                )
+        else:
+            proba = model.predict_proba(texts if model.text else [_json_row(t) for t in texts])
+            results = [
+                {
+                    "text": t,
+                    "label": model.classes_[int(p.argmax())],
+                    "probability": float(p.max()),
+                    "probabilities": dict(zip(model.classes_, map(float, p))),
+                }
+                for t, p in zip(texts, proba)
+            ]
+    except (NbsparkError, ValueError, TypeError, FileNotFoundError) as exc:
+        print(f"nbspark predict: error: {exc}", file=sys.stderr)
+        return 1
+    for r in results:
+        print(json.dumps(r, ensure_ascii=False) if args.json else _line(r))
+    return 0
+
+
+def check_main(argv: list[str]) -> int:
+    """``nbspark check``: flag confusion-set words that an alternative beats by ``--factor``, as a
+    linter prints them (``FILE:LINE:COL: 'effect' → 'affect'? (ratio 38.2, level B) …``)."""
+    from nbspark.app.cli import add_check_options, check_factor
+
+    parser = argparse.ArgumentParser(
+        prog="nbspark check",
+        description="Find confused words (affect/effect, their/there, …) in plain text with a backoff model, "
+        "without Spark. A word is flagged when another word of its confusion set is at least FACTOR times "
+        "more probable in its context, under the decision rule (default: the model's check settings, "
+        "interpolation of every backoff level; 'chain' decides at the first level that has seen the "
+        "context).",
+    )
+    parser.add_argument("--model", required=True, metavar="DIR", help="a backoff model directory")
+    add_check_options(parser)
+    parser.add_argument("--json", action="store_true", help="one JSON object per flag")
+    parser.add_argument(
+        "--fail-on-flag", action="store_true", help="exit 1 when anything is flagged (for CI)"
+    )
+    parser.add_argument(
+        "--evaluate",
+        action="append",
+        default=[],
+        metavar="FORMAT:PATH",
+        help="evaluate on clean text instead (reuters:DIR, brown:ZIP or text:PATH; repeatable): "
+        "LanguageTool's protocol, a table per factor, evaluation.json and pr.png in --out",
+    )
+    parser.add_argument("--out", metavar="DIR", help="with --evaluate: where evaluation.json and pr.png go")
+    parser.add_argument(
+        "--overwrite", action="store_true", help="with --evaluate: replace an earlier evaluation in --out"
+    )
+    parser.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="UTF-8 text files or directories of them ('-' reads stdin; .gz read too)",
+    )
+    args = parser.parse_args(argv)
+    check_factor(parser, args)
+    if bool(args.evaluate) == bool(args.files) or (args.evaluate and not args.out):
+        parser.error("give FILEs to check, or --evaluate FORMAT:PATH with --out DIR")
+    from nbspark.backoff.predictor import BackoffPredictor
+    from nbspark.loading import load
+
+    flagged = 0
+    try:
+        model = load(args.model)
+        if not isinstance(model, BackoffPredictor):
+            raise ValueError(f"{args.model}: a naive Bayes model; nbspark check needs a backoff model")
+        if args.evaluate:
+            return _evaluate(model, args)
+        for name, text, replaced in _texts(args.files):
+            _undecodable("check", name, replaced)
+            for flag in model.flags(text, args.factor, args.rule):
+                flagged += 1
+                flag = {"file": name, **flag}
+                if args.json:  # JSON has no infinity: null when the written word was never seen there
+                    print(
+                        json.dumps(
+                            {**flag, "ratio": None if flag["ratio"] == float("inf") else flag["ratio"]},
+                            ensure_ascii=False,
+                        )
+                    )
+                else:
+                    print(_flag_line(flag))
+    except (NbsparkError, ValueError, OSError) as exc:
+        print(f"nbspark check: error: {exc}", file=sys.stderr)
+        return 2 if isinstance(exc, ConfigError) else 1
+    return 1 if flagged and args.fail_on_flag else 0
+
+
+def _evaluate(model, args) -> int:
+    """``nbspark check --evaluate``: every rule at every factor on each clean text; the tables on
+    stdout, ``evaluation.json`` and ``pr.png`` in ``--out`` (staged: all or nothing)."""
+    from nbspark.backoff.evaluation import clean_documents, evaluate, format_evaluation, plot_pr
+    from nbspark.report.plots import require_matplotlib
+    from nbspark.settings.check import Rule
+    from nbspark.storage.tables import check_output, staged_output, write_json
+
+    texts = []
+    for item in args.evaluate:
+        fmt, sep, path = item.partition(":")
+        if not sep or fmt not in ("reuters", "brown", "text"):
+            raise ConfigError(
+                f"--evaluate needs FORMAT:PATH with FORMAT reuters, brown or text, got {item!r}"
+            )
+        texts.append((fmt, path))
+    out = check_output(args.out, args.overwrite, [args.model] + [p for _, p in texts])
+    require_matplotlib()
+    rule = model.rule_for(model.sets[0])[0]
+    rules = {name: Rule(name, rule.min_evidence, rule.m) for name in ([args.rule] if args.rule else RULES)}
+    report = {"model": str(args.model), "rules": {k: vars(v) for k, v in rules.items()}, "texts": []}
+    with staged_output(out, "evaluation") as staging:
+        for i, (fmt, path) in enumerate(texts):
+            rows = evaluate(model, clean_documents(fmt, path), rules)
+            title = f"{args.model} on {fmt}:{path}"
+            print(format_evaluation(rows, title) + "\n")
+            report["texts"].append({"format": fmt, "path": path, "rows": rows})
+            plot_pr(rows, staging / ("pr.png" if len(texts) == 1 else f"pr-{i + 1}-{fmt}.png"), title)
+        write_json(staging / "evaluation.json", report)
+    print(f"wrote {out}/evaluation.json and the p/r plot(s)")
+    return 0
+
+
+def _undecodable(command: str, name: str, replaced: int) -> None:
+    """Read all the same, but never in silence: the line on stderr for text that was not UTF-8."""
+    if replaced:
+        print(
+            f"nbspark {command}: {name}: {replaced:,} undecodable byte sequence(s) read as U+FFFD: is it "
+            "UTF-8?",
+            file=sys.stderr,
+        )
+
+
+def _stdin_lines() -> list[str]:
+    """``nbspark predict -``: stdin's lines, its bytes read by the rule of every text file
+    (``readers.decode_text``: UTF-8, a byte-order mark dropped), not by the locale's codec."""
+    import io
+
+    from nbspark.inputs.files import decode_text
+
+    text, replaced = decode_text(sys.stdin.buffer.read(), "-")
+    _undecodable("predict", "<stdin>", replaced)
+    return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
+
+
+def _texts(names: list[str]):
+    """``(name, text, undecodable sequences)`` of each FILE argument (``readers.decode_text``): ``-``
+    is stdin, and a directory gives its files as the check job lists them (``readers.list_files``)."""
+    from nbspark.inputs.files import decode_text, list_files
+    from nbspark.storage.locations import location
+
+    for name in names:
+        if name == "-":
+            yield ("<stdin>", *decode_text(sys.stdin.buffer.read(), name))
+            continue
+        root = location(name)
+        files = list_files(root)
+        if not files:  # an empty directory is a mistyped path more often than a clean text
+            raise FileNotFoundError(
+                f"{name}: no text files in this directory (names not starting with _ or .)"
+            )
+        for f in files:
+            shown = name if f.uri == root.uri else str(f)
+            yield (shown, *decode_text(f.read_bytes(), shown))
+
+
+def _flag_line(f: dict) -> str:
+    r = f["ratio"]
+    ratio = (
+        "inf" if r == float("inf") else f"{r:.1f}" if r < 1e6 else f"{r:.1e}"
+    )  # 3.8e+19, not twenty digits
+    return (
+        f"{f['file']}:{f['line']}:{f['column']}: {f['written']!r} → {f['suggestion']!r}? (ratio "
+        f"{ratio}, level {f['level'] or '∅'}) {f['snippet']}"
+    )
+
+
+def _json_row(text: str) -> dict:
+    """A table model's row, given as a JSON object of column -> value."""
+    try:
+        row = json.loads(text)
+    except ValueError:
+        row = None
+    if not isinstance(row, dict):
+        raise ValueError(
+            f"a table model scores rows: give each as a JSON object of column -> value, got {text[:60]!r}"
+        )
+    return row
+
+
+def _backoff_results(model, texts: list[str]) -> tuple[list[dict], int]:
+    """The results of every text (a window with '_', else each set word in its window) and the
+    number of texts that gave none."""
+    out, unscored = [], 0
+    for text in texts:
+        tokens = text.split()
+        if len(tokens) == model.width and (tokens[model.width // 2] == "_"):
+            p = model.predict([text])[0]
+            out.append(
+                {
+                    "text": text,
+                    "label": p.label,
+                    "probability": p.probability,
+                    "level": p.level,
+                    "window": " ".join(p.window),
+                }
+            )
+            continue
+        found = model.check(text)
+        unscored += not found
+        for r in found:
+            out.append(
+                {
+                    "text": text,
+                    "written": r["written"],
+                    "label": r["label"],
+                    "probability": r["probability"],
+                    "level": r["level"],
+                    "window": " ".join(r["window"]),
+                }
+            )
+    return out, unscored
+
+
+def _line(r: dict) -> str:
+    level = "" if "level" not in r else f" at {r['level'] or '∅'}"
+    where = f"{r['window']}: " if "window" in r else ""
+    return f"{where}{r['label']} ({r['probability']:.4f}){level}"
+
+
+def config_toml(cfg) -> str:
+    """The config as TOML that ``load_config`` reads back equal (every key written)."""
+
+    def value(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        if isinstance(v, str):
+            return json.dumps(v, ensure_ascii=False)
+        return "[" + ", ".join(value(x) for x in v) + "]"
+
+    data = cfg.to_dict()
+    sections = {k: data.pop(k) for k in ("train", "test", "nb", "check")}
+    lines = [f"{k} = {value(v)}" for k, v in data.items()]
+    for name, section in sections.items():
+        lines += ["", f"[{name}]"] + [f"{k} = {value(v)}" for k, v in section.items()]
+    return "\n".join(lines) + "\n"
+
+
+def config_main(argv: list[str]) -> int:
+    """``nbspark config show``: the resolved config (file, then --set) as TOML."""
+    from nbspark.app.cli import parse_sets
+    from nbspark.settings.config import load_config
+
+    parser = argparse.ArgumentParser(prog="nbspark config")
+    parser.add_argument("action", choices=("show",))
+    parser.add_argument("--config", metavar="TOML")
+    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[])
+    args = parser.parse_args(argv)
+    try:
+        cfg = load_config(args.config, parse_sets(args.set, parser))
+    except ConfigError as exc:
+        print(f"nbspark config: error: {exc}", file=sys.stderr)
+        return 2
+    sys.stdout.write(config_toml(cfg))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

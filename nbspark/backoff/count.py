@@ -1,0 +1,213 @@
+"""The backoff family's counting engines, behind one function: ``count_ngrams(spark, cfg, inputs)
+-> counting.Counted`` with the count table in ``events.count_ddl(letters)``.
+
+* ``pairs`` / ``combine``: examples (``ngram_inputs``) flatMapped into ``((subset, *context,
+  label), weight)`` events and summed by ``counting.count_events``; statistics ride the shuffle.
+* ``dataframe``: Google Books shards scanned whole by RE2 in Python, or their lines filtered in
+  the JVM (``google_filter``): only the lines that might be centred on the set, or malformed, are
+  parsed, as ``combine`` parses them.
+* ``arrow``: ``ngrams`` lines read by Spark SQL, each Arrow batch parsed and counted by pyarrow
+  (``arrow_text.ngram_events``), summed in the task, then by ``groupBy``; statistics are rows
+  whose subset starts with ``MARK``, and the first malformed lines are found afterwards.
+
+Which engine applies, and what ``auto`` picks, is ``capabilities.resolve_engine``.
+"""
+
+from __future__ import annotations
+
+from nbspark.backoff.events import count_columns, count_ddl, example_events, in_sample
+from nbspark.backoff.google_filter import google_examples
+from nbspark.backoff.inputs import examples_rdd, google_summed
+from nbspark.inputs.files import text_frame
+from nbspark.inputs.parsers import MAX_COUNT, parse_google_v2, parse_google_v3, parse_ngram_line
+from nbspark.inputs.stats import MARK, STAT, first_malformed_lines, is_stat, run_failfast, split_stats
+from nbspark.settings.capabilities import resolve_engine
+from nbspark.spark.faults import maybe_inject
+from nbspark.spark.session import cache_coalescable
+from nbspark.spine.counting import Counted, count_events
+from nbspark.spine.frames import schema_of
+
+__all__ = ["count_ngrams"]
+
+
+def count_ngrams(spark, cfg, inputs) -> Counted:
+    """Count the examples of ``inputs`` into every subset of ``cfg.counted_subsets``."""
+    engine = resolve_engine(cfg)
+    if engine == "arrow":
+        return _arrow_counts(spark, cfg, inputs)
+    return _python_counts(spark, cfg, inputs, engine)
+
+
+def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
+    letters, subsets = cfg.letters, cfg.counted_subsets
+    fraction, seed = cfg.sample, cfg.sample_seed
+
+    def to_pairs(record):
+        if is_stat(record):
+            return [record]
+        if fraction < 1.0 and not in_sample(record, seed, fraction):
+            return [((STAT, "examples_not_sampled"), 1)]
+        return example_events(record, subsets, letters)
+
+    cached = []
+    if engine == "dataframe":  # Google Books: only the lines that might be centred or malformed parsed
+        records, cached = google_examples(spark, inputs, cfg)
+        mixed = google_summed(records, cfg.train.min_count, cfg.max_bad_examples, cfg.partitions)
+    else:
+        mixed = examples_rdd(
+            spark.sparkContext,
+            inputs,
+            cfg.centres,
+            cfg.width,
+            cfg.lowercase,
+            cfg.mode,
+            cfg.max_bad_examples,
+            cfg.partitions,
+        )
+    reduced = count_events(
+        mixed.flatMap(to_pairs), cfg.partitions, "combine" if engine == "dataframe" else engine
+    ).cache()
+    try:
+        collected = run_failfast(lambda: reduced.mapPartitions(_stats_and_summary).collect())
+        stats, bad = split_stats([r for r in collected if r[0] != SUMMARY], cfg.max_bad_examples)
+        known = _known([r[1] for r in collected if r[0] == SUMMARY])
+        if engine == "dataframe":
+            for data in cached:
+                data.unpersist()
+            parse = parse_google_v2 if cfg.train.format == "google_v2" else parse_google_v3
+            width = cfg.width
+            bad = first_malformed_lines(
+                spark.sparkContext,
+                inputs.files,
+                lambda line: parse(line, width),
+                stats,
+                cfg.mode,
+                cfg.max_bad_examples,
+            )
+        if (
+            stats.get("weight", 0) > MAX_COUNT
+        ):  # stored as one 64-bit number, as the arrow engine's statistics are
+            raise OverflowError(
+                f"count overflow: the total weight passes {MAX_COUNT}, the largest 64-bit count"
+            )
+        rows = reduced.filter(lambda kv: not is_stat(kv)).map(_count_row)
+        counts = spark.createDataFrame(rows, schema=schema_of(count_ddl(letters)))
+        return Counted(engine, counts, stats, bad, known, reduced)
+    except BaseException:
+        reduced.unpersist()
+        for data in cached:
+            data.unpersist()
+        raise
+
+
+SUMMARY = "summary"  # the tag of each partition's summary record (never a statistics key tuple)
+
+
+def _stats_and_summary(pairs):
+    """A partition of summed events -> its statistics records, then ``(SUMMARY, (events per
+    subset, prior label counts))``: what the manifest says of the table, without reading it back."""
+    from collections import Counter
+
+    per_subset: Counter = Counter()
+    labels: Counter = Counter()
+    for pair in pairs:
+        if is_stat(pair):
+            yield pair
+            continue
+        key, n = pair
+        per_subset[key[0]] += 1
+        if key[0] == "":
+            labels[key[-1]] += n
+    yield SUMMARY, (per_subset, labels)
+
+
+def _known(summaries) -> dict:
+    """The partitions' summaries summed: ``distinct_events``, ``label_counts`` and ``rows``."""
+    from collections import Counter
+
+    per_subset: Counter = Counter()
+    labels: Counter = Counter()
+    for subsets, label_counts in summaries:
+        per_subset.update(subsets)
+        labels.update(label_counts)
+    return {
+        "distinct_events": dict(per_subset),
+        "label_counts": dict(labels),
+        "rows": sum(per_subset.values()),
+    }
+
+
+def _count_row(pair) -> tuple:
+    """A summed event as a count row; a sum past 64 bits is an error, never a wrapped count."""
+    key, n = pair
+    if n > MAX_COUNT:
+        raise OverflowError(
+            f"count overflow: counts of one event sum past {MAX_COUNT}, the largest 64-bit count"
+        )
+    return (*key, n)
+
+
+def _arrow_batches(batches, width, centres, lowercase, subsets, letters):
+    """mapInArrow: the events of whole batches of n-gram lines (``arrow_text.ngram_events``),
+    summed inside the task, then the task's statistics as rows ``(MARK + name, …, "", n)``."""
+    from collections import Counter
+
+    import pyarrow as pa
+
+    from nbspark.backoff.arrow_events import ngram_events, ngram_schema
+    from nbspark.spine.arrow_counts import PartialCounts
+
+    maybe_inject()
+    names = count_columns(letters)
+    partial = PartialCounts(names[:-1], "count")
+    stats: Counter = Counter()
+    for batch in batches:
+        table, batch_stats = ngram_events(batch.column("value"), width, centres, lowercase, subsets, letters)
+        stats.update(batch_stats)
+        for summed in partial.add(table):
+            yield from summed.to_batches()
+    for summed in partial.flush():
+        yield from summed.to_batches()
+    if stats:
+        rows = {name: [None] * len(stats) for name in names}
+        rows["subset"] = [MARK + k for k in stats]
+        rows["label"] = [""] * len(stats)
+        rows["count"] = list(stats.values())
+        yield from pa.table(rows, schema=ngram_schema(letters)).to_batches()
+
+
+def _arrow_counts(spark, cfg, inputs) -> Counted:
+    """The arrow engine for ``ngrams`` input: the same table and statistics as the Python engines
+    (tested); the first malformed lines are named afterwards, only when there are any."""
+    from pyspark.sql import functions as F
+
+    letters, names = cfg.letters, count_columns(cfg.letters)
+    lines = text_frame(spark, inputs.files)
+    if cfg.partitions:
+        lines = lines.repartition(cfg.partitions)
+    width, centres, lowercase, subsets = (
+        cfg.width,
+        tuple(cfg.centres),
+        cfg.lowercase,
+        tuple(cfg.counted_subsets),
+    )
+    partial = lines.mapInArrow(
+        lambda it: _arrow_batches(it, width, centres, lowercase, subsets, letters),
+        count_ddl(letters).replace(" NOT NULL", ""),
+    )
+    agg = cache_coalescable(partial.groupBy(*names[:-1]).agg(F.sum("count").alias("count")))
+    try:
+        marker = F.col("subset").startswith(MARK)
+        stats = dict(sorted((r["subset"][1:], r["count"]) for r in agg.where(marker).collect()))
+        bad = first_malformed_lines(
+            spark.sparkContext,
+            inputs.files,
+            lambda line: parse_ngram_line(line, width),
+            stats,
+            cfg.mode,
+            cfg.max_bad_examples,
+        )
+        return Counted("arrow", agg.where(~marker), stats, bad, {}, agg)
+    except BaseException:
+        agg.unpersist()
+        raise

@@ -1,0 +1,89 @@
+"""Learning curves: train on nested seeded fractions of the training data, classify the same
+test set each time, and write the table and the picture of "why more data helps".
+
+Backoff models only (a naive Bayes config is refused by ``check_curve`` before any work starts).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from nbspark.backoff.jobs import classify, train
+from nbspark.errors import ConfigError
+from nbspark.inputs.resolve import Inputs
+from nbspark.report.plots import plot_learning_curve, require_matplotlib
+from nbspark.settings.capabilities import resolve_engine, resolve_scoring
+from nbspark.settings.config import ExperimentConfig
+from nbspark.storage.locations import Location
+from nbspark.storage.tables import staged_output, write_json
+
+__all__ = ["DEFAULT_FRACTIONS", "check_curve", "learning_curve"]
+
+DEFAULT_FRACTIONS = (0.01, 0.03, 0.1, 0.3, 1.0)
+log = logging.getLogger("nbspark")
+
+
+def check_curve(cfg: ExperimentConfig) -> None:
+    """Refuse, before any work, a config the learning curve cannot serve, or a missing matplotlib."""
+    if cfg.task != "backoff":
+        raise ConfigError(f"learning curves are drawn for backoff models; {cfg.name} has task = {cfg.task!r}")
+    resolve_engine(cfg)  # refuses a training input that cannot be counted
+    resolve_scoring(cfg)  # ... and a test input that cannot be classified
+    require_matplotlib()
+
+
+def learning_curve(
+    spark,
+    cfg: ExperimentConfig,
+    train_inputs: Inputs,
+    test_inputs: Inputs,
+    out: Location,
+    fractions=DEFAULT_FRACTIONS,
+    seed: int = 0,
+) -> list[dict]:
+    """Rows (one per fraction) of training size, accuracy, baseline and per-level coverage,
+    written to ``out`` as ``curve.json``, ``curve.csv`` and ``curve.png``."""
+    check_curve(cfg)
+    rows = []
+    with staged_output(out, "learning-curve") as stage:
+        work = stage / "work"
+        for fraction in sorted(fractions):
+            run = dataclasses.replace(cfg, sample=fraction, sample_seed=seed, worked_examples=())
+            manifest = train(spark, run, train_inputs, work / "model")
+            metrics = classify(spark, run, work / "model", test_inputs, work / "results")
+            rows.append(
+                {
+                    "fraction": fraction,
+                    "examples": manifest["stats"]["examples"]
+                    - manifest["stats"].get("examples_not_sampled", 0),
+                    "weight": sum(manifest["label_counts"].values()),
+                    "test_examples": metrics["examples"],
+                    "accuracy": metrics["accuracy"],
+                    "majority_baseline": metrics["majority_baseline"],
+                    "levels": [
+                        {k: lv[k] for k in ("name", "examples", "accuracy", "coverage")}
+                        for lv in metrics["levels"]
+                    ],
+                }
+            )
+            log.info(
+                "fraction %5s: %14s counted, accuracy %.4f",
+                fraction,
+                f"{rows[-1]['weight']:,}",
+                metrics["accuracy"],
+            )
+            work.rmtree()
+        write_json(stage / "curve.json", {"config": cfg.name, "seed": seed, "rows": rows})
+        names = [lv["name"] for lv in rows[0]["levels"]]
+        header = "fraction,examples,weight,test_examples,accuracy,majority_baseline," + ",".join(
+            f"coverage_{n}" for n in names
+        )
+        lines = [header] + [
+            f"{r['fraction']},{r['examples']},{r['weight']},{r['test_examples']},{r['accuracy']:.6f},{r['majority_baseline']:.6f},"
+            + ",".join(f"{lv['coverage'] or 0:.6f}" for lv in r["levels"])
+            for r in rows
+        ]
+        (stage / "curve.csv").write_text("\n".join(lines) + "\n")
+        plot_learning_curve(rows, stage / "curve.png", f"{cfg.name}: accuracy grows with training data")
+    return rows

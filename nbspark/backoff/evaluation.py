@@ -1,0 +1,146 @@
+"""The checker's evaluation, LanguageTool's protocol (its ``ConfusionRuleEvaluator``). Pure.
+
+Every occurrence of a confusion-set word in clean text is checked twice per other word of its
+set: as written, where a flag is a false alarm, and with the word swapped for the other one,
+where a flag is a catch. For the direction "``x`` written for ``y``" (y the word in the clean
+text, x the swap), over the ``n`` occurrences of y and for each factor:
+
+* ``false_alarms``: occurrences of y flagged as written; ``p = 1 − false_alarms / n`` (the share
+  of correct uses left alone);
+* ``catches``: occurrences flagged once swapped to x; ``r = catches / n`` (the share of swapped
+  words caught); ``precision = catches / (catches + false_alarms)`` (flags that are right, on
+  equal numbers of correct and swapped words).
+
+A context no level has seen is never flagged. The verdicts of all factors come from one ratio per
+occurrence and rule (``rules.judge``), so a table of many factors costs one pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+
+from nbspark.backoff.rules import judge
+from nbspark.inputs.tokens import centred_windows, tokenize
+from nbspark.settings.check import Rule
+
+__all__ = ["FACTORS", "clean_documents", "evaluate", "format_evaluation", "plot_pr"]
+
+FACTORS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0, 1e4, 1e5, 1e7)
+
+
+def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
+    """``(document id, text or tokens)`` of clean text: ``reuters`` (a directory of ``.sgm`` or one
+    file: story bodies), ``brown`` (NLTK's ``brown.zip``: its words) or ``text`` (files, one
+    document each, ``.gz`` read transparently)."""
+    from nbspark.inputs.files import decode_text, list_files
+    from nbspark.inputs.parsers import decode_reuters, parse_brown_zip, parse_reuters_sgml
+    from nbspark.storage.locations import location
+
+    for f in list_files(location(path)):
+        if fmt == "reuters" and f.name.endswith(".sgm"):
+            for story in parse_reuters_sgml(decode_reuters(f.read_bytes())):
+                yield f"reuters:{story.newid}", story.body
+        elif fmt == "brown":
+            yield from ((f"brown:{i}", words) for i, words in parse_brown_zip(f.read_bytes(), str(f)))
+        elif fmt == "text":
+            yield str(f), decode_text(f.read_bytes(), str(f))[0]
+        elif fmt not in ("reuters", "brown", "text"):
+            raise ValueError(f"clean text format must be reuters, brown or text, got {fmt!r}")
+
+
+def _ratio(verdict) -> float:
+    return 0.0 if verdict is None else verdict.ratio
+
+
+def evaluate(
+    model,
+    documents: Iterable[tuple[str, str | Sequence[str]]],
+    rules: Mapping[str, Rule],
+    factors: Sequence[float] = FACTORS,
+) -> list[dict]:
+    """The evaluation table of a backoff model (``models.BackoffPredictor``) on clean ``documents``
+    (texts are tokenized as the model was; token lists are lower-cased as it was): one row per
+    rule, direction and factor."""
+    centre = model.width // 2
+    ratios: dict[tuple, tuple[list, list]] = {}
+    for _doc, content in documents:
+        tokens = (
+            tokenize(content, model.lowercase)
+            if isinstance(content, str)
+            else [t.lower() if model.lowercase else t for t in content]
+        )
+        for _, window in centred_windows(tokens, model._set_of, model.width):
+            written = window[centre]
+            words = sorted(model._set_of[written])
+            levels = model.levels(window)
+            for name, rule in rules.items():
+                as_written = _ratio(judge(rule, levels, written, words))
+                for swap in words:
+                    if swap != written:
+                        correct, swapped = ratios.setdefault((name, " ".join(words), swap, written), ([], []))
+                        correct.append(as_written)
+                        swapped.append(_ratio(judge(rule, levels, swap, words)))
+    rows = []
+    for (name, words, swap, intended), (correct, swapped) in sorted(ratios.items()):
+        n = len(correct)
+        for f in factors:
+            fa, caught = sum(r >= f for r in correct), sum(r >= f for r in swapped)
+            rows.append(
+                {
+                    "rule": name,
+                    "set": words,
+                    "written": swap,
+                    "intended": intended,
+                    "factor": f,
+                    "occurrences": n,
+                    "false_alarms": fa,
+                    "catches": caught,
+                    "p": 1 - fa / n,
+                    "r": caught / n,
+                    "precision": caught / (caught + fa) if caught + fa else None,
+                }
+            )
+    return rows
+
+
+def format_evaluation(rows: list[dict], title: str) -> str:
+    """LanguageTool's table: per rule and direction, a line per factor."""
+    out = [
+        title,
+        f"{'rule':<12} {'direction':<26} {'factor':>8} {'n':>6} {'false':>6} {'caught':>6} {'p':>7} {'r':>7}",
+    ]
+    for r in rows:
+        direction = f"{r['written']} for {r['intended']}"
+        out.append(
+            f"{r['rule']:<12} {direction:<26} {r['factor']:>8g} {r['occurrences']:>6} {r['false_alarms']:>6} "
+            f"{r['catches']:>6} {r['p']:>7.4f} {r['r']:>7.4f}"
+        )
+    return "\n".join(out)
+
+
+def plot_pr(rows: list[dict], path, title: str) -> None:
+    """``r`` against ``p``, one panel per direction and one curve per rule (a point per factor)."""
+    from nbspark.report.plots import require_matplotlib, save_png
+
+    require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directions = sorted({(r["written"], r["intended"]) for r in rows})
+    fig, axes = plt.subplots(1, len(directions), figsize=(5.5 * len(directions), 4.2), squeeze=False)
+    for ax, (written, intended) in zip(axes[0], directions):
+        for rule in sorted({r["rule"] for r in rows}):
+            mine = [
+                r for r in rows if r["rule"] == rule and (r["written"], r["intended"]) == (written, intended)
+            ]
+            ax.plot([r["p"] for r in mine], [r["r"] for r in mine], marker="o", label=rule)
+        ax.set_xlabel("p: correct uses left alone")
+        ax.set_ylabel("r: swapped words caught")
+        ax.set_title(f"'{written}' written for '{intended}'")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="lower left")
+    fig.suptitle(title)
+    fig.tight_layout()
+    save_png(fig, path)

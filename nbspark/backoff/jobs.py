@@ -1,0 +1,277 @@
+"""The backoff family's jobs: train (count every context subset of the confusion-set windows) and
+classify (predict the centre word with Cohen's backoff chain).
+
+Record shapes: train, ``Example`` -> ``((subset, *context, label), weight)`` -> ``counts/``
+(``events.count_ddl``) + ``manifest.json``; classify, ``counts/`` -> ``BackoffModel`` (driver,
+small) -> broadcast; test ``Example`` -> ``mapPartitions(predict)`` -> ``predictions/``
+(``prediction_ddl``) -> ``metrics.json``, ``report.txt``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from nbspark.backoff.count import count_ngrams
+from nbspark.backoff.events import count_ddl
+from nbspark.backoff.inputs import examples_rdd
+from nbspark.backoff.model import BackoffModel, build_model
+from nbspark.backoff.predict import parse_pattern, predict
+from nbspark.errors import InputError, OutputError
+from nbspark.inputs.resolve import Inputs
+from nbspark.inputs.stats import is_stat, run_failfast, split_stats
+from nbspark.report.format import format_classify_report
+from nbspark.report.metrics import backoff_metrics, level_name
+from nbspark.settings.capabilities import resolve_scoring, training_overlap
+from nbspark.settings.config import ExperimentConfig, position_letters
+from nbspark.spine.classifying import Scored, write_results
+from nbspark.spine.counting import count_events
+from nbspark.spine.training import Family, read_counts, train_model, why_empty
+from nbspark.storage.locations import Location, location
+from nbspark.storage.manifests import BACKOFF_KIND, confusion_sets, load_manifest, set_of_word
+from nbspark.storage.tables import check_output
+
+__all__ = [
+    "BACKOFF",
+    "classify",
+    "load_backoff_manifest",
+    "per_set_metrics",
+    "prediction_ddl",
+    "train",
+    "worked_examples",
+]
+
+
+def _ddl(config: dict) -> str:
+    return count_ddl(position_letters(config["width"]))
+
+
+def _check_subsets(old: dict, cfg: ExperimentConfig) -> None:
+    if list(cfg.counted_subsets) != old["subsets"]:
+        raise InputError(
+            f"cannot update: the model counted subsets {old['subsets']}, this run counts "
+            f"{list(cfg.counted_subsets)}"
+        )
+
+
+def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) -> dict:
+    """The backoff manifest's own fields: what the engine learned while counting, or (an update,
+    or an engine that learns nothing) from the written table (one small aggregate)."""
+    known = counted.known
+    if "distinct_events" in known and not updated:
+        per_subset, label_counts = known["distinct_events"], known["label_counts"]
+    else:
+        written = read_written()
+        per_subset = {
+            r["subset"]: r["n"]
+            for r in written.groupBy("subset").count().withColumnRenamed("count", "n").collect()
+        }
+        label_counts = {}
+        if "" in cfg.counted_subsets:
+            prior = (
+                written.where(written.subset == "")
+                .groupBy("label")
+                .agg({"count": "sum"})
+                .withColumnRenamed("sum(count)", "total")
+            )
+            label_counts = {r["label"]: r["total"] for r in prior.collect()}
+    return {
+        "letters": cfg.letters,
+        "subsets": list(cfg.counted_subsets),
+        "distinct_events": dict(sorted(per_subset.items())),
+        "label_counts": dict(sorted(label_counts.items())),
+    }
+
+
+BACKOFF = Family(
+    kind=BACKOFF_KIND,
+    count=count_ngrams,
+    ddl=_ddl,
+    sums=("count",),
+    unit="examples",
+    update_keys=(
+        "confusion_set",
+        "confusion_sets",
+        "width",
+        "lowercase",
+        "sample",
+        "sample_seed",
+        "train.year_min",
+        "train.year_max",
+        "train.min_count",
+        "train.pos",
+    ),
+    fields=_fields,
+    check_old=_check_subsets,
+)
+
+
+def load_backoff_manifest(model_dir: Location) -> dict:
+    return load_manifest(model_dir, BACKOFF_KIND)
+
+
+def train(
+    spark,
+    cfg: ExperimentConfig,
+    inputs: Inputs,
+    out: Location,
+    update: bool = False,
+    force: bool = False,
+    overwrite: bool = False,
+) -> dict:
+    """Count ``inputs`` into the backoff model ``out``; return its manifest (``training.train_model``)."""
+    return train_model(spark, cfg, inputs, out, BACKOFF, update, force, overwrite)
+
+
+# ---------------------------------------------------------------- classify
+
+
+def prediction_ddl(letters: str) -> str:
+    tokens = ", ".join(f"{c.lower()} STRING" for c in letters)
+    return (
+        f"source STRING NOT NULL, {tokens}, gold STRING NOT NULL, predicted STRING, probability DOUBLE "
+        "NOT NULL, subset STRING NOT NULL"
+    )
+
+
+def _score_partition(examples, bc_model, set_of):
+    model: BackoffModel = bc_model.value
+    centre = len(model.letters) // 2
+    for ex in examples:
+        decision = predict(model, ex.window, set_of.get(ex.window[centre]))
+        yield (
+            ex.source,
+            *ex.window,
+            ex.window[centre],
+            decision.label,
+            decision.probability,
+            decision.subset,
+        )
+
+
+def classify(
+    spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, out: Location, overwrite: bool = False
+) -> dict:
+    """Score every test example of ``inputs`` with the model; write predictions and metrics; return
+    the metrics. ``out`` is checked as the command line checks it (``tables.check_output``)."""
+    started = time.time()
+    model_dir = location(model_dir)
+    out = check_output(out, overwrite, [inputs.root, model_dir])
+    resolve_scoring(cfg)  # refuses a test input or scorer that cannot apply
+    manifest = load_backoff_manifest(model_dir)
+    overlap = training_overlap(manifest, inputs)  # test records that are training records: refused
+    mcfg, letters = manifest["config"], manifest["letters"]
+    missing = [s for s in cfg.backoff if s not in manifest["subsets"]]
+    if missing:
+        raise OutputError(
+            f"{model_dir}: the backoff chain needs subsets {', '.join(map(level_name, missing))}, "
+            f"which this model did not count (it has {', '.join(map(level_name, manifest['subsets']))})"
+        )
+    counts = read_counts(spark, model_dir, BACKOFF, manifest)
+    model = build_model(counts.where(counts.subset.isin(list(cfg.backoff))).collect(), letters, cfg.backoff)
+    sets = confusion_sets(mcfg)
+    set_of = set_of_word(sets)
+    width = mcfg["width"]
+    bc = spark.sparkContext.broadcast(model)
+    mixed = examples_rdd(
+        spark.sparkContext, inputs, tuple(set_of), width, mcfg["lowercase"], cfg.mode, cfg.max_bad_examples
+    ).cache()
+
+    def release():
+        mixed.unpersist()
+        bc.unpersist()
+
+    try:
+        stats, bad = split_stats(
+            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), cfg.max_bad_examples
+        )
+    except BaseException:
+        release()
+        raise
+    scored = mixed.filter(lambda r: not is_stat(r)).mapPartitions(lambda it: _score_partition(it, bc, set_of))
+    predictions = spark.createDataFrame(scored, schema=prediction_ddl(letters))
+    label_counts = manifest.get("label_counts") or {}
+    majority = min(label_counts, key=lambda k: (-label_counts[k], k)) if label_counts else None
+
+    def metrics_of(written) -> dict:
+        triples = written.counts(["gold", "predicted", "subset"])
+        metrics = backoff_metrics(triples, cfg.backoff, majority)
+        if len(sets) > 1:
+            metrics["sets"] = per_set_metrics(triples, sets, cfg.backoff, label_counts)
+        metrics["distinct_examples"] = written.frame.select(*[c.lower() for c in letters]).distinct().count()
+        metrics["worked_examples"] = worked_examples(model, cfg.worked_examples, width)
+        return metrics
+
+    extra = {
+        "model": str(model_dir),
+        "test_input": str(inputs.root),
+        "test_is_training_data": overlap == "all",
+    }
+    result = Scored(
+        predictions,
+        lambda: {"input_stats": stats, "malformed_examples": bad},
+        release,
+        scored.getNumPartitions,
+    )
+    return write_results(
+        spark,
+        out,
+        result,
+        metrics_of,
+        format_classify_report,
+        extra,
+        started,
+        empty=(BACKOFF.unit, why_empty("backoff", set_of)),
+    )
+
+
+def per_set_metrics(triples, sets, chain, label_counts) -> list[dict]:
+    """One row per confusion set: its test examples, accuracy and majority baseline (the
+    set's most frequent word in training)."""
+    rows = []
+    for words in sets:
+        majority = min(words, key=lambda w: (-label_counts.get(w, 0), w))
+        m = backoff_metrics([t for t in triples if t[0] in words], chain, majority)
+        rows.append(
+            {
+                "set": list(words),
+                **{
+                    k: m[k]
+                    for k in (
+                        "examples",
+                        "correct",
+                        "accuracy",
+                        "majority_label",
+                        "majority_baseline",
+                        "gold_labels",
+                    )
+                },
+            }
+        )
+    return rows
+
+
+def worked_examples(model: BackoffModel, patterns, width: int) -> list[dict]:
+    """How the model decides each ``"w w _ w w"`` pattern, with the levels it passed."""
+    out = []
+    for pattern in patterns:
+        window = parse_pattern(pattern, width)
+        decision = predict(model, window)
+        passed = (
+            list(model.chain[: model.chain.index(decision.subset)])
+            if decision.subset in model.chain
+            else list(model.chain)
+        )
+        shown = " ".join(
+            w if model.letters[i] in decision.subset or i == width // 2 else "_" for i, w in enumerate(window)
+        )
+        out.append(
+            {
+                "pattern": pattern,
+                "predicted": decision.label,
+                "probability": decision.probability,
+                "subset": decision.subset,
+                "unseen_at": passed,
+                "context_used": shown,
+            }
+        )
+    return out

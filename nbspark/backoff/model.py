@@ -1,0 +1,78 @@
+"""The backoff model: log-probability tables built from count rows. Pure.
+
+Counting is kept apart from estimation (as in scikit-learn's naive Bayes): the Parquet count
+tables hold raw integer counts, and ``build_model`` turns the rows of the subsets in a backoff
+chain into, for each subset, a table ``context -> ((label, log P(label | context)), ...)``
+with labels ranked best first. The estimate is the maximum-likelihood one,
+``P(label | context) = count(context, label) / count(context)``: Cohen's experiment decides at
+the first subset whose context was seen, so no smoothing is needed to decide, and the reported
+probability is the one on the course slide.
+
+Ties are broken deterministically: higher count first, then the label in string order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+__all__ = ["BackoffModel", "build_model", "count_tables", "model_from_counts", "rank"]
+
+Ranked = tuple[tuple[str, float], ...]
+
+
+@dataclass(frozen=True)
+class BackoffModel:
+    """``tables[i]`` belongs to ``chain[i]``; keys are the context values in ``chain[i]``'s order."""
+
+    letters: str
+    chain: tuple[str, ...]
+    tables: tuple[dict[tuple[str, ...], Ranked], ...]
+
+    def size(self) -> int:
+        return sum(len(t) for t in self.tables)
+
+
+def rank(label_counts: dict[str, int]) -> Ranked:
+    """Labels with their log-probabilities, best first (ties: label order)."""
+    total = sum(label_counts.values())
+    ordered = sorted(label_counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    return tuple((label, math.log(count / total)) for label, count in ordered if count > 0)
+
+
+def count_tables(
+    rows: Iterable[Sequence], letters: str, chain: Sequence[str]
+) -> dict[str, dict[tuple, dict[str, int]]]:
+    """``subset -> context values -> label -> count`` from count rows ``(subset, *context values,
+    label, count)``, for the subsets of ``chain`` (other rows are ignored). Context values are read
+    from the columns of the subset's positions, in position order (``events.count_columns``)."""
+    centre = len(letters) // 2
+    context = letters[:centre] + letters[centre + 1 :]
+    wanted = {subset: [context.index(c) for c in subset] for subset in chain}
+    counts: dict[str, dict[tuple, dict[str, int]]] = {s: defaultdict(dict) for s in chain}
+    for row in rows:
+        subset = row[0]
+        if subset not in wanted:
+            continue
+        values = row[1 : 1 + len(context)]
+        key = tuple(values[i] for i in wanted[subset])
+        label, count = row[1 + len(context)], row[2 + len(context)]
+        per_label = counts[subset][key]
+        per_label[label] = per_label.get(label, 0) + int(count)
+    return {s: dict(t) for s, t in counts.items()}
+
+
+def build_model(rows: Iterable[Sequence], letters: str, chain: Sequence[str]) -> BackoffModel:
+    """Build the model from count rows ``(subset, *context values, label, count)`` (``count_tables``)."""
+    return model_from_counts(count_tables(rows, letters, chain), letters, chain)
+
+
+def model_from_counts(
+    tables: dict[str, dict[tuple, dict[str, int]]], letters: str, chain: Sequence[str]
+) -> BackoffModel:
+    """The model of ``count_tables``' output: each context's labels ranked with their log-probabilities."""
+    return BackoffModel(
+        letters, tuple(chain), tuple({key: rank(dist) for key, dist in tables[s].items()} for s in chain)
+    )

@@ -1,0 +1,268 @@
+"""A backoff model in memory (``BackoffPredictor``), read by ``nbspark.load``: ``predict(windows)``
+gives, per window, the label, its probability and the deciding level; ``predict_proba`` the
+distribution at that level; ``explain(window)`` every level tried with its counts; ``check(text)``
+every confusion-set word of a text, scored in its window, and ``flags(text)`` those the checker's
+rule flags. A window is a string with ``_`` (or a confusion-set word) at the centre, ``"would not
+_ finance minister"``, or a sequence of tokens.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from nbspark.backoff.events import count_ddl
+from nbspark.backoff.model import count_tables, model_from_counts
+from nbspark.backoff.predict import UNSEEN, predict
+from nbspark.backoff.rules import judge
+from nbspark.errors import OutputError
+from nbspark.inputs.tokens import (
+    TOKEN_RE,
+    centred_windows,
+    line_ends,
+    line_pieces,
+    tokenize,
+    windows_in_pieces,
+)
+from nbspark.settings.check import Rule, factor_problem
+from nbspark.settings.config import CheckSpec
+from nbspark.spine.predictor import as_batch
+from nbspark.storage.counts import read_count_rows
+from nbspark.storage.locations import Location
+from nbspark.storage.manifests import confusion_sets, set_of_word
+
+__all__ = ["BackoffPrediction", "BackoffPredictor", "read_backoff"]
+
+
+@dataclass(frozen=True)
+class BackoffPrediction:
+    """One window's decision: ``level`` is the deciding subset's letters (``""`` the prior,
+    ``"unseen"`` when no level had seen the context)."""
+
+    label: str | None
+    probability: float
+    level: str
+    window: tuple[str, ...]
+
+
+class BackoffPredictor:
+    """A backoff model in memory (``model.BackoffModel``) with its count tables, for ``explain``."""
+
+    def __init__(self, manifest: dict, rows: Iterable[Sequence], chain: Sequence[str] | None = None):
+        cfg = manifest["config"]
+        self.manifest = manifest
+        self.letters, self.width, self.lowercase = manifest["letters"], cfg["width"], cfg["lowercase"]
+        self.chain = tuple(cfg["backoff"] if chain is None else chain)
+        missing = [s for s in self.chain if s not in manifest["subsets"]]
+        if missing:
+            raise OutputError(
+                f"the backoff chain needs subsets {missing}, which this model did not count (it has "
+                f"{manifest['subsets']})"
+            )
+        self._counts = count_tables(rows, self.letters, self.chain)
+        self.model = model_from_counts(self._counts, self.letters, self.chain)
+        self.sets = confusion_sets(cfg)
+        self._set_of = set_of_word(self.sets)
+        self.classes_ = tuple(sorted(self._set_of))
+
+    def window(self, item: str | Sequence[str]) -> tuple[str, ...]:
+        """A window from ``"w w _ w w"`` (split on white space) or a token sequence, cased as the model;
+        its centre is ``_`` (every word competes) or a confusion-set word (its set competes)."""
+        tokens = item.split() if isinstance(item, str) else [None] if item is None else list(item)
+        if not all(
+            isinstance(t, str) for t in tokens
+        ):  # a null window or token (a DataFrame's) is no context
+            raise ValueError(f"a window is a string or a sequence of strings, got {item!r}")
+        if self.lowercase:
+            tokens = [t if t == "_" else t.lower() for t in tokens]
+        if len(tokens) != self.width:
+            raise ValueError(
+                f"a window has {self.width} tokens with '_' or a confusion-set word in the middle, got "
+                f"{item!r}"
+            )
+        centre = tokens[self.width // 2]
+        if centre != "_" and centre not in self._set_of:  # another word is not a question this model answers
+            raise ValueError(
+                "a window's centre is '_' or a word of the model's confusion sets "
+                f"({self.words_shown()}), got {centre!r} in {item!r}"
+            )
+        return tuple(tokens)
+
+    def words_shown(self) -> str:
+        """The model's confusion-set words for a message: the first eight, then an ellipsis."""
+        return ", ".join(self.classes_[:8]) + (", …" if len(self.classes_) > 8 else "")
+
+    def _decide(self, window: tuple[str, ...]):
+        centre = window[self.width // 2]
+        candidates = None if centre == "_" else self._set_of.get(centre)
+        return predict(self.model, window, candidates), candidates
+
+    def predict(self, windows: Iterable[str | Sequence[str]]) -> list[BackoffPrediction]:
+        out = []
+        for item in as_batch(windows, "windows"):
+            w = self.window(item)
+            decision, _ = self._decide(w)
+            out.append(BackoffPrediction(decision.label, decision.probability, decision.subset, w))
+        return out
+
+    def predict_proba(self, windows: Iterable[str | Sequence[str]]) -> list[dict[str, float]]:
+        """Per window, the distribution over the competing labels at the deciding level."""
+        out = []
+        for item in as_batch(windows, "windows"):
+            w = self.window(item)
+            decision, candidates = self._decide(w)
+            counts = self._level_counts(w, decision.subset) if decision.subset != UNSEEN else {}
+            kept = {k: v for k, v in counts.items() if candidates is None or k in candidates}
+            total = sum(kept.values())
+            out.append({k: v / total for k, v in sorted(kept.items())} if total else {})
+        return out
+
+    def _level_counts(self, window: tuple[str, ...], subset: str) -> dict[str, int]:
+        return self._counts[subset].get(tuple(window[self.letters.index(c)] for c in subset), {})
+
+    def explain(self, item: str | Sequence[str]) -> list[dict]:
+        """Every level of the chain, in order: its context, the label counts seen there, and
+        whether it decided."""
+        w = self.window(item)
+        decision, _ = self._decide(w)
+        return [
+            {
+                "level": subset,
+                "context": {c: w[self.letters.index(c)] for c in subset},
+                "counts": self._level_counts(w, subset),
+                "decided": subset == decision.subset,
+            }
+            for subset in self.chain
+        ]
+
+    def check(self, text: str) -> list[dict]:
+        """Every confusion-set word of ``text`` (tokenized as the model was), scored in its window."""
+        tokens = tokenize(text, self.lowercase)
+        out = []
+        for index, w in centred_windows(tokens, self._set_of, self.width):
+            decision, candidates = self._decide(w)
+            out.append(
+                {
+                    "index": index,
+                    "written": w[self.width // 2],
+                    "label": decision.label,
+                    "probability": decision.probability,
+                    "level": decision.subset,
+                    "window": w,
+                }
+            )
+        return out
+
+    def levels(self, window: Sequence[str]) -> list[tuple[str, dict[str, int]]]:
+        """The label counts seen with ``window``'s context at every level of the chain, in order."""
+        return [(subset, self._level_counts(tuple(window), subset)) for subset in self.chain]
+
+    def rule_for(
+        self, words: Sequence[str], rule: str | None = None, factor: float | None = None
+    ) -> tuple[Rule, float]:
+        """The decision rule and factor of a confusion set: the arguments, else the set's entry of
+        the model's ``check`` settings, else their defaults (``config.CheckSpec``)."""
+        check = {**dataclasses.asdict(CheckSpec()), **self.manifest["config"].get("check", {})}
+        index = next((i for i, s in enumerate(self.sets) if set(s) == set(words)), None)
+        if rule is None:
+            rule = check["rules"][index] if check["rules"] and index is not None else check["rule"]
+        if factor is None:
+            factor = check["factors"][index] if check["factors"] and index is not None else check["factor"]
+        elif problem := factor_problem(factor):
+            raise ValueError(f"factor {problem}")
+        return Rule(rule, check["min_evidence"], check["m"]), float(factor)
+
+    def flags(self, text: str, factor: float | None = None, rule: str | None = None) -> list[dict]:
+        """The confusion-set words of ``text`` that another word of their set beats by at least
+        ``factor`` times under the decision ``rule`` (``rules``; both default to the model's check
+        settings): ``line`` and ``column`` (1-based, in characters), ``written``, ``suggestion`` (in
+        the written word's case), ``ratio`` (inf when the written word scores 0), ``level`` and
+        ``snippet``. Lines end in ``\\n``, ``\\r\\n`` or ``\\r`` (``text.line_ends``). A word whose
+        context no level has seen is not flagged."""
+        text = line_ends(text)
+        out, line, counted = [], 1, 0
+        decisions = {
+            s: self.rule_for(s, rule, factor) for s in self._set_of.values()
+        }  # once per set, not per word
+        # (first token's number, piece's start, starts, ends) of the pieces a window may still be in
+        recent: list = []
+
+        def tokens_of_pieces():
+            first = 0
+            for begin, piece in line_pieces(text):
+                starts, ends, tokens = _token_positions(piece, self.lowercase)
+                recent.append(
+                    (first, begin, starts, ends)
+                )  # positions in the piece: the text's only for a flag
+                first += len(tokens)
+                yield tokens
+
+        for i, w in windows_in_pieces(tokens_of_pieces(), self._set_of, self.width):
+            while len(recent) > 1 and recent[1][0] <= i:
+                del recent[0]
+            written = w[self.width // 2]
+            how, at_least = decisions[self._set_of[written]]
+            verdict = judge(how, self.levels(w), written, sorted(self._set_of[written]))
+            if verdict is None or verdict.ratio < at_least:
+                continue
+            first, begin, starts, ends = recent[0]
+            start = begin + starts[i - first]
+            written_as = text[start : begin + ends[i - first]]
+            line += text.count("\n", counted, start)  # flags come in text order: count from the last one
+            counted = start
+            column = start - (text.rfind("\n", 0, start) + 1) + 1
+            out.append(
+                {
+                    "line": line,
+                    "column": column,
+                    "written": written_as,
+                    "suggestion": _cased(verdict.suggestion, written_as),
+                    "ratio": verdict.ratio,
+                    "level": verdict.level,
+                    "snippet": _snippet(text, start, len(written_as)),
+                }
+            )
+        return out
+
+
+def _token_positions(text: str, lowercase: bool) -> tuple[list[int], list[int], list[str]]:
+    """``tokenize(text, lowercase)`` with where each token was written in ``text`` (``text[start:end]``).
+    The tokens are found in the lower-cased text, as ``tokenize`` finds them: a character whose lower
+    case is longer (``İ`` -> ``i`` + U+0307) splits a token there and nowhere else."""
+    lowered = text.lower() if lowercase else text
+    starts, ends, tokens = [], [], []
+    for m in TOKEN_RE.finditer(lowered):  # one pass: a findall and a finditer took a fifth longer
+        starts.append(m.start())
+        ends.append(m.end())
+        tokens.append(m.group())
+    if len(lowered) == len(text):
+        return starts, ends, tokens
+    back = [i for i, c in enumerate(text) for _ in c.lower()] + [
+        len(text)
+    ]  # positions in the lower-cased text -> in the text
+    return [back[x] for x in starts], [back[x - 1] + 1 for x in ends], tokens
+
+
+def _cased(word: str, like: str) -> str:
+    """``word`` in the case of the written ``like``: "There" for "Their", "THERE" for "THEIR"."""
+    if like.isupper() and len(like) > 1:
+        return word.upper()
+    return word[:1].upper() + word[1:] if like[:1].isupper() else word
+
+
+def _snippet(text: str, start: int, length: int, around: int = 25) -> str:
+    """The line around a word, cut to ``around`` characters each side with ``…``."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line_end = len(text) if line_end < 0 else line_end
+    left, right = max(line_start, start - around), min(line_end, start + length + around)
+    return ("…" if left > line_start else "") + text[left:right] + ("…" if right < line_end else "")
+
+
+def read_backoff(model_dir: Location, manifest: dict, chain: Sequence[str] | None = None) -> BackoffPredictor:
+    """The backoff model in ``model_dir`` (its ``manifest`` already read), counts checked as the jobs check
+    them."""
+    return BackoffPredictor(
+        manifest, read_count_rows(model_dir, count_ddl(manifest["letters"]), manifest), chain
+    )

@@ -1,0 +1,146 @@
+"""Query the joint distribution: ``P(varying positions | fixed positions)`` from a backoff model's
+full-context count table or straight from a raw n-gram file (``jobs/query.py``).
+
+Record shapes: full-context count rows (or n-gram lines -> ``(*tokens, count)`` plus statistics
+records) -> filter the fixed positions -> ``groupBy`` the varying ones -> the top bindings.
+"""
+
+from __future__ import annotations
+
+from nbspark.backoff.events import context_letters
+from nbspark.backoff.jobs import BACKOFF, load_backoff_manifest
+from nbspark.errors import InputError, OutputError
+from nbspark.inputs.files import ngram_lines
+from nbspark.inputs.parsers import MalformedLine, parse_ngram_line
+from nbspark.inputs.resolve import Inputs
+from nbspark.inputs.stats import PartitionStats, is_stat, run_failfast, split_stats
+from nbspark.spine.counting import count_events
+from nbspark.spine.training import read_counts
+from nbspark.storage.locations import Location, location
+
+__all__ = ["query"]
+
+
+def _ngram_rows(records, width, fold_case, mode, keep_bad):
+    """(file, offset, line) -> ``(*tokens, count)`` rows, then the partition's statistics records."""
+    stats = PartitionStats(keep_bad, mode)
+    for source, offset, line in records:
+        stats.add("lines_read")
+        try:
+            tokens, count = parse_ngram_line(line, width)
+        except MalformedLine as exc:
+            stats.bad_record(source, offset, exc.reason, line)
+            continue
+        if fold_case:
+            tokens = tuple(t.lower() for t in tokens)
+        yield (*tokens, count)
+    yield from stats.records()
+
+
+def _model_table(spark, model_dir: Location):
+    """The joint table ``(A, …, E, count)`` of a model's full-context counts; its letters and
+    whether its words are lower-cased."""
+    from pyspark.sql import functions as F
+
+    manifest = load_backoff_manifest(model_dir)
+    letters = manifest["letters"]
+    full = context_letters(letters)
+    if full not in manifest["subsets"]:
+        raise OutputError(f"{model_dir}: the model has no full-context table ({full})")
+    counts = read_counts(spark, model_dir, BACKOFF, manifest)
+    centre = letters[len(letters) // 2]
+    cols = [F.col("label" if c == centre else c.lower()).alias(c) for c in letters]
+    return (
+        counts.where(counts.subset == full).select(*cols, "count"),
+        letters,
+        manifest["config"]["lowercase"],
+    )
+
+
+def query(
+    spark,
+    bindings: dict[str, str],
+    top: int = 10,
+    model_dir: Location | None = None,
+    ngram_inputs: Inputs | None = None,
+    fold_case: bool = False,
+    mode: str = "permissive",
+    keep_bad: int = 5,
+) -> dict:
+    """Answer ``P(varying positions | fixed positions)`` from a model or a raw n-gram file.
+
+    ``bindings`` maps a position letter to a word (must match) or ``"_"`` (varies); positions
+    not named are summed over. Returns the total matching count, its share of all n-grams and
+    the ``top`` bindings of the ``_`` positions with their conditional probabilities, and a
+    ``note`` when a word can never match (an upper-case word against lower-cased counts).
+    """
+
+    stats: dict = {}
+    mixed = None
+    if model_dir is not None:
+        model_dir = location(model_dir)
+        table, letters, lowercase = _model_table(spark, model_dir)
+        source = str(model_dir)
+    else:
+        width, letters, lowercase = 5, "ABCDE", fold_case
+        mixed = (
+            ngram_lines(spark.sparkContext, list(ngram_inputs.files))
+            .mapPartitions(lambda it: _ngram_rows(it, width, fold_case, mode, keep_bad))
+            .cache()
+        )
+        stats, bad = split_stats(
+            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), keep_bad
+        )
+        stats["malformed_examples"] = bad
+        table = spark.createDataFrame(
+            mixed.filter(lambda r: not is_stat(r)),
+            schema=", ".join(f"{c} STRING" for c in letters) + ", count BIGINT",
+        )
+        source = str(ngram_inputs.root)
+    try:
+        result = _answer(table, bindings, letters, top)
+    finally:
+        if mixed is not None:
+            mixed.unpersist()
+    result.update(source=source, input_stats=stats)
+    folded = [w for w in bindings.values() if w != "_" and w != w.lower()] if lowercase else []
+    if folded:
+        result["note"] = (
+            f"the words here are lower-cased, so {', '.join(map(repr, folded))} cannot match; "
+            f"ask for {', '.join(repr(w.lower()) for w in folded)}"
+        )
+    return result
+
+
+def _answer(table, bindings: dict[str, str], letters: str, top: int) -> dict:
+    from pyspark.sql import functions as F
+
+    unknown = set(bindings) - set(letters)
+    if unknown:
+        raise InputError(
+            f"unknown position(s) {', '.join(sorted(unknown))}; positions are {', '.join(letters)}"
+        )
+    varying = [c for c in letters if bindings.get(c) == "_"]
+    cond = F.lit(True)
+    for c in letters:
+        if c in bindings and bindings[c] != "_":
+            cond = cond & (F.col(c) == bindings[c])
+    grand = table.agg(F.sum("count")).first()[0] or 0
+    matching = table.where(cond)
+    total = matching.agg(F.sum("count")).first()[0] or 0
+    result = {
+        "bindings": {c: bindings.get(c, "*") for c in letters},
+        "matching_count": int(total),
+        "all_count": int(grand),
+        "share": total / grand if grand else 0.0,
+        "top": [],
+    }
+    if varying and total:
+        grouped = matching.groupBy(*varying).agg(F.sum("count").alias("n"))
+        best = grouped.orderBy(F.col("n").desc(), *[F.col(c).asc() for c in varying]).limit(top).collect()
+        result["top"] = [
+            {"values": {c: r[c] for c in varying}, "count": int(r["n"]), "probability": r["n"] / total}
+            for r in best
+        ]
+        result["distinct_bindings"] = grouped.count()
+    return result

@@ -1,0 +1,161 @@
+"""An input's files, found before Spark starts: ``resolve_input(spec, data_dir) -> Inputs``.
+
+Paths with a scheme (``hdfs://``, ``s3a://``, ``viewfs://``, ``file:``) and absolute paths are used
+as given; relative ones are looked up under the data dir (``resolve_data_dir``: ``--data-dir``,
+else ``$NBSPARK_DATA``, ``./data``, ``../shared/data``), which may itself be a URI. Everything is
+listed through ``storage`` (Hadoop's FileSystem in the jobs). ``sklearn`` inputs name a dataset
+scikit-learn ships, not a path.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from nbspark.errors import ConfigError, InputError
+from nbspark.inputs.files import list_files, reuters_files
+from nbspark.storage.locations import Location, location
+from nbspark.storage.uris import scheme_of
+
+__all__ = [
+    "DATA_ENV",
+    "InputSpec",
+    "SKLEARN_DATASETS",
+    "DataNotFound",
+    "Inputs",
+    "data_dir_candidates",
+    "resolve_data_dir",
+    "resolve_input",
+]
+
+DATA_ENV = "NBSPARK_DATA"
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One input: its format, its path (relative paths are under the data dir) and, for
+    Reuters, the LEWISSPLIT values kept (empty: every story)."""
+
+    format: str
+    path: str
+    splits: tuple[str, ...] = ()
+    # Seeded hold-out for inputs without a split of their own (sms, tsv, tables): a fraction
+    # ``holdout`` of the records (chosen by a hash of seed and record id, so the same records
+    # whatever the partitioning) is the part "test", the rest "train"; ``splits`` picks parts.
+    holdout: float = 0.0
+    seed: int = 0
+    # Google Books Ngram files (google_v2, google_v3): match counts summed over the years
+    # year_min..year_max; n-grams whose total is below min_count are dropped (Cohen used 40);
+    # part-of-speech suffixes (effect_NOUN) stripped ("strip") or kept ("keep").
+    year_min: int = 0
+    year_max: int = 9999
+    min_count: int = 40
+    pos: str = "strip"
+    # A gzip or plain Google file of at most whole_file_mb MB is read whole by one Python task
+    # (fastest; the task holds it in memory); a larger one is streamed through the JVM. 0: stream all.
+    whole_file_mb: float = 256.0
+    # Plain text (format "text"): a document is a whole file ("file") or a paragraph, lines
+    # separated by blank lines ("paragraph"); windows are padded at the document's edges.
+    document: str = "file"
+
+
+#: The classification tables that scikit-learn ships, by the name ``sklearn`` inputs take.
+SKLEARN_DATASETS = ("breast_cancer", "digits", "iris", "wine")
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """An input spec with its root and its files (``storage.Location``s, in path order, subdirectories
+    included)."""
+
+    spec: InputSpec
+    root: Location
+    files: tuple[Location, ...] = field(default_factory=tuple)
+
+
+def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
+    """Find an input's files: URIs and absolute paths as given, relative ones under the data dir.
+
+    Raises ``InputError`` for a missing input or one without files, ``StorageError`` for a scheme
+    this Spark cannot reach (one line naming it; never looked up under the data dir).
+    """
+    if spec.format == "sklearn":
+        if spec.path not in SKLEARN_DATASETS:
+            raise InputError(
+                f"sklearn input {spec.path!r} is not one of the classification tables scikit-learn ships: "
+                f"{', '.join(SKLEARN_DATASETS)}"
+            )
+        if importlib.util.find_spec("sklearn") is None:
+            raise ConfigError("sklearn inputs need scikit-learn: pip install scikit-learn")
+        return Inputs(spec, Location(f"sklearn:{spec.path}", None), ())
+    if scheme_of(spec.path) or os.path.isabs(os.path.expanduser(spec.path)):
+        root = location(spec.path)
+        if not root.exists():
+            glob = (
+                " (a glob pattern is not expanded: give a file, or a directory of the files)"
+                if any(c in spec.path for c in "*?[{")
+                else ""
+            )
+            raise InputError(f"{root}: input does not exist{glob}")
+    else:
+        try:
+            root = resolve_data_dir(spec.path, data_dir) / spec.path
+        except DataNotFound as exc:
+            raise InputError(str(exc)) from None
+    if spec.format == "parquet":
+        return Inputs(spec, root, (root,))
+    files = reuters_files(root) if spec.format in ("reuters", "reuters_topics") else list_files(root)
+    if not files:
+        raise InputError(
+            f"{root}: no input files ({'*.sgm ' if spec.format.startswith('reuters') else ''}not starting "
+            "with _ or .)"
+        )
+    return Inputs(spec, root, tuple(files))
+
+
+class DataNotFound(Exception):
+    """No candidate data directory holds the corpus; the message names where we looked."""
+
+
+def data_dir_candidates(
+    cli: str | None, env: dict | None = None, cwd: Path | None = None
+) -> list[tuple[str, Location]]:
+    """Where corpora are looked for, in order: --data-dir, $NBSPARK_DATA, ./data, ../shared/data."""
+    env = os.environ if env is None else env
+    cwd = Path.cwd() if cwd is None else cwd
+    if cli:
+        return [("--data-dir", location(cli))]
+    out = []
+    if env.get(DATA_ENV):
+        out.append((f"${DATA_ENV}", location(env[DATA_ENV])))
+    out.append(("./data", location(cwd / "data")))
+    out.append(("../shared/data", location(cwd.parent / "shared" / "data")))
+    return out
+
+
+def resolve_data_dir(
+    relative: str, cli: str | None = None, env: dict | None = None, cwd: Path | None = None
+) -> Location:
+    """Return the first data dir under which ``relative`` exists.
+
+    An ``--data-dir`` given explicitly is the only place looked at. Raises ``DataNotFound``
+    naming every place tried and ``scripts/fetch_data.sh``.
+    """
+    candidates = data_dir_candidates(cli, env, cwd)
+    for _, base in candidates:
+        if (base / relative).exists():
+            return base
+    looked = ", ".join(f"{label} ({base / relative})" for label, base in candidates)
+    here = (cwd or Path.cwd()) / relative
+    if here.exists():  # a path of the user's own, meant from the working directory: say so, never guess
+        raise DataNotFound(
+            f"cannot find {relative!r} under the data dir ({looked}); relative input paths are read under "
+            "the data dir: for the one in the working directory, pass its absolute path "
+            f"{str(here.resolve())!r}"
+        )
+    raise DataNotFound(
+        f"cannot find {relative!r}; looked in {looked}; "
+        "run scripts/fetch_data.sh to download the corpora, or pass --data-dir"
+    )

@@ -1,0 +1,54 @@
+"""Trained models outside Spark: ``load(path)`` reads any nbspark model with pyarrow and returns
+an object that predicts in process. No pyspark, no JVM.
+
+* Backoff models (``backoff.predictor.BackoffPredictor``): ``predict(windows)``, ``predict_proba``,
+  ``explain(window)`` and ``check(text)``.
+* Naive Bayes models (``naive_bayes.predictor.NBPredictor``): ``predict`` and ``predict_proba`` of
+  texts (text models) or rows (table models).
+
+The smoothing is the one recorded in the model unless the caller overrides it; an override the
+model would not use is refused. The model is refused, with the jobs' one-line errors, when it is
+of another kind or schema version, or incomplete (no ``_SUCCESS``, a part file whose schema or
+row count does not match the manifest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from nbspark.backoff.predictor import read_backoff
+from nbspark.errors import ConfigError
+from nbspark.naive_bayes.predictor import read_nb
+from nbspark.settings.naive_bayes import refuse_unused
+from nbspark.storage.locations import location
+from nbspark.storage.manifests import BACKOFF_KIND, NB_KIND, load_manifest
+
+__all__ = ["load"]
+
+
+def load(
+    path,
+    *,
+    chain: Sequence[str] | None = None,
+    alpha: float | None = None,
+    var_smoothing: float | None = None,
+):
+    """Read the nbspark model at ``path``: a ``BackoffPredictor`` or an ``NBPredictor``.
+
+    ``chain`` (backoff) and ``alpha`` / ``var_smoothing`` (naive Bayes) override what the model
+    recorded; left out, the model's own settings apply.
+    """
+    model_dir = location(path)
+    manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
+    # an override the model would not use is refused, never ignored (no smoothing is a backoff model's)
+    kind = "backoff" if manifest["kind"] == BACKOFF_KIND else manifest["model"]
+    refuse_unused(
+        kind,
+        [n for n, v in (("alpha", alpha), ("var_smoothing", var_smoothing)) if v is not None],
+        str(model_dir),
+    )
+    if kind == "backoff":
+        return read_backoff(model_dir, manifest, chain)
+    if chain is not None:
+        raise ConfigError(f"chain does not apply to {model_dir}, a {kind} model (backoff models take it)")
+    return read_nb(model_dir, manifest, alpha, var_smoothing)

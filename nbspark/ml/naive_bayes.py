@@ -1,0 +1,511 @@
+"""nbspark as a ``pyspark.ml`` stage: ``CountingNaiveBayes``, an Estimator that fits by counting.
+
+It follows MLlib's ``NaiveBayes`` conventions, so it drops into a ``Pipeline``, a
+``CrossValidator`` and MLlib's evaluators unchanged:
+
+* ``featuresCol``: an ``array<string>`` of tokens (``RegexTokenizer``, ``Tokenizer``) or a Vector
+  (``CountVectorizer``, ``HashingTF``); ``labelCol``: numeric (``StringIndexer``); ``weightCol``.
+* ``smoothing`` λ and ``modelType`` (``multinomial`` or ``bernoulli``); MLlib's smoothed class
+  prior ``log(n_c + λ) − log(N + K·λ)``; multinomial ``log(C(c,j) + λ) − log(C(c) + V·λ)`` and
+  Bernoulli ``(C(c,j) + λ) / (n_c + 2λ)``, from the same formulas as the rest of nbspark (``nb``),
+  with ``V`` the training vocabulary (tokens) or the vector size.
+* ``predictionCol`` (double), ``probabilityCol`` and ``rawPredictionCol`` (vectors; the raw
+  prediction is the joint log-likelihood, as MLlib's).
+* What MLlib refuses is refused, in the same pass: a label that is not an integer >= 0, a null,
+  NaN, infinite or negative weight, a negative, NaN or infinite vector value (a value other than
+  0/1 for Bernoulli), vectors of different sizes, a null document, token or vector; and, when
+  scoring, such vector values and nulls. Before any work: a label column that is not numeric (a
+  string, as MLlib refuses it), a missing column, a dataset with no rows, and a label of 1,000 or
+  more that no metadata declares (MLlib's limit on classes inferred from label values).
+
+Fitting counts the training data once (one pass) and keeps the counts: the model applies the
+smoothing when it transforms, so changing ``smoothing`` on a fitted model, or a ``CrossValidator``
+over smoothing values (``fitMultiple``), reuses the counts. ``CountingNaiveBayes.counted`` counts
+the passes over training data, which shows it. The model saves as MLlib models do (params in
+``metadata/``) with nbspark's count table and manifest in ``nbspark/``, which ``nbspark.load``
+reads too (when no weight was fractional).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+from pyspark import keyword_only
+from pyspark.ml.base import Estimator, Model, _FitMultipleIterator
+from pyspark.ml.param import Param, Params, TypeConverters
+from pyspark.ml.param.shared import (
+    HasFeaturesCol,
+    HasLabelCol,
+    HasPredictionCol,
+    HasProbabilityCol,
+    HasRawPredictionCol,
+    HasWeightCol,
+)
+from pyspark.ml.util import (
+    DefaultParamsReadable,
+    DefaultParamsWritable,
+    MLReadable,
+    MLReader,
+    MLWritable,
+    MLWriter,
+)
+
+from nbspark._version import __version__
+from nbspark.ml.persist import CountsReader, CountsWriter
+from nbspark.naive_bayes.frames import count_documents
+from nbspark.naive_bayes.model import (
+    COUNT_DDL,
+    bernoulli_log_probs,
+    class_log_prior,
+    log_posteriors,
+    multinomial_log_prob,
+)
+from nbspark.settings.config import ExperimentConfig, NBSpec
+from nbspark.spine.frames import checked_tokens, checked_weight, collect_checked
+from nbspark.storage.manifests import NB_KIND, SCHEMA_VERSION
+
+__all__ = ["CountingNaiveBayes", "CountingNaiveBayesModel", "Counts"]
+
+MODEL_TYPES = ("multinomial", "bernoulli")
+
+
+class _Params(
+    HasFeaturesCol, HasLabelCol, HasWeightCol, HasPredictionCol, HasProbabilityCol, HasRawPredictionCol
+):
+    smoothing = Param(
+        Params._dummy(), "smoothing", "the smoothing λ (> 0)", typeConverter=TypeConverters.toFloat
+    )
+    modelType = Param(
+        Params._dummy(), "modelType", "multinomial or bernoulli", typeConverter=TypeConverters.toString
+    )
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._setDefault(smoothing=1.0, modelType="multinomial")
+
+    def getSmoothing(self) -> float:
+        return self.getOrDefault(self.smoothing)
+
+    def getModelType(self) -> str:
+        return self.getOrDefault(self.modelType)
+
+    def _checked(self) -> None:
+        if self.getModelType() not in MODEL_TYPES:
+            raise ValueError(f"modelType must be multinomial or bernoulli, got {self.getModelType()!r}")
+        if not np.isfinite(self.getSmoothing()) or self.getSmoothing() <= 0:
+            raise ValueError(f"smoothing must be a finite number > 0, got {self.getSmoothing()}")
+
+    def _count_key(self) -> tuple:
+        """Every param that shapes the counts (everything but the smoothing and the output columns)."""
+        weight = self.getOrDefault(self.weightCol) if self.isDefined(self.weightCol) else None
+        return (self.getFeaturesCol(), self.getLabelCol(), weight, self.getModelType())
+
+
+@dataclass(frozen=True)
+class Counts:
+    """What fitting counted: the classes (label values, ascending), their (weighted) documents,
+    the features (tokens, or vector indices as strings) and ``C[class, feature]`` (weighted term
+    counts for multinomial, documents containing the feature for Bernoulli)."""
+
+    classes: tuple[float, ...]
+    class_count: np.ndarray
+    features: tuple[str, ...]
+    counts: np.ndarray
+    vectors: bool
+    declared: int = 0  # the classes the label column's MLlib metadata declares (StringIndexer's), 0 if none
+
+    def weighted(self) -> bool:
+        return not (
+            np.all(self.class_count == np.round(self.class_count))
+            and np.all(self.counts == np.round(self.counts))
+        )
+
+
+class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParamsWritable):
+    """Naive Bayes by counting, as a ``pyspark.ml`` Estimator (see the module docstring)."""
+
+    counted = 0  # passes over training data, all instances together
+
+    @keyword_only
+    def __init__(
+        self,
+        *,
+        featuresCol="features",
+        labelCol="label",
+        predictionCol="prediction",
+        probabilityCol="probability",
+        rawPredictionCol="rawPrediction",
+        smoothing=1.0,
+        modelType="multinomial",
+        weightCol=None,
+    ):
+        super().__init__()
+        self._set(**self._input_kwargs)
+
+    @keyword_only
+    def setParams(
+        self,
+        *,
+        featuresCol="features",
+        labelCol="label",
+        predictionCol="prediction",
+        probabilityCol="probability",
+        rawPredictionCol="rawPrediction",
+        smoothing=1.0,
+        modelType="multinomial",
+        weightCol=None,
+    ):
+        return self._set(**self._input_kwargs)
+
+    def _fit(self, dataset) -> CountingNaiveBayesModel:
+        self._checked()
+        return self._copyValues(CountingNaiveBayesModel(self._count(dataset)))
+
+    def fitMultiple(self, dataset, paramMaps):
+        """Models for each param map, counting the data once per distinct counting setting (so a
+        grid over ``smoothing`` counts once)."""
+        lock, cache = threading.Lock(), {}
+
+        def fit_one(index):
+            est = self.copy(paramMaps[index])
+            est._checked()
+            key = est._count_key()
+            with lock:
+                if key not in cache:
+                    cache[key] = est._count(dataset)
+            return est._copyValues(CountingNaiveBayesModel(cache[key]))
+
+        return _FitMultipleIterator(fit_one, len(paramMaps))
+
+    def _count(self, dataset) -> Counts:
+        from pyspark.ml.linalg import VectorUDT
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import NumericType
+
+        type(self).counted += 1
+        name, label = self.getFeaturesCol(), self.getLabelCol()
+        for role, column in (("features", name), ("label", label)):
+            if column not in dataset.columns:
+                raise ValueError(
+                    f"CountingNaiveBayes: no {role} column {column!r} (columns: {', '.join(dataset.columns)})"
+                )
+        label_type, features = dataset.schema[label].dataType, dataset.schema[name].dataType
+        declared = _declared(dataset.schema[label])
+        if not isinstance(label_type, NumericType):  # MLlib's rule: a string "1" is refused too
+            raise ValueError(
+                f"CountingNaiveBayes: label column {label!r} is {label_type.simpleString()}; labels must "
+                "be numeric "
+                "(StringIndexer turns strings into them)"
+            )
+        weight = checked_weight(
+            dataset, self.getWeightCol() if self.isDefined(self.weightCol) else None, "CountingNaiveBayes"
+        )
+        if isinstance(features, VectorUDT):
+            no_vector = F.raise_error(
+                F.lit(f"CountingNaiveBayes: the features column {name!r} holds a null vector")
+            )
+            checked = F.when(F.col(name).isNull(), no_vector).otherwise(F.col(name))
+        else:
+            checked = checked_tokens(dataset, name, "CountingNaiveBayes")
+        df = dataset.select(_checked_label(label).alias("y"), weight.alias("w"), checked.alias("f"))
+        if isinstance(features, VectorUDT):
+            from pyspark.ml.stat import Summarizer
+
+            # the values checked in the same pass: min, max, non-zeros and the plain sum of each class's
+            # vectors
+            values = Summarizer.metrics("min", "max", "numNonZeros", "sum").summary(F.col("f"))
+            rows = collect_checked(
+                df.groupBy("y").agg(
+                    F.sum("w").alias("n"),
+                    Summarizer.sum(F.col("f"), F.col("w")).alias("s"),
+                    values.alias("v"),
+                )
+            )
+            rows.sort(key=lambda r: r["y"])
+            _fitted_on([r["y"] for r in rows], declared)
+            sizes = sorted({len(r["s"]) for r in rows})
+            if len(sizes) > 1:
+                raise ValueError(
+                    f"CountingNaiveBayes: feature vectors of different sizes ({', '.join(map(str, sizes))})"
+                )
+            for r in rows:
+                _check_vector_values(r["v"], self.getModelType())
+            size = sizes[0] if rows else 0
+            return Counts(
+                tuple(r["y"] for r in rows),
+                np.array([r["n"] for r in rows], float),
+                tuple(map(str, range(size))),
+                np.array([r["s"].toArray() for r in rows]).reshape(len(rows), size),
+                True,
+                declared,
+            )
+        weighted = self.isDefined(self.weightCol) and bool(self.getWeightCol())
+        table = count_documents(df, "f", "y", "w" if weighted else None, model=self.getModelType())
+        rows = [
+            (r["event"], r["label"], r["feature"], r["sum"] if weighted else float(r["n"]))
+            for r in collect_checked(table.where(table.event.isin("Y", "YX")))
+        ]
+        classes = tuple(sorted(float(y) for event, y, _, _ in rows if event == "Y"))
+        _fitted_on(classes, declared)
+        vocab = tuple(sorted({feature for event, _, feature, _ in rows if event == "YX"}))
+        cidx, vidx = {c: i for i, c in enumerate(classes)}, {t: i for i, t in enumerate(vocab)}
+        class_count, counts = np.zeros(len(classes)), np.zeros((len(classes), len(vocab)))
+        for event, label, feature, value in rows:
+            if event == "Y":
+                class_count[cidx[float(label)]] = value
+            else:
+                counts[cidx[float(label)], vidx[feature]] = value
+        return Counts(classes, class_count, vocab, counts, False, declared)
+
+
+def _declared(field) -> int:
+    """The number of classes a label column's MLlib attribute declares (a nominal one:
+    ``StringIndexer``'s), as MLlib's ``getNumClasses`` reads it; 0 without one."""
+    attr = (field.metadata or {}).get("ml_attr", {})
+    if attr.get("type") == "nominal":
+        return len(attr.get("vals", ())) or int(attr.get("num_vals", 0))
+    return 2 if attr.get("type") == "binary" else 0
+
+
+def _fitted_on(classes, declared: int) -> None:
+    """Refuse a dataset with no rows (a model of no classes scores nothing), and labels whose
+    vectors would be longer than MLlib infers from label values (1,000 places) unless declared."""
+    if not len(classes):
+        raise ValueError("CountingNaiveBayes: the dataset has no rows to fit")
+    if (top := int(max(classes))) >= max(declared, 1000):
+        raise ValueError(
+            f"CountingNaiveBayes: labels go up to {top}, past the 1,000 classes MLlib infers from label "
+            "values; "
+            "index them with StringIndexer, whose metadata declares how many there are"
+        )
+
+
+def _checked_label(name: str):
+    """The label column as a double, each value checked in the job: an integer >= 0, as MLlib's
+    classifiers take them (``StringIndexer``'s)."""
+    from pyspark.sql import functions as F
+
+    y = F.col(name).cast("double")
+    bad = y.isNull() | F.isnan(y) | (y < 0) | (y == float("inf")) | (y != F.floor(y))
+    said = F.coalesce(F.col(name).cast("string"), F.lit("null"))
+    return F.when(
+        bad,
+        F.raise_error(
+            F.concat(
+                F.lit(f"CountingNaiveBayes: label column {name!r} holds "),
+                said,
+                F.lit(": labels must be integers >= 0 (StringIndexer's)"),
+            )
+        ),
+    ).otherwise(y)
+
+
+def _check_vector_values(summary, model_type: str) -> None:
+    """Refuse what MLlib's NaiveBayes refuses: a negative, NaN or infinite value (multinomial), or a
+    value other than 0 or 1 (Bernoulli), from the unweighted min, max, non-zeros and sum of a class's
+    vectors."""
+    low, high, nonzero, total = (
+        np.asarray(summary[k].toArray()) for k in ("min", "max", "numNonZeros", "sum")
+    )
+    if not np.all(np.isfinite(total)) or np.any(low < 0):
+        raise ValueError(
+            "CountingNaiveBayes: feature vectors hold a negative, NaN or infinite value; naive Bayes "
+            "counts need values >= 0"
+        )
+    if model_type == "bernoulli" and (
+        np.any(high > 1) or np.any(total != nonzero)
+    ):  # values in [0, 1] sum to their non-zeros only when all are 1
+        raise ValueError("CountingNaiveBayes: Bernoulli naive Bayes needs 0/1 feature values")
+
+
+class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
+    """The fitted counts; the smoothing is applied when transforming (``setSmoothing`` reuses the counts)."""
+
+    def __init__(self, counts: Counts | None = None):
+        super().__init__()
+        self.counts = counts
+
+    def setSmoothing(self, value: float) -> CountingNaiveBayesModel:
+        return self._set(smoothing=value)
+
+    @property
+    def numClasses(self) -> int:
+        """The length of the probability and raw prediction vectors: the classes the label's
+        metadata declares (``StringIndexer``'s), or the largest label + 1, so that
+        ``probability[label]`` is that label's, as MLlib's evaluators read it. A label that training
+        never saw (a fold without a rare class) has probability 0."""
+        return max(int(max(self.counts.classes)) + 1, self.counts.declared)
+
+    @property
+    def numFeatures(self) -> int:
+        return len(self.counts.features)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(pi, weights, bias)`` with ``jll = pi + weights @ x + bias`` under the current smoothing."""
+        self._checked()
+        c, lam = self.counts, self.getSmoothing()
+        pi = class_log_prior(c.class_count, c.class_count.sum(), np.log, lam, len(c.classes))
+        if self.getModelType() == "multinomial":
+            theta = multinomial_log_prob(
+                c.counts, c.counts.sum(axis=1)[:, None], lam, len(c.features), np.log
+            )
+            return pi, theta, np.zeros(len(c.classes))
+        p_log, q_log = bernoulli_log_probs(c.counts, c.class_count[:, None], lam, np.log)
+        return pi, p_log - q_log, q_log.sum(axis=1)
+
+    def _transform(self, dataset):
+        from pyspark.ml.linalg import DenseVector, VectorUDT
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import DoubleType, StructField, StructType
+
+        pi, weights, bias = self.arrays()
+        classes, vectors = np.array(self.counts.classes), self.counts.vectors
+        at, size = classes.astype(int), self.numClasses  # each fitted class's place in the vectors
+        vocab = {t: i for i, t in enumerate(self.counts.features)}
+        bernoulli = self.getModelType() == "bernoulli"
+        name = self.getFeaturesCol()
+
+        def score(features):
+            if features is None:  # as fitting refuses it
+                raise ValueError(
+                    f"CountingNaiveBayes: the {'features' if vectors else 'tokens'} column {name!r} holds "
+                    f"a null {'vector' if vectors else 'document'}"
+                )
+            if vectors:
+                x = features.toArray()
+                if bernoulli and not np.all((x == 0) | (x == 1)):
+                    raise ValueError("Bernoulli naive Bayes needs 0/1 feature values")
+                if not (
+                    np.all(x >= 0) and np.all(np.isfinite(x))
+                ):  # NaN fails x >= 0; MLlib refuses these too
+                    raise ValueError("multinomial naive Bayes needs feature values >= 0, finite")
+                jll = pi + weights @ x + bias
+            else:
+                if None in features:  # as fitting refuses it (frames.checked_tokens)
+                    raise ValueError(f"CountingNaiveBayes: the tokens column {name!r} holds a null token")
+                index = [vocab[t] for t in (set(features) if bernoulli else features) if t in vocab]
+                jll = pi + weights[:, index].sum(axis=1) + bias
+            raw, proba = np.full(size, -np.inf), np.zeros(size)
+            raw[at], proba[at] = jll, np.exp(log_posteriors(jll[None, :])[0])
+            return (DenseVector(raw), DenseVector(proba), float(classes[int(np.argmax(jll))]))
+
+        schema = StructType(
+            [
+                StructField("raw", VectorUDT()),
+                StructField("proba", VectorUDT()),
+                StructField("pred", DoubleType()),
+            ]
+        )
+        tmp = f"_{self.uid}_scored"
+        out = dataset.withColumn(tmp, F.udf(score, schema)(F.col(self.getFeaturesCol())))
+        for param, field in (
+            (self.rawPredictionCol, "raw"),
+            (self.probabilityCol, "proba"),
+            (self.predictionCol, "pred"),
+        ):
+            if self.getOrDefault(param):
+                out = out.withColumn(self.getOrDefault(param), F.col(f"{tmp}.{field}"))
+        return out.drop(tmp)
+
+    def copy(self, extra=None):
+        model = super().copy(extra)
+        model.counts = self.counts
+        return model
+
+    def write(self) -> MLWriter:
+        return CountsWriter(self)
+
+    @classmethod
+    def read(cls) -> MLReader:
+        return CountsReader(cls, NB_KIND)
+
+    def counts_table(self):
+        """The counts as an nbspark count table (``n`` the rounded count, ``sum`` the exact weighted
+        one) and its manifest, for ``ml_persist.CountsWriter``."""
+        import pyarrow as pa
+
+        c, kind = self.counts, self.getModelType()
+        rows = [("Y=ANY", None, None, float(c.class_count.sum()))]
+        rows += [("Y", repr(y), None, float(n)) for y, n in zip(c.classes, c.class_count)]
+        nz = np.nonzero(c.counts)
+        rows += [("YX", repr(c.classes[i]), c.features[j], float(c.counts[i, j])) for i, j in zip(*nz)]
+        if kind == "multinomial":
+            rows += [("YX=ANY", repr(y), None, float(t)) for y, t in zip(c.classes, c.counts.sum(axis=1))]
+        table = pa.table(
+            {
+                "event": [r[0] for r in rows],
+                "label": [r[1] for r in rows],
+                "feature": [r[2] for r in rows],
+                "value": pa.nulls(len(rows), pa.string()),
+                "n": [int(round(r[3])) for r in rows],
+                "sum": [r[3] for r in rows],
+                "sumsq": pa.nulls(len(rows), pa.float64()),
+            }
+        )
+        return table, _manifest(self, len(rows))
+
+    @classmethod
+    def from_counts(cls, root, manifest: dict) -> CountingNaiveBayesModel:
+        """The model of a checked ``PATH/nbspark`` (``ml_persist.CountsReader``), read through its
+        storage as ``nbspark.load`` reads a model (any scheme: ``hdfs:``, ``s3a:``, ``viewfs:``)."""
+        from nbspark.storage.counts import read_count_rows
+        from nbspark.storage.tables import ddl_columns
+
+        names = list(ddl_columns(COUNT_DDL))
+        rows = [dict(zip(names, r)) for r in read_count_rows(root, COUNT_DDL, manifest)]
+        classes = tuple(sorted(float(r["label"]) for r in rows if r["event"] == "Y"))
+        cidx = {y: i for i, y in enumerate(classes)}
+        features = sorted(
+            {r["feature"] for r in rows if r["event"] == "YX"}, key=int if manifest["vectors"] else str
+        )
+        if manifest["vectors"]:
+            features = [str(i) for i in range(manifest["features"])]
+        fidx = {f: i for i, f in enumerate(features)}
+        class_count, counts = np.zeros(len(classes)), np.zeros((len(classes), len(features)))
+        for r in rows:
+            if r["event"] == "Y":
+                class_count[cidx[float(r["label"])]] = r["sum"]
+            elif r["event"] == "YX":
+                counts[cidx[float(r["label"])], fidx[r["feature"]]] = r["sum"]
+        return cls(
+            Counts(
+                classes,
+                class_count,
+                tuple(features),
+                counts,
+                manifest["vectors"],
+                manifest.get("declared_classes", 0),
+            )
+        )
+
+
+def _manifest(model: CountingNaiveBayesModel, rows: int) -> dict:
+    c = model.counts
+    nb = NBSpec(
+        model=model.getModelType(),
+        alpha=model.getSmoothing(),
+        prior_alpha=model.getSmoothing(),
+        tokenizer="words",
+    )
+    return {
+        "kind": NB_KIND,
+        "schema_version": SCHEMA_VERSION,
+        "nbspark_version": __version__,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "config": ExperimentConfig(task="naive_bayes", name="pyspark.ml", nb=nb).to_dict(),
+        "engine": "pyspark.ml",
+        "model": model.getModelType(),
+        "columns": {},
+        "weighted": c.weighted(),
+        "vectors": c.vectors,
+        "declared_classes": c.declared,
+        "label_counts": {repr(y): float(n) for y, n in zip(c.classes, c.class_count)},
+        "features": len(c.features),
+        "count_schema": COUNT_DDL,
+        "count_rows": rows,
+        "stats": {},
+        "malformed_examples": [],
+    }

@@ -1,0 +1,64 @@
+"""Saving and loading the pyspark.ml models of both families, one way: MLlib's ``metadata/`` for
+the params, and the counts as an nbspark model in ``PATH/nbspark`` (``counts/`` + manifest +
+marker), which ``nbspark.load`` reads too.
+
+A model class gives ``counts_table()`` -> ``(pyarrow table, manifest)`` to be written, and
+``from_counts(root, manifest)`` -> a model built from a checked ``PATH/nbspark``.
+"""
+
+from __future__ import annotations
+
+from pyspark.ml.util import DefaultParamsReader, DefaultParamsWriter, MLReader, MLWriter
+
+from nbspark.storage.locations import location, use_hadoop
+from nbspark.storage.manifests import load_manifest
+from nbspark.storage.tables import MARKER, write_json
+
+__all__ = ["CountsReader", "CountsWriter"]
+
+
+def _root(path: str):
+    """``PATH/nbspark`` where MLlib writes ``PATH``: a plain path is qualified by Hadoop's default
+    file system, as MLlib's own ``metadata/`` is (``hdfs:`` on a cluster, ``file:`` locally)."""
+    return location(use_hadoop().qualify(path)) / "nbspark"
+
+
+class CountsWriter(MLWriter):
+    """Params as MLlib writes them, then the model's ``counts_table()`` in ``PATH/nbspark``."""
+
+    def __init__(self, instance):
+        super().__init__()
+        self.instance = instance
+
+    def saveImpl(self, path: str) -> None:
+        import io
+
+        import pyarrow.parquet as pq
+
+        DefaultParamsWriter.saveMetadata(self.instance, path, self.sparkSession)
+        table, manifest = self.instance.counts_table()
+        out = _root(path)
+        (out / "counts").mkdir()
+        buffer = io.BytesIO()
+        pq.write_table(table, buffer)
+        (out / "counts" / "part-00000-nbspark.parquet").write_bytes(buffer.getvalue())
+        (out / "counts" / "_SUCCESS").write_text("")
+        write_json(out / "manifest.json", manifest)
+        write_json(out / MARKER, {"kind": "model"})
+
+
+class CountsReader(MLReader):
+    """A model of ``cls`` from ``PATH/nbspark`` (refused as ``nbspark.load`` refuses a model that is
+    not a complete one of ``kind``), with the params MLlib saved."""
+
+    def __init__(self, cls, kind: str):
+        super().__init__()
+        self.cls, self.kind = cls, kind
+
+    def load(self, path: str):
+        metadata = DefaultParamsReader.loadMetadata(path, self.sparkSession)
+        root = _root(path)
+        model = self.cls.from_counts(root, load_manifest(root, self.kind))
+        model._resetUid(metadata["uid"])
+        DefaultParamsReader.getAndSetParams(model, metadata)
+        return model

@@ -1,0 +1,385 @@
+"""The naive Bayes family's inputs: tsv/sms lines, Reuters ModApte stories and tables (csv,
+parquet, a scikit-learn dataset) turned into documents or rows.
+
+Record shapes: lines ``(file, offset, text)`` / SGML files / table rows -> ``Doc(id, labels,
+tokens)`` or ``Row(id, label, categorical, numeric)``, mixed with statistics records
+(``runstats``) in one RDD; ``record_events`` turns each into its count events (``nb``).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from nbspark.errors import InputError
+from nbspark.inputs.files import ngram_lines, sgml_texts
+from nbspark.inputs.parsers import (
+    MalformedLine,
+    decode_reuters,
+    holdout_part,
+    parse_labelled_line,
+    parse_sms_line,
+)
+from nbspark.inputs.resolve import Inputs
+from nbspark.inputs.stats import PartitionStats, is_stat
+from nbspark.inputs.tokens import WHITESPACE, tokenizer
+from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
+from nbspark.settings.config import ExperimentConfig, NBSpec
+from nbspark.spark.faults import maybe_inject
+
+__all__ = [
+    "REUTERS_TOP10",
+    "Doc",
+    "Row",
+    "decoded_lines",
+    "record_events",
+    "records_rdd",
+    "sms_ids",
+    "text_lines",
+]
+
+#: The ten most frequent topics of the ModApte training stories (counted from Reuters-21578).
+REUTERS_TOP10 = ("earn", "acq", "money-fx", "grain", "crude", "trade", "interest", "wheat", "ship", "corn")
+
+
+class Doc(NamedTuple):
+    id: str
+    labels: tuple[str, ...]
+    tokens: list[str]
+
+
+class Row(NamedTuple):
+    id: str
+    label: str
+    categorical: dict
+    numeric: dict
+
+
+def _keep(spec_splits, holdout, seed, record_id) -> bool:
+    if not holdout:
+        return True
+    part = holdout_part(record_id, seed, holdout)
+    return not spec_splits or part in spec_splits
+
+
+def _text_partition(records, fmt, nb: NBSpec, splits, holdout, seed, mode, keep_bad):
+    maybe_inject()
+    tok = tokenizer(nb.tokenizer)
+    stats = PartitionStats(keep_bad, mode)
+    for source, offset, line in records:
+        stats.add("lines_read")
+        if "\ufffd" in line:
+            stats.add("decode_replacements", line.count("\ufffd"))
+        if not line.strip():
+            stats.add("blank_lines")
+            continue
+        try:
+            if fmt == "tsv":
+                doc_id, labels, text = parse_labelled_line(line)
+            else:
+                label, text = parse_sms_line(line)
+                doc_id, labels = f"{source.rsplit('/', 1)[-1]}@{offset}", (label,)
+        except MalformedLine as exc:
+            stats.bad_record(source, offset, exc.reason, line)
+            continue
+        if not _keep(splits, holdout, seed, doc_id):
+            continue
+        tokens = tok(text)
+        stats.add("documents")
+        if not tokens:
+            stats.add("empty_documents")
+        yield Doc(doc_id, labels, tokens)
+    yield from stats.records()
+
+
+def _topics_partition(records, nb: NBSpec, splits, mode, keep_bad):
+    tok = tokenizer(nb.tokenizer)
+    stats = PartitionStats(keep_bad, mode)
+    top = frozenset(REUTERS_TOP10)
+    for source, data in records:
+        for story in stats.sgml_file(source, decode_reuters(data)):
+            stats.add("stories_read")
+            # ModApte: TRAIN or TEST, TOPICS="YES", at least one topic
+            if story.lewissplit not in ("TRAIN", "TEST") or story.topics_attr != "YES" or not story.topics:
+                continue
+            if splits and story.lewissplit not in splits:
+                continue
+            if nb.labels == "top10":
+                if story.topics[0] not in top:
+                    continue
+                labels = (story.topics[0],)
+            else:
+                labels = story.topics
+            tokens = tok(story.text)
+            stats.add("documents")
+            if not tokens:
+                stats.add("empty_documents")
+            yield Doc(f"reuters:{story.newid}", labels, tokens)
+    yield from stats.records()
+
+
+def _table_partition(
+    records, label_col, numeric, categorical, splits, holdout, seed, mode, keep_bad, bernoulli=frozenset()
+):
+    stats = PartitionStats(keep_bad, mode)
+    for index, record in records:
+        stats.add("rows_read")
+        row_id = str(index)
+        label = record.get(label_col)
+        if label is None or str(label).strip() == "":
+            stats.bad_record("table", index, "label", repr(record))
+            continue
+        try:
+            values = {c: number_cell(record.get(c)) for c in numeric}
+        except ValueError:
+            stats.bad_record("table", index, "numeric", repr(record))
+            continue
+        num = {c: x for c, x in values.items() if x is not None and math.isfinite(x)}
+        try:
+            binary = {c: binary_cell(record.get(c)) for c in bernoulli}
+        except ValueError:
+            stats.bad_record("table", index, "bernoulli", repr(record))
+            continue
+        cat = {
+            c: binary[c] if c in bernoulli else str(record[c])
+            for c in categorical
+            if record.get(c) is not None
+        }
+        cat = {c: v for c, v in cat.items() if v is not None}
+        if not _keep(splits, holdout, seed, row_id):
+            continue
+        stats.add("documents")
+        # a missing or non-finite cell, numeric or categorical, leaves that feature out of the row
+        # (naive Bayes skips it); counted for the rows of this part only
+        stats.add("missing_values", sum(x is None for x in values.values()) + len(categorical) - len(cat))
+        stats.add("non_finite_values", sum(x is not None and not math.isfinite(x) for x in values.values()))
+        yield Row(row_id, str(label), cat, num)
+    yield from stats.records()
+
+
+def _table_source(spark, inputs: Inputs, nb: NBSpec):
+    """``(RDD of (index, dict), numeric columns, categorical columns)`` for csv, parquet, sklearn."""
+    fmt = inputs.spec.format
+    if fmt == "sklearn":
+        from sklearn import datasets  # scikit-learn is needed only for this format
+
+        loader = getattr(datasets, f"load_{inputs.spec.path}")  # one of inputs.SKLEARN_DATASETS
+        data = loader()
+        names = [str(n).replace(" ", "_") for n in data.feature_names]
+        target = [str(data.target_names[t]) for t in data.target]
+        records = [dict(zip(names, map(float, x)), **{nb.label_column: y}) for x, y in zip(data.data, target)]
+        rdd = spark.sparkContext.parallelize(
+            list(enumerate(records)), max(2, spark.sparkContext.defaultParallelism)
+        )
+        columns, numeric_types, nested = names, set(names), {}
+    else:
+        paths = [f.uri for f in inputs.files]
+        explicit = bool(nb.numeric_columns or nb.categorical_columns)
+        if fmt == "csv":
+            # every cell as the file writes it, in training as in classify (where the model names
+            # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
+            # what schema inference made of it ("True", "1", "85.5"); inference only finds the
+            # numeric columns when the config names none
+            df = spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
+            typed = (
+                df
+                if explicit
+                else spark.read.csv(
+                    paths, header=True, inferSchema=True, mode="PERMISSIVE", enforceSchema=False
+                )
+            )
+        else:
+            df = typed = spark.read.parquet(*paths)
+        if nb.label_column not in df.columns:
+            raise InputError(
+                f"{inputs.root}: no label column {nb.label_column!r} (columns: {', '.join(df.columns)})"
+            )
+        from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
+
+        columns = [c for c in df.columns if c != nb.label_column]
+        numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
+        nested = {
+            f.name: f.dataType.simpleString()
+            for f in df.schema.fields
+            if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))
+        }
+        rdd = _rows_in_file_order(df)
+    numeric = list(nb.numeric_columns)
+    categorical = list(nb.categorical_columns)
+    if not numeric and not categorical:
+        if nb.model == "gaussian":
+            numeric = columns
+        elif nb.model == "categorical":
+            categorical = columns
+        else:
+            numeric = [c for c in columns if c in numeric_types]
+            categorical = [c for c in columns if c not in numeric_types]
+    bernoulli = list(nb.bernoulli_columns)
+    numeric = [c for c in numeric if c not in bernoulli]
+    categorical = categorical + [c for c in bernoulli if c not in categorical]
+    missing = [c for c in numeric + categorical if c not in columns]
+    if missing:
+        raise InputError(f"{inputs.root}: no column(s) {', '.join(missing)}")
+    # a list, map, struct or bytes cell is no number and no one category (its text would be a value seen once)
+    if bad := [c for c in [nb.label_column, *numeric, *categorical] if c in nested]:
+        raise InputError(
+            f"{inputs.root}: column {bad[0]!r} is {nested[bad[0]]}, which cannot be a label or a table "
+            "feature; "
+            "name the feature columns (nb.numeric_columns, nb.categorical_columns) to leave it out"
+        )
+    if nb.model == "gaussian":
+        numeric, categorical = numeric + categorical, []
+    elif nb.model == "categorical":
+        numeric, categorical = [], categorical + numeric
+    return rdd, numeric, categorical
+
+
+def _rows_in_file_order(df):
+    """``(index, row as a dict)``: the row's 0-based position in the files read in path order, each
+    from its start, whatever the partitioning. (``zipWithIndex`` numbers partitions in Spark's
+    order, which puts a large file's pieces before a smaller file and its last, shorter piece after
+    it, and cuts files by the cores: the hold-out and the ids moved with ``local[N]``.) One pass
+    counts the rows of each piece of a file (``_metadata``), as ``zipWithIndex`` counts partitions."""
+    from pyspark.sql import functions as F
+
+    piece = [
+        F.col("_metadata.file_path").alias("__file"),
+        F.col("_metadata.file_block_start").alias("__start"),
+    ]
+    tagged = df.select("*", *piece)
+    # every column counted, so the reader parses each row as the numbering pass will (no column pruning)
+    whole = F.struct(*[F.col("`" + c.replace("`", "``") + "`") for c in df.columns])
+    starts, total = {}, 0
+    for r in sorted(tagged.groupBy("__file", "__start").agg(F.count(whole).alias("count")).collect()):
+        starts[(r["__file"], r["__start"])] = total
+        total += r["count"]
+
+    def numbered(rows):
+        key = seen = None
+        for r in rows:  # a piece's rows come together, in file order, within one partition
+            d = r.asDict()
+            at = (d.pop("__file"), d.pop("__start"))
+            seen = 0 if at != key else seen + 1
+            key = at
+            yield starts[at] + seen, d
+
+    return tagged.rdd.mapPartitions(numbered)
+
+
+def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
+    """RDD mixing ``Doc`` or ``Row`` records with statistics records; also the table columns."""
+    nb, spec = cfg.nb, inputs.spec
+    splits, holdout, seed = frozenset(spec.splits), spec.holdout, spec.seed
+    mode, keep = cfg.mode, cfg.max_bad_examples
+    sc = spark.sparkContext
+    if spec.format in ("tsv", "sms"):
+        lines = ngram_lines(sc, list(inputs.files))
+        if cfg.partitions:
+            lines = lines.repartition(cfg.partitions)
+        fmt = spec.format
+        return lines.mapPartitions(
+            lambda it: _text_partition(it, fmt, nb, splits, holdout, seed, mode, keep)
+        ), {}
+    if spec.format == "reuters_topics":
+        texts = sgml_texts(sc, list(inputs.files))
+        return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, mode, keep)), {}
+    if spec.format in ("csv", "parquet", "sklearn"):
+        rdd, numeric, categorical = _table_source(spark, inputs, nb)
+        label = nb.label_column
+        bern = frozenset(nb.bernoulli_columns)
+        mixed = rdd.mapPartitions(
+            lambda it: _table_partition(
+                it, label, numeric, categorical, splits, holdout, seed, mode, keep, bern
+            )
+        )
+        return mixed, {"numeric": numeric, "categorical": categorical}
+    raise InputError(
+        f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)"
+    )
+
+
+def record_events(record, kind):
+    if is_stat(record):
+        return [record]
+    if isinstance(record, Doc):
+        return doc_events(record.labels, record.tokens, kind)
+    return row_events(record.label, record.categorical, record.numeric)
+
+
+def decoded_lines(lines):
+    """A text DataFrame's lines (``value``) as valid UTF-8, decoded as the JVM decodes the Python
+    engines' lines (U+FFFD for bad bytes): the first step of the SQL parse (``text_lines``); the
+    arrow paths decode in Python instead (``arrow_lines.jvm_decoded``, tested against this). Only
+    a line that is not valid UTF-8 makes the string round trip (``split`` decodes into a Java
+    string)."""
+    from pyspark.sql import functions as F
+
+    value = F.col("value")
+    return lines.select(
+        F.when(F.is_valid_utf8(value), value).otherwise(F.get(F.split(value, "\t", 1), 0)).alias("value")
+    )
+
+
+def sms_ids():
+    """The column of sms ids, ``FILE#ROW``: an sms line has none, so one is made up (unique within
+    a run) from the file's name and Spark's row id, for the SQL parse and the arrow scorer."""
+    from pyspark.sql import functions as F
+
+    return F.concat(
+        F.substring_index(F.input_file_name(), "/", -1),
+        F.lit("#"),
+        F.monotonically_increasing_id().cast("string"),
+    )
+
+
+def text_lines(lines, fmt: str):
+    """The SQL twin of ``corpora.parse_labelled_line`` / ``parse_sms_line``: a text DataFrame
+    (``value``) as ``(id, labels, text, category)``, the one place the SQL engines parse a tsv or
+    sms line (the arrow engine and scorer parse in pyarrow: ``arrow_lines.parse_lines``, tested
+    line by line against this and the Python parsers). ``category`` is ``documents``, ``blank_lines``,
+    ``malformed.fields``, ``malformed.id`` or ``malformed.labels`` (the Python parsers' reasons);
+    ``labels`` is empty for a line without labels; sms ids are ``FILE#ROW`` (unique within a run).
+
+    The fields are cut at the TABs' positions (``instr``, ``substring_index``, ``substr``), not by
+    ``split``, which decodes every line into a Java string and encodes its parts back (the ×50
+    Reuters text's parse and Arrow hand-off took 1.4 s that way and 0.6 s this way). A line that
+    is not valid UTF-8 is first decoded as the JVM decodes the Python engines' lines (U+FFFD for
+    bad bytes): the one string round trip kept, for those lines only. A line is a document when
+    its fields, id and labels are there; only the other lines are tested in the Python parsers'
+    order (a document is never blank: its id or label is not white space). Each step is a
+    projection of its own, which Spark does not inline."""
+    from pyspark.sql import functions as F
+
+    def strip(column):  # Python's str.strip(): SQL's trim alone takes only the space
+        return F.trim(column, F.lit(WHITESPACE))
+
+    value = F.col("value")
+    valid = decoded_lines(lines)
+    if fmt == "sms":
+        tab = F.col("tab")  # the TAB's position (1-based, in characters; 0: none)
+        cut = valid.select("value", F.instr(value, "\t").alias("tab"))
+        label = strip(F.substring_index(value, "\t", 1))
+        labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
+        doc_id = sms_ids()
+        text, fields_ok, id_ok = F.when(tab > 0, F.substr(value, tab + 1)), tab > 0, F.lit(True)
+    else:
+        head = F.col(
+            "head"
+        )  # the first two fields and the TAB between them (the whole line if it has fewer TABs)
+        cut = valid.select("value", F.substring_index(value, "\t", 2).alias("head"))
+        doc_id = strip(F.substring_index(value, "\t", 1))
+        labels = F.filter(
+            F.transform(F.split(F.substring_index(head, "\t", -1), ","), strip), lambda x: x != ""
+        )
+        fields_ok = F.octet_length(head) < F.octet_length(value)  # two TABs: head stops before the end
+        text, id_ok = F.when(fields_ok, F.substr(value, F.char_length(head) + 2)), doc_id != ""
+    category = (
+        F.when(fields_ok & id_ok & (F.size(labels) > 0), "documents")
+        .when(strip(value) == "", "blank_lines")
+        .when(~fields_ok, "malformed.fields")
+        .when(~id_ok, "malformed.id")
+        .otherwise("malformed.labels")
+    )
+    return cut.select(
+        doc_id.alias("id"), labels.alias("labels"), text.alias("text"), category.alias("category")
+    )

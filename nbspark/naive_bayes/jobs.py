@@ -1,0 +1,343 @@
+"""The naive Bayes family's jobs: train (count documents or table rows) and classify (score with
+the model's smoothing).
+
+Record shapes: train, ``Doc`` / ``Row`` -> ``((event, label, feature, value), count | (n, Σx,
+Σx²))`` -> ``counts/`` (``nb.COUNT_DDL``) + ``manifest.json``; classify, ``counts/`` -> the scorer
+(``nb_scoring``) -> ``predictions/`` (``nb_scoring.PREDICTION_DDL``) -> ``metrics.json``,
+``report.txt``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from nbspark.errors import ConfigError
+from nbspark.inputs.resolve import Inputs
+from nbspark.naive_bayes.count import count_nb
+from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model
+from nbspark.naive_bayes.scoring import RANKED, score
+from nbspark.report.metrics import LOG_EPS, classification_metrics, format_classification_report, pr_curve
+from nbspark.report.plots import plot_pr_curve
+from nbspark.settings.capabilities import TEXT_MODELS, resolve_scoring, training_overlap
+from nbspark.settings.config import ExperimentConfig
+from nbspark.settings.naive_bayes import model_options, refuse_unused
+from nbspark.spine.classifying import write_results
+from nbspark.spine.training import Family, read_counts, train_model, why_empty
+from nbspark.storage.counts import read_count_table
+from nbspark.storage.locations import Location, location
+from nbspark.storage.manifests import NB_KIND, load_manifest
+from nbspark.storage.tables import check_output, write_json
+
+__all__ = [
+    "NAIVE_BAYES",
+    "SCORING",
+    "SMOOTHING",
+    "binary_decision",
+    "classify_nb",
+    "load_nb_manifest",
+    "model_settings",
+    "train_nb",
+]
+
+#: Settings applied at scoring time from the same counts: the model's unless the caller overrides them.
+SMOOTHING = ("alpha", "prior_alpha", "var_smoothing", "unseen", "domains", "preset")
+#: Settings of the classify run itself, never the model's.
+SCORING = ("top_k", "multilabel_threshold", "positive_label", "decision_threshold", "posteriors")
+
+
+def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) -> dict:
+    """The naive Bayes manifest's own fields; label counts and features come from the engine
+    when it summed them (SQL engines, new models), else from the written table."""
+    known = counted.known
+    if "label_counts" in known and not updated:
+        labels, features = known["label_counts"], known["features"]
+    else:
+        written = read_written()
+        labels = {
+            r["label"]: r["n"] for r in written.where(written.event == "Y").select("label", "n").collect()
+        }
+        features = written.where(written.event.isin("YX", "YG")).select("feature", "value").distinct().count()
+    return {
+        "model": cfg.nb.model,
+        "columns": known.get("columns", {}),
+        "label_counts": dict(sorted(labels.items())),
+        "features": features,
+    }
+
+
+def _model_columns(manifest: dict, cfg: ExperimentConfig) -> ExperimentConfig:
+    """``cfg`` reading a table with the model's columns, inferred ones too: a new inference over an
+    update's rows could read a column the model counted as categorical as numbers (or the reverse)."""
+    columns = manifest.get("columns") or {}
+    if not columns:
+        return cfg
+    nb = dataclasses.replace(
+        cfg.nb,
+        numeric_columns=tuple(columns.get("numeric", ())),
+        categorical_columns=tuple(columns.get("categorical", ())),
+    )
+    return dataclasses.replace(cfg, nb=nb)
+
+
+NAIVE_BAYES = Family(
+    kind=NB_KIND,
+    count=count_nb,
+    ddl=lambda config: COUNT_DDL,
+    sums=("n", "sum", "sumsq"),
+    unit="documents",
+    update_keys=(
+        "nb.model",
+        "nb.tokenizer",
+        "nb.labels",
+        "nb.label_column",
+        "nb.numeric_columns",
+        "nb.categorical_columns",
+        "nb.bernoulli_columns",
+    ),
+    fields=_fields,
+    update_settings=_model_columns,
+)
+
+
+def load_nb_manifest(model_dir: Location) -> dict:
+    return load_manifest(model_dir, NB_KIND)
+
+
+def train_nb(
+    spark,
+    cfg: ExperimentConfig,
+    inputs: Inputs,
+    out: Location,
+    update: bool = False,
+    force: bool = False,
+    overwrite: bool = False,
+) -> dict:
+    """Count naive Bayes events of ``inputs`` into the model ``out``; return its manifest."""
+    return train_model(spark, cfg, inputs, out, NAIVE_BAYES, update, force, overwrite)
+
+
+def model_settings(
+    manifest: dict, cfg: ExperimentConfig, overrides: frozenset[str] = frozenset()
+) -> ExperimentConfig:
+    """``cfg`` with the naive Bayes settings of the model: tokenizer, label view and table columns
+    always (the features must be made as in training), the smoothing (``SMOOTHING``) unless its
+    ``nb.KEY`` is in ``overrides`` (set explicitly for this run). Scoring settings stay the run's."""
+    model_nb = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"]["nb"].items()
+    }  # JSON lists: the config's tuples
+    refuse_unused(manifest["model"], [k[3:] for k in overrides if k.startswith("nb.")], "the model", "nb.")
+    fields = {f.name for f in dataclasses.fields(cfg.nb)}
+    values = {k: v for k, v in model_nb.items() if k not in SMOOTHING and k not in SCORING and k in fields}
+    fixed = [k for k, v in values.items() if f"nb.{k}" in overrides and getattr(cfg.nb, k) != v]
+    if fixed:  # the model's features are made as in training: a run cannot change how
+        raise ConfigError(
+            f"{', '.join(f'nb.{k} = {getattr(cfg.nb, k)!r}' for k in fixed)}: the model was trained with "
+            f"{', '.join(f'{values[k]!r}' for k in fixed)}, which its scoring must use; train a model "
+            "with yours"
+        )
+    if "nb.preset" in overrides:  # a preset named for this run sets what it names
+        overrides = overrides | {f"nb.{k}" for k in ("alpha", "prior_alpha", "unseen")}
+    for key in SMOOTHING:
+        if f"nb.{key}" not in overrides and key in model_nb:
+            values[key] = model_nb[key]
+    nb = dataclasses.replace(cfg.nb, **values)
+    return _model_columns(manifest, dataclasses.replace(cfg, nb=nb))
+
+
+def classify_nb(
+    spark,
+    cfg: ExperimentConfig,
+    model_dir: Location,
+    inputs: Inputs,
+    out: Location,
+    overrides: frozenset[str] = frozenset(),
+    overwrite: bool = False,
+) -> dict:
+    """Score the test records of ``inputs``; write predictions, metrics.json and report.txt.
+
+    The smoothing is the model's unless ``overrides`` names ``nb.alpha`` / ``nb.var_smoothing``
+    (``--set`` on the command line). ``cfg.scoring`` picks the scorer (``capabilities``). ``out``
+    is checked as the command line checks it (``tables.check_output``).
+    """
+    started = time.time()
+    model_dir = location(model_dir)
+    out = check_output(out, overwrite, [inputs.root, model_dir])
+    manifest = load_nb_manifest(model_dir)
+    overlap = training_overlap(manifest, inputs)  # test records that are training records: refused
+    cfg = model_settings(manifest, cfg, overrides)
+    text_model = manifest["model"] in TEXT_MODELS
+    binary = _binary(cfg, tuple(sorted(manifest["label_counts"])))
+    scoring = resolve_scoring(cfg, len(manifest["label_counts"]) * manifest["features"] * 8)
+    counts = model = None
+    if scoring == "join":  # the count table joined to the test events in Spark
+        counts = read_counts(spark, model_dir, NAIVE_BAYES, manifest)
+    else:
+        # broadcast and arrow scoring ship the model as arrays: its rows read as nbspark.load reads them (no
+        # Spark job)
+        table = read_count_table(model_dir, COUNT_DDL, manifest)
+        model = build_nb_model(table, manifest["model"], **model_options(dataclasses.asdict(cfg.nb)))
+    classes = model.classes if model is not None else tuple(sorted(manifest["label_counts"]))
+    scored = score(spark, cfg, inputs, scoring, counts, model, len(classes))
+    if binary:
+        scored.predictions = binary_decision(scored.predictions, *binary, cfg.nb.decision_threshold)
+    all_kept = cfg.nb.posteriors == "all" or len(classes) <= RANKED
+
+    def metrics_of(written) -> dict:
+        written.preload(["gold", "predicted", *LOSS_COLUMNS])
+        pairs = written.counts(["gold", "predicted"])
+        metrics = classification_metrics(pairs, classes)
+        metrics["unknown_label_count"] = sum(n for g, _, n in pairs if any(x not in classes for x in g))
+        losses = written.totals(LOSS_COLUMNS, _arrow_losses, _spark_losses)
+        metrics.update(_probability_metrics(written, losses, binary, cfg.nb.decision_threshold, all_kept))
+        return metrics
+
+    extra = {
+        "model": str(model_dir),
+        "kind": manifest["model"],
+        "scoring": scoring,
+        "smoothing": {
+            k: getattr(cfg.nb, k)
+            for k in (SMOOTHING if not text_model else ("alpha", "prior_alpha", "unseen", "preset"))
+        },
+        "test_input": str(inputs.root),
+        "test_is_training_data": overlap == "all",
+        "broadcast_bytes": None if model is None else model.nbytes(),
+        "classes": list(classes),
+    }
+    return write_results(
+        spark,
+        out,
+        scored,
+        metrics_of,
+        format_classification_report,
+        extra,
+        started,
+        _pr_files,
+        empty=(NAIVE_BAYES.unit, why_empty("naive_bayes")),
+    )
+
+
+def _binary(cfg: ExperimentConfig, classes: tuple[str, ...]) -> tuple[str, str] | None:
+    """``(positive, other)`` for a binary decision (``nb.positive_label``), refused unless the model has
+    exactly two classes, the positive one among them."""
+    pos = cfg.nb.positive_label
+    if not pos:
+        return None
+    if len(classes) != 2 or pos not in classes:
+        raise ConfigError(
+            f"nb.positive_label = {pos!r} needs a model of two classes, one of them {pos!r}; this model "
+            f"has {list(classes)[:10]}"
+        )
+    return pos, next(c for c in classes if c != pos)
+
+
+def binary_decision(predictions, positive: str, other: str, threshold: float):
+    """Predict ``positive`` when its posterior is > ``threshold`` (MLlib's ``thresholds`` on two
+    classes), else ``other``; ``probability`` is the predicted class's posterior."""
+    from pyspark.sql import functions as F
+
+    p_pos, p_other = _posterior_of(F.lit(positive)), _posterior_of(F.lit(other))
+    yes = p_pos > threshold
+    return predictions.withColumn(
+        "predicted", F.array(F.when(yes, F.lit(positive)).otherwise(F.lit(other)))
+    ).withColumn("probability", F.when(yes, p_pos).otherwise(p_other))
+
+
+def _posterior_of(label):
+    """A prediction's kept posterior of ``label`` (a column), from the ranked columns; null when
+    ``label`` is not among them. (Found by position: building a map per row cost 0.1 s of the
+    metrics of 63,760 predictions.)"""
+    from pyspark.sql import functions as F
+
+    at = F.array_position("ranked_labels", label)
+    return F.when(at > 0, F.element_at("ranked_probabilities", at.cast("int")))
+
+
+#: the predictions' columns that log-loss reads
+LOSS_COLUMNS = ["gold", "ranked_labels", "ranked_probabilities"]
+
+
+def _spark_losses() -> list:
+    """The log-loss totals of written predictions as Spark aggregate columns: the predictions
+    (``n``), those with other than one gold label (``multi``), those whose first gold label's
+    posterior was not kept (``missing``), and Σ −log P(gold) (``loss``), P clipped to [LOG_EPS, 1]
+    as scikit-learn's log_loss clips (a posterior not kept counts as 0). ``_arrow_losses`` is the
+    same rule in pyarrow."""
+    from pyspark.sql import functions as F
+
+    gold = _posterior_of(F.get("gold", 0))
+    clipped = F.greatest(F.least(F.coalesce(gold, F.lit(0.0)), F.lit(1.0)), F.lit(LOG_EPS))
+    return [
+        F.count(F.lit(1)).alias("n"),
+        F.count_if(F.size("gold") != 1).alias("multi"),
+        F.count_if(gold.isNull()).alias("missing"),
+        F.coalesce(F.sum(-F.log(clipped)), F.lit(0.0)).alias("loss"),
+    ]
+
+
+def _arrow_losses(table) -> dict:
+    """``_spark_losses`` of a pyarrow Table of ``gold``, ``ranked_labels`` and ``ranked_probabilities``
+    (a list of probabilities as long as its list of labels, as the scorers write them). Spark's
+    rules for nulls and NaN are kept: a null first gold label, label or probability is a posterior
+    not kept; a NaN posterior is above 1 (clipped to 1)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = table.num_rows
+    if not n:
+        return {"n": 0, "multi": 0, "missing": 0, "loss": 0.0}
+    gold, labels = table.column("gold").combine_chunks(), table.column("ranked_labels").combine_chunks()
+    sizes = pc.list_value_length(gold)
+    multi = pc.sum(pc.cast(pc.not_equal(sizes, 1), pa.int64())).as_py() or 0
+    # each row's first gold label (null where it has none), repeated for each of its ranked labels
+    starts = np.asarray(gold.offsets)[:-1]
+    has = pc.fill_null(pc.greater(sizes, 0), False).to_numpy(zero_copy_only=False)
+    first = pc.take(gold.values, pa.array(np.where(has, starts, 0), mask=~has))
+    parent = pc.list_parent_indices(labels).to_numpy()
+    hit = pc.fill_null(pc.equal(pc.list_flatten(labels), pc.take(first, pa.array(parent))), False).to_numpy(
+        zero_copy_only=False
+    )
+    at = np.flatnonzero(hit)
+    rows, once = np.unique(parent[at], return_index=True)  # a row's first match, as array_position finds it
+    probs = pc.list_flatten(table.column("ranked_probabilities").combine_chunks()).take(pa.array(at[once]))
+    valid = probs.is_valid().to_numpy(zero_copy_only=False)
+    p = np.zeros(n)
+    p[rows[valid]] = np.nan_to_num(probs.to_numpy(zero_copy_only=False)[valid], nan=1.0)
+    loss = float(np.sum(-np.log(np.clip(p, LOG_EPS, 1.0))))
+    return {"n": n, "multi": int(multi), "missing": int(n - np.count_nonzero(valid)), "loss": loss}
+
+
+def _probability_metrics(written, losses: dict, binary, threshold: float, all_kept: bool) -> dict:
+    """Log-loss from the ``losses`` totals (single-label test sets whose gold posteriors were
+    kept) and, for a binary decision, the precision/recall curve of the positive class (its
+    posteriors collected from the ``written`` predictions)."""
+    from pyspark.sql import functions as F
+
+    n = losses["n"]
+    out: dict = {"log_loss": None}
+    if not n or losses["multi"]:
+        out["log_loss_note"] = "log-loss needs one gold label per document"
+    elif losses["missing"] and not all_kept:
+        out["log_loss_note"] = "some gold labels were not among the kept posteriors: set nb.posteriors = all"
+    else:
+        out["log_loss"] = losses["loss"] / n
+    if binary:
+        rows = written.frame.select(
+            _posterior_of(F.lit(binary[0])).alias("p"), F.array_contains("gold", binary[0]).alias("y")
+        ).collect()
+        out["pr_curve"] = {
+            "positive_label": binary[0],
+            **pr_curve([(r["p"], r["y"]) for r in rows], threshold),
+        }
+    return out
+
+
+def _pr_files(stage: Location, metrics: dict) -> None:
+    """``pr.json`` and ``pr.png`` beside the metrics of a binary decision."""
+    pr = metrics.get("pr_curve")
+    if not pr:
+        return
+    write_json(stage / "pr.json", pr)
+    plot_pr_curve(pr, stage / "pr.png", f"{metrics['model']}: precision/recall of {pr['positive_label']!r}")

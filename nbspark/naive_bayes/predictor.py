@@ -1,0 +1,182 @@
+"""A naive Bayes model in memory (``NBPredictor``), read by ``nbspark.load`` and scored with the
+classify job's maths: ``predict`` and ``predict_proba`` (all classes, rows summing to 1, columns in
+``classes_`` order) of texts (text models) or rows: mappings of column -> value, or a pandas
+DataFrame (table models)."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from nbspark.errors import OutputError
+from nbspark.inputs.tokens import tokenizer
+from nbspark.naive_bayes.model import (
+    COUNT_DDL,
+    binary_cell,
+    build_nb_model,
+    log_posteriors,
+    number_cell,
+    score_docs,
+    score_rows,
+    unexplained,
+)
+from nbspark.settings.capabilities import TEXT_MODELS
+from nbspark.settings.naive_bayes import model_options
+from nbspark.spine.predictor import as_batch
+from nbspark.storage.counts import read_count_rows
+from nbspark.storage.locations import Location
+
+log = logging.getLogger(__name__)
+
+__all__ = ["NBPredictor", "read_nb"]
+
+
+class NBPredictor:
+    """A naive Bayes model in memory (``nb.NBModel``), scored with the classify job's maths."""
+
+    def __init__(
+        self,
+        manifest: dict,
+        rows: Iterable[Sequence],
+        alpha: float | None = None,
+        var_smoothing: float | None = None,
+    ):
+        nb = manifest["config"]["nb"]
+        if manifest.get("weighted"):
+            raise OutputError(
+                "this model was counted with non-integer weights (pyspark.ml weightCol); load it with "
+                "CountingNaiveBayesModel.load"
+            )
+        self.manifest = manifest
+        self.kind = manifest["model"]
+        self.text = self.kind in TEXT_MODELS  # scores texts; else table rows
+        self.alpha = nb["alpha"] if alpha is None else float(alpha)
+        self.var_smoothing = nb["var_smoothing"] if var_smoothing is None else float(var_smoothing)
+        if not (
+            math.isfinite(self.alpha)
+            and self.alpha >= 0
+            and math.isfinite(self.var_smoothing)
+            and self.var_smoothing >= 0
+        ):
+            raise ValueError(
+                f"alpha and var_smoothing must be finite and >= 0; got {self.alpha}, {self.var_smoothing}"
+            )
+        self.prior_alpha = nb.get("prior_alpha", 0.0)
+        options = model_options({**nb, "alpha": self.alpha, "var_smoothing": self.var_smoothing})
+        self.model = build_nb_model(rows, self.kind, **options)
+        self.classes_ = self.model.classes
+        self._tokenize = tokenizer(nb["tokenizer"])
+        columns = manifest.get("columns") or {}
+        self._numeric, self._categorical = (
+            list(columns.get("numeric", ())),
+            list(columns.get("categorical", ())),
+        )
+        self._binary = frozenset(nb.get("bernoulli_columns", ()))
+
+    def _jll(self, items: Sequence) -> np.ndarray:
+        if self.text:
+            for i, t in enumerate(items):
+                if not isinstance(t, str):
+                    raise TypeError(
+                        f"a {self.kind} model scores texts (str); item {i} is a {type(t).__name__}"
+                    )
+            return score_docs(self.model, [self._tokenize(t) for t in items])[0]
+        rows = [self._table_row(r, i) for i, r in enumerate(items)]
+        known = {*self._numeric, *self._categorical, self.manifest["config"]["nb"]["label_column"]}
+        if unknown := sorted(
+            {str(k) for r in items for k in r} - known
+        ):  # a misspelt column is a missing cell in every row
+            log.warning(
+                "predict: %d column(s) the model does not know, left out: %s%s",
+                len(unknown),
+                ", ".join(unknown[:6]),
+                ", …" if len(unknown) > 6 else "",
+            )
+        return score_rows(self.model, rows)[0]
+
+    def _table_row(self, row, i: int) -> tuple[dict, dict]:
+        """``(categorical, numeric)`` values of one row: a missing, None or non-finite value is left
+        out (naive Bayes skips that feature), as the classify job leaves out such a cell."""
+        columns = self._numeric + self._categorical
+        if not isinstance(row, Mapping):
+            raise TypeError(
+                f"a {self.kind} model scores rows, each a mapping of column -> value "
+                f"({', '.join(columns[:6])}"
+                f"{', …' if len(columns) > 6 else ''}); item {i} is a {type(row).__name__}"
+            )
+        if not any(c in row for c in columns):  # every key misspelt would be scored on the prior alone
+            raise ValueError(
+                f"row {i} has none of the model's columns "
+                f"({', '.join(columns[:6])}{', …' if len(columns) > 6 else ''}); "
+                f"its keys: {', '.join(map(str, list(row)[:6]))}"
+            )
+        num = {}
+        for c in self._numeric:
+            try:
+                x = number_cell(row.get(c))
+            except (TypeError, ValueError):
+                raise ValueError(f"row {i}, column {c!r}: {row[c]!r} is not a number") from None
+            if x is not None and math.isfinite(x):
+                num[c] = x
+        cat = {}
+        for c in self._categorical:
+            v = row.get(c)
+            if v is None or (isinstance(v, float) and math.isnan(v)):  # a NaN cell of a pandas frame: missing
+                continue
+            if c in self._binary:  # as training read it: 1, 1.0, "1" and True are "1"
+                try:
+                    v = binary_cell(v)
+                except (TypeError, ValueError):
+                    raise ValueError(
+                        f"row {i}, column {c!r}: {v!r} is not 0 or 1 (a Bernoulli column)"
+                    ) from None
+            elif not isinstance(v, str) and (c, str(v)) not in self.model.vocab:
+                # True against the CSV's "TRUE", 3.0 against "3": never scored as unseen in silence
+                seen = sorted(x for f, x in self.model.vocab if f == c)
+                raise ValueError(
+                    f"row {i}, column {c!r}: {v!r} is not a value the model saw there "
+                    f"({', '.join(map(repr, seen[:6]))}"
+                    f"{', …' if len(seen) > 6 else ''}); give a category as the training data wrote it, "
+                    "as text"
+                )
+            if v is not None:
+                cat[c] = str(v)
+        return cat, num
+
+    def predict_proba(self, items: Iterable) -> np.ndarray:
+        """Posteriors ``(n, len(classes_))``, each row summing to 1."""
+        if (
+            not self.text and hasattr(items, "to_dict") and hasattr(items, "columns")
+        ):  # a pandas DataFrame: its rows
+            items = items.to_dict("records")
+        items = as_batch(items, "texts" if self.text else "rows")
+        if not items:
+            return np.zeros((0, len(self.classes_)))
+        jll = self._jll(items)
+        dead = unexplained(jll)
+        if dead:
+            log.warning(
+                "%d of %d %s: no class can explain them (every class has probability 0, as alpha = 0 "
+                "allows); "
+                "each got equal posteriors and the first class",
+                dead,
+                len(items),
+                "texts" if self.text else "rows",
+            )
+        return np.exp(log_posteriors(jll))
+
+    def predict(self, items: Iterable) -> list[str]:
+        """The most probable class of each text or row (ties: the class that sorts first, as the jobs)."""
+        proba = self.predict_proba(items)
+        return [self.classes_[i] for i in np.argmax(proba, axis=1)]
+
+
+def read_nb(
+    model_dir: Location, manifest: dict, alpha: float | None = None, var_smoothing: float | None = None
+) -> NBPredictor:
+    """The naive Bayes model in ``model_dir`` (its ``manifest`` already read), counts checked as the jobs
+    check them."""
+    return NBPredictor(manifest, read_count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing)

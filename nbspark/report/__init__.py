@@ -1,0 +1,1 @@
+"""What people read: reports, metrics and plots. Pure."""

@@ -1,0 +1,230 @@
+"""Reports for people: each job's result (a manifest, metrics, a query answer, a curve) as the
+text the command line prints and ``report.txt`` holds. Pure: no Spark, no I/O.
+"""
+
+from __future__ import annotations
+
+from nbspark.inputs.stats import where
+from nbspark.report.metrics import format_level_table, level_name
+from nbspark.storage.manifests import confusion_sets
+
+__all__ = [
+    "class_sizes",
+    "format_check_report",
+    "format_classify_report",
+    "format_curve",
+    "format_nb_train_report",
+    "malformed_lines",
+    "malformed_reasons",
+    "missing_cells",
+    "never_counted",
+    "undecodable",
+    "format_query_report",
+    "format_sets_table",
+    "format_train_report",
+]
+
+
+def format_train_report(manifest: dict, out) -> str:
+    stats = manifest["stats"]
+    lines = [f"model written to {out} in {manifest['seconds']} s"]
+    if "lines_read" in stats:
+        lines.append(
+            f"lines read: {stats['lines_read']:,}   malformed (skipped): {stats.get('malformed', 0):,}   "
+            f"not centred on the confusion set: {stats.get('lines_not_in_confusion_set', 0):,}"
+        )
+        if reasons := malformed_reasons(stats):
+            lines.append("malformed by reason: " + reasons)
+    shown = {
+        "lines_read",
+        "malformed",
+        "lines_not_in_confusion_set",
+        "stories_read",
+        "stories_used",
+        "examples",
+        "weight",
+        "decode_replacements",
+    }
+    other = {k: v for k, v in stats.items() if k not in shown and not k.startswith("malformed.")}
+    if other:
+        lines.append("also: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in other.items()))
+    if "stories_read" in stats:
+        lines.append(f"stories read: {stats['stories_read']:,}   used: {stats.get('stories_used', 0):,}")
+    lines.append(f"examples: {stats.get('examples', 0):,}   total weight: {stats.get('weight', 0):,}")
+    lines += never_counted(manifest)
+    lines += undecodable(stats)
+    lines.append(
+        "distinct events per subset: "
+        + ", ".join(f"{level_name(k)}={v:,}" for k, v in manifest["distinct_events"].items())
+    )
+    if manifest["malformed_examples"]:
+        lines.append("first malformed lines:")
+        lines += malformed_lines(manifest["malformed_examples"])
+    return "\n".join(lines)
+
+
+def never_counted(manifest: dict) -> list[str]:
+    """The line naming the confusion-set words that centre no training example (so are never
+    predicted), when the model has their prior counts (its chain ends in the empty context)."""
+    seen = manifest.get("label_counts")
+    words = dict.fromkeys(w for s in confusion_sets(manifest["config"]) for w in s)
+    never = [w for w in words if w not in seen] if seen else []
+    return (
+        [f"never counted (no example centred on them, so never predicted): {', '.join(never)}"]
+        if never
+        else []
+    )
+
+
+def format_check_report(metrics: dict) -> str:
+    """The check job's report: files and flags (by deciding level), and the undecodable bytes."""
+    levels = ", ".join(f"{level_name(k)}={v:,}" for k, v in sorted(metrics.get("flags_by_level", {}).items()))
+    files, flags = metrics.get("files", 0), metrics.get("flags", 0)
+    head = f"checked {files:,} file{'' if files == 1 else 's'}: {flags:,} flag{'' if flags == 1 else 's'}" + (
+        f" (by level: {levels})" if levels else ""
+    )
+    return "\n".join([head, *undecodable(metrics)])
+
+
+def malformed_reasons(stats: dict) -> str:
+    """``reason=count, …`` of a run's ``malformed.REASON`` statistics, by reason."""
+    return ", ".join(
+        f"{k.split('.', 1)[1]}={v:,}" for k, v in sorted(stats.items()) if k.startswith("malformed.")
+    )
+
+
+def malformed_lines(bad: list[dict], width: int | None = None) -> list[str]:
+    """One indented line per first malformed record: where it is, why, and the line (cut to ``width``)."""
+    return [
+        f"  {where(b['source'], b['offset'], b.get('line_number'))} ({b['reason']}): {b['line'][:width]!r}"
+        for b in bad
+    ]
+
+
+def format_nb_train_report(manifest: dict, out) -> str:
+    stats, bad = manifest["stats"], manifest["malformed_examples"]
+    lines = [
+        f"{manifest['model']} naive Bayes model written to {out} in {manifest['seconds']} s",
+        f"documents: {stats['documents']:,}   classes: {len(manifest['label_counts'])}   features: "
+        f"{manifest['features']:,}   "
+        f"malformed (skipped): {stats.get('malformed', 0):,}   empty documents: "
+        f"{stats.get('empty_documents', 0):,}",
+    ]
+    lines.append(class_sizes(manifest["label_counts"]))
+    columns = manifest.get("columns") or {}
+    if columns:  # a table: which columns are numbers (inferred ones too), and the cells left out
+        lines.append(
+            "   ".join(f"{kind} columns: {_some(columns[kind])}" for kind in ("numeric", "categorical"))
+        )
+        lines += missing_cells(stats)
+    lines += undecodable(stats)
+    lines += malformed_lines(bad)
+    return "\n".join(lines)
+
+
+def _some(names: list, shown: int = 12) -> str:
+    """Names for a report line: all of a few, else the first ``shown`` and how many in all."""
+    if len(names) > shown:
+        return ", ".join(names[:shown]) + f", … ({len(names)} in all: manifest.json lists them)"
+    return ", ".join(names) or "-"
+
+
+def class_sizes(label_counts: dict, shown: int = 12) -> str:
+    """The documents of each class, largest first; of many classes the largest and smallest six,
+    where a header line read as a document (a class ``label`` of 1) or a stray label shows."""
+    ranked = [f"{k}={v:,}" for k, v in sorted(label_counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+    if len(ranked) > shown:
+        ranked = ranked[: shown // 2] + [f"… {len(ranked) - shown} more …"] + ranked[-(shown // 2) :]
+    return "documents per class: " + ", ".join(ranked)
+
+
+def undecodable(stats: dict) -> list[str]:
+    """The line on the input's bytes that were not UTF-8 (each sequence read as U+FFFD), if any."""
+    n = stats.get("decode_replacements")
+    return [f"undecodable bytes replaced by U+FFFD: {n:,} (is the input UTF-8?)"] if n else []
+
+
+def missing_cells(stats: dict) -> list[str]:
+    """The line on a table's cells left out of their rows (missing or non-finite), if any."""
+    if not (stats.get("missing_values") or stats.get("non_finite_values")):
+        return []
+    return [
+        f"missing cells (feature left out): {stats.get('missing_values', 0):,}   non-finite: "
+        f"{stats.get('non_finite_values', 0):,}"
+    ]
+
+
+def format_sets_table(rows: list[dict]) -> str:
+    lines = [f"{'confusion set':<26}{'examples':>10}{'accuracy':>10}{'majority':>10}  majority word"]
+    for r in rows:
+        acc = "-" if r["accuracy"] is None else f"{r['accuracy']:.4f}"
+        base = "-" if r["majority_baseline"] is None else f"{r['majority_baseline']:.4f}"
+        lines.append(f"{'/'.join(r['set']):<26}{r['examples']:>10}{acc:>10}{base:>10}  {r['majority_label']}")
+    return "\n".join(lines)
+
+
+def format_classify_report(metrics: dict) -> str:
+    acc = metrics["accuracy"]
+    base = metrics["majority_baseline"]
+    lines = [
+        f"examples: {metrics['examples']:,} ({metrics['distinct_examples']:,} distinct)   "
+        + "gold: "
+        + ", ".join(f"{k}={v}" for k, v in metrics["gold_labels"].items()),
+        f"accuracy: {acc:.4f}   majority baseline ({metrics['majority_label']}): {base:.4f}"
+        if acc is not None
+        else "accuracy: - (no test examples)",
+        "",
+        format_level_table(metrics),
+    ]
+    if metrics.get("sets"):
+        lines += ["", format_sets_table(metrics["sets"])]
+    if metrics["worked_examples"]:
+        lines += ["", "worked examples:"]
+        for w in metrics["worked_examples"]:
+            unseen = f"; unseen at {', '.join(map(level_name, w['unseen_at']))}" if w["unseen_at"] else ""
+            lines.append(
+                f"  {w['pattern']:<36} -> {w['predicted']} ({w['probability']:.4f}) "
+                f'at {level_name(w["subset"])} ("{w["context_used"]}"{unseen})'
+            )
+    return "\n".join(lines)
+
+
+def format_query_report(result: dict) -> str:
+    shown = " ".join(f"{c}={v}" for c, v in result["bindings"].items())
+    fixed = (
+        ", ".join(f"{c}={v}" for c, v in result["bindings"].items() if v not in ("_", "*")) or "nothing fixed"
+    )
+    varying = [c for c, v in result["bindings"].items() if v == "_"]
+    lines = [
+        f"query: {shown}   (from {result['source']}; * = summed over)",
+        f"matching count: {result['matching_count']:,} of {result['all_count']:,}   share: "
+        f"{result['share']:.6f}",
+    ]
+    if result["top"]:
+        lines.append(
+            f"top {len(result['top'])} of {result['distinct_bindings']:,} bindings of {' '.join(varying)}:"
+        )
+        lines.append(f"  {'binding':<40}{'count':>14}  P({','.join(varying)} | {fixed})")
+        for item in result["top"]:
+            binding = " ".join(f"{c}={v!r}" if v == "" else f"{c}={v}" for c, v in item["values"].items())
+            lines.append(f"  {binding:<40}{item['count']:>14,}  {item['probability']:.6f}")
+    stats = result.get("input_stats") or {}
+    if stats.get("malformed"):
+        lines.append(f"malformed lines skipped: {stats['malformed']:,}")
+    if result.get("note"):
+        lines.append(f"note: {result['note']}")
+    return "\n".join(lines)
+
+
+def format_curve(rows: list[dict]) -> str:
+    names = [lv["name"] for lv in rows[0]["levels"]]
+    head = f"{'fraction':>9}{'counted':>14}{'accuracy':>10}{'baseline':>10}" + "".join(
+        f"{level_name(n) if n else '∅':>8}" for n in names
+    )
+    lines = [head + "   (coverage by level)"]
+    for r in rows:
+        cov = "".join(f"{(lv['coverage'] or 0):>8.3f}" for lv in r["levels"])
+        lines.append(
+            f"{r['fraction']:>9}{r['weight']:>14,}{r['accuracy']:>10.4f}{r['majority_baseline']:>10.4f}{cov}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,103 @@
+"""Pictures of results (matplotlib, drawn off-screen). Pure: takes rows, writes a PNG."""
+
+from __future__ import annotations
+
+from nbspark.errors import ConfigError
+
+__all__ = ["plot_learning_curve", "plot_pr_curve", "require_matplotlib", "save_png"]
+
+
+def require_matplotlib() -> None:
+    """Refuse, before any work, a run that will draw a plot without matplotlib installed."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise ConfigError("this run draws a plot and needs matplotlib: pip install 'nbspark[plot]'") from None
+
+
+def plot_learning_curve(rows: list[dict], path, title: str) -> None:
+    """Accuracy (with the majority baseline) and per-level coverage against training size.
+
+    ``rows``: one per training fraction, with ``weight`` (training size), ``accuracy``,
+    ``majority_baseline`` and ``levels`` (``name``, ``coverage``), as ``curves.learning_curve``
+    writes them.
+    """
+    require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [r["weight"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 4.2))
+    left.plot(sizes, [r["accuracy"] for r in rows], marker="o", label="backoff classifier")
+    left.plot(
+        sizes, [r["majority_baseline"] for r in rows], linestyle="--", color="grey", label="majority baseline"
+    )
+    left.set_xscale("log")
+    left.set_xlabel("training size (n-gram occurrences counted)")
+    left.set_ylabel("test accuracy")
+    left.set_title("accuracy")
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(loc="lower right")
+    names = [lv["name"] for lv in rows[0]["levels"]]
+    stacks = [
+        [next((lv["coverage"] or 0.0) for lv in r["levels"] if lv["name"] == n) for r in rows] for n in names
+    ]
+    right.stackplot(sizes, stacks, labels=[f"decided at {n}" for n in names], alpha=0.85)
+    right.set_xscale("log")
+    right.set_ylim(0, 1)
+    right.set_xlabel("training size (n-gram occurrences counted)")
+    right.set_ylabel("share of test examples")
+    right.set_title("where the backoff decides")
+    right.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def plot_pr_curve(pr: dict, path, title: str) -> None:
+    """Precision against recall of the positive class (``metrics.pr_curve``), the decision
+    threshold's point marked."""
+    require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.step(
+        pr["recall"],
+        pr["precision"],
+        where="post",
+        label=f"average precision {pr['average_precision'] or 0:.4f}",
+    )
+    if pr["precision_at_threshold"] is not None:
+        ax.plot(
+            [pr["recall_at_threshold"]],
+            [pr["precision_at_threshold"]],
+            "o",
+            color="crimson",
+            label=f"decision threshold {pr['decision_threshold']:g}",
+        )
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_xlim(0, 1.01)
+    ax.set_ylim(0, 1.01)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="lower left")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def save_png(fig, path) -> None:
+    """Write a matplotlib figure as PNG to ``path`` (a ``storage.Location``: any file system) and close it."""
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    path.write_bytes(buffer.getvalue())

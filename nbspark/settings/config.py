@@ -1,0 +1,453 @@
+"""Experiment settings: frozen dataclasses, TOML loading with a type check per field, overrides.
+
+No pyspark here. Spark's own settings (master, memory, logging) are not experiment settings:
+they come from ``spark-submit`` flags or ``conf/spark/*.conf`` (``--properties-file``).
+
+The embedded default (``DEFAULT``) is the affect/effect experiment: train on the Google Books
+5-grams of ``aeffect/aeffect-train.txt``, test on every affect/effect 5-gram of Reuters-21578.
+``conf/experiments/affect_effect.toml`` spells the same settings out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import tomllib
+import typing
+from dataclasses import dataclass
+
+from nbspark.errors import ConfigError
+from nbspark.inputs.resolve import InputSpec
+from nbspark.inputs.tokens import sets_problem
+from nbspark.settings.capabilities import config_problems
+
+__all__ = [
+    "DEFAULT",
+    "CheckSpec",
+    "ExperimentConfig",
+    "NBSpec",
+    "load_config",
+    "other_task_settings",
+    "validate",
+    "position_letters",
+]
+
+FORMATS = (
+    "ngrams",
+    "google_v2",
+    "google_v3",
+    "brown",
+    "reuters",
+    "text",
+    "tsv",
+    "sms",
+    "reuters_topics",
+    "csv",
+    "parquet",
+    "sklearn",
+)
+
+MODES = ("permissive", "failfast")
+
+TASKS = ("backoff", "naive_bayes")
+
+
+@dataclass(frozen=True)
+class NBSpec:
+    """Naive Bayes settings (``task = "naive_bayes"``)."""
+
+    model: str = "multinomial"
+    # Pseudo-count per feature value: Cohen's Dirichlet prior with uniform q = 1/|V| and
+    # m = alpha * |V| (alpha = 1 is add-one; m*q = alpha).
+    alpha: float = 1.0
+    # Pseudo-count per class in the prior: 0 is the maximum-likelihood prior (scikit-learn's),
+    # MLlib's NaiveBayes smooths it with its λ, Cohen's v1/v2 with 1.
+    prior_alpha: float = 0.0
+    tokenizer: str = "nbspark"  # or "words": lower-cased runs of \w (splitting on \W+)
+    labels: str = "all"  # reuters_topics: "all" (multi-label) or "top10" (single-label view)
+    top_k: int = 1  # labels predicted per document (multi-label scoring)
+    multilabel_threshold: float = 0.0  # ... plus any further label with at least this posterior
+    var_smoothing: float = 1e-9  # Gaussian: this fraction of the largest feature variance is added
+    label_column: str = "label"  # tables
+    numeric_columns: tuple[
+        str, ...
+    ] = ()  # tables: empty = every column but the label that parses as a number
+    categorical_columns: tuple[str, ...] = ()
+    # Textbook variants (nb_settings): test tokens outside the vocabulary dropped (scikit-learn,
+    # MLlib) or smoothed (Cohen's v2); declared domains "column=v1,v2,..." of categorical columns;
+    # 0/1 table columns scored as Bernoulli features, (Σx + α)/(n + 2α); a named preset.
+    unseen: str = "drop"
+    domains: tuple[str, ...] = ()
+    bernoulli_columns: tuple[str, ...] = ()
+    preset: str = ""
+    # Binary decision: predict positive_label when its posterior is > decision_threshold (MLlib's
+    # thresholds); the metrics add its precision/recall curve. "all" posteriors keeps every class.
+    positive_label: str = ""
+    decision_threshold: float = 0.5
+    posteriors: str = "top"
+
+
+@dataclass(frozen=True)
+class CheckSpec:
+    """The checker's decision (``rules``): a rule and a factor for every confusion set, or one
+    per set (``rules`` / ``factors``, in the order of the sets; empty: ``rule`` / ``factor``)."""
+
+    # The defaults are those with the highest recall at p >= 0.995 on half of Reuters-21578 for the
+    # Brown-trained sets (scripts/tune_checker.py; the other half confirms them).
+    rule: str = "interpolate"
+    factor: float = 50.0
+    m: float = 0.3  # interpolate: the pseudo-count given to the level below
+    min_evidence: int = 5  # evidence: the counts a level needs to decide
+    rules: tuple[str, ...] = ()
+    factors: tuple[float, ...] = ()
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    name: str = "affect_effect"
+    task: str = "backoff"
+    confusion_set: tuple[str, ...] = ("affect", "effect")
+    # Several confusion sets counted in one pass (one count table for all); when given, they
+    # replace confusion_set, and classify reports a table per set.
+    confusion_sets: tuple[tuple[str, ...], ...] = ()
+    width: int = 5
+    lowercase: bool = True
+    # Backoff chain of context subsets, most specific first; "" is the empty context (the prior).
+    backoff: tuple[str, ...] = ("ABDE", "ABD", "BD", "B", "")
+    mode: str = "permissive"
+    train: InputSpec = InputSpec("ngrams", "aeffect/aeffect-train.txt")
+    test: InputSpec = InputSpec("reuters", "reuters21578")
+    model_dir: str = "out/affect_effect/model"
+    results_dir: str = "out/affect_effect/results"
+    # Windows printed by classify's report, '_' marking the centre.
+    worked_examples: tuple[str, ...] = (
+        "the cumulative _ of the",
+        "go into _ on january",
+        "from cumulative _ of accounting",
+        "would not _ finance minister",
+    )
+    max_bad_examples: int = 5
+    partitions: int = 0  # 0: let Spark decide
+    # Train on a seeded sample of the examples: an example is kept when a hash of (sample_seed,
+    # its id and window) is below ``sample``, so a smaller sample is inside every larger one.
+    sample: float = 1.0
+    sample_seed: int = 0
+    # Counting engine: "auto" (the default: "arrow" where it can read the input in permissive
+    # mode: naive Bayes tsv/sms text, or ngrams lines without sampling; else "combine"),
+    # "combine" (a dict per partition, then reduceByKey), "pairs" (the literal flatMap +
+    # reduceByKey), "arrow" (each Arrow batch parsed and counted by pyarrow and numpy, summed in
+    # the task, then by groupBy; the fastest) or "dataframe": for naive Bayes text Spark SQL
+    # split/explode/groupBy, for Google Books files (what auto takes for them) a reader that
+    # parses only the lines that may be centred. For naive Bayes the SQL engines read tsv/sms input with the
+    # words
+    # tokenizer, no holdout, multinomial or Bernoulli models. They count malformed lines, then find
+    # the first ones (file and line) by a second scan that stops early; failfast mode therefore
+    # takes combine under auto, which stops inside the job at the first bad line.
+    engine: str = "auto"
+    # Naive Bayes scoring: "broadcast" the model as arrays, "join" the test documents' tokens
+    # with the count table (multinomial and Bernoulli; for models too large to broadcast), or
+    # "arrow": broadcast, and score whole Arrow batches of tsv/sms text (words tokenizer; no Python
+    # per document or token). "auto" joins when a text model's classes x features matrix would
+    # exceed broadcast_limit_mb, else takes arrow where it can read the test input in permissive
+    # mode, else broadcast.
+    scoring: str = "auto"
+    broadcast_limit_mb: int = 512
+    # Count tables are written as one Parquet file per this many rows (at least one file), so a
+    # small table is not spread over spark.sql.shuffle.partitions files and a large one keeps its tasks.
+    rows_per_file: int = 1_000_000
+    # Context subsets counted besides the chain and the full context (e.g. for comparing chains).
+    extra_subsets: tuple[str, ...] = ()
+    nb: NBSpec = NBSpec()
+    check: CheckSpec = CheckSpec()
+
+    def __post_init__(self) -> None:
+        validate(self)
+
+    @property
+    def sets(self) -> tuple[tuple[str, ...], ...]:
+        """The confusion sets: ``confusion_sets`` if given, else ``(confusion_set,)``."""
+        return self.confusion_sets or (self.confusion_set,)
+
+    @property
+    def centres(self) -> tuple[str, ...]:
+        """Every word that centres an example: the union of the sets, in order."""
+        return tuple(dict.fromkeys(w for s in self.sets for w in s))
+
+    @property
+    def letters(self) -> str:
+        return position_letters(self.width)
+
+    @property
+    def centre(self) -> str:
+        return self.letters[self.width // 2]
+
+    @property
+    def counted_subsets(self) -> tuple[str, ...]:
+        """The context subsets counted by train: the backoff chain plus the full context
+        (which carries the whole joint distribution that query needs)."""
+        full = self.letters.replace(self.centre, "")
+        out = list(self.backoff)
+        if full not in out:
+            out.insert(0, full)
+        out += [s for s in self.extra_subsets if s not in out]
+        return tuple(out)
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def position_letters(width: int) -> str:
+    return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:width]
+
+
+def _finite(
+    name: str, value: float, low: float | None = None, high: float | None = None, low_open: bool = False
+) -> None:
+    if not math.isfinite(value):
+        raise ConfigError(f"{name} must be a finite number, got {value!r}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ConfigError(f"{name} must be {'>' if low_open else '>='} {low}, got {value!r}")
+    if high is not None and value > high:
+        raise ConfigError(f"{name} must be <= {high}, got {value!r}")
+
+
+def validate(cfg: ExperimentConfig) -> None:
+    """Refuse a config that cannot run, naming the key (``ConfigError``)."""
+    if cfg.width < 3 or cfg.width % 2 == 0 or cfg.width > 25:
+        raise ConfigError(f"width must be odd and between 3 and 25, got {cfg.width}")
+    if problem := sets_problem(cfg.sets, cfg.lowercase):
+        raise ConfigError(problem)
+    if cfg.mode not in MODES:
+        raise ConfigError(f"mode must be one of {', '.join(MODES)}, got {cfg.mode!r}")
+    if not cfg.backoff:
+        raise ConfigError("backoff must name at least one context subset")
+    letters = position_letters(cfg.width)
+    centre = letters[cfg.width // 2]
+    _finite("sample", cfg.sample, 0.0, 1.0, low_open=True)
+    for subset in cfg.backoff + cfg.extra_subsets:
+        bad = [c for c in subset if c not in letters or c == centre]
+        if bad or len(set(subset)) != len(subset) or list(subset) != sorted(subset):
+            raise ConfigError(
+                f"backoff subset {subset!r} must be distinct context positions in order, "
+                f"taken from {letters.replace(centre, '')!r} ({centre!r} is the label)"
+            )
+    for part in ("train", "test"):
+        spec = getattr(cfg, part)
+        if spec.format not in FORMATS:
+            raise ConfigError(f"{part}.format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
+        if spec.pos not in ("strip", "keep"):
+            raise ConfigError(f"{part}.pos must be strip or keep, got {spec.pos!r}")
+        if spec.document not in ("file", "paragraph"):
+            raise ConfigError(f"{part}.document must be file or paragraph, got {spec.document!r}")
+        if spec.min_count < 0 or spec.year_min > spec.year_max:
+            raise ConfigError(f"{part}.min_count must be >= 0 and {part}.year_min <= {part}.year_max")
+        _finite(f"{part}.holdout", spec.holdout, 0.0)
+        _finite(f"{part}.whole_file_mb", spec.whole_file_mb, 0.0, 2047.0)  # a Java array holds < 2 GB
+        if spec.holdout >= 1.0:
+            raise ConfigError(f"{part}.holdout must be in [0, 1), got {spec.holdout}")
+    from nbspark.settings.check import check_spec
+
+    check_spec(cfg, _finite)
+    if cfg.task not in TASKS:
+        raise ConfigError(f"task must be one of {', '.join(TASKS)}, got {cfg.task!r}")
+    from nbspark.settings.naive_bayes import check_nb
+
+    check_nb(cfg.nb, _finite)
+    if cfg.max_bad_examples < 0 or cfg.partitions < 0 or cfg.broadcast_limit_mb < 0:
+        raise ConfigError("max_bad_examples, partitions and broadcast_limit_mb must be >= 0")
+    if cfg.rows_per_file < 1:
+        raise ConfigError(f"rows_per_file must be >= 1, got {cfg.rows_per_file}")
+    if cfg.partitions > 1_000_000:  # Spark takes an int, and each partition is a task
+        raise ConfigError(f"partitions must be at most 1,000,000, got {cfg.partitions:,}")
+    problems = config_problems(cfg)
+    if other := other_task_settings(cfg):
+        problems.append(
+            f"{', '.join(other)} {'applies' if len(other) == 1 else 'apply'} to "
+            f"{'naive Bayes' if cfg.task == 'backoff' else 'backoff'} tasks, not to task = {cfg.task!r}"
+        )
+    if problems:
+        raise ConfigError(problems[0])
+
+
+def other_task_settings(cfg: ExperimentConfig) -> list[str]:
+    """The settings of the other task that ``cfg`` sets away from their defaults: it would ignore them."""
+    default = {f.name: f.default for f in dataclasses.fields(ExperimentConfig)}
+    if cfg.task == "backoff":
+        pairs = [(f"nb.{f.name}", getattr(cfg.nb, f.name), f.default) for f in dataclasses.fields(NBSpec)]
+        pairs.append(
+            ("broadcast_limit_mb", cfg.broadcast_limit_mb, default["broadcast_limit_mb"])
+        )  # naive Bayes' auto scoring
+    else:
+        keys = (
+            "confusion_set",
+            "confusion_sets",
+            "width",
+            "lowercase",
+            "backoff",
+            "extra_subsets",
+            "worked_examples",
+            "sample_seed",
+        )  # nb.tokenizer: the case
+        pairs = [(k, getattr(cfg, k), default[k]) for k in keys]
+        pairs += [
+            (f"check.{f.name}", getattr(cfg.check, f.name), f.default) for f in dataclasses.fields(CheckSpec)
+        ]
+    return [name for name, value, default in pairs if value != default]
+
+
+_TOP_KEYS = {f.name for f in dataclasses.fields(ExperimentConfig)}
+
+_SECTIONS = {"train": InputSpec, "test": InputSpec, "nb": NBSpec, "check": CheckSpec}
+
+
+def _type_name(hint) -> str:
+    if hint is bool:
+        return "true or false"
+    if hint is int:
+        return "an integer"
+    if hint is float:
+        return "a number"
+    if hint is str:
+        return "a string"
+    if typing.get_args(hint) == (tuple[str, ...], Ellipsis):
+        return "a list of lists of strings"
+    return "a list of strings"
+
+
+def _checked(key: str, value, hint):
+    """``value`` from a TOML file as the field's type (``hint``), or ``ConfigError`` naming the key
+    and the type expected. Integers are accepted for floats; nothing else is converted."""
+    ok = False
+    if hint is bool:
+        ok = isinstance(value, bool)
+    elif hint is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif hint is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif hint is str:
+        ok = isinstance(value, str)
+    elif typing.get_args(hint) == (tuple[str, ...], Ellipsis):
+        ok = isinstance(value, list) and all(
+            isinstance(v, list) and all(isinstance(w, str) for w in v) for v in value
+        )
+        value = tuple(tuple(v) for v in value) if ok else value
+    else:  # tuple[str, ...]
+        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        value = tuple(value) if ok else value
+    if not ok:
+        got = type(value).__name__ if not isinstance(value, (list, tuple)) else "list"
+        raise ConfigError(f"{key} must be {_type_name(hint)}, got {got} {value!r}")
+    return value
+
+
+def _hints(cls) -> dict:
+    return typing.get_type_hints(cls)
+
+
+def _section(section: dict, base, where: str):
+    cls = type(base)
+    hints = _hints(cls)
+    unknown = set(section) - set(hints)
+    if unknown:
+        raise ConfigError(f"unknown key(s) in [{where}]: {', '.join(sorted(unknown))}")
+    values = {k: _checked(f"{where}.{k}", v, hints[k]) for k, v in section.items()}
+    return dataclasses.replace(base, **values)
+
+
+def _coerce(key: str, value: str, hint):
+    """Turn a ``--set key=value`` string into the field's type (``hint``).
+
+    Lists are comma-separated; ``confusion_sets`` is sets separated by ``;``, words by ``,``; or
+    either as in the TOML file (``["affect", "effect"]``), read as TOML, not split into ``["affect"``.
+    """
+    if hint is bool:
+        if value.lower() in ("true", "1", "yes"):
+            return True
+        if value.lower() in ("false", "0", "no"):
+            return False
+        raise ConfigError(f"{key} must be true or false, got {value!r}")
+    if hint is int:
+        try:
+            return int(value)
+        except ValueError:
+            raise ConfigError(f"{key} must be an integer, got {value!r}") from None
+    if hint is float:
+        try:
+            return float(value)
+        except ValueError:
+            raise ConfigError(f"{key} must be a number, got {value!r}") from None
+    if hint is str:
+        return value
+    if value.lstrip().startswith("["):
+        try:
+            return _checked(key, tomllib.loads(f"v = {value}")["v"], hint)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(
+                f'{key}: {value!r} is not a TOML array ({exc}): write ["a", "b"] or a,b'
+            ) from None
+    if typing.get_args(hint) == (tuple[str, ...], Ellipsis):
+        return tuple(tuple(w.strip() for w in part.split(",")) for part in value.split(";") if part.strip())
+    return tuple(v.strip() for v in value.split(",")) if value else ()
+
+
+def load_config(
+    path: str | os.PathLike | None = None, overrides: dict[str, str] | None = None
+) -> ExperimentConfig:
+    """Load a TOML experiment file over the embedded default, then apply ``overrides``.
+
+    ``overrides`` maps dotted keys to strings, as ``--set`` gives them:
+    ``{"mode": "failfast", "train.path": "x.txt", "backoff": "ABDE,BD,"}``.
+    Every value is checked against its field's type. Raises ``ConfigError`` (a ``ValueError``)
+    naming the bad key and what it must be.
+    """
+    raw: dict = {}
+    if path is not None:
+        try:
+            with open(path, "rb") as fh:
+                raw = tomllib.load(fh)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read the config: {exc.strerror}") from None
+    renamed = {"nb.threshold": "nb.multilabel_threshold (nb.decision_threshold is the binary one)"}
+    for key in [f"nb.{k}" for k in (raw.get("nb") or {}) if isinstance(raw.get("nb"), dict)] + list(
+        overrides or {}
+    ):
+        if key in renamed:
+            raise ConfigError(f"{key} is now {renamed[key]}")
+    unknown = set(raw) - _TOP_KEYS
+    if unknown:
+        raise ConfigError(f"unknown key(s) in {path}: {', '.join(sorted(unknown))}")
+    hints = _hints(ExperimentConfig)
+    values = {f.name: getattr(DEFAULT, f.name) for f in dataclasses.fields(ExperimentConfig)}
+    for key, value in raw.items():
+        if key in _SECTIONS:
+            if not isinstance(value, dict):
+                raise ConfigError(f"[{key}] must be a table")
+            values[key] = _section(value, values[key], key)
+        else:
+            values[key] = _checked(key, value, hints[key])
+    for dotted, text in (overrides or {}).items():
+        head, _, tail = dotted.partition(".")
+        if head in _SECTIONS and tail:
+            spec = values[head]
+            section_hints = _hints(type(spec))
+            if tail not in section_hints:
+                raise ConfigError(f"unknown setting {dotted!r}")
+            values[head] = dataclasses.replace(spec, **{tail: _coerce(dotted, text, section_hints[tail])})
+        elif head in _TOP_KEYS and not tail and head not in _SECTIONS:
+            values[head] = _coerce(dotted, text, hints[head])
+        else:
+            raise ConfigError(f"unknown setting {dotted!r}")
+    from nbspark.settings.naive_bayes import apply_preset
+
+    explicit = set((raw.get("nb") or {}) if isinstance(raw.get("nb"), dict) else ()) | {
+        k.partition(".")[2] for k in (overrides or {}) if k.startswith("nb.")
+    }
+    values["nb"] = apply_preset(values["nb"], explicit)
+    return ExperimentConfig(**values)
+
+
+DEFAULT = ExperimentConfig()

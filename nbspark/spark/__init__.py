@@ -1,0 +1,1 @@
+"""The one SparkSession builder, and the fault injection of the reliability tests."""

@@ -1,0 +1,2 @@
+"""The skeletons both families share: counting, training, classifying, and the DataFrame and
+Arrow helpers under them."""

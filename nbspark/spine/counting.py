@@ -1,0 +1,87 @@
+"""The training shuffle: ``(event, weight)`` pairs summed by key (the Python engines), and the
+merge of two count tables (``--update``).
+
+Mappers emit events and statistics records (``runstats``) through one ``reduceByKey``: events
+are tuples whose first item names the event (a context subset ``"ABDE"``, ``""``, or a naive
+Bayes event ``"Y"``, ``"YX"`` …); statistics are ``((STAT, name), n)`` and ``((BAD, …), 1)``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["ENGINES", "Counted", "Tally", "combine_partition", "count_events", "merge_counts"]
+
+
+@dataclass
+class Counted:
+    """What every counting engine returns (the one counting contract).
+
+    ``counts``: the count DataFrame in the family's count schema; ``stats``: the run statistics
+    (lines read, malformed lines by reason, examples …); ``bad``: the first malformed lines
+    (``source``, ``offset``, ``line_number``, ``reason``, ``line``); ``known``: values the engine
+    learned while counting (label counts, number of features, table columns) so the manifest needs
+    no read-back; ``cached``: the cached aggregate behind ``counts``, released by ``release``.
+    """
+
+    engine: str
+    counts: object
+    stats: dict
+    bad: list
+    known: dict = field(default_factory=dict)
+    cached: object = None
+
+    def release(self) -> None:
+        if self.cached is not None:
+            self.cached.unpersist()
+
+
+class Tally:
+    """An accumulator's parameter (pyspark's AccumulatorParam protocol): counts by name, summed.
+    Update it in a job's result stage, where Spark applies each task's update exactly once."""
+
+    def zero(self, value):
+        return {}
+
+    def addInPlace(self, a, b):
+        for key, n in b.items():
+            a[key] = a.get(key, 0) + n
+        return a
+
+
+ENGINES = ("pairs", "combine")
+
+
+def _add(a, b):
+    return a + b
+
+
+def combine_partition(pairs, add=_add):
+    """In-mapper combining (Lin's pattern): sum a partition's pairs in a dict, emit each key once."""
+    acc: dict = {}
+    for key, value in pairs:
+        acc[key] = add(acc[key], value) if key in acc else value
+    return iter(acc.items())
+
+
+def count_events(pairs, partitions: int = 0, engine: str = "combine", add=_add):
+    """Sum an RDD of ``(key, weight)`` pairs by key.
+
+    ``engine``: ``pairs``, the literal ``reduceByKey`` (PySpark's own map-side merge, one Python
+    call per pair); ``combine``, a plain dict per partition first, then ``reduceByKey`` over
+    distinct keys only. Both give the same table; ``add`` must be associative and commutative.
+    """
+    if engine == "combine":
+        pairs = pairs.mapPartitions(lambda it: combine_partition(it, add))
+    elif engine != "pairs":
+        raise ValueError(f"counting engine must be one of {', '.join(ENGINES)}, got {engine!r}")
+    return pairs.reduceByKey(add, numPartitions=partitions or None)
+
+
+def merge_counts(new, old, sums: list[str]):
+    """Add two count tables: rows with equal keys (every column but ``sums``; NULLs equal) summed."""
+    from pyspark.sql import functions as F
+
+    keys = [c for c in new.columns if c not in sums]
+    merged = new.unionByName(old).groupBy(*keys).agg(*[F.sum(c).alias(c) for c in sums])
+    return merged.select(*new.columns)

@@ -1,0 +1,128 @@
+"""DataFrame helpers that both families' Spark code shares: schemas from DDL strings, small driver
+rows sent to the JVM as Arrow (``local_frame``), and collects whose checks fail with a message
+naming the column (``collect_checked``, ``checked_weight``, ``checked_tokens``).
+
+Counting from a DataFrame a user already has is ``backoff.frames.count_windows`` and
+``naive_bayes.frames.count_documents`` (both re-exported by ``nbspark.frames``). Tokens are taken as
+given; weights must be finite and >= 0, and no token or document null; a row breaking that fails
+the job with a message naming the column.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["checked_tokens", "checked_weight", "collect_checked", "failed_check", "local_frame", "schema_of"]
+
+
+def schema_of(ddl: str):
+    """The ``StructType`` of a flat DDL (``name TYPE [NOT NULL], …``; STRING, INT, BIGINT, DOUBLE,
+    ARRAY<STRING>), built in Python: the JVM's DDL parser costs 0.3 s the first time in a job."""
+    from pyspark.sql import types as T
+
+    from nbspark.storage.tables import ddl_fields
+
+    kinds = {
+        "STRING": T.StringType(),
+        "INT": T.IntegerType(),
+        "BIGINT": T.LongType(),
+        "DOUBLE": T.DoubleType(),
+        "ARRAY<STRING>": T.ArrayType(T.StringType()),
+    }
+    fields = ddl_fields(ddl)
+    unknown = [f"{name} {kind}" for name, kind, _ in fields if kind not in kinds]
+    if unknown:
+        raise ValueError(f"schema_of: cannot read {unknown[0]!r}")
+    return T.StructType([T.StructField(name, kinds[kind], nullable) for name, kind, nullable in fields])
+
+
+def local_frame(spark, rows, ddl: str):
+    """A DataFrame of a few rows held in the driver (tuples in the order of the flat DDL ``ddl``),
+    handed to the JVM as Arrow. ``spark.createDataFrame`` of a list makes a Python RDD, so every
+    job that reads its rows runs a Python task for them: 0.1-0.2 s of the write of each naive
+    Bayes model, for its 21 head rows."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    schema = schema_of(ddl)
+    table = pa.Table.from_pylist(
+        [dict(zip(schema.names, row)) for row in rows], schema=to_arrow_schema(schema)
+    )
+    return spark.createDataFrame(table, schema)
+
+
+def failed_check(error_text: str) -> str | None:
+    """The message of the first ``raise_error`` check in a Spark error's text, or None."""
+    found = re.search(r"\[USER_RAISED_EXCEPTION\] (.+?)(?: SQLSTATE: \w+|$)", error_text, flags=re.MULTILINE)
+    return found.group(1) if found else None
+
+
+def collect_checked(df) -> list:
+    """``df.collect()``, a failed check of this module (``raise_error``) raised as one ValueError
+    naming it. Spark reports one as a SparkRuntimeException; but when adaptive execution
+    materializes two stages that both fail, as one Py4JJavaError
+    (``[STAGE_MATERIALIZATION_MULTIPLE_FAILURES]``) that PySpark does not convert (seen in CI)."""
+    from py4j.protocol import Py4JJavaError
+    from pyspark.errors import PySparkException
+
+    try:
+        return df.collect()
+    except (Py4JJavaError, PySparkException) as exc:
+        message = failed_check(str(exc))
+        if message is None:
+            raise
+        raise ValueError(message) from None
+
+
+def checked_weight(df, weight_col: str | None, what: str):
+    """The weight column, checked in the job (finite, >= 0), or 1."""
+    from pyspark.sql import functions as F
+
+    if not weight_col:
+        return F.lit(1.0)
+    if weight_col not in df.columns:
+        raise ValueError(f"no weight column {weight_col!r} (columns: {', '.join(df.columns)})")
+    w = F.col(weight_col).cast("double")
+    bad = w.isNull() | F.isnan(w) | (w < 0) | (w == float("inf"))
+    return F.when(
+        bad,
+        F.raise_error(
+            F.lit(f"{what}: weight column {weight_col!r} holds a null, NaN, infinite or negative value")
+        ),
+    ).otherwise(w)
+
+
+def checked_tokens(df, tokens_col: str, what: str):
+    """The ``array<string>`` tokens column, checked in the job: a null document, or a null token in
+    one, fails it (a null document was counted in its class's prior with no tokens; a null token
+    was a feature ``None``). A document without tokens is an empty array."""
+    from pyspark.sql import functions as F
+
+    _array_column(df, tokens_col, "tokens")
+    tokens = F.col(tokens_col)
+    return (
+        F.when(
+            tokens.isNull(),
+            F.raise_error(
+                F.lit(
+                    f"{what}: the tokens column {tokens_col!r} holds a null document (an empty one is an "
+                    "empty array)"
+                )
+            ),
+        )
+        .when(
+            F.exists(tokens, lambda t: t.isNull()),
+            F.raise_error(F.lit(f"{what}: the tokens column {tokens_col!r} holds a null token")),
+        )
+        .otherwise(tokens)
+    )
+
+
+def _array_column(df, name: str, role: str):
+    from pyspark.sql.types import ArrayType, StringType
+
+    if name not in df.columns:
+        raise ValueError(f"no {role} column {name!r} (columns: {', '.join(df.columns)})")
+    dtype = df.schema[name].dataType
+    if not (isinstance(dtype, ArrayType) and isinstance(dtype.elementType, StringType)):
+        raise ValueError(f"the {role} column {name!r} must be array<string>, not {dtype.simpleString()}")

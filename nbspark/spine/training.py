@@ -1,0 +1,182 @@
+"""The one train skeleton of both model families.
+
+``train_model(spark, cfg, inputs, out, family, update)``: refuse an ``--update`` made with other
+settings, count with the engine the capability table picks (``Family.count`` returns a
+``counting.Counted``), refuse a run without examples, add the old counts on ``--update``, write
+the count table and the manifest into a staging directory and rename it into place
+(``tables.staged_output``). A family supplies its counting, its count schema, its update rules
+and its manifest fields; nothing is printed here (the command line formats the returned manifest).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from nbspark.errors import InputError
+from nbspark.settings.capabilities import resolve_engine
+from nbspark.spine.counting import Counted, merge_counts
+from nbspark.storage.locations import Location, location, resolved
+from nbspark.storage.manifests import check_update, load_manifest, manifest_header, merged_manifest
+from nbspark.storage.tables import check_output, parquet_rows, read_parquet_checked, staged_output, write_json
+
+__all__ = ["Family", "input_signatures", "read_counts", "train_model", "why_empty"]
+
+log = logging.getLogger("nbspark")
+
+
+@dataclass(frozen=True)
+class Family:
+    """What a model family supplies to the train skeleton.
+
+    ``count(spark, cfg, inputs) -> Counted``; ``ddl(config_dict) -> str`` the count schema;
+    ``sums``: the count columns (added on update); ``unit``: the statistic that must be > 0
+    (``"examples"``, ``"documents"``); ``update_keys``: settings that must equal the model's on
+    update; ``fields(spark, cfg, counted, written, updated) -> dict``: the family's manifest fields;
+    ``check_old(old_manifest, cfg)``: further refusals of an update (``InputError``);
+    ``update_settings(old_manifest, cfg) -> cfg``: what an update counts with, where the model
+    settled something the run's config leaves open (the manifest still records the run's config).
+    """
+
+    kind: str
+    count: Callable
+    ddl: Callable[[dict], str]
+    sums: tuple[str, ...]
+    unit: str
+    update_keys: tuple[str, ...]
+    fields: Callable
+    check_old: Callable | None = None
+    update_settings: Callable | None = None
+
+
+def read_counts(spark, model_dir: Location, family: Family, manifest: dict):
+    """A model's count table, checked against the family's schema and the manifest's row count."""
+    return read_parquet_checked(
+        spark, location(model_dir) / "counts", family.ddl(manifest["config"]), manifest.get("count_rows")
+    )
+
+
+def input_signatures(inputs) -> list[list]:
+    """``[path, size, modification time (ms, Hadoop's unit)]`` of each input file: what ``--update``
+    compares."""
+    out = []
+    for f in inputs.files:
+        size, mtime = f.stat()
+        out.append([str(f), size, mtime])
+    return out
+
+
+def _in_ms(sig: list) -> tuple:
+    """A signature with its time in ms (models written before 0.2 recorded ns, which no ms time reaches)."""
+    path, size, mtime = sig
+    return (path, size, mtime // 1_000_000 if mtime > 10**15 else mtime)
+
+
+def _check_recount(old: dict, inputs, force: bool) -> None:
+    """Refuse to add an input file a second time (the same file, by any name, with the same size
+    and modification time)."""
+    if force:
+        return
+    seen = {
+        _in_ms(sig): u["created"] for u in old.get("updates", []) for sig in u["inputs"].get("signatures", [])
+    }
+    by_stat: dict = {}  # another name of a counted file (a link, a mount, file://) has its size and time
+    for path, size, mtime in seen:
+        by_stat.setdefault((size, mtime), []).append(path)
+    for path, size, mtime in input_signatures(inputs):
+        candidates = by_stat.get((size, mtime), [])
+        same = [p for p in candidates if p == path]
+        if candidates and not same:  # resolved once, and only for a file of a counted size and time
+            real = resolved(path)
+            same = [p for p in candidates if resolved(p) == real]
+        if same:
+            raise InputError(
+                f"cannot update: {path} was already counted into this model (run of "
+                f"{seen[(same[0], size, mtime)]}"
+                f"{'' if same[0] == path else f', as {same[0]}'}); pass --force to count it again"
+            )
+
+
+def train_model(
+    spark,
+    cfg,
+    inputs,
+    out: Location,
+    family: Family,
+    update: bool = False,
+    force: bool = False,
+    overwrite: bool = False,
+) -> dict:
+    """Count ``inputs`` into the model directory ``out`` (checked and staged here); return the manifest.
+
+    With ``update``, ``out`` is an existing model: the new counts are added to its tables
+    (Cohen's streaming property: no recounting of the old data) and the model is replaced whole.
+    Every setting that shapes the counts must equal the model's, and an input file the model
+    already holds is refused unless ``force``. ``out`` is checked as the command line checks it
+    (``tables.check_output``): an existing output is replaced only with ``overwrite`` and only if
+    nbspark wrote it, and an output that overlaps the input is refused.
+    """
+    started = time.time()
+    out = check_output(out, overwrite or update, [inputs.root])
+    old = None
+    if update:
+        old = load_manifest(out, family.kind)
+        check_update(old, cfg, family.update_keys)
+        if family.check_old is not None:
+            family.check_old(old, cfg)
+        _check_recount(old, inputs, force)
+    log.info("counting %s with the %s engine", inputs.root, resolve_engine(cfg))
+    counting = (
+        family.update_settings(old, cfg) if old is not None and family.update_settings is not None else cfg
+    )
+    counted: Counted = family.count(spark, counting, inputs)
+    try:
+        if not counted.stats.get(family.unit):
+            raise InputError(
+                f"{inputs.root}: no training {family.unit} ({why_empty(cfg.task, cfg.centres)}); nothing "
+                "written"
+            )
+        counts = counted.counts
+        if old is not None:
+            counts = merge_counts(counts, read_counts(spark, out, family, old), list(family.sums))
+        # one file per rows_per_file rows: the rows the engine counted (or a bound on them), else counted from
+        # the cache
+        # (coalesce never adds files)
+        rows = counted.known.get("rows") if old is None else None
+        counts = counts.coalesce(max(1, -(-(counts.count() if rows is None else rows) // cfg.rows_per_file)))
+        with staged_output(out, "model") as stage:
+            counts.write.parquet((stage / "counts").uri)
+
+            def written():  # read back only where a family needs it (a schema inference job)
+                return spark.read.parquet((stage / "counts").uri)
+
+            manifest = {
+                **manifest_header(family.kind, cfg),
+                "engine": counted.engine,
+                **family.fields(spark, cfg, counted, written, old is not None),
+                "count_schema": family.ddl(cfg.to_dict()),
+                "count_rows": parquet_rows(stage / "counts"),
+                "inputs": {
+                    "format": inputs.spec.format,
+                    "root": str(inputs.root),
+                    "files": [str(f) for f in inputs.files],
+                    "signatures": input_signatures(inputs),
+                },
+                "stats": counted.stats,
+                "malformed_examples": counted.bad,
+                "seconds": round(time.time() - started, 2),
+            }
+            manifest = merged_manifest(old, manifest)
+            write_json(stage / "manifest.json", manifest)
+    finally:
+        counted.release()
+    return manifest
+
+
+def why_empty(task: str, centres=()) -> str:
+    """Why an input may give a task nothing to count or score (training and classify say it alike)."""
+    if task == "backoff":
+        return f"no window centred on {', '.join(centres)}"
+    return "no valid document or row"

@@ -1,0 +1,75 @@
+"""URIs as text: schemes, normal forms, joins and parents. Pure; ``locations`` and ``hadoop`` build on it."""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+
+__all__ = [
+    "atomic_rename_schemes",
+    "normal_uri",
+    "parent_uri",
+    "join_uri",
+    "link_loop",
+    "name_of",
+    "scheme_of",
+]
+
+_SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+
+#: Schemes whose directory rename is atomic (after ViewFS resolution); elsewhere (object stores,
+#: unknown schemes) outputs are committed with the marker rule (``tables.staged_output``).
+atomic_rename_schemes = frozenset({"file", "hdfs", "webhdfs", "swebhdfs"})
+
+
+def scheme_of(text: str) -> str | None:
+    """``"s3a"`` for ``s3a://bucket/x``; None for a plain path (a Windows drive letter is no scheme)."""
+    found = _SCHEME.match(text)
+    return found.group(1).lower() if found and len(found.group(1)) > 1 else None
+
+
+def _local_uri(path: str) -> str:
+    return "file:" + os.path.abspath(os.path.expanduser(path))
+
+
+def normal_uri(uri: str) -> str:
+    """``file:///x`` and ``file://localhost/x`` as ``file:/x`` (Hadoop's own form); no trailing ``/``."""
+    if uri.startswith("file:"):
+        rest = uri[len("file:") :]
+        rest = rest[len("//localhost") :] if rest.startswith("//localhost/") else rest
+        uri = "file:/" + rest.lstrip("/") if rest.startswith("/") else _local_uri(rest)
+    while uri.endswith("/") and not uri.endswith(":/") and not uri.endswith("//") and uri.count("/") > 1:
+        uri = uri[:-1]
+    return uri
+
+
+def _split(uri: str) -> tuple[str, str]:
+    """``("hdfs://nn", "/x/y")`` of ``hdfs://nn/x/y``; ``("file:", "/x")`` of ``file:/x``."""
+    scheme, _, rest = uri.partition(":")
+    if rest.startswith("//"):
+        authority, _, path = rest[2:].partition("/")
+        return f"{scheme}://{authority}", "/" + path
+    return scheme + ":", rest or "/"
+
+
+def join_uri(uri: str, name: str) -> str:
+    return uri.rstrip("/") + "/" + name if _split(uri)[1] != "/" else _split(uri)[0] + "/" + name
+
+
+def name_of(uri: str) -> str:
+    """The last name of ``uri``'s path (``y`` of ``hdfs://nn/x/y/``)."""
+    return uri.rstrip("/").rsplit("/", 1)[-1]
+
+
+def parent_uri(uri: str) -> str | None:
+    prefix, path = _split(uri)
+    return None if path == "/" else prefix + posixpath.dirname(path.rstrip("/"))
+
+
+def link_loop(parent: str, child: str) -> bool:
+    """Whether the local directory ``child`` of ``parent`` is a symbolic link to ``parent`` or to a
+    directory above it: listing it would never end (both storages skip it)."""
+    return os.path.islink(child) and (os.path.realpath(parent) + os.sep).startswith(
+        os.path.realpath(child).rstrip(os.sep) + os.sep
+    )
