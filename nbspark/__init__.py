@@ -11,7 +11,7 @@ from nbspark._version import __version__
 from nbspark.backoff.model import BackoffModel, build_model
 from nbspark.backoff.predict import Decision, predict
 from nbspark.inputs.parsers import MalformedLine, Story, parse_ngram_line, parse_reuters_sgml
-from nbspark.inputs.resolve import InputSpec
+from nbspark.inputs.spec import InputSpec
 from nbspark.inputs.tokens import tokenize
 from nbspark.settings.config import DEFAULT, ExperimentConfig, load_config
 

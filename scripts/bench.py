@@ -25,7 +25,7 @@ as users run it (the model read from disk, predictions written as Parquet, metri
 
 The affect/effect task is benchmarked too (``--books-scales``): Google Books 5-grams
 (``aeffect/aeffect-train.txt``, 49,413 lines) written N times over, counted by
-``backoff_jobs.train`` with the ``arrow`` (the default), ``combine`` and the card's literal
+``backoff.jobs.train`` with the ``arrow`` (the default), ``combine`` and the card's literal
 ``pairs`` engines, against a
 plain-Python Counter over the same events in one process; each model classifies the Reuters
 affect/effect windows, and the accuracy must not move with N (the counts only scale).

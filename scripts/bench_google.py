@@ -9,7 +9,8 @@ default 0.2 % of the n-grams centred on affect/effect) holding about ``--gb`` GB
 and ``spark-submit jobs/train.py`` on the shards with each engine asked for (``--engines``,
 default: auto, which reads shards whole and parses only the lines that may be centred). The job's count table
 is compared with a plain-Python
-count of the same shards (gzip + ``corpora.google_line`` + ``events.example_events``, no Spark).
+count of the same shards (gzip + ``inputs.parsers.google_line`` + ``backoff.events.example_events``, no
+Spark).
 
 Prints a table: seconds, MB/s and MB/s per core for zcat and each engine;
 ``per_core_ratio_vs_zcat`` is nbspark's bytes per second per core over zcat's single-core bytes

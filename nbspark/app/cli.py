@@ -1,7 +1,7 @@
 """Command lines of the jobs (``jobs/train.py``, ``jobs/classify.py``, ``jobs/query.py``).
 
 Every check (config, inputs, output paths) runs before the SparkSession starts, so a mistake
-leaves nothing behind. Paths go through Hadoop's FileSystem (``storage.use_hadoop``: the JVM
+leaves nothing behind. Paths go through Hadoop's FileSystem (``storage.locations.use_hadoop``: the JVM
 spark-submit started, with its settings), so inputs, models and outputs may be on any storage
 the Spark installation reaches. Errors are one line on
 stderr and a non-zero exit: 2 for a bad command line or config, 1 for bad input or output.
@@ -37,7 +37,7 @@ __all__ = [
 
 #: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
 #: (A cached count aggregate is planned so that adaptive execution may coalesce it:
-#: ``session.cache_coalescable``, for the commands and the Python API alike.)
+#: ``spark.session.cache_coalescable``, for the commands and the Python API alike.)
 JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
 #: ... and in local mode: nothing listens beyond loopback unless asked (the web UI binds every
 #: interface unless SPARK_LOCAL_IP is set, so it is off; ``--conf spark.ui.enabled=true`` opens it).
@@ -341,7 +341,8 @@ def query_main(argv=None, prog: str = "query.py") -> int:
     def body():
         from nbspark.backoff.jobs import load_backoff_manifest
         from nbspark.backoff.query import query
-        from nbspark.inputs.resolve import InputSpec, resolve_input
+        from nbspark.inputs.resolve import resolve_input
+        from nbspark.inputs.spec import InputSpec
         from nbspark.report.format import format_query_report
 
         use_hadoop()

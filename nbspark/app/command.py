@@ -278,7 +278,7 @@ def _undecodable(command: str, name: str, replaced: int) -> None:
 
 def _stdin_lines() -> list[str]:
     """``nbspark predict -``: stdin's lines, its bytes read by the rule of every text file
-    (``readers.decode_text``: UTF-8, a byte-order mark dropped), not by the locale's codec."""
+    (``inputs.files.decode_text``: UTF-8, a byte-order mark dropped), not by the locale's codec."""
     import io
 
     from nbspark.inputs.files import decode_text
@@ -289,8 +289,8 @@ def _stdin_lines() -> list[str]:
 
 
 def _texts(names: list[str]):
-    """``(name, text, undecodable sequences)`` of each FILE argument (``readers.decode_text``): ``-``
-    is stdin, and a directory gives its files as the check job lists them (``readers.list_files``)."""
+    """``(name, text, undecodable sequences)`` of each FILE argument (``inputs.files.decode_text``): ``-``
+    is stdin, and a directory gives its files as the check job lists them (``inputs.files.list_files``)."""
     from nbspark.inputs.files import decode_text, list_files
     from nbspark.storage.locations import location
 

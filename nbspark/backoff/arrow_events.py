@@ -1,6 +1,6 @@
 """The backoff family's events of n-gram lines on Arrow (``ngram_events``): the windows centred on
 the confusion set, counted per context subset within a batch, with the line statistics that the
-Python path (``parsers.parse_ngram_line``, ``events.ngram_example``) gives. Pure pyarrow and numpy."""
+Python path (``parsers.parse_ngram_line``, ``backoff.events.ngram_example``) gives. Pure pyarrow and numpy."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _fits_int64(raw: pa.Array) -> pa.Array:
 
 
 def _valid_counts(raw: pa.Array) -> pa.Array:
-    """Which count fields ``corpora.parse_ngram_line`` accepts: ASCII digits with white space
+    """Which count fields ``inputs.parsers.parse_ngram_line`` accepts: ASCII digits with white space
     around, at most ``MAX_COUNT``; vectorised, with Python's strip/isdigit on the odd rest, exactly."""
     count_ok = pc.match_substring_regex(raw, _ASCII_COUNT)
     count_ok = pc.and_(count_ok, pc.fill_null(_fits_int64(pc.if_else(count_ok, raw, "0")), False))
@@ -44,8 +44,9 @@ def _valid_counts(raw: pa.Array) -> pa.Array:
 
 
 def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: str) -> tuple[pa.Table, dict]:
-    """The affect/effect events of ``w1 … wN TAB count`` lines, as ``ngram_inputs``' Python path
-    counts them (``corpora.parse_ngram_line``, ``events.ngram_example``, ``events.example_events``).
+    """The affect/effect events of ``w1 … wN TAB count`` lines, as ``backoff.inputs``' Python path
+    counts them (``inputs.parsers.parse_ngram_line``, ``backoff.events.ngram_example``,
+    ``backoff.events.example_events``).
 
     Returns the events summed within the batch, a table ``subset, <context letters>, label,
     count`` (positions outside the subset null), and the line statistics: ``lines_read``,
@@ -119,7 +120,7 @@ def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: 
 
 
 def ngram_schema(letters: str) -> pa.Schema:
-    """The Arrow schema of n-gram count rows (``events.count_ddl``, nullable)."""
+    """The Arrow schema of n-gram count rows (``backoff.events.count_ddl``, nullable)."""
     return pa.schema(
         [(name, pa.int64() if name == "count" else pa.string()) for name in count_columns(letters)]
     )

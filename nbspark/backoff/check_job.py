@@ -1,8 +1,8 @@
 """The checker as a Spark job (``jobs/check.py``): every file of a text corpus checked in parallel
 with a broadcast backoff model, the flags written as Parquet.
 
-Record shapes: text files ``(path, bytes)`` (``readers.sgml_texts``; ``.gz`` decompressed, UTF-8
-with undecodable bytes replaced and counted) -> ``models.BackoffPredictor.flags`` per file, the
+Record shapes: text files ``(path, bytes)`` (``inputs.files.sgml_texts``; ``.gz`` decompressed, UTF-8
+with undecodable bytes replaced and counted) -> ``backoff.predictor.BackoffPredictor.flags`` per file, the
 same call as ``nbspark check FILE`` -> ``flags/`` (``FLAG_DDL``) + ``metrics.json`` + ``report.txt``,
 staged. A file is one document, as the single-document path reads it, so both give the same flags.
 """
@@ -22,9 +22,8 @@ from nbspark.storage.tables import staged_output, write_json
 __all__ = ["FLAG_DDL", "check_corpus"]
 
 FLAG_DDL = (
-    "file STRING NOT NULL, line INT NOT NULL, column INT NOT NULL, written STRING NOT NULL, suggestion "
-    "STRING NOT NULL, "
-    "ratio DOUBLE NOT NULL, level STRING NOT NULL, snippet STRING NOT NULL"
+    "file STRING NOT NULL, line INT NOT NULL, column INT NOT NULL, written STRING NOT NULL, "
+    "suggestion STRING NOT NULL, ratio DOUBLE NOT NULL, level STRING NOT NULL, snippet STRING NOT NULL"
 )
 
 

@@ -1,16 +1,16 @@
 """The backoff family's counting engines, behind one function: ``count_ngrams(spark, cfg, inputs)
 -> counting.Counted`` with the count table in ``events.count_ddl(letters)``.
 
-* ``pairs`` / ``combine``: examples (``ngram_inputs``) flatMapped into ``((subset, *context,
-  label), weight)`` events and summed by ``counting.count_events``; statistics ride the shuffle.
+* ``pairs`` / ``combine``: examples (``backoff.inputs``) flatMapped into ``((subset, *context,
+  label), weight)`` events and summed by ``spine.counting.count_events``; statistics ride the shuffle.
 * ``dataframe``: Google Books shards scanned whole by RE2 in Python, or their lines filtered in
-  the JVM (``google_filter``): only the lines that might be centred on the set, or malformed, are
+  the JVM (``backoff.google_filter``): only the lines that might be centred on the set, or malformed, are
   parsed, as ``combine`` parses them.
 * ``arrow``: ``ngrams`` lines read by Spark SQL, each Arrow batch parsed and counted by pyarrow
-  (``arrow_text.ngram_events``), summed in the task, then by ``groupBy``; statistics are rows
+  (``backoff.arrow_events.ngram_events``), summed in the task, then by ``groupBy``; statistics are rows
   whose subset starts with ``MARK``, and the first malformed lines are found afterwards.
 
-Which engine applies, and what ``auto`` picks, is ``capabilities.resolve_engine``.
+Which engine applies, and what ``auto`` picks, is ``settings.capabilities.resolve_engine``.
 """
 
 from __future__ import annotations
@@ -148,7 +148,7 @@ def _count_row(pair) -> tuple:
 
 
 def _arrow_batches(batches, width, centres, lowercase, subsets, letters):
-    """mapInArrow: the events of whole batches of n-gram lines (``arrow_text.ngram_events``),
+    """mapInArrow: the events of whole batches of n-gram lines (``backoff.arrow_events.ngram_events``),
     summed inside the task, then the task's statistics as rows ``(MARK + name, …, "", n)``."""
     from collections import Counter
 

@@ -12,7 +12,7 @@ text, x the swap), over the ``n`` occurrences of y and for each factor:
   equal numbers of correct and swapped words).
 
 A context no level has seen is never flagged. The verdicts of all factors come from one ratio per
-occurrence and rule (``rules.judge``), so a table of many factors costs one pass.
+occurrence and rule (``backoff.rules.judge``), so a table of many factors costs one pass.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ def evaluate(
     rules: Mapping[str, Rule],
     factors: Sequence[float] = FACTORS,
 ) -> list[dict]:
-    """The evaluation table of a backoff model (``models.BackoffPredictor``) on clean ``documents``
+    """The evaluation table of a backoff model (``backoff.predictor.BackoffPredictor``) on clean ``documents``
     (texts are tokenized as the model was; token lists are lower-cased as it was): one row per
     rule, direction and factor."""
     centre = model.width // 2

@@ -80,7 +80,7 @@ def ngram_example(
 ) -> Example | None:
     """Parse one n-gram count line into an Example, or None when its centre is not in the set.
 
-    Raises ``corpora.MalformedLine`` for a line of the wrong shape (see ``parse_ngram_line``).
+    Raises ``inputs.parsers.MalformedLine`` for a line of the wrong shape (see ``parse_ngram_line``).
     """
     tokens, count = parse_ngram_line(line, width)
     if lowercase:
@@ -103,7 +103,7 @@ def token_examples(
 def piece_examples(
     doc_id: str, pieces: Iterable[Sequence[str]], confusion: Iterable[str], width: int
 ) -> Iterator[Example]:
-    """``token_examples`` of a document given as pieces of tokens (``text.windows_in_pieces``: a long
+    """``token_examples`` of a document given as pieces of tokens (``inputs.tokens.windows_in_pieces``: a long
     text tokenized a piece at a time); ``i`` counts from the document's first token."""
     for i, window in windows_in_pieces(pieces, confusion, width):
         yield Example(f"{doc_id}#{i}", window, 1)

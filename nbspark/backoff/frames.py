@@ -1,6 +1,6 @@
 """The backoff count table from a DataFrame, with Spark SQL only: ``count_windows(df, "window")``
 takes an ``array<string>`` column of windows (width tokens, the label at the centre) and an
-optional weight column, and gives the table the train job writes (``events.count_ddl``), one row
+optional weight column, and gives the table the train job writes (``backoff.events.count_ddl``), one row
 per (context subset, context values, label). A window of another width, a null token or a bad
 weight fails the job with a message naming the column. The result is a lazy DataFrame."""
 

@@ -6,7 +6,7 @@ Two readers, chosen per file, give the same records and statistics:
 * **whole shards** (gzip, as Hadoop names it (``.gz``), or not compressed; at most
   ``train.whole_file_mb`` MB, 256 by default): Spark's ``binaryFiles`` reads each through Hadoop's FileSystem
   and hands its bytes to a Python task, which decompresses them and tests whole pieces of lines
-  with RE2 (``google_scan``);
+  with RE2 (``backoff.google_scan``);
 * **streamed lines** (larger files, other codecs): Spark SQL's text source reads the lines, and a
   predicate decides in the JVM the lines that are *certainly* well formed, carry no stand-alone tag
   token and whose centre is not a confusion-set word; those are only counted, as
@@ -14,14 +14,14 @@ Two readers, chosen per file, give the same records and statistics:
   Python sees them.
 
 Every line either reader cannot settle goes through the same Python rule as the ``combine`` engine
-(``corpora.google_line``), so the statistics and the table equal that engine's, line for line
+(``inputs.parsers.google_line``), so the statistics and the table equal that engine's, line for line
 (tested). The first malformed lines are named afterwards by a scan that stops early
-(``runstats.first_malformed_lines``), only when there are any.
+(``inputs.stats.first_malformed_lines``), only when there are any.
 
 The JVM predicate is conservative by construction: a dropped v2 line matches
 ``tok( tok){W-1} TAB digits TAB 1-18 digits TAB [^TAB]*`` and a dropped v3 line
 ``tok( tok){W-1}( TAB digits,1-18 digits,[^,TAB]*)+`` (``tok``: no space or TAB), which Python
-parses too (``candidate_predicate`` says what each test costs); ``google_scan`` uses the same shapes.
+parses too (``candidate_predicate`` says what each test costs); ``backoff.google_scan`` uses the same shapes.
 """
 
 from __future__ import annotations

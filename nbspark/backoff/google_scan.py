@@ -7,13 +7,13 @@ piece's lines are tested together by three RE2 patterns over an Arrow array that
 piece's bytes (``pyarrow.compute``; no Python per line):
 
 * ``good``: the line is certainly well formed (``tok( tok){W-1}`` then the format's count fields,
-  as ``google_filter``'s predicate says), so Python would parse it;
+  as ``backoff.google_filter``'s predicate says), so Python would parse it;
 * ``tagged`` (POS stripped): a stand-alone tag token (``_NOUN_``, ``_START_``) among its n-gram;
 * ``candidate``: its centre token starts, in any case, with a confusion-set word, or holds a
   byte outside ASCII (where Java's, RE2's and Python's case rules may differ).
 
 A good tagged line is counted as ``lines_with_pos_tag_tokens`` and a good untagged line that is not
-a candidate as ``lines_not_in_confusion_set``: exactly what ``corpora.google_line`` says of them.
+a candidate as ``lines_not_in_confusion_set``: exactly what ``inputs.parsers.google_line`` says of them.
 Every other line (not certainly well formed, or a candidate) is decoded and goes through
 ``google_line`` itself, so the table and statistics equal the ``combine`` engine's, line for line.
 """
@@ -24,6 +24,7 @@ import re
 import zlib
 from collections import Counter
 
+from nbspark.inputs.decoding import JVM_REPLACE
 from nbspark.inputs.parsers import POS_TAGS, PSEUDO_TAGS, MalformedLine, google_line
 
 try:  # ISA-L's inflate: about twice zlib's speed, the same bytes out
@@ -191,7 +192,7 @@ def _matches(lines, pattern):
 
 def scan_shard(data, gz: bool, rules: GoogleRules, stats, ngrams: Counter) -> None:
     """Add one shard's n-grams (``tokens -> match count``) to ``ngrams`` and its statistics to
-    ``stats`` (``runstats.PartitionStats``): those ``google_line`` gives, line for line."""
+    ``stats`` (``inputs.stats.PartitionStats``): those ``google_line`` gives, line for line."""
     import numpy as np
 
     for text in line_pieces(text_pieces(data, gz)):
@@ -210,7 +211,7 @@ def scan_shard(data, gz: bool, rules: GoogleRules, stats, ngrams: Counter) -> No
         )
         stats.add("lines_with_pos_tag_tokens", int(tagged.sum()))
         for i in rest[~tagged].tolist():
-            line = text[offsets[i] : offsets[i + 1] - 1].decode("utf-8", "replace")
+            line = text[offsets[i] : offsets[i + 1] - 1].decode("utf-8", JVM_REPLACE)
             try:
                 outcome, tokens, count = rules.line(line)
             except MalformedLine as exc:

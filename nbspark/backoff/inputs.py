@@ -2,7 +2,7 @@
 plain text turned into training or test examples.
 
 Record shapes: lines ``(file, offset, text)`` or files ``(file, bytes)`` -> ``Example(source,
-window, weight)``, mixed with statistics records (``runstats``) in one RDD.
+window, weight)``, mixed with statistics records (``inputs.stats``) in one RDD.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from nbspark.backoff.events import Example, ngram_example, piece_examples, story
 from nbspark.errors import ConfigError
 from nbspark.inputs.files import decode_text, ngram_lines, sgml_texts
 from nbspark.inputs.parsers import MalformedLine, decode_reuters, google_line, parse_brown_zip, text_documents
-from nbspark.inputs.resolve import Inputs, InputSpec
+from nbspark.inputs.resolve import Inputs
+from nbspark.inputs.spec import InputSpec
 from nbspark.inputs.stats import PartitionStats
 from nbspark.inputs.tokens import line_pieces, tokenize
 from nbspark.settings.capabilities import BACKOFF_FORMATS
@@ -45,7 +46,7 @@ def ngram_partition(records, confusion, width, lowercase, mode, keep_bad):
 def _google_partition(records, spec: InputSpec, confusion, width, lowercase, mode, keep_bad):
     """Google Books lines -> ``(("ngram", tokens), match count in the year range)``, filtered to
     the confusion set here, in the map, so only matching n-grams reach the shuffle
-    (``corpora.google_line``: the rule every engine applies)."""
+    (``inputs.parsers.google_line``: the rule every engine applies)."""
     maybe_inject()
     stats = PartitionStats(keep_bad, mode)
     strip = spec.pos == "strip"
@@ -139,7 +140,7 @@ def _reuters_partition(records, confusion, width, lowercase, splits, mode, keep_
 
 
 def _text_partition(records, confusion, width, lowercase, unit, keep_bad):
-    """Plain text files ``(file, bytes)`` (read by ``readers.decode_text``: undecodable bytes
+    """Plain text files ``(file, bytes)`` (read by ``inputs.files.decode_text``: undecodable bytes
     replaced by U+FFFD and counted) -> every window centred on a confusion-set word, per document."""
     maybe_inject()
     stats = PartitionStats(keep_bad)

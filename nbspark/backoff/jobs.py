@@ -2,7 +2,7 @@
 classify (predict the centre word with Cohen's backoff chain).
 
 Record shapes: train, ``Example`` -> ``((subset, *context, label), weight)`` -> ``counts/``
-(``events.count_ddl``) + ``manifest.json``; classify, ``counts/`` -> ``BackoffModel`` (driver,
+(``backoff.events.count_ddl``) + ``manifest.json``; classify, ``counts/`` -> ``BackoffModel`` (driver,
 small) -> broadcast; test ``Example`` -> ``mapPartitions(predict)`` -> ``predictions/``
 (``prediction_ddl``) -> ``metrics.json``, ``report.txt``.
 """
@@ -118,7 +118,8 @@ def train(
     force: bool = False,
     overwrite: bool = False,
 ) -> dict:
-    """Count ``inputs`` into the backoff model ``out``; return its manifest (``training.train_model``)."""
+    """Count ``inputs`` into the backoff model ``out``; return its manifest
+    (``spine.training.train_model``)."""
     return train_model(spark, cfg, inputs, out, BACKOFF, update, force, overwrite)
 
 
@@ -152,7 +153,7 @@ def classify(
     spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, out: Location, overwrite: bool = False
 ) -> dict:
     """Score every test example of ``inputs`` with the model; write predictions and metrics; return
-    the metrics. ``out`` is checked as the command line checks it (``tables.check_output``)."""
+    the metrics. ``out`` is checked as the command line checks it (``storage.tables.check_output``)."""
     started = time.time()
     model_dir = location(model_dir)
     out = check_output(out, overwrite, [inputs.root, model_dir])

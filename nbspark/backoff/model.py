@@ -47,7 +47,7 @@ def count_tables(
 ) -> dict[str, dict[tuple, dict[str, int]]]:
     """``subset -> context values -> label -> count`` from count rows ``(subset, *context values,
     label, count)``, for the subsets of ``chain`` (other rows are ignored). Context values are read
-    from the columns of the subset's positions, in position order (``events.count_columns``)."""
+    from the columns of the subset's positions, in position order (``backoff.events.count_columns``)."""
     centre = len(letters) // 2
     context = letters[:centre] + letters[centre + 1 :]
     wanted = {subset: [context.index(c) for c in subset] for subset in chain}

@@ -47,7 +47,7 @@ class BackoffPrediction:
 
 
 class BackoffPredictor:
-    """A backoff model in memory (``model.BackoffModel``) with its count tables, for ``explain``."""
+    """A backoff model in memory (``backoff.model.BackoffModel``) with its count tables, for ``explain``."""
 
     def __init__(self, manifest: dict, rows: Iterable[Sequence], chain: Sequence[str] | None = None):
         cfg = manifest["config"]
@@ -162,7 +162,7 @@ class BackoffPredictor:
         self, words: Sequence[str], rule: str | None = None, factor: float | None = None
     ) -> tuple[Rule, float]:
         """The decision rule and factor of a confusion set: the arguments, else the set's entry of
-        the model's ``check`` settings, else their defaults (``config.CheckSpec``)."""
+        the model's ``check`` settings, else their defaults (``settings.config.CheckSpec``)."""
         check = {**dataclasses.asdict(CheckSpec()), **self.manifest["config"].get("check", {})}
         index = next((i for i, s in enumerate(self.sets) if set(s) == set(words)), None)
         if rule is None:
@@ -178,7 +178,7 @@ class BackoffPredictor:
         ``factor`` times under the decision ``rule`` (``rules``; both default to the model's check
         settings): ``line`` and ``column`` (1-based, in characters), ``written``, ``suggestion`` (in
         the written word's case), ``ratio`` (inf when the written word scores 0), ``level`` and
-        ``snippet``. Lines end in ``\\n``, ``\\r\\n`` or ``\\r`` (``text.line_ends``). A word whose
+        ``snippet``. Lines end in ``\\n``, ``\\r\\n`` or ``\\r`` (``inputs.tokens.line_ends``). A word whose
         context no level has seen is not flagged."""
         text = line_ends(text)
         out, line, counted = [], 1, 0

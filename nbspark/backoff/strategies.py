@@ -1,9 +1,10 @@
 """Alternatives to Cohen's fixed backoff chain, for comparison on held-out data. Pure.
 
-All work from the same count rows as ``model.build_model``; ``CountTables`` keeps raw counts
+All work from the same count rows as ``backoff.model.build_model``; ``CountTables`` keeps raw counts
 per subset and context, so each strategy can look at totals:
 
-* ``chain``: Cohen's walk, deciding at the first subset whose context was seen (= ``backoff.predict``);
+* ``chain``: Cohen's walk, deciding at the first subset whose context was seen (=
+``backoff.predict.predict``);
 * ``threshold``: the same walk, but a level decides only when its context was seen at least
   ``k`` times (a count threshold before trusting a level);
 * ``naive_bayes``: P(C) times the product over context positions of P(X_i | C), add-one per

@@ -28,7 +28,7 @@ PYTHON_CASE = "[\u0130\u03a3]"
 
 
 def documents(lines: pa.RecordBatch) -> pa.RecordBatch:
-    """The rows of a parsed batch (``arrow_lines.parse_lines``) whose ``category`` is ``documents``:
+    """The rows of a parsed batch (``inputs.lines.parse_lines``) whose ``category`` is ``documents``:
     the batch itself when every row is one (nearly always; a filter would copy its text)."""
     is_doc = pc.equal(lines.column("category"), "documents")
     return lines if pc.all(is_doc).as_py() is not False else lines.filter(is_doc)
@@ -186,7 +186,7 @@ def word_tokens(texts) -> tuple[pa.Array, np.ndarray]:
 
 
 def decode_replacements(lines: pa.Array) -> int:
-    """The U+FFFD in ``lines`` (decoded: ``arrow_lines.jvm_decoded``), as the Python engines count
+    """The U+FFFD in ``lines`` (decoded: ``inputs.lines.jvm_decoded``), as the Python engines count
     them in theirs. Only lines outside ASCII are searched (nearly none): 8 times quicker than
     searching all of them."""
     other = pc.invert(pc.string_is_ascii(lines))

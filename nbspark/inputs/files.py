@@ -12,7 +12,7 @@
   (``.gz``) is decompressed
   transparently; bytes that are not UTF-8 become U+FFFD (Hadoop's ``Text`` decoding) and are
   counted as ``decode_replacements``.
-* Reuters: ``binaryFiles`` and an explicit Latin-1 decode (``corpora.decode_reuters``);
+* Reuters: ``binaryFiles`` and an explicit Latin-1 decode (``inputs.parsers.decode_reuters``);
   Spark's text readers would silently replace non-UTF-8 bytes.
 """
 
@@ -50,13 +50,14 @@ def hadoop_escape(path: str) -> str:
 
 
 def text_frame(spark, files: list):
-    """Spark SQL's text source over ``files`` (``storage.Location``: their URIs, any scheme, read
+    """Spark SQL's text source over ``files`` (``storage.locations.Location``: their URIs, any scheme, read
     literally): a DataFrame of one ``value`` per line."""
     return spark.read.text([hadoop_escape(f.uri) for f in files])
 
 
 def list_files(path, suffix: str = "") -> list:
-    """The input files of ``path`` (a ``storage.Location``; see the module docstring); empty when it has
+    """The input files of ``path`` (a ``storage.locations.Location``; see the module docstring); empty when
+    it has
     none."""
     if path.is_file():
         return [path]
@@ -181,7 +182,7 @@ def _names_by_path(files: list):
 
 
 def binary_files(sc, files: list):
-    """``binaryFiles`` over ``files`` (``storage.Location``, no comma in their names): ``(path as
+    """``binaryFiles`` over ``files`` (``storage.locations.Location``, no comma in their names): ``(path as
     Hadoop lists it, bytes)``, every core busy.
 
     binaryFiles packs files into a partition until it passes ``max(openCost, total bytes /
@@ -214,7 +215,7 @@ def sgml_texts(sc, files: list):
 
 def line_number(path, offset: int) -> int | None:
     """The 1-based line number at byte ``offset`` of a (possibly gzip) file, or None: ``path`` is a
-    ``storage.Location`` or the name records carry (``str`` of one: a local path or a URI)."""
+    ``storage.locations.Location`` or the name records carry (``str`` of one: a local path or a URI)."""
     return line_numbers(path, [offset])[offset]
 
 

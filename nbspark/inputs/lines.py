@@ -1,4 +1,4 @@
-"""The Arrow twin of ``nb_inputs.text_lines``: tsv and sms lines decoded and parsed on whole
+"""The Arrow twin of ``naive_bayes.inputs.text_lines``: tsv and sms lines decoded and parsed on whole
 Arrow batches.
 
 The arrow counting engine and the arrow scorer send Spark's lines to Python as they were read,
@@ -9,74 +9,27 @@ Python doing nothing with the batches) 0.77 s to check, parse and hand over agai
 lines alone. Here Arrow checks UTF-8 at about 18 GB/s and the parse costs 25 ms per 49 MB.
 
 A line that is not UTF-8 is decoded as the JVM decodes the Python engines' lines
-(``jvm_decoded``, which the n-gram arrow engine uses too): Java's UTF-8 decoder and Python's
-``errors="replace"`` put U+FFFD over different spans of some malformed sequences.
+(``jvm_decoded``, which the n-gram arrow engine uses too), by the one decoder of bad UTF-8
+(``inputs.decoding``).
 
-Plain pyarrow and numpy, no Spark. The rules are those of ``corpora.parse_labelled_line`` and
+Plain pyarrow and numpy, no Spark. The rules are those of ``inputs.parsers.parse_labelled_line`` and
 ``parse_sms_line``, and of the SQL twin, line by line (tested against both, and the decoding
 against the JVM's on random bytes).
 """
 
 from __future__ import annotations
 
-import codecs
-
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from nbspark.inputs.decoding import JVM_REPLACE
 from nbspark.inputs.tokens import WHITESPACE
 
-__all__ = ["JVM_REPLACE", "LINE_CATEGORIES", "jvm_decoded", "parse_lines"]
+__all__ = ["LINE_CATEGORIES", "jvm_decoded", "parse_lines"]
 
 #: What a line is, as the Python parsers name it: a document, or why it is not one.
 LINE_CATEGORIES = ("documents", "blank_lines", "malformed.fields", "malformed.id", "malformed.labels")
-
-
-#: The ``errors`` of ``bytes.decode`` that decodes as the JVM's ``new String(bytes, UTF_8)``.
-JVM_REPLACE = "nbspark.jvm-replace"
-
-
-def _jvm_malformed_length(data: bytes, i: int) -> int:
-    """How many bytes the JVM's UTF-8 decoder (``java.lang.String``) turns into one U+FFFD at
-    ``data[i]``, where the bytes from ``i`` are not a UTF-8 character.
-
-    Python's ``errors="replace"`` replaces each maximal invalid subpart: ``ED A0 80`` (an encoded
-    surrogate) gives three U+FFFD there and one in Java; ``E4 B8`` at the end of a line one in
-    both. Java's rules (``String.decodeUTF8_UTF16``, unchanged from JDK 9 to 25): a 3-byte lead
-    takes its second byte along when that byte could follow it, a 4-byte lead its second and
-    third; a sequence cut off by the end of the line is one U+FFFD."""
-    n = len(data) - i  # the lead byte and the bytes after it
-
-    def cont(k):
-        return k < n and data[i + k] & 0xC0 == 0x80
-
-    b1 = data[i]
-    if 0xE0 <= b1 <= 0xEF:
-        bad_second = (b1 == 0xE0 and data[i + 1] & 0xE0 == 0x80 if n > 1 else False) or not cont(1)
-        if n >= 3:
-            return 1 if bad_second else 2 if not cont(2) else 3  # 3: a surrogate
-        return 1 if n == 2 and bad_second else n
-    if 0xF0 <= b1 <= 0xF7:
-        b2 = data[i + 1] if n > 1 else 0x80
-        if (
-            b1 > 0xF4
-            or (b1 == 0xF0 and not 0x90 <= b2 <= 0xBF)
-            or (b1 == 0xF4 and b2 & 0xF0 != 0x80)
-            or not cont(1)
-        ):
-            return 1 if n > 1 or b1 > 0xF4 else n
-        if n >= 4:
-            return 2 if not cont(2) else 3
-        return 2 if n == 3 and not cont(2) else n
-    return 1  # a continuation byte, C0, C1, F8 to FF, or a 2-byte lead without its second byte
-
-
-def _jvm_replace(error: UnicodeDecodeError):
-    return "\ufffd", error.start + _jvm_malformed_length(error.object, error.start)
-
-
-codecs.register_error(JVM_REPLACE, _jvm_replace)
 
 
 def jvm_decoded(values: pa.Array) -> pa.Array:
@@ -121,7 +74,7 @@ def _labels(fields: pa.Array, fmt: str) -> pa.ListArray:
 
 def parse_lines(values, fmt: str) -> pa.RecordBatch:
     """``(id, labels, text, category)`` of each line in ``values`` (a string array, no nulls), as
-    ``nb_inputs.text_lines`` gives them: a ``tsv`` line is ``id TAB labels TAB text`` (labels
+    ``naive_bayes.inputs.text_lines`` gives them: a ``tsv`` line is ``id TAB labels TAB text`` (labels
     comma-separated), an ``sms`` line ``label TAB text`` (its ``id`` is null: the caller makes sms
     ids). ``category`` is one of ``LINE_CATEGORIES``; ``labels`` and ``text`` are those of the
     line's fields where it has them (``text`` is null without them)."""

@@ -294,7 +294,7 @@ _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t]*\n)+")
 def text_documents(text: str, unit: str = "file") -> list[tuple[int, str]]:
     """The documents of a plain text, each with its 1-based first line: the whole text
     (``unit = "file"``) or its paragraphs, separated by blank lines (``"paragraph"``). Lines end
-    in ``\\n``, ``\\r\\n`` or ``\\r`` (``text.line_ends``)."""
+    in ``\\n``, ``\\r\\n`` or ``\\r`` (``inputs.tokens.line_ends``)."""
     if unit == "file":
         return [(1, text)]
     text = line_ends(text)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.files import list_files, reuters_files
+from nbspark.inputs.spec import InputSpec
 from nbspark.storage.locations import Location, location
 from nbspark.storage.uris import scheme_of
 
@@ -33,41 +34,14 @@ __all__ = [
 DATA_ENV = "NBSPARK_DATA"
 
 
-@dataclass(frozen=True)
-class InputSpec:
-    """One input: its format, its path (relative paths are under the data dir) and, for
-    Reuters, the LEWISSPLIT values kept (empty: every story)."""
-
-    format: str
-    path: str
-    splits: tuple[str, ...] = ()
-    # Seeded hold-out for inputs without a split of their own (sms, tsv, tables): a fraction
-    # ``holdout`` of the records (chosen by a hash of seed and record id, so the same records
-    # whatever the partitioning) is the part "test", the rest "train"; ``splits`` picks parts.
-    holdout: float = 0.0
-    seed: int = 0
-    # Google Books Ngram files (google_v2, google_v3): match counts summed over the years
-    # year_min..year_max; n-grams whose total is below min_count are dropped (Cohen used 40);
-    # part-of-speech suffixes (effect_NOUN) stripped ("strip") or kept ("keep").
-    year_min: int = 0
-    year_max: int = 9999
-    min_count: int = 40
-    pos: str = "strip"
-    # A gzip or plain Google file of at most whole_file_mb MB is read whole by one Python task
-    # (fastest; the task holds it in memory); a larger one is streamed through the JVM. 0: stream all.
-    whole_file_mb: float = 256.0
-    # Plain text (format "text"): a document is a whole file ("file") or a paragraph, lines
-    # separated by blank lines ("paragraph"); windows are padded at the document's edges.
-    document: str = "file"
-
-
 #: The classification tables that scikit-learn ships, by the name ``sklearn`` inputs take.
 SKLEARN_DATASETS = ("breast_cancer", "digits", "iris", "wine")
 
 
 @dataclass(frozen=True)
 class Inputs:
-    """An input spec with its root and its files (``storage.Location``s, in path order, subdirectories
+    """An input spec with its root and its files (``storage.locations.Location``s, in path order,
+    subdirectories
     included)."""
 
     spec: InputSpec

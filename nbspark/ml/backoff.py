@@ -2,8 +2,8 @@
 
 ``windowsCol`` is an ``array<string>`` of ``width`` tokens (default 5) whose centre is the label
 (the word written there), with an optional ``weightCol`` (an n-gram line's count). Fitting counts
-every context subset of the chain once (``frames.count_windows``, Spark SQL only) and keeps the
-count table; the model decides each window with Cohen's backoff chain (``backoff.predict``), as
+every context subset of the chain once (``backoff.frames.count_windows``, Spark SQL only) and keeps the
+count table; the model decides each window with Cohen's backoff chain (``backoff.predict.predict``), as
 the classify job and ``nbspark.load`` do, and adds ``predictionCol`` (the label, a string),
 ``probabilityCol`` (its probability at the deciding level, a double) and ``levelCol`` (that level's
 letters, ``""`` for the prior, ``"unseen"`` when no level saw the context).
@@ -217,8 +217,8 @@ class CountingBackoffModel(Model, _Params, MLReadable, MLWritable):
         return CountsReader(cls, BACKOFF_KIND)
 
     def counts_table(self):
-        """The count rows as the train job's table (``events.count_ddl``) and the manifest, for
-        ``ml_persist.CountsWriter``."""
+        """The count rows as the train job's table (``backoff.events.count_ddl``) and the manifest, for
+        ``ml.persist.CountsWriter``."""
         import pyarrow as pa
 
         manifest = self.manifest()
@@ -237,7 +237,7 @@ class CountingBackoffModel(Model, _Params, MLReadable, MLWritable):
 
     @classmethod
     def from_counts(cls, root, manifest: dict) -> CountingBackoffModel:
-        """The model of a checked ``PATH/nbspark`` (``ml_persist.CountsReader``)."""
+        """The model of a checked ``PATH/nbspark`` (``ml.persist.CountsReader``)."""
         return cls(
             read_count_rows(root, count_ddl(manifest["letters"]), manifest), tuple(manifest["subsets"])
         )

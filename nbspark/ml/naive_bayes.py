@@ -52,16 +52,21 @@ from pyspark.ml.util import (
     MLWritable,
     MLWriter,
 )
+from scipy import sparse
 
 from nbspark._version import __version__
+from nbspark.ml.labels import check_vector_values, checked_label, declared_classes, fitted_on
 from nbspark.ml.persist import CountsReader, CountsWriter
 from nbspark.naive_bayes.frames import count_documents
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
+    NBModel,
     bernoulli_log_probs,
     class_log_prior,
+    csr_rows,
     log_posteriors,
     multinomial_log_prob,
+    text_jll,
 )
 from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.spine.frames import checked_tokens, checked_weight, collect_checked
@@ -193,7 +198,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
                     f"CountingNaiveBayes: no {role} column {column!r} (columns: {', '.join(dataset.columns)})"
                 )
         label_type, features = dataset.schema[label].dataType, dataset.schema[name].dataType
-        declared = _declared(dataset.schema[label])
+        declared = declared_classes(dataset.schema[label])
         if not isinstance(label_type, NumericType):  # MLlib's rule: a string "1" is refused too
             raise ValueError(
                 f"CountingNaiveBayes: label column {label!r} is {label_type.simpleString()}; labels must "
@@ -210,7 +215,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
             checked = F.when(F.col(name).isNull(), no_vector).otherwise(F.col(name))
         else:
             checked = checked_tokens(dataset, name, "CountingNaiveBayes")
-        df = dataset.select(_checked_label(label).alias("y"), weight.alias("w"), checked.alias("f"))
+        df = dataset.select(checked_label(label).alias("y"), weight.alias("w"), checked.alias("f"))
         if isinstance(features, VectorUDT):
             from pyspark.ml.stat import Summarizer
 
@@ -225,14 +230,14 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
                 )
             )
             rows.sort(key=lambda r: r["y"])
-            _fitted_on([r["y"] for r in rows], declared)
+            fitted_on([r["y"] for r in rows], declared)
             sizes = sorted({len(r["s"]) for r in rows})
             if len(sizes) > 1:
                 raise ValueError(
                     f"CountingNaiveBayes: feature vectors of different sizes ({', '.join(map(str, sizes))})"
                 )
             for r in rows:
-                _check_vector_values(r["v"], self.getModelType())
+                check_vector_values(r["v"], self.getModelType())
             size = sizes[0] if rows else 0
             return Counts(
                 tuple(r["y"] for r in rows),
@@ -249,7 +254,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
             for r in collect_checked(table.where(table.event.isin("Y", "YX")))
         ]
         classes = tuple(sorted(float(y) for event, y, _, _ in rows if event == "Y"))
-        _fitted_on(classes, declared)
+        fitted_on(classes, declared)
         vocab = tuple(sorted({feature for event, _, feature, _ in rows if event == "YX"}))
         cidx, vidx = {c: i for i, c in enumerate(classes)}, {t: i for i, t in enumerate(vocab)}
         class_count, counts = np.zeros(len(classes)), np.zeros((len(classes), len(vocab)))
@@ -259,66 +264,6 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
             else:
                 counts[cidx[float(label)], vidx[feature]] = value
         return Counts(classes, class_count, vocab, counts, False, declared)
-
-
-def _declared(field) -> int:
-    """The number of classes a label column's MLlib attribute declares (a nominal one:
-    ``StringIndexer``'s), as MLlib's ``getNumClasses`` reads it; 0 without one."""
-    attr = (field.metadata or {}).get("ml_attr", {})
-    if attr.get("type") == "nominal":
-        return len(attr.get("vals", ())) or int(attr.get("num_vals", 0))
-    return 2 if attr.get("type") == "binary" else 0
-
-
-def _fitted_on(classes, declared: int) -> None:
-    """Refuse a dataset with no rows (a model of no classes scores nothing), and labels whose
-    vectors would be longer than MLlib infers from label values (1,000 places) unless declared."""
-    if not len(classes):
-        raise ValueError("CountingNaiveBayes: the dataset has no rows to fit")
-    if (top := int(max(classes))) >= max(declared, 1000):
-        raise ValueError(
-            f"CountingNaiveBayes: labels go up to {top}, past the 1,000 classes MLlib infers from label "
-            "values; "
-            "index them with StringIndexer, whose metadata declares how many there are"
-        )
-
-
-def _checked_label(name: str):
-    """The label column as a double, each value checked in the job: an integer >= 0, as MLlib's
-    classifiers take them (``StringIndexer``'s)."""
-    from pyspark.sql import functions as F
-
-    y = F.col(name).cast("double")
-    bad = y.isNull() | F.isnan(y) | (y < 0) | (y == float("inf")) | (y != F.floor(y))
-    said = F.coalesce(F.col(name).cast("string"), F.lit("null"))
-    return F.when(
-        bad,
-        F.raise_error(
-            F.concat(
-                F.lit(f"CountingNaiveBayes: label column {name!r} holds "),
-                said,
-                F.lit(": labels must be integers >= 0 (StringIndexer's)"),
-            )
-        ),
-    ).otherwise(y)
-
-
-def _check_vector_values(summary, model_type: str) -> None:
-    """Refuse what MLlib's NaiveBayes refuses: a negative, NaN or infinite value (multinomial), or a
-    value other than 0 or 1 (Bernoulli), from the unweighted min, max, non-zeros and sum of a class's
-    vectors."""
-    low, high, nonzero, total = (
-        np.asarray(summary[k].toArray()) for k in ("min", "max", "numNonZeros", "sum")
-    )
-    if not np.all(np.isfinite(total)) or np.any(low < 0):
-        raise ValueError(
-            "CountingNaiveBayes: feature vectors hold a negative, NaN or infinite value; naive Bayes "
-            "counts need values >= 0"
-        )
-    if model_type == "bernoulli" and (
-        np.any(high > 1) or np.any(total != nonzero)
-    ):  # values in [0, 1] sum to their non-zeros only when all are 1
-        raise ValueError("CountingNaiveBayes: Bernoulli naive Bayes needs 0/1 feature values")
 
 
 class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
@@ -343,28 +288,33 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
     def numFeatures(self) -> int:
         return len(self.counts.features)
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(pi, weights, bias)`` with ``jll = pi + weights @ x + bias`` under the current smoothing."""
+    def scoring_model(self) -> NBModel:
+        """The counts under the current smoothing as ``naive_bayes.model.NBModel``, scored by the one
+        joint log-likelihood of nbspark (``text_jll``: ``X @ weights.T + bias + class_log_prior``)."""
         self._checked()
         c, lam = self.counts, self.getSmoothing()
         pi = class_log_prior(c.class_count, c.class_count.sum(), np.log, lam, len(c.classes))
-        if self.getModelType() == "multinomial":
-            theta = multinomial_log_prob(
+        kind = self.getModelType()
+        if kind == "multinomial":
+            weights = multinomial_log_prob(
                 c.counts, c.counts.sum(axis=1)[:, None], lam, len(c.features), np.log
             )
-            return pi, theta, np.zeros(len(c.classes))
-        p_log, q_log = bernoulli_log_probs(c.counts, c.class_count[:, None], lam, np.log)
-        return pi, p_log - q_log, q_log.sum(axis=1)
+            bias = np.zeros(len(c.classes))
+        else:
+            p_log, q_log = bernoulli_log_probs(c.counts, c.class_count[:, None], lam, np.log)
+            weights, bias = p_log - q_log, q_log.sum(axis=1)
+        vocab = {t: i for i, t in enumerate(c.features)}
+        return NBModel(kind, tuple(c.classes), pi, vocab=vocab, weights=weights, bias=bias, alpha=lam)
 
     def _transform(self, dataset):
         from pyspark.ml.linalg import DenseVector, VectorUDT
         from pyspark.sql import functions as F
         from pyspark.sql.types import DoubleType, StructField, StructType
 
-        pi, weights, bias = self.arrays()
+        model = self.scoring_model()
         classes, vectors = np.array(self.counts.classes), self.counts.vectors
         at, size = classes.astype(int), self.numClasses  # each fitted class's place in the vectors
-        vocab = {t: i for i, t in enumerate(self.counts.features)}
+        vocab, width = model.vocab, len(model.vocab)
         bernoulli = self.getModelType() == "bernoulli"
         name = self.getFeaturesCol()
 
@@ -382,12 +332,13 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
                     np.all(x >= 0) and np.all(np.isfinite(x))
                 ):  # NaN fails x >= 0; MLlib refuses these too
                     raise ValueError("multinomial naive Bayes needs feature values >= 0, finite")
-                jll = pi + weights @ x + bias
+                X = sparse.csr_matrix(x[None, :])
             else:
                 if None in features:  # as fitting refuses it (frames.checked_tokens)
                     raise ValueError(f"CountingNaiveBayes: the tokens column {name!r} holds a null token")
-                index = [vocab[t] for t in (set(features) if bernoulli else features) if t in vocab]
-                jll = pi + weights[:, index].sum(axis=1) + bias
+                index = np.array([vocab[t] for t in features if t in vocab], np.int64)
+                X = csr_rows(np.zeros(len(index), np.int64), index, 1, width, bernoulli)
+            jll = text_jll(model, X)[0]
             raw, proba = np.full(size, -np.inf), np.zeros(size)
             raw[at], proba[at] = jll, np.exp(log_posteriors(jll[None, :])[0])
             return (DenseVector(raw), DenseVector(proba), float(classes[int(np.argmax(jll))]))
@@ -424,7 +375,7 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
 
     def counts_table(self):
         """The counts as an nbspark count table (``n`` the rounded count, ``sum`` the exact weighted
-        one) and its manifest, for ``ml_persist.CountsWriter``."""
+        one) and its manifest, for ``ml.persist.CountsWriter``."""
         import pyarrow as pa
 
         c, kind = self.counts, self.getModelType()
@@ -449,7 +400,7 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
 
     @classmethod
     def from_counts(cls, root, manifest: dict) -> CountingNaiveBayesModel:
-        """The model of a checked ``PATH/nbspark`` (``ml_persist.CountsReader``), read through its
+        """The model of a checked ``PATH/nbspark`` (``ml.persist.CountsReader``), read through its
         storage as ``nbspark.load`` reads a model (any scheme: ``hdfs:``, ``s3a:``, ``viewfs:``)."""
         from nbspark.storage.counts import read_count_rows
         from nbspark.storage.tables import ddl_columns

@@ -1,15 +1,15 @@
 """The naive Bayes family's counting engines, behind one function: ``count_nb(spark, cfg, inputs)
--> counting.Counted`` with the count table in ``nb.COUNT_DDL``.
+-> counting.Counted`` with the count table in ``naive_bayes.model.COUNT_DDL``.
 
-* ``pairs`` / ``combine``: documents or rows (``nb_inputs``) flatMapped into ``((event, label,
-  feature, value), count | (n, Σx, Σx²))`` and summed by ``counting.count_events``; statistics
+* ``pairs`` / ``combine``: documents or rows (``naive_bayes.inputs``) flatMapped into ``((event, label,
+  feature, value), count | (n, Σx, Σx²))`` and summed by ``spine.counting.count_events``; statistics
   ride the shuffle.
 * ``dataframe``: Spark SQL only (split, explode, groupBy) for tsv/sms text with the words tokenizer.
-* ``arrow``: the lines as Spark read them, each Arrow batch decoded, parsed (``arrow_lines``) and
+* ``arrow``: the lines as Spark read them, each Arrow batch decoded, parsed (``inputs.lines``) and
   counted by pyarrow, summed in the task.
 
 The SQL engines sum statistics rows (``MARK``) beside the counts and name the first malformed lines
-afterwards. Which engine applies, and what ``auto`` picks, is ``capabilities.resolve_engine``.
+afterwards. Which engine applies, and what ``auto`` picks, is ``settings.capabilities.resolve_engine``.
 """
 
 from __future__ import annotations
@@ -68,12 +68,12 @@ def _sql_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Co
     """Count naive Bayes text events with Spark SQL only, in one pass: split, explode, groupBy.
 
     The same events and counts as the Python engines for ``tsv``/``sms`` input with the
-    ``words`` tokenizer (lower-case, split on ``text.NON_WORD_RUN``, Python's ``\\W+``),
+    ``words`` tokenizer (lower-case, split on ``inputs.tokens.NON_WORD_RUN``, Python's ``\\W+``),
     and no Python per token. Each line explodes into its (label, token) pairs plus one marker
     pair per (document, label) and one per blank or malformed line, so a single
     ``groupBy(label, token).count()`` yields the counts and the statistics together (a line
     count is the only other pass). The ``arrow`` engine decodes and parses the lines by the same
-    rules in pyarrow (``arrow_lines``) and counts each Arrow batch there (``_arrow_agg``).
+    rules in pyarrow (``inputs.lines``) and counts each Arrow batch there (``_arrow_agg``).
     """
     from pyspark.sql import functions as F
 
@@ -258,10 +258,10 @@ def _read_markers(special, line_stats: dict) -> tuple[dict, dict, dict]:
 
 def _arrow_count_batches(batches, fmt, model_kind):
     """mapInArrow: partial ``(label, token, n)`` counts of whole batches, markers included,
-    summed inside the task (``arrow_text.PartialCounts``) before they reach the shuffle.
+    summed inside the task (``spine.arrow_counts.PartialCounts``) before they reach the shuffle.
 
     Rows are input lines (``value``) as Spark read them, decoded and parsed here
-    (``arrow_lines``); a document's tokens count under each of its labels here, in pyarrow (an
+    (``inputs.lines``); a document's tokens count under each of its labels here, in pyarrow (an
     ``explode`` in Spark would copy the text once per label). The markers: lines read and by
     category, U+FFFD, empty documents, documents per label and, for a multinomial model, tokens per
     label (its ``YX=ANY`` count, which the write then takes from the summary instead of a shuffle of

@@ -1,5 +1,6 @@
-"""A naive Bayes count table read by event, as ``nb.build_nb_model`` builds a model from it: the
-count rows ``(event, label, feature, value, n, sum, sumsq)`` (``nb.COUNT_DDL``), or the table
+"""A naive Bayes count table read by event, as ``naive_bayes.model.build_nb_model`` builds a model from it:
+the
+count rows ``(event, label, feature, value, n, sum, sumsq)`` (``naive_bayes.model.COUNT_DDL``), or the table
 itself as a pyarrow Table, whose YX rows (nearly all) are taken as columns instead of one by one.
 Pure Python; pyarrow only for a Table."""
 

@@ -19,7 +19,8 @@ def count_documents(
     *,
     model: str = "multinomial",
 ):
-    """The naive Bayes count table of ``df``'s documents, in ``nb.COUNT_DDL``: ``Y=ANY``, ``Y`` per
+    """The naive Bayes count table of ``df``'s documents, in ``naive_bayes.model.COUNT_DDL``: ``Y=ANY``,
+    ``Y`` per
     label, ``YX`` per (label, token) (token count, or documents containing it for ``bernoulli``)
     and, for ``multinomial``, ``YX=ANY`` per label. ``n`` is the count (weighted counts rounded);
     ``sum`` holds the exact weighted count when ``weight_col`` is given."""

@@ -3,7 +3,7 @@ parquet, a scikit-learn dataset) turned into documents or rows.
 
 Record shapes: lines ``(file, offset, text)`` / SGML files / table rows -> ``Doc(id, labels,
 tokens)`` or ``Row(id, label, categorical, numeric)``, mixed with statistics records
-(``runstats``) in one RDD; ``record_events`` turns each into its count events (``nb``).
+(``inputs.stats``) in one RDD; ``record_events`` turns each into its count events (``nb``).
 """
 
 from __future__ import annotations
@@ -309,7 +309,7 @@ def record_events(record, kind):
 def decoded_lines(lines):
     """A text DataFrame's lines (``value``) as valid UTF-8, decoded as the JVM decodes the Python
     engines' lines (U+FFFD for bad bytes): the first step of the SQL parse (``text_lines``); the
-    arrow paths decode in Python instead (``arrow_lines.jvm_decoded``, tested against this). Only
+    arrow paths decode in Python instead (``inputs.lines.jvm_decoded``, tested against this). Only
     a line that is not valid UTF-8 makes the string round trip (``split`` decodes into a Java
     string)."""
     from pyspark.sql import functions as F
@@ -333,9 +333,9 @@ def sms_ids():
 
 
 def text_lines(lines, fmt: str):
-    """The SQL twin of ``corpora.parse_labelled_line`` / ``parse_sms_line``: a text DataFrame
+    """The SQL twin of ``inputs.parsers.parse_labelled_line`` / ``parse_sms_line``: a text DataFrame
     (``value``) as ``(id, labels, text, category)``, the one place the SQL engines parse a tsv or
-    sms line (the arrow engine and scorer parse in pyarrow: ``arrow_lines.parse_lines``, tested
+    sms line (the arrow engine and scorer parse in pyarrow: ``inputs.lines.parse_lines``, tested
     line by line against this and the Python parsers). ``category`` is ``documents``, ``blank_lines``,
     ``malformed.fields``, ``malformed.id`` or ``malformed.labels`` (the Python parsers' reasons);
     ``labels`` is empty for a line without labels; sms ids are ``FILE#ROW`` (unique within a run).

@@ -2,8 +2,9 @@
 the model's smoothing).
 
 Record shapes: train, ``Doc`` / ``Row`` -> ``((event, label, feature, value), count | (n, Σx,
-Σx²))`` -> ``counts/`` (``nb.COUNT_DDL``) + ``manifest.json``; classify, ``counts/`` -> the scorer
-(``nb_scoring``) -> ``predictions/`` (``nb_scoring.PREDICTION_DDL``) -> ``metrics.json``,
+Σx²))`` -> ``counts/`` (``naive_bayes.model.COUNT_DDL``) + ``manifest.json``; classify, ``counts/`` -> the
+scorer
+(``naive_bayes.scoring``) -> ``predictions/`` (``naive_bayes.scoring.PREDICTION_DDL``) -> ``metrics.json``,
 ``report.txt``.
 """
 
@@ -157,8 +158,8 @@ def classify_nb(
     """Score the test records of ``inputs``; write predictions, metrics.json and report.txt.
 
     The smoothing is the model's unless ``overrides`` names ``nb.alpha`` / ``nb.var_smoothing``
-    (``--set`` on the command line). ``cfg.scoring`` picks the scorer (``capabilities``). ``out``
-    is checked as the command line checks it (``tables.check_output``).
+    (``--set`` on the command line). ``cfg.scoring`` picks the scorer (``settings.capabilities``). ``out``
+    is checked as the command line checks it (``storage.tables.check_output``).
     """
     started = time.time()
     model_dir = location(model_dir)

@@ -212,7 +212,7 @@ def build_nb_model(
 ) -> NBModel:
     """Build an ``NBModel`` of ``kind`` from count rows ``(event, label, feature, value, n, sum, sumsq)``
     or the count table itself as a pyarrow Table (faster: its YX rows are not looked at one by one)
-    (``prior_alpha``: see ``class_log_prior``; ``unseen``, ``domains``: see ``nb_settings``).
+    (``prior_alpha``: see ``class_log_prior``; ``unseen``, ``domains``: see ``settings.naive_bayes``).
     ``alpha = 0`` is the maximum-likelihood estimate: a zero count gives log 0 = −inf."""
     if alpha < 0:
         raise ValueError(f"alpha must be >= 0, got {alpha}")
@@ -258,7 +258,7 @@ def _pair_counts(yx: dict, cidx: dict) -> tuple[dict, np.ndarray]:
 
 
 def _token_counts(columns: tuple, cidx: dict) -> tuple[dict, np.ndarray]:
-    """``_pair_counts`` of a table's token rows as columns (``nb_counts.token_pairs``): the ×50
+    """``_pair_counts`` of a table's token rows as columns (``naive_bayes.count_table.token_pairs``): the ×50
     Reuters model (56,000 pairs) is built in 17.5 ms so, and took 38-60 ms through the rows'
     dictionary. A pair in two rows is summed."""
     labels, label_codes, tokens, codes, n = columns
@@ -414,23 +414,16 @@ def unexplained(jll: np.ndarray) -> int:
 
 def top_labels(log_post: np.ndarray, classes: Sequence[str], k: int, threshold: float = 0.0):
     """Per row: the ranked ``(label, probability)`` pairs predicted (top ``k``, plus any label
-    whose posterior reaches ``threshold`` when it is above 0)."""
-    order = np.argsort(-log_post, axis=1, kind="stable")  # ties: first class in order
-    probs = np.exp(log_post)
-    out = []
-    for r in range(log_post.shape[0]):
-        picked = []
-        for rank, c in enumerate(order[r]):
-            if rank < k or (threshold > 0 and probs[r, c] >= threshold):
-                picked.append((classes[c], float(probs[r, c])))
-            else:
-                break
-        out.append(picked)
-    return out
+    whose posterior reaches ``threshold`` when it is above 0): ``ranked_columns`` spelled out."""
+    order, probs, picked = ranked_columns(log_post, k, threshold, ranked=0)
+    return [
+        [(classes[order[r, i]], float(probs[r, i])) for i in range(picked[r])] for r in range(len(log_post))
+    ]
 
 
 def ranked_columns(log_post: np.ndarray, k: int, threshold: float = 0.0, ranked: int = 5):
-    """``top_labels`` for a whole batch as arrays: per row the class indices by falling posterior
+    """The one ranking of posteriors (``top_labels`` is its list form; the join scorer's SQL twin is
+    ``naive_bayes.scoring._ranked_predictions``): per row the class indices by falling posterior
     (``order``, at most ``ranked`` columns), their probabilities, and how many of them are
     predicted (the top ``k`` plus any whose posterior reaches ``threshold`` when it is above 0;
     the probabilities fall, so the predicted ones are a prefix)."""

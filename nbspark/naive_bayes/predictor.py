@@ -35,7 +35,7 @@ __all__ = ["NBPredictor", "read_nb"]
 
 
 class NBPredictor:
-    """A naive Bayes model in memory (``nb.NBModel``), scored with the classify job's maths."""
+    """A naive Bayes model in memory (``naive_bayes.model.NBModel``), scored with the classify job's maths."""
 
     def __init__(
         self,

@@ -1,8 +1,8 @@
 """The naive Bayes family's scorers, behind one contract: each takes ``(spark, cfg, inputs, model
-context)`` and returns a ``classifying.Scored`` whose ``stats()`` gives, after the predictions are
+context)`` and returns a ``spine.classifying.Scored`` whose ``stats()`` gives, after the predictions are
 written, ``input_stats``, ``malformed_examples`` and ``unknown_features``.
 
-* ``broadcast``: the model as arrays (``nb.NBModel``), each partition scored in batches of
+* ``broadcast``: the model as arrays (``naive_bayes.model.NBModel``), each partition scored in batches of
   ``BATCH`` records with one sparse matrix product.
 * ``join``: multinomial and Bernoulli models too large to broadcast: the test tokens joined with
   the count table, the weights derived from the same smoothing formulas (``nb``).
@@ -10,7 +10,7 @@ written, ``input_stats``, ``malformed_examples`` and ``unknown_features``.
 
 Counts a scorer makes while scoring (unknown tokens, the arrow scorer's line statistics) go into
 an accumulator updated in the write's result stage, where Spark applies each task's update exactly
-once; it is read after the write. Which scorer applies is ``capabilities.resolve_scoring``.
+once; it is read after the write. Which scorer applies is ``settings.capabilities.resolve_scoring``.
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ PREDICTION_DDL = (
 BATCH = 4096  # records scored per matrix product
 RANKED = 5  # ranked classes kept per prediction
 #: What scoring counts beside the input's line statistics: tokens or values the model never saw,
-#: and documents that no class can explain (every class scored −inf: ``nb.unexplained``).
+#: and documents that no class can explain (every class scored −inf: ``naive_bayes.model.unexplained``).
 SCORING_COUNTS = ("unknown_features", "unexplained_documents")
 
 
@@ -142,9 +142,9 @@ def _score_partition(records, bc_model, k, threshold, n_ranked, tally):
 
 def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, n_ranked: int) -> Scored:
     """Score ``tsv``/``sms`` test text in one pass without Python per token: Spark reads the
-    lines, each Arrow batch is tokenized (``arrow_text.token_codes``), looked up and scored by
+    lines, each Arrow batch is tokenized (``inputs.arrow_tokens.token_codes``), looked up and scored by
     vectorised code; the lines reach Python as Spark read them, to be decoded and cut there
-    (``arrow_lines``). Line statistics and unknown tokens are counted into the accumulator; the
+    (``inputs.lines``). Line statistics and unknown tokens are counted into the accumulator; the
     first malformed lines are named after the write (in failfast mode the first one stops the run
     before the results are renamed into place)."""
     spec = inputs.spec
@@ -215,7 +215,8 @@ def _join_predictions(
       the difference, and ``bias_y = Σ_{w∈V} log(1−p_yw)``, summed over the non-zero counts plus
       ``(|V| − nnz_y)`` times its value at C = 0.
 
-    Every weight is derived from ``nb.multinomial_log_prob`` / ``nb.bernoulli_log_probs`` (the
+    Every weight is derived from ``naive_bayes.model.multinomial_log_prob`` /
+    ``naive_bayes.model.bernoulli_log_probs`` (the
     formulas the broadcast model is built from), evaluated on columns. Returns the predictions
     and the unknown-token count (a lazy DataFrame). The same predictions as the broadcast scorer
     (tested).
@@ -362,7 +363,7 @@ def _arrow_score_batches(batches, fmt, bc_model, k, threshold, n_ranked, tally):
     """mapInArrow: tokenize, look up and score whole Arrow batches; the prediction columns are
     built as Arrow arrays from numpy (no Python per document or token). Rows are every input
     line (``value``, and an sms line's ``id``), its bytes as read: decoded and parsed here
-    (``arrow_lines``); every line is counted into ``tally`` by its category, with the lines read,
+    (``inputs.lines``); every line is counted into ``tally`` by its category, with the lines read,
     U+FFFD, empty documents and out-of-vocabulary tokens, and only documents are scored."""
     import numpy as np
     import pyarrow as pa

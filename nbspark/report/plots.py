@@ -19,7 +19,7 @@ def plot_learning_curve(rows: list[dict], path, title: str) -> None:
     """Accuracy (with the majority baseline) and per-level coverage against training size.
 
     ``rows``: one per training fraction, with ``weight`` (training size), ``accuracy``,
-    ``majority_baseline`` and ``levels`` (``name``, ``coverage``), as ``curves.learning_curve``
+    ``majority_baseline`` and ``levels`` (``name``, ``coverage``), as ``backoff.curves.learning_curve``
     writes them.
     """
     require_matplotlib()
@@ -57,7 +57,7 @@ def plot_learning_curve(rows: list[dict], path, title: str) -> None:
 
 
 def plot_pr_curve(pr: dict, path, title: str) -> None:
-    """Precision against recall of the positive class (``metrics.pr_curve``), the decision
+    """Precision against recall of the positive class (``report.metrics.pr_curve``), the decision
     threshold's point marked."""
     require_matplotlib()
     import matplotlib
@@ -92,7 +92,8 @@ def plot_pr_curve(pr: dict, path, title: str) -> None:
 
 
 def save_png(fig, path) -> None:
-    """Write a matplotlib figure as PNG to ``path`` (a ``storage.Location``: any file system) and close it."""
+    """Write a matplotlib figure as PNG to ``path`` (a ``storage.locations.Location``: any file system) and
+    close it."""
     import io
 
     import matplotlib.pyplot as plt

@@ -1,2 +1,2 @@
-"""Experiment settings: the config, what can serve it (``capabilities``), the naive Bayes
+"""Experiment settings: the config, what can serve it (``settings.capabilities``), the naive Bayes
 variants and the checker's rules, validated before Spark starts."""

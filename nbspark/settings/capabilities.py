@@ -174,7 +174,8 @@ def scoring_problem(cfg, scoring: str) -> str | None:
 
 def config_problems(cfg) -> list[str]:
     """What is wrong with ``cfg`` whatever it will do: an engine or scorer that does not exist, a
-    scorer on a backoff task (the settings of the other task: ``config.other_task_settings``). Checked when
+    scorer on a backoff task (the settings of the other task: ``settings.config.other_task_settings``).
+    Checked when
     the config loads; a config may only train or only
     classify, so the inputs are checked where a job reads them (``train_problem``, ``test_problem``)."""
     problems = []

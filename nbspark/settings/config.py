@@ -18,7 +18,7 @@ import typing
 from dataclasses import dataclass
 
 from nbspark.errors import ConfigError
-from nbspark.inputs.resolve import InputSpec
+from nbspark.inputs.spec import InputSpec
 from nbspark.inputs.tokens import sets_problem
 from nbspark.settings.capabilities import config_problems
 

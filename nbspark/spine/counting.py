@@ -1,7 +1,7 @@
 """The training shuffle: ``(event, weight)`` pairs summed by key (the Python engines), and the
 merge of two count tables (``--update``).
 
-Mappers emit events and statistics records (``runstats``) through one ``reduceByKey``: events
+Mappers emit events and statistics records (``inputs.stats``) through one ``reduceByKey``: events
 are tuples whose first item names the event (a context subset ``"ABDE"``, ``""``, or a naive
 Bayes event ``"Y"``, ``"YX"`` …); statistics are ``((STAT, name), n)`` and ``((BAD, …), 1)``.
 """

@@ -2,9 +2,9 @@
 
 ``train_model(spark, cfg, inputs, out, family, update)``: refuse an ``--update`` made with other
 settings, count with the engine the capability table picks (``Family.count`` returns a
-``counting.Counted``), refuse a run without examples, add the old counts on ``--update``, write
+``spine.counting.Counted``), refuse a run without examples, add the old counts on ``--update``, write
 the count table and the manifest into a staging directory and rename it into place
-(``tables.staged_output``). A family supplies its counting, its count schema, its update rules
+(``storage.tables.staged_output``). A family supplies its counting, its count schema, its update rules
 and its manifest fields; nothing is printed here (the command line formats the returned manifest).
 """
 
@@ -115,7 +115,7 @@ def train_model(
     (Cohen's streaming property: no recounting of the old data) and the model is replaced whole.
     Every setting that shapes the counts must equal the model's, and an input file the model
     already holds is refused unless ``force``. ``out`` is checked as the command line checks it
-    (``tables.check_output``): an existing output is replaced only with ``overwrite`` and only if
+    (``storage.tables.check_output``): an existing output is replaced only with ``overwrite`` and only if
     nbspark wrote it, and an output that overlaps the input is refused.
     """
     started = time.time()

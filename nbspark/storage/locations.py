@@ -6,7 +6,7 @@ Every path a user gives (an input, the data dir, a model, an output, ``--json``)
 anything with a scheme (``hdfs://``, ``s3a://``, ``gs://``, ``abfss://``, ``viewfs://``) is used
 as given and never looked up under the data dir.
 
-* ``HadoopStorage`` (``hadoop_storage``): Hadoop's ``FileSystem`` API through the JVM (py4j), for every
+* ``HadoopStorage`` (``storage.hadoop``): Hadoop's ``FileSystem`` API through the JVM (py4j), for every
 scheme the Spark
   installation has a connector for, with the session's Hadoop settings (``spark.hadoop.*``).
   The jobs use it for every path, local ones included (``use_hadoop``), and before the

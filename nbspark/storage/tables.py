@@ -6,7 +6,7 @@ directory in a staging directory beside it (``.NAME.staging-<id>``) and moves it
 when everything in it is written, with a marker file ``_nbspark.json`` naming what it holds.
 A failed run removes its staging directory and leaves the old output as it was.
 
-Every path is a ``storage.Location`` (Hadoop's FileSystem in the jobs). The commit rule depends on
+Every path is a ``storage.locations.Location`` (Hadoop's FileSystem in the jobs). The commit rule depends on
 whether a directory rename is atomic there (``Location.atomic_rename``):
 
 * ``file:`` and HDFS (also through ViewFS): the old output is renamed aside, the staging

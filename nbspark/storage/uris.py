@@ -19,7 +19,7 @@ __all__ = [
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
 
 #: Schemes whose directory rename is atomic (after ViewFS resolution); elsewhere (object stores,
-#: unknown schemes) outputs are committed with the marker rule (``tables.staged_output``).
+#: unknown schemes) outputs are committed with the marker rule (``storage.tables.staged_output``).
 atomic_rename_schemes = frozenset({"file", "hdfs", "webhdfs", "swebhdfs"})
 
 

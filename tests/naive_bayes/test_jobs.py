@@ -591,7 +591,7 @@ def test_undecodable_bytes_are_counted_and_reported_by_every_engine_and_scorer(s
 
 
 def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
-    """The arrow paths decode Spark's unchecked bytes in Python (``arrow_lines.jvm_decoded``); the
+    """The arrow paths decode Spark's unchecked bytes in Python (``inputs.lines.jvm_decoded``); the
     Python engines get lines the JVM decoded (Hadoop's line reader), the SQL parse decodes them in
     Spark. On 20,000 random lines made mostly of the bytes UTF-8's rules turn on (leads,
     continuations, C0, C1, E0, ED, F0, F4, F5, FF, cut-off sequences) all give the same strings,
@@ -600,8 +600,9 @@ def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
 
     import pyarrow as pa
 
+    from nbspark.inputs.decoding import JVM_REPLACE
     from nbspark.inputs.files import ngram_lines
-    from nbspark.inputs.lines import JVM_REPLACE, jvm_decoded
+    from nbspark.inputs.lines import jvm_decoded
     from nbspark.naive_bayes.inputs import decoded_lines
     from nbspark.storage.locations import location
 
@@ -711,7 +712,7 @@ HOSTILE_LINES = {
 
 def _arrow_parse(lines, fmt: str):
     """The arrow engine's and the arrow scorer's parse of a text DataFrame: Spark's lines, their
-    bytes unchecked, decoded and cut by ``arrow_lines`` in a Python task."""
+    bytes unchecked, decoded and cut by ``inputs.lines`` in a Python task."""
     from nbspark.inputs.lines import jvm_decoded, parse_lines
 
     ddl = "id STRING, labels ARRAY<STRING>, text STRING, category STRING"
@@ -723,8 +724,8 @@ def _arrow_parse(lines, fmt: str):
 @pytest.mark.parametrize("parse", ["sql", "arrow"])
 @pytest.mark.parametrize("fmt", ["tsv", "sms"])
 def test_the_sql_and_arrow_parses_are_the_python_parse_line_by_line(spark, tmp_path, fmt, parse):
-    """``nb_inputs.text_lines`` (the SQL engines' parse) and ``arrow_lines.parse_lines`` (the
-    arrow engine's and scorer's) against ``corpora.parse_labelled_line`` / ``parse_sms_line`` on
+    """``naive_bayes.inputs.text_lines`` (the SQL engines' parse) and ``inputs.lines.parse_lines`` (the
+    arrow engine's and scorer's) against ``inputs.parsers.parse_labelled_line`` / ``parse_sms_line`` on
     every line: TABs in the text, white space Python strips and SQL's trim does not, missing
     fields, ids and labels, blank lines that hold TABs, non-ASCII and undecodable bytes (decoded
     as the Python engines' lines are)."""

@@ -1,6 +1,6 @@
 """The Google Books engine (``engine = dataframe``, what ``auto`` takes) gives the ``combine``
 engine's table, statistics and first malformed lines, line for line, on hand-written lines chosen
-to sit on every edge of its tests: with shards read whole (``google_scan``), streamed through the
+to sit on every edge of its tests: with shards read whole (``backoff.google_scan``), streamed through the
 JVM's filter, and both in one run."""
 
 import gzip

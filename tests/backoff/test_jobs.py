@@ -13,7 +13,8 @@ from nbspark.backoff.jobs import BACKOFF, classify, load_backoff_manifest, train
 from nbspark.backoff.query import query
 from nbspark.errors import InputError, OutputError
 from nbspark.inputs.parsers import MalformedLine
-from nbspark.inputs.resolve import InputSpec, resolve_input
+from nbspark.inputs.resolve import resolve_input
+from nbspark.inputs.spec import InputSpec
 from nbspark.settings.config import load_config
 from nbspark.spine.training import read_counts
 from nbspark.storage.tables import check_output

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.spark
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 
 
 def listening_addresses(pid: int) -> list[str]:

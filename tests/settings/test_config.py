@@ -4,10 +4,11 @@ from pathlib import Path
 import pytest
 
 from nbspark.errors import ConfigError
-from nbspark.inputs.resolve import DataNotFound, InputSpec, resolve_data_dir
+from nbspark.inputs.resolve import DataNotFound, resolve_data_dir
+from nbspark.inputs.spec import InputSpec
 from nbspark.settings.config import DEFAULT, load_config
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parents[2]
 
 
 def test_default_is_the_affect_effect_experiment():

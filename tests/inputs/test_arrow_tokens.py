@@ -184,7 +184,7 @@ def test_partial_counts_sum_like_a_counter():
 
 
 def python_ngram_events(lines, width, centres, lowercase, subsets, letters):
-    """The Python path itself (``ngram_inputs.ngram_partition``), line by line: the reference."""
+    """The Python path itself (``backoff.inputs.ngram_partition``), line by line: the reference."""
     from nbspark.backoff.events import example_events
     from nbspark.backoff.inputs import ngram_partition as _ngram_partition
     from nbspark.inputs.stats import is_stat, split_stats
@@ -286,7 +286,8 @@ def test_bad_utf8_is_decoded_as_the_jvm_decodes_it(raw, jvm):
     """Cases worked by hand from ``java.lang.String``'s UTF-8 decoder (the arrow paths decode
     Spark's unchecked bytes in Python; the Python engines get lines the JVM decoded). The Spark
     tests check the same against the JVM itself on random bytes."""
-    from nbspark.inputs.lines import JVM_REPLACE, jvm_decoded
+    from nbspark.inputs.decoding import JVM_REPLACE
+    from nbspark.inputs.lines import jvm_decoded
 
     assert raw.decode("utf-8", JVM_REPLACE) == jvm
     for binary, string in ((pa.binary(), pa.string()), (pa.large_binary(), pa.large_string())):
@@ -304,7 +305,7 @@ def test_a_valid_array_is_not_decoded_again():
 
 @pytest.mark.parametrize("fmt", ["tsv", "sms"])
 def test_parse_lines_by_hand(fmt):
-    """``arrow_lines.parse_lines`` without Spark; the Spark tests hold it to the Python parsers
+    """``inputs.lines.parse_lines`` without Spark; the Spark tests hold it to the Python parsers
     and to the SQL parse on hostile lines."""
     from nbspark.inputs.lines import parse_lines
 

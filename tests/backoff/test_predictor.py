@@ -59,7 +59,7 @@ def test_a_text_checked_in_pieces_gives_the_flags_of_the_whole(model_dir, monkey
     span the cuts. Cut after every line, and after every 3 lines, the flags are the whole text's."""
     import functools
 
-    from nbspark import loading as models
+    from nbspark.backoff import predictor as models
     from nbspark.inputs.tokens import line_pieces
 
     model = nbspark.load(model_dir)

@@ -168,7 +168,7 @@ def test_unknown_tokens_and_values_are_counted():
 
 def test_loop_scorer_equals_dot_product(monkeypatch):
     """The benchmarks' per-token baseline (scripts/baselines.py) scores as the library does."""
-    monkeypatch.syspath_prepend(str(Path(__file__).parent.parent / "scripts"))
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[2] / "scripts"))
     from baselines import loop_model, score_loop
 
     train = random_docs(5)

@@ -6,7 +6,8 @@ import pytest
 
 from nbspark.backoff.jobs import train
 from nbspark.errors import InputError
-from nbspark.inputs.resolve import InputSpec, resolve_input
+from nbspark.inputs.resolve import resolve_input
+from nbspark.inputs.spec import InputSpec
 from nbspark.settings.config import load_config
 
 pytestmark = pytest.mark.spark

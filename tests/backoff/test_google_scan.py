@@ -1,7 +1,7 @@
-"""``google_scan`` (whole shards tested by RE2) against an independent reading of the same bytes:
+"""``backoff.google_scan`` (whole shards tested by RE2) against an independent reading of the same bytes:
 the lines cut as Hadoop's LineRecordReader cuts them (written here from its documentation: ``\\n``,
 ``\\r`` and ``\\r\\n`` end a line, a UTF-8 byte-order mark at the start is dropped), each decoded and
-given to ``corpora.google_line``, the rule of the ``combine`` engine. No Spark."""
+given to ``inputs.parsers.google_line``, the rule of the ``combine`` engine. No Spark."""
 
 import gzip
 import re
@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import nbspark.backoff.google_scan as gs
+from nbspark.inputs.decoding import JVM_REPLACE
 from nbspark.inputs.parsers import MalformedLine, google_line
 from nbspark.inputs.stats import PartitionStats
 
@@ -22,7 +23,7 @@ def hadoop_lines(data: bytes) -> list[str]:
     pieces = re.split(rb"\r\n|\r|\n", data)
     if pieces and pieces[-1] == b"":
         pieces.pop()
-    return [p.decode("utf-8", "replace") for p in pieces]
+    return [p.decode("utf-8", JVM_REPLACE) for p in pieces]  # as Spark decodes (test_nb_spark checks it)
 
 
 def reference(data: bytes, args) -> tuple[Counter, dict]:
@@ -173,6 +174,13 @@ def test_invalid_utf8_is_decoded_as_the_text_source_decodes_it():
     args = settings_for("google_v3")
     data = b"a \xff effect d e\t2000,50,1\na b \xffeffect d e\t2000,50,1\na b eff\xc3 d e\t2000,1,1\n"
     assert scanned(data, args) == reference(data, args)
+
+
+def test_an_encoded_surrogate_is_one_replacement_as_in_java():
+    """``ED A0 80`` (a UTF-16 surrogate encoded in UTF-8): Java's decoder gives one U+FFFD, Python's
+    ``errors="replace"`` three; the scanner decodes as Spark does."""
+    ngrams, _ = scanned(b"a \xed\xa0\x80 effect d e\t2000,50,1\n", settings_for("google_v3"))
+    assert ngrams == Counter({("a", "\ufffd", "effect", "d", "e"): 50})
 
 
 TOKENS = st.sampled_from(

@@ -1,6 +1,6 @@
 """The textbook variants of naive Bayes, each on an example worked by hand: the value written in the
 test, with where it comes from. (The IR book's China/Japan example, multinomial and Bernoulli, is in
-tests/test_nb.py: test_iir_multinomial_golden, test_iir_bernoulli_golden.)"""
+tests/naive_bayes/test_model.py: test_iir_multinomial_golden, test_iir_bernoulli_golden.)"""
 
 import dataclasses
 import math

@@ -1,0 +1,36 @@
+"""One input of an experiment, as the config names it (``[train]``, ``[test]``): pure data, read
+by ``settings.config`` and resolved into files by ``inputs.resolve``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["InputSpec"]
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """One input: its format, its path (relative paths are under the data dir) and, for
+    Reuters, the LEWISSPLIT values kept (empty: every story)."""
+
+    format: str
+    path: str
+    splits: tuple[str, ...] = ()
+    # Seeded hold-out for inputs without a split of their own (sms, tsv, tables): a fraction
+    # ``holdout`` of the records (chosen by a hash of seed and record id, so the same records
+    # whatever the partitioning) is the part "test", the rest "train"; ``splits`` picks parts.
+    holdout: float = 0.0
+    seed: int = 0
+    # Google Books Ngram files (google_v2, google_v3): match counts summed over the years
+    # year_min..year_max; n-grams whose total is below min_count are dropped (Cohen used 40);
+    # part-of-speech suffixes (effect_NOUN) stripped ("strip") or kept ("keep").
+    year_min: int = 0
+    year_max: int = 9999
+    min_count: int = 40
+    pos: str = "strip"
+    # A gzip or plain Google file of at most whole_file_mb MB is read whole by one Python task
+    # (fastest; the task holds it in memory); a larger one is streamed through the JVM. 0: stream all.
+    whole_file_mb: float = 256.0
+    # Plain text (format "text"): a document is a whole file ("file") or a paragraph, lines
+    # separated by blank lines ("paragraph"); windows are padded at the document's edges.
+    document: str = "file"
