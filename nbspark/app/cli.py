@@ -226,29 +226,22 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         from nbspark.inputs.resolve import resolve_input
         from nbspark.report.format import format_nb_train_report, format_train_report
         from nbspark.settings.capabilities import resolve_engine
+        from nbspark.spine.training import plan_training, train_model
 
         nb = cfg.task == "naive_bayes"
         # only the run's own family is imported (the naive Bayes jobs bring numpy and scipy: 0.25 s)
         if nb:
-            from nbspark.naive_bayes.jobs import load_nb_manifest as load_manifest
-            from nbspark.naive_bayes.jobs import train_nb as train
+            from nbspark.naive_bayes.jobs import NAIVE_BAYES as family
         else:
-            from nbspark.backoff.jobs import load_backoff_manifest as load_manifest
-            from nbspark.backoff.jobs import train
-        resolve_engine(cfg)  # a training input, sampling or engine that cannot apply
+            from nbspark.backoff.jobs import BACKOFF as family
+        resolve_engine(cfg)  # a training input, sampling or engine that cannot apply, before any path
         use_hadoop()
         inputs = resolve_input(cfg.train, args.data_dir)
-        if args.update:
-            out = location(args.update)
-            load_manifest(out)
-            out = check_output(out, True, [inputs.root])
-        else:
-            out = check_output(args.out or cfg.model_dir, args.overwrite, [inputs.root])
+        out = args.update or args.out or cfg.model_dir
+        plan = plan_training(cfg, inputs, out, family, bool(args.update), args.force, args.overwrite)
         with _spark(f"nbspark-train-{cfg.name}") as spark:
-            manifest = train(
-                spark, cfg, inputs, out, update=bool(args.update), force=args.force, overwrite=args.overwrite
-            )
-        print((format_nb_train_report if nb else format_train_report)(manifest, out))
+            manifest = train_model(spark, plan, family)
+        print((format_nb_train_report if nb else format_train_report)(manifest, plan.out))
 
     return _run(prog, body)
 
@@ -269,36 +262,29 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
 
     def body():
         from nbspark.inputs.resolve import resolve_input
-        from nbspark.report.format import format_classify_report
-        from nbspark.report.metrics import format_classification_report
-        from nbspark.settings.capabilities import resolve_scoring, training_overlap
-        from nbspark.spine.classifying import results_report
 
         nb = cfg.task == "naive_bayes"
         if nb:  # only the run's own family is imported, as in train
-            from nbspark.naive_bayes.jobs import classify_nb, model_settings
-            from nbspark.naive_bayes.jobs import load_nb_manifest as load_manifest
+            from nbspark.naive_bayes.jobs import plan_nb_classify, run_nb_classify
+
+            def plan_run(inputs, out):
+                return plan_nb_classify(cfg, model, inputs, out, explicit, args.overwrite)
+
+            run = run_nb_classify
         else:
-            from nbspark.backoff.jobs import classify
-            from nbspark.backoff.jobs import load_backoff_manifest as load_manifest
+            from nbspark.backoff.jobs import plan_backoff_classify, run_backoff_classify
+
+            def plan_run(inputs, out):
+                return plan_backoff_classify(cfg, model, inputs, out, args.overwrite)
+
+            run = run_backoff_classify
         use_hadoop()
         model = location(args.model or cfg.model_dir)
-        manifest = load_manifest(model)
-        resolve_scoring(
-            model_settings(manifest, cfg, explicit) if nb else cfg
-        )  # a test input or scorer that cannot apply
-        inputs = resolve_input(cfg.test, args.data_dir)
-        training_overlap(manifest, inputs)  # ... or test records that are training records
-        out = check_output(args.out or cfg.results_dir, args.overwrite, [inputs.root, model])
+        plan = plan_run(lambda: resolve_input(cfg.test, args.data_dir), args.out or cfg.results_dir)
         with _spark(f"nbspark-classify-{cfg.name}") as spark:
-            if nb:
-                metrics = classify_nb(
-                    spark, cfg, model, inputs, out, overrides=explicit, overwrite=args.overwrite
-                )
-            else:
-                metrics = classify(spark, cfg, model, inputs, out, overwrite=args.overwrite)
-        print(results_report(format_classification_report if nb else format_classify_report, metrics))
-        print(f"results written to {out}")
+            run(spark, plan)
+        print((plan.out / "report.txt").read_text(), end="")  # the report the job wrote: formatted once
+        print(f"results written to {plan.out}")
 
     return _run(prog, body)
 

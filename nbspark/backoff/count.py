@@ -1,4 +1,4 @@
-"""The backoff family's counting engines, behind one function: ``count_ngrams(spark, cfg, inputs)
+"""The backoff family's counting engines, behind one function: ``count_ngrams(spark, cfg, inputs, engine)
 -> counting.Counted`` with the count table in ``events.count_ddl(letters)``.
 
 * ``pairs`` / ``combine``: examples (``backoff.inputs``) flatMapped into ``((subset, *context,
@@ -21,7 +21,6 @@ from nbspark.backoff.inputs import examples_rdd, google_summed
 from nbspark.inputs.files import text_frame
 from nbspark.inputs.parsers import MAX_COUNT, parse_google_v2, parse_google_v3, parse_ngram_line
 from nbspark.inputs.stats import MARK, STAT, first_malformed_lines, is_stat, run_failfast, split_stats
-from nbspark.settings.capabilities import resolve_engine
 from nbspark.spark.faults import maybe_inject
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted, count_events
@@ -30,9 +29,9 @@ from nbspark.spine.frames import schema_of
 __all__ = ["count_ngrams"]
 
 
-def count_ngrams(spark, cfg, inputs) -> Counted:
-    """Count the examples of ``inputs`` into every subset of ``cfg.counted_subsets``."""
-    engine = resolve_engine(cfg)
+def count_ngrams(spark, cfg, inputs, engine: str) -> Counted:
+    """Count the examples of ``inputs`` into every subset of ``cfg.counted_subsets`` with ``engine``
+    (resolved by the plan: ``settings.capabilities.resolve_engine``)."""
     if engine == "arrow":
         return _arrow_counts(spark, cfg, inputs)
     return _python_counts(spark, cfg, inputs, engine)

@@ -21,21 +21,21 @@ from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import is_stat, run_failfast, split_stats
 from nbspark.report.format import format_classify_report
 from nbspark.report.metrics import backoff_metrics, level_name
-from nbspark.settings.capabilities import resolve_scoring, training_overlap
 from nbspark.settings.config import ExperimentConfig, position_letters
-from nbspark.spine.classifying import Scored, write_results
+from nbspark.spine.classifying import ClassifyPlan, Scored, plan_classify, write_results
 from nbspark.spine.counting import count_events
-from nbspark.spine.training import Family, read_counts, train_model, why_empty
+from nbspark.spine.training import Family, plan_training, read_counts, train_model, why_empty
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import BACKOFF_KIND, confusion_sets, load_manifest, set_of_word
-from nbspark.storage.tables import check_output
 
 __all__ = [
     "BACKOFF",
     "classify",
     "load_backoff_manifest",
     "per_set_metrics",
+    "plan_backoff_classify",
     "prediction_ddl",
+    "run_backoff_classify",
     "train",
     "worked_examples",
 ]
@@ -120,7 +120,7 @@ def train(
 ) -> dict:
     """Count ``inputs`` into the backoff model ``out``; return its manifest
     (``spine.training.train_model``)."""
-    return train_model(spark, cfg, inputs, out, BACKOFF, update, force, overwrite)
+    return train_model(spark, plan_training(cfg, inputs, out, BACKOFF, update, force, overwrite), BACKOFF)
 
 
 # ---------------------------------------------------------------- classify
@@ -153,20 +153,38 @@ def classify(
     spark, cfg: ExperimentConfig, model_dir: Location, inputs: Inputs, out: Location, overwrite: bool = False
 ) -> dict:
     """Score every test example of ``inputs`` with the model; write predictions and metrics; return
-    the metrics. ``out`` is checked as the command line checks it (``storage.tables.check_output``)."""
-    started = time.time()
+    the metrics: the plan (``plan_backoff_classify``), then the job (``run_backoff_classify``)."""
+    return run_backoff_classify(spark, plan_backoff_classify(cfg, model_dir, inputs, out, overwrite))
+
+
+def plan_backoff_classify(
+    cfg: ExperimentConfig, model_dir, inputs, out, overwrite: bool = False
+) -> ClassifyPlan:
+    """The plan of a backoff classify run (``spine.classifying.plan_classify``); a chain that needs a
+    subset the model did not count is refused."""
     model_dir = location(model_dir)
-    out = check_output(out, overwrite, [inputs.root, model_dir])
-    resolve_scoring(cfg)  # refuses a test input or scorer that cannot apply
-    manifest = load_backoff_manifest(model_dir)
-    overlap = training_overlap(manifest, inputs)  # test records that are training records: refused
+
+    def counted_chain(manifest: dict, run: ExperimentConfig) -> ExperimentConfig:
+        missing = [s for s in run.backoff if s not in manifest["subsets"]]
+        if missing:
+            raise OutputError(
+                f"{model_dir}: the backoff chain needs subsets {', '.join(map(level_name, missing))}, "
+                f"which this model did not count (it has {', '.join(map(level_name, manifest['subsets']))})"
+            )
+        return run
+
+    return plan_classify(
+        cfg, model_dir, inputs, out, BACKOFF_KIND, settings=counted_chain, overwrite=overwrite
+    )
+
+
+def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
+    """Score ``plan.inputs``; write predictions, metrics.json and report.txt into ``plan.out`` (staged);
+    return the metrics."""
+    started = time.time()
+    cfg, model_dir, manifest, inputs, out = plan.cfg, plan.model_dir, plan.manifest, plan.inputs, plan.out
+    overlap = plan.overlap
     mcfg, letters = manifest["config"], manifest["letters"]
-    missing = [s for s in cfg.backoff if s not in manifest["subsets"]]
-    if missing:
-        raise OutputError(
-            f"{model_dir}: the backoff chain needs subsets {', '.join(map(level_name, missing))}, "
-            f"which this model did not count (it has {', '.join(map(level_name, manifest['subsets']))})"
-        )
     counts = read_counts(spark, model_dir, BACKOFF, manifest)
     model = build_model(counts.where(counts.subset.isin(list(cfg.backoff))).collect(), letters, cfg.backoff)
     sets = confusion_sets(mcfg)

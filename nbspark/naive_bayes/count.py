@@ -1,4 +1,4 @@
-"""The naive Bayes family's counting engines, behind one function: ``count_nb(spark, cfg, inputs)
+"""The naive Bayes family's counting engines, behind one function: ``count_nb(spark, cfg, inputs, engine)
 -> counting.Counted`` with the count table in ``naive_bayes.model.COUNT_DDL``.
 
 * ``pairs`` / ``combine``: documents or rows (``naive_bayes.inputs``) flatMapped into ``((event, label,
@@ -21,7 +21,6 @@ from nbspark.inputs.stats import MARK, first_malformed_lines, is_stat, run_failf
 from nbspark.inputs.tokens import NON_WORD_RUN, WORD_CHAR
 from nbspark.naive_bayes.inputs import record_events, records_rdd, text_lines
 from nbspark.naive_bayes.model import add_values, event_row
-from nbspark.settings.capabilities import resolve_engine
 from nbspark.settings.config import ExperimentConfig
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted, count_events
@@ -30,9 +29,9 @@ from nbspark.spine.frames import local_frame, schema_of
 __all__ = ["count_nb"]
 
 
-def count_nb(spark, cfg: ExperimentConfig, inputs: Inputs) -> Counted:
-    """Count the naive Bayes events of ``inputs`` with the engine ``cfg`` resolves to."""
-    engine = resolve_engine(cfg)
+def count_nb(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Counted:
+    """Count the naive Bayes events of ``inputs`` with ``engine`` (resolved by the plan:
+    ``settings.capabilities.resolve_engine``)."""
     if engine in ("dataframe", "arrow"):
         return _sql_counts(spark, cfg, inputs, engine)
     return _python_counts(spark, cfg, inputs, engine)

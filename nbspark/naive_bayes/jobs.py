@@ -20,15 +20,15 @@ from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model
 from nbspark.naive_bayes.scoring import RANKED, score
 from nbspark.report.metrics import LOG_EPS, classification_metrics, format_classification_report, pr_curve
 from nbspark.report.plots import plot_pr_curve
-from nbspark.settings.capabilities import TEXT_MODELS, resolve_scoring, training_overlap
+from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import model_options, refuse_unused
-from nbspark.spine.classifying import write_results
-from nbspark.spine.training import Family, read_counts, train_model, why_empty
+from nbspark.spine.classifying import ClassifyPlan, plan_classify, write_results
+from nbspark.spine.training import Family, plan_training, read_counts, train_model, why_empty
 from nbspark.storage.counts import read_count_table
-from nbspark.storage.locations import Location, location
+from nbspark.storage.locations import Location
 from nbspark.storage.manifests import NB_KIND, load_manifest
-from nbspark.storage.tables import check_output, write_json
+from nbspark.storage.tables import write_json
 
 __all__ = [
     "NAIVE_BAYES",
@@ -37,6 +37,8 @@ __all__ = [
     "binary_decision",
     "classify_nb",
     "load_nb_manifest",
+    "plan_nb_classify",
+    "run_nb_classify",
     "model_settings",
     "train_nb",
 ]
@@ -115,7 +117,9 @@ def train_nb(
     overwrite: bool = False,
 ) -> dict:
     """Count naive Bayes events of ``inputs`` into the model ``out``; return its manifest."""
-    return train_model(spark, cfg, inputs, out, NAIVE_BAYES, update, force, overwrite)
+    return train_model(
+        spark, plan_training(cfg, inputs, out, NAIVE_BAYES, update, force, overwrite), NAIVE_BAYES
+    )
 
 
 def model_settings(
@@ -155,21 +159,49 @@ def classify_nb(
     overrides: frozenset[str] = frozenset(),
     overwrite: bool = False,
 ) -> dict:
-    """Score the test records of ``inputs``; write predictions, metrics.json and report.txt.
+    """Score the test records of ``inputs``; write predictions, metrics.json and report.txt: the
+    plan (``plan_nb_classify``), then the job (``run_nb_classify``)."""
+    return run_nb_classify(spark, plan_nb_classify(cfg, model_dir, inputs, out, overrides, overwrite))
 
-    The smoothing is the model's unless ``overrides`` names ``nb.alpha`` / ``nb.var_smoothing``
-    (``--set`` on the command line). ``cfg.scoring`` picks the scorer (``settings.capabilities``). ``out``
-    is checked as the command line checks it (``storage.tables.check_output``).
-    """
+
+def plan_nb_classify(
+    cfg: ExperimentConfig,
+    model_dir,
+    inputs,
+    out,
+    overrides: frozenset[str] = frozenset(),
+    overwrite: bool = False,
+) -> ClassifyPlan:
+    """The plan of a naive Bayes classify run (``spine.classifying.plan_classify``). The smoothing is
+    the model's unless ``overrides`` names ``nb.alpha`` / ``nb.var_smoothing`` (``--set`` on the
+    command line); ``cfg.scoring`` picks the scorer, ``join`` past ``broadcast_limit_mb`` of model."""
+    plan = plan_classify(
+        cfg,
+        model_dir,
+        inputs,
+        out,
+        NB_KIND,
+        settings=lambda manifest, run: model_settings(manifest, run, overrides),
+        model_bytes=lambda manifest: len(manifest["label_counts"]) * manifest["features"] * 8,
+        overwrite=overwrite,
+    )
+    binary = _binary(plan.cfg, tuple(sorted(plan.manifest["label_counts"])))
+    return dataclasses.replace(plan, details={"binary": binary})
+
+
+def run_nb_classify(spark, plan: ClassifyPlan) -> dict:
+    """Score ``plan.inputs`` with ``plan.scorer``; write predictions, metrics.json and report.txt into
+    ``plan.out`` (staged); return the metrics."""
     started = time.time()
-    model_dir = location(model_dir)
-    out = check_output(out, overwrite, [inputs.root, model_dir])
-    manifest = load_nb_manifest(model_dir)
-    overlap = training_overlap(manifest, inputs)  # test records that are training records: refused
-    cfg = model_settings(manifest, cfg, overrides)
+    cfg, model_dir, manifest, inputs, scoring = (
+        plan.cfg,
+        plan.model_dir,
+        plan.manifest,
+        plan.inputs,
+        plan.scorer,
+    )
+    overlap, out, binary = plan.overlap, plan.out, plan.details["binary"]
     text_model = manifest["model"] in TEXT_MODELS
-    binary = _binary(cfg, tuple(sorted(manifest["label_counts"])))
-    scoring = resolve_scoring(cfg, len(manifest["label_counts"]) * manifest["features"] * 8)
     counts = model = None
     if scoring == "join":  # the count table joined to the test events in Spark
         counts = read_counts(spark, model_dir, NAIVE_BAYES, manifest)

@@ -1,4 +1,11 @@
-"""The one classify skeleton of both model families: predictions written into a staging
+"""The one classify skeleton of both model families, and its plan.
+
+``plan_classify`` decides, before Spark starts, everything a classify run will do: the model and
+its manifest, the settings the model fixes, the scorer, the overlap of test and training records
+(refused unless the test data are exactly the training data), and the checked output. The jobs
+follow the ``ClassifyPlan`` and decide nothing again.
+
+The skeleton: predictions written into a staging
 directory, the run's statistics read once the write is done, metrics computed from what was
 written, ``metrics.json`` and ``report.txt`` beside them, and the directory renamed into place.
 
@@ -16,10 +23,55 @@ from functools import cached_property
 
 from nbspark.errors import InputError
 from nbspark.report.format import malformed_lines, malformed_reasons, missing_cells, undecodable
-from nbspark.storage.locations import Location
-from nbspark.storage.tables import read_arrow, staged_output, write_json
+from nbspark.settings.capabilities import resolve_scoring, training_overlap
+from nbspark.storage.locations import Location, location
+from nbspark.storage.manifests import load_manifest
+from nbspark.storage.tables import check_output, read_arrow, staged_output, write_json
 
-__all__ = ["Scored", "Written", "results_report", "write_results"]
+__all__ = ["ClassifyPlan", "Scored", "Written", "plan_classify", "results_report", "write_results"]
+
+
+@dataclass(frozen=True)
+class ClassifyPlan:
+    """What a classify run will do, decided before Spark starts (``plan_classify``).
+
+    ``cfg`` is the run's config with what the model fixes (naive Bayes: ``model_settings``);
+    ``scorer`` the resolved scorer (never ``auto``); ``overlap`` the verdict of
+    ``settings.capabilities.training_overlap`` (``"none"`` or ``"all"``); ``out`` the checked results
+    directory; ``details`` what a family decided besides (naive Bayes: the binary decision)."""
+
+    cfg: object
+    model_dir: Location
+    manifest: dict
+    inputs: object
+    out: Location
+    scorer: str
+    overlap: str
+    details: dict = field(default_factory=dict)
+
+
+def plan_classify(
+    cfg,
+    model_dir,
+    inputs,
+    out,
+    kind: str,
+    settings: Callable | None = None,
+    model_bytes: Callable[[dict], int] | None = None,
+    overwrite: bool = False,
+) -> ClassifyPlan:
+    """Decide a classify run with a model of ``kind``, in this order: read its manifest, apply
+    ``settings(manifest, cfg) -> cfg`` (what the model fixes; it refuses what it must), resolve the
+    scorer for a model of ``model_bytes(manifest)`` bytes, take the test ``inputs`` (or call them, a
+    function that resolves them), refuse test records that are training records, check ``out``."""
+    model_dir = location(model_dir)
+    manifest = load_manifest(model_dir, kind)
+    run = settings(manifest, cfg) if settings is not None else cfg
+    scorer = resolve_scoring(run, model_bytes(manifest) if model_bytes is not None else 0)
+    inputs = inputs() if callable(inputs) else inputs
+    overlap = training_overlap(manifest, inputs)
+    out = check_output(out, overwrite, [inputs.root, model_dir])
+    return ClassifyPlan(run, model_dir, manifest, inputs, out, scorer, overlap)
 
 
 @dataclass

@@ -1,11 +1,14 @@
-"""The one train skeleton of both model families.
+"""The one train skeleton of both model families, and its plan.
 
-``train_model(spark, cfg, inputs, out, family, update)``: refuse an ``--update`` made with other
-settings, count with the engine the capability table picks (``Family.count`` returns a
-``spine.counting.Counted``), refuse a run without examples, add the old counts on ``--update``, write
-the count table and the manifest into a staging directory and rename it into place
-(``storage.tables.staged_output``). A family supplies its counting, its count schema, its update rules
-and its manifest fields; nothing is printed here (the command line formats the returned manifest).
+``plan_training(cfg, inputs, out, family, update, force, overwrite) -> TrainPlan`` decides, before
+Spark starts, everything a run will do: the engine the capability table picks, the checked output,
+and for ``--update`` the model's manifest with the refusals of an update made with other settings
+or of an input counted before. ``train_model(spark, plan, family)`` follows the plan and decides
+nothing again: count with the plan's engine (``Family.count`` returns a ``spine.counting.Counted``),
+refuse a run without examples, add the old counts on ``--update``, write the count table and the
+manifest into a staging directory and rename it into place (``storage.tables.staged_output``). A
+family supplies its counting, its count schema, its update rules and its manifest fields; nothing
+is printed here (the command line formats the returned manifest).
 """
 
 from __future__ import annotations
@@ -22,7 +25,15 @@ from nbspark.storage.locations import Location, location, resolved
 from nbspark.storage.manifests import check_update, load_manifest, manifest_header, merged_manifest
 from nbspark.storage.tables import check_output, parquet_rows, read_parquet_checked, staged_output, write_json
 
-__all__ = ["Family", "input_signatures", "read_counts", "train_model", "why_empty"]
+__all__ = [
+    "Family",
+    "TrainPlan",
+    "input_signatures",
+    "plan_training",
+    "read_counts",
+    "train_model",
+    "why_empty",
+]
 
 log = logging.getLogger("nbspark")
 
@@ -31,7 +42,7 @@ log = logging.getLogger("nbspark")
 class Family:
     """What a model family supplies to the train skeleton.
 
-    ``count(spark, cfg, inputs) -> Counted``; ``ddl(config_dict) -> str`` the count schema;
+    ``count(spark, cfg, inputs, engine) -> Counted``; ``ddl(config_dict) -> str`` the count schema;
     ``sums``: the count columns (added on update); ``unit``: the statistic that must be > 0
     (``"examples"``, ``"documents"``); ``update_keys``: settings that must equal the model's on
     update; ``fields(spark, cfg, counted, written, updated) -> dict``: the family's manifest fields;
@@ -99,39 +110,55 @@ def _check_recount(old: dict, inputs, force: bool) -> None:
             )
 
 
-def train_model(
-    spark,
-    cfg,
-    inputs,
-    out: Location,
-    family: Family,
-    update: bool = False,
-    force: bool = False,
-    overwrite: bool = False,
-) -> dict:
-    """Count ``inputs`` into the model directory ``out`` (checked and staged here); return the manifest.
+@dataclass(frozen=True)
+class TrainPlan:
+    """What a train run will do, decided before Spark starts (``plan_training``).
 
-    With ``update``, ``out`` is an existing model: the new counts are added to its tables
-    (Cohen's streaming property: no recounting of the old data) and the model is replaced whole.
-    Every setting that shapes the counts must equal the model's, and an input file the model
-    already holds is refused unless ``force``. ``out`` is checked as the command line checks it
-    (``storage.tables.check_output``): an existing output is replaced only with ``overwrite`` and only if
-    nbspark wrote it, and an output that overlaps the input is refused.
-    """
-    started = time.time()
-    out = check_output(out, overwrite or update, [inputs.root])
+    ``cfg`` is the run's config (the manifest records it); ``counting`` what the engine counts with
+    (an update's: with what the model settled, ``Family.update_settings``); ``engine`` the resolved
+    engine (never ``auto``); ``out`` the checked model directory; ``old`` the manifest of the model
+    an update adds to (None: a new model)."""
+
+    cfg: object
+    counting: object
+    inputs: object
+    out: Location
+    engine: str
+    old: dict | None = None
+
+
+def plan_training(
+    cfg, inputs, out, family: Family, update: bool = False, force: bool = False, overwrite: bool = False
+) -> TrainPlan:
+    """Decide a train run: refuse a training input, sampling or engine that cannot apply, an output
+    that cannot be replaced (``storage.tables.check_output``: only with ``overwrite`` or ``update``,
+    only if nbspark wrote it, never overlapping the input), and an update whose settings differ from
+    the model's or that counts a file the model holds (unless ``force``)."""
+    engine = resolve_engine(cfg)
     old = None
     if update:
-        old = load_manifest(out, family.kind)
+        old = load_manifest(location(out), family.kind)
+    out = check_output(out, overwrite or update, [inputs.root])
+    if old is not None:
         check_update(old, cfg, family.update_keys)
         if family.check_old is not None:
             family.check_old(old, cfg)
         _check_recount(old, inputs, force)
-    log.info("counting %s with the %s engine", inputs.root, resolve_engine(cfg))
     counting = (
         family.update_settings(old, cfg) if old is not None and family.update_settings is not None else cfg
     )
-    counted: Counted = family.count(spark, counting, inputs)
+    return TrainPlan(cfg, counting, inputs, out, engine, old)
+
+
+def train_model(spark, plan: TrainPlan, family: Family) -> dict:
+    """Count ``plan.inputs`` into the model directory ``plan.out`` (staged here); return the manifest.
+
+    With an update (``plan.old``), the new counts are added to the model's tables (Cohen's
+    streaming property: no recounting of the old data) and the model is replaced whole."""
+    started = time.time()
+    cfg, inputs, out, old = plan.cfg, plan.inputs, plan.out, plan.old
+    log.info("counting %s with the %s engine", inputs.root, plan.engine)
+    counted: Counted = family.count(spark, plan.counting, inputs, plan.engine)
     try:
         if not counted.stats.get(family.unit):
             raise InputError(

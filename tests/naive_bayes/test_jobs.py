@@ -989,7 +989,7 @@ def test_sql_engines_know_the_rows_they_write(spark, tmp_path, engine):
         written[model] = manifest["count_rows"]
         from nbspark.naive_bayes.count import count_nb
 
-        counted = count_nb(spark, cfg, resolve_input(cfg.train, None))
+        counted = count_nb(spark, cfg, resolve_input(cfg.train, None), engine)
         try:
             assert (
                 counted.known["rows"] == {"multinomial": 13, "bernoulli": 10}[model]
