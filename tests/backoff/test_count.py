@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from nbspark.backoff.events import example_events, ngram_example
 from nbspark.backoff.jobs import BACKOFF, train
+from nbspark.inputs.decoding import JVM_REPLACE
 from nbspark.inputs.parsers import MAX_COUNT, MalformedLine, parse_ngram_line
 from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
@@ -69,9 +70,11 @@ def ngram_line(draw) -> bytes:
 
 
 def python_count(data: bytes, cfg) -> tuple[Counter, dict]:
-    """The reference: every line decoded (invalid UTF-8 as U+FFFD), parsed and counted in plain Python."""
+    """The reference: every line decoded (invalid UTF-8 as U+FFFD, as the JVM decodes it), parsed and
+    counted in plain Python. A statistic is recorded only above 0 (a line of count 0 is an example of
+    weight 0)."""
     events, stats = Counter(), Counter()
-    for line in data.decode("utf-8", "replace").split("\n")[:-1]:
+    for line in data.decode("utf-8", JVM_REPLACE).split("\n")[:-1]:
         stats["lines_read"] += 1
         if "\ufffd" in line:
             stats["decode_replacements"] += line.count("\ufffd")
@@ -89,7 +92,7 @@ def python_count(data: bytes, cfg) -> tuple[Counter, dict]:
         stats["weight"] += example.weight
         for key, weight in example_events(example, cfg.counted_subsets, cfg.letters):
             events[key] += weight
-    return events, dict(stats)
+    return events, {k: v for k, v in stats.items() if v}
 
 
 @settings(
