@@ -229,7 +229,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         from nbspark.spine.training import plan_training, train_model
 
         nb = cfg.task == "naive_bayes"
-        # only the run's own family is imported (the naive Bayes jobs bring numpy and scipy: 0.25 s)
+        # only the run's own family is imported (the naive Bayes jobs bring numpy and scipy)
         if nb:
             from nbspark.naive_bayes.jobs import NAIVE_BAYES as family
         else:

@@ -155,7 +155,7 @@ def ngram_lines(sc, files: list):
     """RDD of ``(file name, byte offset, line)`` over every line of ``files`` (any file name).
 
     One Hadoop RDD reads them all: making it costs one Spark job (PySpark's pickling check), not
-    one per file (39 ms each here: 12 minutes for Google Books v3's 19,423 shards). Each partition
+    one per file (minutes for Google Books v3's 19,423 shards). Each partition
     is one input split of one file; its file is the split's, asked of the JVM once per partition.
     """
     rdd = sc.newAPIHadoopRDD(
@@ -188,7 +188,7 @@ def binary_files(sc, files: list):
     binaryFiles packs files into a partition until it passes ``max(openCost, total bytes /
     minPartitions)`` (``spark.files.openCostInBytes``, 4 MB). With the file count as
     minPartitions, files of about equal size go two to a task, and each task reads its second file
-    while it scans the first: 8 Google shards on 2 cores ran 1.5 s faster so than one to a task.
+    while it scans the first, faster than one to a task.
     With fewer than two files per core that pairing idles cores (two 50 MB shards on 2 cores were
     one task), so there every file of at least openCost bytes is a task of its own (a
     minPartitions of total / openCost makes the bound openCost); smaller files share a partition.

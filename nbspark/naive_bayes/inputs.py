@@ -341,8 +341,7 @@ def text_lines(lines, fmt: str):
     ``labels`` is empty for a line without labels; sms ids are ``FILE#ROW`` (unique within a run).
 
     The fields are cut at the TABs' positions (``instr``, ``substring_index``, ``substr``), not by
-    ``split``, which decodes every line into a Java string and encodes its parts back (the ×50
-    Reuters text's parse and Arrow hand-off took 1.4 s that way and 0.6 s this way). A line that
+    ``split``, which decodes every line into a Java string and encodes its parts back. A line that
     is not valid UTF-8 is first decoded as the JVM decodes the Python engines' lines (U+FFFD for
     bad bytes): the one string round trip kept, for those lines only. A line is a document when
     its fields, id and labels are there; only the other lines are tested in the Python parsers'

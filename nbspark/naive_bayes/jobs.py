@@ -279,8 +279,7 @@ def binary_decision(predictions, positive: str, other: str, threshold: float):
 
 def _posterior_of(label):
     """A prediction's kept posterior of ``label`` (a column), from the ranked columns; null when
-    ``label`` is not among them. (Found by position: building a map per row cost 0.1 s of the
-    metrics of 63,760 predictions.)"""
+    ``label`` is not among them. (Found by position, not through a map built per row.)"""
     from pyspark.sql import functions as F
 
     at = F.array_position("ranked_labels", label)

@@ -91,8 +91,7 @@ def cache_coalescable(frame):
     setting when the plan is cached, so the session's own value is restored right after.
 
     Without it a cached aggregate keeps ``spark.sql.shuffle.partitions`` partitions (200 by
-    default), and each scan of it (the summary, the write) runs that many tasks: a naive Bayes
-    train of 247 MB (arrow engine, ``local[2]``) took 19.8 s that way and 12.5 s with it on."""
+    default), and each scan of it (the summary, the write) runs that many tasks."""
     spark = frame.sparkSession
     if spark._jsparkSession.sessionState().conf().contains(CACHED_PARTITIONS):
         return frame.cache()
@@ -109,8 +108,8 @@ def quick_replies() -> None:
     The JVM writes a py4j reply through an 8 KB buffer, so a longer one (the bytes of a file
     read through Hadoop's ``FileSystem``, a long string) leaves in several writes. Nagle's
     algorithm holds the last until the first is acknowledged, and Linux delays that
-    acknowledgement by up to 40 ms: every such reply waited about 40 ms (measured: an 8 KB read
-    42.5 ms, 1.9 ms with ``TCP_NODELAY``). Best effort, for the calling thread's connection (py4j
+    acknowledgement by up to 40 ms, so every such reply waited that long. Best effort, for the
+    calling thread's connection (py4j
     pins one to each Python thread; pyarrow reads a file on threads of its own, so the Hadoop
     reader calls this on each): once a thread. A py4j without these methods, or not in
     pinned-thread mode, is left as it is."""
@@ -131,8 +130,7 @@ def stop_spark(spark) -> None:
     """``spark.stop()``, without waiting up to a second for PySpark's accumulator server.
 
     ``SparkContext.stop`` ends by shutting that server down, and its request handler looks for
-    the shutdown once a second: every stop waited 0.97–0.98 s, against 0.07–0.10 s without it
-    (measured, a ``spark-submit`` job that used an accumulator). Here the context is stopped
+    the shutdown once a second, so every stop waited up to a second. Here the context is stopped
     first, as PySpark stops it, and the server is shut down on a daemon thread: done within the
     second if the process goes on, and no wait if it exits. A PySpark without that attribute is
     stopped as usual."""

@@ -167,8 +167,8 @@ class Written:
     ``counts`` and ``totals``. A table that fits one file partition
     (``spark.sql.files.maxPartitionBytes``) is small: its frame is read in one task (a group-by
     then needs no shuffle), and ``counts`` and ``totals`` read it in the driver, the columns that
-    ``preload`` names in one read (each read of the part files through Hadoop's streams took
-    about 50 ms of 63,760 predictions, whatever its columns)."""
+    ``preload`` names in one read (each read of the part files through Hadoop's streams has a
+    fixed cost, whatever its columns)."""
 
     spark: object
     table: Location
@@ -208,8 +208,7 @@ class Written:
     def counts(self, columns: list[str]) -> list[tuple]:
         """How many predictions share each value of ``columns`` (strings, or lists of strings):
         ``(value, ..., count)`` tuples, a list value as a tuple. A small table is counted by
-        pyarrow in the driver (a Spark job to plan and run took 0.15-0.2 s of every classify of
-        63,760 documents), a larger one by a Spark group-by."""
+        pyarrow in the driver (no Spark job to plan and run), a larger one by a Spark group-by."""
         if not self.small:
             return [
                 tuple(tuple(v) if isinstance(v, list) else v for v in r)
@@ -265,8 +264,8 @@ def _few_files(spark, scored: Scored):
     """Predictions in more partitions than the session has cores (one per input split: 22 for
     Reuters) are rebalanced by AQE into partitions of ``spark.sql.adaptive.advisoryPartitionSizeInBytes``,
     so a small result is one file and a large one keeps its tasks; fewer partitions than that are
-    written as they are (no shuffle). The partitions are the scorer's count where it has one:
-    planning the predictions only to count them took 0.04-0.1 s of every classify job."""
+    written as they are (no shuffle). The partitions are the scorer's count where it has one
+    (planning the predictions only to count them costs every classify job)."""
     predictions = scored.predictions
     partitions = scored.partitions() if scored.partitions is not None else predictions.rdd.getNumPartitions()
     if partitions > spark.sparkContext.defaultParallelism:

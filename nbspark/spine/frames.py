@@ -17,7 +17,7 @@ __all__ = ["checked_tokens", "checked_weight", "collect_checked", "failed_check"
 
 def schema_of(ddl: str):
     """The ``StructType`` of a flat DDL (``name TYPE [NOT NULL], …``; STRING, INT, BIGINT, DOUBLE,
-    ARRAY<STRING>), built in Python: the JVM's DDL parser costs 0.3 s the first time in a job."""
+    ARRAY<STRING>), built in Python: the JVM's DDL parser is slow the first time in a job."""
     from pyspark.sql import types as T
 
     from nbspark.storage.tables import ddl_fields
@@ -39,8 +39,8 @@ def schema_of(ddl: str):
 def local_frame(spark, rows, ddl: str):
     """A DataFrame of a few rows held in the driver (tuples in the order of the flat DDL ``ddl``),
     handed to the JVM as Arrow. ``spark.createDataFrame`` of a list makes a Python RDD, so every
-    job that reads its rows runs a Python task for them: 0.1-0.2 s of the write of each naive
-    Bayes model, for its 21 head rows."""
+    job that reads its rows runs a Python task for them (the write of each naive Bayes model, for
+    its few head rows)."""
     import pyarrow as pa
     from pyspark.sql.pandas.types import to_arrow_schema
 

@@ -53,7 +53,7 @@ class HadoopStorage:
         from pyspark import SparkConf, SparkContext
 
         SparkContext._ensure_initialized()
-        # a file's bytes come back as py4j replies: no 40 ms wait on each (session.quick_replies)
+        # a file's bytes come back as py4j replies: no Nagle wait on each (spark.session.quick_replies)
         quick_replies()
         self._jvm = SparkContext._jvm
         sc = SparkContext._active_spark_context
@@ -78,11 +78,9 @@ class HadoopStorage:
 
     def _read_chunk(self, stream, n: int) -> bytes:
         """The next ``n`` bytes of a Hadoop stream (fewer at its end), in one py4j reply: as a
-        Latin-1 string (one character per byte, every byte value kept), which py4j carries 2–5×
-        faster than a byte array, which it sends as base64 (1 MB of text: 52 ms as bytes, 13 ms
-        as a string; 4 MB of random bytes: 234 and 125 ms). pyarrow reads on threads of its own,
-        each with a py4j connection of its own: each is made quick too (``spark.session.quick_replies``;
-        a 343 KB count table read in 63-72 ms before, 18-25 ms after)."""
+        Latin-1 string (one character per byte, every byte value kept), which py4j carries faster
+        than a byte array, which it sends as base64. pyarrow reads on threads of its own, each with
+        a py4j connection of its own: each is made quick too (``spark.session.quick_replies``)."""
         quick_replies()
         return self._IOUtils.toString(self._Bounded(stream, n), "ISO-8859-1").encode("latin-1")
 
