@@ -34,7 +34,6 @@ __all__ = [
     "decoded_lines",
     "record_events",
     "records_rdd",
-    "sms_ids",
     "text_lines",
 ]
 
@@ -320,25 +319,14 @@ def decoded_lines(lines):
     )
 
 
-def sms_ids():
-    """The column of sms ids, ``FILE#ROW``: an sms line has none, so one is made up (unique within
-    a run) from the file's name and Spark's row id, for the SQL parse and the arrow scorer."""
-    from pyspark.sql import functions as F
-
-    return F.concat(
-        F.substring_index(F.input_file_name(), "/", -1),
-        F.lit("#"),
-        F.monotonically_increasing_id().cast("string"),
-    )
-
-
 def text_lines(lines, fmt: str):
     """The SQL twin of ``inputs.parsers.parse_labelled_line`` / ``parse_sms_line``: a text DataFrame
     (``value``) as ``(id, labels, text, category)``, the one place the SQL engines parse a tsv or
     sms line (the arrow engine and scorer parse in pyarrow: ``inputs.lines.parse_lines``, tested
     line by line against this and the Python parsers). ``category`` is ``documents``, ``blank_lines``,
     ``malformed.fields``, ``malformed.id`` or ``malformed.labels`` (the Python parsers' reasons);
-    ``labels`` is empty for a line without labels; sms ids are ``FILE#ROW`` (unique within a run).
+    ``labels`` is empty for a line without labels; an sms line's id is null (counting needs none;
+    a record's id, ``FILE@BYTE``, is what the Python readers give).
 
     The fields are cut at the TABs' positions (``instr``, ``substring_index``, ``substr``), not by
     ``split``, which decodes every line into a Java string and encodes its parts back. A line that
@@ -359,7 +347,7 @@ def text_lines(lines, fmt: str):
         cut = valid.select("value", F.instr(value, "\t").alias("tab"))
         label = strip(F.substring_index(value, "\t", 1))
         labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
-        doc_id = sms_ids()
+        doc_id = F.lit(None).cast("string")  # counting needs no id
         text, fields_ok, id_ok = F.when(tab > 0, F.substr(value, tab + 1)), tab > 0, F.lit(True)
     else:
         head = F.col(

@@ -6,7 +6,7 @@ written, ``input_stats``, ``malformed_examples`` and ``unknown_features``.
   ``BATCH`` records with one sparse matrix product.
 * ``join``: multinomial and Bernoulli models too large to broadcast: the test tokens joined with
   the count table, the weights derived from the same smoothing formulas (``nb``).
-* ``arrow``: tsv/sms text, whole Arrow batches tokenized, looked up and scored by vectorised code.
+* ``arrow``: tsv text, whole Arrow batches tokenized, looked up and scored by vectorised code.
 
 Counts a scorer makes while scoring (unknown tokens, the arrow scorer's line statistics) go into
 an accumulator updated in the write's result stage, where Spark applies each task's update exactly
@@ -20,10 +20,10 @@ from collections import Counter
 from itertools import islice
 
 from nbspark.inputs.files import text_frame
-from nbspark.inputs.parsers import parse_labelled_line, parse_sms_line
+from nbspark.inputs.parsers import parse_labelled_line
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import first_malformed_lines, is_stat, run_failfast, split_stats
-from nbspark.naive_bayes.inputs import Doc, records_rdd, sms_ids
+from nbspark.naive_bayes.inputs import Doc, records_rdd
 from nbspark.naive_bayes.model import (
     NBModel,
     bernoulli_log_probs,
@@ -141,7 +141,7 @@ def _score_partition(records, bc_model, k, threshold, n_ranked, tally):
 
 
 def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, n_ranked: int) -> Scored:
-    """Score ``tsv``/``sms`` test text in one pass without Python per token: Spark reads the
+    """Score ``tsv`` test text in one pass without Python per token: Spark reads the
     lines, each Arrow batch is tokenized (``inputs.arrow_tokens.token_codes``), looked up and scored by
     vectorised code; the lines reach Python as Spark read them, to be decoded and cut there
     (``inputs.lines``). Line statistics and unknown tokens are counted into the accumulator; the
@@ -149,15 +149,13 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
     before the results are renamed into place)."""
     spec = inputs.spec
     lines = text_frame(spark, inputs.files)
-    # an sms id is made up in Spark: a Python task knows neither its file nor its rows' ids
-    raw = lines.select("value", sms_ids().alias("id")) if spec.format == "sms" else lines
     bc = spark.sparkContext.broadcast(model)
     tally = spark.sparkContext.accumulator({}, Tally())
     k, threshold, fmt = cfg.nb.top_k, cfg.nb.multilabel_threshold, spec.format
-    predictions = raw.mapInArrow(
+    predictions = lines.mapInArrow(
         lambda it: _arrow_score_batches(it, fmt, bc, k, threshold, n_ranked, tally), PREDICTION_DDL
     )
-    parse = parse_labelled_line if spec.format == "tsv" else parse_sms_line
+    parse = parse_labelled_line
 
     def stats() -> dict:
         counted = tally.value
@@ -362,7 +360,7 @@ def _ranked_predictions(scores, k: int, threshold: float, n_ranked: int):
 def _arrow_score_batches(batches, fmt, bc_model, k, threshold, n_ranked, tally):
     """mapInArrow: tokenize, look up and score whole Arrow batches; the prediction columns are
     built as Arrow arrays from numpy (no Python per document or token). Rows are every input
-    line (``value``, and an sms line's ``id``), its bytes as read: decoded and parsed here
+    line (``value``) of tsv text, its bytes as read: decoded and parsed here
     (``inputs.lines``); every line is counted into ``tally`` by its category, with the lines read,
     U+FFFD, empty documents and out-of-vocabulary tokens, and only documents are scored."""
     import numpy as np
@@ -385,10 +383,6 @@ def _arrow_score_batches(batches, fmt, bc_model, k, threshold, n_ranked, tally):
     for raw in batches:
         value = jvm_decoded(raw.column("value"))
         lines = parse_lines(value, fmt)
-        if fmt == "sms":
-            lines = pa.RecordBatch.from_arrays(
-                [raw.column("id"), *lines.columns[1:]], names=lines.schema.names
-            )
         categories = pc.value_counts(lines.column("category"))
         seen.update(dict(zip(categories.field("values").to_pylist(), categories.field("counts").to_pylist())))
         seen["lines_read"] += lines.num_rows

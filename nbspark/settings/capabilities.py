@@ -1,14 +1,15 @@
 """What can serve a config, decided once: which input formats each task reads, which counting
 engines and scorers apply, and what ``auto`` picks. Pure: the config validation calls
-``config_problems``; the commands call ``resolve_engine`` (train) and ``resolve_scoring``
-(classify) before Spark starts, and the jobs call them again with the same rules.
+``config_problems``; a run's plan calls ``resolve_engine`` (train) or ``resolve_scoring``
+(classify) once, before Spark starts (``spine.training.plan_training``,
+``spine.classifying.plan_classify``), and the jobs follow the plan.
 
 | task | formats | engines | scorers |
 | --- | --- | --- | --- |
 | backoff | ngrams, google_v2, google_v3, brown, reuters, text | pairs, combine; arrow for ngrams without
 sampling | broadcast |
 | naive Bayes, multinomial or Bernoulli | tsv, sms, reuters_topics | pairs, combine; dataframe and arrow for
-tsv/sms, words tokenizer, no holdout | broadcast, join; arrow as the engines |
+tsv/sms, words tokenizer, no holdout | broadcast, join; arrow for tsv as the engines |
 | naive Bayes, categorical, Gaussian or mixed | csv, parquet, sklearn | pairs, combine | broadcast |
 
 ``auto`` takes arrow where it applies and the mode is permissive (failfast stops at the first bad
@@ -113,18 +114,15 @@ def _format_problem(cfg, part: str) -> str | None:
     return _input_settings_problem(spec, part)
 
 
-def _arrow_text_problem(spec, nb, what: str) -> str | None:
-    """Why the Spark SQL / Arrow text path cannot read ``spec`` (None: it can)."""
-    if (
-        spec.format in ("tsv", "sms")
-        and not spec.holdout
-        and nb.tokenizer == "words"
-        and nb.model in TEXT_MODELS
-    ):
+def _arrow_text_problem(spec, nb, what: str, formats=("tsv", "sms")) -> str | None:
+    """Why the Spark SQL / Arrow text path cannot read ``spec`` (None: it can). The scorer reads
+    tsv only: an sms line has no id, and its record id (``FILE@BYTE``, its byte offset) is known
+    only where lines are read with their offsets (the Python readers)."""
+    if spec.format in formats and not spec.holdout and nb.tokenizer == "words" and nb.model in TEXT_MODELS:
         return None
     return (
-        f"{what} reads tsv or sms input without holdout, with nb.tokenizer = words and a multinomial "
-        "or Bernoulli model; leave it at auto or choose combine (engine) / broadcast (scoring)"
+        f"{what} reads {' or '.join(formats)} input without holdout, with nb.tokenizer = words and a "
+        "multinomial or Bernoulli model; leave it at auto or choose combine (engine) / broadcast (scoring)"
     )
 
 
@@ -169,7 +167,7 @@ def scoring_problem(cfg, scoring: str) -> str | None:
         if cfg.nb.alpha == 0 or cfg.nb.unseen == "smooth":
             return "join scoring needs nb.alpha > 0 and nb.unseen = drop (use scoring = broadcast)"
         return None
-    return _arrow_text_problem(cfg.test, cfg.nb, "scoring arrow")
+    return _arrow_text_problem(cfg.test, cfg.nb, "scoring arrow", ("tsv",))
 
 
 def config_problems(cfg) -> list[str]:

@@ -258,7 +258,7 @@ def test_a_training_input_that_cannot_be_counted_is_refused(overrides, message):
             },
             "join scoring is for multinomial and Bernoulli",
         ),
-        ({**NB_SMS, "scoring": "arrow"}, "scoring arrow reads tsv or sms input without holdout"),
+        ({**NB_SMS, "scoring": "arrow"}, "scoring arrow reads tsv input without holdout"),
     ],
 )
 def test_a_test_input_that_cannot_be_classified_is_refused(overrides, message):
@@ -283,7 +283,12 @@ def test_capabilities_resolve_auto():
     }
     assert resolve_engine(load_config(None, sms)) == "arrow"
     assert resolve_engine(load_config(None, {**sms, "nb.tokenizer": "nbspark"})) == "combine"
-    assert resolve_scoring(load_config(None, sms)) == "arrow"
+    # an sms line's record id (FILE@BYTE) is known to the Python readers only: one id whatever the scorer
+    assert resolve_scoring(load_config(None, sms)) == "broadcast"
+    tsv = {**sms, "test.format": "tsv", "test.path": "t.tsv"}
+    assert resolve_scoring(load_config(None, tsv)) == "arrow"
+    with pytest.raises(ConfigError, match="scoring arrow reads tsv input"):
+        resolve_scoring(load_config(None, {**sms, "scoring": "arrow"}))
     assert resolve_scoring(load_config(None, sms), model_bytes=600 * 2**20) == "join"
     assert resolve_scoring(load_config(None, {})) == "broadcast"
 
