@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from nbspark.backoff.predictor import read_backoff
 from nbspark.errors import ConfigError
 from nbspark.naive_bayes.predictor import read_nb
-from nbspark.settings.naive_bayes import refuse_unused
+from nbspark.settings.naive_bayes import SAME_COUNTS, refuse_unused
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import BACKOFF_KIND, NB_KIND, load_manifest
 
@@ -32,23 +32,25 @@ def load(
     chain: Sequence[str] | None = None,
     alpha: float | None = None,
     var_smoothing: float | None = None,
+    model: str | None = None,
+    norm: bool | None = None,
 ):
     """Read the nbspark model at ``path``: a ``BackoffPredictor`` or an ``NBPredictor``.
 
-    ``chain`` (backoff) and ``alpha`` / ``var_smoothing`` (naive Bayes) override what the model
-    recorded; left out, the model's own settings apply.
+    ``chain`` (backoff) and ``alpha`` / ``var_smoothing`` / ``norm`` (naive Bayes) override what the
+    model recorded; left out, the model's own settings apply. ``model`` reads a multinomial model as
+    a complement one (``"complement"``) or the reverse: the counts are the same.
     """
     model_dir = location(path)
     manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
     # an override the model would not use is refused, never ignored (no smoothing is a backoff model's)
     kind = "backoff" if manifest["kind"] == BACKOFF_KIND else manifest["model"]
-    refuse_unused(
-        kind,
-        [n for n, v in (("alpha", alpha), ("var_smoothing", var_smoothing)) if v is not None],
-        str(model_dir),
-    )
+    if kind != "backoff" and model in SAME_COUNTS and kind in SAME_COUNTS:
+        kind = model
+    given = (("alpha", alpha), ("var_smoothing", var_smoothing), ("norm", norm))
+    refuse_unused(kind, [n for n, v in given if v is not None], str(model_dir))
     if kind == "backoff":
         return read_backoff(model_dir, manifest, chain)
     if chain is not None:
         raise ConfigError(f"chain does not apply to {model_dir}, a {kind} model (backoff models take it)")
-    return read_nb(model_dir, manifest, alpha, var_smoothing)
+    return read_nb(model_dir, manifest, alpha, var_smoothing, model, norm)

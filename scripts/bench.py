@@ -90,10 +90,15 @@ def load_stories(data_dir: Path):
     return train, test
 
 
-def write_lines(path: Path, docs, copies: int = 1) -> int:
+def write_lines(path: Path, docs, copies: int = 1, ids: bool = False) -> int:
+    """``label TAB text`` lines (the sms format), or with ``ids`` ``id TAB label TAB text`` (tsv: the
+    test files, whose predictions are named by their ids)."""
     with open(path, "w", encoding="utf-8") as fh:
-        for _ in range(copies):
-            fh.writelines(f"{label}\t{text}\n" for label, text in docs)
+        for copy in range(copies):
+            if ids:
+                fh.writelines(f"d{copy}.{i}\t{label}\t{text}\n" for i, (label, text) in enumerate(docs))
+            else:
+                fh.writelines(f"{label}\t{text}\n" for label, text in docs)
     return path.stat().st_size
 
 
@@ -209,20 +214,21 @@ def main(argv=None) -> int:
     from sklearn.naive_bayes import MultinomialNB
 
     def as_df(path):
-        parts = F.split("value", "\t", 2)
+        ids = path.suffix == ".tsv"  # the test files: id TAB label TAB text
+        parts = F.split("value", "\t", 3 if ids else 2)
         return spark.read.text(str(path)).select(
-            F.get(parts, 0).alias("label"), F.get(parts, 1).alias("text")
+            F.get(parts, int(ids)).alias("label"), F.get(parts, int(ids) + 1).alias("text")
         )
 
     test_path = work / "test.tsv"
-    write_lines(test_path, test_docs)
+    write_lines(test_path, test_docs, ids=True)
     big_test = work / "test_big.tsv"
-    write_lines(big_test, train_docs, args.test_copies)
+    write_lines(big_test, train_docs, args.test_copies, ids=True)
     big_test_docs = args.test_copies * len(train_docs)
     results = []
     try:
         for scale in scales:
-            train_path = work / f"train_x{scale}.tsv"
+            train_path = work / f"train_x{scale}.sms"
             size = write_lines(train_path, train_docs, scale)
             n_tokens = scale * sum(len(tok(t)) for _, t in train_docs)
             row = {
@@ -245,7 +251,7 @@ def main(argv=None) -> int:
                     "engine": args.engine,
                     "train.format": "sms",
                     "train.path": str(train_path),
-                    "test.format": "sms",
+                    "test.format": "tsv",
                     "test.path": str(test_path),
                 },
             )
@@ -265,7 +271,7 @@ def main(argv=None) -> int:
                         "task": "naive_bayes",
                         "nb.tokenizer": "words",
                         "scoring": args.scoring,
-                        "test.format": "sms",
+                        "test.format": "tsv",
                         "test.path": str(path),
                     },
                 )
@@ -276,7 +282,7 @@ def main(argv=None) -> int:
                 {
                     "task": "naive_bayes",
                     "nb.tokenizer": "words",
-                    "test.format": "sms",
+                    "test.format": "tsv",
                     "test.path": str(big_test),
                 },
             )

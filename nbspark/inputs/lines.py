@@ -1,5 +1,7 @@
-"""The Arrow twin of ``naive_bayes.inputs.text_lines``: tsv and sms lines decoded and parsed on whole
-Arrow batches.
+"""The one parse of tsv and sms lines: decoded and parsed on whole Arrow batches (``parse_lines``),
+or one line at a time through the same code (``parse_line``, a batch of one). The Python engines
+parse their lines in batches here too; the Spark SQL engine's twin is
+``naive_bayes.inputs.text_lines``, tested line by line against this.
 
 The arrow counting engine and the arrow scorer send Spark's lines to Python as they were read,
 bytes unchecked, and decode and cut them here, where the bytes go anyway. In Spark SQL the JVM
@@ -23,9 +25,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from nbspark.inputs.decoding import JVM_REPLACE
+from nbspark.inputs.parsers import MalformedLine
 from nbspark.inputs.tokens import WHITESPACE
 
-__all__ = ["LINE_CATEGORIES", "jvm_decoded", "parse_lines"]
+__all__ = ["LINE_CATEGORIES", "jvm_decoded", "parse_line", "parse_lines", "parsed_lines"]
 
 #: What a line is, as the Python parsers name it: a document, or why it is not one.
 LINE_CATEGORIES = ("documents", "blank_lines", "malformed.fields", "malformed.id", "malformed.labels")
@@ -108,3 +111,22 @@ def parse_lines(values, fmt: str) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(
         [doc_id, labels, text, names], names=["id", "labels", "text", "category"]
     )
+
+
+def parsed_lines(lines: list[str], fmt: str):
+    """``(id, labels, text, category)`` of each of ``lines`` (Python strings), by ``parse_lines``:
+    the Python engines' batches."""
+    batch = parse_lines(pa.array(lines, pa.string()), fmt)
+    return zip(*(column.to_pylist() for column in batch.columns))
+
+
+def parse_line(line: str, fmt: str):
+    """One line by ``parse_lines`` (a batch of one): ``None`` for a blank line, else ``(id, labels,
+    text)`` (an sms line's id is None); a malformed line raises ``MalformedLine`` with the reason of
+    the first rule it breaks (``fields``, ``id``, ``labels``)."""
+    ((doc_id, labels, text, category),) = parsed_lines([line], fmt)
+    if category == "blank_lines":
+        return None
+    if category != "documents":
+        raise MalformedLine(category.removeprefix("malformed."), line)
+    return doc_id, tuple(labels), text

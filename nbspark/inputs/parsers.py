@@ -30,11 +30,9 @@ __all__ = [
     "parse_brown_zip",
     "parse_google_v2",
     "parse_google_v3",
-    "parse_labelled_line",
     "parse_ngram_line",
     "parse_reuters_checked",
     "parse_reuters_sgml",
-    "parse_sms_line",
     "strip_pos",
     "text_documents",
 ]
@@ -154,39 +152,6 @@ def parse_ngram_line(line: str, order: int = 5) -> tuple[tuple[str, ...], int]:
     if len(tokens) != order:
         raise MalformedLine("tokens", line)
     return tuple(tokens), _count(parts[1], line)
-
-
-def parse_labelled_line(line: str) -> tuple[str, tuple[str, ...], str]:
-    """``id TAB labels TAB text`` -> ``(id, labels, text)``; labels are comma-separated.
-
-    Split on the first two TABs only, so TABs and quotes inside the text are kept. Raises
-    ``MalformedLine``: ``fields`` (fewer than 3 fields), ``id`` (empty id), ``labels`` (no label).
-    """
-    line = line.rstrip("\r\n")
-    parts = line.split("\t", 2)
-    if len(parts) != 3:
-        raise MalformedLine("fields", line)
-    doc_id, labels, text = parts
-    if not doc_id.strip():
-        raise MalformedLine("id", line)
-    found = tuple(label.strip() for label in labels.split(",") if label.strip())
-    if not found:
-        raise MalformedLine("labels", line)
-    return doc_id.strip(), found, text
-
-
-def parse_sms_line(line: str) -> tuple[str, str]:
-    """``label TAB text`` (the SMS Spam Collection) -> ``(label, text)``.
-
-    Raises ``MalformedLine``: ``fields`` (no TAB) or ``labels`` (empty label).
-    """
-    line = line.rstrip("\r\n")
-    parts = line.split("\t", 1)
-    if len(parts) != 2:
-        raise MalformedLine("fields", line)
-    if not parts[0].strip():
-        raise MalformedLine("labels", line)
-    return parts[0].strip(), parts[1]
 
 
 def holdout_part(record_id: str, seed: int, fraction: float) -> str:

@@ -5,7 +5,9 @@ It follows MLlib's ``NaiveBayes`` conventions, so it drops into a ``Pipeline``, 
 
 * ``featuresCol``: an ``array<string>`` of tokens (``RegexTokenizer``, ``Tokenizer``) or a Vector
   (``CountVectorizer``, ``HashingTF``); ``labelCol``: numeric (``StringIndexer``); ``weightCol``.
-* ``smoothing`` λ and ``modelType`` (``multinomial`` or ``bernoulli``); MLlib's smoothed class
+* ``smoothing`` λ and ``modelType`` (``multinomial``, ``bernoulli`` or ``complement``: MLlib's
+  complement weights, scikit-learn's ``ComplementNB(norm=False)``, no class prior, and the raw
+  prediction normalised as MLlib's); MLlib's smoothed class
   prior ``log(n_c + λ) − log(N + K·λ)``; multinomial ``log(C(c,j) + λ) − log(C(c) + V·λ)`` and
   Bernoulli ``(C(c,j) + λ) / (n_c + 2λ)``, from the same formulas as the rest of nbspark (``nb``),
   with ``V`` the training vocabulary (tokens) or the vector size.
@@ -63,6 +65,7 @@ from nbspark.naive_bayes.model import (
     NBModel,
     bernoulli_log_probs,
     class_log_prior,
+    complement_log_weights,
     csr_rows,
     log_posteriors,
     multinomial_log_prob,
@@ -74,7 +77,16 @@ from nbspark.storage.manifests import NB_KIND, SCHEMA_VERSION
 
 __all__ = ["CountingNaiveBayes", "CountingNaiveBayesModel", "Counts"]
 
-MODEL_TYPES = ("multinomial", "bernoulli")
+MODEL_TYPES = ("multinomial", "bernoulli", "complement")
+
+
+def _model_type(value) -> str:
+    """A ``modelType`` this Estimator can fit, refused when it is set (the Estimator made, or
+    ``setModelType``), not at ``fit``."""
+    value = TypeConverters.toString(value)
+    if value not in MODEL_TYPES:
+        raise ValueError(f"modelType must be one of {', '.join(MODEL_TYPES)}, got {value!r}")
+    return value
 
 
 class _Params(
@@ -84,7 +96,7 @@ class _Params(
         Params._dummy(), "smoothing", "the smoothing λ (> 0)", typeConverter=TypeConverters.toFloat
     )
     modelType = Param(
-        Params._dummy(), "modelType", "multinomial or bernoulli", typeConverter=TypeConverters.toString
+        Params._dummy(), "modelType", "multinomial, bernoulli or complement", typeConverter=_model_type
     )
 
     def __init__(self, *args):
@@ -99,7 +111,9 @@ class _Params(
 
     def _checked(self) -> None:
         if self.getModelType() not in MODEL_TYPES:
-            raise ValueError(f"modelType must be multinomial or bernoulli, got {self.getModelType()!r}")
+            raise ValueError(
+                f"modelType must be one of {', '.join(MODEL_TYPES)}, got {self.getModelType()!r}"
+            )
         if not np.isfinite(self.getSmoothing()) or self.getSmoothing() <= 0:
             raise ValueError(f"smoothing must be a finite number > 0, got {self.getSmoothing()}")
 
@@ -248,7 +262,8 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
                 declared,
             )
         weighted = self.isDefined(self.weightCol) and bool(self.getWeightCol())
-        table = count_documents(df, "f", "y", "w" if weighted else None, model=self.getModelType())
+        counted_as = "bernoulli" if self.getModelType() == "bernoulli" else "multinomial"  # complement too
+        table = count_documents(df, "f", "y", "w" if weighted else None, model=counted_as)
         rows = [
             (r["event"], r["label"], r["feature"], r["sum"] if weighted else float(r["n"]))
             for r in collect_checked(table.where(table.event.isin("Y", "YX")))
@@ -295,7 +310,10 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
         c, lam = self.counts, self.getSmoothing()
         pi = class_log_prior(c.class_count, c.class_count.sum(), np.log, lam, len(c.classes))
         kind = self.getModelType()
-        if kind == "multinomial":
+        if kind == "complement":  # MLlib's: the complement weights (not normalised), no class prior
+            weights, bias = complement_log_weights(c.counts, lam), np.zeros(len(c.classes))
+            pi = np.zeros(len(c.classes))
+        elif kind == "multinomial":
             weights = multinomial_log_prob(
                 c.counts, c.counts.sum(axis=1)[:, None], lam, len(c.features), np.log
             )
@@ -315,7 +333,7 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
         classes, vectors = np.array(self.counts.classes), self.counts.vectors
         at, size = classes.astype(int), self.numClasses  # each fitted class's place in the vectors
         vocab, width = model.vocab, len(model.vocab)
-        bernoulli = self.getModelType() == "bernoulli"
+        bernoulli, complement = self.getModelType() == "bernoulli", self.getModelType() == "complement"
         name = self.getFeaturesCol()
 
         def score(features):
@@ -340,7 +358,11 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
                 X = csr_rows(np.zeros(len(index), np.int64), index, 1, width, bernoulli)
             jll = text_jll(model, X)[0]
             raw, proba = np.full(size, -np.inf), np.zeros(size)
-            raw[at], proba[at] = jll, np.exp(log_posteriors(jll[None, :])[0])
+            log_post = log_posteriors(jll[None, :])[0]
+            raw[at], proba[at] = (
+                (log_post if complement else jll),
+                np.exp(log_post),
+            )  # MLlib's raw of each kind
             return (DenseVector(raw), DenseVector(proba), float(classes[int(np.argmax(jll))]))
 
         schema = StructType(
@@ -383,7 +405,7 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
         rows += [("Y", repr(y), None, float(n)) for y, n in zip(c.classes, c.class_count)]
         nz = np.nonzero(c.counts)
         rows += [("YX", repr(c.classes[i]), c.features[j], float(c.counts[i, j])) for i, j in zip(*nz)]
-        if kind == "multinomial":
+        if kind in ("multinomial", "complement"):
             rows += [("YX=ANY", repr(y), None, float(t)) for y, t in zip(c.classes, c.counts.sum(axis=1))]
         table = pa.table(
             {
@@ -435,10 +457,11 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
 
 def _manifest(model: CountingNaiveBayesModel, rows: int) -> dict:
     c = model.counts
+    complement = model.getModelType() == "complement"  # MLlib's: no class prior
     nb = NBSpec(
         model=model.getModelType(),
         alpha=model.getSmoothing(),
-        prior_alpha=model.getSmoothing(),
+        prior_alpha=0.0 if complement else model.getSmoothing(),
         tokenizer="words",
     )
     return {

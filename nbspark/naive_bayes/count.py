@@ -14,14 +14,17 @@ afterwards. Which engine applies, and what ``auto`` picks, is ``settings.capabil
 
 from __future__ import annotations
 
+import dataclasses
+
 from nbspark.inputs.files import text_frame
-from nbspark.inputs.parsers import parse_labelled_line, parse_sms_line
+from nbspark.inputs.lines import parse_line
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.inputs.tokens import NON_WORD_RUN, WORD_CHAR
 from nbspark.naive_bayes.inputs import record_events, records_rdd, text_lines
 from nbspark.naive_bayes.model import add_values, event_row
 from nbspark.settings.config import ExperimentConfig
+from nbspark.settings.naive_bayes import COUNTED_AS
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted, count_events
 from nbspark.spine.frames import local_frame, schema_of
@@ -31,7 +34,10 @@ __all__ = ["count_nb"]
 
 def count_nb(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Counted:
     """Count the naive Bayes events of ``inputs`` with ``engine`` (resolved by the plan:
-    ``settings.capabilities.resolve_engine``)."""
+    ``settings.capabilities.resolve_engine``). A complement model counts as a multinomial one
+    (``settings.naive_bayes.COUNTED_AS``): the two read one count table."""
+    if cfg.nb.model in COUNTED_AS:
+        cfg = dataclasses.replace(cfg, nb=dataclasses.replace(cfg.nb, model=COUNTED_AS[cfg.nb.model]))
     if engine in ("dataframe", "arrow"):
         return _sql_counts(spark, cfg, inputs, engine)
     return _python_counts(spark, cfg, inputs, engine)
@@ -207,11 +213,11 @@ def _finish_counts(
             F.lit(None).cast("double").alias("sum"),
             F.lit(None).cast("double").alias("sumsq"),
         )
-        parse = parse_labelled_line if inputs.spec.format == "tsv" else parse_sms_line
+        fmt = inputs.spec.format
         bad = first_malformed_lines(
             spark.sparkContext,
             inputs.files,
-            lambda line: line.strip() and parse(line),
+            lambda line: parse_line(line, fmt),
             stats,
             cfg.mode,
             cfg.max_bad_examples,

@@ -13,13 +13,8 @@ from typing import NamedTuple
 
 from nbspark.errors import InputError
 from nbspark.inputs.files import ngram_lines, sgml_texts
-from nbspark.inputs.parsers import (
-    MalformedLine,
-    decode_reuters,
-    holdout_part,
-    parse_labelled_line,
-    parse_sms_line,
-)
+from nbspark.inputs.lines import parsed_lines
+from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import PartitionStats, is_stat
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
@@ -61,34 +56,48 @@ def _keep(spec_splits, holdout, seed, record_id) -> bool:
     return not spec_splits or part in spec_splits
 
 
+#: Lines parsed together by the Python engines (``inputs.lines.parsed_lines``).
+LINE_BATCH = 1024
+
+
 def _text_partition(records, fmt, nb: NBSpec, splits, holdout, seed, mode, keep_bad):
     maybe_inject()
     tok = tokenizer(nb.tokenizer)
     stats = PartitionStats(keep_bad, mode)
-    for source, offset, line in records:
-        stats.add("lines_read")
-        if "\ufffd" in line:
-            stats.add("decode_replacements", line.count("\ufffd"))
-        if not line.strip():
-            stats.add("blank_lines")
-            continue
-        try:
-            if fmt == "tsv":
-                doc_id, labels, text = parse_labelled_line(line)
-            else:
-                label, text = parse_sms_line(line)
-                doc_id, labels = f"{source.rsplit('/', 1)[-1]}@{offset}", (label,)
-        except MalformedLine as exc:
-            stats.bad_record(source, offset, exc.reason, line)
-            continue
-        if not _keep(splits, holdout, seed, doc_id):
-            continue
-        tokens = tok(text)
-        stats.add("documents")
-        if not tokens:
-            stats.add("empty_documents")
-        yield Doc(doc_id, labels, tokens)
+    for batch in _batched(records, LINE_BATCH):
+        for (source, offset, line), (doc_id, labels, text, category) in zip(
+            batch, parsed_lines([line for _, _, line in batch], fmt)
+        ):
+            stats.add("lines_read")
+            if "\ufffd" in line:
+                stats.add("decode_replacements", line.count("\ufffd"))
+            if category == "blank_lines":
+                stats.add("blank_lines")
+                continue
+            if category != "documents":
+                stats.bad_record(source, offset, category.removeprefix("malformed."), line)
+                continue
+            if fmt == "sms":  # an sms line has no id: its record id is its file and byte offset
+                doc_id = f"{source.rsplit('/', 1)[-1]}@{offset}"
+            if not _keep(splits, holdout, seed, doc_id):
+                continue
+            tokens = tok(text)
+            stats.add("documents")
+            if not tokens:
+                stats.add("empty_documents")
+            yield Doc(doc_id, tuple(labels), tokens)
     yield from stats.records()
+
+
+def _batched(records, size: int):
+    batch = []
+    for record in records:
+        batch.append(record)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _topics_partition(records, nb: NBSpec, splits, mode, keep_bad):

@@ -22,7 +22,7 @@ from nbspark.report.metrics import LOG_EPS, classification_metrics, format_class
 from nbspark.report.plots import plot_pr_curve
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.config import ExperimentConfig
-from nbspark.settings.naive_bayes import model_options, refuse_unused
+from nbspark.settings.naive_bayes import SAME_COUNTS, model_options, refuse_unused
 from nbspark.spine.classifying import ClassifyPlan, plan_classify, write_results
 from nbspark.spine.training import Family, plan_training, read_counts, train_model, why_empty
 from nbspark.storage.counts import read_count_table
@@ -44,7 +44,12 @@ __all__ = [
 ]
 
 #: Settings applied at scoring time from the same counts: the model's unless the caller overrides them.
-SMOOTHING = ("alpha", "prior_alpha", "var_smoothing", "unseen", "domains", "preset")
+SMOOTHING = ("alpha", "prior_alpha", "var_smoothing", "unseen", "norm", "domains", "preset")
+#: The smoothing settings a text model's metrics report, by kind.
+_TEXT_SMOOTHING = {
+    "complement": ("alpha", "norm", "preset"),
+    "*": ("alpha", "prior_alpha", "unseen", "preset"),
+}
 #: Settings of the classify run itself, never the model's.
 SCORING = ("top_k", "multilabel_threshold", "positive_label", "decision_threshold", "posteriors")
 
@@ -127,11 +132,16 @@ def model_settings(
 ) -> ExperimentConfig:
     """``cfg`` with the naive Bayes settings of the model: tokenizer, label view and table columns
     always (the features must be made as in training), the smoothing (``SMOOTHING``) unless its
-    ``nb.KEY`` is in ``overrides`` (set explicitly for this run). Scoring settings stay the run's."""
+    ``nb.KEY`` is in ``overrides`` (set explicitly for this run). Scoring settings stay the run's. A
+    multinomial model may be read as a complement one and the reverse (``nb.model`` in
+    ``overrides``): the counts are the same."""
     model_nb = {
         k: tuple(v) if isinstance(v, list) else v for k, v in manifest["config"]["nb"].items()
     }  # JSON lists: the config's tuples
-    refuse_unused(manifest["model"], [k[3:] for k in overrides if k.startswith("nb.")], "the model", "nb.")
+    kind = manifest["model"]
+    if "nb.model" in overrides and {cfg.nb.model, kind} <= set(SAME_COUNTS):
+        kind = model_nb["model"] = cfg.nb.model
+    refuse_unused(kind, [k[3:] for k in overrides if k.startswith("nb.")], "the model", "nb.")
     fields = {f.name for f in dataclasses.fields(cfg.nb)}
     values = {k: v for k, v in model_nb.items() if k not in SMOOTHING and k not in SCORING and k in fields}
     fixed = [k for k, v in values.items() if f"nb.{k}" in overrides and getattr(cfg.nb, k) != v]
@@ -142,7 +152,7 @@ def model_settings(
             "with yours"
         )
     if "nb.preset" in overrides:  # a preset named for this run sets what it names
-        overrides = overrides | {f"nb.{k}" for k in ("alpha", "prior_alpha", "unseen")}
+        overrides = overrides | {f"nb.{k}" for k in ("alpha", "prior_alpha", "unseen", "norm")}
     for key in SMOOTHING:
         if f"nb.{key}" not in overrides and key in model_nb:
             values[key] = model_nb[key]
@@ -201,7 +211,8 @@ def run_nb_classify(spark, plan: ClassifyPlan) -> dict:
         plan.scorer,
     )
     overlap, out, binary = plan.overlap, plan.out, plan.details["binary"]
-    text_model = manifest["model"] in TEXT_MODELS
+    kind = cfg.nb.model  # the model's kind, or the one it is read as (model_settings)
+    text_model = kind in TEXT_MODELS
     counts = model = None
     if scoring == "join":  # the count table joined to the test events in Spark
         counts = read_counts(spark, model_dir, NAIVE_BAYES, manifest)
@@ -209,7 +220,7 @@ def run_nb_classify(spark, plan: ClassifyPlan) -> dict:
         # broadcast and arrow scoring ship the model as arrays: its rows read as nbspark.load reads them (no
         # Spark job)
         table = read_count_table(model_dir, COUNT_DDL, manifest)
-        model = build_nb_model(table, manifest["model"], **model_options(dataclasses.asdict(cfg.nb)))
+        model = build_nb_model(table, kind, **model_options(dataclasses.asdict(cfg.nb)))
     classes = model.classes if model is not None else tuple(sorted(manifest["label_counts"]))
     scored = score(spark, cfg, inputs, scoring, counts, model, len(classes))
     if binary:
@@ -227,11 +238,17 @@ def run_nb_classify(spark, plan: ClassifyPlan) -> dict:
 
     extra = {
         "model": str(model_dir),
-        "kind": manifest["model"],
+        "kind": kind,
         "scoring": scoring,
         "smoothing": {
             k: getattr(cfg.nb, k)
-            for k in (SMOOTHING if not text_model else ("alpha", "prior_alpha", "unseen", "preset"))
+            for k in (
+                SMOOTHING
+                if not text_model
+                else ("alpha", "norm", "preset")
+                if kind == "complement"
+                else ("alpha", "prior_alpha", "unseen", "preset")
+            )
         },
         "test_input": str(inputs.root),
         "test_is_training_data": overlap == "all",

@@ -60,6 +60,7 @@ __all__ = [
     "number_cell",
     "bernoulli_log_probs",
     "class_log_prior",
+    "complement_log_weights",
     "multinomial_log_prob",
     "build_nb_model",
     "csr_rows",
@@ -171,6 +172,18 @@ def bernoulli_log_probs(df, docs, alpha: float, log=math.log):
     return log(df + alpha) - log(docs + 2 * alpha), log(docs - df + alpha) - log(docs + 2 * alpha)
 
 
+def complement_log_weights(counts, alpha: float, norm: bool = False):
+    """Complement naive Bayes (Rennie et al. 2003), as scikit-learn's ``ComplementNB``: from each
+    class's token counts ``C(y,w)`` (classes × vocabulary), the complement counts
+    ``C(¬y,w) = Σ_y' C(y',w) − C(y,w)``, ``θ(¬y,w) = log((C(¬y,w) + α) / Σ_w (C(¬y,w) + α))``, and the
+    weights ``−θ`` (a document scores high where the other classes' words are rare), or with
+    ``norm`` ``θ / Σ_w θ`` (``norm=True``; MLlib's ``complement``). No class prior is added."""
+    comp = counts.sum(axis=0, keepdims=True) + alpha - counts
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logged = np.log(comp) - np.log(comp.sum(axis=1, keepdims=True))
+        return logged / logged.sum(axis=1, keepdims=True) if norm else -logged
+
+
 @dataclass(frozen=True)
 class NBModel:
     """Arrays for scoring: ``jll = X @ weights.T + bias + class_log_prior (+ Gaussian part)``.
@@ -209,6 +222,7 @@ def build_nb_model(
     prior_alpha: float = 0.0,
     unseen: str = "drop",
     domains: dict | None = None,
+    norm: bool = False,
 ) -> NBModel:
     """Build an ``NBModel`` of ``kind`` from count rows ``(event, label, feature, value, n, sum, sumsq)``
     or the count table itself as a pyarrow Table (faster: its YX rows are not looked at one by one)
@@ -216,7 +230,8 @@ def build_nb_model(
     ``alpha = 0`` is the maximum-likelihood estimate: a zero count gives log 0 = −inf."""
     if alpha < 0:
         raise ValueError(f"alpha must be >= 0, got {alpha}")
-    columns = token_pairs(rows) if kind in ("multinomial", "bernoulli") and hasattr(rows, "column") else None
+    text = kind in ("multinomial", "bernoulli", "complement")
+    columns = token_pairs(rows) if text and hasattr(rows, "column") else None
     docs, total_docs, yx, yx_any, yg = collect_counts(rows, pairs=columns is None)
     classes = tuple(sorted(docs))
     cidx = {c: i for i, c in enumerate(classes)}
@@ -225,14 +240,18 @@ def build_nb_model(
         prior = class_log_prior(
             class_count, total_docs or class_count.sum(), np.log, prior_alpha, len(classes)
         )
+    if kind == "complement":  # no class prior, as in scikit-learn's ComplementNB and MLlib's complement model
+        prior = np.zeros(len(classes))
     out = {"kind": kind, "classes": classes, "class_log_prior": prior, "alpha": alpha}
     if kind in ("categorical", "mixed"):
         yx = declared_counts(yx, domains or {}, classes)
-    if kind in ("multinomial", "bernoulli", "categorical", "mixed") and (yx or kind != "mixed"):
+    if kind in ("multinomial", "bernoulli", "complement", "categorical", "mixed") and (yx or kind != "mixed"):
         vocab, counts = _token_counts(columns, cidx) if columns is not None else _pair_counts(yx, cidx)
         with np.errstate(divide="ignore", invalid="ignore"):
             out.update(
-                _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains or {})
+                _weights(
+                    kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains or {}, norm
+                )
             )
         out["vocab"] = vocab
     if kind in ("gaussian", "mixed") and yg:
@@ -266,9 +285,11 @@ def _token_counts(columns: tuple, cidx: dict) -> tuple[dict, np.ndarray]:
     return dict(zip(tokens, range(len(tokens)))), counts
 
 
-def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains) -> dict:
+def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains, norm=False) -> dict:
     """``weights`` and ``bias`` (and ``required``, ``unseen_totals``) from the counts, by the formulas
     above."""
+    if kind == "complement":
+        return {"weights": complement_log_weights(counts, alpha, norm), "bias": np.zeros(len(classes))}
     if kind == "multinomial":
         totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)
         weights = multinomial_log_prob(counts, totals[:, None], alpha, len(vocab), np.log)

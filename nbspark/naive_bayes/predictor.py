@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from nbspark.errors import OutputError
+from nbspark.errors import ConfigError, OutputError
 from nbspark.inputs.tokens import tokenizer
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
@@ -24,7 +24,7 @@ from nbspark.naive_bayes.model import (
     unexplained,
 )
 from nbspark.settings.capabilities import TEXT_MODELS
-from nbspark.settings.naive_bayes import model_options
+from nbspark.settings.naive_bayes import SAME_COUNTS, model_options
 from nbspark.spine.predictor import as_batch
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
@@ -43,8 +43,10 @@ class NBPredictor:
         rows: Iterable[Sequence],
         alpha: float | None = None,
         var_smoothing: float | None = None,
+        model: str | None = None,
+        norm: bool | None = None,
     ):
-        nb = manifest["config"]["nb"]
+        nb = dict(manifest["config"]["nb"])
         if manifest.get("weighted"):
             raise OutputError(
                 "this model was counted with non-integer weights (pyspark.ml weightCol); load it with "
@@ -52,6 +54,15 @@ class NBPredictor:
             )
         self.manifest = manifest
         self.kind = manifest["model"]
+        if model is not None and model != self.kind:  # one count table, read as the other kind
+            if not {model, self.kind} <= set(SAME_COUNTS):
+                other = (
+                    " or ".join(k for k in SAME_COUNTS if k != self.kind) if self.kind in SAME_COUNTS else ""
+                )
+                raise ConfigError(f"model={model!r}: a {self.kind} model is read as {other or 'itself only'}")
+            self.kind = model
+        if norm is not None:
+            nb["norm"] = bool(norm)
         self.text = self.kind in TEXT_MODELS  # scores texts; else table rows
         self.alpha = nb["alpha"] if alpha is None else float(alpha)
         self.var_smoothing = nb["var_smoothing"] if var_smoothing is None else float(var_smoothing)
@@ -175,8 +186,15 @@ class NBPredictor:
 
 
 def read_nb(
-    model_dir: Location, manifest: dict, alpha: float | None = None, var_smoothing: float | None = None
+    model_dir: Location,
+    manifest: dict,
+    alpha: float | None = None,
+    var_smoothing: float | None = None,
+    model: str | None = None,
+    norm: bool | None = None,
 ) -> NBPredictor:
     """The naive Bayes model in ``model_dir`` (its ``manifest`` already read), counts checked as the jobs
     check them."""
-    return NBPredictor(manifest, read_count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing)
+    return NBPredictor(
+        manifest, read_count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing, model, norm
+    )

@@ -20,7 +20,7 @@ from collections import Counter
 from itertools import islice
 
 from nbspark.inputs.files import text_frame
-from nbspark.inputs.parsers import parse_labelled_line
+from nbspark.inputs.lines import parse_line
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.naive_bayes.inputs import Doc, records_rdd
@@ -155,7 +155,6 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
     predictions = lines.mapInArrow(
         lambda it: _arrow_score_batches(it, fmt, bc, k, threshold, n_ranked, tally), PREDICTION_DDL
     )
-    parse = parse_labelled_line
 
     def stats() -> dict:
         counted = tally.value
@@ -167,7 +166,7 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
         bad = first_malformed_lines(
             spark.sparkContext,
             inputs.files,
-            lambda line: line.strip() and parse(line),
+            lambda line: parse_line(line, fmt),
             line_stats,
             cfg.mode,
             cfg.max_bad_examples,

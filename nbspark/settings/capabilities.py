@@ -45,7 +45,7 @@ __all__ = [
 BACKOFF_FORMATS = ("ngrams", "google_v2", "google_v3", "brown", "reuters", "text")
 NB_TEXT_FORMATS = ("tsv", "sms", "reuters_topics")
 NB_TABLE_FORMATS = ("csv", "parquet", "sklearn")
-TEXT_MODELS = ("multinomial", "bernoulli")
+TEXT_MODELS = ("multinomial", "bernoulli", "complement")
 ENGINES = ("auto", "pairs", "combine", "dataframe", "arrow")
 SCORERS = ("auto", "broadcast", "join", "arrow")
 
@@ -159,7 +159,7 @@ def scoring_problem(cfg, scoring: str) -> str | None:
     if cfg.task == "backoff":
         return f"scoring {scoring} is for naive Bayes models; backoff models are always broadcast"
     if scoring == "join":
-        if cfg.nb.model not in TEXT_MODELS:
+        if cfg.nb.model not in ("multinomial", "bernoulli"):
             return (
                 f"join scoring is for multinomial and Bernoulli models, not {cfg.nb.model} (use "
                 "scoring = broadcast)"

@@ -78,6 +78,10 @@ class NBSpec:
     # MLlib) or smoothed (Cohen's v2); declared domains "column=v1,v2,..." of categorical columns;
     # 0/1 table columns scored as Bernoulli features, (Σx + α)/(n + 2α); a named preset.
     unseen: str = "drop"
+    # Complement naive Bayes (nb.model = "complement", Rennie et al. 2003): each class's weights
+    # come from the counts of every other class; norm divides them by their sum, as scikit-learn's
+    # ComplementNB(norm=True) does (MLlib's modelType "complement" does not).
+    norm: bool = False
     domains: tuple[str, ...] = ()
     bernoulli_columns: tuple[str, ...] = ()
     preset: str = ""

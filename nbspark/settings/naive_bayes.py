@@ -11,6 +11,11 @@ preset         nb.alpha    nb.prior_alpha   nb.unseen    as in
 ``cohen_v2``   1           1                smooth       Cohen's v2: every test token counts
 =============  ==========  ===============  ===========  =====================================
 
+For ``nb.model = "complement"`` (which reads a multinomial count table another way and uses no
+class prior, as scikit-learn's and MLlib's complement models do) ``sklearn`` is ComplementNB
+(``nb.norm`` yours, false by default) and ``mllib`` is MLlib's ``modelType="complement"``
+(``nb.norm = false``: MLlib does not normalise); the Cohen presets are not complement models.
+
 A preset fills the settings it names that the config does not set; a config that sets one of them
 to another value is refused (a preset is a promise about the model). With ``nb.alpha = 0`` a class
 whose factor is 0 loses (log 0 = −inf); when every class has one, the posteriors are uniform and
@@ -24,7 +29,10 @@ import dataclasses
 from nbspark.errors import ConfigError
 
 __all__ = [
+    "COMPLEMENT_PRESETS",
+    "COUNTED_AS",
     "NB_MODELS",
+    "SAME_COUNTS",
     "PRESETS",
     "READ_BY",
     "TOKENIZERS",
@@ -37,15 +45,21 @@ __all__ = [
     "unread_settings",
 ]
 
-NB_MODELS = ("multinomial", "bernoulli", "categorical", "gaussian", "mixed")
+NB_MODELS = ("multinomial", "bernoulli", "complement", "categorical", "gaussian", "mixed")
+#: Models read from another model's counts: a complement model counts as a multinomial one.
+COUNTED_AS = {"complement": "multinomial"}
+#: Kinds that read one count table, each as the other (``--set nb.model`` at classify, ``load(model=)``).
+SAME_COUNTS = ("multinomial", "complement")
 TOKENIZERS = ("nbspark", "words")
 ALPHA = "alpha"  # mllib: the prior's pseudo-count is the smoothing λ itself
 #: The kinds of model that use each smoothing setting; any other kind would ignore it.
 USED_BY = {
-    "alpha": ("multinomial", "bernoulli", "categorical", "mixed"),
+    "alpha": ("multinomial", "bernoulli", "complement", "categorical", "mixed"),
     "var_smoothing": ("gaussian", "mixed"),
+    "prior_alpha": ("multinomial", "bernoulli", "categorical", "gaussian", "mixed"),  # complement: no prior
+    "norm": ("complement",),
 }
-_TEXT, _TABLE = ("multinomial", "bernoulli"), ("categorical", "gaussian", "mixed")
+_TEXT, _TABLE = ("multinomial", "bernoulli", "complement"), ("categorical", "gaussian", "mixed")
 #: The same for every setting that only some kinds read: how documents become tokens, which table
 #: columns are read. Training refuses one set away from its default for another kind.
 READ_BY = {
@@ -55,6 +69,8 @@ READ_BY = {
     "numeric_columns": _TABLE,
     "categorical_columns": _TABLE,
 }
+#: The presets of a complement model (no class prior to set).
+COMPLEMENT_PRESETS = {"sklearn": {"unseen": "drop"}, "mllib": {"norm": False, "unseen": "drop"}}
 PRESETS = {
     "sklearn": {"prior_alpha": 0.0, "unseen": "drop"},
     "mllib": {"prior_alpha": ALPHA, "unseen": "drop"},
@@ -64,17 +80,22 @@ PRESETS = {
 }
 
 
+def _presets(nb) -> dict:
+    return COMPLEMENT_PRESETS if nb.model == "complement" else PRESETS
+
+
 def _preset_values(nb) -> dict:
-    return {k: nb.alpha if v == ALPHA else v for k, v in PRESETS[nb.preset].items()}
+    return {k: nb.alpha if v == ALPHA else v for k, v in _presets(nb)[nb.preset].items()}
 
 
 def apply_preset(nb, explicit: set[str]):
     """``nb`` with its preset's settings where the config did not set them (``explicit``: the
     keys it set); unchanged without a preset. Conflicts are refused by ``check_nb``."""
-    if nb.preset not in PRESETS:
+    presets = _presets(nb)
+    if nb.preset not in presets:
         return nb
-    if "alpha" not in explicit and "alpha" in PRESETS[nb.preset]:
-        nb = dataclasses.replace(nb, alpha=PRESETS[nb.preset]["alpha"])
+    if "alpha" not in explicit and "alpha" in presets[nb.preset]:
+        nb = dataclasses.replace(nb, alpha=presets[nb.preset]["alpha"])
     return dataclasses.replace(nb, **{k: v for k, v in _preset_values(nb).items() if k not in explicit})
 
 
@@ -137,8 +158,10 @@ def check_nb(nb, finite) -> None:
                 f"nb.bernoulli_columns: {column!r} has the domain 0, 1, not {list(domains[column])}"
             )
     if nb.preset:
-        if nb.preset not in PRESETS:
-            raise ConfigError(f"nb.preset must be one of {', '.join(PRESETS)}, got {nb.preset!r}")
+        presets = _presets(nb)
+        if nb.preset not in presets:
+            kind = " for a complement model" if nb.model == "complement" else ""
+            raise ConfigError(f"nb.preset must be one of {', '.join(presets)}{kind}, got {nb.preset!r}")
         wrong = {k: v for k, v in _preset_values(nb).items() if getattr(nb, k) != v}
         if wrong:
             raise ConfigError(
@@ -184,5 +207,6 @@ def model_options(nb: dict) -> dict:
         "var_smoothing": nb["var_smoothing"],
         "prior_alpha": nb.get("prior_alpha", 0.0),
         "unseen": nb.get("unseen", "drop"),
+        "norm": nb.get("norm", False),
         "domains": domains,
     }

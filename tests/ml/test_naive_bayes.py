@@ -50,7 +50,7 @@ def compare(ours_df, mllib_df):
         assert x[2] == pytest.approx(y[2], abs=1e-9)
 
 
-@pytest.mark.parametrize("model_type", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("model_type", ["multinomial", "bernoulli", "complement"])
 def test_equals_mllib_on_a_small_table(spark, model_type):
     rows = [
         ("ham", "see you at six"),
@@ -66,7 +66,7 @@ def test_equals_mllib_on_a_small_table(spark, model_type):
 
 
 @pytest.mark.realdata
-@pytest.mark.parametrize("model_type", ["multinomial", "bernoulli"])
+@pytest.mark.parametrize("model_type", ["multinomial", "bernoulli", "complement"])
 def test_equals_mllib_on_sms_and_round_trips(spark, data_dir, tmp_path, model_type):
     from pyspark.ml import PipelineModel
     from pyspark.ml.evaluation import MulticlassClassificationEvaluator
@@ -87,6 +87,21 @@ def test_equals_mllib_on_sms_and_round_trips(spark, data_dir, tmp_path, model_ty
     stage_dir = next((tmp_path / "pipe" / "stages").glob("2_*"))
     loaded = nbspark.load(stage_dir / "nbspark")
     assert loaded.kind == model_type and len(loaded.classes_) == 2
+    rows = fitted.transform(test).select("text", "probability").limit(50).collect()
+    got = loaded.predict_proba(
+        [r["text"] for r in rows]
+    )  # its words tokenizer splits as RegexTokenizer's \W+
+    for ours, theirs in zip(got.tolist(), (r["probability"].toArray().tolist() for r in rows)):
+        assert ours == pytest.approx(theirs, abs=1e-9)
+
+
+def test_a_model_type_it_cannot_fit_is_refused_when_the_estimator_is_made():
+    from nbspark.ml import CountingNaiveBayes
+
+    with pytest.raises(ValueError, match="modelType must be one of multinomial, bernoulli, complement"):
+        CountingNaiveBayes(modelType="gaussian")
+    with pytest.raises(ValueError, match="got 'Complement'"):
+        CountingNaiveBayes().setParams(modelType="Complement")
 
 
 def test_cross_validation_counts_once_per_fold_and_smoothing_reuses_counts(spark):

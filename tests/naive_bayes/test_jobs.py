@@ -8,12 +8,14 @@ from pyspark.testing import assertDataFrameEqual
 
 import nbspark
 from nbspark.errors import ConfigError, InputError
+from nbspark.inputs.decoding import JVM_REPLACE
 from nbspark.inputs.resolve import resolve_input
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, classify_nb, load_nb_manifest, train_nb
 from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model
 from nbspark.settings.config import load_config
 from nbspark.spine.training import read_counts
 from nbspark.storage.tables import read_parquet_checked
+from tests.inputs.test_lines import HOSTILE_LINES, expected_parse
 
 pytestmark = pytest.mark.spark
 
@@ -671,45 +673,6 @@ def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
     assert sum(b.decode("utf-8", "replace") != j for b, j in zip(lines, jvm)) > 50  # the rules differ
 
 
-HOSTILE_LINES = {
-    "tsv": [
-        b"d1\ta\ttext with\ta tab inside",
-        "d2\ta, b ,\u00a0\tcomma list".encode(),
-        b"  d3 \t c \t  spaced text  ",
-        "\u3000d4\u3000\tb\tx".encode(),
-        b"d5\t\tno labels",
-        b"\ta\tno id",
-        b" \t a \t",
-        b"d6\ta",
-        b"only words",
-        b"",
-        b"\t\t",
-        b" \x0c\t",
-        b"d7\ta\t",
-        "é\tü\tÄ text".encode(),
-        b"d8\tb\t caf\xe9 \tx",
-        b"d\xff9\ta\tx",
-        b"d10\t,\tx",
-        b"d11\t \t ",
-        b"d12\ta\t\t\t",
-    ],
-    "sms": [
-        b"ham\ttext",
-        b"\ttext",
-        b" \t ",
-        b"ham",
-        b"ham\t",
-        b"ham\tt1\tt2",
-        "\u00a0spam\u00a0\tx".encode(),
-        b"",
-        b"\t",
-        b"sp\xe9m\tx\xff y",
-        "é\tü".encode(),
-        b" \x0b ",
-    ],
-}
-
-
 def _arrow_parse(lines, fmt: str):
     """The arrow engine's and the arrow scorer's parse of a text DataFrame: Spark's lines, their
     bytes unchecked, decoded and cut by ``inputs.lines`` in a Python task."""
@@ -723,31 +686,18 @@ def _arrow_parse(lines, fmt: str):
 
 @pytest.mark.parametrize("parse", ["sql", "arrow"])
 @pytest.mark.parametrize("fmt", ["tsv", "sms"])
-def test_the_sql_and_arrow_parses_are_the_python_parse_line_by_line(spark, tmp_path, fmt, parse):
-    """``naive_bayes.inputs.text_lines`` (the SQL engines' parse) and ``inputs.lines.parse_lines`` (the
-    arrow engine's and scorer's) against ``inputs.parsers.parse_labelled_line`` / ``parse_sms_line`` on
-    every line: TABs in the text, white space Python strips and SQL's trim does not, missing
-    fields, ids and labels, blank lines that hold TABs, non-ASCII and undecodable bytes (decoded
-    as the Python engines' lines are)."""
-    from nbspark.inputs.parsers import MalformedLine, parse_labelled_line, parse_sms_line
+def test_the_sql_and_arrow_parses_of_spark_lines_are_the_rule_line_by_line(spark, tmp_path, fmt, parse):
+    """``naive_bayes.inputs.text_lines`` (the SQL engine's parse, a twin) and ``inputs.lines.parse_lines``
+    on Spark's lines (the arrow engine's and scorer's, their bytes decoded in Python) against the
+    plain-Python statement of the rule (``tests.inputs.test_lines.expected_parse``), line by line:
+    TABs in the text, white space Python strips and SQL's trim does not, missing fields, ids and
+    labels, blank lines that hold TABs, non-ASCII and undecodable bytes."""
     from nbspark.naive_bayes.inputs import text_lines
 
     lines = HOSTILE_LINES[fmt]
     path = tmp_path / f"hostile.{fmt}"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    expected = []
-    for raw in lines:
-        line = raw.decode("utf-8", "replace")  # one U+FFFD per lone bad byte, as the JVM decodes these
-        if not line.strip():
-            expected.append(("blank_lines", None, None, None))
-            continue
-        try:
-            parsed = parse_labelled_line(line) if fmt == "tsv" else (None, *parse_sms_line(line))
-        except MalformedLine as bad:
-            expected.append((f"malformed.{bad.reason}", None, None, None))
-            continue
-        doc_id, labels, text = parsed
-        expected.append(("documents", doc_id, list(labels) if fmt == "tsv" else [labels], text))
+    expected = [expected_parse(raw.decode("utf-8", JVM_REPLACE), fmt) for raw in lines]
     rows = (text_lines if parse == "sql" else _arrow_parse)(spark.read.text(str(path)), fmt).collect()
     got = [
         (r["category"], r["id"] if fmt == "tsv" else None, r["labels"], r["text"])
@@ -756,12 +706,6 @@ def test_the_sql_and_arrow_parses_are_the_python_parse_line_by_line(spark, tmp_p
         for r in rows
     ]
     assert got == expected
-    assert {e[0] for e in expected} == {
-        "documents",
-        "blank_lines",
-        "malformed.fields",
-        "malformed.labels",
-    } | ({"malformed.id"} if fmt == "tsv" else set())
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
@@ -1201,3 +1145,92 @@ def test_written_counts_are_the_same_in_the_driver_and_in_spark(spark, tmp_path)
             key=repr,
         )
     )
+
+
+def test_complement_reads_the_multinomial_counts_and_matches_sklearn(spark, fixtures, tmp_path):
+    """A complement model writes the multinomial count table; a multinomial model classified with
+    ``--set nb.model=complement`` gives the complement model's predictions, and the reverse; every
+    prediction equals scikit-learn's ComplementNB on the same counts; the join scorer refuses it."""
+    import json
+    import re
+
+    from sklearn.naive_bayes import ComplementNB
+
+    multi = fit(spark, china_cfg(fixtures, tmp_path), tmp_path / "multi")
+    comp = fit(spark, china_cfg(fixtures, tmp_path, **{"nb.model": "complement"}), tmp_path / "comp")
+    assert comp["model"] == "complement" and comp["count_rows"] == multi["count_rows"]
+    assert sorted(spark.read.parquet(str(tmp_path / "comp" / "counts")).collect()) == sorted(
+        spark.read.parquet(str(tmp_path / "multi" / "counts")).collect()
+    )
+    run = china_cfg(fixtures, tmp_path, **{"nb.model": "complement", "nb.norm": "true"})
+    results = {}
+    for name, model, overrides in (
+        ("as_complement", "multi", {"nb.model", "nb.norm"}),
+        ("complement", "comp", {"nb.norm"}),
+    ):
+        metrics = classify_nb(
+            spark, run, tmp_path / model, resolve_input(run.test, None), tmp_path / name, frozenset(overrides)
+        )
+        assert metrics["kind"] == "complement" and metrics["smoothing"]["norm"] is True
+        rows = spark.read.parquet(str(tmp_path / name / "predictions")).collect()
+        results[name] = sorted((r["id"], r["predicted"], r["probability"]) for r in rows)
+    assert results["as_complement"] == results["complement"]
+
+    # scikit-learn on the same documents, parsed by the rule and tokenized by the words tokenizer
+    # (lower-cased runs of \w); a document of two labels counts for each, as nbspark counts it
+    def docs(name):
+        lines = (fixtures / name).read_text().splitlines()
+        parsed = [expected_parse(line, "tsv") for line in lines]
+        return [
+            (p[1], label, re.findall(r"\w+", p[3].lower()))
+            for p in parsed
+            if p[0] == "documents"
+            for label in p[2]
+        ]
+
+    train, test = docs("china_train.tsv"), docs("china_test.tsv")
+    vocab = sorted({w for _, _, words in train for w in words})
+
+    def dense(rows):
+        X = np.zeros((len(rows), len(vocab)))
+        for i, (_, _, words) in enumerate(rows):
+            for w in words:
+                if w in vocab:
+                    X[i, vocab.index(w)] += 1
+        return X
+
+    ref = ComplementNB(alpha=1.0, norm=True).fit(dense(train), [label for _, label, _ in train])
+    proba = ref.predict_proba(dense(test))
+    want = sorted((doc_id, [ref.classes_[p.argmax()]], p.max()) for (doc_id, _, _), p in zip(test, proba))
+    assert [r[:2] for r in results["complement"]] == [w[:2] for w in want]
+    assert [r[2] for r in results["complement"]] == pytest.approx([w[2] for w in want], abs=1e-12)
+    # back: the complement model read as multinomial is the multinomial model
+    back = china_cfg(fixtures, tmp_path)
+    classify_nb(
+        spark,
+        back,
+        tmp_path / "comp",
+        resolve_input(back.test, None),
+        tmp_path / "back",
+        frozenset({"nb.model"}),
+    )
+    classify_nb(spark, back, tmp_path / "multi", resolve_input(back.test, None), tmp_path / "plain")
+    read = {
+        k: sorted(map(tuple, spark.read.parquet(str(tmp_path / k / "predictions")).collect()))
+        for k in ("back", "plain")
+    }
+    assert read["back"] == read["plain"]
+    assert json.loads((tmp_path / "back" / "metrics.json").read_text())["kind"] == "multinomial"
+    # the join scorer is multinomial and Bernoulli only: refused before Spark runs a job
+    joined = china_cfg(fixtures, tmp_path, **{"nb.model": "complement", "scoring": "join"})
+    with pytest.raises(
+        ConfigError, match="join scoring is for multinomial and Bernoulli models, not complement"
+    ):
+        classify_nb(spark, joined, tmp_path / "comp", resolve_input(joined.test, None), tmp_path / "j")
+    # no class prior: a prior setting is refused, at training and at classify
+    with pytest.raises(ConfigError, match="nb.prior_alpha"):
+        fit(
+            spark,
+            china_cfg(fixtures, tmp_path, **{"nb.model": "complement", "nb.prior_alpha": "1"}),
+            tmp_path / "p",
+        )

@@ -238,3 +238,49 @@ def test_a_count_table_builds_the_model_its_rows_build(kind):
     for field in ("class_log_prior", "weights", "bias", "theta", "var"):
         x, y = getattr(a, field), getattr(b, field)
         assert (x is None) == (y is None) and (x is None or np.array_equal(x, y)), field
+
+
+# Complement naive Bayes, worked by hand: three documents, two classes, vocabulary x, y, z.
+# Counts: a = {x: 3, y: 1, z: 1}, b = {y: 1, z: 2}. With alpha = 1 the complement counts are
+# not-a = b + 1 = (1, 2, 3), sum 6, and not-b = a + 1 = (4, 2, 2), sum 8; the weights are -log of
+# their shares: a = (log 6, log 3, log 2), b = (log 2, log 4, log 4), and no class prior.
+COMPLEMENT_DOCS = [(("a",), ["x", "x", "y"]), (("a",), ["x", "z"]), (("b",), ["y", "z", "z"])]
+
+
+def _complement(norm: bool):
+    rows = count(e for labels, toks in COMPLEMENT_DOCS for e in doc_events(labels, toks, "multinomial"))
+    return build_nb_model(rows, "complement", alpha=1.0, norm=norm)
+
+
+def test_complement_worked_by_hand():
+    m = _complement(norm=False)
+    order = [m.vocab[t] for t in "xyz"]
+    np.testing.assert_allclose(m.weights[:, order], np.log([[6, 3, 2], [2, 4, 4]]), rtol=0, atol=1e-12)
+    assert m.class_log_prior.tolist() == [0.0, 0.0]
+    post = np.exp(log_posteriors(score_docs(m, [["x", "y"], ["z", "z"]])[0]))
+    # "x y": a scores log 6 + log 3 = log 18, b log 2 + log 4 = log 8: P(a) = 18/26. "z z": P(b) = 16/20.
+    np.testing.assert_allclose(post, [[18 / 26, 8 / 26], [4 / 20, 16 / 20]], rtol=0, atol=1e-12)
+    # norm: each class's weights divided by their sum, log(1/36) for a and log(1/32) for b
+    n = _complement(norm=True)
+    want = [
+        [math.log(6) / math.log(36), math.log(3) / math.log(36), math.log(2) / math.log(36)],
+        [0.2, 0.4, 0.4],
+    ]
+    np.testing.assert_allclose(n.weights[:, order], want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("norm", [False, True])
+@pytest.mark.parametrize("alpha", [1.0, 0.3])
+def test_complement_agrees_with_sklearn(norm, alpha):
+    from sklearn.naive_bayes import ComplementNB
+
+    train, test = random_docs(1), random_docs(2, n=100)
+    rows = count(e for labels, toks in train for e in doc_events(labels, toks, "multinomial"))
+    m = build_nb_model(rows, "complement", alpha=alpha, norm=norm)
+    X = dense(train, m.vocab)
+    ref = ComplementNB(alpha=alpha, norm=norm).fit(X, [labels[0] for labels, _ in train])
+    assert list(ref.classes_) == list(m.classes)
+    np.testing.assert_allclose(m.weights, ref.feature_log_prob_, rtol=0, atol=1e-12)
+    ours = log_posteriors(score_docs(m, [toks for _, toks in test])[0])
+    np.testing.assert_allclose(ours, ref.predict_log_proba(dense(test, m.vocab)), rtol=0, atol=1e-9)
+    assert [t[0][0] for t in top_labels(ours, m.classes, 1)] == list(ref.predict(dense(test, m.vocab)))

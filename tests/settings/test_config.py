@@ -64,7 +64,7 @@ def test_overrides_are_typed():
         ({"train.colour": "red"}, "unknown setting"),
         ({"train.format": "xml"}, "train.format must be one of"),
         ({"task": "svm"}, "task must be"),
-        ({"nb.model": "complement"}, "nb.model must be"),
+        ({"nb.model": "kernel"}, "nb.model must be"),
         ({"train.holdout": "1.5"}, "holdout must be"),
         ({"nb.alpha": "x"}, "must be a number"),
         ({"lowercase": "maybe"}, "true or false"),
@@ -494,8 +494,8 @@ def test_a_holdout_without_splits_is_refused_not_ignored(part, fmt):
     [
         (
             {"nb.model": "gaussian", "nb.alpha": "0.5"},
-            "nb.alpha (read by multinomial, bernoulli, categorical, mixed) does not apply to nb.model "
-            "'gaussian'",
+            "nb.alpha (read by multinomial, bernoulli, complement, categorical, mixed) does not apply to "
+            "nb.model 'gaussian'",
         ),
         (
             {"nb.model": "categorical", "nb.var_smoothing": "0.001"},
@@ -503,7 +503,7 @@ def test_a_holdout_without_splits_is_refused_not_ignored(part, fmt):
         ),
         (
             {"nb.model": "gaussian", "nb.tokenizer": "words"},
-            "nb.tokenizer (read by multinomial, bernoulli) does not apply to nb.model 'gaussian'",
+            "nb.tokenizer (read by multinomial, bernoulli, complement) does not apply to nb.model 'gaussian'",
         ),
         (
             {
