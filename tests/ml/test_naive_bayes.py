@@ -104,7 +104,8 @@ def test_a_model_type_it_cannot_fit_is_refused_when_the_estimator_is_made():
         CountingNaiveBayes().setParams(modelType="Complement")
 
 
-def test_cross_validation_counts_once_per_fold_and_smoothing_reuses_counts(spark):
+@pytest.mark.parametrize("model_type", ["multinomial", "complement"])
+def test_cross_validation_counts_once_per_fold_and_smoothing_reuses_counts(spark, model_type):
     from pyspark.ml.evaluation import MulticlassClassificationEvaluator
     from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
 
@@ -118,7 +119,7 @@ def test_cross_validation_counts_once_per_fold_and_smoothing_reuses_counts(spark
         for i in range(40)
     ]
     df = spark.createDataFrame(rows, "label DOUBLE, tokens ARRAY<STRING>")
-    nb = CountingNaiveBayes(featuresCol="tokens")
+    nb = CountingNaiveBayes(featuresCol="tokens", modelType=model_type)
     grid = ParamGridBuilder().addGrid(nb.smoothing, [0.1, 1.0, 10.0]).build()
     before = CountingNaiveBayes.counted
     cv = CrossValidator(
