@@ -180,7 +180,7 @@ def _run(prog: str, body) -> int:
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
-    except (NbsparkError, FileNotFoundError, ValueError) as exc:
+    except (NbsparkError, OSError, ArithmeticError, ValueError) as exc:  # bad input, I/O, an overflow
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
     except Exception as exc:

@@ -124,6 +124,14 @@ def predict_main(argv: list[str]) -> int:
     parser.add_argument("--model", required=True, metavar="DIR", help="the model directory")
     parser.add_argument("--json", action="store_true", help="one JSON object per result")
     parser.add_argument(
+        "--extra-column",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="table models: a column of the rows to leave out (an id); any other column the model does "
+        "not know is refused",
+    )
+    parser.add_argument(
         "texts", nargs="+", metavar="TEXT", help="texts or windows; '-' reads one per line from stdin"
     )
     args = parser.parse_args(argv)
@@ -144,7 +152,8 @@ def predict_main(argv: list[str]) -> int:
                     file=sys.stderr,
                 )
         else:
-            proba = model.predict_proba(texts if model.text else [_json_row(t) for t in texts])
+            rows = texts if model.text else [_json_row(t) for t in texts]
+            proba = model.predict_proba(rows, *([] if model.text else [args.extra_column]))
             results = [
                 {
                     "text": t,
@@ -154,7 +163,7 @@ def predict_main(argv: list[str]) -> int:
                 }
                 for t, p in zip(texts, proba)
             ]
-    except (NbsparkError, ValueError, TypeError, FileNotFoundError) as exc:
+    except (NbsparkError, ValueError, TypeError, OSError) as exc:
         print(f"nbspark predict: error: {exc}", file=sys.stderr)
         return 1
     for r in results:

@@ -87,7 +87,7 @@ class NBPredictor:
         )
         self._binary = frozenset(nb.get("bernoulli_columns", ()))
 
-    def _jll(self, items: Sequence) -> np.ndarray:
+    def _jll(self, items: Sequence, extra_columns=()) -> np.ndarray:
         if self.text:
             for i, t in enumerate(items):
                 if not isinstance(t, str):
@@ -97,14 +97,13 @@ class NBPredictor:
             return score_docs(self.model, [self._tokenize(t) for t in items])[0]
         rows = [self._table_row(r, i) for i, r in enumerate(items)]
         known = {*self._numeric, *self._categorical, self.manifest["config"]["nb"]["label_column"]}
-        if unknown := sorted(
-            {str(k) for r in items for k in r} - known
-        ):  # a misspelt column is a missing cell in every row
-            log.warning(
-                "predict: %d column(s) the model does not know, left out: %s%s",
-                len(unknown),
-                ", ".join(unknown[:6]),
-                ", …" if len(unknown) > 6 else "",
+        if unknown := sorted({str(k) for r in items for k in r} - known - set(extra_columns)):
+            # a misspelt column would be a missing cell in every row, the prediction moved in silence
+            columns = sorted(self._numeric + self._categorical)
+            more, beyond = ", …" if len(unknown) > 6 else "", ", …" if len(columns) > 12 else ""
+            raise ValueError(
+                f"column(s) the model does not know: {', '.join(unknown[:6])}{more}; its columns: "
+                f"{', '.join(columns[:12])}{beyond} (name columns to leave out with extra_columns)"
             )
         return score_rows(self.model, rows)[0]
 
@@ -157,8 +156,9 @@ class NBPredictor:
                 cat[c] = str(v)
         return cat, num
 
-    def predict_proba(self, items: Iterable) -> np.ndarray:
-        """Posteriors ``(n, len(classes_))``, each row summing to 1."""
+    def predict_proba(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
+        """Posteriors ``(n, len(classes_))``, each row summing to 1. A row's column that the model does
+        not know is refused, unless ``extra_columns`` names it (an id, say)."""
         if (
             not self.text and hasattr(items, "to_dict") and hasattr(items, "columns")
         ):  # a pandas DataFrame: its rows
@@ -166,7 +166,7 @@ class NBPredictor:
         items = as_batch(items, "texts" if self.text else "rows")
         if not items:
             return np.zeros((0, len(self.classes_)))
-        jll = self._jll(items)
+        jll = self._jll(items, extra_columns)
         dead = unexplained(jll)
         if dead:
             log.warning(
@@ -179,9 +179,9 @@ class NBPredictor:
             )
         return np.exp(log_posteriors(jll))
 
-    def predict(self, items: Iterable) -> list[str]:
+    def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> list[str]:
         """The most probable class of each text or row (ties: the class that sorts first, as the jobs)."""
-        proba = self.predict_proba(items)
+        proba = self.predict_proba(items, extra_columns)
         return [self.classes_[i] for i in np.argmax(proba, axis=1)]
 
 

@@ -217,7 +217,11 @@ def _finite(
 
 
 def validate(cfg: ExperimentConfig) -> None:
-    """Refuse a config that cannot run, naming the key (``ConfigError``)."""
+    """Refuse a config that cannot run, naming the key (``ConfigError``). On a naive Bayes task a
+    backoff setting is named first: the backoff checks would speak of what it implies (a width's
+    context positions)."""
+    if cfg.task == "naive_bayes" and (other := other_task_settings(cfg)):
+        raise ConfigError(_other_task_message(cfg, other))
     if cfg.width < 3 or cfg.width % 2 == 0 or cfg.width > 25:
         raise ConfigError(f"width must be odd and between 3 and 25, got {cfg.width}")
     if problem := sets_problem(cfg.sets, cfg.lowercase):
@@ -266,12 +270,16 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ConfigError(f"partitions must be at most 1,000,000, got {cfg.partitions:,}")
     problems = config_problems(cfg)
     if other := other_task_settings(cfg):
-        problems.append(
-            f"{', '.join(other)} {'applies' if len(other) == 1 else 'apply'} to "
-            f"{'naive Bayes' if cfg.task == 'backoff' else 'backoff'} tasks, not to task = {cfg.task!r}"
-        )
+        problems.append(_other_task_message(cfg, other))
     if problems:
         raise ConfigError(problems[0])
+
+
+def _other_task_message(cfg: ExperimentConfig, other: list[str]) -> str:
+    return (
+        f"{', '.join(other)} {'applies' if len(other) == 1 else 'apply'} to "
+        f"{'naive Bayes' if cfg.task == 'backoff' else 'backoff'} tasks, not to task = {cfg.task!r}"
+    )
 
 
 def other_task_settings(cfg: ExperimentConfig) -> list[str]:

@@ -1,12 +1,16 @@
 """A model's count table read without Spark (pyarrow), after the same checks as the jobs': the
-marker, the part files' schema, the rows against the manifest's ``count_rows``."""
+marker, the part files' schema, the rows against the manifest's ``count_rows``; and, in the same
+pass over the columns it loads, that counts are >= 0 and that no key is written twice."""
 
 from __future__ import annotations
 
+import pyarrow.compute as pc
+
+from nbspark.errors import OutputError
 from nbspark.storage.locations import Location
 from nbspark.storage.tables import check_table, ddl_columns, read_arrow
 
-__all__ = ["read_count_rows", "read_count_table"]
+__all__ = ["check_counts", "read_count_rows", "read_count_table"]
 
 
 def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple]:
@@ -18,6 +22,37 @@ def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple
 def read_count_table(model_dir: Location, ddl: str, manifest: dict):
     """The count table as one pyarrow Table, its columns in the schema's order, after the same
     checks as the jobs'."""
-    return read_arrow(
+    table = read_arrow(
         check_table(model_dir / "counts", ddl, manifest.get("count_rows")), list(ddl_columns(ddl))
     )
+    check_counts(table, model_dir / "counts")
+    return table
+
+
+#: The count columns of both families' tables (``n``/``sumsq`` naive Bayes, ``count`` backoff); a
+#: naive Bayes ``sum`` (of a numeric feature's values) may be negative.
+NON_NEGATIVE = ("n", "count", "sumsq")
+#: The columns that are values, not keys.
+VALUES = ("n", "sum", "sumsq", "count")
+
+
+def check_counts(table, where) -> None:
+    """Refuse a count table with a negative count or a key written twice (``OutputError``): a
+    prediction would silently move (a row counted twice, a level that seems unseen)."""
+    for name in NON_NEGATIVE:
+        if name in table.column_names and table.num_rows:
+            low = pc.min(table[name]).as_py()
+            if low is not None and low < 0:
+                raise OutputError(
+                    f"{where}: a negative count ({low}) in column {name!r}; the table is damaged"
+                )
+    keys = [c for c in table.column_names if c not in VALUES]
+    if table.num_rows and keys:
+        grouped = table.select(keys).group_by(keys, use_threads=False).aggregate([([], "count_all")])
+        if grouped.num_rows != table.num_rows:
+            twice = grouped.filter(pc.greater(grouped["count_all"], 1)).slice(0, 1).to_pylist()[0]
+            del twice["count_all"]
+            raise OutputError(
+                f"{where}: {table.num_rows - grouped.num_rows:,} row(s) repeat a key, e.g. {twice}; "
+                "the table is damaged"
+            )

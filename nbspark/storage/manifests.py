@@ -18,20 +18,110 @@ from nbspark.storage.tables import MARKER, check_marker, read_json
 
 __all__ = [
     "BACKOFF_KIND",
+    "MANIFEST_FIELDS",
     "NB_KIND",
     "SCHEMA_VERSION",
     "check_update",
     "confusion_sets",
+    "json_type",
     "load_manifest",
+    "manifest_problem",
     "manifest_header",
     "merged_manifest",
     "set_of_word",
 ]
 
-BACKOFF_KIND = "nbspark.backoff.predict-counts"
-NB_KIND = "nbspark.naive_bayes.model-counts"
+BACKOFF_KIND = "nbspark.backoff-counts"
+NB_KIND = "nbspark.nb-counts"
 TASK_OF_KIND = {BACKOFF_KIND: "backoff", NB_KIND: "naive_bayes"}  # the config's task that trains each
 SCHEMA_VERSION = 1
+
+#: What a manifest must hold to be read, by kind: each field (a dotted path into the JSON) and its
+#: type. A model whose manifest lacks one, or holds another type, is refused naming the field.
+_NUMBER = (int, float)
+_COMMON_FIELDS = {
+    "config": dict,
+    "config.train": dict,
+    "config.train.format": str,
+    "config.train.splits": list,
+    "config.train.holdout": _NUMBER,
+    "config.train.seed": int,
+    "count_rows": int,
+    "stats": dict,
+}
+MANIFEST_FIELDS = {
+    BACKOFF_KIND: {
+        **_COMMON_FIELDS,
+        "letters": str,
+        "subsets": list,
+        "config.width": int,
+        "config.lowercase": bool,
+        "config.confusion_set": list,
+    },
+    NB_KIND: {
+        **_COMMON_FIELDS,
+        "model": str,
+        "label_counts": dict,
+        "features": int,
+        "config.nb": dict,
+        "config.nb.alpha": _NUMBER,
+        "config.nb.var_smoothing": _NUMBER,
+        "config.nb.tokenizer": str,
+    },
+}
+
+
+def _type_name(types) -> str:
+    names = {
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        bool: "true or false",
+        dict: "an object",
+        list: "a list",
+    }
+    types = types if isinstance(types, tuple) else (types,)
+    return "a number" if types == _NUMBER else " or ".join(names[t] for t in types)
+
+
+def manifest_problem(manifest, kind: str) -> str | None:
+    """What makes ``manifest`` unreadable as a model of ``kind`` (``MANIFEST_FIELDS``), or None."""
+    if not isinstance(manifest, dict):
+        return f"a JSON {type(manifest).__name__}, expected an object"
+    for path, types in MANIFEST_FIELDS.get(kind, {}).items():
+        value = manifest
+        for part in path.split("."):
+            value = value.get(part, _MISSING) if isinstance(value, dict) else _MISSING
+        if value is _MISSING:
+            return f"field {path!r} is missing ({_type_name(types)})"
+        wanted = types if isinstance(types, tuple) else (types,)
+        if not isinstance(value, wanted) or (isinstance(value, bool) and bool not in wanted):
+            return f"field {path!r} is {json_type(value)}, expected {_type_name(types)}"
+    if isinstance(manifest.get("count_rows"), int) and manifest["count_rows"] < 0:
+        return f"field 'count_rows' is {manifest['count_rows']}, expected a count >= 0"
+    return None
+
+
+def json_type(value) -> str:
+    """How a JSON value is named in a message: its type, and the value itself when short."""
+    kind = {
+        bool: "true or false",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        dict: "an object",
+        list: "a list",
+    }
+    name = kind.get(type(value), "null" if value is None else type(value).__name__)
+    shown = repr(value)
+    return (
+        f"{name} ({shown})"
+        if value is not None and len(shown) <= 40 and not isinstance(value, (dict, list))
+        else name
+    )
+
+
+_MISSING = object()
 
 
 def confusion_sets(config: dict) -> tuple[tuple[str, ...], ...]:
@@ -82,10 +172,22 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
             + (f"; the model is {inside}" if inside else "")
         )
     check_marker(model_dir)
+    marker = read_json(model_dir / MARKER) if (model_dir / MARKER).is_file() else None
+    if not isinstance(marker, dict) or marker.get("kind") != "model":
+        found = (
+            "no " + MARKER
+            if marker is None
+            else f"a {MARKER} of kind {json_type(marker.get('kind') if isinstance(marker, dict) else marker)}"
+        )
+        raise OutputError(
+            f'{model_dir}: not a complete nbspark model ({found}; a model has one of kind "model")'
+        )
     try:
         manifest = read_json(path)
     except ValueError:
         raise OutputError(f"{path}: not valid JSON") from None
+    if not isinstance(manifest, dict):
+        raise OutputError(f"{path}: {manifest_problem(manifest, '')}")
     kinds = (kind,) if isinstance(kind, str) else kind
     if manifest.get("kind") not in kinds:
         found = manifest.get("kind")
@@ -101,6 +203,8 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
             f"{model_dir}: model schema version {manifest.get('schema_version')!r}, this nbspark reads "
             f"{SCHEMA_VERSION}"
         )
+    if problem := manifest_problem(manifest, manifest["kind"]):
+        raise OutputError(f"{path}: {problem}")
     return manifest
 
 

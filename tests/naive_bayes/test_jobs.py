@@ -335,16 +335,12 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys, caplog):
         loaded.predict(
             [day, {"Outlook": "sunny", "Windy": "TRUE"}]
         )  # misspelt keys: not the prior alone, silently
-    # one key misspelt among known ones is a missing cell in every row: said once (the label column is not a
-    # feature)
-    import logging
-
-    caplog.clear()  # the fit's progress lines
-    with caplog.at_level(logging.WARNING, logger="nbspark"):
-        assert loaded.predict([{**day, "humidty": 90, "play": "no"}, day]) == ["no", "no"]
-    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING] == [
-        "predict: 1 column(s) the model does not know, left out: humidty"
-    ]
+    # one key misspelt among known ones would be a missing cell in every row: refused, naming it and the
+    # model's columns (the label column is not a feature, and may be there); an extra column declared is
+    # left out
+    with pytest.raises(ValueError, match="column\\(s\\) the model does not know: humidty; its columns: "):
+        loaded.predict([{**day, "humidty": 90, "play": "no"}, day])
+    assert loaded.predict([{**day, "id": 7, "play": "no"}, day], extra_columns=["id"]) == ["no", "no"]
     capsys.readouterr()  # the command above set up the nbspark logger's handler on stderr
     with pytest.raises(ValueError, match="row 0, column 'humidity': 'high' is not a number"):
         loaded.predict([{**day, "humidity": "high"}])
@@ -1156,6 +1152,8 @@ def test_complement_reads_the_multinomial_counts_and_matches_sklearn(spark, fixt
 
     from sklearn.naive_bayes import ComplementNB
 
+    from nbspark.app.command import main
+
     multi = fit(spark, china_cfg(fixtures, tmp_path), tmp_path / "multi")
     comp = fit(spark, china_cfg(fixtures, tmp_path, **{"nb.model": "complement"}), tmp_path / "comp")
     assert comp["model"] == "complement" and comp["count_rows"] == multi["count_rows"]
@@ -1204,6 +1202,12 @@ def test_complement_reads_the_multinomial_counts_and_matches_sklearn(spark, fixt
     want = sorted((doc_id, [ref.classes_[p.argmax()]], p.max()) for (doc_id, _, _), p in zip(test, proba))
     assert [r[:2] for r in results["complement"]] == [w[:2] for w in want]
     assert [r[2] for r in results["complement"]] == pytest.approx([w[2] for w in want], abs=1e-12)
+    # nbspark.load and nbspark predict read it alike: a multinomial model read as complement too
+    texts = [" ".join(words) for _, _, words in test]
+    loaded = nbspark.load(tmp_path / "multi", model="complement", norm=True)
+    assert loaded.kind == "complement"
+    np.testing.assert_allclose(loaded.predict_proba(texts), proba, rtol=0, atol=1e-12)
+    assert main(["predict", "--model", str(tmp_path / "comp"), "--json", texts[0]]) == 0
     # back: the complement model read as multinomial is the multinomial model
     back = china_cfg(fixtures, tmp_path)
     classify_nb(

@@ -550,3 +550,10 @@ def test_a_decision_threshold_without_a_positive_label_is_refused():
         ).nb.decision_threshold
         == 0.3
     )
+
+
+def test_a_backoff_setting_on_a_naive_bayes_task_is_named_as_such():
+    """--set width=3 on a naive Bayes config: the message names width as a backoff setting, not the
+    backoff subsets that width would imply."""
+    with pytest.raises(ConfigError, match="^width applies to backoff tasks, not to task = 'naive_bayes'$"):
+        load_config(None, {"task": "naive_bayes", "width": "3", "train.format": "tsv", "train.path": "x"})

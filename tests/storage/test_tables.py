@@ -100,10 +100,8 @@ def test_a_commit_that_died_is_refused_and_overwritable(tmp_path):
     says so: models are refused with one line, and --overwrite may replace the output."""
     out = tmp_path / "model"
     out.mkdir()
-    (out / "manifest.json").write_text(
-        json.dumps({"kind": "nbspark.naive_bayes.model-counts", "schema_version": 1})
-    )
+    (out / "manifest.json").write_text(json.dumps({"kind": "nbspark.nb-counts", "schema_version": 1}))
     (out / MARKER).write_text(json.dumps({"kind": "model", "state": "committing"}))
     with pytest.raises(OutputError, match="died while moving it into place"):
-        load_manifest(out, "nbspark.naive_bayes.model-counts")
+        load_manifest(out, "nbspark.nb-counts")
     assert str(check_output(out, overwrite=True)) == str(out)
