@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: Top to bottom. A module's floor is that of its longest prefix here.
 FLOORS = [
-    ("jobs", ["nbspark.jobs"]),
+    ("jobs", ["nbspark.jobs", "nbspark.__main__"]),
     ("app", ["nbspark.app"]),
     ("faces", ["nbspark", "nbspark.ml", "nbspark.frames", "nbspark.loading"]),
     ("families", ["nbspark.naive_bayes", "nbspark.backoff"]),

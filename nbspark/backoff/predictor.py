@@ -181,7 +181,7 @@ class BackoffPredictor:
         ``snippet``. Lines end in ``\\n``, ``\\r\\n`` or ``\\r`` (``inputs.tokens.line_ends``). A word whose
         context no level has seen is not flagged."""
         text = line_ends(text)
-        out, line, counted = [], 1, 0
+        out, line, counted, line_start = [], 1, 0, 0
         decisions = {
             s: self.rule_for(s, rule, factor) for s in self._set_of.values()
         }  # once per set, not per word
@@ -209,9 +209,12 @@ class BackoffPredictor:
             first, begin, starts, ends = recent[0]
             start = begin + starts[i - first]
             written_as = text[start : begin + ends[i - first]]
-            line += text.count("\n", counted, start)  # flags come in text order: count from the last one
+            # flags come in text order: lines are counted, and the line's start found, from the last one
+            line += text.count("\n", counted, start)
+            newline = text.rfind("\n", counted, start)
+            line_start = newline + 1 if newline >= 0 else line_start
             counted = start
-            column = start - (text.rfind("\n", 0, start) + 1) + 1
+            column = start - line_start + 1
             out.append(
                 {
                     "line": line,
@@ -252,12 +255,17 @@ def _cased(word: str, like: str) -> str:
 
 
 def _snippet(text: str, start: int, length: int, around: int = 25) -> str:
-    """The line around a word, cut to ``around`` characters each side with ``…``."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", start)
-    line_end = len(text) if line_end < 0 else line_end
-    left, right = max(line_start, start - around), min(line_end, start + length + around)
-    return ("…" if left > line_start else "") + text[left:right] + ("…" if right < line_end else "")
+    """The line around a word, cut to ``around`` characters each side with ``…``. Only the
+    ``around`` characters each side are searched for the line's ends, so a text of one very long
+    line costs the same per word as one of short lines."""
+    low, high = max(0, start - around), min(len(text), start + length + around)
+    before = text.rfind("\n", low, start)
+    left = before + 1 if before >= 0 else low
+    after = text.find("\n", start + length, high)
+    right = after if after >= 0 else high
+    cut_left = before < 0 and low > 0 and text[low - 1] != "\n"
+    cut_right = after < 0 and high < len(text) and text[high] != "\n"
+    return ("…" if cut_left else "") + text[left:right] + ("…" if cut_right else "")
 
 
 def read_backoff(model_dir: Location, manifest: dict, chain: Sequence[str] | None = None) -> BackoffPredictor:

@@ -104,7 +104,7 @@ def test_loaded_books_model_predicts_as_the_classify_job(spark, books, data_dir,
     nbspark_cmd = [
         sys.executable,
         "-m",
-        "nbspark.app.command",
+        "nbspark",
         "predict",
         "--model",
         str(model_dir),

@@ -410,3 +410,27 @@ def test_a_rule_and_factor_per_confusion_set(model_dir):
     ]  # chain at 6: both
     with pytest.raises(ConfigError, match="one value per confusion set"):
         load_config(None, {"confusion_sets": "affect,effect;their,there", "check.factors": "10"})
+
+
+def test_a_snippet_is_cut_as_the_whole_line_would_be_cut():
+    """``_snippet`` searches only ``around`` characters each side for the line's ends (a text of one
+    very long line stays linear); on random texts it equals the rule stated on whole lines."""
+    import random
+
+    from nbspark.backoff.predictor import _snippet
+
+    def whole_line(text, start, length, around):
+        line_start = text.rfind("\n", 0, start) + 1
+        line_end = text.find("\n", start)
+        line_end = len(text) if line_end < 0 else line_end
+        left, right = max(line_start, start - around), min(line_end, start + length + around)
+        return ("…" if left > line_start else "") + text[left:right] + ("…" if right < line_end else "")
+
+    rng = random.Random(1)
+    for _ in range(5000):
+        text = "".join(rng.choice("ab \n") for _ in range(rng.randint(1, 120)))
+        start = rng.randrange(len(text))
+        length = rng.randint(0, len(text) - start)
+        if "\n" not in text[start : start + length]:  # a word holds no line end
+            around = rng.choice([0, 1, 5, 25])
+            assert _snippet(text, start, length, around) == whole_line(text, start, length, around)
