@@ -80,7 +80,8 @@ def learning_curve(
             f"coverage_{n}" for n in names
         )
         lines = [header] + [
-            f"{r['fraction']},{r['examples']},{r['weight']},{r['test_examples']},{r['accuracy']:.6f},{r['majority_baseline']:.6f},"
+            f"{r['fraction']},{r['examples']},{r['weight']},{r['test_examples']},"
+            f"{r['accuracy']:.6f},{r['majority_baseline']:.6f},"
             + ",".join(f"{lv['coverage'] or 0:.6f}" for lv in r["levels"])
             for r in rows
         ]

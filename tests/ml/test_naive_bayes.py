@@ -336,7 +336,8 @@ def test_a_failed_check_reported_by_two_stages_at_once_is_one_value_error():
         "holds null: labels must be "
         "integers >= 0 (StringIndexer's) SQLSTATE: P0001 SQLSTATE: XX000\n"
         "\tat "
-        "org.apache.spark.sql.errors.QueryExecutionErrors$.multiFailuresInStageMaterializationError(QueryExecutionErrors.scala:2043)\n"
+        "org.apache.spark.sql.errors.QueryExecutionErrors$."
+        "multiFailuresInStageMaterializationError(QueryExecutionErrors.scala:2043)\n"
     )
     expected = (
         "CountingNaiveBayes: label column 'label' holds null: labels must be integers >= 0 (StringIndexer's)"
