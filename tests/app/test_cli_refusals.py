@@ -340,3 +340,15 @@ def test_a_classify_run_that_scores_nothing_fails_and_writes_nothing(spark, fixt
     ):
         classify_nb(spark, nb, tmp_path / "nb", resolve_input(nb.test, None), tmp_path / "r")
     assert not (tmp_path / "r").exists()
+
+
+def test_an_overflow_raised_in_the_driver_is_one_line(spark, tmp_path, capsys):
+    """Two counts of 2^63 − 1 summed by the combine engine: the overflow is raised in the driver,
+    where it was a Python traceback; now one line, exit 1, and nothing written."""
+    path = tmp_path / "big.txt"
+    path.write_text("would not affect the outcome\t9223372036854775807\n" * 2)
+    out = tmp_path / "m"
+    code = train_main(["--set", f"train.path={path}", "--set", "engine=combine", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err and not out.exists()
+    assert err.strip().splitlines()[-1].startswith("train.py: error: count overflow")
