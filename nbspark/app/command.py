@@ -188,7 +188,10 @@ def check_main(argv: list[str]) -> int:
     add_check_options(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object per flag")
     parser.add_argument(
-        "--fail-on-flag", action="store_true", help="exit 1 when anything is flagged (for CI)"
+        "--fail-on-flag",
+        action="store_true",
+        help="exit 1 when anything is flagged (for CI); the exit status is 0 when nothing is flagged, "
+        "2 on an error (a file that cannot be read, a bad setting or model)",
     )
     parser.add_argument(
         "--evaluate",
@@ -238,7 +241,7 @@ def check_main(argv: list[str]) -> int:
                     print(_flag_line(flag))
     except (NbsparkError, ValueError, OSError) as exc:
         print(f"nbspark check: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ConfigError) else 1
+        return 2  # an error, never a flag: CI tells the two apart
     return 1 if flagged and args.fail_on_flag else 0
 
 

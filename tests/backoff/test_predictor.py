@@ -174,7 +174,7 @@ def test_command_line_checks_a_directory_as_the_job_lists_it(model_dir, tmp_path
     heads = [line.split(" ")[0] for line in capsys.readouterr().out.splitlines()]
     assert heads == [f"{docs / 'a.txt'}:1:14:", f"{docs / 'b.txt.gz'}:1:14:", f"{docs / 'b.txt.gz'}:3:15:"]
     (tmp_path / "empty").mkdir()
-    assert main(["check", "--model", str(model_dir), str(tmp_path / "empty")]) == 1
+    assert main(["check", "--model", str(model_dir), str(tmp_path / "empty")]) == 2  # an error, not a flag
     assert "no text files in this directory" in capsys.readouterr().err
 
 
@@ -206,7 +206,7 @@ def test_command_line_reads_compressed_text(model_dir, tmp_path, capsys):
     )
     cut = gzip.compress(text * 1000)
     (tmp_path / "cut.txt.gz").write_bytes(cut[:40])
-    assert main(["check", "--model", str(model_dir), str(tmp_path / "cut.txt.gz")]) == 1
+    assert main(["check", "--model", str(model_dir), str(tmp_path / "cut.txt.gz")]) == 2
     err = capsys.readouterr().err
     assert (
         err.startswith(f"nbspark check: error: {tmp_path / 'cut.txt.gz'}: cannot be read as gzip (")
