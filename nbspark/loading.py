@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from nbspark.backoff.predictor import read_backoff
 from nbspark.errors import ConfigError
 from nbspark.naive_bayes.predictor import read_nb
-from nbspark.settings.naive_bayes import SAME_COUNTS, refuse_unused
+from nbspark.settings.naive_bayes import read_as, refuse_unused
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import BACKOFF_KIND, NB_KIND, load_manifest
 
@@ -44,9 +44,14 @@ def load(
     model_dir = location(path)
     manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
     # an override the model would not use is refused, never ignored (no smoothing is a backoff model's)
-    kind = "backoff" if manifest["kind"] == BACKOFF_KIND else manifest["model"]
-    if kind != "backoff" and model in SAME_COUNTS and kind in SAME_COUNTS:
-        kind = model
+    if manifest["kind"] == BACKOFF_KIND:
+        if model is not None:
+            raise ConfigError(
+                f"model does not apply to {model_dir}, a backoff model (naive Bayes models take it)"
+            )
+        kind = "backoff"
+    else:
+        kind = read_as(manifest["model"], model)
     given = (("alpha", alpha), ("var_smoothing", var_smoothing), ("norm", norm))
     refuse_unused(kind, [n for n, v in given if v is not None], str(model_dir))
     if kind == "backoff":

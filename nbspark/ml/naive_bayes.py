@@ -72,6 +72,7 @@ from nbspark.naive_bayes.model import (
     text_jll,
 )
 from nbspark.settings.config import ExperimentConfig, NBSpec
+from nbspark.settings.naive_bayes import COUNTED_AS
 from nbspark.spine.frames import checked_tokens, checked_weight, collect_checked
 from nbspark.storage.manifests import NB_KIND, SCHEMA_VERSION
 
@@ -262,7 +263,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
                 declared,
             )
         weighted = self.isDefined(self.weightCol) and bool(self.getWeightCol())
-        counted_as = "bernoulli" if self.getModelType() == "bernoulli" else "multinomial"  # complement too
+        counted_as = COUNTED_AS.get(self.getModelType(), self.getModelType())  # complement: multinomial
         table = count_documents(df, "f", "y", "w" if weighted else None, model=counted_as)
         rows = [
             (r["event"], r["label"], r["feature"], r["sum"] if weighted else float(r["n"]))

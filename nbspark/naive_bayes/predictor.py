@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from nbspark.errors import ConfigError, OutputError
+from nbspark.errors import OutputError
 from nbspark.inputs.tokens import tokenizer
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
@@ -24,7 +24,7 @@ from nbspark.naive_bayes.model import (
     unexplained,
 )
 from nbspark.settings.capabilities import TEXT_MODELS
-from nbspark.settings.naive_bayes import SAME_COUNTS, model_options
+from nbspark.settings.naive_bayes import model_options, read_as
 from nbspark.spine.predictor import as_batch
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
@@ -53,14 +53,7 @@ class NBPredictor:
                 "CountingNaiveBayesModel.load"
             )
         self.manifest = manifest
-        self.kind = manifest["model"]
-        if model is not None and model != self.kind:  # one count table, read as the other kind
-            if not {model, self.kind} <= set(SAME_COUNTS):
-                other = (
-                    " or ".join(k for k in SAME_COUNTS if k != self.kind) if self.kind in SAME_COUNTS else ""
-                )
-                raise ConfigError(f"model={model!r}: a {self.kind} model is read as {other or 'itself only'}")
-            self.kind = model
+        self.kind = read_as(manifest["model"], model)  # one count table, maybe read as another kind
         if norm is not None:
             nb["norm"] = bool(norm)
         self.text = self.kind in TEXT_MODELS  # scores texts; else table rows

@@ -41,6 +41,7 @@ __all__ = [
     "check_nb",
     "model_options",
     "parse_domains",
+    "read_as",
     "refuse_unused",
     "unread_settings",
 ]
@@ -193,6 +194,17 @@ def refuse_unused(kind: str, names, where: str, prefix: str = "") -> None:
         raise ConfigError(
             f"{', '.join(prefix + n for n in unused)} does not apply to {where}, a {kind} model ({used})"
         )
+
+
+def read_as(kind: str, model: str | None) -> str:
+    """The kind a ``kind`` model is read as when ``model`` is asked for (None: its own): the kinds of
+    ``SAME_COUNTS`` read one count table, each as the other; any other change is refused."""
+    if model is None or model == kind:
+        return kind
+    if {model, kind} <= set(SAME_COUNTS):
+        return model
+    other = " or ".join(k for k in SAME_COUNTS if k != kind) if kind in SAME_COUNTS else ""
+    raise ConfigError(f"model={model!r}: a {kind} model is read as {other or 'itself only'}")
 
 
 def model_options(nb: dict) -> dict:

@@ -71,17 +71,20 @@ MANIFEST_FIELDS = {
 }
 
 
+#: How a message names each JSON type.
+_JSON_NAMES = {
+    bool: "true or false",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    dict: "an object",
+    list: "a list",
+}
+
+
 def _type_name(types) -> str:
-    names = {
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        bool: "true or false",
-        dict: "an object",
-        list: "a list",
-    }
     types = types if isinstance(types, tuple) else (types,)
-    return "a number" if types == _NUMBER else " or ".join(names[t] for t in types)
+    return "a number" if types == _NUMBER else " or ".join(_JSON_NAMES[t] for t in types)
 
 
 def manifest_problem(manifest, kind: str) -> str | None:
@@ -104,15 +107,7 @@ def manifest_problem(manifest, kind: str) -> str | None:
 
 def json_type(value) -> str:
     """How a JSON value is named in a message: its type, and the value itself when short."""
-    kind = {
-        bool: "true or false",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        dict: "an object",
-        list: "a list",
-    }
-    name = kind.get(type(value), "null" if value is None else type(value).__name__)
+    name = _JSON_NAMES.get(type(value), "null" if value is None else type(value).__name__)
     shown = repr(value)
     return (
         f"{name} ({shown})"

@@ -557,3 +557,17 @@ def test_a_backoff_setting_on_a_naive_bayes_task_is_named_as_such():
     backoff subsets that width would imply."""
     with pytest.raises(ConfigError, match="^width applies to backoff tasks, not to task = 'naive_bayes'$"):
         load_config(None, {"task": "naive_bayes", "width": "3", "train.format": "tsv", "train.path": "x"})
+
+
+def test_a_model_is_read_as_another_kind_only_on_the_same_counts():
+    from nbspark.settings.naive_bayes import read_as
+
+    assert read_as("multinomial", None) == read_as("multinomial", "multinomial") == "multinomial"
+    assert (
+        read_as("multinomial", "complement") == "complement"
+        and read_as("complement", "multinomial") == "multinomial"
+    )
+    with pytest.raises(ConfigError, match="model='bernoulli': a multinomial model is read as complement"):
+        read_as("multinomial", "bernoulli")
+    with pytest.raises(ConfigError, match="model='complement': a gaussian model is read as itself only"):
+        read_as("gaussian", "complement")
