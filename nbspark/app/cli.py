@@ -225,7 +225,6 @@ def train_main(argv=None, prog: str = "train.py") -> int:
     def body():
         from nbspark.inputs.resolve import resolve_input
         from nbspark.report.format import format_nb_train_report, format_train_report
-        from nbspark.settings.capabilities import resolve_engine
         from nbspark.spine.training import plan_training, train_model
 
         nb = cfg.task == "naive_bayes"
@@ -234,10 +233,12 @@ def train_main(argv=None, prog: str = "train.py") -> int:
             from nbspark.naive_bayes.jobs import NAIVE_BAYES as family
         else:
             from nbspark.backoff.jobs import BACKOFF as family
-        resolve_engine(cfg)  # a training input, sampling or engine that cannot apply, before any path
-        use_hadoop()
-        inputs = resolve_input(cfg.train, args.data_dir)
         out = args.update or args.out or cfg.model_dir
+
+        def inputs():  # called by the plan once the engine is known to apply: only then paths, and the JVM
+            use_hadoop()
+            return resolve_input(cfg.train, args.data_dir)
+
         plan = plan_training(cfg, inputs, out, family, bool(args.update), args.force, args.overwrite)
         with _spark(f"nbspark-train-{cfg.name}") as spark:
             manifest = train_model(spark, plan, family)
@@ -263,24 +264,23 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
     def body():
         from nbspark.inputs.resolve import resolve_input
 
-        nb = cfg.task == "naive_bayes"
-        if nb:  # only the run's own family is imported, as in train
-            from nbspark.naive_bayes.jobs import plan_nb_classify, run_nb_classify
-
-            def plan_run(inputs, out):
-                return plan_nb_classify(cfg, model, inputs, out, explicit, args.overwrite)
-
-            run = run_nb_classify
-        else:
-            from nbspark.backoff.jobs import plan_backoff_classify, run_backoff_classify
-
-            def plan_run(inputs, out):
-                return plan_backoff_classify(cfg, model, inputs, out, args.overwrite)
-
-            run = run_backoff_classify
         use_hadoop()
         model = location(args.model or cfg.model_dir)
-        plan = plan_run(lambda: resolve_input(cfg.test, args.data_dir), args.out or cfg.results_dir)
+        out = args.out or cfg.results_dir
+
+        def inputs():  # resolved by the plan, after the model's manifest is read
+            return resolve_input(cfg.test, args.data_dir)
+
+        if cfg.task == "naive_bayes":  # only the run's own family is imported, as in train
+            from nbspark.naive_bayes.jobs import plan_nb_classify
+            from nbspark.naive_bayes.jobs import run_nb_classify as run
+
+            plan = plan_nb_classify(cfg, model, inputs, out, explicit, args.overwrite)
+        else:
+            from nbspark.backoff.jobs import plan_backoff_classify
+            from nbspark.backoff.jobs import run_backoff_classify as run
+
+            plan = plan_backoff_classify(cfg, model, inputs, out, args.overwrite)
         with _spark(f"nbspark-classify-{cfg.name}") as spark:
             run(spark, plan)
         print((plan.out / "report.txt").read_text(), end="")  # the report the job wrote: formatted once

@@ -133,8 +133,10 @@ def plan_training(
     """Decide a train run: refuse a training input, sampling or engine that cannot apply, an output
     that cannot be replaced (``storage.tables.check_output``: only with ``overwrite`` or ``update``,
     only if nbspark wrote it, never overlapping the input), and an update whose settings differ from
-    the model's or that counts a file the model holds (unless ``force``)."""
+    the model's or that counts a file the model holds (unless ``force``). ``inputs`` may be a
+    function that resolves them: it is called once the engine is known to apply."""
     engine = resolve_engine(cfg)
+    inputs = inputs() if callable(inputs) else inputs
     old = None
     if update:
         old = load_manifest(location(out), family.kind)
