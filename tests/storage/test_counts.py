@@ -165,6 +165,10 @@ def test_the_undamaged_models_load(models):
         "affect",
         "effect",
     )
+    with pytest.raises(NbsparkError, match="model does not apply to .*, a backoff model"):
+        nbspark.load(models / "backoff", model="complement")  # refused, never ignored
+    with pytest.raises(NbsparkError, match="model='bernoulli': a multinomial model is read as complement"):
+        nbspark.load(models / "nb", model="bernoulli")
 
 
 def test_the_checks_of_a_table_read_are_one_pass_over_its_columns():
