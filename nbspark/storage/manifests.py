@@ -10,6 +10,7 @@ refuses anything that is not a complete model of the expected kind and version. 
 from __future__ import annotations
 
 import datetime as _dt
+import json
 
 from nbspark._version import __version__
 from nbspark.errors import InputError, OutputError
@@ -226,7 +227,7 @@ def check_update(old: dict, cfg, keys: tuple[str, ...]) -> None:
         value = config
         for part in key.split("."):
             value = value[part]
-        return list(value) if isinstance(value, (list, tuple)) else value
+        return json.loads(json.dumps(value))  # tuples as lists, at every depth: as the manifest has them
 
     for key in keys:
         theirs, mine = setting(old["config"], key), setting(cfg.to_dict(), key)
