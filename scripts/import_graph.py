@@ -20,7 +20,8 @@ ROOT = Path(__file__).resolve().parents[1]
 FLOORS = [
     ("jobs", ["nbspark.jobs", "nbspark.__main__"]),
     ("app", ["nbspark.app"]),
-    ("faces", ["nbspark", "nbspark.ml", "nbspark.frames", "nbspark.loading"]),
+    ("serve", ["nbspark.serve"]),
+    ("faces", ["nbspark", "nbspark.ml", "nbspark.frames", "nbspark.loading", "nbspark.predictions"]),
     ("families", ["nbspark.naive_bayes", "nbspark.backoff"]),
     ("spine", ["nbspark.spine"]),
     ("settings, report", ["nbspark.settings", "nbspark.report"]),

@@ -2,4 +2,10 @@
 # Set up .venv if needed and run the whole test suite (Spark in local mode; real-data tests
 # run when the data dir is found: --data-dir is not available here, use $NBSPARK_DATA).
 source "$(dirname "$0")/_env.sh"
+# The server's page is tested in a real headless browser: Debian's Chromium, installed here when
+# missing and this is root with apt (CI); elsewhere the page test is skipped, saying why.
+if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "installing Chromium for the page test (apt-get; log in .venv/chromium.log)" >&2
+    { apt-get install -y --no-install-recommends chromium || { apt-get update && apt-get install -y --no-install-recommends chromium; }; } > .venv/chromium.log 2>&1 || echo "Chromium could not be installed: the page test will say so" >&2
+fi
 exec python -m pytest "$@"

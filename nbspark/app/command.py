@@ -6,6 +6,7 @@ nbspark predict --model DIR [--json] TEXT… | -                        score in
 nbspark check --model DIR [--factor F] [--rule R] [--json] [--fail-on-flag] FILE… | -   confused words, no JVM
 nbspark check --model DIR --evaluate FORMAT:PATH … --out DIR            the checker's p and r (LanguageTool's
 protocol)
+nbspark serve --model [NAME=]DIR … [--host H] [--port P]               LanguageTool's API, /v1/predict, no JVM
 nbspark config show [--config F] [--set K=V …]                        the resolved config as TOML
 nbspark --version | --jobs-dir                                         (the jobs: spark-submit "$(nbspark
 --jobs-dir)/train.py")
@@ -31,10 +32,10 @@ from nbspark._version import __version__
 from nbspark.errors import ConfigError, NbsparkError
 from nbspark.settings.check import RULES
 
-__all__ = ["check_main", "config_main", "config_toml", "main", "predict_main"]
+__all__ = ["check_main", "config_main", "config_toml", "main", "predict_main", "serve_main"]
 
 JOBS = ("train", "classify", "query", "curve")
-COMMANDS = (*JOBS, "predict", "check", "config")
+COMMANDS = (*JOBS, "predict", "check", "serve", "config")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         return predict_main(rest)
     if args.command == "check":
         return check_main(rest)
+    if args.command == "serve":
+        return serve_main(rest)
     if args.command == "config":
         return config_main(rest)
     return _job(args.command, rest)
@@ -138,31 +141,20 @@ def predict_main(argv: list[str]) -> int:
     texts = _stdin_lines() if args.texts == ["-"] else args.texts
     from nbspark.backoff.predictor import BackoffPredictor
     from nbspark.loading import load
+    from nbspark.predictions import json_row, prediction_objects
 
     try:
         model = load(args.model)
-        if isinstance(model, BackoffPredictor):
-            results, unscored = _backoff_results(model, texts)
-            if unscored:  # said, not silent: a text without a set word is not a prediction of the model
-                print(
-                    f"nbspark predict: {unscored:,} of {len(texts):,} texts hold no word of the model's "
-                    "confusion sets "
-                    f"({model.words_shown()}) and are not a {model.width}-token window with '_' at the "
-                    "centre: nothing scored in them",
-                    file=sys.stderr,
-                )
-        else:
-            rows = texts if model.text else [_json_row(t) for t in texts]
-            proba = model.predict_proba(rows, *([] if model.text else [args.extra_column]))
-            results = [
-                {
-                    "text": t,
-                    "label": model.classes_[int(p.argmax())],
-                    "probability": float(p.max()),
-                    "probabilities": dict(zip(model.classes_, map(float, p))),
-                }
-                for t, p in zip(texts, proba)
-            ]
+        rows = texts if isinstance(model, BackoffPredictor) or model.text else [json_row(t) for t in texts]
+        results, unscored = prediction_objects(model, rows, texts, args.extra_column)
+        if unscored:  # said, not silent: a text without a set word is not a prediction of the model
+            print(
+                f"nbspark predict: {unscored:,} of {len(texts):,} texts hold no word of the model's "
+                "confusion sets "
+                f"({model.words_shown()}) and are not a {model.width}-token window with '_' at the "
+                "centre: nothing scored in them",
+                file=sys.stderr,
+            )
     except (NbsparkError, ValueError, TypeError, OSError) as exc:
         print(f"nbspark predict: error: {exc}", file=sys.stderr)
         return 1
@@ -243,6 +235,72 @@ def check_main(argv: list[str]) -> int:
         print(f"nbspark check: error: {exc}", file=sys.stderr)
         return 2  # an error, never a flag: CI tells the two apart
     return 1 if flagged and args.fail_on_flag else 0
+
+
+def serve_main(argv: list[str]) -> int:
+    """``nbspark serve``: LanguageTool's ``/v2/check`` over backoff models and ``/v1/predict`` over any
+    model, until SIGTERM or Ctrl-C (``nbspark.serve``)."""
+    from nbspark.app.cli import add_check_options, check_factor
+
+    parser = argparse.ArgumentParser(
+        prog="nbspark serve",
+        description="Serve models over HTTP, without Spark: LanguageTool's API (POST /v2/check, GET "
+        "/v2/languages) so that LanguageTool's editor plug-ins and clients use the checker, POST /v1/predict "
+        "for any model, GET /v1/models, and a page at /. A model directory that gets a new version is "
+        "served within --reload-seconds.",
+    )
+    parser.add_argument(
+        "--model",
+        action="append",
+        required=True,
+        metavar="[NAME=]DIR",
+        help="a model to serve (repeatable); its name defaults to the directory's (the parent's for …/model)",
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)"
+    )
+    parser.add_argument(
+        "--port", type=int, default=8081, help="port (default 8081, LanguageTool's; 0: a free one)"
+    )
+    parser.add_argument(
+        "--max-bytes", type=int, default=1 << 20, help="largest request body, in bytes (default 1 MiB)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="time to send a request's body, and again to answer it (default 10)",
+    )
+    parser.add_argument(
+        "--reload-seconds",
+        type=float,
+        default=2.0,
+        help="how often the model directories are looked at for a new version (default 2)",
+    )
+    add_check_options(parser)
+    args = parser.parse_args(argv)
+    check_factor(parser, args)
+    if args.max_bytes < 1 or args.timeout <= 0 or args.reload_seconds <= 0:
+        parser.error("--max-bytes, --timeout and --reload-seconds must be positive")
+    try:
+        from nbspark.serve.app import Limits
+        from nbspark.serve.server import serve
+    except ImportError as exc:
+        print(f"nbspark serve: error: {exc.name} is missing: pip install 'nbspark[serve]'", file=sys.stderr)
+        return 2
+    try:
+        serve(
+            args.model,
+            args.host,
+            args.port,
+            Limits(args.max_bytes, args.timeout, args.factor, args.rule),
+            args.reload_seconds,
+        )
+    except (NbsparkError, ValueError, OSError) as exc:
+        print(f"nbspark serve: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _evaluate(model, args) -> int:
@@ -330,53 +388,6 @@ def _flag_line(f: dict) -> str:
         f"{f['file']}:{f['line']}:{f['column']}: {f['written']!r} → {f['suggestion']!r}? (ratio "
         f"{ratio}, level {f['level'] or '∅'}) {f['snippet']}"
     )
-
-
-def _json_row(text: str) -> dict:
-    """A table model's row, given as a JSON object of column -> value."""
-    try:
-        row = json.loads(text)
-    except ValueError:
-        row = None
-    if not isinstance(row, dict):
-        raise ValueError(
-            f"a table model scores rows: give each as a JSON object of column -> value, got {text[:60]!r}"
-        )
-    return row
-
-
-def _backoff_results(model, texts: list[str]) -> tuple[list[dict], int]:
-    """The results of every text (a window with '_', else each set word in its window) and the
-    number of texts that gave none."""
-    out, unscored = [], 0
-    for text in texts:
-        tokens = text.split()
-        if len(tokens) == model.width and (tokens[model.width // 2] == "_"):
-            p = model.predict([text])[0]
-            out.append(
-                {
-                    "text": text,
-                    "label": p.label,
-                    "probability": p.probability,
-                    "level": p.level,
-                    "window": " ".join(p.window),
-                }
-            )
-            continue
-        found = model.check(text)
-        unscored += not found
-        for r in found:
-            out.append(
-                {
-                    "text": text,
-                    "written": r["written"],
-                    "label": r["label"],
-                    "probability": r["probability"],
-                    "level": r["level"],
-                    "window": " ".join(r["window"]),
-                }
-            )
-    return out, unscored
 
 
 def _line(r: dict) -> str:

@@ -8,7 +8,9 @@ _ finance minister"``, or a sequence of tokens.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -176,11 +178,17 @@ class BackoffPredictor:
     def flags(self, text: str, factor: float | None = None, rule: str | None = None) -> list[dict]:
         """The confusion-set words of ``text`` that another word of their set beats by at least
         ``factor`` times under the decision ``rule`` (``rules``; both default to the model's check
-        settings): ``line`` and ``column`` (1-based, in characters), ``written``, ``suggestion`` (in
-        the written word's case), ``ratio`` (inf when the written word scores 0), ``level`` and
-        ``snippet``. Lines end in ``\\n``, ``\\r\\n`` or ``\\r`` (``inputs.tokens.line_ends``). A word whose
-        context no level has seen is not flagged."""
+        settings): ``line`` and ``column`` (1-based, in characters), ``offset`` (0-based, in characters
+        of ``text`` as given, ``\\r\\n`` counting two), ``written``, ``suggestion`` (in the written word's
+        case), ``ratio`` (inf when the written word scores 0), ``level`` and ``snippet``. Lines end in
+        ``\\n``, ``\\r\\n`` or ``\\r`` (``inputs.tokens.line_ends``). A word whose context no level has
+        seen is not flagged."""
+        given = text
         text = line_ends(text)
+        # where a "\r\n" became one "\n", a position in ``text`` is that many characters before ``given``'s
+        joined = (
+            [m.start() - i for i, m in enumerate(re.finditer("\r\n", given))] if given is not text else []
+        )
         out, line, counted, line_start = [], 1, 0, 0
         decisions = {
             s: self.rule_for(s, rule, factor) for s in self._set_of.values()
@@ -219,6 +227,7 @@ class BackoffPredictor:
                 {
                     "line": line,
                     "column": column,
+                    "offset": start + bisect.bisect_right(joined, start),
                     "written": written_as,
                     "suggestion": _cased(verdict.suggestion, written_as),
                     "ratio": verdict.ratio,

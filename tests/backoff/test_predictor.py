@@ -94,8 +94,15 @@ def test_windows_and_old_mac_line_ends(model_dir):
     want = [(f["line"], f["column"], f["snippet"]) for f in model.flags(TEXT, factor=5, rule="chain")]
     assert want == [(1, 14, "It would not effect the outcome."), (3, 15, "  It does not effect the ratio.")]
     for end in ("\r\n", "\r"):
-        got = model.flags(TEXT.replace("\n", end), factor=5, rule="chain")
+        text = TEXT.replace("\n", end)
+        got = model.flags(text, factor=5, rule="chain")
         assert [(f["line"], f["column"], f["snippet"]) for f in got] == want
+        # the offset is in the text as given: "\r\n" counts two characters there
+        assert [f["offset"] for f in got] == [
+            13,
+            len("It would not effect the outcome.") + len(end) * 2 + 44 + 14,
+        ]
+        assert all(text[f["offset"] : f["offset"] + 6] == "effect" for f in got)
 
 
 def test_the_factor_edge(model_dir):
@@ -154,7 +161,7 @@ def test_command_line(model_dir, tmp_path, capsys):
     )
     flags = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [sorted(f) for f in flags] == [
-        sorted(["file", "line", "column", "written", "suggestion", "ratio", "level", "snippet"])
+        sorted(["file", "line", "column", "offset", "written", "suggestion", "ratio", "level", "snippet"])
     ]
     assert flags[0]["line"] == 3 and flags[0]["ratio"] is None  # at the default factor 50 only the unseen one
 

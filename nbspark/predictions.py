@@ -1,0 +1,87 @@
+"""The objects a prediction is reported as, by ``nbspark predict --json`` and the server's
+``/v1/predict`` alike: one home, so the two never drift. Pure (no Spark).
+
+* A backoff model scores a window (``width`` tokens with ``_`` at the centre): ``text``, ``label``,
+  ``probability``, ``level`` (the deciding subset, ``""`` the prior) and ``window``; any other text
+  gives one object per confusion-set word in it (with ``written``), scored in its window, and none
+  when it holds no such word (counted as unscored).
+* A naive Bayes model scores a text (text models) or a row (table models: a mapping of column ->
+  value): ``text`` (the item as given), ``label``, ``probability`` and ``probabilities`` by class.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from nbspark.backoff.predictor import BackoffPredictor
+
+__all__ = ["json_row", "prediction_objects"]
+
+
+def prediction_objects(model, items: Sequence, shown: Sequence | None = None, extra_columns=()):
+    """``(objects, unscored)``: the prediction objects of ``items`` (texts, windows or rows) and how
+    many items gave none. ``shown`` is what each object's ``text`` echoes (default: the item)."""
+    shown = items if shown is None else shown
+    if isinstance(model, BackoffPredictor):
+        return _backoff_objects(model, items, shown)
+    proba = model.predict_proba(list(items), *([] if model.text else [extra_columns]))
+    objects = [
+        {
+            "text": t,
+            "label": model.classes_[int(p.argmax())],
+            "probability": float(p.max()),
+            "probabilities": dict(zip(model.classes_, map(float, p))),
+        }
+        for t, p in zip(shown, proba)
+    ]
+    return objects, 0
+
+
+def _backoff_objects(
+    model: BackoffPredictor, texts: Sequence[str], shown: Sequence
+) -> tuple[list[dict], int]:
+    out, unscored = [], 0
+    for text, echo in zip(texts, shown):
+        if not isinstance(text, str):
+            raise ValueError(f"a backoff model scores texts or windows (strings), got {text!r}"[:200])
+        tokens = text.split()
+        if len(tokens) == model.width and (tokens[model.width // 2] == "_"):
+            p = model.predict([text])[0]
+            out.append(
+                {
+                    "text": echo,
+                    "label": p.label,
+                    "probability": p.probability,
+                    "level": p.level,
+                    "window": " ".join(p.window),
+                }
+            )
+            continue
+        found = model.check(text)
+        unscored += not found
+        out.extend(
+            {
+                "text": echo,
+                "written": r["written"],
+                "label": r["label"],
+                "probability": r["probability"],
+                "level": r["level"],
+                "window": " ".join(r["window"]),
+            }
+            for r in found
+        )
+    return out, unscored
+
+
+def json_row(text: str) -> dict:
+    """A table model's row, given as a JSON object of column -> value."""
+    try:
+        row = json.loads(text)
+    except ValueError:
+        row = None
+    if not isinstance(row, dict):
+        raise ValueError(
+            f"a table model scores rows: give each as a JSON object of column -> value, got {text[:60]!r}"
+        )
+    return row

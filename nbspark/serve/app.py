@@ -1,0 +1,223 @@
+"""The server's routes (Starlette, an ASGI application run by uvicorn), over ``Models``. No Spark.
+
+* ``GET /``: a page to paste text into and check.
+* ``GET /v2/languages``, ``GET|POST /v2/check``: LanguageTool's API (``serve.languagetool``).
+* ``GET /v1/models``: every model served, with its kind, classes, version and when it was trained.
+* ``POST /v1/predict``: ``{"model": NAME, "texts"|"windows"|"rows": [...], "extra_columns": [...]}``
+  answers ``{"model", "version", "results", "unscored"}``, ``results`` the objects of
+  ``nbspark predict --json`` (``nbspark.predictions``). ``model`` may be left out when one model
+  is served.
+
+Every request is bounded: a body over ``Limits.max_bytes`` is answered 413 without being read
+further, a body not received within ``Limits.seconds`` 408, and work that takes longer than
+``Limits.seconds`` 503 (the work is not interrupted: a thread cannot be; the client is answered).
+Errors are plain text, as LanguageTool's (``Error: …``). One log line per request on the
+``nbspark.serve`` logger: method, path, status, bytes sent, milliseconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass
+from importlib import resources
+from urllib.parse import parse_qsl
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
+from starlette.routing import Route
+
+from nbspark.errors import NbsparkError
+from nbspark.predictions import prediction_objects
+from nbspark.serve.languagetool import LANGUAGES, RequestError, check_request, matches, response
+from nbspark.serve.models import Models
+
+__all__ = ["Limits", "create_app"]
+
+log = logging.getLogger("nbspark.serve")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one request may cost: ``max_bytes`` of body (1 MiB), ``seconds`` to send it and, again,
+    to answer it (10 s); ``factor`` and ``rule`` override the models' check settings."""
+
+    max_bytes: int = 1 << 20
+    seconds: float = 10.0
+    factor: float | None = None
+    rule: str | None = None
+
+
+async def _body(request: Request, limits: Limits) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limits.max_bytes):
+        raise RequestError(413, f"Error: the request body is over the limit of {limits.max_bytes:,} bytes")
+    chunks, size = [], 0
+    stream = request.stream().__aiter__()
+    deadline = time.monotonic() + limits.seconds
+    while True:
+        try:
+            chunk = await asyncio.wait_for(stream.__anext__(), max(0.0, deadline - time.monotonic()))
+        except StopAsyncIteration:
+            break
+        except TimeoutError:
+            raise RequestError(
+                408, f"Error: the request body was not received within {limits.seconds:g} s"
+            ) from None
+        size += len(chunk)
+        if size > limits.max_bytes:
+            raise RequestError(
+                413, f"Error: the request body is over the limit of {limits.max_bytes:,} bytes"
+            )
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+async def _fields(request: Request, limits: Limits) -> dict[str, str]:
+    """A request's form fields: the query string's, then a url-encoded body's."""
+    fields = dict(request.query_params)
+    if request.method == "POST":
+        body = await _body(request, limits)
+        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if body and kind not in ("", "application/x-www-form-urlencoded"):
+            raise RequestError(
+                415, f"Error: send the fields as application/x-www-form-urlencoded, not {kind}"
+            )
+        try:
+            fields.update(parse_qsl(body.decode("utf-8"), keep_blank_values=True, errors="strict"))
+        except UnicodeDecodeError:
+            raise RequestError(400, "Error: the request is not valid UTF-8") from None
+    return fields
+
+
+async def _work(limits: Limits, fn, *args):
+    try:
+        return await asyncio.wait_for(run_in_threadpool(fn, *args), limits.seconds)
+    except TimeoutError:
+        raise RequestError(503, f"Error: the request took longer than {limits.seconds:g} s") from None
+
+
+def _check(request, served: dict, limits: Limits) -> dict:
+    flags = []
+    for s in served.values():
+        if not s.backoff or not any(request.wanted(r["id"], r["category"]["id"]) for r in s.rule_of.values()):
+            continue
+        for flag in s.model.flags(request.plain, limits.factor, limits.rule):
+            rule = s.rule_of[flag["written"].lower() if s.model.lowercase else flag["written"]]
+            if request.wanted(rule["id"], rule["category"]["id"]):
+                flags.append((flag, rule, s.name, s.version))
+    return response(request, matches(request, flags))
+
+
+def _predict(body: dict, served: dict) -> dict:
+    if not isinstance(body, dict):
+        raise RequestError(400, 'Error: the body is a JSON object: {"model": NAME, "texts": [...]}')
+    name = body.get("model")
+    if name is None and len(served) == 1:
+        name = next(iter(served))
+    if name not in served:
+        raise RequestError(404 if name else 400, f"Error: no model {name!r}; models: {', '.join(served)}")
+    given = [k for k in ("texts", "windows", "rows") if k in body]
+    items = body.get(given[0]) if len(given) == 1 else None
+    if not isinstance(items, list):
+        raise RequestError(400, "Error: give exactly one of 'texts', 'windows' and 'rows', as a JSON list")
+    s = served[name]
+    takes = ("texts", "windows") if s.backoff else ("texts",) if s.model.text else ("rows",)
+    if given[0] not in takes:
+        raise RequestError(400, f"Error: model {name!r} scores {' or '.join(takes)}, not {given[0]}")
+    try:
+        if given[0] == "windows":  # each item must be a window, not a text holding set words
+            for item in items:
+                s.model.window(item)
+        results, unscored = prediction_objects(s.model, items, extra_columns=body.get("extra_columns") or ())
+    except (NbsparkError, ValueError, TypeError) as exc:
+        raise RequestError(400, f"Error: {exc}") from None
+    return {"model": name, "version": s.version, "results": results, "unscored": unscored}
+
+
+def _page() -> str:
+    return resources.files("nbspark.serve").joinpath("page.html").read_text(encoding="utf-8")
+
+
+def create_app(models: Models, limits: Limits = Limits()) -> Starlette:
+    """The server's ASGI application."""
+    page = _page()
+
+    async def index(request):
+        return HTMLResponse(page)
+
+    async def languages(request):
+        return JSONResponse(LANGUAGES)
+
+    async def check(request):
+        served = models.current  # once: one version of every model for the whole request
+        parsed = check_request(await _fields(request, limits))
+        return JSONResponse(await _work(limits, _check, parsed, served, limits))
+
+    async def listed(request):
+        return JSONResponse({"models": [s.info() for s in models.current.values()]})
+
+    async def predict(request):
+        served = models.current
+        body = await _body(request, limits)
+        try:
+            parsed = json.loads(body.decode("utf-8"))
+        except UnicodeDecodeError:
+            raise RequestError(400, "Error: the request is not valid UTF-8") from None
+        except ValueError as exc:
+            raise RequestError(400, f"Error: the body is not valid JSON: {exc}") from None
+        return JSONResponse(await _work(limits, _predict, parsed, served))
+
+    async def health(request):
+        return PlainTextResponse("OK")
+
+    async def refused(request, exc: RequestError):
+        return PlainTextResponse(exc.message, status_code=exc.status)
+
+    app = Starlette(
+        routes=[
+            Route("/", index),
+            Route("/v2/languages", languages),
+            Route("/v2/check", check, methods=["GET", "POST"]),
+            Route("/v2/healthcheck", health),
+            Route("/v1/models", listed),
+            Route("/v1/predict", predict, methods=["POST"]),
+        ],
+        exception_handlers={RequestError: refused},
+    )
+    return _Logged(app)
+
+
+class _Logged:
+    """One log line per request: method, path, status, bytes sent, milliseconds."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        start, seen = time.perf_counter(), {"status": 0, "bytes": 0}
+
+        async def sending(message):
+            if message["type"] == "http.response.start":
+                seen["status"] = message["status"]
+            elif message["type"] == "http.response.body":
+                seen["bytes"] += len(message.get("body", b""))
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            log.info(
+                "%s %s %s %d %.1f ms",
+                scope["method"],
+                scope["path"],
+                seen["status"] or 500,
+                seen["bytes"],
+                (time.perf_counter() - start) * 1000,
+            )

@@ -1,0 +1,224 @@
+"""The server as LanguageTool's clients and other programs use it: ``language_tool_python`` (a real
+client), ``/v1/predict`` against ``nbspark predict --json``, and every bad request answered as
+documented while other clients are served."""
+
+import json
+import logging
+import socket
+import threading
+import time
+
+import language_tool_python
+import pytest
+import requests
+
+from nbspark.app.command import main
+from nbspark.serve.app import Limits
+from tests.serve.conftest import FIXTURE_LIMITS, running
+
+TEXT = "It would not effect the outcome. The cumulative effect of the plan was small."
+
+
+@pytest.fixture(scope="module")
+def served(checker_model, nb_model):
+    with running([checker_model, f"china={nb_model}"]) as (url, models):
+        yield url, models
+
+
+@pytest.fixture(scope="module")
+def tool(served):
+    client = language_tool_python.LanguageTool("en-US", remote_server=served[0])
+    yield client
+    client.close()
+
+
+@pytest.mark.parametrize("before", ["", "😀 ", "中文 ", "😀中 "])
+def test_a_real_client_gets_one_match_and_the_corrected_text(tool, before):
+    text = before + TEXT
+    (match,) = tool.check(text)
+    assert match.replacements == ["affect"]
+    assert match.rule_id == "NBSPARK_AFFECT_EFFECT"
+    # the client turns LanguageTool's UTF-16 offsets into Python's: the written word, whatever came before
+    assert text[match.offset : match.offset + match.error_length] == "effect"
+    assert match.offset == len(before) + 13
+    assert tool.correct(text) == before + TEXT.replace("not effect", "not affect")
+
+
+def test_a_clients_rule_lists_apply(served, tool):
+    tool.disabled_rules = {"NBSPARK_AFFECT_EFFECT"}
+    try:
+        assert tool.check(TEXT) == []
+    finally:
+        tool.disabled_rules = set()
+    tool.enabled_rules, tool.enabled_rules_only = {"NBSPARK_THEIR_THERE"}, True
+    try:
+        assert tool.check(TEXT) == []
+    finally:
+        tool.enabled_rules, tool.enabled_rules_only = set(), False
+    assert len(tool.check(TEXT)) == 1
+
+
+def test_languages_models_and_annotated_text(served):
+    url, _ = served
+    languages = requests.get(f"{url}/v2/languages", timeout=10).json()
+    assert {"name": "English (US)", "code": "en", "longCode": "en-US"} in languages
+    listed = {m["name"]: m for m in requests.get(f"{url}/v1/models", timeout=10).json()["models"]}
+    assert set(listed) == {"checker", "china"}
+    assert listed["checker"]["kind"] == "backoff" and listed["checker"]["version"] == 1
+    assert [r["id"] for r in listed["checker"]["rules"]] == ["NBSPARK_AFFECT_EFFECT", "NBSPARK_THEIR_THERE"]
+    assert listed["china"]["kind"] == "multinomial" and listed["china"]["classes"] == ["c", "j"]
+    data = json.dumps(
+        {
+            "annotation": [
+                {"markup": "<p>"},
+                {"text": "It would not "},
+                {"markup": "<b>"},
+                {"text": "effect the outcome."},
+            ]
+        }
+    )
+    body = requests.post(f"{url}/v2/check", data={"data": data, "language": "en-US"}, timeout=10).json()
+    (m,) = body["matches"]
+    assert (m["offset"], m["length"]) == (3 + 13 + 3, 6)  # in the document, markup included
+    assert m["nbspark"]["level"] == "ABDE" and m["nbspark"]["ratio"] == 6.0  # 6 against 1, counted by hand
+
+
+def _predict_json(args) -> list[dict]:
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["predict", "--json", *args]) == 0
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_predictions_are_the_commands_objects(served, checker_model, nb_model):
+    url, _ = served
+    texts = ["Chinese Chinese Tokyo", "Tokyo Japan"]
+    got = requests.post(f"{url}/v1/predict", json={"model": "china", "texts": texts}, timeout=10).json()
+    assert got["model"] == "china" and got["version"] == 1
+    assert got["results"] == _predict_json(["--model", str(nb_model), *texts])
+    mixed = ["would not _ the outcome", TEXT]  # a window, and a text whose set words are scored
+    got = requests.post(f"{url}/v1/predict", json={"model": "checker", "texts": mixed}, timeout=10).json()
+    assert got["results"] == _predict_json(["--model", str(checker_model), *mixed])
+    assert [r["label"] for r in got["results"]] == ["affect", "affect", "effect"]
+    assert got["results"][0]["probability"] == 6 / 7
+    got = requests.post(
+        f"{url}/v1/predict", json={"model": "checker", "windows": mixed[:1]}, timeout=10
+    ).json()
+    assert got["results"] == _predict_json(["--model", str(checker_model), *mixed[:1]])
+
+
+@pytest.mark.parametrize(
+    "body, status, says",
+    [
+        ({"model": "nope", "texts": ["a"]}, 404, "no model 'nope'"),
+        ({"texts": ["a"]}, 400, "no model None"),
+        ({"model": "china", "rows": [{"a": "1"}]}, 400, "scores texts, not rows"),
+        ({"model": "china", "texts": "a"}, 400, "as a JSON list"),
+        ({"model": "checker", "windows": ["would _ the"]}, 400, "a window has 5 tokens"),
+        ([1, 2], 400, "a JSON object"),
+    ],
+)
+def test_bad_predictions_are_4xx_in_one_line(served, body, status, says):
+    r = requests.post(f"{served[0]}/v1/predict", json=body, timeout=10)
+    assert r.status_code == status and says in r.text and "\n" not in r.text.strip()
+
+
+def _raw(url: str, request: bytes, wait: float = 10.0) -> bytes:
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=wait) as s:
+        s.sendall(request)
+        chunks = []
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+            if b"\r\n\r\n" in b"".join(chunks):
+                break
+        return b"".join(chunks)
+
+
+def test_bad_requests_are_answered_as_languagetool_answers(served):
+    url, _ = served
+    check = f"{url}/v2/check"
+    cases = [
+        ({"language": "en-US"}, 400, "Error: Missing 'text' or 'data' parameter"),
+        ({"text": "a", "language": "xx-YY"}, 400, "Error: 'xx-YY' is not a language code known"),
+        ({"data": "{not json", "language": "en-US"}, 400, "Error: 'data' is not valid JSON"),
+    ]
+    for fields, status, says in cases:
+        r = requests.post(check, data=fields, timeout=10)
+        assert (r.status_code, r.headers["content-type"].split(";")[0]) == (status, "text/plain")
+        assert r.text.startswith(says)
+    r = requests.post(
+        check,
+        data=b"language=en-US&text=caf\xe9",  # Latin-1, not UTF-8
+        headers={"content-type": "application/x-www-form-urlencoded"},
+        timeout=10,
+    )
+    assert (r.status_code, r.text) == (400, "Error: the request is not valid UTF-8")
+    r = requests.post(check, data={"language": "en-US", "text": "caf%E9"}, timeout=10)
+    assert r.status_code == 200  # a percent sign in the text is text
+    r = requests.post(
+        check,
+        data="language=en-US&text=caf%E9",
+        headers={"content-type": "application/x-www-form-urlencoded"},
+        timeout=10,
+    )
+    assert (r.status_code, r.text) == (400, "Error: the request is not valid UTF-8")
+
+
+def _head(length: int) -> bytes:
+    return (
+        b"POST /v2/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+        b"Content-Length: %d\r\n\r\n" % length
+    )
+
+
+def test_a_huge_body_and_a_slow_client_do_not_hold_the_others(checker_model):
+    limits = Limits(max_bytes=10_000, seconds=1.0, factor=FIXTURE_LIMITS.factor, rule=FIXTURE_LIMITS.rule)
+    with running([checker_model], limits) as (url, _):
+        # 100 MB announced: refused before a byte of it is read
+        start = time.monotonic()
+        head = _raw(
+            url,
+            _head(104_857_600) + b"language=en",
+        )
+        assert head.startswith(b"HTTP/1.1 413") and time.monotonic() - start < 5
+        # over the limit without announcing it (chunked): refused once the limit is passed
+        r = requests.post(
+            f"{url}/v2/check",
+            data=iter([b"language=en-US&text=", b"a" * 20_000]),
+            headers={"content-type": "application/x-www-form-urlencoded"},
+            timeout=10,
+        )
+        assert r.status_code == 413 and "10,000 bytes" in r.text
+        # a slow-loris client: headers, then a body that never comes; others are answered meanwhile
+        answers = []
+        slow = threading.Thread(
+            target=lambda: answers.append(
+                _raw(
+                    url,
+                    _head(500) + b"language=en",
+                )
+            )
+        )
+        slow.start()
+        served_meanwhile = [
+            requests.post(f"{url}/v2/check", data={"text": TEXT, "language": "en-US"}, timeout=5).status_code
+            for _ in range(5)
+        ]
+        slow.join(10)
+        assert served_meanwhile == [200] * 5
+        assert answers and answers[0].startswith(b"HTTP/1.1 408")
+
+
+def test_one_log_line_per_request(served, caplog):
+    with caplog.at_level(logging.INFO, logger="nbspark.serve"):
+        requests.get(f"{served[0]}/v2/languages", timeout=10)
+        requests.post(f"{served[0]}/v2/check", data={"language": "en-US"}, timeout=10)
+    lines = [r.getMessage() for r in caplog.records if r.name == "nbspark.serve"]
+    assert len(lines) == 2
+    method, path, status, size, ms, unit = lines[1].split()
+    assert (method, path, status, unit) == ("POST", "/v2/check", "400", "ms")
+    assert int(size) == len("Error: Missing 'text' or 'data' parameter") and float(ms) >= 0
