@@ -10,11 +10,10 @@ reported on the even ones, for each model given. No Spark: the models are read w
 from __future__ import annotations
 
 import argparse
-import collections
 from pathlib import Path
 
 import nbspark
-from nbspark.backoff.evaluation import FACTORS, clean_documents, evaluate
+from nbspark.backoff.evaluation import FACTORS, clean_documents, evaluate, pooled
 from nbspark.settings.check import Rule
 
 CANDIDATES = (
@@ -32,14 +31,9 @@ def name(rule: Rule) -> str:
     }[rule.name]
 
 
-def pooled(rows) -> dict:
-    out = collections.defaultdict(lambda: [0, 0, 0])
-    for r in rows:
-        acc = out[(r["rule"], r["factor"])]
-        acc[0] += r["occurrences"]
-        acc[1] += r["false_alarms"]
-        acc[2] += r["catches"]
-    return {k: (1 - fa / n, c / n) for k, (n, fa, c) in out.items()}
+def pooled_pr(rows) -> dict:
+    """``{(rule, factor): (p, r)}`` over every set and direction (``evaluation.pooled``)."""
+    return {(r["rule"], r["factor"]): (r["p"], r["r"]) for r in pooled(rows)}
 
 
 def main() -> None:
@@ -56,7 +50,7 @@ def main() -> None:
     rules = {name(r): r for r in CANDIDATES}
     for path in args.models:
         model = nbspark.load(path)
-        tune, test = pooled(evaluate(model, odd, rules)), pooled(evaluate(model, even, rules))
+        tune, test = pooled_pr(evaluate(model, odd, rules)), pooled_pr(evaluate(model, even, rules))
         ok = [(r, k, rule, f) for (rule, f), (p, r) in tune.items() if p >= args.min_p for k in [0]]
         print(f"{path}: p and r pooled over every set and direction; odd NEWIDs tune, even NEWIDs test")
         print(

@@ -322,7 +322,10 @@ def _evaluate(model, args) -> int:
     out = check_output(args.out, args.overwrite, [args.model] + [p for _, p in texts])
     require_matplotlib()
     rule = model.rule_for(model.sets[0])[0]
-    rules = {name: Rule(name, rule.min_evidence, rule.m) for name in ([args.rule] if args.rule else RULES)}
+    rules = {
+        name: Rule(name, rule.min_evidence, rule.m, rule.thin_factor)
+        for name in ([args.rule] if args.rule else RULES)
+    }
     report = {"model": str(args.model), "rules": {k: vars(v) for k, v in rules.items()}, "texts": []}
     with staged_output(out, "evaluation") as staging:
         for i, (fmt, path) in enumerate(texts):

@@ -11,19 +11,21 @@ text, x the swap), over the ``n`` occurrences of y and for each factor:
   words caught); ``precision = catches / (catches + false_alarms)`` (flags that are right, on
   equal numbers of correct and swapped words).
 
-A context no level has seen is never flagged. The verdicts of all factors come from one ratio per
-occurrence and rule (``backoff.rules.judge``), so a table of many factors costs one pass.
+A context no level has seen is never flagged, nor one decided with fewer than two context words
+below the rule's ``thin_factor`` (``backoff.rules.flag_ratio``, the checker's own test). The
+verdicts of all factors come from one ratio per occurrence and rule, so a table of many factors
+costs one pass.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from nbspark.backoff.rules import judge
+from nbspark.backoff.rules import flag_ratio, judge
 from nbspark.inputs.tokens import centred_windows, tokenize
 from nbspark.settings.check import Rule
 
-__all__ = ["FACTORS", "clean_documents", "evaluate", "format_evaluation", "plot_pr"]
+__all__ = ["FACTORS", "clean_documents", "evaluate", "format_evaluation", "plot_pr", "pooled"]
 
 FACTORS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0, 1e4, 1e5, 1e7)
 
@@ -48,10 +50,6 @@ def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
             raise ValueError(f"clean text format must be reuters, brown or text, got {fmt!r}")
 
 
-def _ratio(verdict) -> float:
-    return 0.0 if verdict is None else verdict.ratio
-
-
 def evaluate(
     model,
     documents: Iterable[tuple[str, str | Sequence[str]]],
@@ -74,12 +72,12 @@ def evaluate(
             words = sorted(model._set_of[written])
             levels = model.levels(window)
             for name, rule in rules.items():
-                as_written = _ratio(judge(rule, levels, written, words))
+                as_written = flag_ratio(rule, judge(rule, levels, written, words))
                 for swap in words:
                     if swap != written:
                         correct, swapped = ratios.setdefault((name, " ".join(words), swap, written), ([], []))
                         correct.append(as_written)
-                        swapped.append(_ratio(judge(rule, levels, swap, words)))
+                        swapped.append(flag_ratio(rule, judge(rule, levels, swap, words)))
     rows = []
     for (name, words, swap, intended), (correct, swapped) in sorted(ratios.items()):
         n = len(correct)
@@ -103,17 +101,47 @@ def evaluate(
     return rows
 
 
+def pooled(rows: list[dict]) -> list[dict]:
+    """The rows of every set and direction added up, per rule and factor (``written`` and
+    ``intended`` are ``"all"``): what a writer sees over a whole text."""
+    sums: dict[tuple, list[int]] = {}
+    for r in rows:
+        acc = sums.setdefault((r["rule"], r["factor"]), [0, 0, 0])
+        acc[0] += r["occurrences"]
+        acc[1] += r["false_alarms"]
+        acc[2] += r["catches"]
+    return [
+        {
+            "rule": rule,
+            "set": "all",
+            "written": "all",
+            "intended": "all",
+            "factor": f,
+            "occurrences": n,
+            "false_alarms": fa,
+            "catches": caught,
+            "p": 1 - fa / n,
+            "r": caught / n,
+            "precision": caught / (caught + fa) if caught + fa else None,
+        }
+        for (rule, f), (n, fa, caught) in sums.items()
+    ]
+
+
 def format_evaluation(rows: list[dict], title: str) -> str:
-    """LanguageTool's table: per rule and direction, a line per factor."""
+    """LanguageTool's table: per rule and direction, a line per factor, then every direction
+    pooled (``pooled``). ``prec`` is the share of flags that are right (``-`` when none)."""
     out = [
         title,
-        f"{'rule':<12} {'direction':<26} {'factor':>8} {'n':>6} {'false':>6} {'caught':>6} {'p':>7} {'r':>7}",
+        f"{'rule':<12} {'direction':<26} {'factor':>8} {'n':>6} {'false':>6} {'caught':>6} {'p':>7} {'r':>7} "
+        f"{'prec':>7}",
     ]
-    for r in rows:
-        direction = f"{r['written']} for {r['intended']}"
+    for r in [*rows, *pooled(rows)]:
+        direction = "all, pooled" if r["written"] == "all" else f"{r['written']} for {r['intended']}"
+        precision = "-" if r["precision"] is None else f"{r['precision']:.4f}"
         out.append(
             f"{r['rule']:<12} {direction:<26} {r['factor']:>8g} {r['occurrences']:>6} {r['false_alarms']:>6} "
-            f"{r['catches']:>6} {r['p']:>7.4f} {r['r']:>7.4f}"
+            f"{r['catches']:>6} {r['p']:>7.4f} {r['r']:>7.4f} {precision:>7}"
         )
     return "\n".join(out)
 

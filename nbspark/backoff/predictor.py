@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from nbspark.backoff.events import count_ddl
 from nbspark.backoff.model import count_tables, model_from_counts
 from nbspark.backoff.predict import UNSEEN, predict
-from nbspark.backoff.rules import judge
+from nbspark.backoff.rules import flag_ratio, judge
 from nbspark.errors import OutputError
 from nbspark.inputs.tokens import (
     TOKEN_RE,
@@ -173,7 +173,7 @@ class BackoffPredictor:
             factor = check["factors"][index] if check["factors"] and index is not None else check["factor"]
         elif problem := factor_problem(factor):
             raise ValueError(f"factor {problem}")
-        return Rule(rule, check["min_evidence"], check["m"]), float(factor)
+        return Rule(rule, check["min_evidence"], check["m"], check["thin_factor"]), float(factor)
 
     def flags(self, text: str, factor: float | None = None, rule: str | None = None) -> list[dict]:
         """The confusion-set words of ``text`` that another word of their set beats by at least
@@ -212,7 +212,7 @@ class BackoffPredictor:
             written = w[self.width // 2]
             how, at_least = decisions[self._set_of[written]]
             verdict = judge(how, self.levels(w), written, sorted(self._set_of[written]))
-            if verdict is None or verdict.ratio < at_least:
+            if flag_ratio(how, verdict) < at_least:
                 continue
             first, begin, starts, ends = recent[0]
             start = begin + starts[i - first]

@@ -17,7 +17,9 @@ score proportional to its probability, and the level it reports:
 
 A word is flagged when ``score(suggestion) / score(written) >= factor`` (``judge``); the
 suggestion is the best-scored other word of the set (ties: the word that sorts last, as
-``max`` over ``(score, word)``). A ratio is infinite when the written word scores 0.
+``max`` over ``(score, word)``). A ratio is infinite when the written word scores 0. A verdict
+whose level has fewer than two context words (``B`` alone, or the prior) needs at least
+``rule.thin_factor`` as well (``flag_ratio``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 
 from nbspark.settings.check import Rule
 
-__all__ = ["UNSEEN", "Judgement", "judge", "scores"]
+__all__ = ["UNSEEN", "Judgement", "flag_ratio", "judge", "scores"]
 
 UNSEEN = "unseen"
 
@@ -74,3 +76,12 @@ def judge(rule: Rule, levels: Levels, written: str, candidates: Sequence[str]) -
     if s[best] <= 0:
         return None
     return Judgement(best, s[best] / s[written] if s.get(written, 0) > 0 else math.inf, level)
+
+
+def flag_ratio(rule: Rule, verdict: Judgement | None) -> float:
+    """The ratio a factor is held against: the verdict's, or 0 (never flagged) when there is no
+    verdict or its level has fewer than two context words and its ratio is below
+    ``rule.thin_factor``. A word is flagged at ``factor`` when ``flag_ratio(...) >= factor``."""
+    if verdict is None or (len(verdict.level) < 2 and verdict.ratio < rule.thin_factor):
+        return 0.0
+    return verdict.ratio

@@ -14,11 +14,13 @@ RULES = ("chain", "evidence", "interpolate")
 
 @dataclass(frozen=True)
 class Rule:
-    """A decision rule and its one parameter (``min_evidence`` for evidence, ``m`` for interpolate)."""
+    """A decision rule and its one parameter (``min_evidence`` for evidence, ``m`` for interpolate),
+    and ``thin_factor``, the least factor of a verdict decided with fewer than two context words."""
 
     name: str = "interpolate"
     min_evidence: int = 5
     m: float = 0.3
+    thin_factor: float = 200.0
 
     def __post_init__(self) -> None:
         if self.name not in RULES:
@@ -27,6 +29,8 @@ class Rule:
             raise ValueError(
                 f"min_evidence must be >= 1 and m finite and > 0, got {self.min_evidence}, {self.m}"
             )
+        if problem := factor_problem(self.thin_factor):
+            raise ValueError(f"thin_factor {problem}")
 
 
 def factor_problem(factor: float) -> str | None:
@@ -56,6 +60,8 @@ def check_spec(cfg, finite) -> None:
     for factor in (check.factor, *check.factors):
         if problem := factor_problem(factor):
             raise ConfigError(f"check.factor(s) {problem}")
+    if problem := factor_problem(check.thin_factor):
+        raise ConfigError(f"check.thin_factor {problem}")
     finite("check.m", check.m, 0.0, low_open=True)
     if check.min_evidence < 1:
         raise ConfigError(f"check.min_evidence must be >= 1, got {check.min_evidence}")

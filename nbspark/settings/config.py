@@ -97,12 +97,16 @@ class CheckSpec:
     """The checker's decision (``rules``): a rule and a factor for every confusion set, or one
     per set (``rules`` / ``factors``, in the order of the sets; empty: ``rule`` / ``factor``)."""
 
-    # The defaults are those with the highest recall at p >= 0.995 on half of Reuters-21578 for the
-    # Brown-trained sets (scripts/tune_checker.py; the other half confirms them).
+    # rule, factor, m: the highest recall at p >= 0.995 on half of Reuters-21578 for the Brown-trained
+    # sets (scripts/tune_checker.py; the other half confirms them). thin_factor: chosen on Reuters
+    # for the Google Books model, precision first (docs/checker.md).
     rule: str = "interpolate"
     factor: float = 50.0
     m: float = 0.3  # interpolate: the pseudo-count given to the level below
     min_evidence: int = 5  # evidence: the counts a level needs to decide
+    # the least factor of a verdict decided with fewer than two context words (B alone, or the prior):
+    # one word of context misleads more often ("rates and affect economic activity": "and _" says effect)
+    thin_factor: float = 200.0
     rules: tuple[str, ...] = ()
     factors: tuple[float, ...] = ()
 

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from nbspark.backoff.rules import UNSEEN, judge, scores
+from nbspark.backoff.rules import UNSEEN, Judgement, flag_ratio, judge, scores
 from nbspark.settings.check import Rule
 
 SET = ["affect", "effect"]
@@ -51,3 +51,19 @@ def test_nothing_seen_and_bad_rules():
         Rule("vote")
     with pytest.raises(ValueError, match="m finite"):
         Rule("interpolate", m=0)
+
+
+def test_a_verdict_of_fewer_than_two_context_words_needs_the_thin_factor():
+    """B alone ("and _") or the prior decides: flagged only at a ratio of at least thin_factor (200)."""
+    rule = Rule("chain")
+    at_b = judge(rule, [("ABD", {}), ("B", {"effect": 4000, "affect": 20})], "affect", SET)
+    assert (at_b.ratio, at_b.level) == (200.0, "B") and flag_ratio(rule, at_b) == 200.0  # 200 >= 200
+    weaker = judge(rule, [("ABD", {}), ("B", {"effect": 3980, "affect": 20})], "affect", SET)
+    assert weaker.ratio == 199.0 and flag_ratio(rule, weaker) == 0.0  # below 200: never flagged
+    assert flag_ratio(Rule("chain", thin_factor=100), weaker) == 199.0
+    # the prior alone (no context at all) is thin too; two context words are not
+    assert flag_ratio(rule, Judgement("effect", 20.0, "")) == 0.0
+    assert flag_ratio(rule, Judgement("effect", 20.0, "BD")) == 20.0
+    assert flag_ratio(rule, None) == 0.0
+    with pytest.raises(ValueError, match="thin_factor must be a finite number >= 1"):
+        Rule("chain", thin_factor=0.5)

@@ -175,6 +175,7 @@ def test_toml_integers_are_numbers(tmp_path):
         ),
         ({"confusion_set": "affect,affect"}, "a confusion set needs at least two distinct words"),
         ({"train.holdout": "nan"}, "train.holdout must be a finite number"),
+        ({"check.thin_factor": "0.5"}, "check.thin_factor must be a finite number >= 1, got 0.5"),
         ({"train.whole_file_mb": "-1"}, "train.whole_file_mb must be >= 0.0"),
         ({"train.whole_file_mb": "4096"}, "train.whole_file_mb must be <= 2047.0"),
         ({"partitions": "1e11"}, "partitions must be an integer, got '1e11'"),
