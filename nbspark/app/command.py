@@ -278,9 +278,17 @@ def serve_main(argv: list[str]) -> int:
         default=2.0,
         help="how often the model directories are looked at for a new version (default 2)",
     )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="processes that serve (default 1; one per core for throughput: checking is CPU-bound Python)",
+    )
     add_check_options(parser)
     args = parser.parse_args(argv)
     check_factor(parser, args)
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
     if args.max_bytes < 1 or args.timeout <= 0 or args.reload_seconds <= 0:
         parser.error("--max-bytes, --timeout and --reload-seconds must be positive")
     try:
@@ -290,17 +298,17 @@ def serve_main(argv: list[str]) -> int:
         print(f"nbspark serve: error: {exc.name} is missing: pip install 'nbspark[serve]'", file=sys.stderr)
         return 2
     try:
-        serve(
+        return serve(
             args.model,
             args.host,
             args.port,
             Limits(args.max_bytes, args.timeout, args.factor, args.rule),
             args.reload_seconds,
+            args.workers,
         )
     except (NbsparkError, ValueError, OSError) as exc:
         print(f"nbspark serve: error: {exc}", file=sys.stderr)
         return 2
-    return 0
 
 
 def _evaluate(model, args) -> int:

@@ -9,8 +9,10 @@
   is served.
 
 Every request is bounded: a body over ``Limits.max_bytes`` is answered 413 without being read
-further, a body not received within ``Limits.seconds`` 408, and work that takes longer than
-``Limits.seconds`` 503 (the work is not interrupted: a thread cannot be; the client is answered).
+further, and a body not received within ``Limits.seconds`` 408. A request over ``INLINE`` is
+worked in a thread and answered 503 when that takes longer than ``Limits.seconds`` (the work is not
+interrupted: a thread cannot be; the client is answered); a smaller one, a few milliseconds of
+work, is answered in the event loop.
 Errors are plain text, as LanguageTool's (``Error: …``). One log line per request on the
 ``nbspark.serve`` logger: method, path, status, bytes sent, milliseconds.
 """
@@ -40,6 +42,9 @@ __all__ = ["Limits", "create_app"]
 
 log = logging.getLogger("nbspark.serve")
 
+#: requests up to this many characters (a check) or bytes (a prediction) are answered in the event loop
+INLINE = 8192
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -57,23 +62,19 @@ async def _body(request: Request, limits: Limits) -> bytes:
     if declared is not None and (not declared.isdigit() or int(declared) > limits.max_bytes):
         raise RequestError(413, f"Error: the request body is over the limit of {limits.max_bytes:,} bytes")
     chunks, size = [], 0
-    stream = request.stream().__aiter__()
-    deadline = time.monotonic() + limits.seconds
-    while True:
-        try:
-            chunk = await asyncio.wait_for(stream.__anext__(), max(0.0, deadline - time.monotonic()))
-        except StopAsyncIteration:
-            break
-        except TimeoutError:
-            raise RequestError(
-                408, f"Error: the request body was not received within {limits.seconds:g} s"
-            ) from None
-        size += len(chunk)
-        if size > limits.max_bytes:
-            raise RequestError(
-                413, f"Error: the request body is over the limit of {limits.max_bytes:,} bytes"
-            )
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(limits.seconds):  # one deadline for the whole body
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limits.max_bytes:
+                    raise RequestError(
+                        413, f"Error: the request body is over the limit of {limits.max_bytes:,} bytes"
+                    )
+                chunks.append(chunk)
+    except TimeoutError:
+        raise RequestError(
+            408, f"Error: the request body was not received within {limits.seconds:g} s"
+        ) from None
     return b"".join(chunks)
 
 
@@ -94,7 +95,12 @@ async def _fields(request: Request, limits: Limits) -> dict[str, str]:
     return fields
 
 
-async def _work(limits: Limits, fn, *args):
+async def _work(limits: Limits, size: int, fn, *args):
+    """``fn(*args)``: in the event loop when the request is small (``INLINE`` bytes: a few
+    milliseconds of checking, less than a thread's hand-over costs on a 1 KB text), else in a
+    thread, answered 503 past ``limits.seconds``."""
+    if size <= INLINE:
+        return fn(*args)
     try:
         return await asyncio.wait_for(run_in_threadpool(fn, *args), limits.seconds)
     except TimeoutError:
@@ -156,7 +162,7 @@ def create_app(models: Models, limits: Limits = Limits()) -> Starlette:
     async def check(request):
         served = models.current  # once: one version of every model for the whole request
         parsed = check_request(await _fields(request, limits))
-        return JSONResponse(await _work(limits, _check, parsed, served, limits))
+        return JSONResponse(await _work(limits, len(parsed.plain), _check, parsed, served, limits))
 
     async def listed(request):
         return JSONResponse({"models": [s.info() for s in models.current.values()]})
@@ -170,7 +176,7 @@ def create_app(models: Models, limits: Limits = Limits()) -> Starlette:
             raise RequestError(400, "Error: the request is not valid UTF-8") from None
         except ValueError as exc:
             raise RequestError(400, f"Error: the body is not valid JSON: {exc}") from None
-        return JSONResponse(await _work(limits, _predict, parsed, served))
+        return JSONResponse(await _work(limits, len(body), _predict, parsed, served))
 
     async def health(request):
         return PlainTextResponse("OK")

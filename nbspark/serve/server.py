@@ -6,7 +6,9 @@ requests in flight finish (for at most ``GRACE`` seconds), then the command exit
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import os
 import signal
 import socket
 
@@ -19,6 +21,7 @@ log = logging.getLogger("nbspark.serve")
 
 #: seconds that requests in flight get to finish after SIGTERM
 GRACE = 30
+_PARENT = os.getpid()
 
 
 def prepare(
@@ -43,6 +46,10 @@ def prepare(
         timeout_graceful_shutdown=GRACE,
     )
     sock = socket.create_server((host, port))
+    # uvicorn writes a response's head and body apart: with Nagle's algorithm on, the body of every
+    # answer on a kept-alive connection waited for the client's delayed ACK (44 ms a request).
+    # Linux gives accepted sockets the listening socket's TCP_NODELAY.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return uvicorn.Server(config), sock, models
 
 
@@ -52,9 +59,14 @@ def serve(
     port: int = 8081,
     limits: Limits = Limits(),
     reload_seconds: float = 2.0,
-) -> None:
+    workers: int = 1,
+) -> int:
     """Serve the models of ``specs`` until SIGTERM or SIGINT, each re-read within ``reload_seconds``
-    of getting a new version."""
+    of getting a new version; the exit status (0: drained and stopped).
+
+    ``workers`` > 1 forks that many processes after the models are read (they share its pages
+    until a model is swapped) and the port; each accepts connections, watches the models and
+    drains on its own. SIGTERM to the parent goes to every worker."""
     server, sock, models = prepare(specs, host, port, limits)
     for s in models.current.values():
         covers = ", ".join(sorted({r["id"] for r in s.rule_of.values()}))
@@ -62,11 +74,40 @@ def serve(
             "%s: version %s from %s%s", s.name, s.version, s.path, f", checks {covers}" if covers else ""
         )
     log.info(
-        "serving on http://%s:%d (models re-read within %g s of a change)",
+        "serving on http://%s:%d with %d worker%s (models re-read within %g s of a change)",
         host,
         sock.getsockname()[1],
+        workers,
+        "s" if workers > 1 else "",
         reload_seconds,
     )
+    if workers == 1:
+        return _run(server, sock, models, reload_seconds)
+    children = []
+    for _ in range(workers):
+        pid = os.fork()
+        if pid == 0:  # a worker: serve, then leave without running the parent's exit handlers
+            code = 1
+            try:
+                code = _run(server, sock, models, reload_seconds)
+            finally:
+                os._exit(code)
+        children.append(pid)
+    sock.close()
+
+    def forward(sig, _frame):
+        for pid in children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, sig)
+
+    signal.signal(signal.SIGTERM, forward)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the workers from the terminal itself
+    failed = sum(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) != 0 for pid in children)
+    log.info("stopped (%d worker%s)", workers, "s" if workers > 1 else "")
+    return 1 if failed else 0
+
+
+def _run(server, sock, models: Models, reload_seconds: float) -> int:
     models.watch(reload_seconds)
     # uvicorn drains on SIGTERM / SIGINT, then raises the signal again to the handlers it found:
     # these take it, so that a drained server exits 0 (not killed by the signal, nor a traceback)
@@ -76,4 +117,6 @@ def serve(
         server.run(sockets=[sock])
     finally:
         models.stop()
-    log.info("stopped")
+    if os.getpid() == _PARENT:
+        log.info("stopped")
+    return 0

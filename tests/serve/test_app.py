@@ -214,11 +214,30 @@ def test_a_huge_body_and_a_slow_client_do_not_hold_the_others(checker_model):
 
 
 def test_one_log_line_per_request(served, caplog):
+    def lines():
+        return [r.getMessage() for r in caplog.records if r.name == "nbspark.serve"]
+
     with caplog.at_level(logging.INFO, logger="nbspark.serve"):
         requests.get(f"{served[0]}/v2/languages", timeout=10)
         requests.post(f"{served[0]}/v2/check", data={"language": "en-US"}, timeout=10)
-    lines = [r.getMessage() for r in caplog.records if r.name == "nbspark.serve"]
+        deadline = time.monotonic() + 5  # a line is written once its answer is sent: after the client has it
+        while len(lines()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    lines = lines()
     assert len(lines) == 2
     method, path, status, size, ms, unit = lines[1].split()
     assert (method, path, status, unit) == ("POST", "/v2/check", "400", "ms")
     assert int(size) == len("Error: Missing 'text' or 'data' parameter") and float(ms) >= 0
+
+
+def test_a_server_that_cannot_serve_says_so_in_one_line_before_binding(checker_model, tmp_path, capsys):
+    assert main(["serve", "--model", str(tmp_path / "nothing"), "--port", "0"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("nbspark serve: error: ") and "no such model directory" in err and "\n" not in err
+    # two models checking one set: which would answer?
+    assert (
+        main(["serve", "--model", f"a={checker_model}", "--model", f"b={checker_model}", "--port", "0"]) == 2
+    )
+    assert "models 'a' and 'b' both check 'affect'" in capsys.readouterr().err
+    assert main(["serve", "--model", f"a={checker_model}", "--model", f"a={checker_model}"]) == 2
+    assert "two models named 'a'" in capsys.readouterr().err

@@ -9,6 +9,7 @@ import sys
 import threading
 import time
 
+import pytest
 import requests
 
 from tests.serve.conftest import running, train_checker
@@ -93,20 +94,13 @@ def test_an_update_is_a_new_version_and_a_damaged_one_is_not_served(spark, tmp_p
         assert r.status_code == 200 and [m["offset"] for m in r.json()["matches"]] == [SECOND]
 
 
-def test_sigterm_lets_the_request_in_flight_finish(checker_model):
+@pytest.mark.parametrize("workers", [1, 2])
+def test_sigterm_lets_the_request_in_flight_finish(checker_model, workers):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     server = subprocess.Popen(
         [
-            sys.executable,
-            "-m",
-            "nbspark",
-            "serve",
-            "--model",
-            str(checker_model),
-            "--port",
-            "0",
-            "--factor",
-            "5",
+            *(sys.executable, "-m", "nbspark", "serve", "--model", str(checker_model), "--port", "0"),
+            *("--factor", "5", "--workers", str(workers)),
         ],
         stderr=subprocess.PIPE,
         text=True,

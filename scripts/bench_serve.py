@@ -1,0 +1,259 @@
+"""``nbspark serve`` under load on loopback, against the same checks in process.
+
+    python scripts/bench_serve.py [--model out/affect_effect/model] [--seconds 20] [--json FILE]
+
+The server runs as users run it (``python -m nbspark serve``, its own process). For each text
+size (1 KB and 20 KB of Reuters-21578 story text, cut at a word; ``--data-dir``) and each number
+of concurrent clients (1, 8, 32), the clients post ``/v2/check`` requests on kept-alive
+connections for ``--seconds`` and every answer is timed: requests per second, p50 and p99
+latency, errors (any status but 200, or a connection failure). The baseline is the same texts
+checked in this process by ``model.flags`` in a loop, the work of one request, for the same time.
+
+Then the model is swapped 10 times while 8 clients keep checking 1 KB texts: each swap writes a
+copy of the model with a new ``created`` through ``storage.tables.staged_output`` (the commit of
+``train --overwrite``), and ``reload_failed_requests`` counts the requests that failed meanwhile.
+
+Goals (the issue's): no errors; ``ratio_8_clients`` (throughput with 8 clients / in-process) >=
+0.7 on 2 cores; p99 <= 3 × p50 at 1 KB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SIZES = {"1KB": 1_000, "20KB": 20_000}
+CLIENTS = (1, 8, 32)
+
+
+def texts(data_dir: Path, size: int, count: int = 50) -> list[str]:
+    """``count`` texts of about ``size`` characters from Reuters story bodies, each cut at a word."""
+    from nbspark.inputs.parsers import decode_reuters, parse_reuters_sgml
+
+    bodies = []
+    for f in sorted((data_dir / "reuters21578").glob("*.sgm"))[:3]:
+        bodies += [re.sub(r"\s+", " ", s.body) for s in parse_reuters_sgml(decode_reuters(f.read_bytes()))]
+    stream = " ".join(bodies)
+    out, at = [], 0
+    while len(out) < count:
+        end = stream.rfind(" ", at, at + size)
+        out.append(stream[at:end])
+        at = end + 1
+    return out
+
+
+def start_server(model: str, log: Path, workers: int) -> tuple[subprocess.Popen, str]:
+    """``python -m nbspark serve`` on a free port, logging (a line per request) to ``log``."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with log.open("w") as sink:
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "nbspark",
+                "serve",
+                "--model",
+                model,
+                "--port",
+                "0",
+                "--reload-seconds",
+                "0.5",
+            ],
+            stderr=sink,
+            env=env,
+        )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and server.poll() is None:
+        if found := re.search(r"serving on http://(\S+)", log.read_text()):
+            return server, found.group(1)
+        time.sleep(0.1)
+    raise SystemExit(f"the server did not start: {log.read_text()[-2000:]}")
+
+
+def _connect(host: str, port: int) -> http.client.HTTPConnection:
+    """A kept-alive connection with Nagle's algorithm off, as urllib3 (requests) and browsers set it:
+    http.client sends the headers and the body in two writes, which Nagle holds for an ACK (40 ms)."""
+    conn = http.client.HTTPConnection(host, port, timeout=60)
+    conn.connect()
+    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return conn
+
+
+def load(address: str, bodies: list[bytes], clients: int, seconds: float) -> dict:
+    host, port = address.split(":")
+    latencies: list[float] = []
+    errors = [0]
+    stop = time.monotonic() + seconds
+    lock = threading.Lock()
+
+    def client(k: int):
+        conn = _connect(host, int(port))
+        mine, i = [], k
+        while time.monotonic() < stop:
+            body = bodies[i % len(bodies)]
+            i += clients
+            start = time.perf_counter()
+            try:
+                conn.request("POST", "/v2/check", body, {"Content-Type": "application/x-www-form-urlencoded"})
+                r = conn.getresponse()
+                r.read()
+                ok = r.status == 200
+            except (OSError, http.client.HTTPException):
+                ok = False
+                conn.close()
+                conn = _connect(host, int(port))
+            if ok:
+                mine.append(time.perf_counter() - start)
+            else:
+                with lock:
+                    errors[0] += 1
+        conn.close()
+        with lock:
+            latencies.extend(mine)
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(clients)]
+    began = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - began
+    latencies.sort()
+    q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else [latencies[0]] * 99
+    return {
+        "clients": clients,
+        "requests": len(latencies),
+        "rps": len(latencies) / elapsed,
+        "p50_ms": q[49] * 1000,
+        "p99_ms": q[98] * 1000,
+        "errors": errors[0],
+    }
+
+
+def in_process(model, items: list[str], seconds: float) -> float:
+    """Checks per second of ``model.flags`` on ``items`` in a loop, in this process."""
+    n, stop = 0, time.monotonic() + seconds
+    start = time.perf_counter()
+    while time.monotonic() < stop:
+        model.flags(items[n % len(items)])
+        n += 1
+    return n / (time.perf_counter() - start)
+
+
+def swap(model_dir: Path, source: Path, k: int) -> None:
+    """A new version of the model at ``model_dir``: ``source``'s files, a new ``created``, committed
+    as ``train --overwrite`` commits (``storage.tables.staged_output``)."""
+    from nbspark.storage.locations import location
+    from nbspark.storage.tables import staged_output
+
+    with staged_output(location(str(model_dir)), "model") as staging:
+        staged = Path(staging.path)
+        for f in source.rglob("*"):
+            if f.is_file() and f.name != "_nbspark.json":
+                (staged / f.relative_to(source)).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(f, staged / f.relative_to(source))
+        manifest = json.loads((source / "manifest.json").read_text())
+        manifest["created"] = f"swap {k} at {time.time()}"
+        (staged / "manifest.json").write_text(json.dumps(manifest))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--model", default="out/affect_effect/model", help="a backoff model (./scripts/demo.sh)"
+    )
+    parser.add_argument("--data-dir", default=os.environ.get("NBSPARK_DATA", "../shared/data"))
+    parser.add_argument("--seconds", type=float, default=20.0, help="per size and client count (default 20)")
+    parser.add_argument("--workers", type=int, default=1, help="the server's --workers (default 1)")
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    args = parser.parse_args()
+    import nbspark
+
+    source = Path(args.model).resolve()
+    work = Path(tempfile.mkdtemp(prefix="bench-serve-"))
+    served = work / "model"
+    shutil.copytree(source, served)
+    model = nbspark.load(str(served))
+    server, address = start_server(str(served), work / "serve.log", args.workers)
+    results = {
+        "model": str(source),
+        "seconds": args.seconds,
+        "workers": args.workers,
+        "cpus": os.cpu_count(),
+        "runs": [],
+    }
+    try:
+        for name, size in SIZES.items():
+            items = texts(Path(args.data_dir), size)
+            bodies = [urlencode({"text": t, "language": "en-US"}).encode() for t in items]
+            local = in_process(model, items, args.seconds)
+            print(f"{name}: in process {local:,.1f} checks/s", flush=True)
+            for clients in CLIENTS:
+                run = {"size": name, **load(address, bodies, clients, args.seconds), "in_process_rps": local}
+                run["ratio_to_in_process"] = run["rps"] / local
+                results["runs"].append(run)
+                ratio, p50, p99 = run["ratio_to_in_process"], run["p50_ms"], run["p99_ms"]
+                print(
+                    f"{name} {clients:>2} clients: {run['rps']:8,.1f} req/s ({ratio:.2f}× in process), "
+                    f"p50 {p50:7.2f} ms, p99 {p99:7.2f} ms, {run['errors']} errors",
+                    flush=True,
+                )
+        items = texts(Path(args.data_dir), SIZES["1KB"])
+        bodies = [urlencode({"text": t, "language": "en-US"}).encode() for t in items]
+        outcome = {}
+        during = threading.Thread(
+            target=lambda: outcome.update(load(address, bodies, 8, max(args.seconds, 10.0)))
+        )
+        during.start()
+        for k in range(10):
+            time.sleep(max(args.seconds, 10.0) / 12)
+            swap(served, source, k)
+        during.join()
+        results["reload_failed_requests"] = outcome["errors"]
+        results["reload_requests"] = outcome["requests"]
+        print(f"10 swaps under 8 clients: {outcome['requests']:,} requests, {outcome['errors']} failed")
+    finally:
+        server.terminate()
+        server.wait(60)
+        shutil.rmtree(work, ignore_errors=True)
+    one_kb_8 = next(r for r in results["runs"] if r["size"] == "1KB" and r["clients"] == 8)
+    results["ratio_8_clients"] = {
+        size: next(r for r in results["runs"] if r["size"] == size and r["clients"] == 8)[
+            "ratio_to_in_process"
+        ]
+        for size in SIZES
+    }
+    results["p99_over_p50_1KB"] = {
+        r["clients"]: r["p99_ms"] / r["p50_ms"] for r in results["runs"] if r["size"] == "1KB"
+    }
+    results["errors"] = sum(r["errors"] for r in results["runs"])
+    ratios = ", ".join(f"{k} {v:.2f}" for k, v in results["ratio_8_clients"].items())
+    spread = one_kb_8["p99_ms"] / one_kb_8["p50_ms"]
+    print(
+        f"8 clients / in process: {ratios}; p99/p50 at 1KB, 8 clients {spread:.2f}; "
+        f"errors {results['errors']}"
+    )
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
