@@ -220,11 +220,11 @@ def main() -> None:
         bodies = [urlencode({"text": t, "language": "en-US"}).encode() for t in items]
         outcome = {}
         during = threading.Thread(
-            target=lambda: outcome.update(load(address, bodies, 8, max(args.seconds, 10.0)))
+            target=lambda: outcome.update(load(address, bodies, 8, max(args.seconds, 2.0)))
         )
         during.start()
         for k in range(10):
-            time.sleep(max(args.seconds, 10.0) / 12)
+            time.sleep(max(args.seconds, 2.0) / 12)
             swap(served, source, k)
         during.join()
         results["reload_failed_requests"] = outcome["errors"]

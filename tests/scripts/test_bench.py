@@ -99,3 +99,29 @@ def test_bench_google_smallest(tmp_path):
     )  # the archive, when scripts/_env.sh set it
     check = subprocess.run([sys.executable, str(ROOT / "scripts" / "pyspark_bytecode.py"), "--check"])
     assert result["pyspark_bytecode"] is (check.returncode == 0)
+
+
+def test_bench_serve_smallest(spark, data_dir, tmp_path):
+    """The server under load for half a second per case, and swapped ten times under 8 clients: no
+    request fails (the fixture model: the checker's work is small, the HTTP path is what runs)."""
+    from tests.serve.conftest import train_checker
+
+    model = train_checker(spark, tmp_path / "bench" / "model")
+    proc = run(
+        "bench_serve.py",
+        "--model",
+        model,
+        "--data-dir",
+        data_dir,
+        "--seconds",
+        "0.5",
+        "--json",
+        tmp_path / "s.json",
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads((tmp_path / "s.json").read_text())
+    assert [(r["size"], r["clients"]) for r in result["runs"]] == [
+        (size, n) for size in ("1KB", "20KB") for n in (1, 8, 32)
+    ]
+    assert result["errors"] == 0 and result["reload_failed_requests"] == 0 and result["reload_requests"] > 0
+    assert all(r["rps"] > 0 and r["p99_ms"] >= r["p50_ms"] > 0 for r in result["runs"])
