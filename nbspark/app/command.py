@@ -279,6 +279,14 @@ def serve_main(argv: list[str]) -> int:
         help="how often the model directories are looked at for a new version (default 2)",
     )
     parser.add_argument(
+        "--allow-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web origin whose pages may call the server (CORS; repeatable; '*' for any), as "
+        "LanguageTool's --allow-origin",
+    )
+    parser.add_argument(
         "--workers",
         type=int,
         default=1,
@@ -302,7 +310,7 @@ def serve_main(argv: list[str]) -> int:
             args.model,
             args.host,
             args.port,
-            Limits(args.max_bytes, args.timeout, args.factor, args.rule),
+            Limits(args.max_bytes, args.timeout, args.factor, args.rule, tuple(args.allow_origin)),
             args.reload_seconds,
             args.workers,
         )

@@ -29,6 +29,7 @@ from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.routing import Route
@@ -49,12 +50,15 @@ INLINE = 8192
 @dataclass(frozen=True)
 class Limits:
     """What one request may cost: ``max_bytes`` of body (1 MiB), ``seconds`` to send it and, again,
-    to answer it (10 s); ``factor`` and ``rule`` override the models' check settings."""
+    to answer it (10 s); ``factor`` and ``rule`` override the models' check settings;
+    ``allow_origins`` are the web origins whose pages may call the server (none: only this page
+    and programs, as LanguageTool's ``--allow-origin`` left out)."""
 
     max_bytes: int = 1 << 20
     seconds: float = 10.0
     factor: float | None = None
     rule: str | None = None
+    allow_origins: tuple[str, ...] = ()  # pages of these origins may call the API from a browser (CORS)
 
 
 async def _body(request: Request, limits: Limits) -> bytes:
@@ -195,6 +199,10 @@ def create_app(models: Models, limits: Limits = Limits()) -> Starlette:
         ],
         exception_handlers={RequestError: refused},
     )
+    if limits.allow_origins:
+        app.add_middleware(
+            CORSMiddleware, allow_origins=list(limits.allow_origins), allow_methods=["GET", "POST"]
+        )
     return _Logged(app)
 
 

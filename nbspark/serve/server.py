@@ -29,6 +29,7 @@ def prepare(
     host: str = "127.0.0.1",
     port: int = 8081,
     limits: Limits = Limits(),
+    reuse_port: bool = False,
 ):
     """``(server, socket, models)``: the models of ``specs`` (``DIR`` or ``NAME=DIR``) read, and a
     uvicorn server for them with its socket bound (port 0: a free one). A model that cannot be read
@@ -45,12 +46,16 @@ def prepare(
         timeout_keep_alive=5,
         timeout_graceful_shutdown=GRACE,
     )
-    sock = socket.create_server((host, port))
+    return uvicorn.Server(config), _listening(host, port, reuse_port), models
+
+
+def _listening(host: str, port: int, reuse_port: bool) -> socket.socket:
+    sock = socket.create_server((host, port), reuse_port=reuse_port)
     # uvicorn writes a response's head and body apart: with Nagle's algorithm on, the body of every
     # answer on a kept-alive connection waited for the client's delayed ACK (44 ms a request).
     # Linux gives accepted sockets the listening socket's TCP_NODELAY.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return uvicorn.Server(config), sock, models
+    return sock
 
 
 def serve(
@@ -65,9 +70,10 @@ def serve(
     of getting a new version; the exit status (0: drained and stopped).
 
     ``workers`` > 1 forks that many processes after the models are read (they share its pages
-    until a model is swapped) and the port; each accepts connections, watches the models and
-    drains on its own. SIGTERM to the parent goes to every worker."""
-    server, sock, models = prepare(specs, host, port, limits)
+    until a model is swapped); each listens on the port with its own socket (``SO_REUSEPORT``: the
+    kernel spreads the connections; on one shared socket, one worker took them all), watches the
+    models and drains on its own. SIGTERM to the parent goes to every worker."""
+    server, sock, models = prepare(specs, host, port, limits, reuse_port=workers > 1)
     for s in models.current.values():
         covers = ", ".join(sorted({r["id"] for r in s.rule_of.values()}))
         log.info(
@@ -84,16 +90,17 @@ def serve(
     if workers == 1:
         return _run(server, sock, models, reload_seconds)
     children = []
-    for _ in range(workers):
+    for k in range(workers):
         pid = os.fork()
         if pid == 0:  # a worker: serve, then leave without running the parent's exit handlers
             code = 1
             try:
-                code = _run(server, sock, models, reload_seconds)
+                mine = sock if k == 0 else _listening(host, sock.getsockname()[1], reuse_port=True)
+                code = _run(server, mine, models, reload_seconds)
             finally:
                 os._exit(code)
         children.append(pid)
-    sock.close()
+    sock.close()  # the first worker's now: no connection queued on it is lost
 
     def forward(sig, _frame):
         for pid in children:

@@ -241,3 +241,24 @@ def test_a_server_that_cannot_serve_says_so_in_one_line_before_binding(checker_m
     assert "models 'a' and 'b' both check 'affect'" in capsys.readouterr().err
     assert main(["serve", "--model", f"a={checker_model}", "--model", f"a={checker_model}"]) == 2
     assert "two models named 'a'" in capsys.readouterr().err
+
+
+def test_other_web_pages_may_call_only_when_allowed(checker_model, served):
+    page = {"Origin": "https://editor.example"}
+    r = requests.post(
+        f"{served[0]}/v2/check", data={"text": TEXT, "language": "en-US"}, headers=page, timeout=10
+    )
+    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+    limits = Limits(
+        factor=FIXTURE_LIMITS.factor, rule=FIXTURE_LIMITS.rule, allow_origins=("https://editor.example",)
+    )
+    with running([checker_model], limits) as (url, _):
+        r = requests.post(
+            f"{url}/v2/check", data={"text": TEXT, "language": "en-US"}, headers=page, timeout=10
+        )
+        assert r.headers["access-control-allow-origin"] == "https://editor.example"
+        assert len(r.json()["matches"]) == 1
+        other = requests.get(
+            f"{url}/v2/languages", headers={"Origin": "https://elsewhere.example"}, timeout=10
+        )
+        assert "access-control-allow-origin" not in other.headers
