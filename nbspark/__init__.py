@@ -19,10 +19,10 @@ from nbspark.settings.config import DEFAULT, ExperimentConfig, load_config
 def __getattr__(name: str):
     # ``load`` needs numpy, scipy and pyarrow: imported on first use, not by every Spark worker
     # that unpickles a function of this package (each worker imports ``nbspark`` first)
-    if name == "load":
-        from nbspark.loading import load
+    if name in ("load", "fit"):
+        from nbspark import loading
 
-        return load
+        return getattr(loading, name)
     raise AttributeError(f"module 'nbspark' has no attribute {name!r}")
 
 
@@ -36,6 +36,7 @@ __all__ = [
     "Story",
     "__version__",
     "build_model",
+    "fit",
     "load",
     "load_config",
     "parse_ngram_line",

@@ -1,5 +1,5 @@
-"""Trained models outside Spark: ``load(path)`` reads any nbspark model with pyarrow and returns
-an object that predicts in process. No pyspark, no JVM.
+"""Models outside Spark: ``load(path)`` reads any nbspark model with pyarrow and returns an object
+that predicts in process, and ``fit(config)`` trains one in process. No JVM.
 
 * Backoff models (``backoff.predictor.BackoffPredictor``): ``predict(windows)``, ``predict_proba``,
   ``explain(window)`` and ``check(text)``.
@@ -23,7 +23,7 @@ from nbspark.settings.naive_bayes import read_as, refuse_unused
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import BACKOFF_KIND, NB_KIND, load_manifest
 
-__all__ = ["load"]
+__all__ = ["fit", "load"]
 
 
 def load(
@@ -59,3 +59,25 @@ def load(
     if chain is not None:
         raise ConfigError(f"chain does not apply to {model_dir}, a {kind} model (backoff models take it)")
     return read_nb(model_dir, manifest, alpha, var_smoothing, model, norm)
+
+
+def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool = False):
+    """Train a model in this process, without Spark or a JVM, and return it as ``load`` does.
+
+    ``config`` is an experiment file (or None: the embedded default) and ``settings`` its overrides
+    by key, as ``--set`` gives them (``{"train.path": "mail.tsv", "nb.model": "bernoulli"}``; values
+    that are not strings are written as TOML would). ``out`` is the model directory (default: the
+    config's ``model_dir``); an existing one is replaced only with ``overwrite``. What trains in
+    process, and the model it writes (the same as ``nbspark train``'s with Spark), is
+    ``naive_bayes.jobs.train_nb_in_process``'s; any other config is refused with a ``ConfigError``.
+    """
+    import json
+
+    from nbspark.naive_bayes.jobs import train_nb_in_process
+    from nbspark.settings.config import load_config
+
+    overrides = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (settings or {}).items()}
+    cfg = load_config(config, overrides)
+    out = cfg.model_dir if out is None else out
+    train_nb_in_process(cfg, out, data_dir, overwrite)
+    return load(out)

@@ -215,6 +215,13 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         action="store_true",
         help="with --update: count an input file again although the model already holds it",
     )
+    if prog.startswith("nbspark"):  # spark-submit jobs/train.py stays Spark
+        parser.add_argument(
+            "--in-process",
+            action="store_true",
+            help="count in this process, without Spark or a JVM (naive Bayes text models from local tsv or "
+            "sms files that fit in memory); the same model as Spark's",
+        )
     args = parser.parse_args(argv)
     cfg = _config(args, parser)
     if args.update and (args.out or args.overwrite):
@@ -239,6 +246,16 @@ def train_main(argv=None, prog: str = "train.py") -> int:
             use_hadoop()
             return resolve_input(cfg.train, args.data_dir)
 
+        if getattr(args, "in_process", False):
+            from nbspark.naive_bayes.jobs import train_nb_in_process
+
+            if args.update:
+                raise ConfigError(
+                    "in process, nbspark does not --update a model yet: run the update with Spark"
+                )
+            manifest = train_nb_in_process(cfg, out, args.data_dir, args.overwrite)
+            print(format_nb_train_report(manifest, location(out)))
+            return
         plan = plan_training(cfg, inputs, out, family, bool(args.update), args.force, args.overwrite)
         with _spark(f"nbspark-train-{cfg.name}") as spark:
             manifest = train_model(spark, plan, family)

@@ -34,6 +34,7 @@ __all__ = [
     "line_number",
     "line_numbers",
     "list_files",
+    "local_lines",
     "ngram_lines",
     "reuters_files",
     "sgml_texts",
@@ -116,18 +117,7 @@ def decode_text(data: bytes, name: str) -> tuple[str, int]:
 
     ``InputError`` naming the file for a compressed file that cannot be read: cut short or
     corrupt, or compressed in another way (``.zst``, ``.zip``, …), which would be read as noise."""
-    ext = "." + name.rsplit(".", 1)[-1] if "." in name else ""
-    if ext in _DECOMPRESS:
-        codec, decompress = _DECOMPRESS[ext]
-        try:
-            data = decompress(data)
-        except (OSError, EOFError, ValueError, zlib.error) as exc:
-            raise InputError(f"{name}: cannot be read as {codec} ({exc})") from None
-    elif ext in _COMPRESSED:
-        raise InputError(
-            f"{name}: a {ext} file is not read as text (only .gz and .bz2 are decompressed); decompress "
-            "it first"
-        )
+    data = _decompressed(data, name)
     if data.startswith(
         (b"\xff\xfe", b"\xfe\xff")
     ):  # a UTF-16 byte-order mark (Windows' "Unicode"), never UTF-8's bytes
@@ -135,6 +125,43 @@ def decode_text(data: bytes, name: str) -> tuple[str, int]:
         return text, text.count("\ufffd") - data.decode("utf-16", "ignore").count("\ufffd")
     text = data.decode("utf-8-sig", "replace")
     return text, text.count("\ufffd") - data.count("\ufffd".encode())
+
+
+def _decompressed(data: bytes, name: str) -> bytes:
+    """A file's bytes, ``.gz`` and ``.bz2`` decompressed; ``InputError`` for one that cannot be."""
+    ext = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    if ext in _DECOMPRESS:
+        codec, decompress = _DECOMPRESS[ext]
+        try:
+            return decompress(data)
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
+            raise InputError(f"{name}: cannot be read as {codec} ({exc})") from None
+    if ext in _COMPRESSED:
+        raise InputError(
+            f"{name}: a {ext} file is not read as text (only .gz and .bz2 are decompressed); decompress "
+            "it first"
+        )
+    return data
+
+
+_LINE_END = re.compile(rb"\r\n|\n|\r")
+
+
+def local_lines(f) -> list[tuple[int, bytes]]:
+    """``(byte offset, line)`` of every line of a file (a ``Location``) as Spark's text reader gives
+    them, read in this process: ``\n``, ``\r\n`` or a lone ``\r`` ends a line and is not kept, a
+    last line without one counts, a UTF-8 byte-order mark opening the file is dropped; ``.gz`` and
+    ``.bz2`` are decompressed (offsets count decompressed bytes) and other compressed files refused,
+    as ``decode_text`` refuses them. The bytes are not decoded (Spark's lines are not either)."""
+    data = _decompressed(f.read_bytes(), str(f))
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # the first line keeps offset 0, as Hadoop's
+    out, start = [], 0
+    for m in _LINE_END.finditer(data, bom):
+        out.append((start, data[max(start, bom) : m.start()]))
+        start = m.end()
+    if start < len(data):
+        out.append((start, data[max(start, bom) :]))
+    return out
 
 
 def reuters_files(path) -> list:

@@ -16,11 +16,13 @@ No pyspark import at module level.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from nbspark.errors import InputError
-from nbspark.inputs.files import line_number, line_numbers, ngram_lines
+from nbspark.inputs.decoding import JVM_REPLACE
+from nbspark.inputs.files import line_number, line_numbers, local_lines, ngram_lines
 from nbspark.inputs.parsers import MalformedLine, parse_reuters_checked
 
 __all__ = [
@@ -161,7 +163,8 @@ def first_malformed_lines(sc, files, parse, stats: dict, mode: str, keep: int) -
     byte offset, with line numbers, from a ``take`` over the lines of one file after another that
     stops once it has found them, or as many as ``stats`` counts (no scan when it counts none).
     In failfast mode the first one raises ``InputError``. ``parse(line)`` raises ``MalformedLine``
-    for a malformed line."""
+    for a malformed line. With no SparkContext (``sc`` None: training in process) the lines are
+    read here (``inputs.files.local_lines``, decoded as the JVM decodes them)."""
     if not stats.get("malformed"):
         return []
 
@@ -181,7 +184,13 @@ def first_malformed_lines(sc, files, parse, stats: dict, mode: str, keep: int) -
     for f in files:
         if len(found) >= keep:
             break
-        found += ngram_lines(sc, [f]).flatMap(malformed).take(keep - len(found))
+        if sc is None:
+            records = ((str(f), at, raw.decode("utf-8", JVM_REPLACE)) for at, raw in local_lines(f))
+            found += list(
+                itertools.islice(itertools.chain.from_iterable(map(malformed, records)), keep - len(found))
+            )
+        else:
+            found += ngram_lines(sc, [f]).flatMap(malformed).take(keep - len(found))
     found.sort(key=lambda b: (b["source"], b["offset"]))
     _number_lines(found)
     if found and mode == "failfast":

@@ -7,6 +7,9 @@
 * ``dataframe``: Spark SQL only (split, explode, groupBy) for tsv/sms text with the words tokenizer.
 * ``arrow``: the lines as Spark read them, each Arrow batch decoded, parsed (``inputs.lines``) and
   counted by pyarrow, summed in the task.
+* ``local`` (``nbspark train --in-process``, ``nbspark.fit``): the arrow engine's rule, or the
+  Python engines' where it does not apply, in this process, no Spark, for inputs that fit one
+  (``_local_counts``).
 
 The SQL engines sum statistics rows (``MARK``) beside the counts and name the first malformed lines
 afterwards. Which engine applies, and what ``auto`` picks, is ``settings.capabilities.resolve_engine``.
@@ -22,8 +25,9 @@ from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.inputs.tokens import NON_WORD_RUN, WORD_CHAR
 from nbspark.naive_bayes.inputs import record_events, records_rdd, text_lines
-from nbspark.naive_bayes.model import add_values, event_row
+from nbspark.naive_bayes.model import COUNT_DDL, add_values, event_row
 from nbspark.settings.config import ExperimentConfig
+from nbspark.settings.capabilities import engine_problem
 from nbspark.settings.naive_bayes import COUNTED_AS
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted, count_events
@@ -38,14 +42,14 @@ def count_nb(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Count
     (``settings.naive_bayes.COUNTED_AS``): the two read one count table."""
     if cfg.nb.model in COUNTED_AS:
         cfg = dataclasses.replace(cfg, nb=dataclasses.replace(cfg.nb, model=COUNTED_AS[cfg.nb.model]))
+    if engine == "local":
+        return _local_counts(cfg, inputs)
     if engine in ("dataframe", "arrow"):
         return _sql_counts(spark, cfg, inputs, engine)
     return _python_counts(spark, cfg, inputs, engine)
 
 
 def _python_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Counted:
-    from nbspark.naive_bayes.model import COUNT_DDL
-
     kind = cfg.nb.model
     mixed, columns = records_rdd(spark, inputs, cfg)
     reduced = count_events(
@@ -355,3 +359,95 @@ def _arrow_agg(lines, fmt: str, model_kind: str, partitions: int = 0):
     # lost): the summary then groups by token without another shuffle
     by_token = partial.repartition(partitions, "token") if partitions else partial.repartition("token")
     return cache_coalescable(by_token.groupBy("label", "token").agg(F.sum("n").alias("count")))
+
+
+#: lines per Arrow batch when counting in process (the counts do not depend on it)
+LOCAL_BATCH = 65_536
+
+
+def _local_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
+    """Counting in this process, no Spark: the arrow engine's rule where it applies (tsv or sms text
+    without holdout, the words tokenizer), else the Python engines' (``_local_python_counts``)."""
+    if engine_problem(cfg, "arrow") is None:
+        return _local_arrow_counts(cfg, inputs)
+    return _local_python_counts(cfg, inputs)
+
+
+def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
+    """The Python engines without Spark: the records of ``naive_bayes.inputs.local_records`` (the
+    Spark readers' partition functions over local files), their events (``record_events``) summed
+    by ``add_values`` in a dict, as ``reduceByKey`` sums them; statistics and bad records ride along."""
+    import pyarrow as pa
+
+    from nbspark.naive_bayes.inputs import local_records
+    from nbspark.storage.tables import arrow_schema
+
+    kind = cfg.nb.model
+
+    def reduce():
+        records, columns = local_records(inputs, cfg)
+        sums: dict = {}
+        for record in records:
+            for key, value in record_events(record, kind):
+                sums[key] = add_values(sums[key], value) if key in sums else value
+        return sums, columns
+
+    sums, columns = run_failfast(reduce)  # failfast's worker error, as the Spark engines raise it
+    stats, bad = split_stats([kv for kv in sums.items() if is_stat(kv)], cfg.max_bad_examples)
+    rows = [event_row(k, v) for k, v in sums.items() if not is_stat((k, v))]
+    schema = arrow_schema(COUNT_DDL)
+    table = pa.table([list(c) for c in zip(*rows)] if rows else [[] for _ in schema], schema=schema)
+    known = {
+        "columns": columns,
+        "label_counts": {r[1]: r[4] for r in rows if r[0] == "Y"},
+        "features": len({(r[2], r[3]) for r in rows if r[0] in ("YX", "YG")}),
+        "rows": len(rows),
+    }
+    return Counted("local", table, stats, bad, known)
+
+
+def _local_arrow_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
+    """The arrow engine without Spark: every file's lines as Spark's text reader gives them
+    (``inputs.files.local_lines``) in Arrow batches through ``_arrow_count_batches`` (the engine's
+    own rule), summed by pyarrow, then the count table assembled as ``_finish_counts`` assembles it
+    in Spark. That assembly is a true twin of ``_finish_counts``, kept for inputs that fit one
+    process (no JVM to start): tests hold the two tables and manifests equal."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from nbspark.inputs.files import local_lines
+    from nbspark.naive_bayes.arrow_count import LABEL_TOKEN_SCHEMA
+    from nbspark.storage.tables import arrow_schema
+
+    fmt, kind = inputs.spec.format, cfg.nb.model
+
+    def batches():
+        for f in inputs.files:
+            lines = [raw for _, raw in local_lines(f)]
+            for i in range(0, len(lines), LOCAL_BATCH):
+                value = pa.array(lines[i : i + LOCAL_BATCH], pa.binary()).view(pa.string())
+                yield pa.record_batch([value], names=["value"])
+
+    partial = pa.Table.from_batches(list(_arrow_count_batches(batches(), fmt, kind)), LABEL_TOKEN_SCHEMA)
+    agg = partial.group_by(["label", "token"]).aggregate([("n", "sum")])
+    marker = pc.or_(pc.starts_with(agg.column("label"), MARK), pc.starts_with(agg.column("token"), MARK))
+    special = agg.filter(marker).rename_columns(["label", "token", "count"]).to_pylist()
+    stats, docs_y, tokens_y = _read_markers(special, {})
+    yx = agg.filter(pc.invert(marker))
+    head = [("Y=ANY", None, None, sum(docs_y.values()))] + [
+        ("Y", y, None, n) for y, n in sorted(docs_y.items())
+    ]
+    tail = [("YX=ANY", y, None, n) for y, n in sorted(tokens_y.items())] if kind == "multinomial" else []
+    n = len(head) + yx.num_rows + len(tail)
+    column = lambda rows, i: [r[i] for r in rows]  # noqa: E731
+    events = column(head, 0) + ["YX"] * yx.num_rows + column(tail, 0)
+    labels = column(head, 1) + yx.column("label").to_pylist() + column(tail, 1)
+    features = column(head, 2) + yx.column("token").to_pylist() + column(tail, 2)
+    counts = column(head, 3) + yx.column("n_sum").to_pylist() + column(tail, 3)
+    schema = arrow_schema(COUNT_DDL)
+    table = pa.table([events, labels, features, [None] * n, counts, [None] * n, [None] * n], schema=schema)
+    bad = first_malformed_lines(
+        None, inputs.files, lambda line: parse_line(line, fmt), stats, cfg.mode, cfg.max_bad_examples
+    )
+    known = {"label_counts": docs_y, "features": len(set(yx.column("token").to_pylist())), "rows": n}
+    return Counted("local", table, stats, bad, known)

@@ -23,12 +23,14 @@ from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.spark.faults import maybe_inject
 
 __all__ = [
-    "REUTERS_TOP10",
     "Doc",
+    "REUTERS_TOP10",
     "Row",
     "decoded_lines",
+    "local_records",
     "record_events",
     "records_rdd",
+    "table_columns",
     "text_lines",
 ]
 
@@ -165,53 +167,60 @@ def _table_partition(
     yield from stats.records()
 
 
+def _sklearn_records(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[str]]:
+    """A scikit-learn dataset's rows (features as floats, the label its target's name) and columns."""
+    from sklearn import datasets  # scikit-learn is needed only for this format
+
+    data = getattr(datasets, f"load_{inputs.spec.path}")()  # one of inputs.SKLEARN_DATASETS
+    names = [str(n).replace(" ", "_") for n in data.feature_names]
+    target = [str(data.target_names[t]) for t in data.target]
+    return [dict(zip(names, map(float, x)), **{nb.label_column: y}) for x, y in zip(data.data, target)], names
+
+
 def _table_source(spark, inputs: Inputs, nb: NBSpec):
     """``(RDD of (index, dict), numeric columns, categorical columns)`` for csv, parquet, sklearn."""
     fmt = inputs.spec.format
     if fmt == "sklearn":
-        from sklearn import datasets  # scikit-learn is needed only for this format
-
-        loader = getattr(datasets, f"load_{inputs.spec.path}")  # one of inputs.SKLEARN_DATASETS
-        data = loader()
-        names = [str(n).replace(" ", "_") for n in data.feature_names]
-        target = [str(data.target_names[t]) for t in data.target]
-        records = [dict(zip(names, map(float, x)), **{nb.label_column: y}) for x, y in zip(data.data, target)]
+        records, names = _sklearn_records(inputs, nb)
         rdd = spark.sparkContext.parallelize(
             list(enumerate(records)), max(2, spark.sparkContext.defaultParallelism)
         )
-        columns, numeric_types, nested = names, set(names), {}
+        return (rdd, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
+    paths = [f.uri for f in inputs.files]
+    explicit = bool(nb.numeric_columns or nb.categorical_columns)
+    if fmt == "csv":
+        # every cell as the file writes it, in training as in classify (where the model names
+        # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
+        # what schema inference made of it ("True", "1", "85.5"); inference only finds the
+        # numeric columns when the config names none
+        df = spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
+        typed = (
+            df
+            if explicit
+            else spark.read.csv(paths, header=True, inferSchema=True, mode="PERMISSIVE", enforceSchema=False)
+        )
     else:
-        paths = [f.uri for f in inputs.files]
-        explicit = bool(nb.numeric_columns or nb.categorical_columns)
-        if fmt == "csv":
-            # every cell as the file writes it, in training as in classify (where the model names
-            # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
-            # what schema inference made of it ("True", "1", "85.5"); inference only finds the
-            # numeric columns when the config names none
-            df = spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
-            typed = (
-                df
-                if explicit
-                else spark.read.csv(
-                    paths, header=True, inferSchema=True, mode="PERMISSIVE", enforceSchema=False
-                )
-            )
-        else:
-            df = typed = spark.read.parquet(*paths)
-        if nb.label_column not in df.columns:
-            raise InputError(
-                f"{inputs.root}: no label column {nb.label_column!r} (columns: {', '.join(df.columns)})"
-            )
-        from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
+        df = typed = spark.read.parquet(*paths)
+    from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
 
-        columns = [c for c in df.columns if c != nb.label_column]
-        numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
-        nested = {
-            f.name: f.dataType.simpleString()
-            for f in df.schema.fields
-            if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))
-        }
-        rdd = _rows_in_file_order(df)
+    numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
+    nested = {
+        f.name: f.dataType.simpleString()
+        for f in df.schema.fields
+        if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))
+    }
+    numeric, categorical = table_columns(inputs, nb, df.columns, numeric_types, nested)  # refusals first
+    return _rows_in_file_order(df), numeric, categorical
+
+
+def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> tuple[list[str], list[str]]:
+    """``(numeric, categorical)`` feature columns of a table whose columns are ``names`` (the label
+    among them), ``numeric_types`` those read as numbers, ``nested`` the list, map, struct or bytes
+    ones (by type name): the config's, else by type and model; ``InputError`` for a missing label or
+    column, or a nested one used. The one rule of every table reader, in Spark or in process."""
+    if nb.label_column not in names:
+        raise InputError(f"{inputs.root}: no label column {nb.label_column!r} (columns: {', '.join(names)})")
+    columns = [c for c in names if c != nb.label_column]
     numeric = list(nb.numeric_columns)
     categorical = list(nb.categorical_columns)
     if not numeric and not categorical:
@@ -239,7 +248,7 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         numeric, categorical = numeric + categorical, []
     elif nb.model == "categorical":
         numeric, categorical = [], categorical + numeric
-    return rdd, numeric, categorical
+    return numeric, categorical
 
 
 def _rows_in_file_order(df):
@@ -379,3 +388,89 @@ def text_lines(lines, fmt: str):
     return cut.select(
         doc_id.alias("id"), labels.alias("labels"), text.alias("text"), category.alias("category")
     )
+
+
+def local_records(inputs: Inputs, cfg: ExperimentConfig):
+    """``records_rdd``'s records and table columns, read in this process (``nbspark train
+    --in-process``): local files through the same partition functions, so a record, its id, its
+    hold-out part and every statistic are the Spark readers'. Lines are read as Spark's text reader
+    gives them (``inputs.files.local_lines``), decoded as the JVM decodes them; tables as
+    ``_local_table`` reads them."""
+    from nbspark.inputs.decoding import JVM_REPLACE
+    from nbspark.inputs.files import local_lines
+
+    nb, spec = cfg.nb, inputs.spec
+    splits, holdout, seed = frozenset(spec.splits), spec.holdout, spec.seed
+    mode, keep = cfg.mode, cfg.max_bad_examples
+    if spec.format in ("tsv", "sms"):
+        lines = (
+            (str(f), at, raw.decode("utf-8", JVM_REPLACE)) for f in inputs.files for at, raw in local_lines(f)
+        )
+        return _text_partition(lines, spec.format, nb, splits, holdout, seed, mode, keep), {}
+    if spec.format == "reuters_topics":
+        texts = ((str(f), f.read_bytes()) for f in inputs.files)
+        return _topics_partition(texts, nb, splits, mode, keep), {}
+    if spec.format in ("csv", "parquet", "sklearn"):
+        rows, numeric, categorical = _local_table(inputs, nb)
+        bernoulli = frozenset(nb.bernoulli_columns)
+        label = nb.label_column
+        mixed = _table_partition(
+            enumerate(rows), label, numeric, categorical, splits, holdout, seed, mode, keep, bernoulli
+        )
+        return mixed, {"numeric": numeric, "categorical": categorical}
+    raise InputError(
+        f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)"
+    )
+
+
+def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[str], list[str]]:
+    """A table's rows in file order, read with pyarrow as Spark reads it: a CSV's cells as their
+    text (an empty cell is null), with numbers inferred only to find the numeric columns when the
+    config names none; Parquet as typed. Then ``table_columns``, the rule of every table reader."""
+    import pyarrow as pa
+
+    if inputs.spec.format == "sklearn":
+        records, names = _sklearn_records(inputs, nb)
+        return (records, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
+    if inputs.spec.format == "parquet":
+        import pyarrow.parquet as pq
+
+        table = typed = pa.concat_tables(
+            [pq.read_table(f.path) for f in inputs.files], promote_options="default"
+        )
+    else:
+        explicit = bool(nb.numeric_columns or nb.categorical_columns)
+        table = pa.concat_tables([_csv(f.path, as_text=True) for f in inputs.files])
+        typed = (
+            table
+            if explicit
+            else pa.concat_tables(
+                [_csv(f.path, as_text=False) for f in inputs.files], promote_options="permissive"
+            )
+        )
+    numeric_types = {
+        f.name
+        for f in typed.schema
+        if pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or pa.types.is_decimal(f.type)
+    }
+    nested = {
+        f.name: str(f.type)
+        for f in table.schema
+        if pa.types.is_nested(f.type) or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)
+    }
+    numeric, categorical = table_columns(inputs, nb, table.column_names, numeric_types, nested)
+    return table.to_pylist(), numeric, categorical
+
+
+def _csv(path: str, as_text: bool):
+    """One CSV file with its header, an empty cell null; every column as text, or inferred."""
+    import csv
+
+    import pyarrow as pa
+    import pyarrow.csv as pacsv
+
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        header = next(csv.reader(fh), [])
+    types = {name: pa.string() for name in header} if as_text else None
+    options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
+    return pacsv.read_csv(path, convert_options=options)

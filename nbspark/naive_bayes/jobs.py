@@ -37,10 +37,11 @@ __all__ = [
     "binary_decision",
     "classify_nb",
     "load_nb_manifest",
+    "model_settings",
     "plan_nb_classify",
     "run_nb_classify",
-    "model_settings",
     "train_nb",
+    "train_nb_in_process",
 ]
 
 #: Settings applied at scoring time from the same counts: the model's unless the caller overrides them.
@@ -125,6 +126,30 @@ def train_nb(
     return train_model(
         spark, plan_training(cfg, inputs, out, NAIVE_BAYES, update, force, overwrite), NAIVE_BAYES
     )
+
+
+def train_nb_in_process(
+    cfg: ExperimentConfig, out, data_dir: str | None = None, overwrite: bool = False
+) -> dict:
+    """Count ``cfg.train`` into the model ``out`` in this process, no Spark and no JVM (``nbspark train
+    --in-process``, ``nbspark.fit``): the same plan and skeleton as ``train_nb``, counting by the arrow
+    engine's rule (``naive_bayes.count``'s ``local``) over local files; the manifest."""
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.storage.uris import scheme_of
+
+    # another storage would start the JVM to reach it: refused before anything is resolved
+    for what, path in (("train.path", cfg.train.path), ("--data-dir", data_dir)):
+        if path and scheme_of(str(path)) not in (None, "file"):
+            raise ConfigError(f"in process, nbspark reads local files only, not {what} {path}: use Spark")
+    plan = plan_training(
+        cfg,
+        lambda: resolve_input(cfg.train, data_dir),
+        out,
+        NAIVE_BAYES,
+        overwrite=overwrite,
+        in_process=True,
+    )
+    return train_model(None, plan, NAIVE_BAYES)
 
 
 def model_settings(

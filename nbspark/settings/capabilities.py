@@ -214,12 +214,23 @@ def test_problem(cfg) -> str | None:
     )
 
 
-def resolve_engine(cfg) -> str:
+def resolve_engine(cfg, in_process: bool = False) -> str:
     """The counting engine for ``cfg``: ``auto`` resolved; a training input, sampling or engine
-    that cannot apply refused (``ConfigError``)."""
+    that cannot apply refused (``ConfigError``). ``in_process`` (``nbspark train --in-process``,
+    ``nbspark.fit``) counts with ``local``: a naive Bayes model, by the arrow engine's rule where it
+    applies and the Python engines' elsewhere, without Spark."""
     problem = train_problem(cfg)
     if problem:
         raise ConfigError(problem)
+    if in_process:
+        if cfg.task != "naive_bayes":
+            raise ConfigError(
+                "in process (no Spark), nbspark trains naive Bayes models; a backoff model needs Spark: "
+                "leave out --in-process"
+            )
+        if cfg.engine == "dataframe":
+            raise ConfigError("in process, engine = dataframe (Spark SQL) cannot count: leave it at auto")
+        return "local"
     if cfg.engine == "auto":
         if cfg.mode != "permissive":
             return "combine"

@@ -18,12 +18,19 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nbspark.errors import InputError
+from nbspark.errors import ConfigError, InputError
 from nbspark.settings.capabilities import resolve_engine
 from nbspark.spine.counting import Counted, merge_counts
 from nbspark.storage.locations import Location, location, resolved
 from nbspark.storage.manifests import check_update, load_manifest, manifest_header, merged_manifest
-from nbspark.storage.tables import check_output, parquet_rows, read_parquet_checked, staged_output, write_json
+from nbspark.storage.tables import (
+    check_output,
+    parquet_rows,
+    read_parquet_checked,
+    staged_output,
+    write_arrow_table,
+    write_json,
+)
 
 __all__ = [
     "Family",
@@ -128,14 +135,24 @@ class TrainPlan:
 
 
 def plan_training(
-    cfg, inputs, out, family: Family, update: bool = False, force: bool = False, overwrite: bool = False
+    cfg,
+    inputs,
+    out,
+    family: Family,
+    update: bool = False,
+    force: bool = False,
+    overwrite: bool = False,
+    in_process: bool = False,
 ) -> TrainPlan:
     """Decide a train run: refuse a training input, sampling or engine that cannot apply, an output
     that cannot be replaced (``storage.tables.check_output``: only with ``overwrite`` or ``update``,
     only if nbspark wrote it, never overlapping the input), and an update whose settings differ from
     the model's or that counts a file the model holds (unless ``force``). ``inputs`` may be a
-    function that resolves them: it is called once the engine is known to apply."""
-    engine = resolve_engine(cfg)
+    function that resolves them: it is called once the engine is known to apply. ``in_process``: count
+    without Spark (``settings.capabilities.resolve_engine``), no update yet."""
+    engine = resolve_engine(cfg, in_process)
+    if in_process and update:
+        raise ConfigError("in process, nbspark does not --update a model yet: run the update with Spark")
     inputs = inputs() if callable(inputs) else inputs
     old = None
     if update:
@@ -154,6 +171,7 @@ def plan_training(
 
 def train_model(spark, plan: TrainPlan, family: Family) -> dict:
     """Count ``plan.inputs`` into the model directory ``plan.out`` (staged here); return the manifest.
+    ``spark`` is None for a plan that counts in this process (``plan.engine == "local"``).
 
     With an update (``plan.old``), the new counts are added to the model's tables (Cohen's
     streaming property: no recounting of the old data) and the model is replaced whole."""
@@ -168,15 +186,20 @@ def train_model(spark, plan: TrainPlan, family: Family) -> dict:
                 "written"
             )
         counts = counted.counts
+        local = spark is None  # counted in this process (an Arrow table): written here, no Spark
         if old is not None:
             counts = merge_counts(counts, read_counts(spark, out, family, old), list(family.sums))
-        # one file per rows_per_file rows: the rows the engine counted (or a bound on them), else counted from
-        # the cache
-        # (coalesce never adds files)
-        rows = counted.known.get("rows") if old is None else None
-        counts = counts.coalesce(max(1, -(-(counts.count() if rows is None else rows) // cfg.rows_per_file)))
+        if not local:
+            # one file per rows_per_file rows: the rows the engine counted (or a bound on them), else
+            # counted from the cache (coalesce never adds files)
+            rows = counted.known.get("rows") if old is None else None
+            files = max(1, -(-(counts.count() if rows is None else rows) // cfg.rows_per_file))
+            counts = counts.coalesce(files)
         with staged_output(out, "model") as stage:
-            counts.write.parquet((stage / "counts").uri)
+            if local:
+                write_arrow_table(counts, stage / "counts")
+            else:
+                counts.write.parquet((stage / "counts").uri)
 
             def written():  # read back only where a family needs it (a schema inference job)
                 return spark.read.parquet((stage / "counts").uri)

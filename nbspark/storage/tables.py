@@ -38,6 +38,7 @@ from nbspark.storage.locations import Location, location
 __all__ = [
     "MARKER",
     "arrow_input",
+    "arrow_schema",
     "check_marker",
     "check_output",
     "check_table",
@@ -48,6 +49,7 @@ __all__ = [
     "read_json",
     "read_parquet_checked",
     "staged_output",
+    "write_arrow_table",
     "write_json",
 ]
 
@@ -215,6 +217,29 @@ def ddl_fields(ddl: str) -> list[tuple[str, str, bool]]:
             raise ValueError(f"cannot read the DDL column {column!r}")
         fields.append((name, kind, not rest))
     return fields
+
+
+def arrow_schema(ddl: str):
+    """The pyarrow schema of a flat DDL string (STRING, BIGINT, INT, DOUBLE columns)."""
+    import pyarrow as pa
+
+    kinds = {"STRING": pa.string(), "BIGINT": pa.int64(), "INT": pa.int32(), "DOUBLE": pa.float64()}
+    return pa.schema([pa.field(name, kinds[kind], nullable) for name, kind, nullable in ddl_fields(ddl)])
+
+
+def write_arrow_table(table, path) -> None:
+    """A table written in this process as Spark's writer leaves one: a directory with one part file
+    (Parquet, snappy) and ``_SUCCESS``, so every reader (``check_table``, Spark) takes it alike."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    path = location(path)
+    path.mkdir()
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="snappy")
+    (path / f"part-00000-{uuid.uuid4()}-c000.snappy.parquet").write_bytes(buffer.getvalue())
+    (path / "_SUCCESS").write_bytes(b"")
 
 
 def ddl_columns(ddl: str) -> dict[str, str]:

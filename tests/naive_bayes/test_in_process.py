@@ -1,0 +1,203 @@
+"""Training in process (``nbspark train --in-process``, ``nbspark.fit``): no Spark, no JVM, and the
+same model as the Spark job's arrow engine, table and manifest."""
+
+import json
+import math
+import re
+from collections import Counter
+
+import pyarrow.parquet as pq
+import pytest
+
+import nbspark
+from nbspark.app.command import main
+from nbspark.errors import ConfigError, InputError
+from nbspark.naive_bayes.jobs import train_nb, train_nb_in_process
+from nbspark.settings.config import load_config
+from tests.conftest import FIXTURES
+
+CHINA = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv"}
+#: what a run records of itself, not of the model
+VOLATILE = ("created", "seconds", "engine", "updates")
+
+
+def _table(model) -> list[tuple]:
+    rows = pq.read_table(str(model / "counts")).to_pylist()
+    return sorted(tuple(r.values()) for r in rows)
+
+
+def _manifest(model) -> dict:
+    manifest = json.loads((model / "manifest.json").read_text())
+    return {k: v for k, v in manifest.items() if k not in VOLATILE}
+
+
+def test_in_process_counts_as_a_plain_python_count(tmp_path):
+    """No java on the PATH here (the test has no spark mark): Counter over the fixture's lines, split
+    on the first two TABs, labels on commas, words as runs of \\w (tests/data/README.md)."""
+    cfg = load_config(None, {**CHINA, "train.path": str(FIXTURES / "china_train.tsv")})
+    manifest = train_nb_in_process(cfg, tmp_path / "m")
+    yx, docs = Counter(), Counter()
+    for line in (FIXTURES / "china_train.tsv").read_text().splitlines():
+        parts = line.split("\t", 2)
+        labels = [x.strip() for x in parts[1].split(",") if x.strip()] if len(parts) == 3 else []
+        for label in labels:
+            docs[label] += 1
+            yx.update((label, w) for w in re.findall(r"\w+", parts[2].lower()))
+    rows = _table(tmp_path / "m")
+    assert {(r[1], r[2]): r[4] for r in rows if r[0] == "YX"} == dict(yx)
+    assert {r[1]: r[4] for r in rows if r[0] == "Y"} == dict(docs) == {"c": 4, "j": 2}
+    assert [r[4] for r in rows if r[0] == "Y=ANY"] == [6]  # documents per label, summed (d8 twice)
+    assert {r[1]: r[4] for r in rows if r[0] == "YX=ANY"} == {"c": 11, "j": 6}
+    assert manifest["engine"] == "local" and manifest["label_counts"] == {"c": 4, "j": 2}
+    assert manifest["features"] == 8 and manifest["count_rows"] == len(rows)
+    assert manifest["stats"]["malformed"] == 2 and manifest["stats"]["blank_lines"] == 1
+    assert [b["line_number"] for b in manifest["malformed_examples"]] == [5, 6]
+    # and it predicts: the textbook's test document
+    model = nbspark.load(tmp_path / "m")
+    assert list(model.predict(["Chinese Chinese Chinese Tokyo Japan"])) == ["c"]
+
+
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli", "complement"])
+@pytest.mark.parametrize("source", ["china_train.tsv", "china_test_dirty.tsv"])
+def test_the_in_process_model_is_the_spark_jobs(spark, tmp_path, model, source):
+    """The arrow engine in Spark and the same rule in process: the same table and manifest
+    (malformed lines, their line numbers and the statistics included)."""
+    _same_model(spark, tmp_path, {**CHINA, "train.path": str(FIXTURES / source), "nb.model": model})
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        # the Python engines' rule: a hold-out, another tokenizer, a table (mixed, categorical, Gaussian)
+        {**CHINA, "train.path": "china_test_dirty.tsv", "train.holdout": "0.5", "train.splits": "train"},
+        {**CHINA, "train.path": "china_train.tsv", "nb.tokenizer": "nbspark", "nb.model": "bernoulli"},
+        {
+            "task": "naive_bayes",
+            "train.format": "csv",
+            "train.path": "weather.csv",
+            "nb.label_column": "play",
+            "nb.model": "mixed",
+        },
+        {
+            "task": "naive_bayes",
+            "train.format": "csv",
+            "train.path": "weather.csv",
+            "nb.label_column": "play",
+            "nb.model": "categorical",
+        },
+        {"task": "naive_bayes", "train.format": "sklearn", "train.path": "wine", "nb.model": "gaussian"},
+    ],
+    ids=["holdout", "tokenizer", "mixed-csv", "categorical-csv", "gaussian-sklearn"],
+)
+def test_every_naive_bayes_input_in_process_is_the_spark_jobs(spark, tmp_path, settings):
+    path = settings["train.path"]
+    if settings["train.format"] != "sklearn":
+        settings = {**settings, "train.path": str(FIXTURES / path)}
+    _same_model(spark, tmp_path, settings)
+
+
+def test_a_parquet_table_in_process_is_the_spark_jobs(spark, tmp_path):
+    import pyarrow as pa
+
+    rows = [
+        {"color": "red", "size": 1.5, "n": 3, "label": "a"},
+        {"color": "blue", "size": 2.5, "n": None, "label": "b"},
+        {"color": None, "size": 0.5, "n": 1, "label": "a"},
+    ]
+    (tmp_path / "table").mkdir()
+    pq.write_table(pa.Table.from_pylist(rows), str(tmp_path / "table" / "part-0.parquet"))
+    settings = {
+        "task": "naive_bayes",
+        "nb.model": "mixed",
+        "train.format": "parquet",
+        "train.path": str(tmp_path / "table"),
+    }
+    _same_model(spark, tmp_path, settings)
+
+
+def _close(a, b) -> bool:
+    return a == b if a is None or b is None else math.isclose(a, b, rel_tol=1e-12)
+
+
+def _same_model(spark, tmp_path, settings):
+    from nbspark.inputs.resolve import resolve_input
+
+    cfg = load_config(None, settings)
+    train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    train_nb_in_process(cfg, tmp_path / "local")
+    local, spark_rows = _table(tmp_path / "local"), _table(tmp_path / "spark")
+    # counts equal; a Gaussian's sums of x and x² equal up to the order of the additions
+    assert [r[:5] for r in local] == [r[:5] for r in spark_rows]
+    assert all(_close(a, b) for r, q in zip(local, spark_rows) for a, b in zip(r[5:], q[5:]))
+    assert _manifest(tmp_path / "local") == _manifest(tmp_path / "spark")
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("config", [None, "conf/experiments/sms_multinomial.toml"], ids=["whole", "shipped"])
+def test_the_sms_collection_in_process_is_the_spark_jobs(spark, data_dir, tmp_path, config):
+    """The whole collection (the arrow engine's rule) and the shipped experiment (a seeded 80/20
+    hold-out: the Python engines' rule), each against the Spark job."""
+    from nbspark.inputs.resolve import resolve_input
+    from tests.conftest import ROOT
+
+    settings = (
+        {
+            "task": "naive_bayes",
+            "nb.tokenizer": "words",
+            "train.format": "sms",
+            "train.path": "smsspam/SMSSpamCollection",
+        }
+        if config is None
+        else {}
+    )
+    config = None if config is None else str(ROOT / config)
+    cfg = load_config(config, settings)
+    train_nb(spark, cfg, resolve_input(cfg.train, str(data_dir)), tmp_path / "spark")
+    fitted = nbspark.fit(config, tmp_path / "local", settings=settings, data_dir=str(data_dir))
+    assert _table(tmp_path / "local") == _table(tmp_path / "spark")
+    assert _manifest(tmp_path / "local") == _manifest(tmp_path / "spark")
+    texts = ["WINNER!! claim your prize now", "see you at 6"]
+    assert (
+        list(fitted.predict(texts))
+        == list(nbspark.load(tmp_path / "spark").predict(texts))
+        == ["spam", "ham"]
+    )
+
+
+def test_the_command_trains_in_process(tmp_path, capsys):
+    path = str(FIXTURES / "china_train.tsv")
+    sets = ["--set", "task=naive_bayes", "--set", "nb.tokenizer=words", "--set", "train.format=tsv"]
+    assert (
+        main(["train", "--in-process", *sets, "--set", f"train.path={path}", "--out", str(tmp_path / "m")])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "documents: 5   classes: 2   features: 8   malformed (skipped): 2" in out
+    assert nbspark.load(tmp_path / "m").classes_ == ("c", "j") or list(
+        nbspark.load(tmp_path / "m").classes_
+    ) == ["c", "j"]
+
+
+def test_failfast_in_process_names_the_first_malformed_line(tmp_path):
+    cfg = load_config(
+        None, {**CHINA, "train.path": str(FIXTURES / "china_test_dirty.tsv"), "mode": "failfast"}
+    )
+    with pytest.raises(InputError, match=r"china_test_dirty.tsv:3: malformed line \(fields\): 'd10\\tc'"):
+        train_nb_in_process(cfg, tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize(
+    "settings, says",
+    [
+        ({"task": "backoff"}, "a backoff model needs Spark"),
+        ({**CHINA, "engine": "dataframe"}, "engine = dataframe"),
+        ({**CHINA, "train.path": "hdfs://127.0.0.1:1/corpus.tsv"}, "reads local files only"),
+    ],
+)
+def test_what_needs_spark_is_refused_before_anything_starts(tmp_path, settings, says):
+    settings = {"train.path": str(FIXTURES / "china_train.tsv"), **settings}
+    cfg = load_config(None, settings)
+    with pytest.raises(ConfigError, match=says):
+        train_nb_in_process(cfg, tmp_path / "m")
+    assert not (tmp_path / "m").exists()
