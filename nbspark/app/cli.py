@@ -348,7 +348,9 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         from nbspark.inputs.spec import InputSpec
         from nbspark.report.format import format_query_report
 
-        use_hadoop()
+        in_process = prog.startswith("nbspark") and not args.ngrams  # a model needs no Spark to answer
+        if not in_process:
+            use_hadoop()
         answer = location(args.json) if args.json else None
         if answer is not None and (
             answer.is_dir() or (answer.parent.exists() and not answer.parent.is_dir())
@@ -360,10 +362,15 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         else:
             model = location(args.model or cfg.model_dir)
             load_backoff_manifest(model)
-        with _spark("nbspark-query") as spark:
-            result = query(
-                spark, bindings, args.top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples
-            )
+        if in_process:
+            from nbspark.backoff.query import query_model
+
+            result = query_model(model, bindings, args.top)
+        else:
+            with _spark("nbspark-query") as spark:
+                result = query(
+                    spark, bindings, args.top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples
+                )
         print(format_query_report(result))
         if args.json:
             answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")

@@ -18,7 +18,7 @@ from nbspark.spine.counting import count_events
 from nbspark.spine.training import read_counts
 from nbspark.storage.locations import Location, location
 
-__all__ = ["query"]
+__all__ = ["answer_rows", "query", "query_model"]
 
 
 def _ngram_rows(records, width, fold_case, mode, keep_bad):
@@ -102,6 +102,35 @@ def query(
     finally:
         if mixed is not None:
             mixed.unpersist()
+    return _finished(result, source, stats, bindings, lowercase)
+
+
+def query_model(model_dir, bindings: dict[str, str], top: int = 10) -> dict:
+    """``query``'s answer from a model, in this process (no Spark, no JVM for a local model): its
+    full-context table read by pyarrow, checked as every reader checks it (``storage.counts``), and
+    answered by ``answer_rows``. What ``nbspark query --model`` runs."""
+    import pyarrow.compute as pc
+
+    from nbspark.backoff.events import count_ddl
+    from nbspark.storage.counts import read_count_table
+    from nbspark.storage.manifests import BACKOFF_KIND, load_manifest
+
+    model_dir = location(model_dir)
+    manifest = load_manifest(model_dir, BACKOFF_KIND)
+    letters = manifest["letters"]
+    full = context_letters(letters)
+    if full not in manifest["subsets"]:
+        raise OutputError(f"{model_dir}: the model has no full-context table ({full})")
+    table = read_count_table(model_dir, count_ddl(letters), manifest)
+    table = table.filter(pc.equal(table.column("subset"), full))
+    centre = letters[len(letters) // 2]
+    columns = [table.column("label" if c == centre else c.lower()).to_pylist() for c in letters]
+    rows = zip(*columns, table.column("count").to_pylist())
+    result = answer_rows(rows, bindings, letters, top)
+    return _finished(result, str(model_dir), {}, bindings, manifest["config"]["lowercase"])
+
+
+def _finished(result: dict, source: str, stats: dict, bindings: dict, lowercase: bool) -> dict:
     result.update(source=source, input_stats=stats)
     folded = [w for w in bindings.values() if w != "_" and w != w.lower()] if lowercase else []
     if folded:
@@ -112,14 +141,53 @@ def query(
     return result
 
 
-def _answer(table, bindings: dict[str, str], letters: str, top: int) -> dict:
-    from pyspark.sql import functions as F
-
+def _unknown(bindings: dict, letters: str) -> None:
     unknown = set(bindings) - set(letters)
     if unknown:
         raise InputError(
             f"unknown position(s) {', '.join(sorted(unknown))}; positions are {', '.join(letters)}"
         )
+
+
+def answer_rows(rows, bindings: dict[str, str], letters: str, top: int) -> dict:
+    """``_answer`` over rows ``(*tokens, count)`` in this process: the same fields, the bindings
+    ranked alike (count down, then the values up). The in-process twin of ``_answer``'s SQL, which
+    an n-gram file larger than one process needs."""
+    from collections import Counter
+
+    _unknown(bindings, letters)
+    fixed = [(i, bindings[c]) for i, c in enumerate(letters) if c in bindings and bindings[c] != "_"]
+    varying = [c for c in letters if bindings.get(c) == "_"]
+    at = [letters.index(c) for c in varying]
+    grand = total = 0
+    grouped: Counter = Counter()
+    for row in rows:
+        grand += row[-1]
+        if all(row[i] == w for i, w in fixed):
+            total += row[-1]
+            if varying:
+                grouped[tuple(row[i] for i in at)] += row[-1]
+    result = {
+        "bindings": {c: bindings.get(c, "*") for c in letters},
+        "matching_count": int(total),
+        "all_count": int(grand),
+        "share": total / grand if grand else 0.0,
+        "top": [],
+    }
+    if varying and total:
+        best = sorted(grouped.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+        result["top"] = [
+            {"values": dict(zip(varying, values)), "count": int(n), "probability": n / total}
+            for values, n in best
+        ]
+        result["distinct_bindings"] = len(grouped)
+    return result
+
+
+def _answer(table, bindings: dict[str, str], letters: str, top: int) -> dict:
+    from pyspark.sql import functions as F
+
+    _unknown(bindings, letters)
     varying = [c for c in letters if bindings.get(c) == "_"]
     cond = F.lit(True)
     for c in letters:

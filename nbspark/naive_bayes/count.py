@@ -26,8 +26,8 @@ from nbspark.inputs.stats import MARK, first_malformed_lines, is_stat, run_failf
 from nbspark.inputs.tokens import NON_WORD_RUN, WORD_CHAR
 from nbspark.naive_bayes.inputs import record_events, records_rdd, text_lines
 from nbspark.naive_bayes.model import COUNT_DDL, add_values, event_row
-from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.capabilities import engine_problem
+from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import COUNTED_AS
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted, count_events

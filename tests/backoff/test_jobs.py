@@ -219,6 +219,51 @@ def test_query_from_model_and_from_file(spark, model, fixtures):
         query(spark, {"C": "_"}, ngram_inputs=raw, mode="failfast")
 
 
+@pytest.mark.parametrize(
+    "bindings, top",
+    [
+        ({"B": "_", "C": "affect"}, 10),
+        ({"C": "_"}, 1),
+        ({"A": "_", "B": "_", "C": "_", "D": "_", "E": "_"}, 3),
+        ({"B": "not", "C": "_", "D": "the"}, 10),
+        ({"B": "_", "C": "Affect"}, 10),
+        ({"C": "nothing"}, 10),
+    ],
+)
+def test_a_model_query_in_process_answers_as_spark(spark, model, bindings, top):
+    """``nbspark query --model`` answers without Spark (``query_model``): the same answer, field by
+    field (ties ranked alike), as the Spark query of the model."""
+    from nbspark.backoff.query import query_model
+
+    _, _, out = model
+    assert query_model(out, bindings, top) == query(spark, bindings, top, model_dir=out)
+
+
+def test_the_query_command_on_a_model_needs_no_jvm(model, tmp_path):
+    """In a process whose ``java`` fails (and no JAVA_HOME), the command answers all the same."""
+    import os
+    import subprocess
+    import sys
+
+    _, _, out = model
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "java").write_text("#!/bin/sh\necho 'java started' >&2\nexit 97\n")
+    (shim / "java").chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    env["PATH"] = f"{shim}:{env['PATH']}"
+    done = subprocess.run(
+        [sys.executable, "-m", "nbspark", "query", "--model", str(out), "--B", "_", "--C", "affect"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "matching count: 11 of 34" in done.stdout and "B=not" in done.stdout
+    assert "java started" not in done.stderr
+
+
 def test_failfast_names_file_and_line(spark, fixtures, tmp_path):
     cfg = cfg_for(tmp_path, fixtures, mode="failfast")
     with pytest.raises(InputError) as info:

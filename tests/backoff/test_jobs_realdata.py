@@ -59,6 +59,11 @@ def test_queries_on_the_books_model(spark, books):
     assert {t["values"]["C"] for t in r["top"]} <= {"affect", "effect"} and r["matching_count"] > 0
     r = query(spark, {"B": "not", "C": "_"}, model_dir=model)
     assert r["top"][0]["values"] == {"C": "affect"} and round(r["top"][0]["probability"], 4) == 0.9625
+    # in process (nbspark query --model), the same answers
+    from nbspark.backoff.query import query_model
+
+    for bindings in ({"B": "not", "C": "_"}, {"B": "_", "C": "affect"}, {"A": "_", "C": "effect", "E": "_"}):
+        assert query_model(model, bindings) == query(spark, bindings, model_dir=model)
 
 
 def test_reuters_train_split_to_test_split(spark, data_dir, tmp_path):
