@@ -50,7 +50,18 @@ LOCAL_SPARK_DEFAULTS = {
 log = logging.getLogger("nbspark")
 
 
-def _common(parser: argparse.ArgumentParser) -> None:
+def _common(parser: argparse.ArgumentParser, prog: str = "") -> None:
+    if prog.startswith("nbspark"):  # spark-submit takes its own, before the job's name
+        parser.add_argument(
+            "--master", help="where Spark runs, as spark-submit's --master (default local[*])"
+        )
+        parser.add_argument(
+            "--conf",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="a Spark setting, as spark-submit's --conf (repeatable); it wins over the job's defaults",
+        )
     parser.add_argument(
         "--config", metavar="TOML", help="experiment file (default: the embedded affect/effect experiment)"
     )
@@ -92,7 +103,38 @@ def _overrides(args, parser) -> dict[str, str]:
     return overrides
 
 
+def _submit_args(args, parser) -> None:
+    """The nbspark command's ``--master`` and ``--conf`` (and ``-q``: no stage bars unless a
+    ``--conf`` sets them) become spark-submit's settings, ``PYSPARK_SUBMIT_ARGS``, before Spark
+    starts. Where ``PYSPARK_SUBMIT_ARGS`` is already set it wins, and a warning names what is not
+    used."""
+    import os
+    import shlex
+
+    master, conf = getattr(args, "master", None), list(getattr(args, "conf", None) or [])
+    for item in conf:
+        if "=" not in item:
+            parser.error(f"--conf needs KEY=VALUE, got {item!r}")
+    given = bool(master or conf)
+    if log.getEffectiveLevel() > logging.INFO and not any(
+        c.startswith("spark.ui.showConsoleProgress=") for c in conf
+    ):
+        conf.append("spark.ui.showConsoleProgress=false")
+    if not (master or conf):
+        return
+    if "PYSPARK_SUBMIT_ARGS" in os.environ:
+        if given:
+            log.warning(
+                "--master and --conf are not used: PYSPARK_SUBMIT_ARGS is set (%s) and wins",
+                os.environ["PYSPARK_SUBMIT_ARGS"],
+            )
+        return
+    submit = (["--master", master] if master else []) + [x for item in conf for x in ("--conf", item)]
+    os.environ["PYSPARK_SUBMIT_ARGS"] = shlex.join([*submit, "pyspark-shell"])
+
+
 def _config(args, parser):
+    _submit_args(args, parser)
     for option in ("out", "model", "update"):
         value = getattr(args, option, None)
         if value is not None and not value.strip():
@@ -196,7 +238,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
     parser = argparse.ArgumentParser(
         prog=prog, description="Count a corpus into an nbspark model (count tables as Parquet)."
     )
-    _common(parser)
+    _common(parser, prog)
     parser.add_argument(
         "--out", metavar="DIR", help="model directory to write (default: the config's model_dir)"
     )
@@ -270,7 +312,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         description="Classify the test examples with a trained model; write predictions, metrics and a "
         "report.",
     )
-    _common(parser)
+    _common(parser, prog)
     parser.add_argument("--model", metavar="DIR", help="model directory (default: the config's model_dir)")
     parser.add_argument("--out", metavar="DIR", help="results directory (default: the config's results_dir)")
     parser.add_argument("--overwrite", action="store_true", help="replace existing results")
@@ -312,7 +354,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         description="P(varying positions | fixed positions) over the 5-gram joint distribution. "
         "Each of --A..--E is a word (must match) or _ (varies); positions not given are summed over.",
     )
-    _common(parser)
+    _common(parser, prog)
     for letter in "ABCDE":
         parser.add_argument(
             f"--{letter}",
@@ -385,7 +427,7 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         "each time; "
         "write curve.json, curve.csv and curve.png.",
     )
-    _common(parser)
+    _common(parser, prog)
     parser.add_argument(
         "--out",
         metavar="DIR",

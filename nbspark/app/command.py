@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
-import shlex
 import sys
 from pathlib import Path
 
@@ -89,30 +87,16 @@ class _JobsDir(argparse.Action):
 
 
 def _job(name: str, argv: list[str]) -> int:
-    """A Spark job in this process, with ``--master`` and ``--conf`` passed on as spark-submit's."""
+    """A Spark job in this process; its ``--master`` and ``--conf`` are spark-submit's (``app.cli``)."""
     from nbspark.app import cli
 
-    pre = argparse.ArgumentParser(add_help=False)
-    pre.add_argument("--master")
-    pre.add_argument("--conf", action="append", default=[])
-    spark_args, rest = pre.parse_known_args(argv)
-    submit = []
-    if spark_args.master:
-        submit += ["--master", spark_args.master]
-    for item in spark_args.conf:
-        if "=" not in item:
-            print(f"nbspark {name}: error: --conf needs KEY=VALUE, got {item!r}", file=sys.stderr)
-            return 2
-        submit += ["--conf", item]
-    if submit and "PYSPARK_SUBMIT_ARGS" not in os.environ:
-        os.environ["PYSPARK_SUBMIT_ARGS"] = shlex.join(submit + ["pyspark-shell"])
     mains = {
         "train": cli.train_main,
         "classify": cli.classify_main,
         "query": cli.query_main,
         "curve": cli.curve_main,
     }
-    return mains[name](rest, prog=f"nbspark {name}")
+    return mains[name](argv, prog=f"nbspark {name}")
 
 
 def predict_main(argv: list[str]) -> int:
@@ -416,7 +400,11 @@ def _line(r: dict) -> str:
 
 
 def config_toml(cfg) -> str:
-    """The config as TOML that ``load_config`` reads back equal (every key written)."""
+    """The config as TOML that ``load_config`` reads back equal: every key of its task (those only the
+    other task reads, ``settings.config.other_task_keys``, and the input settings an input's format
+    does not read, ``settings.capabilities.INPUT_SETTINGS``, are at their defaults and left out)."""
+    from nbspark.settings.capabilities import INPUT_SETTINGS
+    from nbspark.settings.config import other_task_keys
 
     def value(v):
         if isinstance(v, bool):
@@ -427,11 +415,17 @@ def config_toml(cfg) -> str:
             return json.dumps(v, ensure_ascii=False)
         return "[" + ", ".join(value(x) for x in v) + "]"
 
+    skip = set(other_task_keys(cfg.task))
+    for part in ("train", "test"):
+        fmt = getattr(cfg, part).format
+        skip |= {f"{part}.{k}" for k, formats in INPUT_SETTINGS.items() if fmt not in formats}
     data = cfg.to_dict()
     sections = {k: data.pop(k) for k in ("train", "test", "nb", "check")}
-    lines = [f"{k} = {value(v)}" for k, v in data.items()]
+    lines = [f"{k} = {value(v)}" for k, v in data.items() if k not in skip]
     for name, section in sections.items():
-        lines += ["", f"[{name}]"] + [f"{k} = {value(v)}" for k, v in section.items()]
+        keys = [k for k in section if f"{name}.{k}" not in skip]
+        if keys:
+            lines += ["", f"[{name}]"] + [f"{k} = {value(section[k])}" for k in keys]
     return "\n".join(lines) + "\n"
 
 

@@ -23,14 +23,15 @@ from nbspark.inputs.tokens import sets_problem
 from nbspark.settings.capabilities import config_problems
 
 __all__ = [
-    "DEFAULT",
     "CheckSpec",
+    "DEFAULT",
     "ExperimentConfig",
     "NBSpec",
     "load_config",
+    "other_task_keys",
     "other_task_settings",
-    "validate",
     "position_letters",
+    "validate",
 ]
 
 FORMATS = (
@@ -286,30 +287,35 @@ def _other_task_message(cfg: ExperimentConfig, other: list[str]) -> str:
     )
 
 
+def other_task_keys(task: str) -> list[str]:
+    """The settings that only the other task reads, dotted (``nb.alpha``, ``check.factor``, ``width``):
+    what ``task`` refuses away from its default, and what ``nbspark config show`` leaves out."""
+    if task == "backoff":
+        # broadcast_limit_mb: naive Bayes' auto scoring
+        return [f"nb.{f.name}" for f in dataclasses.fields(NBSpec)] + ["broadcast_limit_mb"]
+    keys = [
+        "confusion_set",
+        "confusion_sets",
+        "width",
+        "lowercase",  # naive Bayes: nb.tokenizer decides the case
+        "backoff",
+        "extra_subsets",
+        "worked_examples",
+        "sample_seed",
+    ]
+    return keys + [f"check.{f.name}" for f in dataclasses.fields(CheckSpec)]
+
+
 def other_task_settings(cfg: ExperimentConfig) -> list[str]:
     """The settings of the other task that ``cfg`` sets away from their defaults: it would ignore them."""
-    default = {f.name: f.default for f in dataclasses.fields(ExperimentConfig)}
-    if cfg.task == "backoff":
-        pairs = [(f"nb.{f.name}", getattr(cfg.nb, f.name), f.default) for f in dataclasses.fields(NBSpec)]
-        pairs.append(
-            ("broadcast_limit_mb", cfg.broadcast_limit_mb, default["broadcast_limit_mb"])
-        )  # naive Bayes' auto scoring
-    else:
-        keys = (
-            "confusion_set",
-            "confusion_sets",
-            "width",
-            "lowercase",
-            "backoff",
-            "extra_subsets",
-            "worked_examples",
-            "sample_seed",
-        )  # nb.tokenizer: the case
-        pairs = [(k, getattr(cfg, k), default[k]) for k in keys]
-        pairs += [
-            (f"check.{f.name}", getattr(cfg.check, f.name), f.default) for f in dataclasses.fields(CheckSpec)
-        ]
-    return [name for name, value, default in pairs if value != default]
+    classes = {"": ExperimentConfig, **_SECTIONS}
+    out = []
+    for key in other_task_keys(cfg.task):
+        section, _, name = key.rpartition(".")
+        default = next(f.default for f in dataclasses.fields(classes[section]) if f.name == name)
+        if getattr(getattr(cfg, section) if section else cfg, name) != default:
+            out.append(key)
+    return out
 
 
 _TOP_KEYS = {f.name for f in dataclasses.fields(ExperimentConfig)}

@@ -1,6 +1,7 @@
 """The silent wrong results of the first round, each refused or mended (issue 10). Every test here
 failed before the spine change: the run went on and gave a wrong answer with exit status 0."""
 
+import os
 import sys
 
 import pytest
@@ -134,3 +135,36 @@ def test_the_python_train_entry_point_refuses_a_foreign_directory(spark, fixture
     with pytest.raises(OutputError, match="not an nbspark output"):
         train(spark, cfg, resolve_input(cfg.train, None), out, overwrite=True)
     assert (out / "thesis.tex").read_text() == "years of work"
+
+
+def test_the_commands_spark_options_are_in_help_and_reach_spark(capsys, monkeypatch, caplog):
+    """``--master`` and ``--conf`` were parsed by hand and shown in no ``--help``; with
+    PYSPARK_SUBMIT_ARGS set they were ignored in silence; ``-q`` left Spark's stage bars on."""
+    import argparse
+    import logging
+
+    from nbspark.app import cli
+    from nbspark.app.command import main
+
+    for job in ("train", "classify", "query", "curve"):
+        with pytest.raises(SystemExit):
+            main([job, "--help"])
+        out = capsys.readouterr().out
+        assert "--master MASTER" in out and "--conf KEY=VALUE" in out, job
+    parser = argparse.ArgumentParser()
+    monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
+    cli.setup_logging("nbspark", logging.INFO)
+    cli._submit_args(argparse.Namespace(master="local[3]", conf=["spark.x=1"]), parser)
+    assert os.environ["PYSPARK_SUBMIT_ARGS"] == "--master 'local[3]' --conf spark.x=1 pyspark-shell"
+    monkeypatch.delenv("PYSPARK_SUBMIT_ARGS")
+    cli.setup_logging("nbspark", logging.WARNING)  # -q
+    try:
+        cli._submit_args(argparse.Namespace(master=None, conf=[]), parser)
+        assert os.environ["PYSPARK_SUBMIT_ARGS"] == "--conf spark.ui.showConsoleProgress=false pyspark-shell"
+        monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--master local[1] pyspark-shell")
+        with caplog.at_level(logging.WARNING, logger="nbspark"):
+            cli._submit_args(argparse.Namespace(master="local[3]", conf=[]), parser)
+        assert os.environ["PYSPARK_SUBMIT_ARGS"] == "--master local[1] pyspark-shell"  # the user's wins
+        assert "--master and --conf are not used: PYSPARK_SUBMIT_ARGS is set" in caplog.text
+    finally:
+        cli.setup_logging("nbspark", logging.INFO)
