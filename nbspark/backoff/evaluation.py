@@ -146,8 +146,14 @@ def format_evaluation(rows: list[dict], title: str) -> str:
     return "\n".join(out)
 
 
+#: panels per row of ``pr.png``
+PANELS_PER_ROW = 4
+
+
 def plot_pr(rows: list[dict], path, title: str) -> None:
-    """``r`` against ``p``, one panel per direction and one curve per rule (a point per factor)."""
+    """``r`` against ``p``, one panel per direction and one curve per rule (a point per factor), in
+    rows of ``PANELS_PER_ROW``, then every direction pooled. ``r`` runs from 0 to 1; ``p`` from a
+    little under the lowest point to 1, so that points all at p = 1 stay readable."""
     from nbspark.report.plots import require_matplotlib, save_png
 
     require_matplotlib()
@@ -156,19 +162,31 @@ def plot_pr(rows: list[dict], path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    directions = sorted({(r["written"], r["intended"]) for r in rows})
-    fig, axes = plt.subplots(1, len(directions), figsize=(5.5 * len(directions), 4.2), squeeze=False)
-    for ax, (written, intended) in zip(axes[0], directions):
+    rows = [*rows, *pooled(rows)]
+    directions = sorted({(r["written"], r["intended"]) for r in rows if r["written"] != "all"})
+    directions.append(("all", "all"))
+    across = min(PANELS_PER_ROW, len(directions))
+    down = -(-len(directions) // across)
+    fig, axes = plt.subplots(down, across, figsize=(4.6 * across, 3.9 * down), squeeze=False)
+    low = min(r["p"] for r in rows)
+    for ax, (written, intended) in zip(axes.flat, directions):
         for rule in sorted({r["rule"] for r in rows}):
             mine = [
                 r for r in rows if r["rule"] == rule and (r["written"], r["intended"]) == (written, intended)
             ]
             ax.plot([r["p"] for r in mine], [r["r"] for r in mine], marker="o", label=rule)
+        ax.set_xlim(max(0.0, low - (1 - low) * 0.1 - 0.005), 1.0 + (1 - low) * 0.05 + 0.0025)
+        ax.set_ylim(-0.02, 1.02)
         ax.set_xlabel("p: correct uses left alone")
         ax.set_ylabel("r: swapped words caught")
-        ax.set_title(f"'{written}' written for '{intended}'")
+        pooled_title = "every direction, pooled"
+        ax.set_title(
+            pooled_title if written == "all" else f"'{written}' written for '{intended}'", fontsize=10
+        )
         ax.grid(True, alpha=0.3)
-        ax.legend(loc="lower left")
+        ax.legend(loc="lower left", fontsize=8)
+    for ax in list(axes.flat)[len(directions) :]:
+        ax.set_visible(False)
     fig.suptitle(title)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.35 / (3.9 * down)))  # room for the title above the panels
     save_png(fig, path)
