@@ -24,7 +24,8 @@ from nbspark.report.metrics import backoff_metrics, level_name
 from nbspark.settings.config import ExperimentConfig, position_letters
 from nbspark.spine.classifying import ClassifyPlan, Scored, plan_classify, write_results
 from nbspark.spine.counting import count_events
-from nbspark.spine.training import Family, plan_training, read_counts, train_model, why_empty
+from nbspark.spine.training import Family, plan_training, train_model, why_empty
+from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import BACKOFF_KIND, confusion_sets, load_manifest, set_of_word
 
@@ -185,8 +186,11 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
     cfg, model_dir, manifest, inputs, out = plan.cfg, plan.model_dir, plan.manifest, plan.inputs, plan.out
     overlap = plan.overlap
     mcfg, letters = manifest["config"], manifest["letters"]
-    counts = read_counts(spark, model_dir, BACKOFF, manifest)
-    model = build_model(counts.where(counts.subset.isin(list(cfg.backoff))).collect(), letters, cfg.backoff)
+    # the model is built in the driver and broadcast: its rows read as nbspark.load reads them, checked
+    # whole (storage.counts: no negative count, no key twice) and with no Spark job
+    chain = set(cfg.backoff)
+    rows = [r for r in read_count_rows(model_dir, count_ddl(letters), manifest) if r[0] in chain]
+    model = build_model(rows, letters, cfg.backoff)
     sets = confusion_sets(mcfg)
     set_of = set_of_word(sets)
     width = mcfg["width"]

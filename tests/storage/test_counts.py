@@ -158,6 +158,31 @@ def test_a_damaged_model_is_one_line_from_every_reader(
     assert err[0].startswith("nbspark predict: error: ") or "error" in err[0]
 
 
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (_table(_negative("count")), "a negative count \\(-1\\) in column 'count'"),
+        (_table(_duplicate_first_row), "1 row\\(s\\) repeat a key"),
+    ],
+    ids=["a negative count", "a key written twice"],
+)
+def test_the_backoff_classify_job_refuses_a_damaged_table_as_load_does(
+    spark, models, tmp_path, damage, message
+):
+    """The job built its model from a Spark read that checked neither: the count was used as
+    written (a negative one moved the decision to another level) or twice."""
+    from pathlib import Path
+
+    from nbspark.backoff.jobs import classify
+
+    model = _damaged(models, tmp_path, "backoff", damage)
+    data = Path(__file__).parents[1] / "data"
+    cfg = load_config(None, {"test.format": "ngrams", "test.path": str(data / "ngrams.txt")})
+    with pytest.raises(NbsparkError, match=message):
+        classify(spark, cfg, model, resolve_input(cfg.test, None), tmp_path / "results")
+    assert not (tmp_path / "results").exists()
+
+
 def test_the_undamaged_models_load(models):
     """The corpus's models as trained load and predict (the damages above are what breaks them)."""
     assert nbspark.load(models / "nb").predict(["Chinese Beijing"]) == ["c"]
