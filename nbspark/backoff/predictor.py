@@ -67,6 +67,9 @@ class BackoffPredictor:
         self.sets = confusion_sets(cfg)
         self._set_of = set_of_word(self.sets)
         self.classes_ = tuple(sorted(self._set_of))
+        # the check settings: the defaults under the model's own (read once: a check of a short text
+        # spent half its time rebuilding them)
+        self._check = {**dataclasses.asdict(CheckSpec()), **cfg.get("check", {})}
 
     def window(self, item: str | Sequence[str]) -> tuple[str, ...]:
         """A window from ``"w w _ w w"`` (split on white space) or a token sequence, cased as the model;
@@ -165,7 +168,7 @@ class BackoffPredictor:
     ) -> tuple[Rule, float]:
         """The decision rule and factor of a confusion set: the arguments, else the set's entry of
         the model's ``check`` settings, else their defaults (``settings.config.CheckSpec``)."""
-        check = {**dataclasses.asdict(CheckSpec()), **self.manifest["config"].get("check", {})}
+        check = self._check
         index = next((i for i, s in enumerate(self.sets) if set(s) == set(words)), None)
         if rule is None:
             rule = check["rules"][index] if check["rules"] and index is not None else check["rule"]
@@ -190,9 +193,7 @@ class BackoffPredictor:
             [m.start() - i for i, m in enumerate(re.finditer("\r\n", given))] if given is not text else []
         )
         out, line, counted, line_start = [], 1, 0, 0
-        decisions = {
-            s: self.rule_for(s, rule, factor) for s in self._set_of.values()
-        }  # once per set, not per word
+        decisions = {s: self.rule_for(s, rule, factor) for s in set(self._set_of.values())}  # once per set
         # (first token's number, piece's start, starts, ends) of the pieces a window may still be in
         recent: list = []
 
