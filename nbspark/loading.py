@@ -21,7 +21,7 @@ from nbspark.errors import ConfigError
 from nbspark.naive_bayes.predictor import read_nb
 from nbspark.settings.naive_bayes import read_as, refuse_unused
 from nbspark.storage.locations import location
-from nbspark.storage.manifests import BACKOFF_KIND, NB_KIND, load_manifest
+from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, NB_KIND, load_manifest
 
 __all__ = ["fit", "load"]
 
@@ -34,15 +34,26 @@ def load(
     var_smoothing: float | None = None,
     model: str | None = None,
     norm: bool | None = None,
+    m: float | None = None,
 ):
-    """Read the nbspark model at ``path``: a ``BackoffPredictor`` or an ``NBPredictor``.
+    """Read the nbspark model at ``path``: a ``BackoffPredictor``, an ``NBPredictor`` or a
+    ``DensityPredictor``.
 
-    ``chain`` (backoff) and ``alpha`` / ``var_smoothing`` / ``norm`` (naive Bayes) override what the
-    model recorded; left out, the model's own settings apply. ``model`` reads a multinomial model as
-    a complement one (``"complement"``) or the reverse: the counts are the same.
+    ``chain`` (backoff), ``alpha`` / ``var_smoothing`` / ``norm`` (naive Bayes) and ``m`` (density)
+    override what the model recorded; left out, the model's own settings apply. ``model`` reads a
+    multinomial model as a complement one (``"complement"``) or the reverse: the counts are the same.
     """
     model_dir = location(path)
-    manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND))
+    manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND, DENSITY_KIND))
+    others = {"chain": chain, "alpha": alpha, "var_smoothing": var_smoothing, "model": model, "norm": norm}
+    if manifest["kind"] == DENSITY_KIND:
+        if given := [k for k, v in others.items() if v is not None]:
+            raise ConfigError(f"{', '.join(given)} does not apply to {model_dir}, a density model (m does)")
+        from nbspark.density.predictor import read_density
+
+        return read_density(model_dir, manifest, m)
+    if m is not None:
+        raise ConfigError(f"m does not apply to {model_dir}; it is a density model's smoothing")
     # an override the model would not use is refused, never ignored (no smoothing is a backoff model's)
     if manifest["kind"] == BACKOFF_KIND:
         if model is not None:

@@ -22,7 +22,7 @@ FLOORS = [
     ("app", ["nbspark.app"]),
     ("serve", ["nbspark.serve"]),
     ("faces", ["nbspark", "nbspark.ml", "nbspark.frames", "nbspark.loading", "nbspark.predictions"]),
-    ("families", ["nbspark.naive_bayes", "nbspark.backoff"]),
+    ("families", ["nbspark.naive_bayes", "nbspark.backoff", "nbspark.density"]),
     ("spine", ["nbspark.spine"]),
     ("settings, report", ["nbspark.settings", "nbspark.report"]),
     ("inputs", ["nbspark.inputs"]),

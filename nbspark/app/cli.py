@@ -16,22 +16,24 @@ import re
 import sys
 from contextlib import contextmanager
 
+from nbspark.app.options import (
+    add_check_options,
+    check_factor,
+    common_options,
+    config_of,
+    overrides_of,
+    setup_logging,
+)
 from nbspark.errors import ConfigError, NbsparkError, OutputError
-from nbspark.settings.check import RULES
-from nbspark.settings.config import load_config
 from nbspark.storage.locations import location, use_hadoop
 from nbspark.storage.tables import check_output
 
 __all__ = [
-    "add_check_options",
-    "check_factor",
     "check_main",
     "classify_main",
     "curve_main",
     "job_failure",
-    "parse_sets",
     "query_main",
-    "setup_logging",
     "train_main",
 ]
 
@@ -48,101 +50,6 @@ LOCAL_SPARK_DEFAULTS = {
 }
 
 log = logging.getLogger("nbspark")
-
-
-def _common(parser: argparse.ArgumentParser, prog: str = "") -> None:
-    if prog.startswith("nbspark"):  # spark-submit takes its own, before the job's name
-        parser.add_argument(
-            "--master", help="where Spark runs, as spark-submit's --master (default local[*])"
-        )
-        parser.add_argument(
-            "--conf",
-            action="append",
-            default=[],
-            metavar="KEY=VALUE",
-            help="a Spark setting, as spark-submit's --conf (repeatable); it wins over the job's defaults",
-        )
-    parser.add_argument(
-        "--config", metavar="TOML", help="experiment file (default: the embedded affect/effect experiment)"
-    )
-    parser.add_argument(
-        "--set",
-        metavar="KEY=VALUE",
-        action="append",
-        default=[],
-        help="override a config key, e.g. --set mode=failfast (repeatable); a list as a,b or as in TOML: "
-        '["a", "b"]',
-    )
-    parser.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="where corpora live (default: $NBSPARK_DATA, ./data, ../shared/data)",
-    )
-    parser.add_argument(
-        "--mode",
-        choices=("permissive", "failfast"),
-        help="malformed input: skip and count (default) or stop at the first",
-    )
-
-
-def parse_sets(items: list[str], parser: argparse.ArgumentParser) -> dict[str, str]:
-    """``--set KEY=VALUE`` items as a dict of overrides (``load_config``'s)."""
-    overrides = {}
-    for item in items:
-        key, eq, value = item.partition("=")
-        if not eq:
-            parser.error(f"--set needs KEY=VALUE, got {item!r}")
-        overrides[key.strip()] = value
-    return overrides
-
-
-def _overrides(args, parser) -> dict[str, str]:
-    overrides = parse_sets(args.set, parser)
-    if args.mode:
-        overrides["mode"] = args.mode
-    return overrides
-
-
-def _submit_args(args, parser) -> None:
-    """The nbspark command's ``--master`` and ``--conf`` (and ``-q``: no stage bars unless a
-    ``--conf`` sets them) become spark-submit's settings, ``PYSPARK_SUBMIT_ARGS``, before Spark
-    starts. Where ``PYSPARK_SUBMIT_ARGS`` is already set it wins, and a warning names what is not
-    used."""
-    import os
-    import shlex
-
-    master, conf = getattr(args, "master", None), list(getattr(args, "conf", None) or [])
-    for item in conf:
-        if "=" not in item:
-            parser.error(f"--conf needs KEY=VALUE, got {item!r}")
-    given = bool(master or conf)
-    if log.getEffectiveLevel() > logging.INFO and not any(
-        c.startswith("spark.ui.showConsoleProgress=") for c in conf
-    ):
-        conf.append("spark.ui.showConsoleProgress=false")
-    if not (master or conf):
-        return
-    if "PYSPARK_SUBMIT_ARGS" in os.environ:
-        if given:
-            log.warning(
-                "--master and --conf are not used: PYSPARK_SUBMIT_ARGS is set (%s) and wins",
-                os.environ["PYSPARK_SUBMIT_ARGS"],
-            )
-        return
-    submit = (["--master", master] if master else []) + [x for item in conf for x in ("--conf", item)]
-    os.environ["PYSPARK_SUBMIT_ARGS"] = shlex.join([*submit, "pyspark-shell"])
-
-
-def _config(args, parser):
-    _submit_args(args, parser)
-    for option in ("out", "model", "update"):
-        value = getattr(args, option, None)
-        if value is not None and not value.strip():
-            parser.error(f"--{option} must name a directory, got an empty string")
-    try:
-        return load_config(args.config, _overrides(args, parser))
-    except ConfigError as exc:
-        parser.error(str(exc))
 
 
 @contextmanager
@@ -194,25 +101,6 @@ def job_failure(exc: BaseException) -> str | None:
     return f"Spark job failed: {detail.strip()}"
 
 
-class _Stderr(logging.StreamHandler):
-    """A handler that writes to whatever ``sys.stderr`` is when a record is emitted."""
-
-    def emit(self, record):
-        self.stream = sys.stderr
-        super().emit(record)
-
-
-def setup_logging(prog: str, level: int | None = None) -> None:
-    """Progress of the ``nbspark`` logger on stderr, as ``PROG: message`` (once; ``level`` resets it)."""
-    if not any(isinstance(h, _Stderr) for h in log.handlers):
-        handler = _Stderr()
-        handler.setFormatter(logging.Formatter(f"{prog}: %(message)s"))
-        log.addHandler(handler)
-        log.setLevel(logging.INFO)
-    if level is not None:
-        log.setLevel(level)
-
-
 def _run(prog: str, body) -> int:
     """Run a command's body: its report on stdout, every failure one line on stderr (exit 2 for a
     setting that cannot apply, 1 for bad input, output or a failed Spark job)."""
@@ -238,7 +126,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
     parser = argparse.ArgumentParser(
         prog=prog, description="Count a corpus into an nbspark model (count tables as Parquet)."
     )
-    _common(parser, prog)
+    common_options(parser, prog)
     parser.add_argument(
         "--out", metavar="DIR", help="model directory to write (default: the config's model_dir)"
     )
@@ -261,11 +149,11 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         parser.add_argument(
             "--in-process",
             action="store_true",
-            help="count in this process, without Spark or a JVM (naive Bayes text models from local tsv or "
-            "sms files that fit in memory); the same model as Spark's",
+            help="count in this process, without Spark or a JVM (naive Bayes and density models of local "
+            "files that fit in memory); the same model as Spark's",
         )
     args = parser.parse_args(argv)
-    cfg = _config(args, parser)
+    cfg = config_of(args, parser)
     if args.update and (args.out or args.overwrite):
         parser.error("--update MODEL writes MODEL itself; leave out --out and --overwrite")
     if args.force and not args.update:
@@ -273,35 +161,40 @@ def train_main(argv=None, prog: str = "train.py") -> int:
 
     def body():
         from nbspark.inputs.resolve import resolve_input
-        from nbspark.report.format import format_nb_train_report, format_train_report
-        from nbspark.spine.training import plan_training, train_model
+        from nbspark.report.format import (
+            format_density_train_report,
+            format_nb_train_report,
+            format_train_report,
+        )
+        from nbspark.spine.training import plan_training, refuse_remote, train_model
 
-        nb = cfg.task == "naive_bayes"
         # only the run's own family is imported (the naive Bayes jobs bring numpy and scipy)
-        if nb:
+        if cfg.task == "naive_bayes":
             from nbspark.naive_bayes.jobs import NAIVE_BAYES as family
+        elif cfg.task == "density":
+            from nbspark.density.jobs import DENSITY as family
         else:
             from nbspark.backoff.jobs import BACKOFF as family
         out = args.update or args.out or cfg.model_dir
+        in_process = getattr(args, "in_process", False)
+        if in_process:
+            refuse_remote(cfg, args.data_dir)
 
         def inputs():  # called by the plan once the engine is known to apply: only then paths, and the JVM
-            use_hadoop()
+            if not in_process:
+                use_hadoop()
             return resolve_input(cfg.train, args.data_dir)
 
-        if getattr(args, "in_process", False):
-            from nbspark.naive_bayes.jobs import train_nb_in_process
-
-            if args.update:
-                raise ConfigError(
-                    "in process, nbspark does not --update a model yet: run the update with Spark"
-                )
-            manifest = train_nb_in_process(cfg, out, args.data_dir, args.overwrite)
-            print(format_nb_train_report(manifest, location(out)))
-            return
-        plan = plan_training(cfg, inputs, out, family, bool(args.update), args.force, args.overwrite)
-        with _spark(f"nbspark-train-{cfg.name}") as spark:
-            manifest = train_model(spark, plan, family)
-        print((format_nb_train_report if nb else format_train_report)(manifest, plan.out))
+        plan = plan_training(
+            cfg, inputs, out, family, bool(args.update), args.force, args.overwrite, in_process
+        )
+        if in_process:
+            manifest = train_model(None, plan, family)
+        else:
+            with _spark(f"nbspark-train-{cfg.name}") as spark:
+                manifest = train_model(spark, plan, family)
+        report = {"naive_bayes": format_nb_train_report, "density": format_density_train_report}
+        print(report.get(cfg.task, format_train_report)(manifest, plan.out))
 
     return _run(prog, body)
 
@@ -312,15 +205,19 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         description="Classify the test examples with a trained model; write predictions, metrics and a "
         "report.",
     )
-    _common(parser, prog)
+    common_options(parser, prog)
     parser.add_argument("--model", metavar="DIR", help="model directory (default: the config's model_dir)")
     parser.add_argument("--out", metavar="DIR", help="results directory (default: the config's results_dir)")
     parser.add_argument("--overwrite", action="store_true", help="replace existing results")
     args = parser.parse_args(argv)
-    cfg = _config(args, parser)
-    explicit = frozenset(_overrides(args, parser))
+    cfg = config_of(args, parser)
+    explicit = frozenset(overrides_of(args, parser))
 
     def body():
+        if cfg.task == "density":  # before Spark and the model: nothing of a density task classifies yet
+            from nbspark.settings.capabilities import test_problem
+
+            raise ConfigError(test_problem(cfg))
         from nbspark.inputs.resolve import resolve_input
 
         use_hadoop()
@@ -354,7 +251,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         description="P(varying positions | fixed positions) over the 5-gram joint distribution. "
         "Each of --A..--E is a word (must match) or _ (varies); positions not given are summed over.",
     )
-    _common(parser, prog)
+    common_options(parser, prog)
     for letter in "ABCDE":
         parser.add_argument(
             f"--{letter}",
@@ -378,7 +275,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
     )
     parser.add_argument("--json", metavar="FILE", help="also write the answer as JSON")
     args = parser.parse_args(argv)
-    cfg = _config(args, parser)
+    cfg = config_of(args, parser)
     bindings = {c: getattr(args, c) for c in "ABCDE" if getattr(args, c) is not None}
     if args.top < 1:
         parser.error("--top must be at least 1")
@@ -427,7 +324,7 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         "each time; "
         "write curve.json, curve.csv and curve.png.",
     )
-    _common(parser, prog)
+    common_options(parser, prog)
     parser.add_argument(
         "--out",
         metavar="DIR",
@@ -439,7 +336,7 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args(argv)
-    cfg = _config(args, parser)
+    cfg = config_of(args, parser)
     try:
         fractions = sorted({float(f) for f in args.fractions.split(",")})
     except ValueError:
@@ -464,28 +361,6 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 
     return _run(prog, body)
-
-
-def add_check_options(parser: argparse.ArgumentParser) -> None:
-    """The checker's ``--factor`` and ``--rule`` (both commands that check text take them)."""
-    parser.add_argument(
-        "--factor",
-        type=float,
-        help="how many times more probable an alternative must be (default: the model's check.factor, 50)",
-    )
-    parser.add_argument(
-        "--rule",
-        choices=RULES,
-        help="decision rule (default: the model's check.rule; see nbspark.backoff.rules)",
-    )
-
-
-def check_factor(parser: argparse.ArgumentParser, args) -> None:
-    """Refuse a ``--factor`` below 1 or not finite (a parser error: exit 2)."""
-    from nbspark.settings.check import factor_problem
-
-    if args.factor is not None and (problem := factor_problem(args.factor)):
-        parser.error(f"--factor {problem}")
 
 
 def check_main(argv=None, prog: str = "check.py") -> int:

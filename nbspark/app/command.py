@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     verbosity.add_argument("-v", "--verbose", action="store_true")
     after, tail = verbosity.parse_known_args(argv[at:])
     args.quiet, args.verbose, rest = args.quiet or after.quiet, args.verbose or after.verbose, rest + tail
-    from nbspark.app.cli import setup_logging
+    from nbspark.app.options import setup_logging
 
     setup_logging(
         "nbspark", logging.WARNING if args.quiet else logging.DEBUG if args.verbose else logging.INFO
@@ -150,7 +150,7 @@ def predict_main(argv: list[str]) -> int:
 def check_main(argv: list[str]) -> int:
     """``nbspark check``: flag confusion-set words that an alternative beats by ``--factor``, as a
     linter prints them (``FILE:LINE:COL: 'effect' → 'affect'? (ratio 38.2, level B) …``)."""
-    from nbspark.app.cli import add_check_options, check_factor
+    from nbspark.app.options import add_check_options, check_factor
 
     parser = argparse.ArgumentParser(
         prog="nbspark check",
@@ -224,7 +224,7 @@ def check_main(argv: list[str]) -> int:
 def serve_main(argv: list[str]) -> int:
     """``nbspark serve``: LanguageTool's ``/v2/check`` over backoff models and ``/v1/predict`` over any
     model, until SIGTERM or Ctrl-C (``nbspark.serve``)."""
-    from nbspark.app.cli import add_check_options, check_factor
+    from nbspark.app.options import add_check_options, check_factor
 
     parser = argparse.ArgumentParser(
         prog="nbspark serve",
@@ -420,7 +420,7 @@ def config_toml(cfg) -> str:
         fmt = getattr(cfg, part).format
         skip |= {f"{part}.{k}" for k, formats in INPUT_SETTINGS.items() if fmt not in formats}
     data = cfg.to_dict()
-    sections = {k: data.pop(k) for k in ("train", "test", "nb", "check")}
+    sections = {k: data.pop(k) for k in ("train", "test", "nb", "check", "density")}
     lines = [f"{k} = {value(v)}" for k, v in data.items() if k not in skip]
     for name, section in sections.items():
         keys = [k for k in section if f"{name}.{k}" not in skip]
@@ -431,7 +431,7 @@ def config_toml(cfg) -> str:
 
 def config_main(argv: list[str]) -> int:
     """``nbspark config show``: the resolved config (file, then --set) as TOML."""
-    from nbspark.app.cli import parse_sets
+    from nbspark.app.options import parse_sets
     from nbspark.settings.config import load_config
 
     parser = argparse.ArgumentParser(prog="nbspark config")

@@ -17,6 +17,7 @@ from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import PartitionStats, is_stat
+from nbspark.inputs.tables import csv_table
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
 from nbspark.settings.config import ExperimentConfig, NBSpec
@@ -440,12 +441,12 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[str], lis
         )
     else:
         explicit = bool(nb.numeric_columns or nb.categorical_columns)
-        table = pa.concat_tables([_csv(f.path, as_text=True) for f in inputs.files])
+        table = pa.concat_tables([csv_table(f.path, as_text=True) for f in inputs.files])
         typed = (
             table
             if explicit
             else pa.concat_tables(
-                [_csv(f.path, as_text=False) for f in inputs.files], promote_options="permissive"
+                [csv_table(f.path, as_text=False) for f in inputs.files], promote_options="permissive"
             )
         )
     numeric_types = {
@@ -460,17 +461,3 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[str], lis
     }
     numeric, categorical = table_columns(inputs, nb, table.column_names, numeric_types, nested)
     return table.to_pylist(), numeric, categorical
-
-
-def _csv(path: str, as_text: bool):
-    """One CSV file with its header, an empty cell null; every column as text, or inferred."""
-    import csv
-
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
-    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
-        header = next(csv.reader(fh), [])
-    types = {name: pa.string() for name in header} if as_text else None
-    options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
-    return pacsv.read_csv(path, convert_options=options)

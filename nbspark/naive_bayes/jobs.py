@@ -24,7 +24,7 @@ from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import SAME_COUNTS, model_options, refuse_unused
 from nbspark.spine.classifying import ClassifyPlan, plan_classify, write_results
-from nbspark.spine.training import Family, plan_training, read_counts, train_model, why_empty
+from nbspark.spine.training import Family, plan_training, read_counts, refuse_remote, train_model, why_empty
 from nbspark.storage.counts import read_count_table
 from nbspark.storage.locations import Location
 from nbspark.storage.manifests import NB_KIND, load_manifest
@@ -135,12 +135,8 @@ def train_nb_in_process(
     --in-process``, ``nbspark.fit``): the same plan and skeleton as ``train_nb``, counting by the arrow
     engine's rule (``naive_bayes.count``'s ``local``) over local files; the manifest."""
     from nbspark.inputs.resolve import resolve_input
-    from nbspark.storage.uris import scheme_of
 
-    # another storage would start the JVM to reach it: refused before anything is resolved
-    for what, path in (("train.path", cfg.train.path), ("--data-dir", data_dir)):
-        if path and scheme_of(str(path)) not in (None, "file"):
-            raise ConfigError(f"in process, nbspark reads local files only, not {what} {path}: use Spark")
+    refuse_remote(cfg, data_dir)
     plan = plan_training(
         cfg,
         lambda: resolve_input(cfg.train, data_dir),

@@ -13,6 +13,7 @@ __all__ = [
     "format_check_report",
     "format_classify_report",
     "format_curve",
+    "format_density_train_report",
     "format_nb_train_report",
     "malformed_lines",
     "malformed_reasons",
@@ -120,6 +121,25 @@ def format_nb_train_report(manifest: dict, out) -> str:
     lines += undecodable(stats)
     lines += malformed_lines(bad)
     return "\n".join(lines)
+
+
+def format_density_train_report(manifest: dict, out) -> str:
+    stats, density = manifest["stats"], manifest["config"]["density"]
+    weight = (
+        f"   weight: {density['weight_column']} (total {manifest['total']:g})"
+        if density["weight_column"]
+        else ""
+    )
+    return "\n".join(
+        [
+            f"density model ({density['model']}, m = {density['m']:g}) written to {out} in "
+            f"{manifest['seconds']} s",
+            f"rows: {stats['rows']:,}   distinct rows: {manifest['distinct_rows']:,}   malformed (skipped): "
+            f"{stats.get('malformed', 0):,}{weight}",
+            "columns: "
+            + ", ".join(f"{c} ({n} value{'s' if n != 1 else ''})" for c, n in manifest["values"].items()),
+        ]
+    )
 
 
 def _some(names: list, shown: int = 12) -> str:

@@ -92,9 +92,22 @@ def _input_settings_problem(spec, part: str) -> str | None:
     return None
 
 
+#: what a density task counts: a table's rows
+DENSITY_FORMATS = ("csv", "parquet")
+
+
 def _format_problem(cfg, part: str) -> str | None:
     spec = getattr(cfg, part)
     fmt = spec.format
+    if cfg.task == "density":
+        if part == "test":
+            return (
+                "task = density has no classify job yet: ask the model with nbspark.load(MODEL).probability "
+                "or .log_density"
+            )
+        if fmt not in DENSITY_FORMATS:
+            return f"{part}.format {fmt!r} is not a density input: a table ({', '.join(DENSITY_FORMATS)})"
+        return _input_settings_problem(spec, part)
     if cfg.task == "backoff":
         if fmt not in BACKOFF_FORMATS:
             return (
@@ -190,8 +203,12 @@ def train_problem(cfg) -> str | None:
     problem = _format_problem(cfg, "train")
     if problem:
         return problem
-    if cfg.task == "naive_bayes" and cfg.sample < 1.0:
-        return "sample applies to backoff models only; naive Bayes trains on every document"
+    if cfg.task != "backoff" and cfg.sample < 1.0:
+        return "sample applies to backoff models only; naive Bayes and density models count every row"
+    if cfg.task == "density":
+        if cfg.train.holdout:
+            return "train.holdout: a density model counts every row of its input (no hold-out yet)"
+        return None if cfg.engine in ("auto", "arrow") else "a density model counts with engine auto (arrow)"
     if cfg.task == "naive_bayes" and (problem := unread_settings(cfg.nb) or _labels_problem(cfg)):
         return problem
     return engine_problem(cfg, cfg.engine) if cfg.engine != "auto" else None
@@ -223,14 +240,16 @@ def resolve_engine(cfg, in_process: bool = False) -> str:
     if problem:
         raise ConfigError(problem)
     if in_process:
-        if cfg.task != "naive_bayes":
+        if cfg.task == "backoff":
             raise ConfigError(
-                "in process (no Spark), nbspark trains naive Bayes models; a backoff model needs Spark: "
-                "leave out --in-process"
+                "in process (no Spark), nbspark trains naive Bayes and density models; a backoff model needs "
+                "Spark: leave out --in-process"
             )
         if cfg.engine == "dataframe":
             raise ConfigError("in process, engine = dataframe (Spark SQL) cannot count: leave it at auto")
         return "local"
+    if cfg.task == "density":
+        return "arrow"
     if cfg.engine == "auto":
         if cfg.mode != "permissive":
             return "combine"

@@ -25,6 +25,8 @@ from nbspark.settings.capabilities import config_problems
 __all__ = [
     "CheckSpec",
     "DEFAULT",
+    "DENSITY_MODELS",
+    "DensitySpec",
     "ExperimentConfig",
     "NBSpec",
     "load_config",
@@ -51,7 +53,24 @@ FORMATS = (
 
 MODES = ("permissive", "failfast")
 
-TASKS = ("backoff", "naive_bayes")
+TASKS = ("backoff", "naive_bayes", "density")
+DENSITY_MODELS = ("joint", "naive")
+
+
+@dataclass(frozen=True)
+class DensitySpec:
+    """Density estimation settings (``task = "density"``): the lecture's joint and naive estimators
+    of a table's rows, by counting (``nbspark.density``)."""
+
+    # "joint": one probability per combination of values; "naive": the product of each column's
+    model: str = "joint"
+    # the columns modelled (empty: every column but the weight column); cells are read as text
+    columns: tuple[str, ...] = ()
+    # a column whose number weighs each row (a count, as a truth table's); empty: each row weighs 1
+    weight_column: str = ""
+    # Dirichlet / MAP smoothing, (# + m·q) / (N + m) with q = 1 / (the column's distinct values);
+    # 0 is the maximum-likelihood estimate, # / N
+    m: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -169,6 +188,7 @@ class ExperimentConfig:
     extra_subsets: tuple[str, ...] = ()
     nb: NBSpec = NBSpec()
     check: CheckSpec = CheckSpec()
+    density: DensitySpec = DensitySpec()
 
     def __post_init__(self) -> None:
         validate(self)
@@ -225,7 +245,7 @@ def validate(cfg: ExperimentConfig) -> None:
     """Refuse a config that cannot run, naming the key (``ConfigError``). On a naive Bayes task a
     backoff setting is named first: the backoff checks would speak of what it implies (a width's
     context positions)."""
-    if cfg.task == "naive_bayes" and (other := other_task_settings(cfg)):
+    if cfg.task != "backoff" and (other := other_task_settings(cfg)):
         raise ConfigError(_other_task_message(cfg, other))
     if cfg.width < 3 or cfg.width % 2 == 0 or cfg.width > 25:
         raise ConfigError(f"width must be odd and between 3 and 25, got {cfg.width}")
@@ -267,6 +287,12 @@ def validate(cfg: ExperimentConfig) -> None:
     from nbspark.settings.naive_bayes import check_nb
 
     check_nb(cfg.nb, _finite)
+    density = cfg.density
+    if density.model not in DENSITY_MODELS:
+        raise ConfigError(f"density.model must be one of {', '.join(DENSITY_MODELS)}, got {density.model!r}")
+    _finite("density.m", density.m, 0.0)
+    if len(set(density.columns)) != len(density.columns) or density.weight_column in density.columns:
+        raise ConfigError("density.columns must name distinct columns, and not the weight column")
     if cfg.max_bad_examples < 0 or cfg.partitions < 0 or cfg.broadcast_limit_mb < 0:
         raise ConfigError("max_bad_examples, partitions and broadcast_limit_mb must be >= 0")
     if cfg.rows_per_file < 1:
@@ -281,19 +307,22 @@ def validate(cfg: ExperimentConfig) -> None:
 
 
 def _other_task_message(cfg: ExperimentConfig, other: list[str]) -> str:
+    first = other[0]
+    owner = "naive Bayes" if first.startswith("nb.") or first == "broadcast_limit_mb" else "backoff"
+    owner = "density" if first.startswith("density.") else owner
     return (
-        f"{', '.join(other)} {'applies' if len(other) == 1 else 'apply'} to "
-        f"{'naive Bayes' if cfg.task == 'backoff' else 'backoff'} tasks, not to task = {cfg.task!r}"
+        f"{', '.join(other)} {'applies' if len(other) == 1 else 'apply'} to {owner} tasks, not to task = "
+        f"{cfg.task!r}"
     )
 
 
 def other_task_keys(task: str) -> list[str]:
     """The settings that only the other task reads, dotted (``nb.alpha``, ``check.factor``, ``width``):
     what ``task`` refuses away from its default, and what ``nbspark config show`` leaves out."""
-    if task == "backoff":
-        # broadcast_limit_mb: naive Bayes' auto scoring
-        return [f"nb.{f.name}" for f in dataclasses.fields(NBSpec)] + ["broadcast_limit_mb"]
-    keys = [
+    # broadcast_limit_mb: naive Bayes' auto scoring
+    nb = [f"nb.{f.name}" for f in dataclasses.fields(NBSpec)] + ["broadcast_limit_mb"]
+    density = [f"density.{f.name}" for f in dataclasses.fields(DensitySpec)]
+    backoff = [
         "confusion_set",
         "confusion_sets",
         "width",
@@ -302,8 +331,8 @@ def other_task_keys(task: str) -> list[str]:
         "extra_subsets",
         "worked_examples",
         "sample_seed",
-    ]
-    return keys + [f"check.{f.name}" for f in dataclasses.fields(CheckSpec)]
+    ] + [f"check.{f.name}" for f in dataclasses.fields(CheckSpec)]
+    return {"backoff": nb + density, "naive_bayes": backoff + density}.get(task, nb + backoff)
 
 
 def other_task_settings(cfg: ExperimentConfig) -> list[str]:
@@ -320,7 +349,7 @@ def other_task_settings(cfg: ExperimentConfig) -> list[str]:
 
 _TOP_KEYS = {f.name for f in dataclasses.fields(ExperimentConfig)}
 
-_SECTIONS = {"train": InputSpec, "test": InputSpec, "nb": NBSpec, "check": CheckSpec}
+_SECTIONS = {"train": InputSpec, "test": InputSpec, "nb": NBSpec, "check": CheckSpec, "density": DensitySpec}
 
 
 def _type_name(hint) -> str:

@@ -38,6 +38,7 @@ __all__ = [
     "input_signatures",
     "plan_training",
     "read_counts",
+    "refuse_remote",
     "train_model",
     "why_empty",
 ]
@@ -167,6 +168,16 @@ def plan_training(
         family.update_settings(old, cfg) if old is not None and family.update_settings is not None else cfg
     )
     return TrainPlan(cfg, counting, inputs, out, engine, old)
+
+
+def refuse_remote(cfg, data_dir) -> None:
+    """Training in process reads local files: a URI of another storage (which would start the JVM to
+    reach it) is refused, before anything is resolved (``ConfigError``)."""
+    from nbspark.storage.uris import scheme_of
+
+    for what, path in (("train.path", cfg.train.path), ("--data-dir", data_dir)):
+        if path and scheme_of(str(path)) not in (None, "file"):
+            raise ConfigError(f"in process, nbspark reads local files only, not {what} {path}: use Spark")
 
 
 def train_model(spark, plan: TrainPlan, family: Family) -> dict:

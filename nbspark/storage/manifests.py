@@ -19,6 +19,7 @@ from nbspark.storage.tables import MARKER, check_marker, read_json
 
 __all__ = [
     "BACKOFF_KIND",
+    "DENSITY_KIND",
     "MANIFEST_FIELDS",
     "NB_KIND",
     "SCHEMA_VERSION",
@@ -34,7 +35,12 @@ __all__ = [
 
 BACKOFF_KIND = "nbspark.backoff-counts"
 NB_KIND = "nbspark.nb-counts"
-TASK_OF_KIND = {BACKOFF_KIND: "backoff", NB_KIND: "naive_bayes"}  # the config's task that trains each
+DENSITY_KIND = "nbspark.density-counts"
+TASK_OF_KIND = {
+    BACKOFF_KIND: "backoff",
+    NB_KIND: "naive_bayes",
+    DENSITY_KIND: "density",
+}  # the config's task that trains each
 SCHEMA_VERSION = 1
 
 #: What a manifest must hold to be read, by kind: each field (a dotted path into the JSON) and its
@@ -68,6 +74,14 @@ MANIFEST_FIELDS = {
         "config.nb.alpha": _NUMBER,
         "config.nb.var_smoothing": _NUMBER,
         "config.nb.tokenizer": str,
+    },
+    DENSITY_KIND: {
+        **_COMMON_FIELDS,
+        "columns": list,
+        "total": _NUMBER,
+        "config.density": dict,
+        "config.density.model": str,
+        "config.density.m": _NUMBER,
     },
 }
 

@@ -143,7 +143,7 @@ def test_the_commands_spark_options_are_in_help_and_reach_spark(capsys, monkeypa
     import argparse
     import logging
 
-    from nbspark.app import cli
+    from nbspark.app import options as cli
     from nbspark.app.command import main
 
     for job in ("train", "classify", "query", "curve"):
@@ -154,16 +154,16 @@ def test_the_commands_spark_options_are_in_help_and_reach_spark(capsys, monkeypa
     parser = argparse.ArgumentParser()
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
     cli.setup_logging("nbspark", logging.INFO)
-    cli._submit_args(argparse.Namespace(master="local[3]", conf=["spark.x=1"]), parser)
+    cli.submit_args(argparse.Namespace(master="local[3]", conf=["spark.x=1"]), parser)
     assert os.environ["PYSPARK_SUBMIT_ARGS"] == "--master 'local[3]' --conf spark.x=1 pyspark-shell"
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS")
     cli.setup_logging("nbspark", logging.WARNING)  # -q
     try:
-        cli._submit_args(argparse.Namespace(master=None, conf=[]), parser)
+        cli.submit_args(argparse.Namespace(master=None, conf=[]), parser)
         assert os.environ["PYSPARK_SUBMIT_ARGS"] == "--conf spark.ui.showConsoleProgress=false pyspark-shell"
         monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--master local[1] pyspark-shell")
         with caplog.at_level(logging.WARNING, logger="nbspark"):
-            cli._submit_args(argparse.Namespace(master="local[3]", conf=[]), parser)
+            cli.submit_args(argparse.Namespace(master="local[3]", conf=[]), parser)
         assert os.environ["PYSPARK_SUBMIT_ARGS"] == "--master local[1] pyspark-shell"  # the user's wins
         assert "--master and --conf are not used: PYSPARK_SUBMIT_ARGS is set" in caplog.text
     finally:

@@ -1,0 +1,162 @@
+"""The options every command line shares (config, ``--set``, data dir, mode; the nbspark
+command's ``--master`` and ``--conf``; the checker's ``--factor`` and ``--rule``), and the progress
+log on stderr: one home for the jobs' command lines (``app.cli``) and the ``nbspark`` command's."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+
+from nbspark.errors import ConfigError
+from nbspark.settings.check import RULES
+from nbspark.settings.config import load_config
+
+__all__ = [
+    "add_check_options",
+    "check_factor",
+    "common_options",
+    "config_of",
+    "overrides_of",
+    "parse_sets",
+    "setup_logging",
+    "submit_args",
+]
+
+log = logging.getLogger("nbspark")
+
+
+def common_options(parser: argparse.ArgumentParser, prog: str = "") -> None:
+    if prog.startswith("nbspark"):  # spark-submit takes its own, before the job's name
+        parser.add_argument(
+            "--master", help="where Spark runs, as spark-submit's --master (default local[*])"
+        )
+        parser.add_argument(
+            "--conf",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="a Spark setting, as spark-submit's --conf (repeatable); it wins over the job's defaults",
+        )
+    parser.add_argument(
+        "--config", metavar="TOML", help="experiment file (default: the embedded affect/effect experiment)"
+    )
+    parser.add_argument(
+        "--set",
+        metavar="KEY=VALUE",
+        action="append",
+        default=[],
+        help="override a config key, e.g. --set mode=failfast (repeatable); a list as a,b or as in TOML: "
+        '["a", "b"]',
+    )
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="where corpora live (default: $NBSPARK_DATA, ./data, ../shared/data)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("permissive", "failfast"),
+        help="malformed input: skip and count (default) or stop at the first",
+    )
+
+
+def parse_sets(items: list[str], parser: argparse.ArgumentParser) -> dict[str, str]:
+    """``--set KEY=VALUE`` items as a dict of overrides (``load_config``'s)."""
+    overrides = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq:
+            parser.error(f"--set needs KEY=VALUE, got {item!r}")
+        overrides[key.strip()] = value
+    return overrides
+
+
+def overrides_of(args, parser) -> dict[str, str]:
+    overrides = parse_sets(args.set, parser)
+    if args.mode:
+        overrides["mode"] = args.mode
+    return overrides
+
+
+def submit_args(args, parser) -> None:
+    """The nbspark command's ``--master`` and ``--conf`` (and ``-q``: no stage bars unless a
+    ``--conf`` sets them) become spark-submit's settings, ``PYSPARK_SUBMIT_ARGS``, before Spark
+    starts. Where ``PYSPARK_SUBMIT_ARGS`` is already set it wins, and a warning names what is not
+    used."""
+    import os
+    import shlex
+
+    master, conf = getattr(args, "master", None), list(getattr(args, "conf", None) or [])
+    for item in conf:
+        if "=" not in item:
+            parser.error(f"--conf needs KEY=VALUE, got {item!r}")
+    given = bool(master or conf)
+    if log.getEffectiveLevel() > logging.INFO and not any(
+        c.startswith("spark.ui.showConsoleProgress=") for c in conf
+    ):
+        conf.append("spark.ui.showConsoleProgress=false")
+    if not (master or conf):
+        return
+    if "PYSPARK_SUBMIT_ARGS" in os.environ:
+        if given:
+            log.warning(
+                "--master and --conf are not used: PYSPARK_SUBMIT_ARGS is set (%s) and wins",
+                os.environ["PYSPARK_SUBMIT_ARGS"],
+            )
+        return
+    submit = (["--master", master] if master else []) + [x for item in conf for x in ("--conf", item)]
+    os.environ["PYSPARK_SUBMIT_ARGS"] = shlex.join([*submit, "pyspark-shell"])
+
+
+def config_of(args, parser):
+    submit_args(args, parser)
+    for option in ("out", "model", "update"):
+        value = getattr(args, option, None)
+        if value is not None and not value.strip():
+            parser.error(f"--{option} must name a directory, got an empty string")
+    try:
+        return load_config(args.config, overrides_of(args, parser))
+    except ConfigError as exc:
+        parser.error(str(exc))
+
+
+class _Stderr(logging.StreamHandler):
+    """A handler that writes to whatever ``sys.stderr`` is when a record is emitted."""
+
+    def emit(self, record):
+        self.stream = sys.stderr
+        super().emit(record)
+
+
+def setup_logging(prog: str, level: int | None = None) -> None:
+    """Progress of the ``nbspark`` logger on stderr, as ``PROG: message`` (once; ``level`` resets it)."""
+    if not any(isinstance(h, _Stderr) for h in log.handlers):
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter(f"{prog}: %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+    if level is not None:
+        log.setLevel(level)
+
+
+def add_check_options(parser: argparse.ArgumentParser) -> None:
+    """The checker's ``--factor`` and ``--rule`` (both commands that check text take them)."""
+    parser.add_argument(
+        "--factor",
+        type=float,
+        help="how many times more probable an alternative must be (default: the model's check.factor, 50)",
+    )
+    parser.add_argument(
+        "--rule",
+        choices=RULES,
+        help="decision rule (default: the model's check.rule; see nbspark.backoff.rules)",
+    )
+
+
+def check_factor(parser: argparse.ArgumentParser, args) -> None:
+    """Refuse a ``--factor`` below 1 or not finite (a parser error: exit 2)."""
+    from nbspark.settings.check import factor_problem
+
+    if args.factor is not None and (problem := factor_problem(args.factor)):
+        parser.error(f"--factor {problem}")

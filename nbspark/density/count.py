@@ -1,0 +1,173 @@
+"""Counting a table's rows into the density count table (``density.model.COUNT_DDL``), in one pass:
+``count_density(spark, cfg, inputs, engine) -> spine.counting.Counted``.
+
+* ``arrow`` (Spark): the table read as Spark reads it (a CSV's cells as text), grouped by the
+  modelled columns with their weights summed, then each group's key (``density.model.row_key``) and
+  its share of every marginal made in Python over Arrow batches and summed: the joint and the
+  marginals from one read.
+* ``local`` (``nbspark train --in-process``, ``nbspark.fit``): the same table read with pyarrow
+  (``inputs.tables``) and counted by ``density.model.count_rows``.
+
+A cell is text (a CSV's as written; a Parquet column must hold text: a number is binned first, and
+refused here). A weight is a number >= 0; a row whose weight is not one is malformed: skipped and
+counted (``malformed.weight``), or in failfast mode the end of the run.
+"""
+
+from __future__ import annotations
+
+import math
+
+from nbspark.density.model import COUNT_DDL, count_rows, row_key
+from nbspark.errors import InputError
+from nbspark.spine.counting import Counted
+
+__all__ = ["count_density", "modelled_columns"]
+
+
+def modelled_columns(cfg, names: list[str], root) -> list[str]:
+    """The columns a density model counts: ``density.columns``, else every column but the weight's;
+    ``InputError`` for one the table lacks."""
+    density = cfg.density
+    if density.weight_column and density.weight_column not in names:
+        raise InputError(f"{root}: no weight column {density.weight_column!r} (columns: {', '.join(names)})")
+    columns = list(density.columns) or [c for c in names if c != density.weight_column]
+    missing = [c for c in columns if c not in names]
+    if missing:
+        raise InputError(f"{root}: no column(s) {', '.join(missing)} (columns: {', '.join(names)})")
+    if not columns:
+        raise InputError(f"{root}: no column to model")
+    return columns
+
+
+def _weight(cell) -> float | None:
+    """A weight cell as a number >= 0, or None when it is not one."""
+    try:
+        w = float(cell)
+    except (TypeError, ValueError):
+        return None
+    return w if math.isfinite(w) and w >= 0 else None
+
+
+def _malformed(cfg, inputs, bad: int, example) -> dict:
+    if bad and cfg.mode == "failfast":
+        raise InputError(
+            f"{inputs.root}: a row whose weight ({cfg.density.weight_column}) is not a number >= 0: "
+            f"{example!r}"
+        )
+    return {"malformed": bad, "malformed.weight": bad} if bad else {}
+
+
+def count_density(spark, cfg, inputs, engine: str) -> Counted:
+    """Count ``inputs`` (a CSV or Parquet table) into the density count table with ``engine``."""
+    if engine == "local":
+        return _local_counts(cfg, inputs)
+    return _spark_counts(spark, cfg, inputs)
+
+
+def _text_only(names_types: dict[str, str], columns: list[str], root) -> None:
+    numbers = [
+        f"{c} ({t})" for c, t in names_types.items() if c in columns and t not in ("string", "large_string")
+    ]
+    if numbers:
+        raise InputError(
+            f"{root}: column(s) {', '.join(numbers)} are not text: a density model counts categorical cells; "
+            "bin a number into categories first (or leave the column out with density.columns)"
+        )
+
+
+def _local_counts(cfg, inputs) -> Counted:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from nbspark.inputs.tables import csv_table
+    from nbspark.storage.tables import arrow_schema
+
+    if inputs.spec.format == "csv":
+        table = pa.concat_tables([csv_table(f.path, as_text=True) for f in inputs.files])
+    else:
+        table = pa.concat_tables([pq.read_table(f.path) for f in inputs.files], promote_options="default")
+    columns = modelled_columns(cfg, table.column_names, inputs.root)
+    _text_only({f.name: str(f.type) for f in table.schema}, columns, inputs.root)
+    weight_column = cfg.density.weight_column
+    cells = [table.column(c).to_pylist() for c in columns]
+    weights = table.column(weight_column).to_pylist() if weight_column else [1.0] * table.num_rows
+    rows, bad, example = [], 0, None
+    for i, cell in enumerate(weights):
+        w = _weight(cell)
+        if w is None:
+            bad += 1
+            example = example or {c: col[i] for c, col in zip([*columns, weight_column], [*cells, weights])}
+            continue
+        rows.append(([col[i] for col in cells], w))
+    stats = {"rows_read": table.num_rows, "rows": len(rows), **_malformed(cfg, inputs, bad, example)}
+    counted = count_rows(rows, columns)  # the N row at least: never empty
+    table = pa.table([list(c) for c in zip(*counted)], schema=arrow_schema(COUNT_DDL))
+    return Counted("local", table, stats, [], _known(columns, counted))
+
+
+def _known(columns: list[str], counted_rows: list[tuple]) -> dict:
+    return {
+        "columns": columns,
+        "total": next(r[3] for r in counted_rows if r[0] == "N"),
+        "distinct_rows": sum(r[0] == "J" for r in counted_rows),
+        "values": {c: sum(r[0] == "X" and r[1] == c for r in counted_rows) for c in columns},
+        "rows": len(counted_rows),
+    }
+
+
+def _spark_counts(spark, cfg, inputs) -> Counted:
+    from pyspark.sql import functions as F
+
+    paths = [f.uri for f in inputs.files]
+    if inputs.spec.format == "csv":
+        df = spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
+    else:
+        df = spark.read.parquet(*paths)
+    columns = modelled_columns(cfg, df.columns, inputs.root)
+    _text_only(dict(df.dtypes), columns, inputs.root)
+    weight_column = cfg.density.weight_column
+    weight = F.col(weight_column).cast("double") if weight_column else F.lit(1.0)
+    valid = weight.isNotNull() & ~F.isnan(weight) & (weight >= 0) & (weight < float("inf"))
+    summary = df.agg(F.count(F.lit(1)).alias("n"), F.count_if(~valid).alias("bad")).first()
+    example = df.where(~valid).first().asDict() if summary["bad"] else None
+    stats = {"rows_read": summary["n"], "rows": summary["n"] - summary["bad"]}
+    stats.update(_malformed(cfg, inputs, summary["bad"], example))
+    grouped = df.where(valid).groupBy(*columns).agg(F.sum(weight).alias("__n"))
+    width = len(columns)
+
+    def rows_of(batches):
+        import pyarrow as pa
+
+        for batch in batches:
+            values = [batch.column(i).to_pylist() for i in range(width)]
+            n = batch.column(width).to_pylist()
+            out = [("N", None, None, math.fsum(n))]
+            for i, c in enumerate(columns):
+                partial: dict = {}
+                for v, w in zip(values[i], n):
+                    partial[v] = partial.get(v, 0.0) + w
+                out += [("X", c, v, w) for v, w in partial.items()]
+            out += [("J", None, row_key(row), w) for row, w in zip(zip(*values), n)]
+            yield pa.RecordBatch.from_pylist([dict(zip(("event", "column", "value", "n"), r)) for r in out])
+
+    counts = (
+        grouped.mapInArrow(rows_of, COUNT_DDL.replace(" NOT NULL", ""))
+        .groupBy("event", "column", "value")
+        .agg(F.sum("n").alias("n"))
+        .cache()
+    )
+    try:
+        head = counts.where(F.col("event") != "J").collect()
+        known_rows = [(r["event"], r["column"], r["value"], r["n"]) for r in head]
+        distinct = counts.where(F.col("event") == "J").count()
+        known = {
+            "columns": columns,
+            "total": next((r[3] for r in known_rows if r[0] == "N"), 0.0),
+            "distinct_rows": distinct,
+            "values": {c: sum(r[0] == "X" and r[1] == c for r in known_rows) for c in columns},
+            "rows": len(known_rows) + distinct,
+        }
+        return Counted("arrow", counts.select("event", "column", "value", "n"), stats, [], known, counts)
+    except BaseException:
+        counts.unpersist()
+        raise

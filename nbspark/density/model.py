@@ -1,0 +1,146 @@
+"""Density estimation by counting, the lecture's two estimators of a table's rows. Pure.
+
+One count table serves both (``COUNT_DDL``): ``N`` the total weight of the rows, ``X`` each column's
+weight per value (its marginal), ``J`` each distinct row's weight (the joint; its values as a key,
+``row_key``). A row's weight is 1, or its weight column's number.
+
+* ``joint``: ``P(x_S) = (c(x_S) + m·Π_{i∈S} q_i) / (N + m)``, ``c(x_S)`` the weight of the rows that
+  hold the values ``x_S`` of the columns ``S`` (any others summed over);
+* ``naive``: ``P(x_S) = Π_{i∈S} (c_i(x_i) + m·q_i) / (N + m)``, each column counted alone;
+
+where ``q_i = 1 / k_i``, ``k_i`` the distinct values seen in column ``i`` (a Dirichlet prior, uniform
+over them), and ``m = 0`` is the maximum-likelihood estimate, ``# / N``. A conditional is a ratio of
+two of these: ``P(x_S | x_G) = P(x_S, x_G) / P(x_G)``. Values are cells as the table writes them
+(text), ``None`` for an empty cell.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+__all__ = ["COUNT_DDL", "DensityModel", "count_rows", "row_key"]
+
+COUNT_DDL = "event STRING NOT NULL, column STRING, value STRING, n DOUBLE NOT NULL"
+
+
+def row_key(values: Sequence[str | None]) -> str:
+    """A row's values as one key: a compact JSON list (``["a",null]``); the one encoding of every
+    counter and reader."""
+    return json.dumps(list(values), ensure_ascii=False, separators=(",", ":"))
+
+
+def count_rows(rows: Iterable[tuple[Sequence[str | None], float]], columns: Sequence[str]) -> list[tuple]:
+    """The count table of ``(values, weight)`` rows, ``values`` in the order of ``columns``: its rows
+    in ``COUNT_DDL``'s order (``N`` first, then ``X`` by column and value, then ``J`` by key). The
+    weights of each key are added with ``math.fsum``, so weights written as probabilities (0.30,
+    0.05, …) add to what they say."""
+    joint: dict[str, list[float]] = {}
+    for values, weight in rows:
+        joint.setdefault(row_key(values), []).append(weight)
+    summed = {key: math.fsum(ws) for key, ws in joint.items()}
+    marginal: list[dict] = [{} for _ in columns]
+    for key, w in summed.items():
+        for i, v in enumerate(json.loads(key)):
+            marginal[i].setdefault(v, []).append(w)
+    out = [("N", None, None, math.fsum(summed.values()))]
+    for c, counts in zip(columns, marginal):
+        out += [
+            ("X", c, v, math.fsum(ws))
+            for v, ws in sorted(counts.items(), key=lambda kv: (kv[0] is None, kv[0] or ""))
+        ]
+    out += [("J", None, key, w) for key, w in sorted(summed.items())]
+    return out
+
+
+@dataclass(frozen=True)
+class DensityModel:
+    """The joint and naive densities of a count table (``from_rows``)."""
+
+    columns: tuple[str, ...]
+    total: float
+    marginals: tuple[dict, ...]  # per column: value -> weight
+    joint: dict  # row (a tuple of values) -> weight
+    m: float = 0.0
+
+    @classmethod
+    def from_rows(cls, rows: Iterable[Sequence], columns: Sequence[str], m: float = 0.0) -> DensityModel:
+        """The model of count rows ``(event, column, value, n)``."""
+        at = {c: i for i, c in enumerate(columns)}
+        total, marginals, joint = 0.0, [{} for _ in columns], {}
+        for event, column, value, n in rows:
+            if event == "N":
+                total = n
+            elif event == "X":
+                marginals[at[column]][value] = n
+            else:
+                joint[tuple(json.loads(value))] = n
+        return cls(tuple(columns), total, tuple(marginals), joint, m)
+
+    def _at(self, values: Mapping[str, str | None], what: str) -> dict[int, str | None]:
+        """Column positions of ``values``, refusing an unknown column or a value that is not text."""
+        out = {}
+        for column, value in values.items():
+            if column not in self.columns:
+                raise ValueError(
+                    f"{what}: no column {column!r}; the model's columns are {', '.join(self.columns)}"
+                )
+            if value is not None and not isinstance(value, str):
+                raise ValueError(
+                    f"{what}: values are cells as the table writes them (text, or None for an empty cell), "
+                    f"got {value!r} for {column!r}"
+                )
+            out[self.columns.index(column)] = value
+        return out
+
+    def _mass(self, at: dict[int, str | None], model: str) -> float:
+        """P(x_S) of the columns and values ``at`` (position -> value) under ``model``."""
+        n, m = self.total, self.m
+        if model == "naive":
+            p = 1.0
+            for i, v in at.items():
+                p *= (self.marginals[i].get(v, 0.0) + m / len(self.marginals[i])) / (n + m)
+            return p
+        seen = sum(w for row, w in self.joint.items() if all(row[i] == v for i, v in at.items()))
+        q = math.prod(1 / len(self.marginals[i]) for i in at)
+        return (seen + m * q) / (n + m)
+
+    def probability(
+        self,
+        values: Mapping[str, str | None],
+        given: Mapping[str, str | None] | None = None,
+        model: str = "joint",
+    ) -> float:
+        """``P(values | given)`` under the ``joint`` or ``naive`` estimator (the module docstring).
+        ``ValueError`` for an unknown column or model, and for ``given`` values never seen together
+        (their probability is 0, and the conditional is undefined: smooth with ``m > 0``)."""
+        if model not in ("joint", "naive"):
+            raise ValueError(f"model must be 'joint' or 'naive', got {model!r}")
+        both = self._at(values, "values")
+        cond = self._at(given or {}, "given")
+        if any(i in both and both[i] != v for i, v in cond.items()):
+            return 0.0  # a column asked two different values
+        both.update(cond)
+        if not cond:
+            return self._mass(both, model)
+        below = self._mass(cond, model)
+        if below == 0:
+            raise ValueError(
+                f"P(given) = 0 under the {model} model (the given values were never seen together): the "
+                "conditional is undefined; smooth with density.m > 0"
+            )
+        return self._mass(both, model) / below
+
+    def log_density(self, rows: Iterable[Mapping[str, str | None]], model: str = "joint") -> list[float]:
+        """``log P(row)`` of each row (every column of the model given): ``-inf`` where the row has
+        probability 0 (never seen, under the unsmoothed joint)."""
+        out = []
+        for row in rows:
+            missing = [c for c in self.columns if c not in row]
+            if missing:
+                raise ValueError(f"a row gives every modelled column; this one lacks {', '.join(missing)}")
+            p = self.probability({c: row[c] for c in self.columns}, model=model)
+            out.append(math.log(p) if p > 0 else -math.inf)
+        return out

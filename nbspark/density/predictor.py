@@ -1,0 +1,44 @@
+"""A density model in memory, read by ``nbspark.load``: ``probability(values, given=None,
+model=...)`` and ``log_density(rows, model=...)`` (``density.model.DensityModel``), with the model's
+own estimator and smoothing as defaults."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from nbspark.density.model import COUNT_DDL, DensityModel
+from nbspark.storage.counts import read_count_rows
+from nbspark.storage.locations import Location
+
+__all__ = ["DensityPredictor", "read_density"]
+
+
+class DensityPredictor:
+    """``model`` (``"joint"`` or ``"naive"``) defaults to the one the config named; ``m`` is the
+    model's smoothing unless ``load`` was given another."""
+
+    def __init__(self, manifest: dict, rows, m: float | None = None):
+        density = manifest["config"]["density"]
+        self.manifest = manifest
+        self.columns = tuple(manifest["columns"])
+        self.model = density["model"]
+        self.m = float(density["m"] if m is None else m)
+        self.density = DensityModel.from_rows(rows, self.columns, self.m)
+        self.classes_ = ()  # no class column: a density is over whole rows
+
+    def probability(
+        self,
+        values: Mapping[str, str | None],
+        given: Mapping[str, str | None] | None = None,
+        model: str | None = None,
+    ) -> float:
+        return self.density.probability(values, given, model or self.model)
+
+    def log_density(self, rows: Iterable[Mapping[str, str | None]], model: str | None = None) -> list[float]:
+        return self.density.log_density(rows, model or self.model)
+
+
+def read_density(model_dir: Location, manifest: dict, m: float | None = None) -> DensityPredictor:
+    """The density model in ``model_dir`` (its ``manifest`` read), its counts checked as every reader
+    checks them."""
+    return DensityPredictor(manifest, read_count_rows(model_dir, COUNT_DDL, manifest), m)

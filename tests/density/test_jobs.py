@@ -1,0 +1,97 @@
+"""Training a density model: Spark and in process count the same table; the lecture's truth table
+read as a CSV with a weight column gives its own numbers back; bad input is one line."""
+
+import json
+import math
+from collections import Counter
+
+import pyarrow.parquet as pq
+import pytest
+
+import nbspark
+from nbspark.app.command import main
+from nbspark.density.jobs import train_density, train_density_in_process
+from nbspark.errors import ConfigError, InputError
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
+from tests.conftest import FIXTURES
+from tests.density.test_model import TABLE
+
+TRUTH = "A,B,C,weight\n" + "".join(f"{a},{b},{c},{p:.2f}\n" for (a, b, c), p in TABLE.items())
+
+
+def _cfg(path, **more):
+    return load_config(None, {"task": "density", "train.format": "csv", "train.path": str(path), **more})
+
+
+def _rows(model) -> list[tuple]:
+    return sorted(tuple(r.values()) for r in pq.read_table(str(model / "counts")).to_pylist())
+
+
+def test_the_truth_table_in_process_gives_its_numbers_back(tmp_path):
+    """No spark mark: no JVM."""
+    (tmp_path / "abc.csv").write_text(TRUTH)
+    manifest = train_density_in_process(
+        _cfg(tmp_path / "abc.csv", **{"density.weight_column": "weight"}), tmp_path / "m"
+    )
+    assert (
+        manifest["total"] == 1.0 and manifest["distinct_rows"] == 8 and manifest["columns"] == ["A", "B", "C"]
+    )
+    model = nbspark.load(tmp_path / "m")
+    for (a, b, c), p in TABLE.items():
+        assert model.probability({"A": a, "B": b, "C": c}) == p
+    assert model.probability({"A": "1", "B": "0", "C": "1"}, model="naive") == pytest.approx(0.075)
+    assert nbspark.load(tmp_path / "m", m=1.0).m == 1.0
+
+
+def test_spark_counts_the_table_that_the_process_counts(spark, tmp_path):
+    (tmp_path / "abc.csv").write_text(TRUTH)
+    cfg = _cfg(tmp_path / "abc.csv", **{"density.weight_column": "weight"})
+    train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    train_density_in_process(cfg, tmp_path / "local")
+    spark_rows, local_rows = _rows(tmp_path / "spark"), _rows(tmp_path / "local")
+    assert [r[:3] for r in spark_rows] == [r[:3] for r in local_rows]
+    assert all(math.isclose(a[3], b[3], rel_tol=1e-12) for a, b in zip(spark_rows, local_rows))
+    model = nbspark.load(tmp_path / "spark")
+    assert model.probability({"A": "1"}, {"B": "1"}) == pytest.approx(0.7)
+    manifest = json.loads((tmp_path / "spark" / "manifest.json").read_text())
+    assert manifest["kind"] == "nbspark.density-counts" and manifest["engine"] == "arrow"
+
+
+def test_an_unweighted_table_counts_its_rows_as_a_plain_count(spark, tmp_path):
+    """weather.csv, every column modelled as text: the joint is a Counter of the rows."""
+    cfg = _cfg(FIXTURES / "weather.csv", **{"density.columns": "outlook,windy,play"})
+    train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    lines = (FIXTURES / "weather.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
+    joint = Counter((r["outlook"], r["windy"], r["play"]) for r in rows)
+    model = nbspark.load(tmp_path / "m")
+    for (o, w, p), n in joint.items():
+        assert model.probability({"outlook": o, "windy": w, "play": p}) == pytest.approx(n / len(rows))
+    plays = Counter(r["play"] for r in rows)
+    assert model.probability({"play": "yes"}, model="naive") == pytest.approx(plays["yes"] / len(rows))
+
+
+def test_bad_weights_are_skipped_and_counted_or_stop_the_run(tmp_path):
+    (tmp_path / "w.csv").write_text("a,w\nx,1\ny,-2\nz,lots\nx,3\n")
+    manifest = train_density_in_process(
+        _cfg(tmp_path / "w.csv", **{"density.weight_column": "w"}), tmp_path / "m"
+    )
+    assert manifest["stats"]["malformed.weight"] == 2 and manifest["total"] == 4.0
+    cfg = _cfg(tmp_path / "w.csv", **{"density.weight_column": "w", "mode": "failfast"})
+    with pytest.raises(InputError, match="a row whose weight \\(w\\) is not a number >= 0"):
+        train_density_in_process(cfg, tmp_path / "f")
+    assert not (tmp_path / "f").exists()
+
+
+def test_what_a_density_task_cannot_do_is_refused_in_one_line(tmp_path, capsys):
+    (tmp_path / "t.csv").write_text("a,b\nx,y\n")
+    with pytest.raises(ConfigError, match="density.m must be >= 0.0"):
+        _cfg(tmp_path / "t.csv", **{"density.m": "-1"})
+    with pytest.raises(ConfigError, match="nb.alpha applies to naive Bayes tasks, not to task = 'density'"):
+        _cfg(tmp_path / "t.csv", **{"nb.alpha": "2"})
+    with pytest.raises(InputError, match="no column\\(s\\) c"):
+        train_density_in_process(_cfg(tmp_path / "t.csv", **{"density.columns": "a,c"}), tmp_path / "m")
+    code = main(["classify", "--set", "task=density", "--model", str(tmp_path / "m")])
+    assert code == 2 and "task = density has no classify job yet" in capsys.readouterr().err
