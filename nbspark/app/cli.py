@@ -274,18 +274,37 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         help="lower-case a raw n-gram file's words (a model is as its tokenizer left it)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the answer as JSON")
+    density = parser.add_argument_group("a density model (task = density)")
+    density.add_argument(
+        "--value",
+        action="append",
+        default=[],
+        metavar="COLUMN=CELL",
+        help="P(these values | …): a column and its cell as the table writes it (COLUMN= is an empty cell)",
+    )
+    density.add_argument(
+        "--given", action="append", default=[], metavar="COLUMN=CELL", help="… | these values"
+    )
+    density.add_argument("--estimator", choices=("joint", "naive"), help="default: the model's density.model")
+    density.add_argument("--m", type=float, help="Dirichlet smoothing (default: the model's density.m)")
     args = parser.parse_args(argv)
     cfg = config_of(args, parser)
     bindings = {c: getattr(args, c) for c in "ABCDE" if getattr(args, c) is not None}
+    cells = {}
+    for option in ("value", "given"):
+        if bad := [x for x in getattr(args, option) if "=" not in x]:
+            parser.error(f"--{option} needs COLUMN=CELL, got {bad[0]!r}")
+        cells[option] = {k: v or None for k, _, v in (x.partition("=") for x in getattr(args, option))}
     if args.top < 1:
         parser.error("--top must be at least 1")
 
     def body():
-        from nbspark.backoff.jobs import load_backoff_manifest
         from nbspark.backoff.query import query
+        from nbspark.density.predictor import density_answer
         from nbspark.inputs.resolve import resolve_input
         from nbspark.inputs.spec import InputSpec
-        from nbspark.report.format import format_query_report
+        from nbspark.report.format import format_density_answer, format_query_report
+        from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, load_manifest
 
         in_process = prog.startswith("nbspark") and not args.ngrams  # a model needs no Spark to answer
         if not in_process:
@@ -300,7 +319,21 @@ def query_main(argv=None, prog: str = "query.py") -> int:
             inputs = resolve_input(InputSpec("ngrams", args.ngrams), args.data_dir)
         else:
             model = location(args.model or cfg.model_dir)
-            load_backoff_manifest(model)
+            if load_manifest(model, (BACKOFF_KIND, DENSITY_KIND))["kind"] == DENSITY_KIND:
+                from nbspark.loading import load
+
+                if bindings:
+                    raise ConfigError(
+                        f"{model}: --A … --E ask a backoff model; a density model takes --value"
+                    )
+                predictor = load(model, m=args.m)
+                result = density_answer(predictor, cells["value"], cells["given"], args.estimator)
+                print(format_density_answer(result))
+                if args.json:
+                    answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+                return
+        if args.value or args.given or args.estimator or args.m is not None:
+            raise ConfigError("--value, --given, --estimator and --m ask a density model (task = density)")
         if in_process:
             from nbspark.backoff.query import query_model
 

@@ -129,7 +129,7 @@ class DensityModel:
         if below == 0:
             raise ValueError(
                 f"P(given) = 0 under the {model} model (the given values were never seen together): the "
-                "conditional is undefined; smooth with density.m > 0"
+                "conditional is undefined; smooth with m > 0 (density.m, load(..., m=), query --m)"
             )
         return self._mass(both, model) / below
 

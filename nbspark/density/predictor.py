@@ -4,13 +4,14 @@ own estimator and smoothing as defaults."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 
 from nbspark.density.model import COUNT_DDL, DensityModel
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 
-__all__ = ["DensityPredictor", "read_density"]
+__all__ = ["DensityPredictor", "density_answer", "read_density"]
 
 
 class DensityPredictor:
@@ -23,6 +24,8 @@ class DensityPredictor:
         self.columns = tuple(manifest["columns"])
         self.model = density["model"]
         self.m = float(density["m"] if m is None else m)
+        if not (math.isfinite(self.m) and self.m >= 0):
+            raise ValueError(f"m must be a finite number >= 0, got {m!r}")
         self.density = DensityModel.from_rows(rows, self.columns, self.m)
         self.classes_ = ()  # no class column: a density is over whole rows
 
@@ -42,3 +45,17 @@ def read_density(model_dir: Location, manifest: dict, m: float | None = None) ->
     """The density model in ``model_dir`` (its ``manifest`` read), its counts checked as every reader
     checks them."""
     return DensityPredictor(manifest, read_count_rows(model_dir, COUNT_DDL, manifest), m)
+
+
+def density_answer(model: DensityPredictor, values: dict, given: dict, estimator: str | None = None) -> dict:
+    """``nbspark query``'s answer of a density model: ``P(values | given)`` with what it was asked."""
+    if not values:
+        raise ValueError("a density query needs --value COLUMN=CELL (what to give the probability of)")
+    estimator = estimator or model.model
+    return {
+        "values": values,
+        "given": given,
+        "model": estimator,
+        "m": model.m,
+        "probability": model.probability(values, given, estimator),
+    }

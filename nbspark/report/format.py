@@ -13,6 +13,7 @@ __all__ = [
     "format_check_report",
     "format_classify_report",
     "format_curve",
+    "format_density_answer",
     "format_density_train_report",
     "format_nb_train_report",
     "malformed_lines",
@@ -140,6 +141,17 @@ def format_density_train_report(manifest: dict, out) -> str:
             + ", ".join(f"{c} ({n} value{'s' if n != 1 else ''})" for c, n in manifest["values"].items()),
         ]
     )
+
+
+def format_density_answer(answer: dict) -> str:
+    """``P(A=1, B=0 | C=1) = 0.25 (joint, m = 0)``: a density query's answer on one line."""
+
+    def cells(values: dict) -> str:
+        return ", ".join(f"{k}={'(empty)' if v is None else v}" for k, v in values.items())
+
+    given = f" | {cells(answer['given'])}" if answer["given"] else ""
+    p = answer["probability"]
+    return f"P({cells(answer['values'])}{given}) = {p:.6g}   ({answer['model']}, m = {answer['m']:g})"
 
 
 def _some(names: list, shown: int = 12) -> str:

@@ -95,3 +95,58 @@ def test_what_a_density_task_cannot_do_is_refused_in_one_line(tmp_path, capsys):
         train_density_in_process(_cfg(tmp_path / "t.csv", **{"density.columns": "a,c"}), tmp_path / "m")
     code = main(["classify", "--set", "task=density", "--model", str(tmp_path / "m")])
     assert code == 2 and "task = density has no classify job yet" in capsys.readouterr().err
+
+
+def test_the_query_command_asks_a_density_model(tmp_path, capsys):
+    (tmp_path / "abc.csv").write_text(TRUTH)
+    train_density_in_process(
+        _cfg(tmp_path / "abc.csv", **{"density.weight_column": "weight"}), tmp_path / "m"
+    )
+    model = str(tmp_path / "m")
+    assert (
+        main(
+            [
+                "query",
+                "--model",
+                model,
+                "--value",
+                "A=1",
+                "--given",
+                "B=1",
+                "--json",
+                str(tmp_path / "a.json"),
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.strip() == "P(A=1 | B=1) = 0.7   (joint, m = 0)"
+    answer = json.loads((tmp_path / "a.json").read_text())
+    assert answer["probability"] == pytest.approx(0.7) and answer["given"] == {"B": "1"}
+    assert (
+        main(
+            [
+                "query",
+                "--model",
+                model,
+                "--value",
+                "A=1",
+                "--value",
+                "B=0",
+                "--value",
+                "C=1",
+                "--estimator",
+                "naive",
+            ]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.startswith("P(A=1, B=0, C=1) = 0.075   (naive, m = 0)")
+    # never seen together: undefined unless smoothed
+    assert main(["query", "--model", model, "--value", "A=1", "--given", "B=7"]) == 1
+    assert "P(given) = 0 under the joint model" in capsys.readouterr().err
+    assert main(["query", "--model", model, "--value", "A=1", "--given", "B=7", "--m", "1"]) == 0
+    assert capsys.readouterr().out.startswith("P(A=1 | B=7) = 0.5   (joint, m = 1)")  # (1/4 / 2) / (1/2 / 2)
+    assert main(["query", "--model", model, "--B", "_"]) == 2  # a backoff question of a density model
+    assert "--A … --E ask a backoff model" in capsys.readouterr().err
+    assert main(["query", "--model", model, "--value", "A=1", "--m", "-1"]) == 1
+    assert "m must be a finite number >= 0" in capsys.readouterr().err
