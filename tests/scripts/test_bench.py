@@ -125,3 +125,11 @@ def test_bench_serve_smallest(spark, data_dir, tmp_path):
     ]
     assert result["errors"] == 0 and result["reload_failed_requests"] == 0 and result["reload_requests"] > 0
     assert all(r["rps"] > 0 and r["p99_ms"] >= r["p50_ms"] > 0 for r in result["runs"])
+
+
+def test_bench_density_smallest(tmp_path):
+    """The density counting pass against the naive Bayes train of a generated table."""
+    proc = run("bench_density.py", "--rows", "20000", "--json", tmp_path / "d.json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads((tmp_path / "d.json").read_text())
+    assert result["rows"] == 20000 and result["density_over_nb"] > 0
