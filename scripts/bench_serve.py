@@ -212,11 +212,15 @@ def main() -> None:
     import nbspark
 
     source = Path(args.model).resolve()
+    model = nbspark.load(str(source))  # a model that cannot be read stops here, before anything is made
     work = Path(tempfile.mkdtemp(prefix="bench-serve-"))
     served = work / "model"
     shutil.copytree(source, served)
-    model = nbspark.load(str(served))
-    server, address = start_server(str(served), work / "serve.log", args.workers)
+    try:
+        server, address = start_server(str(served), work / "serve.log", args.workers)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     results = {
         "model": str(source),
         "seconds": args.seconds,
