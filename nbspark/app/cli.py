@@ -274,36 +274,19 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         help="lower-case a raw n-gram file's words (a model is as its tokenizer left it)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the answer as JSON")
-    density = parser.add_argument_group("a density model (task = density)")
-    density.add_argument(
-        "--value",
-        action="append",
-        default=[],
-        metavar="COLUMN=CELL",
-        help="P(these values | …): a column and its cell as the table writes it (COLUMN= is an empty cell)",
-    )
-    density.add_argument(
-        "--given", action="append", default=[], metavar="COLUMN=CELL", help="… | these values"
-    )
-    density.add_argument("--estimator", choices=("joint", "naive"), help="default: the model's density.model")
-    density.add_argument("--m", type=float, help="Dirichlet smoothing (default: the model's density.m)")
+    _density_options(parser)
     args = parser.parse_args(argv)
     cfg = config_of(args, parser)
     bindings = {c: getattr(args, c) for c in "ABCDE" if getattr(args, c) is not None}
-    cells = {}
-    for option in ("value", "given"):
-        if bad := [x for x in getattr(args, option) if "=" not in x]:
-            parser.error(f"--{option} needs COLUMN=CELL, got {bad[0]!r}")
-        cells[option] = {k: v or None for k, _, v in (x.partition("=") for x in getattr(args, option))}
+    cells = _density_cells(args, parser)
     if args.top < 1:
         parser.error("--top must be at least 1")
 
     def body():
         from nbspark.backoff.query import query
-        from nbspark.density.predictor import density_answer
         from nbspark.inputs.resolve import resolve_input
         from nbspark.inputs.spec import InputSpec
-        from nbspark.report.format import format_density_answer, format_query_report
+        from nbspark.report.format import format_query_report
         from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, load_manifest
 
         in_process = prog.startswith("nbspark") and not args.ngrams  # a model needs no Spark to answer
@@ -320,18 +303,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         else:
             model = location(args.model or cfg.model_dir)
             if load_manifest(model, (BACKOFF_KIND, DENSITY_KIND))["kind"] == DENSITY_KIND:
-                from nbspark.loading import load
-
-                if bindings:
-                    raise ConfigError(
-                        f"{model}: --A … --E ask a backoff model; a density model takes --value"
-                    )
-                predictor = load(model, m=args.m)
-                result = density_answer(predictor, cells["value"], cells["given"], args.estimator)
-                print(format_density_answer(result))
-                if args.json:
-                    answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-                return
+                return _density_query(model, args, bindings, cells, answer)
         if args.value or args.given or args.estimator or args.m is not None:
             raise ConfigError("--value, --given, --estimator and --m ask a density model (task = density)")
         if in_process:
@@ -348,6 +320,46 @@ def query_main(argv=None, prog: str = "query.py") -> int:
             answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
 
     return _run(prog, body)
+
+
+def _density_options(parser: argparse.ArgumentParser) -> None:
+    density = parser.add_argument_group("a density model (task = density)")
+    density.add_argument(
+        "--value",
+        action="append",
+        default=[],
+        metavar="COLUMN=CELL",
+        help="P(these values | …): a column and its cell as the table writes it (COLUMN= is an empty cell)",
+    )
+    density.add_argument(
+        "--given", action="append", default=[], metavar="COLUMN=CELL", help="… | these values"
+    )
+    density.add_argument("--estimator", choices=("joint", "naive"), help="default: the model's density.model")
+    density.add_argument("--m", type=float, help="Dirichlet smoothing (default: the model's density.m)")
+
+
+def _density_cells(args, parser) -> dict[str, dict]:
+    """``--value`` and ``--given`` as ``{column: cell}`` (``COLUMN=`` is an empty cell, None)."""
+    cells = {}
+    for option in ("value", "given"):
+        if bad := [x for x in getattr(args, option) if "=" not in x]:
+            parser.error(f"--{option} needs COLUMN=CELL, got {bad[0]!r}")
+        cells[option] = {k: v or None for k, _, v in (x.partition("=") for x in getattr(args, option))}
+    return cells
+
+
+def _density_query(model, args, bindings: dict, cells: dict, answer) -> None:
+    """``nbspark query`` of a density model: answered by ``nbspark.load``, no Spark."""
+    from nbspark.density.predictor import density_answer
+    from nbspark.loading import load
+    from nbspark.report.format import format_density_answer
+
+    if bindings:
+        raise ConfigError(f"{model}: --A … --E ask a backoff model; a density model takes --value")
+    result = density_answer(load(model, m=args.m), cells["value"], cells["given"], args.estimator)
+    print(format_density_answer(result))
+    if answer is not None:
+        answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
 
 
 def curve_main(argv=None, prog: str = "learning_curve.py") -> int:

@@ -83,22 +83,25 @@ def evaluate(
         n = len(correct)
         for f in factors:
             fa, caught = sum(r >= f for r in correct), sum(r >= f for r in swapped)
-            rows.append(
-                {
-                    "rule": name,
-                    "set": words,
-                    "written": swap,
-                    "intended": intended,
-                    "factor": f,
-                    "occurrences": n,
-                    "false_alarms": fa,
-                    "catches": caught,
-                    "p": 1 - fa / n,
-                    "r": caught / n,
-                    "precision": caught / (caught + fa) if caught + fa else None,
-                }
-            )
+            rows.append(_row(name, words, swap, intended, f, n, fa, caught))
     return rows
+
+
+def _row(rule, words, written, intended, factor, n: int, fa: int, caught: int) -> dict:
+    """One line of the table: a rule, a direction, a factor, and what it flagged."""
+    return {
+        "rule": rule,
+        "set": words,
+        "written": written,
+        "intended": intended,
+        "factor": factor,
+        "occurrences": n,
+        "false_alarms": fa,
+        "catches": caught,
+        "p": 1 - fa / n,
+        "r": caught / n,
+        "precision": caught / (caught + fa) if caught + fa else None,
+    }
 
 
 def pooled(rows: list[dict]) -> list[dict]:
@@ -110,22 +113,7 @@ def pooled(rows: list[dict]) -> list[dict]:
         acc[0] += r["occurrences"]
         acc[1] += r["false_alarms"]
         acc[2] += r["catches"]
-    return [
-        {
-            "rule": rule,
-            "set": "all",
-            "written": "all",
-            "intended": "all",
-            "factor": f,
-            "occurrences": n,
-            "false_alarms": fa,
-            "catches": caught,
-            "p": 1 - fa / n,
-            "r": caught / n,
-            "precision": caught / (caught + fa) if caught + fa else None,
-        }
-        for (rule, f), (n, fa, caught) in sums.items()
-    ]
+    return [_row(rule, "all", "all", "all", f, n, fa, caught) for (rule, f), (n, fa, caught) in sums.items()]
 
 
 def format_evaluation(rows: list[dict], title: str) -> str:

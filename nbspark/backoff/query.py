@@ -167,6 +167,13 @@ def answer_rows(rows, bindings: dict[str, str], letters: str, top: int) -> dict:
             total += row[-1]
             if varying:
                 grouped[tuple(row[i] for i in at)] += row[-1]
+    best = sorted(grouped.items(), key=lambda kv: (-kv[1], kv[0]))[:top] if varying and total else None
+    return _result(bindings, letters, total, grand, varying, best, len(grouped))
+
+
+def _result(bindings, letters: str, total, grand, varying, best, distinct: int) -> dict:
+    """The answer: the bindings asked, the matching and the whole count, and the ``best`` bindings
+    ``(values, count)`` of the varying positions (None: nothing varies or nothing matched)."""
     result = {
         "bindings": {c: bindings.get(c, "*") for c in letters},
         "matching_count": int(total),
@@ -174,13 +181,12 @@ def answer_rows(rows, bindings: dict[str, str], letters: str, top: int) -> dict:
         "share": total / grand if grand else 0.0,
         "top": [],
     }
-    if varying and total:
-        best = sorted(grouped.items(), key=lambda kv: (-kv[1], kv[0]))[:top]
+    if best is not None:
         result["top"] = [
             {"values": dict(zip(varying, values)), "count": int(n), "probability": n / total}
             for values, n in best
         ]
-        result["distinct_bindings"] = len(grouped)
+        result["distinct_bindings"] = distinct
     return result
 
 
@@ -196,19 +202,9 @@ def _answer(table, bindings: dict[str, str], letters: str, top: int) -> dict:
     grand = table.agg(F.sum("count")).first()[0] or 0
     matching = table.where(cond)
     total = matching.agg(F.sum("count")).first()[0] or 0
-    result = {
-        "bindings": {c: bindings.get(c, "*") for c in letters},
-        "matching_count": int(total),
-        "all_count": int(grand),
-        "share": total / grand if grand else 0.0,
-        "top": [],
-    }
-    if varying and total:
-        grouped = matching.groupBy(*varying).agg(F.sum("count").alias("n"))
-        best = grouped.orderBy(F.col("n").desc(), *[F.col(c).asc() for c in varying]).limit(top).collect()
-        result["top"] = [
-            {"values": {c: r[c] for c in varying}, "count": int(r["n"]), "probability": r["n"] / total}
-            for r in best
-        ]
-        result["distinct_bindings"] = grouped.count()
-    return result
+    if not (varying and total):
+        return _result(bindings, letters, total, grand, varying, None, 0)
+    grouped = matching.groupBy(*varying).agg(F.sum("count").alias("n"))
+    rows = grouped.orderBy(F.col("n").desc(), *[F.col(c).asc() for c in varying]).limit(top).collect()
+    best = [(tuple(r[c] for c in varying), r["n"]) for r in rows]
+    return _result(bindings, letters, total, grand, varying, best, grouped.count())
