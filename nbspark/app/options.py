@@ -83,11 +83,14 @@ def submit_args(args, parser) -> None:
     """The nbspark command's ``--master`` and ``--conf`` (and ``-q``: no stage bars unless a
     ``--conf`` sets them) become spark-submit's settings, ``PYSPARK_SUBMIT_ARGS``, before Spark
     starts. Where ``PYSPARK_SUBMIT_ARGS`` is already set it wins, and a warning names what is not
-    used."""
+    used. Only the nbspark command has these options: a job run by spark-submit (or its main called
+    from Python) leaves the environment as it is."""
     import os
     import shlex
 
-    master, conf = getattr(args, "master", None), list(getattr(args, "conf", None) or [])
+    if not hasattr(args, "master"):
+        return
+    master, conf = args.master, list(args.conf or [])
     for item in conf:
         if "=" not in item:
             parser.error(f"--conf needs KEY=VALUE, got {item!r}")

@@ -168,3 +168,14 @@ def test_the_commands_spark_options_are_in_help_and_reach_spark(capsys, monkeypa
         assert "--master and --conf are not used: PYSPARK_SUBMIT_ARGS is set" in caplog.text
     finally:
         cli.setup_logging("nbspark", logging.INFO)
+
+
+def test_a_jobs_own_command_line_leaves_the_environment_alone(monkeypatch, tmp_path):
+    """``jobs/train.py``'s parser has no --master: nothing of PYSPARK_SUBMIT_ARGS is set by it."""
+    import argparse
+
+    from nbspark.app import options
+
+    monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
+    options.submit_args(argparse.Namespace(config=None), argparse.ArgumentParser())
+    assert "PYSPARK_SUBMIT_ARGS" not in os.environ
