@@ -45,6 +45,7 @@ __all__ = [
     "matches",
     "response",
     "rule_id",
+    "rule_id_clash",
     "rules",
     "utf16_offsets",
 ]
@@ -174,6 +175,17 @@ def annotated_text(data: str) -> tuple[str, str, tuple[int, ...]]:
 def rule_id(words: Iterable[str]) -> str:
     """A confusion set's rule id: ``NBSPARK_AFFECT_EFFECT`` (characters other than A-Z, 0-9 as ``_``)."""
     return "NBSPARK_" + "_".join(re.sub(r"[^A-Z0-9]", "_", w.upper()) for w in sorted(words))
+
+
+def rule_id_clash(sets: Iterable[Sequence[str]]) -> str | None:
+    """Why ``sets`` (every confusion set served) cannot each have a rule id of its own, or None:
+    two sets whose words differ only where ``rule_id`` writes ``_`` (``they're`` and ``they-re``)."""
+    seen: dict[str, tuple] = {}
+    for words in sets:
+        key, words = rule_id(words), tuple(sorted(words))
+        if seen.setdefault(key, words) != words:
+            return f"confusion sets {list(seen[key])} and {list(words)} would both be rule {key}"
+    return None
 
 
 def rules(sets: Sequence[Sequence[str]], model: str) -> list[dict]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from nbspark.backoff.predictor import BackoffPredictor
 from nbspark.errors import ConfigError, NbsparkError
 from nbspark.loading import load
-from nbspark.serve.languagetool import rules
+from nbspark.serve.languagetool import rule_id_clash, rules
 from nbspark.storage.locations import location
 
 __all__ = ["Models", "Served", "model_names"]
@@ -121,6 +121,11 @@ class Models:
                         "confusion set"
                     )
                 seen[word] = s.name
+        sets = [s.model.sets for s in self.current.values() if s.backoff]
+        if clash := rule_id_clash(words for model_sets in sets for words in model_sets):
+            raise ConfigError(
+                f"{clash}: a client could not tell them apart; serve them from separate servers"
+            )
         self._failed: dict[str, tuple[bytes, int]] = {}  # name -> (manifest, tries) that did not read
         self._lock = threading.Lock()
         self._stop = threading.Event()

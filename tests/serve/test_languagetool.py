@@ -78,6 +78,16 @@ def test_bad_annotated_text_is_a_400(data):
     assert status == 400 and message.startswith("Error: ") and "data" in message
 
 
+def test_two_sets_that_would_share_a_rule_id_are_named():
+    from nbspark.serve.languagetool import rule_id_clash
+
+    assert rule_id_clash([["affect", "effect"], ["their", "there"]]) is None
+    assert rule_id_clash([["effect", "affect"], ["affect", "effect"]]) is None  # one set twice: one rule
+    clash = rule_id_clash([["their", "they're"], ["their", "they-re"]])
+    assert clash.startswith("confusion sets ['their', \"they're\"] and ['their', 'they-re'] would both be")
+    assert clash.endswith("rule NBSPARK_THEIR_THEY_RE")
+
+
 def test_rule_ids_and_utf16_offsets():
     assert rule_id(["effect", "affect"]) == "NBSPARK_AFFECT_EFFECT"
     assert rule_id(["they're", "their"]) == "NBSPARK_THEIR_THEY_RE"
