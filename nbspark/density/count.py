@@ -102,16 +102,18 @@ def _local_counts(cfg, inputs) -> Counted:
     stats = {"rows_read": table.num_rows, "rows": len(rows), **_malformed(cfg, inputs, bad, example)}
     counted = count_rows(rows, columns)  # the N row at least: never empty
     table = pa.table([list(c) for c in zip(*counted)], schema=arrow_schema(COUNT_DDL))
-    return Counted("local", table, stats, [], _known(columns, counted))
+    head = [r for r in counted if r[0] != "J"]
+    return Counted("local", table, stats, [], _known(columns, head, len(counted) - len(head)))
 
 
-def _known(columns: list[str], counted_rows: list[tuple]) -> dict:
+def _known(columns: list[str], head: list[tuple], distinct: int) -> dict:
+    """The manifest's fields from the table's ``N`` and ``X`` rows and its number of ``J`` rows."""
     return {
         "columns": columns,
-        "total": next(r[3] for r in counted_rows if r[0] == "N"),
-        "distinct_rows": sum(r[0] == "J" for r in counted_rows),
-        "values": {c: sum(r[0] == "X" and r[1] == c for r in counted_rows) for c in columns},
-        "rows": len(counted_rows),
+        "total": next((r[3] for r in head if r[0] == "N"), 0.0),
+        "distinct_rows": distinct,
+        "values": {c: sum(r[0] == "X" and r[1] == c for r in head) for c in columns},
+        "rows": len(head) + distinct,
     }
 
 
@@ -160,13 +162,7 @@ def _spark_counts(spark, cfg, inputs) -> Counted:
         head = counts.where(F.col("event") != "J").collect()
         known_rows = [(r["event"], r["column"], r["value"], r["n"]) for r in head]
         distinct = counts.where(F.col("event") == "J").count()
-        known = {
-            "columns": columns,
-            "total": next((r[3] for r in known_rows if r[0] == "N"), 0.0),
-            "distinct_rows": distinct,
-            "values": {c: sum(r[0] == "X" and r[1] == c for r in known_rows) for c in columns},
-            "rows": len(known_rows) + distinct,
-        }
+        known = _known(columns, known_rows, distinct)
         return Counted("arrow", counts.select("event", "column", "value", "n"), stats, [], known, counts)
     except BaseException:
         counts.unpersist()

@@ -62,18 +62,17 @@ class Limits:
 
 
 async def _body(request: Request, limits: Limits) -> bytes:
+    too_big = RequestError(413, f"Error: the request body is over the limit of {limits.max_bytes:,} bytes")
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > limits.max_bytes):
-        raise RequestError(413, f"Error: the request body is over the limit of {limits.max_bytes:,} bytes")
+        raise too_big
     chunks, size = [], 0
     try:
         async with asyncio.timeout(limits.seconds):  # one deadline for the whole body
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > limits.max_bytes:
-                    raise RequestError(
-                        413, f"Error: the request body is over the limit of {limits.max_bytes:,} bytes"
-                    )
+                    raise too_big
                 chunks.append(chunk)
     except TimeoutError:
         raise RequestError(
