@@ -1,7 +1,7 @@
 """The ``nbspark`` command: one entry point for every job, plus what needs no Spark.
 
 ```
-nbspark train|classify|query|curve [--master M] [--conf K=V …] ARGS   the jobs (as spark-submit jobs/*.py)
+nbspark train|stream|classify|query|curve [--master M] [--conf K=V …] ARGS   the jobs (spark-submit jobs/*.py)
 nbspark predict --model DIR [--json] TEXT… | -                        score in process, no JVM
 nbspark check --model DIR [--factor F] [--rule R] [--json] [--fail-on-flag] FILE… | -   confused words, no JVM
 nbspark check --model DIR --evaluate FORMAT:PATH … --out DIR            the checker's p and r (LanguageTool's
@@ -32,7 +32,7 @@ from nbspark.settings.check import RULES
 
 __all__ = ["check_main", "config_main", "config_toml", "main", "predict_main", "serve_main"]
 
-JOBS = ("train", "classify", "query", "curve")
+JOBS = ("train", "stream", "classify", "query", "curve")
 COMMANDS = (*JOBS, "predict", "check", "serve", "config")
 
 
@@ -88,10 +88,11 @@ class _JobsDir(argparse.Action):
 
 def _job(name: str, argv: list[str]) -> int:
     """A Spark job in this process; its ``--master`` and ``--conf`` are spark-submit's (``app.cli``)."""
-    from nbspark.app import cli
+    from nbspark.app import cli, stream
 
     mains = {
         "train": cli.train_main,
+        "stream": stream.stream_main,
         "classify": cli.classify_main,
         "query": cli.query_main,
         "curve": cli.curve_main,

@@ -78,10 +78,13 @@ def count_events(pairs, partitions: int = 0, engine: str = "combine", add=_add):
     return pairs.reduceByKey(add, numPartitions=partitions or None)
 
 
-def merge_counts(new, old, sums: list[str]):
-    """Add two count tables: rows with equal keys (every column but ``sums``; NULLs equal) summed."""
+def merge_counts(new, *old, sums: list[str]):
+    """Add count tables: rows with equal keys (every column but ``sums``; NULLs equal) summed (the
+    rule ``storage.counts.summed_table`` follows in pyarrow)."""
     from pyspark.sql import functions as F
 
     keys = [c for c in new.columns if c not in sums]
-    merged = new.unionByName(old).groupBy(*keys).agg(*[F.sum(c).alias(c) for c in sums])
-    return merged.select(*new.columns)
+    union = new
+    for other in old:
+        union = union.unionByName(other)
+    return union.groupBy(*keys).agg(*[F.sum(c).alias(c) for c in sums]).select(*new.columns)

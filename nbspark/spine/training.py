@@ -31,16 +31,20 @@ from nbspark.storage.tables import (
     write_arrow_table,
     write_json,
 )
+from nbspark.storage.versions import count_parts, refuse_live_stream
 
 __all__ = [
     "Family",
     "TrainPlan",
     "input_signatures",
+    "check_recount",
     "plan_training",
     "read_counts",
     "refuse_remote",
+    "run_manifest",
     "train_model",
     "why_empty",
+    "write_counts",
 ]
 
 log = logging.getLogger("nbspark")
@@ -71,10 +75,13 @@ class Family:
 
 
 def read_counts(spark, model_dir: Location, family: Family, manifest: dict):
-    """A model's count table, checked against the family's schema and the manifest's row count."""
-    return read_parquet_checked(
-        spark, location(model_dir) / "counts", family.ddl(manifest["config"]), manifest.get("count_rows")
-    )
+    """A model's count table, checked against the family's schema and the manifest's row count; a
+    version of several parts (``storage.versions``) summed by key."""
+    ddl = family.ddl(manifest["config"])
+    frames = [
+        read_parquet_checked(spark, where, ddl, rows) for where, rows in count_parts(model_dir, manifest)
+    ]
+    return frames[0] if len(frames) == 1 else merge_counts(*frames, sums=list(family.sums))
 
 
 def input_signatures(inputs) -> list[list]:
@@ -93,7 +100,7 @@ def _in_ms(sig: list) -> tuple:
     return (path, size, mtime // 1_000_000 if mtime > 10**15 else mtime)
 
 
-def _check_recount(old: dict, inputs, force: bool) -> None:
+def check_recount(old: dict, inputs, force: bool) -> None:
     """Refuse to add an input file a second time (the same file, by any name, with the same size
     and modification time)."""
     if force:
@@ -158,12 +165,13 @@ def plan_training(
     old = None
     if update:
         old = load_manifest(location(out), family.kind)
+        refuse_live_stream(out, "--update it")
     out = check_output(out, overwrite or update, [inputs.root])
     if old is not None:
         check_update(old, cfg, family.update_keys)
         if family.check_old is not None:
             family.check_old(old, cfg)
-        _check_recount(old, inputs, force)
+        check_recount(old, inputs, force)
     counting = (
         family.update_settings(old, cfg) if old is not None and family.update_settings is not None else cfg
     )
@@ -197,45 +205,65 @@ def train_model(spark, plan: TrainPlan, family: Family) -> dict:
                 "written"
             )
         counts = counted.counts
-        local = spark is None  # counted in this process (an Arrow table): written here, no Spark
         if old is not None:
-            counts = merge_counts(counts, read_counts(spark, out, family, old), list(family.sums))
-        if not local:
-            # one file per rows_per_file rows: the rows the engine counted (or a bound on them), else
-            # counted from the cache (coalesce never adds files)
-            rows = counted.known.get("rows") if old is None else None
-            files = max(1, -(-(counts.count() if rows is None else rows) // cfg.rows_per_file))
-            counts = counts.coalesce(files)
-        with staged_output(out, "model") as stage:
-            if local:
-                write_arrow_table(counts, stage / "counts")
-            else:
-                counts.write.parquet((stage / "counts").uri)
+            counts = merge_counts(counts, read_counts(spark, out, family, old), sums=list(family.sums))
+        rows = counted.known.get("rows") if old is None else None
 
-            def written():  # read back only where a family needs it (a schema inference job)
-                return spark.read.parquet((stage / "counts").uri)
+        def manifest_of(stage, written):
+            return run_manifest(spark, cfg, family, counted, inputs, stage, written, old, started)
 
-            manifest = {
-                **manifest_header(family.kind, cfg),
-                "engine": counted.engine,
-                **family.fields(spark, cfg, counted, written, old is not None),
-                "count_schema": family.ddl(cfg.to_dict()),
-                "count_rows": parquet_rows(stage / "counts"),
-                "inputs": {
-                    "format": inputs.spec.format,
-                    "root": str(inputs.root),
-                    "files": [str(f) for f in inputs.files],
-                    "signatures": input_signatures(inputs),
-                },
-                "stats": counted.stats,
-                "malformed_examples": counted.bad,
-                "seconds": round(time.time() - started, 2),
-            }
-            manifest = merged_manifest(old, manifest)
-            write_json(stage / "manifest.json", manifest)
+        return write_counts(spark, counts, out, "model", cfg.rows_per_file, rows, manifest_of)
     finally:
         counted.release()
+
+
+def write_counts(spark, counts, out, kind: str, rows_per_file: int, rows: int | None, manifest_of) -> dict:
+    """Write a count table and its manifest into ``out``, whole or not at all: ``counts`` (a
+    DataFrame, or an Arrow table when ``spark`` is None) as ``counts/`` in one file per
+    ``rows_per_file`` rows (``rows``: the rows, or a bound on them; None: counted), then
+    ``manifest_of(stage, written)`` (``written()`` reads the table back) as ``manifest.json``;
+    staged and renamed into place with a marker of ``kind`` (``storage.tables.staged_output``)."""
+    local = spark is None
+    if not local:
+        files = max(1, -(-(counts.count() if rows is None else rows) // rows_per_file))
+        counts = counts.coalesce(files)  # coalesce never adds files
+    with staged_output(out, kind) as stage:
+        if local:
+            write_arrow_table(counts, stage / "counts")
+        else:
+            counts.write.parquet((stage / "counts").uri)
+
+        def written():  # read back only where a family needs it (a schema inference job)
+            return spark.read.parquet((stage / "counts").uri)
+
+        manifest = manifest_of(stage, written)
+        write_json(stage / "manifest.json", manifest)
     return manifest
+
+
+def run_manifest(
+    spark, cfg, family: Family, counted: Counted, inputs, stage, written, old, started, extra=None
+):
+    """The manifest of a run that counted ``inputs`` into ``stage`` (added to the model of ``old``,
+    if any): the header, the family's fields, the count schema and rows, the inputs and their
+    signatures, the statistics; ``extra`` fields last."""
+    manifest = {
+        **manifest_header(family.kind, cfg),
+        "engine": counted.engine,
+        **family.fields(spark, cfg, counted, written, old is not None),
+        "count_schema": family.ddl(cfg.to_dict()),
+        "count_rows": parquet_rows(stage / "counts"),
+        "inputs": {
+            "format": inputs.spec.format,
+            "root": str(inputs.root),
+            "files": [str(f) for f in inputs.files],
+            "signatures": input_signatures(inputs),
+        },
+        "stats": counted.stats,
+        "malformed_examples": counted.bad,
+        "seconds": round(time.time() - started, 2),
+    }
+    return {**merged_manifest(old, manifest), **(extra or {})}
 
 
 def why_empty(task: str, centres=()) -> str:

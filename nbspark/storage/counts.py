@@ -4,13 +4,15 @@ pass over the columns it loads, that counts are >= 0 and that no key is written 
 
 from __future__ import annotations
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from nbspark.errors import OutputError
 from nbspark.storage.locations import Location
 from nbspark.storage.tables import check_table, ddl_columns, read_arrow
+from nbspark.storage.versions import count_parts
 
-__all__ = ["check_counts", "read_count_rows", "read_count_table"]
+__all__ = ["check_counts", "read_count_rows", "read_count_table", "summed_table"]
 
 
 def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple]:
@@ -21,12 +23,30 @@ def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple
 
 def read_count_table(model_dir: Location, ddl: str, manifest: dict):
     """The count table as one pyarrow Table, its columns in the schema's order, after the same
-    checks as the jobs'."""
-    table = read_arrow(
-        check_table(model_dir / "counts", ddl, manifest.get("count_rows")), list(ddl_columns(ddl))
+    checks as the jobs'; a version made of several parts (``storage.versions``) summed by key."""
+    columns = list(ddl_columns(ddl))
+    tables = []
+    for where, rows in count_parts(model_dir, manifest):
+        table = read_arrow(check_table(where, ddl, rows), columns)
+        check_counts(table, where)
+        tables.append(table)
+    return tables[0] if len(tables) == 1 else summed_table(pa.concat_tables(tables))
+
+
+def summed_table(table):
+    """Rows with equal keys (every column but ``VALUES``; NULLs equal) summed into one, columns
+    in their order: the pyarrow twin of ``spine.counting.merge_counts``."""
+    values = [c for c in table.column_names if c in VALUES]
+    keys = [c for c in table.column_names if c not in VALUES]
+    summed = table.group_by(keys, use_threads=False).aggregate([(c, "sum") for c in values])
+    summed = summed.rename_columns([f"{c}_sum" if c in values else c for c in summed.column_names])
+    return pa.table(
+        {
+            c: summed[f"{c}_sum" if c in values else c].cast(table.schema.field(c).type)
+            for c in table.column_names
+        },
+        schema=table.schema,
     )
-    check_counts(table, model_dir / "counts")
-    return table
 
 
 #: The count columns of both families' tables (``n``/``sumsq`` naive Bayes, ``count`` backoff); a

@@ -16,6 +16,7 @@ from nbspark._version import __version__
 from nbspark.errors import InputError, OutputError
 from nbspark.storage.locations import Location, location
 from nbspark.storage.tables import MARKER, check_marker, read_json
+from nbspark.storage.versions import newest_deltas
 
 __all__ = [
     "BACKOFF_KIND",
@@ -25,6 +26,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "check_update",
     "confusion_sets",
+    "folded_manifest",
     "json_type",
     "load_manifest",
     "manifest_problem",
@@ -215,20 +217,69 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
         )
     if problem := manifest_problem(manifest, manifest["kind"]):
         raise OutputError(f"{path}: {problem}")
+    for _, delta_dir in newest_deltas(model_dir, manifest.get("version", 0)):
+        try:
+            delta = read_json(delta_dir / "manifest.json")
+        except ValueError:
+            raise OutputError(f"{delta_dir / 'manifest.json'}: not valid JSON") from None
+        if problem := manifest_problem(delta, manifest["kind"]):
+            raise OutputError(f"{delta_dir / 'manifest.json'}: {problem}")
+        manifest = folded_manifest(manifest, delta, delta_dir, model_dir)
     return manifest
 
 
+#: Fields a delta adds to its model's: summed (counts by name), or numbers summed. ``features`` and
+#: ``distinct_events`` count distinct keys, so the sum over a base and its deltas is an upper bound
+#: until a compaction counts them again.
+_SUMMED_MAPS = ("stats", "label_counts", "distinct_events")
+_SUMMED_NUMBERS = ("features", "count_rows")
+
+
+def folded_manifest(manifest: dict, delta: dict, delta_dir: Location, model_dir: Location) -> dict:
+    """The manifest of a model's newer version: ``manifest`` with the delta at ``delta_dir`` added.
+
+    ``parts`` lists every count table of the version with its rows (``versions.count_parts``), and
+    ``count_rows`` is their sum; ``version`` and ``streams`` (each stream's last committed batch)
+    are the delta's; updates and malformed examples are appended; ``bounds`` names the fields that
+    are upper bounds until a compaction."""
+    out = dict(manifest)
+    if "parts" not in out:
+        out["parts"] = [[(location(model_dir) / "counts").uri, manifest["count_rows"]]]
+    out["parts"] = out["parts"] + [[(delta_dir / "counts").uri, delta["count_rows"]]]
+    for key in _SUMMED_MAPS:
+        if key in out and key in delta:
+            out[key] = _added(out[key], delta[key])
+    for key in _SUMMED_NUMBERS:
+        if key in out and key in delta:
+            out[key] = out[key] + delta[key]
+    out["bounds"] = [k for k in ("features", "distinct_events") if k in out]
+    out["updates"] = out.get("updates", []) + delta.get("updates", [])
+    out["malformed_examples"] = (out.get("malformed_examples", []) + delta.get("malformed_examples", []))[:10]
+    out["version"] = delta["version"]
+    out["streams"] = {**out.get("streams", {}), **delta.get("streams", {})}
+    return out
+
+
+def _added(a: dict, b: dict) -> dict:
+    """Two maps of counts, summed by key (sorted); a nested map is summed in the same way."""
+    out = dict(a)
+    for key, value in b.items():
+        out[key] = _added(out.get(key, {}), value) if isinstance(value, dict) else out.get(key, 0) + value
+    return dict(sorted(out.items()))
+
+
 def merged_manifest(old: dict | None, manifest: dict) -> dict:
-    """The manifest of an updated model: statistics added, the inputs of every update listed."""
+    """The manifest of an updated model: statistics added, the inputs of every update listed, the
+    next version (``storage.versions``)."""
     update = {"created": manifest["created"], "inputs": manifest["inputs"], "stats": manifest["stats"]}
     if old is None:
         manifest["updates"] = [update]
         return manifest
-    stats = dict(old["stats"])
-    for key, value in manifest["stats"].items():
-        stats[key] = stats.get(key, 0) + value
     manifest["updates"] = old.get("updates", []) + [update]
-    manifest["stats"] = dict(sorted(stats.items()))
+    manifest["stats"] = _added(old["stats"], manifest["stats"])
+    manifest["version"] = old.get("version", 0) + 1  # the deltas of a streamed model are folded in
+    if "streams" in old:
+        manifest["streams"] = old["streams"]
     manifest["malformed_examples"] = (old.get("malformed_examples", []) + manifest["malformed_examples"])[:10]
     return manifest
 

@@ -45,6 +45,7 @@ __all__ = [
     "ddl_columns",
     "ddl_fields",
     "parquet_rows",
+    "process_alive",
     "read_arrow",
     "read_json",
     "read_parquet_checked",
@@ -54,7 +55,7 @@ __all__ = [
 ]
 
 MARKER = "_nbspark.json"
-COMMITTING = "committing"
+COMMITTING = "committing"  # the marker's state while an object store commits
 log = logging.getLogger("nbspark")
 
 
@@ -122,7 +123,10 @@ def check_marker(path: Location) -> None:
             raise OutputError(f"{path}: a run died while moving it into place; write it again (--overwrite)")
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid) -> bool:
+    """Whether process ``pid`` of this host lives (not an int: no)."""
+    if not isinstance(pid, int):
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -140,7 +144,7 @@ def _clean_dead_runs(path: Location) -> None:
     host = socket.gethostname()
     for item in path.parent.iterdir() if path.parent.is_dir() else []:
         found = pattern.match(item.name)
-        if not found or found.group(3) != host or _alive(int(found.group(2))):
+        if not found or found.group(3) != host or process_alive(int(found.group(2))):
             continue
         if found.group(1) == "old" and not path.exists():
             item.rename(path)

@@ -1,0 +1,114 @@
+"""``jobs/stream.py`` / ``nbspark stream``: count the files that land in a directory into a model
+that grows by versions (``spine.streaming``), while every reader classifies with its newest one.
+
+```
+nbspark stream --config C --watch DIR --model MODEL [--available-now] [--trigger-seconds N]
+               [--max-files-per-batch N] [--checkpoint DIR] [--compact-every N] [--progress FILE]
+nbspark stream --config C --model MODEL --compact      fold the deltas into one table now
+```
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from nbspark.app.cli import _run, _spark
+from nbspark.app.options import common_options, config_of
+from nbspark.storage.locations import use_hadoop
+
+__all__ = ["stream_main"]
+
+
+def stream_main(argv=None, prog: str = "stream.py") -> int:
+    parser = argparse.ArgumentParser(
+        prog=prog,
+        description="Count each file that lands in a directory exactly once into a model, one version per "
+        "micro-batch (Spark Structured Streaming's file source and checkpoint); classify, predict and check "
+        "read the newest whole version meanwhile. Move files in whole (write elsewhere, then rename): a file "
+        "still being copied may be read half.",
+    )
+    common_options(parser, prog)
+    parser.add_argument("--watch", metavar="DIR", help="the directory to watch (any Hadoop file system)")
+    parser.add_argument(
+        "--model",
+        metavar="DIR",
+        help="the model to grow (default: the config's model_dir); made by the first batch",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        metavar="DIR",
+        help="Spark's checkpoint: which files each batch held (default: MODEL.stream/checkpoint); "
+        "restart with the same one to resume",
+    )
+    parser.add_argument(
+        "--trigger-seconds", type=float, default=5.0, metavar="N", help="look for new files every N s (5)"
+    )
+    parser.add_argument(
+        "--available-now",
+        action="store_true",
+        help="count the files there now (in one or more batches), commit, and stop",
+    )
+    parser.add_argument(
+        "--max-files-per-batch", type=int, metavar="N", help="at most N files per micro-batch"
+    )
+    parser.add_argument(
+        "--compact-every",
+        type=int,
+        default=100,
+        metavar="N",
+        help="fold the deltas into one table once there are N (100); reads sum N+1 tables at most",
+    )
+    parser.add_argument(
+        "--compact", action="store_true", help="fold the model's deltas into one table now, then exit"
+    )
+    parser.add_argument(
+        "--progress", metavar="FILE", help="the last batch's summary as JSON, rewritten each batch"
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="count a file again although the model already holds it"
+    )
+    args = parser.parse_args(argv)
+    cfg = config_of(args, parser)
+    if not args.compact and not args.watch:
+        parser.error("--watch DIR is needed (or --compact)")
+    if args.trigger_seconds <= 0 or args.compact_every < 1:
+        parser.error("--trigger-seconds must be > 0 and --compact-every at least 1")
+
+    def body():
+        from nbspark.spine.streaming import compact, plan_stream, run_stream
+        from nbspark.storage.locations import location
+        from nbspark.storage.versions import refuse_live_stream
+
+        if cfg.task == "naive_bayes":
+            from nbspark.naive_bayes.jobs import NAIVE_BAYES as family
+        else:
+            from nbspark.backoff.jobs import BACKOFF as family
+        use_hadoop()
+        model = args.model or cfg.model_dir
+        if args.compact:
+            refuse_live_stream(model, "compact it")
+            with _spark(f"nbspark-compact-{cfg.name}") as spark:
+                done = compact(spark, location(model), family, cfg)
+            print(
+                f"{model}: "
+                + ("nothing to compact" if done is None else f"compacted (version {done['version']})")
+            )
+            return
+        plan = plan_stream(
+            cfg,
+            family,
+            model,
+            args.watch,
+            args.checkpoint,
+            trigger_seconds=args.trigger_seconds,
+            available_now=args.available_now,
+            max_files=args.max_files_per_batch,
+            compact_every=args.compact_every,
+            progress=location(args.progress) if args.progress else None,
+            force=args.force,
+        )
+        with _spark(f"nbspark-stream-{cfg.name}") as spark:
+            committed = run_stream(spark, plan)
+        print(f"{plan.model}: {committed} version(s) committed by this run")
+
+    return _run(prog, body)

@@ -1,0 +1,315 @@
+"""Cohen's streaming classifier on Spark Structured Streaming: a model that grows by versions.
+
+``plan_stream(...) -> StreamPlan`` decides before Spark starts (the family, engine, model, watched
+directory, checkpoint, trigger), with the refusals of ``--update``: a model counted with other
+settings, a density model. ``run_stream(spark, plan)`` then lets Spark's file source find new files
+and its checkpoint remember which ones each micro-batch held (``binaryFile``, paths only: no
+content is read there); each micro-batch's files are counted by the family's own batch counting
+(``Family.count``, every input format) and committed by ``commit_batch`` as the model's next
+version (``storage.versions``): a delta of what the batch counted, the base itself for a new model.
+
+Exactly once: Spark replays a micro-batch that did not finish with the same batch id and files;
+each version records ``streams`` (checkpoint -> last batch committed), and a replayed batch the
+model holds already commits nothing. Past ``compact_every`` deltas, ``compact`` sums the parts into
+a new base of the same version. One stream writes a model at a time: ``MODEL.stream/lock.json``
+names its checkpoint, and another checkpoint is refused while that stream's process lives.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import logging
+import os
+import socket
+import statistics
+import time
+from dataclasses import dataclass
+
+from nbspark.errors import ConfigError, InputError, OutputError
+from nbspark.inputs.resolve import Inputs
+from nbspark.settings.capabilities import resolve_engine
+from nbspark.spine.counting import Counted
+from nbspark.spine.training import (
+    Family,
+    check_recount,
+    read_counts,
+    run_manifest,
+    why_empty,
+    write_counts,
+)
+from nbspark.storage.locations import Location, location
+from nbspark.storage.manifests import check_update, load_manifest
+from nbspark.storage.tables import check_output, parquet_rows, process_alive, read_json, write_json
+from nbspark.storage.versions import DELTA, delta_location, lock_location
+
+__all__ = [
+    "StreamPlan",
+    "commit_batch",
+    "compact",
+    "plan_stream",
+    "run_stream",
+    "stream_lock",
+]
+
+log = logging.getLogger("nbspark")
+
+#: The file source's schema (Spark's binaryFile); only path and modification time are selected.
+BINARY_DDL = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
+#: The manifest fields a compaction counts again (the sums over parts are upper bounds, or exact).
+RECOUNTED = ("features", "distinct_events", "label_counts")
+#: Deltas past which a stream compacts its model (reads sum this many parts at most).
+COMPACT_EVERY = 100
+
+
+@dataclass(frozen=True)
+class StreamPlan:
+    """What a stream will do, decided before Spark starts (``plan_stream``)."""
+
+    cfg: object
+    family: Family
+    engine: str
+    model: Location
+    watch: Location
+    checkpoint: Location
+    trigger_seconds: float = 5.0
+    available_now: bool = False
+    max_files: int | None = None
+    compact_every: int = COMPACT_EVERY
+    progress: Location | None = None
+    force: bool = False
+
+    @property
+    def state(self) -> Location:
+        """``MODEL.stream/``: the stream's lock (and its checkpoint unless one is given)."""
+        return self.model.parent / f"{self.model.name}.stream"
+
+
+def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -> StreamPlan:
+    """Decide a stream: refuse a density model (it is not updated), an engine or input format that
+    cannot count, a watched directory that does not exist or overlaps the model, and an existing
+    model counted with other settings (``--update``'s refusals). ``checkpoint`` defaults to
+    ``MODEL.stream/checkpoint``; ``options`` are ``StreamPlan``'s fields."""
+    if cfg.task == "density":
+        raise ConfigError("a density model is not streamed into yet: train it in batch")
+    engine = resolve_engine(cfg)
+    model, watch = location(model), location(watch)
+    if not watch.is_dir():
+        raise InputError(f"{watch}: the watched directory does not exist (create it, then move files in)")
+    if (model / "manifest.json").is_file():
+        old = load_manifest(model, family.kind)
+        check_update(old, cfg, family.update_keys)
+        if family.check_old is not None:
+            family.check_old(old, cfg)
+        check_output(model, True, [watch])
+    else:
+        check_output(model, False, [watch])
+    plan = StreamPlan(cfg, family, engine, model, watch, location(checkpoint or model), **options)
+    if checkpoint is None:
+        plan = StreamPlan(**{**plan.__dict__, "checkpoint": plan.state / "checkpoint"})
+    if plan.max_files is not None and plan.max_files < 1:
+        raise ConfigError(f"--max-files-per-batch must be at least 1, got {plan.max_files}")
+    return plan
+
+
+def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float]], batch_id: int) -> dict | None:
+    """Count one micro-batch's ``files`` (``(path, modification time in s)``) and commit them as
+    the model's next version; the batch's summary, or None for a replayed batch the model holds."""
+    started = time.time()
+    cfg, family, model = plan.cfg, plan.family, plan.model
+    old = load_manifest(model, family.kind) if (model / "manifest.json").is_file() else None
+    checkpoint = plan.checkpoint.uri
+    if old is not None and old.get("streams", {}).get(checkpoint, -1) >= batch_id:
+        log.info("batch %d: committed before (version %d); replayed, nothing added", batch_id, old["version"])
+        return None
+    inputs = Inputs(cfg.train, plan.watch, tuple(location(path) for path, _ in sorted(files)))
+    if old is not None:
+        check_recount(old, inputs, plan.force)
+    counting = family.update_settings(old, cfg) if old is not None and family.update_settings else cfg
+    counted: Counted = family.count(spark, counting, inputs, plan.engine)
+    try:
+        version = old.get("version", 0) + 1 if old is not None else 1
+        extra = {"version": version, "streams": {checkpoint: batch_id}}
+        if old is None:
+            if not counted.stats.get(family.unit):
+                raise InputError(
+                    f"{plan.watch}: no training {family.unit} in the first files "
+                    f"({why_empty(cfg.task, cfg.centres)}); nothing written"
+                )
+            out, kind = model, "model"
+        else:
+            out, kind = delta_location(model, version), DELTA
+
+        def manifest_of(stage, written):
+            return run_manifest(spark, cfg, family, counted, inputs, stage, written, None, started, extra)
+
+        manifest = write_counts(spark, counted.counts, out, kind, cfg.rows_per_file, None, manifest_of)
+    finally:
+        counted.release()
+    committed = time.time()
+    lags = [committed - mtime for _, mtime in files]
+    stats = manifest["stats"]
+    summary = {
+        "version": version,
+        "batch": batch_id,
+        "files": len(files),
+        "lines": stats.get("lines_read", 0),
+        "malformed": stats.get("malformed", 0),
+        family.unit: stats.get(family.unit, 0),
+        "count_rows": manifest["count_rows"],
+        "seconds": round(committed - started, 2),
+        "lag_seconds": round(statistics.median(lags), 2),
+        "max_lag_seconds": round(max(lags), 2),
+        "committed": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    }
+    if old is not None and len(old.get("parts", [None])) >= plan.compact_every:
+        compact(spark, model, family, cfg)
+        summary["compacted"] = True
+    return summary
+
+
+def compact(spark, model, family: Family, cfg) -> dict | None:
+    """Sum a model's base and deltas into a new base of the same version (the deltas go with the old
+    base); the new manifest, or None when there is nothing to fold. The fields that were upper
+    bounds (``features``, ``distinct_events``) are counted again."""
+    model = location(model)
+    old = load_manifest(model, family.kind)
+    if "parts" not in old:
+        return None
+    started = time.time()
+    counts = read_counts(spark, model, family, old).cache()
+    counted = Counted(old["engine"], counts, {}, [], cached=counts)
+    try:
+
+        def manifest_of(stage, written):
+            manifest = {k: v for k, v in old.items() if k not in ("parts", "bounds")}
+            fields = family.fields(spark, cfg, counted, written, True)
+            manifest.update({k: fields[k] for k in RECOUNTED if k in fields})
+            manifest["count_rows"] = parquet_rows(stage / "counts")
+            manifest["compacted"] = {"parts": len(old["parts"]), "seconds": round(time.time() - started, 2)}
+            return manifest
+
+        manifest = write_counts(spark, counts, model, "model", cfg.rows_per_file, None, manifest_of)
+    finally:
+        counted.release()
+    log.info("compacted %s: %d parts into one (version %d)", model, len(old["parts"]), manifest["version"])
+    return manifest
+
+
+def stream_lock(plan: StreamPlan):
+    """Take the model's stream lock (``MODEL.stream/lock.json``) for ``plan.checkpoint``, and return
+    a function that gives it back. Refused (``OutputError``, one line) while a stream with another
+    checkpoint holds it and its process lives (on this host; on another host, until its lock is
+    removed). The same checkpoint resuming takes the lock over."""
+    lock = lock_location(plan.model)
+    mine = {
+        "checkpoint": plan.checkpoint.uri,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    }
+    if lock.is_file():
+        try:
+            held = read_json(lock)
+        except ValueError:
+            held = {}
+        if held.get("checkpoint") != mine["checkpoint"]:
+            raise OutputError(
+                f"{plan.model}: another stream writes this model (checkpoint {held.get('checkpoint')}, pid "
+                f"{held.get('pid')} on {held.get('host')}); resume that one with --checkpoint, or "
+                f"stop it and remove {lock} to start a new one"
+            )
+        if held.get("pid") != mine["pid"] and (
+            held.get("host") != mine["host"] or process_alive(held.get("pid"))
+        ):
+            raise OutputError(
+                f"{plan.model}: this checkpoint's stream runs already (pid {held.get('pid')} on "
+                f"{held.get('host')}); stop it first"
+            )
+    lock.parent.mkdir()
+    write_json(lock, mine)
+
+    def release():
+        try:
+            if read_json(lock).get("pid") == mine["pid"]:
+                lock.rmtree()
+        except (FileNotFoundError, ValueError, OSError):
+            pass
+
+    return release
+
+
+def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
+    """Run the stream until it ends (``available_now``), fails, or is interrupted; the batches
+    committed. Each committed batch is logged in one line, written to ``plan.progress`` as JSON,
+    and passed to ``on_batch(summary)``. A batch's failure (failfast input, a vanished file) stops
+    the stream and is raised as itself: the model keeps its last whole version."""
+    release = stream_lock(plan)
+    failure: list[BaseException] = []
+    committed = [0]
+
+    def each(frame, batch_id):
+        try:
+            rows = frame.collect()
+            if not rows:
+                return
+            files = [(r.path, r.modificationTime.timestamp()) for r in rows]
+            summary = commit_batch(spark, plan, files, batch_id)
+            if summary is None:
+                return
+            committed[0] += 1
+            log.info(_batch_line(summary, plan.family.unit))
+            if plan.progress is not None:
+                _write_progress(plan, summary, committed[0])
+            if on_batch is not None:
+                on_batch(summary)
+        except BaseException as exc:
+            failure.append(exc)
+            raise
+
+    reader = spark.readStream.format("binaryFile").schema(BINARY_DDL)
+    if plan.max_files is not None:
+        reader = reader.option("maxFilesPerTrigger", plan.max_files)
+    if plan.cfg.train.format in ("reuters", "reuters_topics"):
+        reader = reader.option("pathGlobFilter", "*.sgm")
+    frame = reader.load(plan.watch.uri).select("path", "modificationTime")
+    writer = frame.writeStream.foreachBatch(each).option("checkpointLocation", plan.checkpoint.uri)
+    if plan.available_now:
+        writer = writer.trigger(availableNow=True)
+    else:
+        writer = writer.trigger(processingTime=f"{plan.trigger_seconds} seconds")
+    log.info("streaming %s into %s (checkpoint %s)", plan.watch, plan.model, plan.checkpoint)
+    query = writer.start()
+    try:
+        while query.isActive:
+            query.awaitTermination(1)
+        query.awaitTermination()
+    except KeyboardInterrupt:
+        log.info("stopping the stream; the model keeps its last whole version")
+        query.stop()
+    except Exception:
+        if failure:
+            raise failure[0] from None
+        raise
+    finally:
+        release()
+    if failure:
+        raise failure[0]
+    return committed[0]
+
+
+def _batch_line(summary: dict, unit: str) -> str:
+    return (
+        f"version {summary['version']} (batch {summary['batch']}): {summary['files']:,} file(s), "
+        f"{summary['lines']:,} lines, {summary['malformed']:,} malformed, {summary[unit]:,} {unit}, "
+        f"{summary['seconds']} s, lag {summary['lag_seconds']} s"
+        + ("; compacted" if summary.get("compacted") else "")
+    )
+
+
+def _write_progress(plan: StreamPlan, summary: dict, committed: int) -> None:
+    """``--progress FILE``: the last batch's summary, rewritten whole (a temporary file renamed)."""
+    tmp = plan.progress.parent / f".{plan.progress.name}.tmp"
+    write_json(tmp, {"model": str(plan.model), "batches_committed": committed, **summary})
+    if plan.progress.exists():
+        plan.progress.rmtree()
+    tmp.rename(plan.progress)

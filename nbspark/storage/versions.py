@@ -1,0 +1,115 @@
+"""A model that grows by versions: the layout, and what a reader takes as the newest whole version.
+
+A model trained in batch is one directory (``counts/``, ``manifest.json``, the marker). A stream
+(``spine.streaming``) or ``save`` after ``partial_fit`` adds to it without rewriting its table:
+each commit writes only what the batch counted, as a *delta* beside the base::
+
+    MODEL/
+      counts/  manifest.json  _nbspark.json      the base: version B (a batch-trained model: 0)
+      versions/v00000007/                         a delta: version 7
+        counts/  manifest.json  _nbspark.json     ({"kind": "delta"})
+
+Version numbers only go up, one per commit. A delta is written whole or not at all (staged and
+renamed into place, ``storage.tables.staged_output``), and only after every lower one, so a
+reader takes the base and the complete deltas numbered B+1, B+2, … up to the first gap
+(``newest_deltas``): the counts of that version are the sum of those parts. A compaction
+(``spine.streaming.compact``) writes the summed table as a new base of the same version and the
+deltas it folded go with the old base (the whole directory is replaced): a reader that listed
+them before gets a file that vanished, reads the model again and sees the compacted version
+(``loading.load`` does, three times at most).
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+
+from nbspark.errors import OutputError
+from nbspark.storage.locations import Location, location
+from nbspark.storage.tables import COMMITTING, MARKER, process_alive, read_json
+
+__all__ = [
+    "DELTA",
+    "VERSIONS",
+    "count_parts",
+    "delta_location",
+    "fingerprint",
+    "lock_location",
+    "newest_deltas",
+    "refuse_live_stream",
+]
+
+VERSIONS = "versions"
+DELTA = "delta"  # the marker kind of a delta directory
+_NAME = re.compile(r"v(\d{8})")
+
+
+def delta_location(model_dir: Location, version: int) -> Location:
+    """Where version ``version``'s delta lives."""
+    return location(model_dir) / VERSIONS / f"v{version:08d}"
+
+
+def newest_deltas(model_dir: Location, base_version: int) -> list[tuple[int, Location]]:
+    """The complete deltas above the base's version, in order, up to the first gap: a delta still
+    being staged, or one an object store is committing, is not read, nor anything above it."""
+    root = location(model_dir) / VERSIONS
+    if not root.is_dir():
+        return []
+    found = {}
+    for item in root.iterdir():
+        name = _NAME.fullmatch(item.name)
+        if name and int(name.group(1)) > base_version:
+            found[int(name.group(1))] = item
+    out = []
+    version = base_version + 1
+    while version in found:
+        marker = found[version] / MARKER
+        try:
+            state = read_json(marker) if marker.is_file() else None
+        except (ValueError, FileNotFoundError):
+            state = None
+        if not isinstance(state, dict) or state.get("kind") != DELTA or state.get("state") == COMMITTING:
+            break
+        out.append((version, found[version]))
+        version += 1
+    return out
+
+
+def count_parts(model_dir: Location, manifest: dict) -> list[tuple[Location, int | None]]:
+    """The count tables that make a model's version, each with the rows its manifest recorded: the
+    base's ``counts/`` alone, or with the deltas' (``manifest["parts"]``, set by ``load_manifest``)."""
+    if "parts" in manifest:
+        return [(location(uri), rows) for uri, rows in manifest["parts"]]
+    return [(location(model_dir) / "counts", manifest.get("count_rows"))]
+
+
+def fingerprint(model_dir: Location) -> bytes:
+    """What changes when a model gets a new version: its manifest's bytes and the names of its
+    deltas (a server reloads on a change)."""
+    model_dir = location(model_dir)
+    root = model_dir / VERSIONS
+    names = sorted(i.name for i in root.iterdir() if _NAME.fullmatch(i.name)) if root.is_dir() else []
+    return (model_dir / "manifest.json").read_bytes() + "\n".join(names).encode()
+
+
+def lock_location(model_dir: Location) -> Location:
+    """``MODEL.stream/lock.json``: which stream writes the model (``spine.streaming.stream_lock``)."""
+    model_dir = location(model_dir)
+    return model_dir.parent / f"{model_dir.name}.stream" / "lock.json"
+
+
+def refuse_live_stream(model_dir: Location, doing: str) -> None:
+    """Refuse to ``doing`` (replace the model whole: ``--update``, a compaction) while a stream whose
+    process lives writes it: a version it commits meanwhile would be lost (``OutputError``)."""
+    lock = lock_location(model_dir)
+    if not lock.is_file():
+        return
+    try:
+        held = read_json(lock)
+    except ValueError:
+        return
+    if held.get("host") != socket.gethostname() or process_alive(held.get("pid")):
+        raise OutputError(
+            f"{model_dir}: a stream writes this model (pid {held.get('pid')} on {held.get('host')}); cannot "
+            f"{doing} meanwhile: stop it first (a stream compacts by itself, --compact-every)"
+        )
