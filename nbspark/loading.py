@@ -14,14 +14,16 @@ row count does not match the manifest).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 from nbspark.backoff.predictor import read_backoff
-from nbspark.errors import ConfigError
+from nbspark.errors import ConfigError, OutputError, StorageError
 from nbspark.naive_bayes.predictor import read_nb
 from nbspark.settings.naive_bayes import read_as, refuse_unused
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, NB_KIND, load_manifest
+from nbspark.storage.versions import fingerprint
 
 __all__ = ["fit", "load"]
 
@@ -44,7 +46,32 @@ def load(
     multinomial model as a complement one (``"complement"``) or the reverse: the counts are the same.
     """
     model_dir = location(path)
-    manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND, DENSITY_KIND))
+    for attempt in range(READ_TRIES):
+        before = _fingerprint(model_dir)
+        try:
+            manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND, DENSITY_KIND))
+            return _load(model_dir, manifest, chain, alpha, var_smoothing, model, norm, m)
+        except (OutputError, StorageError, OSError):
+            # a stream compacted the model while it was read (storage.versions): read it again; a
+            # model that did not change is at fault itself
+            if attempt + 1 == READ_TRIES or _fingerprint(model_dir) == before:
+                raise
+            time.sleep(0.1)
+    raise AssertionError("unreachable")
+
+
+#: How many times ``load`` reads a model that changed while it was read.
+READ_TRIES = 3
+
+
+def _fingerprint(model_dir):
+    try:
+        return fingerprint(model_dir)
+    except (OutputError, StorageError, OSError):
+        return None
+
+
+def _load(model_dir, manifest, chain, alpha, var_smoothing, model, norm, m):
     others = {"chain": chain, "alpha": alpha, "var_smoothing": var_smoothing, "model": model, "norm": norm}
     if manifest["kind"] == DENSITY_KIND:
         if given := [k for k, v in others.items() if v is not None]:

@@ -1,17 +1,17 @@
 """The models a server holds, each swapped whole when its directory gets a new version. No Spark.
 
 A model is read with ``nbspark.load``, which checks it whole (``storage.manifests``,
-``storage.counts``). ``Models.poll`` reads each directory's ``manifest.json``; when its bytes
-changed (a ``train --overwrite``, an ``--update``), the model is read again and, once read whole,
+``storage.counts``). ``Models.poll`` reads each directory's fingerprint (``storage.versions``:
+its ``manifest.json`` and the names of its deltas); when it changed (a ``train --overwrite``, an
+``--update``, a stream's batch), the model is read again and, once read whole,
 swapped in: ``Models.current`` is a new mapping, never one changed in place, so a request that took
 it once sees one version of every model from start to end. A directory that cannot be read (a swap in
 progress, a damaged write) keeps the version being served; it is tried ``RETRIES`` polls, then logged
-once and left until its manifest changes again.
+once and left until its fingerprint changes again.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Mapping
@@ -22,6 +22,8 @@ from nbspark.errors import ConfigError, NbsparkError
 from nbspark.loading import load
 from nbspark.serve.languagetool import rule_id_clash, rules
 from nbspark.storage.locations import location
+from nbspark.storage.manifests import model_version
+from nbspark.storage.versions import fingerprint
 
 __all__ = ["Models", "Served", "model_names"]
 
@@ -48,9 +50,8 @@ class Served:
 
     @property
     def version(self) -> int:
-        """The manifest's ``version`` where it has one, else how many runs counted into the model."""
-        manifest = self.model.manifest
-        return int(manifest.get("version") or len(manifest.get("updates") or ()) or 1)
+        """The model's version (``storage.manifests.model_version``)."""
+        return model_version(self.model.manifest)
 
     def info(self) -> dict:
         """What ``/v1/models`` says of the model."""
@@ -88,23 +89,19 @@ def model_names(specs: list[str]) -> dict[str, str]:
 
 
 def _read(name: str, path: str) -> Served:
+    try:
+        before = fingerprint(location(path))
+    except (OSError, NbsparkError):
+        before = None  # no model there: load says why
     model = load(path)
-    fingerprint = (location(path) / "manifest.json").read_bytes()
-    # the manifest now is the one read first: no swap happened while the counts were read
-    if model.manifest != _json(fingerprint):
+    # the version now is the one read: no swap happened while the counts were read
+    if fingerprint(location(path)) != before:
         raise NbsparkError(f"{path}: the model changed while it was read")
     rule_of = {}
     if isinstance(model, BackoffPredictor):
         for words, rule in zip(model.sets, rules(model.sets, name)):
             rule_of.update(dict.fromkeys(words, rule))
-    return Served(name, path, model, fingerprint, rule_of)
-
-
-def _json(data: bytes):
-    try:
-        return json.loads(data)
-    except ValueError:
-        return None
+    return Served(name, path, model, before, rule_of)
 
 
 class Models:
@@ -137,8 +134,8 @@ class Models:
             current = dict(self.current)
             for name, served in self.current.items():
                 try:
-                    now = (location(served.path) / "manifest.json").read_bytes()
-                except OSError:
+                    now = fingerprint(location(served.path))
+                except (OSError, NbsparkError):
                     continue  # mid-swap (a rename) or gone for now: keep serving what was read
                 failed, tries = self._failed.get(name, (None, 0))
                 if now == served.fingerprint or (now == failed and tries >= RETRIES):

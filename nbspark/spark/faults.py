@@ -9,6 +9,10 @@ classify) misbehave once:
   the driver);
 * ``always-raise``: every attempt of every task raises ``RuntimeError``.
 
+* ``kill-driver@POINT``: the driver kills itself with SIGKILL once it reaches ``POINT`` of a
+  stream's commit (``maybe_kill_driver``: ``staged``, the batch's table written but not in place;
+  ``committed``, the version in place but the batch not yet in Spark's checkpoint).
+
 The once-only actions create ``DIR/fired`` before acting (atomically, so two tasks cannot both
 fire), which the tests read to prove that the fault happened. On a cluster, pass the variable to
 executors with ``--conf spark.executorEnv.NBSPARK_FAULT=...``.
@@ -19,7 +23,7 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["ENV", "maybe_inject"]
+__all__ = ["ENV", "maybe_inject", "maybe_kill_driver"]
 
 ENV = "NBSPARK_FAULT"
 
@@ -51,12 +55,8 @@ def maybe_inject() -> None:
     ctx = TaskContext.get()
     if ctx is None or ctx.partitionId() != 0 or ctx.attemptNumber() != 0:
         return
-    try:
-        fd = os.open(os.path.join(marker_dir, "fired"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-    except FileExistsError:
+    if not _fire(action, marker_dir):
         return
-    os.write(fd, f"{action} pid={os.getpid()}\n".encode())
-    os.close(fd)
     if action == "crash-once":
         os._exit(3)
     if action == "kill-executor-once":
@@ -65,3 +65,22 @@ def maybe_inject() -> None:
             os.kill(java, signal.SIGKILL)
         return
     raise ValueError(f"{ENV}: unknown action {action!r}")
+
+
+def _fire(action: str, marker_dir: str) -> bool:
+    """Create ``DIR/fired`` (atomically); False when it was there: a once-only action fired before."""
+    try:
+        fd = os.open(os.path.join(marker_dir, "fired"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return False
+    os.write(fd, f"{action} pid={os.getpid()}\n".encode())
+    os.close(fd)
+    return True
+
+
+def maybe_kill_driver(point: str) -> None:
+    """Called by a stream's commit at ``point``; SIGKILLs this process once when ``NBSPARK_FAULT`` is
+    ``kill-driver@POINT:DIR``, does nothing otherwise."""
+    action, _, marker_dir = os.environ.get(ENV, "").partition(":")
+    if action == f"kill-driver@{point}" and _fire(action, marker_dir):
+        os.kill(os.getpid(), signal.SIGKILL)

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.inputs.resolve import Inputs
 from nbspark.settings.capabilities import resolve_engine
+from nbspark.spark.faults import maybe_kill_driver
 from nbspark.spine.counting import Counted
 from nbspark.spine.training import (
     Family,
@@ -38,7 +39,7 @@ from nbspark.spine.training import (
     write_counts,
 )
 from nbspark.storage.locations import Location, location
-from nbspark.storage.manifests import check_update, load_manifest
+from nbspark.storage.manifests import check_update, load_manifest, model_version
 from nbspark.storage.tables import check_output, parquet_rows, process_alive, read_json, write_json
 from nbspark.storage.versions import DELTA, delta_location, lock_location
 
@@ -119,7 +120,9 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float]], batch_
     old = load_manifest(model, family.kind) if (model / "manifest.json").is_file() else None
     checkpoint = plan.checkpoint.uri
     if old is not None and old.get("streams", {}).get(checkpoint, -1) >= batch_id:
-        log.info("batch %d: committed before (version %d); replayed, nothing added", batch_id, old["version"])
+        log.info(
+            "batch %d: committed before (version %d); replayed, nothing added", batch_id, model_version(old)
+        )
         return None
     inputs = Inputs(cfg.train, plan.watch, tuple(location(path) for path, _ in sorted(files)))
     if old is not None:
@@ -127,7 +130,7 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float]], batch_
     counting = family.update_settings(old, cfg) if old is not None and family.update_settings else cfg
     counted: Counted = family.count(spark, counting, inputs, plan.engine)
     try:
-        version = old.get("version", 0) + 1 if old is not None else 1
+        version = model_version(old) + 1 if old is not None else 1
         extra = {"version": version, "streams": {checkpoint: batch_id}}
         if old is None:
             if not counted.stats.get(family.unit):
@@ -140,11 +143,13 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float]], batch_
             out, kind = delta_location(model, version), DELTA
 
         def manifest_of(stage, written):
+            maybe_kill_driver("staged")
             return run_manifest(spark, cfg, family, counted, inputs, stage, written, None, started, extra)
 
         manifest = write_counts(spark, counted.counts, out, kind, cfg.rows_per_file, None, manifest_of)
     finally:
         counted.release()
+    maybe_kill_driver("committed")
     committed = time.time()
     lags = [committed - mtime for _, mtime in files]
     stats = manifest["stats"]

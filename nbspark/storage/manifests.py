@@ -32,6 +32,7 @@ __all__ = [
     "manifest_problem",
     "manifest_header",
     "merged_manifest",
+    "model_version",
     "set_of_word",
 ]
 
@@ -217,7 +218,7 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
         )
     if problem := manifest_problem(manifest, manifest["kind"]):
         raise OutputError(f"{path}: {problem}")
-    for _, delta_dir in newest_deltas(model_dir, manifest.get("version", 0)):
+    for _, delta_dir in newest_deltas(model_dir, model_version(manifest)):
         try:
             delta = read_json(delta_dir / "manifest.json")
         except ValueError:
@@ -268,16 +269,23 @@ def _added(a: dict, b: dict) -> dict:
     return dict(sorted(out.items()))
 
 
+def model_version(manifest: dict) -> int:
+    """A model's version: one per commit (a train, an ``--update``, a stream's batch, ``save``); a
+    model written before versions were recorded has one per run that counted into it."""
+    return int(manifest.get("version") or len(manifest.get("updates") or ()) or 1)
+
+
 def merged_manifest(old: dict | None, manifest: dict) -> dict:
     """The manifest of an updated model: statistics added, the inputs of every update listed, the
     next version (``storage.versions``)."""
     update = {"created": manifest["created"], "inputs": manifest["inputs"], "stats": manifest["stats"]}
     if old is None:
         manifest["updates"] = [update]
+        manifest["version"] = 1
         return manifest
     manifest["updates"] = old.get("updates", []) + [update]
     manifest["stats"] = _added(old["stats"], manifest["stats"])
-    manifest["version"] = old.get("version", 0) + 1  # the deltas of a streamed model are folded in
+    manifest["version"] = model_version(old) + 1  # the deltas of a streamed model are folded in
     if "streams" in old:
         manifest["streams"] = old["streams"]
     manifest["malformed_examples"] = (old.get("malformed_examples", []) + manifest["malformed_examples"])[:10]

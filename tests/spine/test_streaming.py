@@ -1,0 +1,296 @@
+"""Streaming training (issue 37): a model that grows by versions, each file counted exactly once.
+
+The invariant: streaming files in any order, any batch split, with restarts between batches (and a
+SIGKILL in a commit), gives the table a batch train on all the files gives, row for row."""
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import nbspark
+from nbspark.backoff.events import count_ddl
+from nbspark.backoff.jobs import BACKOFF, train
+from nbspark.errors import InputError, OutputError
+from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
+from nbspark.naive_bayes.model import COUNT_DDL
+from nbspark.settings.config import load_config
+from nbspark.spine.streaming import compact, plan_stream, run_stream
+from nbspark.storage.counts import read_count_table
+from nbspark.storage.locations import location
+from nbspark.storage.manifests import load_manifest
+
+from ..conftest import ROOT
+
+pytestmark = pytest.mark.spark
+
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+
+
+def nb_lines(n: int, seed: int) -> list[str]:
+    """``n`` tsv documents over a small vocabulary (a plain-Python generator), with one bad line."""
+    rng = random.Random(seed)
+    lines = [
+        f"d{i}\t{rng.choice('xyz')}\t{' '.join(rng.choices(WORDS, k=rng.randint(1, 6)))}\n" for i in range(n)
+    ]
+    lines.insert(n // 2, "a line without tabs\n")
+    return lines
+
+
+FAMILIES = {
+    "backoff": (BACKOFF, {"train.format": "ngrams"}, count_ddl("ABCDE")),
+    "naive_bayes": (
+        NAIVE_BAYES,
+        {"task": "naive_bayes", "train.format": "tsv", "nb.tokenizer": "words"},
+        COUNT_DDL,
+    ),
+}
+
+
+def source_lines(name: str) -> list[str]:
+    if name == "backoff":
+        return (ROOT / "tests" / "data" / "ngrams.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    return nb_lines(30, 5)
+
+
+def rows(model) -> list[tuple]:
+    model = location(model)
+    manifest = load_manifest(model, ("nbspark.backoff-counts", "nbspark.nb-counts"))
+    ddl = COUNT_DDL if manifest["kind"] == "nbspark.nb-counts" else count_ddl("ABCDE")
+    table = read_count_table(model, ddl, manifest)
+    return sorted((tuple(r.values()) for r in table.to_pylist()), key=lambda r: tuple(map(str, r)))
+
+
+def batch_model(spark, name: str, folder: Path, out: Path) -> list[tuple]:
+    family, settings_, _ = FAMILIES[name]
+    cfg = load_config(None, {**settings_, "train.path": str(folder)})
+    trainer = train if name == "backoff" else train_nb
+    trainer(spark, cfg, resolve_input(cfg.train, None), out)
+    return rows(out)
+
+
+def stream(spark, name: str, watch, model, checkpoint=None, **options):
+    family, settings_, _ = FAMILIES[name]
+    cfg = load_config(None, {**settings_, **options.pop("settings", {})})
+    plan = plan_stream(cfg, family, model, watch, checkpoint, available_now=True, **options)
+    return run_stream(spark, plan)
+
+
+def write_parts(lines: list[str], folder: Path, parts: int) -> list[Path]:
+    """The lines in ``parts`` files, written in a side folder (moved into the watched one whole)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    size = -(-len(lines) // parts)
+    paths = []
+    for i in range(parts):
+        path = folder / f"part-{i}.txt"
+        path.write_text("".join(lines[i * size : (i + 1) * size]), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_streamed_in_any_order_and_split_equals_the_batch_train(spark, name, data):
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        parts = write_parts(source_lines(name), tmp / "side", 3)
+        want = batch_model(spark, name, tmp / "side", tmp / "batch")
+        order = data.draw(st.permutations(parts))
+        cut = data.draw(st.integers(1, 3))  # files in the first round; the rest in a restarted stream
+        (tmp / "watch").mkdir()
+        for round_ in (order[:cut], order[cut:]):
+            for path in round_:
+                path.rename(tmp / "watch" / path.name)  # moved in whole
+            if round_:
+                stream(spark, name, tmp / "watch", tmp / "model", max_files=data.draw(st.integers(1, 2)))
+        assert rows(tmp / "model") == want
+        manifest = load_manifest(location(tmp / "model"), FAMILIES[name][0].kind)
+        assert manifest["stats"]["lines_read"] == len(source_lines(name))
+        assert manifest["version"] == len(
+            manifest.get("parts", [None])
+        )  # one version per batch, a delta each
+
+
+def test_a_batch_replayed_after_its_commit_adds_nothing(spark, tmp_path):
+    """Spark's commit log is written after foreachBatch returns: a driver dying between the two
+    replays the batch, with the same id and files; the model holds it already."""
+    write_parts(source_lines("backoff"), tmp_path / "watch", 3)
+    stream(spark, "backoff", tmp_path / "watch", tmp_path / "model", max_files=1)
+    before = load_manifest(location(tmp_path / "model"), BACKOFF.kind)
+    commits = tmp_path / "model.stream" / "checkpoint" / "commits"
+    (commits / "2").unlink()  # the last batch's commit lost: Spark replays batch 2
+    (commits / ".2.crc").unlink()  # Hadoop's checksum beside it, else the rename of the new one fails
+    assert stream(spark, "backoff", tmp_path / "watch", tmp_path / "model", max_files=1) == 0
+    after = load_manifest(location(tmp_path / "model"), BACKOFF.kind)
+    assert after["version"] == before["version"] == 3
+    assert rows(tmp_path / "model") == batch_model(spark, "backoff", tmp_path / "watch", tmp_path / "batch")
+    assert (commits / "2").exists()
+
+
+@pytest.mark.parametrize("point", ["staged", "committed"])
+def test_sigkill_in_a_commit_then_a_restart_equals_the_batch_train(spark, tmp_path, point):
+    """The driver dies in its second batch's commit: with the delta staged but not in place, or in
+    place but not in Spark's commit log. The restart on the same checkpoint ends as a batch train."""
+    parts = write_parts(nb_lines(40, 11), tmp_path / "side", 4)
+    (tmp_path / "watch").mkdir()
+    parts[0].rename(tmp_path / "watch" / parts[0].name)
+    stream(spark, "naive_bayes", tmp_path / "watch", tmp_path / "model")  # version 1, the base
+    for path in parts[1:]:
+        path.rename(tmp_path / "watch" / path.name)
+    args = [
+        sys.executable, "-m", "nbspark", "stream", "--watch", str(tmp_path / "watch"), "--model",
+        str(tmp_path / "model"), "--available-now", "--max-files-per-batch", "1",
+        "--set", "task=naive_bayes", "--set", "train.format=tsv", "--set", "nb.tokenizer=words",
+        "--conf", "spark.ui.enabled=false",
+    ]  # fmt: skip
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    killed = subprocess.run(
+        args,
+        env={**env, "NBSPARK_FAULT": f"kill-driver@{point}:{tmp_path}"},
+        capture_output=True,
+        timeout=300,
+    )
+    assert killed.returncode == -9 and (tmp_path / "fired").exists(), killed.stderr.decode()[-2000:]
+    version = load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["version"]
+    assert version == (2 if point == "committed" else 1)
+    resumed = subprocess.run(args, env=env, capture_output=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
+    assert load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["version"] == 4
+    assert rows(tmp_path / "model") == batch_model(
+        spark, "naive_bayes", tmp_path / "watch", tmp_path / "batch"
+    )
+    staged = [p.name for p in (tmp_path / "model" / "versions").iterdir() if p.name.startswith(".")]
+    assert staged == []  # what the killed run staged was removed
+
+
+def test_compaction_folds_the_deltas_and_keeps_table_and_version(spark, tmp_path):
+    write_parts(source_lines("backoff"), tmp_path / "watch", 4)
+    stream(spark, "backoff", tmp_path / "watch", tmp_path / "model", max_files=1, compact_every=2)
+    manifest = load_manifest(location(tmp_path / "model"), BACKOFF.kind)
+    # versions 1 (the base) 2 3: compacted at 3 (two deltas); 4 a delta again
+    assert manifest["version"] == 4 and len(manifest["parts"]) == 2
+    assert manifest["compacted"]["parts"] == 3
+    want = batch_model(spark, "backoff", tmp_path / "watch", tmp_path / "batch")
+    assert rows(tmp_path / "model") == want
+    cfg = load_config(None, FAMILIES["backoff"][1])
+    done = compact(spark, location(tmp_path / "model"), BACKOFF, cfg)
+    assert done["version"] == 4 and "parts" not in done and "bounds" not in done
+    assert not (tmp_path / "model" / "versions").exists()
+    batch = load_manifest(location(tmp_path / "batch"), BACKOFF.kind)
+    assert done["distinct_events"] == batch["distinct_events"]  # counted again, exact
+    assert done["label_counts"] == batch["label_counts"] and done["count_rows"] == batch["count_rows"]
+    assert rows(tmp_path / "model") == want
+
+
+def test_a_batch_trained_model_is_streamed_into_and_the_stream_updated(spark, tmp_path):
+    parts = write_parts(source_lines("naive_bayes"), tmp_path / "side", 3)
+    cfg = load_config(None, {**FAMILIES["naive_bayes"][1], "train.path": str(parts[0])})
+    train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "model")
+    (tmp_path / "watch").mkdir()
+    parts[1].rename(tmp_path / "watch" / parts[1].name)
+    stream(spark, "naive_bayes", tmp_path / "watch", tmp_path / "model")
+    assert load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["version"] == 2  # 1: the batch train
+    cfg = load_config(None, {**FAMILIES["naive_bayes"][1], "train.path": str(parts[2])})
+    updated = train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "model", update=True)
+    assert (
+        updated["version"] == 3 and "parts" not in updated and not (tmp_path / "model" / "versions").exists()
+    )
+    everything = tmp_path / "all"
+    everything.mkdir()
+    for path in (parts[0], tmp_path / "watch" / parts[1].name, parts[2]):
+        shutil.copy(path, everything / path.name)
+    assert rows(tmp_path / "model") == batch_model(spark, "naive_bayes", everything, tmp_path / "batch")
+    # a new checkpoint would count the watched file again: refused, as --update refuses it
+    with pytest.raises(InputError, match="already counted into this model"):
+        stream(spark, "naive_bayes", tmp_path / "watch", tmp_path / "model", tmp_path / "other-checkpoint")
+    assert load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["version"] == 3
+
+
+def test_permissive_names_bad_lines_failfast_stops_and_keeps_the_last_version(spark, tmp_path):
+    watch = tmp_path / "watch"
+    write_parts(nb_lines(10, 3)[:4], watch, 1)
+    stream(spark, "naive_bayes", watch, tmp_path / "model")
+    (tmp_path / "bad.txt").write_text("d90\tx\talpha\nno tabs here\n")
+    (tmp_path / "bad.txt").rename(watch / "bad.txt")
+    with pytest.raises(InputError, match=r"bad.txt:2"):
+        stream(spark, "naive_bayes", watch, tmp_path / "model", settings={"mode": "failfast"})
+    assert load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind).get("version") == 1
+    stream(spark, "naive_bayes", watch, tmp_path / "model")  # permissive: counted, the line named
+    delta = json.loads((tmp_path / "model" / "versions" / "v00000002" / "manifest.json").read_text())
+    assert delta["stats"]["malformed"] == 1 and delta["stats"]["documents"] == 1
+    assert [(Path(b["source"]).name, b["line_number"]) for b in delta["malformed_examples"]] == [
+        ("bad.txt", 2)
+    ]
+
+
+def test_a_second_stream_on_a_model_is_refused_unless_it_resumes(spark, tmp_path):
+    write_parts(source_lines("backoff"), tmp_path / "watch", 2)
+    stream(spark, "backoff", tmp_path / "watch", tmp_path / "model")
+    lock = tmp_path / "model.stream" / "lock.json"
+    checkpoint = location(tmp_path / "model.stream" / "checkpoint").uri
+    alive = subprocess.Popen(["sleep", "60"])
+    try:
+        held = {"checkpoint": checkpoint, "host": os.uname().nodename, "pid": alive.pid}
+        lock.write_text(json.dumps({**held, "checkpoint": "file:/elsewhere"}))
+        with pytest.raises(OutputError, match="another stream writes this model .* resume that one"):
+            stream(spark, "backoff", tmp_path / "watch", tmp_path / "model")
+        lock.write_text(json.dumps(held))
+        with pytest.raises(OutputError, match="this checkpoint's stream runs already"):
+            stream(spark, "backoff", tmp_path / "watch", tmp_path / "model")
+        cfg = load_config(None, {**FAMILIES["backoff"][1], "train.path": str(tmp_path / "watch")})
+        with pytest.raises(OutputError, match="a stream writes this model .* cannot --update it"):
+            train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "model", update=True, force=True)
+    finally:
+        alive.kill()
+        alive.wait()
+    assert stream(spark, "backoff", tmp_path / "watch", tmp_path / "model") == 0  # its process died: resumed
+    assert not lock.exists()
+
+
+@pytest.mark.parametrize("where", ["local", "viewfs"])
+def test_readers_see_versions_that_only_go_up_each_whole(spark, tmp_path, viewfs, where):
+    side = tmp_path / "side"
+    write_parts(nb_lines(59, 2), side, 12)  # 60 lines, 5 a file
+    base = viewfs[0] if where == "viewfs" else str(tmp_path)
+    local = viewfs[1] if where == "viewfs" else tmp_path
+    (local / "watch").mkdir()
+    seen, errors, done = [], [], threading.Event()
+
+    def reader():
+        while not done.is_set():
+            try:
+                if (local / "model" / "manifest.json").exists():
+                    # every part's rows are checked against its manifest's count_rows as it is read
+                    model = nbspark.load(f"{base}/model")
+                    model.predict(["alpha beta"])
+                    seen.append(model.manifest["version"])
+            except Exception as exc:
+                errors.append(exc)
+            time.sleep(0.05)
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    try:
+        for path in sorted(side.iterdir()):
+            shutil.copy(path, local / "watch" / f".{path.name}")
+            (local / "watch" / f".{path.name}").rename(local / "watch" / path.name)
+        stream(spark, "naive_bayes", f"{base}/watch", f"{base}/model", max_files=1, compact_every=5)
+    finally:
+        done.set()
+        thread.join()
+    assert not errors, errors[:3]
+    assert seen == sorted(seen) and len(set(seen)) >= 3 and seen[-1] <= 12
+    assert load_manifest(location(f"{base}/model"), NAIVE_BAYES.kind)["version"] == 12
