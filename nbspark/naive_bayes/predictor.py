@@ -15,16 +15,20 @@ from nbspark.errors import OutputError
 from nbspark.inputs.tokens import tokenizer
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
+    add_values,
     binary_cell,
     build_nb_model,
+    doc_events,
+    event_row,
     log_posteriors,
     number_cell,
+    row_events,
     score_docs,
     score_rows,
     unexplained,
 )
 from nbspark.settings.capabilities import TEXT_MODELS
-from nbspark.settings.naive_bayes import model_options, read_as
+from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
 from nbspark.spine.predictor import as_batch
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
@@ -69,9 +73,13 @@ class NBPredictor:
                 f"alpha and var_smoothing must be finite and >= 0; got {self.alpha}, {self.var_smoothing}"
             )
         self.prior_alpha = nb.get("prior_alpha", 0.0)
-        options = model_options({**nb, "alpha": self.alpha, "var_smoothing": self.var_smoothing})
-        self.model = build_nb_model(rows, self.kind, **options)
+        self._options = model_options({**nb, "alpha": self.alpha, "var_smoothing": self.var_smoothing})
+        self._rows = list(rows)
+        self.model = build_nb_model(self._rows, self.kind, **self._options)
         self.classes_ = self.model.classes
+        self.path: Location | None = None  # where it was read (``read_nb``): where ``save`` commits
+        self._pending: dict = {}  # what partial_fit counted since the last save, by event key
+        self._examples = 0
         self._tokenize = tokenizer(nb["tokenizer"])
         columns = manifest.get("columns") or {}
         self._numeric, self._categorical = (
@@ -79,6 +87,74 @@ class NBPredictor:
             list(columns.get("categorical", ())),
         )
         self._binary = frozenset(nb.get("bernoulli_columns", ()))
+
+    def partial_fit(self, X: Iterable, y: Iterable) -> NBPredictor:
+        """Count more labelled examples into the model, as training counts them (scikit-learn's
+        ``partial_fit``): ``X`` texts (text models) or rows (table models, as ``predict`` takes them),
+        ``y`` one label each (a text's may be a list of labels: it counts once per label, as a
+        multilabel line does). The model scores with them at once; ``save()`` commits them."""
+        if not self.text and hasattr(X, "to_dict") and hasattr(X, "columns"):  # a pandas DataFrame
+            X = X.to_dict("records")
+        X, y = as_batch(X, "texts" if self.text else "rows"), as_batch(y, "labels")
+        if len(X) != len(y):
+            raise ValueError(f"partial_fit takes one label per example: {len(X)} examples, {len(y)} labels")
+        counted_as = COUNTED_AS.get(self.manifest["model"], self.manifest["model"])
+        events = []
+        for i, (x, label) in enumerate(zip(X, y)):
+            labels = (label,) if isinstance(label, str) else tuple(label)
+            if not labels or not all(isinstance(v, str) and v.strip() for v in labels):
+                raise ValueError(
+                    f"label {i}: {label!r} is not a class name (a non-empty str, or a list of them)"
+                )
+            if self.text:
+                if not isinstance(x, str):
+                    raise TypeError(
+                        f"a {self.kind} model learns texts (str); item {i} is a {type(x).__name__}"
+                    )
+                events.extend(doc_events(labels, self._tokenize(x), counted_as))
+            elif len(labels) != 1:
+                raise ValueError(f"label {i}: a table row has one label, got {len(labels)}")
+            else:
+                events.extend(row_events(labels[0], *self._table_row(x, i, learning=True)))
+        for key, value in events:  # only once every example was read: a refused batch counts nothing
+            self._pending[key] = add_values(self._pending[key], value) if key in self._pending else value
+        self._examples += len(X)
+        self.model = build_nb_model(_summed_rows(self._rows, self._pending), self.kind, **self._options)
+        self.classes_ = self.model.classes
+        return self
+
+    def save(self) -> int:
+        """Commit what ``partial_fit`` counted since the last save as the model's next version, a delta
+        beside its table where the model was read (``storage.versions``), under the model's writer
+        lock; the version. A stream may commit versions between two saves: counts add, neither loses
+        the other's (``nbspark.load`` again to score with the stream's too)."""
+        from nbspark.spine.streaming import commit_counts
+        from nbspark.storage.manifests import NB_KIND, folded_manifest
+        from nbspark.storage.tables import arrow_schema
+        from nbspark.storage.versions import delta_location
+
+        if self.path is None:
+            raise ValueError(
+                "this model was not read from a directory (nbspark.load): there is nowhere to save"
+            )
+        if not self._pending:
+            return self.manifest.get("version") or 1
+        import pyarrow as pa
+
+        rows = [event_row(k, v) for k, v in self._pending.items()]
+        table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(COUNT_DDL))
+        fields = {
+            "model": self.manifest["model"],
+            "columns": self.manifest.get("columns", {}),
+            "label_counts": {r[1]: r[4] for r in rows if r[0] == "Y"},
+            "features": len({(r[2], r[3]) for r in rows if r[0] in ("YX", "YG")}),
+        }
+        delta = commit_counts(self.path, NB_KIND, table, fields, {"documents": self._examples}, "partial_fit")
+        self.manifest = folded_manifest(
+            self.manifest, delta, delta_location(self.path, delta["version"]), self.path
+        )
+        self._rows, self._pending, self._examples = _summed_rows(self._rows, self._pending), {}, 0
+        return delta["version"]
 
     def _jll(self, items: Sequence, extra_columns=()) -> np.ndarray:
         if self.text:
@@ -100,9 +176,10 @@ class NBPredictor:
             )
         return score_rows(self.model, rows)[0]
 
-    def _table_row(self, row, i: int) -> tuple[dict, dict]:
+    def _table_row(self, row, i: int, learning: bool = False) -> tuple[dict, dict]:
         """``(categorical, numeric)`` values of one row: a missing, None or non-finite value is left
-        out (naive Bayes skips that feature), as the classify job leaves out such a cell."""
+        out (naive Bayes skips that feature), as the classify job leaves out such a cell. ``learning``:
+        a category the model has not seen yet is a new one, not a mistake."""
         columns = self._numeric + self._categorical
         if not isinstance(row, Mapping):
             raise TypeError(
@@ -136,7 +213,7 @@ class NBPredictor:
                     raise ValueError(
                         f"row {i}, column {c!r}: {v!r} is not 0 or 1 (a Bernoulli column)"
                     ) from None
-            elif not isinstance(v, str) and (c, str(v)) not in self.model.vocab:
+            elif not learning and not isinstance(v, str) and (c, str(v)) not in self.model.vocab:
                 # True against the CSV's "TRUE", 3.0 against "3": never scored as unseen in silence
                 seen = sorted(x for f, x in self.model.vocab if f == c)
                 raise ValueError(
@@ -188,6 +265,17 @@ def read_nb(
 ) -> NBPredictor:
     """The naive Bayes model in ``model_dir`` (its ``manifest`` already read), counts checked as the jobs
     check them."""
-    return NBPredictor(
+    predictor = NBPredictor(
         manifest, read_count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing, model, norm
     )
+    predictor.path = model_dir
+    return predictor
+
+
+def _summed_rows(rows: list, more: dict) -> list:
+    """Count rows ``(event, label, feature, value, n, sum, sumsq)`` with the reduced events ``more``
+    added (``add_values``, the jobs' reduce)."""
+    sums = {r[:4]: r[4] if r[5] is None else (r[4], r[5], r[6]) for r in rows}
+    for key, value in more.items():
+        sums[key] = add_values(sums[key], value) if key in sums else value
+    return [event_row(k, v) for k, v in sums.items()]

@@ -11,21 +11,19 @@ version (``storage.versions``): a delta of what the batch counted, the base itse
 Exactly once: Spark replays a micro-batch that did not finish with the same batch id and files;
 each version records ``streams`` (checkpoint -> last batch committed), and a replayed batch the
 model holds already commits nothing. Past ``compact_every`` deltas, ``compact`` sums the parts into
-a new base of the same version. One stream writes a model at a time: ``MODEL.stream/lock.json``
-names its checkpoint, and another checkpoint is refused while that stream's process lives.
+a new base of the same version. One writer at a time: ``MODEL.stream/lock.json`` names the stream's
+checkpoint (``storage.versions.take_writer_lock``).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import logging
-import os
-import socket
 import statistics
 import time
 from dataclasses import dataclass
 
-from nbspark.errors import ConfigError, InputError, OutputError
+from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.resolve import Inputs
 from nbspark.settings.capabilities import resolve_engine
 from nbspark.spark.faults import maybe_kill_driver
@@ -39,13 +37,20 @@ from nbspark.spine.training import (
     write_counts,
 )
 from nbspark.storage.locations import Location, location
-from nbspark.storage.manifests import check_update, load_manifest, model_version
-from nbspark.storage.tables import check_output, parquet_rows, process_alive, read_json, write_json
-from nbspark.storage.versions import DELTA, delta_location, lock_location
+from nbspark.storage.manifests import (
+    check_update,
+    load_manifest,
+    manifest_header,
+    merged_manifest,
+    model_version,
+)
+from nbspark.storage.tables import check_output, parquet_rows, write_json
+from nbspark.storage.versions import DELTA, delta_location, take_writer_lock
 
 __all__ = [
     "StreamPlan",
     "commit_batch",
+    "commit_counts",
     "compact",
     "plan_stream",
     "run_stream",
@@ -200,47 +205,45 @@ def compact(spark, model, family: Family, cfg) -> dict | None:
     return manifest
 
 
+def commit_counts(model_dir, kind: str, table, fields: dict, stats: dict, engine: str) -> dict:
+    """Commit counts made in this process (``partial_fit``, ``update``: a pyarrow ``table`` in the
+    model's count schema) as the model's next version, a delta (``storage.versions``), under the
+    model's writer lock; the delta's manifest. ``fields`` are the family's manifest fields of these
+    counts; ``stats`` their statistics."""
+    started = time.time()
+    model_dir = location(model_dir)
+    release = take_writer_lock(model_dir)
+    try:
+        old = load_manifest(model_dir, kind)
+        version = model_version(old) + 1
+
+        def manifest_of(stage, written):
+            manifest = {
+                **manifest_header(kind, old["config"]),
+                "engine": engine,
+                **fields,
+                "count_schema": old["count_schema"],
+                "count_rows": parquet_rows(stage / "counts"),
+                "inputs": {"format": engine, "root": "python", "files": [], "signatures": []},
+                "stats": stats,
+                "malformed_examples": [],
+                "seconds": round(time.time() - started, 2),
+            }
+            return {**merged_manifest(None, manifest), "version": version}
+
+        rows_per_file = old["config"].get("rows_per_file", 1 << 62)
+        return write_counts(
+            None, table, delta_location(model_dir, version), DELTA, rows_per_file, None, manifest_of
+        )
+    finally:
+        release()
+
+
 def stream_lock(plan: StreamPlan):
-    """Take the model's stream lock (``MODEL.stream/lock.json``) for ``plan.checkpoint``, and return
-    a function that gives it back. Refused (``OutputError``, one line) while a stream with another
-    checkpoint holds it and its process lives (on this host; on another host, until its lock is
-    removed). The same checkpoint resuming takes the lock over."""
-    lock = lock_location(plan.model)
-    mine = {
-        "checkpoint": plan.checkpoint.uri,
-        "host": socket.gethostname(),
-        "pid": os.getpid(),
-        "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-    }
-    if lock.is_file():
-        try:
-            held = read_json(lock)
-        except ValueError:
-            held = {}
-        if held.get("checkpoint") != mine["checkpoint"]:
-            raise OutputError(
-                f"{plan.model}: another stream writes this model (checkpoint {held.get('checkpoint')}, pid "
-                f"{held.get('pid')} on {held.get('host')}); resume that one with --checkpoint, or "
-                f"stop it and remove {lock} to start a new one"
-            )
-        if held.get("pid") != mine["pid"] and (
-            held.get("host") != mine["host"] or process_alive(held.get("pid"))
-        ):
-            raise OutputError(
-                f"{plan.model}: this checkpoint's stream runs already (pid {held.get('pid')} on "
-                f"{held.get('host')}); stop it first"
-            )
-    lock.parent.mkdir()
-    write_json(lock, mine)
-
-    def release():
-        try:
-            if read_json(lock).get("pid") == mine["pid"]:
-                lock.rmtree()
-        except (FileNotFoundError, ValueError, OSError):
-            pass
-
-    return release
+    """Take the model's writer lock for this stream (``storage.versions.take_writer_lock``: refused
+    while another stream holds it, or this checkpoint's stream runs already); a function that gives
+    it back."""
+    return take_writer_lock(plan.model, plan.checkpoint.uri)
 
 
 def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:

@@ -154,13 +154,14 @@ def set_of_word(sets) -> dict[str, frozenset]:
 
 
 def manifest_header(kind: str, cfg) -> dict:
-    """The fields every model manifest starts with: what it is, which version, when, and the config."""
+    """The fields every model manifest starts with: what it is, which version, when, and the config
+    (an ``ExperimentConfig``, or the dict a manifest recorded)."""
     return {
         "kind": kind,
         "schema_version": SCHEMA_VERSION,
         "nbspark_version": __version__,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "config": cfg.to_dict(),
+        "config": cfg if isinstance(cfg, dict) else cfg.to_dict(),
     }
 
 

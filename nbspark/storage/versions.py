@@ -21,12 +21,14 @@ them before gets a file that vanished, reads the model again and sees the compac
 
 from __future__ import annotations
 
+import datetime as _dt
+import os
 import re
 import socket
 
 from nbspark.errors import OutputError
 from nbspark.storage.locations import Location, location
-from nbspark.storage.tables import COMMITTING, MARKER, process_alive, read_json
+from nbspark.storage.tables import COMMITTING, MARKER, process_alive, read_json, write_json
 
 __all__ = [
     "DELTA",
@@ -37,6 +39,7 @@ __all__ = [
     "lock_location",
     "newest_deltas",
     "refuse_live_stream",
+    "take_writer_lock",
 ]
 
 VERSIONS = "versions"
@@ -98,15 +101,66 @@ def lock_location(model_dir: Location) -> Location:
     return model_dir.parent / f"{model_dir.name}.stream" / "lock.json"
 
 
-def refuse_live_stream(model_dir: Location, doing: str) -> None:
-    """Refuse to ``doing`` (replace the model whole: ``--update``, a compaction) while a stream whose
-    process lives writes it: a version it commits meanwhile would be lost (``OutputError``)."""
+def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
+    """Take the model's writer lock (``MODEL.stream/lock.json``) for a stream (its ``checkpoint``) or
+    a ``save`` in this process (None), and return a function that gives it back.
+
+    Refused (``OutputError``, one line): while the holder's process lives (on another host: until
+    its lock is removed), unless it is this process; and while a stream with another checkpoint holds
+    it, even dead (it resumes with its own checkpoint, or its lock is removed by hand). A stream that
+    died (SIGKILL) resumes on its checkpoint; a ``save`` that died leaves nothing to wait for."""
     lock = lock_location(model_dir)
+    mine = {
+        "checkpoint": checkpoint,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "started": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+    }
+    held = _holder(lock)
+    if held is not None and held.get("pid") != mine["pid"]:
+        live = held.get("host") != mine["host"] or process_alive(held.get("pid"))
+        stream = held.get("checkpoint")
+        if live and stream == checkpoint and stream is not None:
+            raise OutputError(
+                f"{model_dir}: this checkpoint's stream runs already (pid {held.get('pid')} on "
+                f"{held.get('host')}); stop it first"
+            )
+        if live or (stream is not None and stream != checkpoint):
+            who = f"a stream (checkpoint {stream}, " if stream else "a save ("
+            raise OutputError(
+                f"{model_dir}: {who}pid {held.get('pid')} on {held.get('host')}) writes this model; "
+                + ("resume that stream with --checkpoint, or " if stream else "")
+                + f"stop it{' and remove ' + str(lock) if not live else ''} first"
+            )
+    lock.parent.mkdir()
+    write_json(lock, mine)
+
+    def release():
+        try:
+            if _holder(lock) == mine:
+                lock.rmtree()
+        except (FileNotFoundError, OSError):
+            pass
+
+    return release
+
+
+def _holder(lock: Location) -> dict | None:
     if not lock.is_file():
-        return
+        return None
     try:
         held = read_json(lock)
-    except ValueError:
+    except (ValueError, FileNotFoundError):
+        return {}
+    return held if isinstance(held, dict) else {}
+
+
+def refuse_live_stream(model_dir: Location, doing: str) -> None:
+    """Refuse to ``doing`` (replace the model whole: ``--update``, a compaction) while a writer whose
+    process lives holds the model's lock: a version it commits meanwhile would be lost
+    (``OutputError``)."""
+    held = _holder(lock_location(model_dir))
+    if not held or held.get("pid") == os.getpid():
         return
     if held.get("host") != socket.gethostname() or process_alive(held.get("pid")):
         raise OutputError(

@@ -245,7 +245,7 @@ def test_a_second_stream_on_a_model_is_refused_unless_it_resumes(spark, tmp_path
     try:
         held = {"checkpoint": checkpoint, "host": os.uname().nodename, "pid": alive.pid}
         lock.write_text(json.dumps({**held, "checkpoint": "file:/elsewhere"}))
-        with pytest.raises(OutputError, match="another stream writes this model .* resume that one"):
+        with pytest.raises(OutputError, match=r"a stream \(checkpoint file:/elsewhere, .*\) writes this model; resume that stream"):
             stream(spark, "backoff", tmp_path / "watch", tmp_path / "model")
         lock.write_text(json.dumps(held))
         with pytest.raises(OutputError, match="this checkpoint's stream runs already"):

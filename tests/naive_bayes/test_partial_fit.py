@@ -1,0 +1,156 @@
+"""``partial_fit`` and ``save`` without Spark (issue 37): counting a trickle of examples into a model
+equals training on all of them at once, and ``save`` commits them as the model's next version."""
+
+import csv
+import json
+import random
+
+import numpy as np
+import pytest
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.naive_bayes import MultinomialNB
+
+import nbspark
+from nbspark.errors import OutputError
+from nbspark.naive_bayes.model import COUNT_DDL
+from nbspark.storage.counts import read_count_table
+from nbspark.storage.locations import location
+from nbspark.storage.manifests import NB_KIND, load_manifest
+from tests.conftest import FIXTURES
+
+TSV = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv"}
+WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
+
+
+def docs(n: int, seed: int) -> list[tuple[str, str]]:
+    rng = random.Random(seed)
+    return [(rng.choice("xyz"), " ".join(rng.choices(WORDS, k=rng.randint(1, 6)))) for _ in range(n)]
+
+
+def write_tsv(path, items) -> None:
+    path.write_text("".join(f"d{i}\t{y}\t{text}\n" for i, (y, text) in enumerate(items)))
+
+
+def table(model) -> list[tuple]:
+    model = location(model)
+    rows = read_count_table(model, COUNT_DDL, load_manifest(model, NB_KIND)).to_pylist()
+    return sorted((tuple(r.values()) for r in rows), key=lambda r: tuple(map(str, r)))
+
+
+def test_partial_fit_then_save_equals_training_on_everything(tmp_path):
+    items = docs(40, 1)
+    write_tsv(tmp_path / "all.tsv", items)
+    write_tsv(tmp_path / "first.tsv", items[:10])
+    everything = nbspark.fit(
+        None, tmp_path / "all", settings={**TSV, "train.path": str(tmp_path / "all.tsv")}
+    )
+    model = nbspark.fit(None, tmp_path / "m", settings={**TSV, "train.path": str(tmp_path / "first.tsv")})
+    for start in range(10, 40, 7):  # a trickle, in batches of 7
+        batch = items[start : start + 7]
+        model.partial_fit([t for _, t in batch], [y for y, _ in batch])
+    probe = ["alpha beta", "theta theta zeta", "unseen words"]
+    assert np.allclose(model.predict_proba(probe), everything.predict_proba(probe), rtol=1e-12)
+    assert model.save() == 2
+    assert table(tmp_path / "m") == table(tmp_path / "all")
+    again = nbspark.load(tmp_path / "m")
+    assert (
+        again.manifest["version"] == 2
+        and again.manifest["label_counts"] == everything.manifest["label_counts"]
+    )
+    assert np.allclose(again.predict_proba(probe), everything.predict_proba(probe), rtol=1e-12)
+    delta = json.loads((tmp_path / "m" / "versions" / "v00000002" / "manifest.json").read_text())
+    assert delta["stats"] == {"documents": 30} and delta["engine"] == "partial_fit"
+    assert model.save() == 2  # nothing new: no version
+
+
+def test_partial_fit_agrees_with_scikit_learns(tmp_path):
+    """sklearn's MultinomialNB.partial_fit over the same counts (one vectorizer, the words tokenizer's
+    rule: runs of \\w, lower-cased) gives the same posteriors."""
+    items = docs(30, 4)
+    write_tsv(tmp_path / "first.tsv", items[:5])
+    model = nbspark.fit(None, tmp_path / "m", settings={**TSV, "train.path": str(tmp_path / "first.tsv")})
+    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(WORDS)
+    theirs = MultinomialNB(alpha=1.0)
+    theirs.partial_fit(
+        vectorizer.transform([t for _, t in items[:5]]), [y for y, _ in items[:5]], classes=list("xyz")
+    )
+    for start in range(5, 30, 5):
+        batch = items[start : start + 5]
+        model.partial_fit([t for _, t in batch], [y for y, _ in batch])
+        theirs.partial_fit(vectorizer.transform([t for _, t in batch]), [y for y, _ in batch])
+    probe = ["alpha beta", "theta theta zeta gamma"]
+    assert list(model.classes_) == list(theirs.classes_)
+    assert np.allclose(
+        model.predict_proba(probe), theirs.predict_proba(vectorizer.transform(probe)), rtol=1e-9
+    )
+
+
+def test_a_table_model_learns_rows_as_training_reads_them(tmp_path):
+    settings = {
+        "task": "naive_bayes",
+        "nb.model": "mixed",
+        "train.format": "csv",
+        "nb.label_column": "play",
+        "nb.numeric_columns": "temperature,humidity",
+        "nb.categorical_columns": "outlook,windy",
+    }
+    lines = (FIXTURES / "weather.csv").read_text().splitlines(keepends=True)[:-1]  # the last is malformed
+    (tmp_path / "first.csv").write_text("".join(lines[:8]))
+    (tmp_path / "all.csv").write_text("".join(lines))
+    everything = nbspark.fit(
+        None, tmp_path / "all", settings={**settings, "train.path": str(tmp_path / "all.csv")}
+    )
+    model = nbspark.fit(
+        None, tmp_path / "m", settings={**settings, "train.path": str(tmp_path / "first.csv")}
+    )
+    rest = list(csv.DictReader(lines[:1] + lines[8:]))
+    model.partial_fit([{k: v for k, v in r.items() if k != "play"} for r in rest], [r["play"] for r in rest])
+    with pytest.raises(ValueError, match="row 0, column 'temperature': 'warm' is not a number"):
+        model.partial_fit(
+            [{"outlook": "cloudy", "temperature": "warm", "humidity": 80, "windy": "FALSE"}], ["yes"]
+        )
+    model.save()
+    assert table(tmp_path / "m") == table(tmp_path / "all")
+    assert model.predict([{"outlook": "sunny", "temperature": 70}]) == everything.predict(
+        [{"outlook": "sunny", "temperature": 70}]
+    )
+
+
+def test_partial_fit_refuses_what_it_cannot_count_and_counts_nothing_then(tmp_path):
+    write_tsv(tmp_path / "first.tsv", docs(5, 2))
+    model = nbspark.fit(None, tmp_path / "m", settings={**TSV, "train.path": str(tmp_path / "first.tsv")})
+    before = model.predict_proba(["alpha"])
+    with pytest.raises(ValueError, match="one label per example: 2 examples, 1 labels"):
+        model.partial_fit(["alpha", "beta"], ["x"])
+    with pytest.raises(TypeError, match="wrap it in a list"):
+        model.partial_fit("alpha beta", ["x"])
+    with pytest.raises(ValueError, match=r"label 1: '' is not a class name"):
+        model.partial_fit(["alpha", "beta"], ["x", ""])
+    with pytest.raises(TypeError, match="item 0 is a int"):
+        model.partial_fit([3], ["x"])
+    assert np.array_equal(model.predict_proba(["alpha"]), before) and model.save() == 1
+
+
+def test_save_is_refused_while_a_stream_writes_the_model(tmp_path):
+    write_tsv(tmp_path / "first.tsv", docs(5, 2))
+    model = nbspark.fit(None, tmp_path / "m", settings={**TSV, "train.path": str(tmp_path / "first.tsv")})
+    model.partial_fit(["alpha"], ["x"])
+    lock = tmp_path / "m.stream" / "lock.json"
+    lock.parent.mkdir()
+    import os
+    import subprocess
+
+    alive = subprocess.Popen(["sleep", "30"])
+    try:
+        lock.write_text(json.dumps({"checkpoint": "file:/ck", "host": os.uname().nodename, "pid": alive.pid}))
+        with pytest.raises(
+            OutputError, match=r"a stream \(checkpoint file:/ck, pid \d+ .*\) writes this model"
+        ):
+            model.save()
+    finally:
+        alive.kill()
+        alive.wait()
+    with pytest.raises(OutputError, match="resume that stream with --checkpoint, or stop it and remove"):
+        model.save()  # a dead stream's lock stays: it resumes on its checkpoint
+    lock.unlink()
+    assert model.save() == 2 and not lock.exists()
