@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from nbspark.backoff.events import count_ddl
+from nbspark.backoff.events import Example, count_ddl, example_events
 from nbspark.backoff.model import count_tables, model_from_counts
 from nbspark.backoff.predict import UNSEEN, predict
 from nbspark.backoff.rules import flag_ratio, judge
@@ -29,7 +29,7 @@ from nbspark.inputs.tokens import (
 )
 from nbspark.settings.check import Rule, factor_problem
 from nbspark.settings.config import CheckSpec
-from nbspark.spine.predictor import as_batch
+from nbspark.spine.predictor import as_batch, summed_rows
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 from nbspark.storage.manifests import confusion_sets, set_of_word
@@ -62,8 +62,12 @@ class BackoffPredictor:
                 f"the backoff chain needs subsets {missing}, which this model did not count (it has "
                 f"{manifest['subsets']})"
             )
-        self._counts = count_tables(rows, self.letters, self.chain)
+        self._rows = list(rows)
+        self._counts = count_tables(self._rows, self.letters, self.chain)
         self.model = model_from_counts(self._counts, self.letters, self.chain)
+        self.path: Location | None = None  # where it was read (``read_backoff``): where ``save`` commits
+        self._pending: dict = {}  # what update counted since the last save, by event key
+        self._stats = {"examples": 0, "weight": 0}
         self.sets = confusion_sets(cfg)
         self._set_of = set_of_word(self.sets)
         self.classes_ = tuple(sorted(self._set_of))
@@ -93,6 +97,80 @@ class BackoffPredictor:
                 f"({self.words_shown()}), got {centre!r} in {item!r}"
             )
         return tuple(tokens)
+
+    def update(self, windows: Iterable[str | Sequence[str]], weights: Iterable[int] | None = None):
+        """Count more windows into the model, as training counts an n-gram's
+        (``backoff.events.example_events``, every subset the model counted): each window's centre is
+        the word used there, a confusion-set word; ``weights`` their counts (default 1, a window of
+        text). The model scores with them at once; ``save()`` commits them."""
+        windows = as_batch(windows, "windows")
+        weights = [1] * len(windows) if weights is None else as_batch(weights, "weights")
+        if len(weights) != len(windows):
+            raise ValueError(
+                f"update takes one weight per window: {len(windows)} windows, {len(weights)} weights"
+            )
+        events = []
+        for i, (item, weight) in enumerate(zip(windows, weights)):
+            if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
+                raise ValueError(f"weight {i}: {weight!r} is not a count (an int >= 1)")
+            window = self.window(item)
+            if window[self.width // 2] == "_":
+                raise ValueError(
+                    f"window {i}: its centre is '_'; update learns the word used there, got {item!r}"
+                )
+            events.extend(
+                example_events(Example("update", window, weight), self.manifest["subsets"], self.letters)
+            )
+        for key, count in events:  # only once every window was read: a refused batch counts nothing
+            self._pending[key] = self._pending.get(key, 0) + count
+        self._stats = {
+            "examples": self._stats["examples"] + len(windows),
+            "weight": self._stats["weight"] + sum(weights),
+        }
+        self._counts = count_tables(self._all_rows(), self.letters, self.chain)
+        self.model = model_from_counts(self._counts, self.letters, self.chain)
+        return self
+
+    def _all_rows(self) -> list:
+        """The rows read with what ``update`` counted since added."""
+        rows = [(*key, count) for key, count in self._pending.items()]
+        return summed_rows(self._rows, rows, count_ddl(self.letters))
+
+    def save(self) -> int:
+        """Commit what ``update`` counted since the last save as the model's next version, a delta
+        beside its table where the model was read (``storage.versions``), under the model's writer
+        lock; the version (as ``NBPredictor.save``)."""
+        from nbspark.spine.streaming import commit_counts
+        from nbspark.storage.manifests import BACKOFF_KIND, folded_manifest, model_version
+        from nbspark.storage.tables import arrow_schema
+        from nbspark.storage.versions import delta_location
+
+        if self.path is None:
+            raise ValueError(
+                "this model was not read from a directory (nbspark.load): there is nowhere to save"
+            )
+        if not self._pending:
+            return model_version(self.manifest)
+        import pyarrow as pa
+
+        rows = [(*key, count) for key, count in self._pending.items()]
+        table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(count_ddl(self.letters)))
+        distinct: dict = {}
+        for row in rows:
+            distinct[row[0]] = distinct.get(row[0], 0) + 1
+        fields = {
+            "letters": self.letters,
+            "subsets": self.manifest["subsets"],
+            "distinct_events": dict(sorted(distinct.items())),
+            "label_counts": dict(sorted((r[-2], r[-1]) for r in rows if r[0] == "")),
+        }
+        delta = commit_counts(self.path, BACKOFF_KIND, table, fields, self._stats, "update")
+        self.manifest = folded_manifest(
+            self.manifest, delta, delta_location(self.path, delta["version"]), self.path
+        )
+        self._rows, self._pending = self._all_rows(), {}
+        self._stats = {"examples": 0, "weight": 0}
+        return delta["version"]
 
     def words_shown(self) -> str:
         """The model's confusion-set words for a message: the first eight, then an ellipsis."""
@@ -281,6 +359,8 @@ def _snippet(text: str, start: int, length: int, around: int = 25) -> str:
 def read_backoff(model_dir: Location, manifest: dict, chain: Sequence[str] | None = None) -> BackoffPredictor:
     """The backoff model in ``model_dir`` (its ``manifest`` already read), counts checked as the jobs check
     them."""
-    return BackoffPredictor(
+    predictor = BackoffPredictor(
         manifest, read_count_rows(model_dir, count_ddl(manifest["letters"]), manifest), chain
     )
+    predictor.path = model_dir
+    return predictor

@@ -29,7 +29,7 @@ from nbspark.naive_bayes.model import (
 )
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
-from nbspark.spine.predictor import as_batch
+from nbspark.spine.predictor import as_batch, summed_rows
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 
@@ -119,9 +119,13 @@ class NBPredictor:
         for key, value in events:  # only once every example was read: a refused batch counts nothing
             self._pending[key] = add_values(self._pending[key], value) if key in self._pending else value
         self._examples += len(X)
-        self.model = build_nb_model(_summed_rows(self._rows, self._pending), self.kind, **self._options)
+        self.model = build_nb_model(self._all_rows(), self.kind, **self._options)
         self.classes_ = self.model.classes
         return self
+
+    def _all_rows(self) -> list:
+        """The rows read with what ``partial_fit`` counted since added."""
+        return summed_rows(self._rows, [event_row(k, v) for k, v in self._pending.items()], COUNT_DDL)
 
     def save(self) -> int:
         """Commit what ``partial_fit`` counted since the last save as the model's next version, a delta
@@ -129,7 +133,7 @@ class NBPredictor:
         lock; the version. A stream may commit versions between two saves: counts add, neither loses
         the other's (``nbspark.load`` again to score with the stream's too)."""
         from nbspark.spine.streaming import commit_counts
-        from nbspark.storage.manifests import NB_KIND, folded_manifest
+        from nbspark.storage.manifests import NB_KIND, folded_manifest, model_version
         from nbspark.storage.tables import arrow_schema
         from nbspark.storage.versions import delta_location
 
@@ -138,7 +142,7 @@ class NBPredictor:
                 "this model was not read from a directory (nbspark.load): there is nowhere to save"
             )
         if not self._pending:
-            return self.manifest.get("version") or 1
+            return model_version(self.manifest)
         import pyarrow as pa
 
         rows = [event_row(k, v) for k, v in self._pending.items()]
@@ -153,7 +157,7 @@ class NBPredictor:
         self.manifest = folded_manifest(
             self.manifest, delta, delta_location(self.path, delta["version"]), self.path
         )
-        self._rows, self._pending, self._examples = _summed_rows(self._rows, self._pending), {}, 0
+        self._rows, self._pending, self._examples = self._all_rows(), {}, 0
         return delta["version"]
 
     def _jll(self, items: Sequence, extra_columns=()) -> np.ndarray:
@@ -270,12 +274,3 @@ def read_nb(
     )
     predictor.path = model_dir
     return predictor
-
-
-def _summed_rows(rows: list, more: dict) -> list:
-    """Count rows ``(event, label, feature, value, n, sum, sumsq)`` with the reduced events ``more``
-    added (``add_values``, the jobs' reduce)."""
-    sums = {r[:4]: r[4] if r[5] is None else (r[4], r[5], r[6]) for r in rows}
-    for key, value in more.items():
-        sums[key] = add_values(sums[key], value) if key in sums else value
-    return [event_row(k, v) for k, v in sums.items()]

@@ -30,7 +30,10 @@ def read_count_table(model_dir: Location, ddl: str, manifest: dict):
         table = read_arrow(check_table(where, ddl, rows), columns)
         check_counts(table, where)
         tables.append(table)
-    return tables[0] if len(tables) == 1 else summed_table(pa.concat_tables(tables))
+    # promote: the parts agree but for nullability (written by Spark, or in process from the DDL)
+    return (
+        tables[0] if len(tables) == 1 else summed_table(pa.concat_tables(tables, promote_options="default"))
+    )
 
 
 def summed_table(table):

@@ -4,6 +4,7 @@ equals training on all of them at once, and ``save`` commits them as the model's
 import csv
 import json
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -83,6 +84,27 @@ def test_partial_fit_agrees_with_scikit_learns(tmp_path):
     assert np.allclose(
         model.predict_proba(probe), theirs.predict_proba(vectorizer.transform(probe)), rtol=1e-9
     )
+
+
+def test_learning_one_by_one_agrees_with_river(tmp_path):
+    """River's MultinomialNB (the online learner Python users pick), learn_one per document, and
+    partial_fit per document give the same posteriors. A word never seen is dropped here (nb.unseen
+    = drop, as scikit-learn and MLlib) and smoothed by River, so River is given the seen ones."""
+    from river.naive_bayes import MultinomialNB as RiverNB
+
+    items = docs(25, 9)
+    write_tsv(tmp_path / "first.tsv", items[:1])
+    settings = {**TSV, "train.path": str(tmp_path / "first.tsv")}
+    model = nbspark.fit(None, tmp_path / "m", settings=settings)
+    river = RiverNB(alpha=1.0)
+    river.learn_one(Counter(items[0][1].split()), items[0][0])
+    for label, text in items[1:]:
+        model.partial_fit([text], [label])
+        river.learn_one(Counter(text.split()), label)
+    for probe in ["alpha beta", "theta zeta zeta", "alpha unseen words"]:
+        theirs = river.predict_proba_one(Counter(w for w in probe.split() if w in WORDS))
+        ours = dict(zip(model.classes_, model.predict_proba([probe])[0]))
+        assert ours == pytest.approx(theirs, rel=1e-9)
 
 
 def test_a_table_model_learns_rows_as_training_reads_them(tmp_path):

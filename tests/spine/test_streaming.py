@@ -245,7 +245,10 @@ def test_a_second_stream_on_a_model_is_refused_unless_it_resumes(spark, tmp_path
     try:
         held = {"checkpoint": checkpoint, "host": os.uname().nodename, "pid": alive.pid}
         lock.write_text(json.dumps({**held, "checkpoint": "file:/elsewhere"}))
-        with pytest.raises(OutputError, match=r"a stream \(checkpoint file:/elsewhere, .*\) writes this model; resume that stream"):
+        with pytest.raises(
+            OutputError,
+            match=r"a stream \(checkpoint file:/elsewhere, .*\) writes this model; resume that stream",
+        ):
             stream(spark, "backoff", tmp_path / "watch", tmp_path / "model")
         lock.write_text(json.dumps(held))
         with pytest.raises(OutputError, match="this checkpoint's stream runs already"):
@@ -294,3 +297,26 @@ def test_readers_see_versions_that_only_go_up_each_whole(spark, tmp_path, viewfs
     assert not errors, errors[:3]
     assert seen == sorted(seen) and len(set(seen)) >= 3 and seen[-1] <= 12
     assert load_manifest(location(f"{base}/model"), NAIVE_BAYES.kind)["version"] == 12
+
+
+def test_the_python_api_and_a_stream_take_turns_on_one_model(spark, tmp_path):
+    """``update`` (backoff windows) and ``save`` between two streams: the table equals the batch
+    train on everything. The windows are lines 1-5 of ngrams.txt, parsed by hand."""
+    lines = source_lines("backoff")
+    write_parts(lines[5:8], tmp_path / "watch", 1)
+    stream(spark, "backoff", tmp_path / "watch", tmp_path / "model")
+    model = nbspark.load(tmp_path / "model")
+    by_hand = [line.split("\t") for line in lines[:5]]
+    model.update([text.split() for text, _ in by_hand], [int(n) for _, n in by_hand])
+    assert model.predict(["would not _ the outcome"])[0].label == "affect"
+    assert model.save() == 2
+    write_parts(lines[8:], tmp_path / "more", 1)[0].rename(tmp_path / "watch" / "part-1.txt")
+    stream(spark, "backoff", tmp_path / "watch", tmp_path / "model")
+    manifest = load_manifest(location(tmp_path / "model"), BACKOFF.kind)
+    assert manifest["version"] == 3 and manifest["stats"]["weight"] == 34
+    assert manifest["label_counts"] == {"affect": 11, "effect": 23}
+    everything = tmp_path / "all"
+    write_parts(lines, everything, 1)
+    assert rows(tmp_path / "model") == batch_model(spark, "backoff", everything, tmp_path / "batch")
+    with pytest.raises(ValueError, match="window 0: its centre is '_'"):
+        model.update(["would not _ the outcome"])

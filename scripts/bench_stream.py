@@ -1,0 +1,185 @@
+"""Streaming training against a batch train of the same files, and against River, in one process.
+
+    python scripts/bench_stream.py [--copies 50] [--files 20] [--lag-files 5] [--trigger 2] [--json F]
+
+Workload: Reuters-21578 ModApte top-10 training stories (as ``scripts/bench.py``: ``label TAB
+text`` lines, the ``sms`` format, multinomial naive Bayes, the words tokenizer), written
+``--copies`` times over and cut into ``--files`` equal files.
+
+* ``batch_seconds``: ``train_nb`` on the directory of those files (the arrow engine).
+* ``stream_seconds``: ``nbspark stream --available-now --max-files-per-batch 1`` over the same
+  directory (one version per file), from the query's start to its end; ``throughput_ratio`` =
+  batch_seconds / stream_seconds (the stream's rate over the batch's; goal >= 0.5);
+  ``tables_equal``: the two count tables, row for row.
+* ``median_commit_lag_seconds``: a stream with ``--trigger-seconds`` running, ``--lag-files`` of the
+  files moved in one at a time (each after the previous one's version): from the file's
+  modification time to its version being readable (goal <= trigger + 5 s on local[2]).
+* ``river_seconds``: River's ``naive_bayes.MultinomialNB(alpha=1)`` learning the same documents one
+  by one (``learn_one`` of the words tokenizer's counts), one process; ``ratio_vs_river`` =
+  river_seconds / stream_seconds (goal >= 2). Both models then classify the 2,499 test stories:
+  ``accuracy_nbspark`` and ``accuracy_river``, test words never seen in training dropped for both
+  (nbspark's default ``nb.unseen = drop``; River, which would smooth them, is given the seen ones),
+  so the two must be equal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench import load_stories
+
+import nbspark
+from nbspark.inputs.resolve import resolve_data_dir, resolve_input
+from nbspark.inputs.tokens import tokenizer
+from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
+from nbspark.naive_bayes.model import COUNT_DDL
+from nbspark.settings.config import load_config
+from nbspark.spark.session import get_spark
+from nbspark.spine.streaming import plan_stream, run_stream
+from nbspark.storage.counts import read_count_table
+from nbspark.storage.locations import location
+from nbspark.storage.manifests import NB_KIND, load_manifest
+
+SETTINGS = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "sms"}
+
+
+def write_files(folder: Path, docs, copies: int, files: int) -> int:
+    """The documents ``copies`` times over as ``label TAB text`` lines, cut into ``files`` files."""
+    lines = [f"{label}\t{text}\n" for label, text in docs] * copies
+    size = -(-len(lines) // files)
+    folder.mkdir(parents=True)
+    for i in range(files):
+        (folder / f"part-{i:03d}.txt").write_text("".join(lines[i * size : (i + 1) * size]), encoding="utf-8")
+    return len(lines)
+
+
+def table(model: Path) -> list:
+    manifest = load_manifest(location(model), NB_KIND)
+    rows = read_count_table(location(model), COUNT_DDL, manifest).to_pylist()
+    return sorted((tuple(r.values()) for r in rows), key=lambda r: tuple(map(str, r)))
+
+
+def stream(spark, watch: Path, model: Path, **options) -> float:
+    cfg = load_config(None, SETTINGS)
+    plan = plan_stream(cfg, NAIVE_BAYES, model, watch, **options)
+    start = time.perf_counter()
+    run_stream(spark, plan)
+    return time.perf_counter() - start
+
+
+def commit_lags(spark, side: Path, work: Path, count: int, trigger: float) -> list[float]:
+    """Move ``count`` files in one at a time while a stream runs; each file's lag to its version."""
+    watch, model = work / "lag-watch", work / "lag-model"
+    watch.mkdir()
+    lags, committed = [], threading.Event()
+    cfg = load_config(None, SETTINGS)
+    plan = plan_stream(cfg, NAIVE_BAYES, model, watch, trigger_seconds=trigger)
+
+    def on_batch(summary):
+        lags.append(summary["max_lag_seconds"])
+        committed.set()
+
+    runner = threading.Thread(target=run_stream, args=(spark, plan, on_batch))
+    runner.start()
+    try:
+        for path in sorted(side.iterdir())[:count]:
+            committed.clear()
+            shutil.copy(path, watch / f".{path.name}")
+            os.rename(watch / f".{path.name}", watch / path.name)  # landed: its modification time
+            if not committed.wait(120):
+                raise RuntimeError("no version within 120 s")
+    finally:
+        for query in spark.streams.active:
+            query.stop()
+        runner.join()
+    return lags
+
+
+def river_run(train, test, tok) -> tuple[float, float]:
+    from river.naive_bayes import MultinomialNB
+
+    start = time.perf_counter()
+    model = MultinomialNB(alpha=1.0)
+    for label, text in train:
+        model.learn_one(Counter(tok(text)), label)
+    seconds = time.perf_counter() - start
+    seen = model.feature_counts  # a word never seen is dropped, as nb.unseen = drop does (River smooths it)
+    right = sum(
+        model.predict_one(Counter(w for w in tok(text) if w in seen)) == label for label, text in test
+    )
+    return seconds, right / len(test)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--copies", type=int, default=50)
+    parser.add_argument("--files", type=int, default=20)
+    parser.add_argument("--lag-files", type=int, default=5)
+    parser.add_argument("--trigger", type=float, default=2.0)
+    parser.add_argument("--data-dir")
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--json", metavar="FILE")
+    args = parser.parse_args()
+    train_docs, test_docs = load_stories(resolve_data_dir("reuters21578", args.data_dir))
+    work = Path(tempfile.mkdtemp(prefix="nbspark-bench-stream-"))
+    try:
+        side = work / "files"
+        n_docs = write_files(side, train_docs, args.copies, args.files)
+        size = sum(p.stat().st_size for p in side.iterdir())
+        print(f"{n_docs:,} documents, {size / 1e6:.1f} MB in {args.files} files", flush=True)
+        spark = get_spark("nbspark-bench-stream", {"spark.master": args.master, "spark.ui.enabled": "false"})
+        cfg = load_config(None, {**SETTINGS, "train.path": str(side)})
+        train_nb(spark, cfg, resolve_input(cfg.train, None), work / "warm")  # the JVM's first job, untimed
+        start = time.perf_counter()
+        train_nb(spark, cfg, resolve_input(cfg.train, None), work / "batch")
+        batch_seconds = time.perf_counter() - start
+        print(f"batch train: {batch_seconds:.1f} s", flush=True)
+        stream_seconds = stream(spark, side, work / "streamed", available_now=True, max_files=1)
+        print(f"stream, {args.files} batches: {stream_seconds:.1f} s", flush=True)
+        equal = table(work / "streamed") == table(work / "batch")
+        lags = commit_lags(spark, side, work, args.lag_files, args.trigger)
+        print(f"commit lags (trigger {args.trigger} s): {', '.join(f'{x:.1f}' for x in lags)} s", flush=True)
+        tok = tokenizer("words")
+        river_seconds, river_accuracy = river_run(train_docs * args.copies, test_docs, tok)
+        print(f"River, one by one: {river_seconds:.1f} s", flush=True)
+        model = nbspark.load(work / "streamed")
+        predicted = model.predict([text for _, text in test_docs])
+        accuracy = sum(p == label for p, (label, _) in zip(predicted, test_docs)) / len(test_docs)
+        spark.stop()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    result = {
+        "documents": n_docs,
+        "megabytes": round(size / 1e6, 1),
+        "files": args.files,
+        "batch_seconds": round(batch_seconds, 2),
+        "stream_seconds": round(stream_seconds, 2),
+        "throughput_ratio": round(batch_seconds / stream_seconds, 3),
+        "trigger_seconds": args.trigger,
+        "median_commit_lag_seconds": round(statistics.median(lags), 2),
+        "tables_equal": equal,
+        "river_seconds": round(river_seconds, 2),
+        "ratio_vs_river": round(river_seconds / stream_seconds, 2),
+        "accuracy_nbspark": round(accuracy, 4),
+        "accuracy_river": round(river_accuracy, 4),
+    }
+    print(json.dumps(result, indent=2))
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+    return 0 if equal else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
