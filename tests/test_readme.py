@@ -5,6 +5,7 @@ server starts on a free port (``--port 0``) and the ``curl`` lines ask that port
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -122,3 +123,40 @@ def test_serve_the_checker(books):
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(60)
+
+
+def test_learn_as_data_arrives(books):
+    """The stream started, a file dropped in, a prediction from its first version meanwhile; then
+    SIGTERM stops the stream cleanly (its lock given back)."""
+    (block,) = _section("Learn as data arrives")
+    start, drop, predict = _lines(block[1])
+    made = [ROOT / "out" / name for name in ("inbox", "sms_stream", "sms_stream.stream")]
+    for path in made:
+        shutil.rmtree(path, ignore_errors=True)
+    assert start.endswith(" &")
+    stream = subprocess.Popen(
+        ["bash", "-c", start[:-2]],
+        cwd=ROOT,
+        env=_env(),
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not (ROOT / "out" / "inbox").is_dir() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        _bash(drop)
+        deadline = time.monotonic() + 180
+        while not (ROOT / "out" / "sms_stream" / "manifest.json").exists() and time.monotonic() < deadline:
+            assert stream.poll() is None, stream.stderr.read()[-3000:]
+            time.sleep(0.5)
+        assert _bash(predict).startswith("spam")
+    finally:
+        os.killpg(stream.pid, signal.SIGTERM)
+        stream.wait(60)
+    log = stream.stderr.read()
+    assert "version 1 (batch 0): 1 file(s), 5,574 lines" in log and "stopping the stream" in log, log[-3000:]
+    assert not (ROOT / "out" / "sms_stream.stream" / "lock.json").exists()
+    for path in made:
+        shutil.rmtree(path, ignore_errors=True)

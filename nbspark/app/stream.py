@@ -67,6 +67,14 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
     parser.add_argument(
         "--force", action="store_true", help="count a file again although the model already holds it"
     )
+    parser.add_argument(
+        "--in-process-below",
+        type=float,
+        default=64.0,
+        metavar="MB",
+        help="count a micro-batch of at most MB megabytes in this process, without a Spark job (naive Bayes "
+        "models; the same table); 0: always Spark (64)",
+    )
     args = parser.parse_args(argv)
     cfg = config_of(args, parser)
     if not args.compact and not args.watch:
@@ -106,6 +114,7 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
             compact_every=args.compact_every,
             progress=location(args.progress) if args.progress else None,
             force=args.force,
+            in_process_below_mb=args.in_process_below,
         )
         with _spark(f"nbspark-stream-{cfg.name}") as spark:
             committed = run_stream(spark, plan)

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
+import signal
 import statistics
+import threading
 import time
 from dataclasses import dataclass
 
@@ -63,6 +65,8 @@ log = logging.getLogger("nbspark")
 BINARY_DDL = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
 #: The manifest fields a compaction counts again (the sums over parts are upper bounds, or exact).
 RECOUNTED = ("features", "distinct_events", "label_counts")
+#: A micro-batch of at most this many MB is counted in the driver's process, where the family can.
+IN_PROCESS_BELOW_MB = 64.0
 #: Deltas past which a stream compacts its model (reads sum this many parts at most).
 COMPACT_EVERY = 100
 
@@ -83,6 +87,8 @@ class StreamPlan:
     compact_every: int = COMPACT_EVERY
     progress: Location | None = None
     force: bool = False
+    in_process_below_mb: float = IN_PROCESS_BELOW_MB
+    local: bool = False  # the family counts in this process (``resolve_engine(cfg, in_process=True)``)
 
     @property
     def state(self) -> Location:
@@ -98,6 +104,10 @@ def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -
     if cfg.task == "density":
         raise ConfigError("a density model is not streamed into yet: train it in batch")
     engine = resolve_engine(cfg)
+    try:
+        local = resolve_engine(cfg, in_process=True) == "local"
+    except ConfigError:  # a backoff model, or an engine that must be Spark's
+        local = False
     model, watch = location(model), location(watch)
     if not watch.is_dir():
         raise InputError(f"{watch}: the watched directory does not exist (create it, then move files in)")
@@ -109,17 +119,23 @@ def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -
         check_output(model, True, [watch])
     else:
         check_output(model, False, [watch])
-    plan = StreamPlan(cfg, family, engine, model, watch, location(checkpoint or model), **options)
+    plan = StreamPlan(
+        cfg, family, engine, model, watch, location(checkpoint or model), **{"local": local, **options}
+    )
     if checkpoint is None:
         plan = StreamPlan(**{**plan.__dict__, "checkpoint": plan.state / "checkpoint"})
+    if plan.in_process_below_mb < 0:
+        raise ConfigError(f"--in-process-below must be >= 0 MB, got {plan.in_process_below_mb}")
     if plan.max_files is not None and plan.max_files < 1:
         raise ConfigError(f"--max-files-per-batch must be at least 1, got {plan.max_files}")
     return plan
 
 
-def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float]], batch_id: int) -> dict | None:
-    """Count one micro-batch's ``files`` (``(path, modification time in s)``) and commit them as
-    the model's next version; the batch's summary, or None for a replayed batch the model holds."""
+def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], batch_id: int) -> dict | None:
+    """Count one micro-batch's ``files`` (``(path, modification time in s, bytes)``) and commit them
+    as the model's next version; the batch's summary, or None for a replayed batch the model holds.
+    A batch of at most ``plan.in_process_below_mb`` MB is counted in this process (the ``local``
+    engine, where the family has it: the same table, without a Spark job's fixed cost)."""
     started = time.time()
     cfg, family, model = plan.cfg, plan.family, plan.model
     old = load_manifest(model, family.kind) if (model / "manifest.json").is_file() else None
@@ -129,11 +145,17 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float]], batch_
             "batch %d: committed before (version %d); replayed, nothing added", batch_id, model_version(old)
         )
         return None
-    inputs = Inputs(cfg.train, plan.watch, tuple(location(path) for path, _ in sorted(files)))
+    inputs = Inputs(cfg.train, plan.watch, tuple(location(f[0]) for f in sorted(files)))
     if old is not None:
         check_recount(old, inputs, plan.force)
     counting = family.update_settings(old, cfg) if old is not None and family.update_settings else cfg
-    counted: Counted = family.count(spark, counting, inputs, plan.engine)
+    small = (
+        plan.local
+        and plan.in_process_below_mb > 0
+        and sum(f[2] for f in files) <= plan.in_process_below_mb * 1e6
+    )
+    session, engine = (None, "local") if small else (spark, plan.engine)
+    counted: Counted = family.count(session, counting, inputs, engine)
     try:
         version = model_version(old) + 1 if old is not None else 1
         extra = {"version": version, "streams": {checkpoint: batch_id}}
@@ -149,19 +171,21 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float]], batch_
 
         def manifest_of(stage, written):
             maybe_kill_driver("staged")
-            return run_manifest(spark, cfg, family, counted, inputs, stage, written, None, started, extra)
+            return run_manifest(session, cfg, family, counted, inputs, stage, written, None, started, extra)
 
-        manifest = write_counts(spark, counted.counts, out, kind, cfg.rows_per_file, None, manifest_of)
+        rows = counted.known.get("rows")
+        manifest = write_counts(session, counted.counts, out, kind, cfg.rows_per_file, rows, manifest_of)
     finally:
         counted.release()
     maybe_kill_driver("committed")
     committed = time.time()
-    lags = [committed - mtime for _, mtime in files]
+    lags = [committed - f[1] for f in files]
     stats = manifest["stats"]
     summary = {
         "version": version,
         "batch": batch_id,
         "files": len(files),
+        "engine": counted.engine,
         "lines": stats.get("lines_read", 0),
         "malformed": stats.get("malformed", 0),
         family.unit: stats.get(family.unit, 0),
@@ -247,20 +271,28 @@ def stream_lock(plan: StreamPlan):
 
 
 def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
-    """Run the stream until it ends (``available_now``), fails, or is interrupted; the batches
+    """Run the stream until it ends (``available_now``), fails, or is stopped (SIGINT, SIGTERM); the batches
     committed. Each committed batch is logged in one line, written to ``plan.progress`` as JSON,
     and passed to ``on_batch(summary)``. A batch's failure (failfast input, a vanished file) stops
     the stream and is raised as itself: the model keeps its last whole version."""
     release = stream_lock(plan)
     failure: list[BaseException] = []
     committed = [0]
+    stopping = _stop_on_signals()
+    busy = threading.Lock()  # held through a batch: a stop waits for the batch in flight
 
     def each(frame, batch_id):
+        with busy:
+            if stopping.is_set():  # fail it: Spark keeps it for the next run, not as done
+                raise RuntimeError("the stream is stopping")
+            _each(frame, batch_id)
+
+    def _each(frame, batch_id):
         try:
             rows = frame.collect()
             if not rows:
                 return
-            files = [(r.path, r.modificationTime.timestamp()) for r in rows]
+            files = [(r.path, r.modificationTime.timestamp(), r.length) for r in rows]
             summary = commit_batch(spark, plan, files, batch_id)
             if summary is None:
                 return
@@ -279,7 +311,7 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
         reader = reader.option("maxFilesPerTrigger", plan.max_files)
     if plan.cfg.train.format in ("reuters", "reuters_topics"):
         reader = reader.option("pathGlobFilter", "*.sgm")
-    frame = reader.load(plan.watch.uri).select("path", "modificationTime")
+    frame = reader.load(plan.watch.uri).select("path", "modificationTime", "length")
     writer = frame.writeStream.foreachBatch(each).option("checkpointLocation", plan.checkpoint.uri)
     if plan.available_now:
         writer = writer.trigger(availableNow=True)
@@ -288,21 +320,42 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
     log.info("streaming %s into %s (checkpoint %s)", plan.watch, plan.model, plan.checkpoint)
     query = writer.start()
     try:
-        while query.isActive:
+        while query.isActive and not stopping.is_set():
             query.awaitTermination(1)
+        if stopping.is_set():
+            log.info("stopping the stream; the model keeps its last whole version")
+            with busy:
+                query.stop()
         query.awaitTermination()
-    except KeyboardInterrupt:
-        log.info("stopping the stream; the model keeps its last whole version")
-        query.stop()
     except Exception:
         if failure:
             raise failure[0] from None
-        raise
+        if not stopping.is_set():
+            raise
     finally:
+        stopping.restore()
         release()
     if failure:
         raise failure[0]
     return committed[0]
+
+
+class _Stopping(threading.Event):
+    def restore(self) -> None:
+        for signum, handler in getattr(self, "previous", {}).items():
+            signal.signal(signum, handler)
+
+
+def _stop_on_signals() -> _Stopping:
+    """An event set by SIGINT or SIGTERM (in the main thread; elsewhere never): the stream stops
+    between two polls, its batch in flight finished or not started, and gives its lock back."""
+    stopping = _Stopping()
+    if threading.current_thread() is threading.main_thread():
+        stopping.previous = {
+            signum: signal.signal(signum, lambda *_: stopping.set())
+            for signum in (signal.SIGINT, signal.SIGTERM)
+        }
+    return stopping
 
 
 def _batch_line(summary: dict, unit: str) -> str:
