@@ -20,6 +20,10 @@ text`` lines, the ``sms`` format, multinomial naive Bayes, the words tokenizer),
   ``accuracy_nbspark`` and ``accuracy_river``, test words never seen in training dropped for both
   (nbspark's default ``nb.unseen = drop``; River, which would smooth them, is given the seen ones),
   so the two must be equal.
+
+``--bounded N``: only the memory check, N micro-batches of one small file each over a fixed
+vocabulary (``--compact-every``, 50): ``rss_ratio`` and ``disk_ratio`` (the model and
+``MODEL.stream/``) after batch N over after batch 20 (goal <= 1.2).
 """
 
 from __future__ import annotations
@@ -107,6 +111,72 @@ def commit_lags(spark, side: Path, work: Path, count: int, trigger: float) -> li
     return lags
 
 
+def rss_mb(pid: int | str = "self") -> float:
+    """A process's resident memory now (``/proc/PID/status``: VmRSS), in MB: the driver's by default."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def disk_mb(*paths: Path) -> float:
+    return sum(f.stat().st_size for p in paths if p.exists() for f in p.rglob("*") if f.is_file()) / 1e6
+
+
+def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
+    """``batches`` micro-batches of one small file each over a fixed vocabulary (the same 50
+    documents, new files): the driver's RSS and the model and checkpoint on disk after batch 20
+    and after the last."""
+    import random
+
+    rng = random.Random(1)
+    words = [f"w{i}" for i in range(500)]
+    docs = [f"{rng.choice('abc')}\t{' '.join(rng.choices(words, k=30))}\n" for _ in range(50)]
+    watch, model = work / "bounded-watch", work / "bounded-model"
+    watch.mkdir()
+    cfg = load_config(None, SETTINGS)
+    plan = plan_stream(cfg, NAIVE_BAYES, model, watch, trigger_seconds=0.2, compact_every=compact_every)
+    seen, done = {}, threading.Event()
+
+    def on_batch(summary):
+        if summary["version"] in (20, batches):
+            state = work / "bounded-model.stream"
+            seen[summary["version"]] = {
+                "rss_mb": round(rss_mb(), 1),
+                "jvm_rss_mb": round(rss_mb(spark.sparkContext._gateway.proc.pid), 1),
+                "disk_mb": round(disk_mb(model, state), 3),
+                "model_mb": round(disk_mb(model), 3),
+                "checkpoint_mb": {
+                    p.name: round(disk_mb(p), 3) for p in (state / "checkpoint").iterdir() if p.is_dir()
+                },
+            }
+        done.set()
+
+    runner = threading.Thread(target=run_stream, args=(spark, plan, on_batch))
+    runner.start()
+    try:
+        for i in range(batches):
+            done.clear()
+            (watch / f".f{i}").write_text("".join(docs))
+            os.rename(watch / f".f{i}", watch / f"f{i:04d}.txt")
+            if not done.wait(60):
+                raise RuntimeError("no version within 60 s")
+    finally:
+        for query in spark.streams.active:
+            query.stop()
+        runner.join()
+    first, last = seen[20], seen[batches]
+    return {
+        "batches": batches,
+        "compact_every": compact_every,
+        "after_20": first,
+        f"after_{batches}": last,
+        "rss_ratio": round(last["rss_mb"] / first["rss_mb"], 3),
+        "jvm_rss_ratio": round(last["jvm_rss_mb"] / first["jvm_rss_mb"], 3),
+        "disk_ratio": round(last["disk_mb"] / first["disk_mb"], 3),
+    }
+
+
 def river_run(train, test, tok) -> tuple[float, float]:
     from river.naive_bayes import MultinomialNB
 
@@ -131,7 +201,27 @@ def main() -> int:
     parser.add_argument("--data-dir")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--json", metavar="FILE")
+    parser.add_argument(
+        "--bounded",
+        type=int,
+        metavar="N",
+        help="only the memory check: N one-file batches over a fixed vocabulary",
+    )
+    parser.add_argument("--compact-every", type=int, default=50)
     args = parser.parse_args()
+    if args.bounded:
+        work = Path(tempfile.mkdtemp(prefix="nbspark-bench-stream-"))
+        try:
+            spark = get_spark(
+                "nbspark-bench-stream", {"spark.master": args.master, "spark.ui.enabled": "false"}
+            )
+            result = bounded(spark, work, args.bounded, args.compact_every)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        print(json.dumps(result, indent=2))
+        if args.json:
+            Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
+        return 0
     train_docs, test_docs = load_stories(resolve_data_dir("reuters21578", args.data_dir))
     work = Path(tempfile.mkdtemp(prefix="nbspark-bench-stream-"))
     try:

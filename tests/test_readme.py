@@ -127,7 +127,8 @@ def test_serve_the_checker(books):
 
 def test_learn_as_data_arrives(books):
     """The stream started, a file dropped in, a prediction from its first version meanwhile; then
-    SIGTERM stops the stream cleanly (its lock given back)."""
+    Ctrl-C (SIGINT to the process group: PySpark's JVM ignores it) stops the stream cleanly, its
+    lock given back."""
     (block,) = _section("Learn as data arrives")
     start, drop, predict = _lines(block[1])
     made = [ROOT / "out" / name for name in ("inbox", "sms_stream", "sms_stream.stream")]
@@ -153,9 +154,10 @@ def test_learn_as_data_arrives(books):
             time.sleep(0.5)
         assert _bash(predict).startswith("spam")
     finally:
-        os.killpg(stream.pid, signal.SIGTERM)
+        os.killpg(stream.pid, signal.SIGINT)
         stream.wait(60)
     log = stream.stderr.read()
+    assert stream.returncode == 0, log[-3000:]
     assert "version 1 (batch 0): 1 file(s), 5,574 lines" in log and "stopping the stream" in log, log[-3000:]
     assert not (ROOT / "out" / "sms_stream.stream" / "lock.json").exists()
     for path in made:

@@ -19,7 +19,7 @@ from nbspark.storage.locations import use_hadoop
 __all__ = ["stream_main"]
 
 
-def stream_main(argv=None, prog: str = "stream.py") -> int:
+def _parser(prog: str) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Count each file that lands in a directory exactly once into a model, one version per "
@@ -75,6 +75,11 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
         help="count a micro-batch of at most MB megabytes in this process, without a Spark job (naive Bayes "
         "models; the same table); 0: always Spark (64)",
     )
+    return parser
+
+
+def stream_main(argv=None, prog: str = "stream.py") -> int:
+    parser = _parser(prog)
     args = parser.parse_args(argv)
     cfg = config_of(args, parser)
     if not args.compact and not args.watch:

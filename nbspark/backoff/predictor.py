@@ -31,7 +31,7 @@ from nbspark.settings.check import Rule, factor_problem
 from nbspark.settings.config import CheckSpec
 from nbspark.spine.predictor import as_batch, summed_rows
 from nbspark.storage.counts import read_count_rows
-from nbspark.storage.locations import Location
+from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import confusion_sets, set_of_word
 
 __all__ = ["BackoffPrediction", "BackoffPredictor", "read_backoff"]
@@ -65,7 +65,8 @@ class BackoffPredictor:
         self._rows = list(rows)
         self._counts = count_tables(self._rows, self.letters, self.chain)
         self.model = model_from_counts(self._counts, self.letters, self.chain)
-        self.path: Location | None = None  # where it was read (``read_backoff``): where ``save`` commits
+        # where ``save`` commits: where it was read (``read_backoff``), as a URI (a Location does not pickle)
+        self.path: str | None = None
         self._pending: dict = {}  # what update counted since the last save, by event key
         self._stats = {"examples": 0, "weight": 0}
         self.sets = confusion_sets(cfg)
@@ -164,9 +165,9 @@ class BackoffPredictor:
             "distinct_events": dict(sorted(distinct.items())),
             "label_counts": dict(sorted((r[-2], r[-1]) for r in rows if r[0] == "")),
         }
-        delta = commit_counts(self.path, BACKOFF_KIND, table, fields, self._stats, "update")
+        delta = commit_counts(location(self.path), BACKOFF_KIND, table, fields, self._stats, "update")
         self.manifest = folded_manifest(
-            self.manifest, delta, delta_location(self.path, delta["version"]), self.path
+            self.manifest, delta, delta_location(location(self.path), delta["version"]), location(self.path)
         )
         self._rows, self._pending = self._all_rows(), {}
         self._stats = {"examples": 0, "weight": 0}
@@ -362,5 +363,5 @@ def read_backoff(model_dir: Location, manifest: dict, chain: Sequence[str] | Non
     predictor = BackoffPredictor(
         manifest, read_count_rows(model_dir, count_ddl(manifest["letters"]), manifest), chain
     )
-    predictor.path = model_dir
+    predictor.path = model_dir.uri
     return predictor

@@ -31,7 +31,7 @@ from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
 from nbspark.spine.predictor import as_batch, summed_rows
 from nbspark.storage.counts import read_count_rows
-from nbspark.storage.locations import Location
+from nbspark.storage.locations import Location, location
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +77,8 @@ class NBPredictor:
         self._rows = list(rows)
         self.model = build_nb_model(self._rows, self.kind, **self._options)
         self.classes_ = self.model.classes
-        self.path: Location | None = None  # where it was read (``read_nb``): where ``save`` commits
+        # where ``save`` commits: where it was read (``read_nb``), as a URI (a Location does not pickle)
+        self.path: str | None = None
         self._pending: dict = {}  # what partial_fit counted since the last save, by event key
         self._examples = 0
         self._tokenize = tokenizer(nb["tokenizer"])
@@ -153,9 +154,11 @@ class NBPredictor:
             "label_counts": {r[1]: r[4] for r in rows if r[0] == "Y"},
             "features": len({(r[2], r[3]) for r in rows if r[0] in ("YX", "YG")}),
         }
-        delta = commit_counts(self.path, NB_KIND, table, fields, {"documents": self._examples}, "partial_fit")
+        delta = commit_counts(
+            location(self.path), NB_KIND, table, fields, {"documents": self._examples}, "partial_fit"
+        )
         self.manifest = folded_manifest(
-            self.manifest, delta, delta_location(self.path, delta["version"]), self.path
+            self.manifest, delta, delta_location(location(self.path), delta["version"]), location(self.path)
         )
         self._rows, self._pending, self._examples = self._all_rows(), {}, 0
         return delta["version"]
@@ -272,5 +275,5 @@ def read_nb(
     predictor = NBPredictor(
         manifest, read_count_rows(model_dir, COUNT_DDL, manifest), alpha, var_smoothing, model, norm
     )
-    predictor.path = model_dir
+    predictor.path = model_dir.uri
     return predictor
