@@ -126,7 +126,7 @@ def disk_mb(*paths: Path) -> float:
 def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
     """``batches`` micro-batches of one small file each over a fixed vocabulary (the same 50
     documents, new files): the driver's RSS and the model and checkpoint on disk after batch 20
-    and after the last."""
+    and after the last (the JVM's RSS every 100 batches too)."""
     import random
 
     rng = random.Random(1)
@@ -139,7 +139,7 @@ def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
     seen, done = {}, threading.Event()
 
     def on_batch(summary):
-        if summary["version"] in (20, batches):
+        if summary["version"] in (20, batches) or summary["version"] % 100 == 0:
             state = work / "bounded-model.stream"
             seen[summary["version"]] = {
                 "rss_mb": round(rss_mb(), 1),
@@ -171,6 +171,7 @@ def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
         "compact_every": compact_every,
         "after_20": first,
         f"after_{batches}": last,
+        "jvm_rss_mb_by_batch": {v: m["jvm_rss_mb"] for v, m in sorted(seen.items())},
         "rss_ratio": round(last["rss_mb"] / first["rss_mb"], 3),
         "jvm_rss_ratio": round(last["jvm_rss_mb"] / first["jvm_rss_mb"], 3),
         "disk_ratio": round(last["disk_mb"] / first["disk_mb"], 3),
