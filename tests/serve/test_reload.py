@@ -139,3 +139,23 @@ def test_sigterm_lets_the_request_in_flight_finish(checker_model, workers):
         assert answer == {"status": 200, "matches": 15}
     finally:
         server.kill()
+
+
+def test_a_saved_version_a_delta_beside_the_table_is_served(spark, tmp_path):
+    """``update`` + ``save`` (a stream's batch alike) writes a delta, not a new manifest.json: the
+    server sees the new version by the model's fingerprint (storage.versions) and serves its counts."""
+    import nbspark
+
+    model = train_checker(spark, tmp_path / "grown" / "model")
+    with running([model], reload_seconds=0.1) as (url, models):
+        before = requests.post(f"{url}/v2/check", data={"text": TEXT, "language": "en-US"}, timeout=10)
+        assert [m["offset"] for m in before.json()["matches"]] == [FIRST]
+        learner = nbspark.load(model)
+        learner.update(["would not effect the outcome"], weights=[60])
+        assert learner.save() == 2 and (model / "versions" / "v00000002").is_dir()
+        deadline = time.monotonic() + 10
+        while models.current["grown"].version != 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert models.current["grown"].version == 2
+        r = requests.post(f"{url}/v2/check", data={"text": TEXT, "language": "en-US"}, timeout=10)
+        assert [m["offset"] for m in r.json()["matches"]] == [SECOND]  # 6 against 1 + 60 at ABDE

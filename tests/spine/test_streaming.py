@@ -324,3 +324,37 @@ def test_the_python_api_and_a_stream_take_turns_on_one_model(spark, tmp_path):
     assert rows(tmp_path / "model") == batch_model(spark, "backoff", everything, tmp_path / "batch")
     with pytest.raises(ValueError, match="window 0: its centre is '_'"):
         model.update(["would not _ the outcome"])
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_the_classify_job_on_a_streamed_model_equals_it_on_the_batch_model(spark, tmp_path, name):
+    """The Spark readers sum the parts too: the classify job's metrics on a model of a base and deltas
+    equal those on the batch-trained model."""
+    from nbspark.backoff.jobs import classify
+    from nbspark.naive_bayes.jobs import classify_nb
+
+    write_parts(source_lines(name), tmp_path / "watch", 3)
+    stream(spark, name, tmp_path / "watch", tmp_path / "model", max_files=1, in_process_below_mb=0.0)
+    assert len(load_manifest(location(tmp_path / "model"), FAMILIES[name][0].kind)["parts"]) == 3
+    batch_model(spark, name, tmp_path / "watch", tmp_path / "batch")
+    if name == "backoff":
+        test = {
+            "test.format": "reuters",
+            "test.path": str(ROOT / "tests" / "data" / "mini.sgm"),
+            "test.splits": "TRAIN,TEST",
+        }
+        job = classify
+    else:
+        (tmp_path / "test.tsv").write_text("".join(nb_lines(12, 99)))
+        test = {"test.format": "tsv", "test.path": str(tmp_path / "test.tsv")}
+        job = classify_nb
+    cfg = load_config(None, {**FAMILIES[name][1], **test})
+    metrics = [
+        job(
+            spark, cfg, location(tmp_path / m), resolve_input(cfg.test, None), location(tmp_path / f"{m}-out")
+        )
+        for m in ("model", "batch")
+    ]
+    run = ("seconds", "created", "model", "results", "model_dir")  # what names the run, not the answer
+    same = [{k: v for k, v in m.items() if k not in run} for m in metrics]
+    assert same[0] == same[1] and metrics[0].get("examples", metrics[0].get("documents", 0)) > 0
