@@ -65,9 +65,14 @@ log = logging.getLogger("nbspark")
 BINARY_DDL = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
 #: The manifest fields a compaction counts again (the sums over parts are upper bounds, or exact).
 RECOUNTED = ("features", "distinct_events", "label_counts")
-#: Spark keeps this many batches' offsets and commits in the checkpoint (its default, 100, lets the
-#: checkpoint grow for the first 100 batches); a restart needs the last one.
-RETAIN, BATCHES_RETAINED = "spark.sql.streaming.minBatchesToRetain", 10
+#: The stream's own defaults of Spark's checkpoint settings (a session's, spark-submit's or --conf's
+#: win): the offsets and commits of 10 batches (Spark keeps 100; a restart needs the last), and the
+#: file source's compacted logs of seen files deleted a minute after a newer one (Spark: 10 minutes;
+#: each holds every file seen, so a fast stream kept many).
+CHECKPOINT_DEFAULTS = {
+    "spark.sql.streaming.minBatchesToRetain": "10",
+    "spark.sql.streaming.fileSource.log.cleanupDelay": "60s",
+}
 #: A micro-batch of at most this many MB is counted in the driver's process, where the family can.
 IN_PROCESS_BELOW_MB = 64.0
 #: Deltas past which a stream compacts its model (reads sum this many parts at most).
@@ -321,14 +326,15 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
     else:
         writer = writer.trigger(processingTime=f"{plan.trigger_seconds} seconds")
     log.info("streaming %s into %s (checkpoint %s)", plan.watch, plan.model, plan.checkpoint)
-    ours = not spark._jsparkSession.sessionState().conf().contains(RETAIN)  # else the session's wins
-    if ours:
-        spark.conf.set(RETAIN, str(BATCHES_RETAINED))  # the query takes a copy of the session's settings
+    session = spark._jsparkSession.sessionState().conf()
+    ours = [key for key in CHECKPOINT_DEFAULTS if not session.contains(key)]  # else the session's win
+    for key in ours:
+        spark.conf.set(key, CHECKPOINT_DEFAULTS[key])  # the query takes a copy of the session's settings
     try:
         query = writer.start()
     finally:
-        if ours:
-            spark.conf.unset(RETAIN)
+        for key in ours:
+            spark.conf.unset(key)
     try:
         while query.isActive and not stopping.is_set():
             query.awaitTermination(1)
