@@ -376,3 +376,46 @@ def test_the_classify_job_on_a_streamed_model_equals_it_on_the_batch_model(spark
     run = ("seconds", "created", "model", "results", "model_dir")  # what names the run, not the answer
     same = [{k: v for k, v in m.items() if k not in run} for m in metrics]
     assert same[0] == same[1] and metrics[0].get("examples", metrics[0].get("documents", 0)) > 0
+
+
+@pytest.mark.parametrize(
+    "fmt, source, settings_",
+    [
+        ("reuters", "mini.sgm", {"train.format": "reuters", "train.splits": "TRAIN,TEST"}),
+        (
+            "csv",
+            "weather.csv",
+            {"task": "naive_bayes", "nb.model": "mixed", "train.format": "csv", "nb.label_column": "play"},
+        ),
+    ],
+)
+def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, settings_):
+    """Reuters SGML (only *.sgm is read: a README beside it is not) and a CSV table (its columns
+    inferred by the first batch, then read with the model's): streamed equals batch."""
+    family = BACKOFF if fmt == "reuters" else NAIVE_BAYES
+    (tmp_path / "watch").mkdir()
+    (tmp_path / "side").mkdir()
+    text = (ROOT / "tests" / "data" / source).read_bytes()
+    if fmt == "reuters":
+        shutil.copy(ROOT / "tests" / "data" / source, tmp_path / "watch" / "a.sgm")
+        (tmp_path / "watch" / "README.txt").write_text("not SGML <REUTERS> at all\n")
+        shutil.copy(ROOT / "tests" / "data" / source, tmp_path / "side" / "a.sgm")
+    else:
+        lines = text.decode().splitlines(keepends=True)
+        for i, part in enumerate((lines[1:8], lines[8:])):
+            (tmp_path / "watch" / f"t{i}.csv").write_text(lines[0] + "".join(part))
+            (tmp_path / "side" / f"t{i}.csv").write_text(lines[0] + "".join(part))
+    cfg = load_config(None, settings_)
+    run_stream(
+        spark,
+        plan_stream(cfg, family, tmp_path / "model", tmp_path / "watch", available_now=True, max_files=1),
+    )
+    batch = load_config(None, {**settings_, "train.path": str(tmp_path / "side")})
+    (train if fmt == "reuters" else train_nb)(
+        spark, batch, resolve_input(batch.train, None), tmp_path / "batch"
+    )
+    assert rows(tmp_path / "model") == rows(tmp_path / "batch")
+    streamed = load_manifest(location(tmp_path / "model"), family.kind)
+    files = [Path(f).name for u in streamed["updates"] for f in u["inputs"]["files"]]
+    assert sorted(files) == (["a.sgm"] if fmt == "reuters" else ["t0.csv", "t1.csv"])  # a version a file
+    assert streamed["version"] == len(files)
