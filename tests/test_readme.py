@@ -34,12 +34,15 @@ def _lines(code: str) -> list[str]:
 
 
 def _env() -> dict:
-    return {
+    """The reader's shell: the venv on the PATH, and no PYSPARK_PYTHON (nbspark names its workers'
+    Python itself on a local master)."""
+    env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}",
-        "PYSPARK_PYTHON": sys.executable,
         "SPARK_LOCAL_IP": "127.0.0.1",
     }
+    env.pop("PYSPARK_PYTHON", None)
+    return env
 
 
 def _bash(line: str, ok=(0,)) -> str:

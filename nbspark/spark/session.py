@@ -8,6 +8,8 @@ default applies (``local[*]``).
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 
 __all__ = [
@@ -56,7 +58,8 @@ def get_spark(
     not spark-submit's flags, ``--conf``, a properties file nor ``PYSPARK_SUBMIT_ARGS`` (the JVM
     is started first, so its settings can be seen before the session is built; a setting made in
     code would otherwise win over spark-submit's). ``local_defaults`` apply in the same way when
-    the master is local (``local``, ``local[N]``, ``local[N,F]``, or none given). A session
+    the master is local (``local``, ``local[N]``, ``local[N,F]``, or none given), as does
+    ``PYSPARK_PYTHON`` = this interpreter where nothing names the workers' Python. A session
     already running in the process is returned with its settings untouched, but for ``conf``.
     """
     _import_pyspark()
@@ -75,6 +78,10 @@ def get_spark(
         wanted = {**settings, **(defaults or {})}
         if master == "local" or master.startswith("local["):
             wanted.update(local_defaults or {})
+            if "PYSPARK_PYTHON" not in os.environ and not present.contains("spark.pyspark.python"):
+                # a local master's Python workers run this interpreter, the one with nbspark and
+                # pyarrow, not whatever "python3" the PATH finds (read when the context starts)
+                os.environ["PYSPARK_PYTHON"] = sys.executable
         settings = {k: v for k, v in wanted.items() if not present.contains(k)}
     builder = SparkSession.builder
     for key, value in {**settings, **(conf or {})}.items():
