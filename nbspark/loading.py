@@ -23,7 +23,6 @@ from nbspark.naive_bayes.predictor import read_nb
 from nbspark.settings.naive_bayes import read_as, refuse_unused
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, NB_KIND, load_manifest
-from nbspark.storage.versions import fingerprint
 
 __all__ = ["fit", "load"]
 
@@ -50,23 +49,31 @@ def load(
         before = _fingerprint(model_dir)
         try:
             manifest = load_manifest(model_dir, (BACKOFF_KIND, NB_KIND, DENSITY_KIND))
-            return _load(model_dir, manifest, chain, alpha, var_smoothing, model, norm, m)
+            loaded = _load(model_dir, manifest, chain, alpha, var_smoothing, model, norm, m)
         except (OutputError, StorageError, OSError):
             # a stream compacted the model while it was read (storage.versions): read it again; a
             # model that did not change is at fault itself
             if attempt + 1 == READ_TRIES or _fingerprint(model_dir) == before:
                 raise
             time.sleep(0.1)
-    raise AssertionError("unreachable")
+            continue
+        # the manifest and the counts read are of one version only if the base did not move meanwhile
+        # (a compaction's new base may have the old one's rows, not its manifest); a delta committed
+        # meanwhile changes nothing read (deltas never change)
+        if _fingerprint(model_dir) == before:
+            return loaded
+        time.sleep(0.1)
+    raise OutputError(f"{model_dir}: the model changed while it was read, {READ_TRIES} times; read it again")
 
 
-#: How many times ``load`` reads a model that changed while it was read.
+#: How many times ``load`` reads a model whose base was replaced while it was read.
 READ_TRIES = 3
 
 
 def _fingerprint(model_dir):
+    """The base's manifest: what a compaction, a train or an ``--update`` replaces."""
     try:
-        return fingerprint(model_dir)
+        return (model_dir / "manifest.json").read_bytes()
     except (OutputError, StorageError, OSError):
         return None
 

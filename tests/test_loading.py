@@ -292,3 +292,31 @@ def test_command_predict_reads_stdin_as_every_text_file(backoff_model, capsys, m
     assert err.startswith(
         "nbspark predict: <stdin>: 1 undecodable byte sequence(s) read as U+FFFD: is it UTF-8?\n"
     )
+
+
+def test_a_base_replaced_while_read_is_read_again_whole(tmp_path, monkeypatch):
+    """A compaction (or a train --overwrite) may swap the base between the manifest's read and the
+    counts'; the new table may have as many rows as the old, so the row check cannot see it. load
+    reads again until the manifest it read is still there: manifest and counts of one version."""
+    import nbspark.naive_bayes.predictor as predictor
+
+    lines = "d1\tx\talpha beta\nd2\ty\tgamma\n"
+    (tmp_path / "a.tsv").write_text(lines)
+    (tmp_path / "aa.tsv").write_text(lines + lines.replace("d1", "d3").replace("d2", "d4"))
+    settings = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv"}
+    nbspark.fit(None, tmp_path / "m", settings={**settings, "train.path": str(tmp_path / "a.tsv")})
+    doubled = nbspark.fit(None, tmp_path / "n", settings={**settings, "train.path": str(tmp_path / "aa.tsv")})
+    read = predictor.read_count_rows
+    swaps = []
+
+    def swap_then_read(*args):
+        if not swaps:  # the manifest of m is read; the counts read now are n's (the same rows, doubled)
+            (tmp_path / "m").rename(tmp_path / "m.old")
+            (tmp_path / "n").rename(tmp_path / "m")
+            swaps.append(1)
+        return read(*args)
+
+    monkeypatch.setattr(predictor, "read_count_rows", swap_then_read)
+    model = nbspark.load(tmp_path / "m")
+    assert swaps and model.manifest["label_counts"] == doubled.manifest["label_counts"] == {"x": 2, "y": 2}
+    assert model.predict_proba(["alpha"]).tolist() == doubled.predict_proba(["alpha"]).tolist()

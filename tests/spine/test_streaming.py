@@ -200,7 +200,8 @@ def test_compaction_folds_the_deltas_and_keeps_table_and_version(spark, tmp_path
         "batches_committed": 4,
         "engine": "arrow",
     }
-    assert last["lag_seconds"] >= 0 and last["lines"] == 2 and "examples" in last
+    # files of 3, 3, 3 and 2 lines, taken in the file source's order
+    assert last["lag_seconds"] >= 0 and last["lines"] in (2, 3) and "examples" in last
     manifest = load_manifest(location(tmp_path / "model"), BACKOFF.kind)
     # versions 1 (the base) 2 3: compacted at 3 (two deltas); 4 a delta again
     assert manifest["version"] == 4 and len(manifest["parts"]) == 2
