@@ -90,7 +90,7 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
     def body():
         from nbspark.spine.streaming import compact, plan_stream, run_stream
         from nbspark.storage.locations import location
-        from nbspark.storage.versions import refuse_live_stream
+        from nbspark.storage.versions import take_writer_lock
 
         if cfg.task == "naive_bayes":
             from nbspark.naive_bayes.jobs import NAIVE_BAYES as family
@@ -99,9 +99,12 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
         use_hadoop()
         model = args.model or cfg.model_dir
         if args.compact:
-            refuse_live_stream(model, "compact it")
-            with _spark(f"nbspark-compact-{cfg.name}") as spark:
-                done = compact(spark, location(model), family, cfg)
+            release = take_writer_lock(location(model))  # no stream nor save meanwhile
+            try:
+                with _spark(f"nbspark-compact-{cfg.name}") as spark:
+                    done = compact(spark, location(model), family, cfg)
+            finally:
+                release()
             print(
                 f"{model}: "
                 + ("nothing to compact" if done is None else f"compacted (version {done['version']})")

@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import nbspark
+from nbspark.app.stream import stream_main
 from nbspark.backoff.events import count_ddl
 from nbspark.backoff.jobs import BACKOFF, train
 from nbspark.errors import InputError, OutputError
@@ -180,7 +181,7 @@ def test_sigkill_in_a_commit_then_a_restart_equals_the_batch_train(spark, tmp_pa
     assert staged == []  # what the killed run staged was removed
 
 
-def test_compaction_folds_the_deltas_and_keeps_table_and_version(spark, tmp_path):
+def test_compaction_folds_the_deltas_and_keeps_table_and_version(spark, tmp_path, capsys):
     write_parts(source_lines("backoff"), tmp_path / "watch", 4)
     progress = location(tmp_path / "progress.json")
     stream(
@@ -208,14 +209,18 @@ def test_compaction_folds_the_deltas_and_keeps_table_and_version(spark, tmp_path
     assert manifest["compacted"]["parts"] == 3
     want = batch_model(spark, "backoff", tmp_path / "watch", tmp_path / "batch")
     assert rows(tmp_path / "model") == want
-    cfg = load_config(None, FAMILIES["backoff"][1])
-    done = compact(spark, location(tmp_path / "model"), BACKOFF, cfg)
+    model = str(tmp_path / "model")
+    assert stream_main(["--set", "train.format=ngrams", "--model", model, "--compact"]) == 0  # on demand
+    assert capsys.readouterr().out.strip() == f"{model}: compacted (version 4)"
+    done = load_manifest(location(model), BACKOFF.kind)
     assert done["version"] == 4 and "parts" not in done and "bounds" not in done
     assert not (tmp_path / "model" / "versions").exists()
     batch = load_manifest(location(tmp_path / "batch"), BACKOFF.kind)
     assert done["distinct_events"] == batch["distinct_events"]  # counted again, exact
     assert done["label_counts"] == batch["label_counts"] and done["count_rows"] == batch["count_rows"]
     assert rows(tmp_path / "model") == want
+    cfg = load_config(None, FAMILIES["backoff"][1])
+    assert compact(spark, location(model), BACKOFF, cfg) is None  # nothing to fold
 
 
 def test_a_batch_trained_model_is_streamed_into_and_the_stream_updated(spark, tmp_path):
