@@ -236,6 +236,10 @@ class NBPredictor:
     def predict_proba(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """Posteriors ``(n, len(classes_))``, each row summing to 1. A row's column that the model does
         not know is refused, unless ``extra_columns`` names it (an id, say)."""
+        return np.exp(self.predict_log_proba(items, extra_columns))
+
+    def predict_log_proba(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
+        """Log posteriors ``(n, len(classes_))`` (scikit-learn's name): ``predict_proba``'s, in logs."""
         if (
             not self.text and hasattr(items, "to_dict") and hasattr(items, "columns")
         ):  # a pandas DataFrame: its rows
@@ -243,7 +247,7 @@ class NBPredictor:
         items = as_batch(items, "texts" if self.text else "rows")
         if not items:
             return np.zeros((0, len(self.classes_)))
-        jll = self._jll(items, extra_columns)
+        jll = self._jll(items, extra_columns)  # log P(y) + log P(x | y)
         dead = unexplained(jll)
         if dead:
             log.warning(
@@ -254,7 +258,31 @@ class NBPredictor:
                 len(items),
                 "texts" if self.text else "rows",
             )
-        return np.exp(log_posteriors(jll))
+        return log_posteriors(jll)
+
+    def score(self, items: Iterable, labels: Iterable[str], extra_columns: Iterable[str] = ()) -> float:
+        """The accuracy of ``predict`` against ``labels`` (scikit-learn's ``score``)."""
+        labels = as_batch(labels, "labels")
+        predicted = self.predict(items, extra_columns)
+        if len(predicted) != len(labels):
+            raise ValueError(f"score takes one label per item: {len(predicted)} items, {len(labels)} labels")
+        return sum(p == y for p, y in zip(predicted, labels)) / len(labels) if labels else float("nan")
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The settings the model scores with (scikit-learn's ``get_params``)."""
+        return {
+            "model": self.kind,
+            "alpha": self.alpha,
+            "var_smoothing": self.var_smoothing,
+            "prior_alpha": self.prior_alpha,
+            "norm": bool(self._options.get("norm", False)),
+        }
+
+    @property
+    def class_count_(self) -> np.ndarray:
+        """Examples counted per class, in ``classes_`` order (scikit-learn's ``class_count_``)."""
+        counts = {r[1]: r[4] for r in self._all_rows() if r[0] == "Y"}
+        return np.array([counts.get(c, 0) for c in self.classes_], dtype=np.float64)
 
     def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> list[str]:
         """The most probable class of each text or row (ties: the class that sorts first, as the jobs)."""

@@ -176,3 +176,20 @@ def test_save_is_refused_while_a_stream_writes_the_model(tmp_path):
         model.save()  # a dead stream's lock stays: it resumes on its checkpoint
     lock.unlink()
     assert model.save() == 2 and not lock.exists()
+
+
+def test_scikit_learns_names_agree_with_scikit_learn(tmp_path):
+    """predict_log_proba, score, class_count_ and get_params, against MultinomialNB on the same counts."""
+    items = docs(30, 6)
+    write_tsv(tmp_path / "all.tsv", items)
+    model = nbspark.fit(None, tmp_path / "m", settings={**TSV, "train.path": str(tmp_path / "all.tsv")})
+    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(WORDS)
+    theirs = MultinomialNB(alpha=1.0).fit(vectorizer.transform([t for _, t in items]), [y for y, _ in items])
+    probe = [t for _, t in docs(8, 7)]
+    gold = [y for y, _ in docs(8, 7)]
+    assert np.allclose(model.predict_log_proba(probe), theirs.predict_log_proba(vectorizer.transform(probe)))
+    assert model.score(probe, gold) == theirs.score(vectorizer.transform(probe), gold)
+    assert model.class_count_.tolist() == theirs.class_count_.tolist()
+    assert model.get_params()["alpha"] == theirs.get_params()["alpha"] == 1.0
+    model.partial_fit(["alpha"], ["x"])  # what partial_fit counted is in the counts at once
+    assert model.class_count_.tolist() == (theirs.class_count_ + [1, 0, 0]).tolist()
