@@ -133,3 +133,26 @@ def test_bench_density_smallest(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     result = json.loads((tmp_path / "d.json").read_text())
     assert result["rows"] == 20000 and result["density_over_nb"] > 0
+
+
+def test_bench_stream_smallest(data_dir, tmp_path):
+    """Streaming against the batch train and River, at one copy in 3 files: equal tables, equal
+    accuracy (the same smoothing), a lag per file moved in."""
+    proc = run(
+        "bench_stream.py",
+        "--data-dir",
+        data_dir,
+        "--copies",
+        "1",
+        "--files",
+        "3",
+        "--lag-files",
+        "2",
+        "--json",
+        tmp_path / "s.json",
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads((tmp_path / "s.json").read_text())
+    assert result["tables_equal"] is True and result["documents"] == 6376
+    assert result["accuracy_nbspark"] == result["accuracy_river"] > 0.8
+    assert result["throughput_ratio"] > 0 and result["median_commit_lag_seconds"] >= 0
