@@ -83,31 +83,39 @@ def stream(spark, watch: Path, model: Path, **options) -> float:
     return time.perf_counter() - start
 
 
-def commit_lags(spark, side: Path, work: Path, count: int, trigger: float) -> list[float]:
-    """Move ``count`` files in one at a time while a stream runs; each file's lag to its version."""
-    watch, model = work / "lag-watch", work / "lag-model"
-    watch.mkdir()
-    lags, committed = [], threading.Event()
-    cfg = load_config(None, SETTINGS)
-    plan = plan_stream(cfg, NAIVE_BAYES, model, watch, trigger_seconds=trigger)
+def drip(spark, plan, watch: Path, files, on_batch, wait_s: float) -> None:
+    """Run ``plan``'s stream in a thread and move ``files`` (``(name, bytes)``) into ``watch`` one at
+    a time, each once the one before has its version (``on_batch(summary)`` runs for each); then
+    stop the stream."""
+    committed = threading.Event()
 
-    def on_batch(summary):
-        lags.append(summary["max_lag_seconds"])
+    def batch(summary):
+        on_batch(summary)
         committed.set()
 
-    runner = threading.Thread(target=run_stream, args=(spark, plan, on_batch))
+    runner = threading.Thread(target=run_stream, args=(spark, plan, batch))
     runner.start()
     try:
-        for path in sorted(side.iterdir())[:count]:
+        for name, data in files:
             committed.clear()
-            shutil.copy(path, watch / f".{path.name}")
-            os.rename(watch / f".{path.name}", watch / path.name)  # landed: its modification time
-            if not committed.wait(120):
-                raise RuntimeError("no version within 120 s")
+            (watch / f".{name}").write_bytes(data)
+            os.rename(watch / f".{name}", watch / name)  # landed whole: its modification time
+            if not committed.wait(wait_s):
+                raise RuntimeError(f"no version within {wait_s:g} s")
     finally:
         for query in spark.streams.active:
             query.stop()
         runner.join()
+
+
+def commit_lags(spark, side: Path, work: Path, count: int, trigger: float) -> list[float]:
+    """Move ``count`` files in one at a time while a stream runs; each file's lag to its version."""
+    watch, model = work / "lag-watch", work / "lag-model"
+    watch.mkdir()
+    lags = []
+    plan = plan_stream(load_config(None, SETTINGS), NAIVE_BAYES, model, watch, trigger_seconds=trigger)
+    files = ((path.name, path.read_bytes()) for path in sorted(side.iterdir())[:count])
+    drip(spark, plan, watch, files, lambda summary: lags.append(summary["max_lag_seconds"]), 120)
     return lags
 
 
@@ -136,7 +144,7 @@ def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
     watch.mkdir()
     cfg = load_config(None, SETTINGS)
     plan = plan_stream(cfg, NAIVE_BAYES, model, watch, trigger_seconds=0.2, compact_every=compact_every)
-    seen, done = {}, threading.Event()
+    seen = {}
 
     def on_batch(summary):
         if summary["version"] in (20, batches) or summary["version"] % 100 == 0:
@@ -150,21 +158,9 @@ def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
                     p.name: round(disk_mb(p), 3) for p in (state / "checkpoint").iterdir() if p.is_dir()
                 },
             }
-        done.set()
 
-    runner = threading.Thread(target=run_stream, args=(spark, plan, on_batch))
-    runner.start()
-    try:
-        for i in range(batches):
-            done.clear()
-            (watch / f".f{i}").write_text("".join(docs))
-            os.rename(watch / f".f{i}", watch / f"f{i:04d}.txt")
-            if not done.wait(60):
-                raise RuntimeError("no version within 60 s")
-    finally:
-        for query in spark.streams.active:
-            query.stop()
-        runner.join()
+    text = "".join(docs).encode()
+    drip(spark, plan, watch, ((f"f{i:04d}.txt", text) for i in range(batches)), on_batch, 60)
     first, last = seen[20], seen[batches]
     return {
         "batches": batches,

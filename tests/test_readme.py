@@ -53,6 +53,14 @@ def _bash(line: str, ok=(0,)) -> str:
     return done.stdout
 
 
+def _background(line: str) -> subprocess.Popen:
+    """A line run as a reader runs it with ``&``: in its own process group (signalled whole), its
+    stderr read by the test."""
+    return subprocess.Popen(
+        ["bash", "-c", line], cwd=ROOT, env=_env(), stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+
+
 @pytest.fixture(scope="module")
 def books(spark, data_dir):
     """The demo's model, where the README's later sections read it."""
@@ -104,14 +112,7 @@ def test_serve_the_checker(books):
     _bash(".venv/bin/nbspark train --in-process --config conf/experiments/sms_multinomial.toml --overwrite")
     (block,) = _section("Serve the checker to editors")
     serve, *asks = _lines(block[1])
-    server = subprocess.Popen(
-        ["bash", "-c", f"exec {serve} --port 0"],
-        cwd=ROOT,
-        env=_env(),
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    server = _background(f"exec {serve} --port 0")
     try:
         address = None
         deadline = time.monotonic() + 60
@@ -138,14 +139,7 @@ def test_learn_as_data_arrives(books):
     for path in made:
         shutil.rmtree(path, ignore_errors=True)
     assert start.endswith(" &")
-    stream = subprocess.Popen(
-        ["bash", "-c", start[:-2]],
-        cwd=ROOT,
-        env=_env(),
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    stream = _background(start[:-2])
     try:
         deadline = time.monotonic() + 60
         while not (ROOT / "out" / "inbox").is_dir() and time.monotonic() < deadline:

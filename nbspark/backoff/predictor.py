@@ -29,9 +29,9 @@ from nbspark.inputs.tokens import (
 )
 from nbspark.settings.check import Rule, factor_problem
 from nbspark.settings.config import CheckSpec
-from nbspark.spine.predictor import as_batch, summed_rows
+from nbspark.spine.predictor import as_batch, save_rows, summed_rows
 from nbspark.storage.counts import read_count_rows
-from nbspark.storage.locations import Location, location
+from nbspark.storage.locations import Location
 from nbspark.storage.manifests import confusion_sets, set_of_word
 
 __all__ = ["BackoffPrediction", "BackoffPredictor", "read_backoff"]
@@ -141,21 +141,9 @@ class BackoffPredictor:
         """Commit what ``update`` counted since the last save as the model's next version, a delta
         beside its table where the model was read (``storage.versions``), under the model's writer
         lock; the version (as ``NBPredictor.save``)."""
-        from nbspark.spine.streaming import commit_counts
-        from nbspark.storage.manifests import BACKOFF_KIND, folded_manifest, model_version
-        from nbspark.storage.tables import arrow_schema
-        from nbspark.storage.versions import delta_location
-
-        if self.path is None:
-            raise ValueError(
-                "this model was not read from a directory (nbspark.load): there is nowhere to save"
-            )
-        if not self._pending:
-            return model_version(self.manifest)
-        import pyarrow as pa
+        from nbspark.storage.manifests import BACKOFF_KIND
 
         rows = [(*key, count) for key, count in self._pending.items()]
-        table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(count_ddl(self.letters)))
         distinct: dict = {}
         for row in rows:
             distinct[row[0]] = distinct.get(row[0], 0) + 1
@@ -165,13 +153,14 @@ class BackoffPredictor:
             "distinct_events": dict(sorted(distinct.items())),
             "label_counts": dict(sorted((r[-2], r[-1]) for r in rows if r[0] == "")),
         }
-        delta = commit_counts(location(self.path), BACKOFF_KIND, table, fields, self._stats, "update")
-        self.manifest = folded_manifest(
-            self.manifest, delta, delta_location(location(self.path), delta["version"]), location(self.path)
+        ddl = count_ddl(self.letters)
+        version, self.manifest = save_rows(
+            self.path, BACKOFF_KIND, rows, ddl, fields, self._stats, "update", self.manifest
         )
-        self._rows, self._pending = self._all_rows(), {}
-        self._stats = {"examples": 0, "weight": 0}
-        return delta["version"]
+        if rows:
+            self._rows, self._pending = self._all_rows(), {}
+            self._stats = {"examples": 0, "weight": 0}
+        return version
 
     def words_shown(self) -> str:
         """The model's confusion-set words for a message: the first eight, then an ellipsis."""

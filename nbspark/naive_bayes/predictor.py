@@ -29,9 +29,9 @@ from nbspark.naive_bayes.model import (
 )
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
-from nbspark.spine.predictor import as_batch, summed_rows
+from nbspark.spine.predictor import as_batch, save_rows, summed_rows
 from nbspark.storage.counts import read_count_rows
-from nbspark.storage.locations import Location, location
+from nbspark.storage.locations import Location
 
 log = logging.getLogger(__name__)
 
@@ -133,35 +133,22 @@ class NBPredictor:
         beside its table where the model was read (``storage.versions``), under the model's writer
         lock; the version. A stream may commit versions between two saves: counts add, neither loses
         the other's (``nbspark.load`` again to score with the stream's too)."""
-        from nbspark.spine.streaming import commit_counts
-        from nbspark.storage.manifests import NB_KIND, folded_manifest, model_version
-        from nbspark.storage.tables import arrow_schema
-        from nbspark.storage.versions import delta_location
-
-        if self.path is None:
-            raise ValueError(
-                "this model was not read from a directory (nbspark.load): there is nowhere to save"
-            )
-        if not self._pending:
-            return model_version(self.manifest)
-        import pyarrow as pa
+        from nbspark.storage.manifests import NB_KIND
 
         rows = [event_row(k, v) for k, v in self._pending.items()]
-        table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(COUNT_DDL))
         fields = {
             "model": self.manifest["model"],
             "columns": self.manifest.get("columns", {}),
             "label_counts": {r[1]: r[4] for r in rows if r[0] == "Y"},
             "features": len({(r[2], r[3]) for r in rows if r[0] in ("YX", "YG")}),
         }
-        delta = commit_counts(
-            location(self.path), NB_KIND, table, fields, {"documents": self._examples}, "partial_fit"
+        stats = {"documents": self._examples}
+        version, self.manifest = save_rows(
+            self.path, NB_KIND, rows, COUNT_DDL, fields, stats, "partial_fit", self.manifest
         )
-        self.manifest = folded_manifest(
-            self.manifest, delta, delta_location(location(self.path), delta["version"]), location(self.path)
-        )
-        self._rows, self._pending, self._examples = self._all_rows(), {}, 0
-        return delta["version"]
+        if rows:
+            self._rows, self._pending, self._examples = self._all_rows(), {}, 0
+        return version
 
     def _jll(self, items: Sequence, extra_columns=()) -> np.ndarray:
         if self.text:

@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import threading
+from contextlib import contextmanager
 
 __all__ = [
     "CACHED_PARTITIONS",
@@ -18,6 +19,7 @@ __all__ = [
     "cache_coalescable",
     "get_spark",
     "quick_replies",
+    "settings_while",
     "stop_spark",
 ]
 
@@ -99,14 +101,24 @@ def cache_coalescable(frame):
 
     Without it a cached aggregate keeps ``spark.sql.shuffle.partitions`` partitions (200 by
     default), and each scan of it (the summary, the write) runs that many tasks."""
-    spark = frame.sparkSession
-    if spark._jsparkSession.sessionState().conf().contains(CACHED_PARTITIONS):
+    with settings_while(frame.sparkSession, {CACHED_PARTITIONS: "true"}):
         return frame.cache()
-    spark.conf.set(CACHED_PARTITIONS, "true")
+
+
+@contextmanager
+def settings_while(spark, settings: dict[str, str]):
+    """Spark SQL ``settings`` of nbspark's own for the block (a plan cached, a query started: what
+    reads them then), each only where the session does not set it itself (spark-submit, ``--conf``,
+    ``spark.conf.set``: that setting wins); unset again after the block."""
+    conf = spark._jsparkSession.sessionState().conf()
+    ours = [key for key in settings if not conf.contains(key)]
+    for key in ours:
+        spark.conf.set(key, settings[key])
     try:
-        return frame.cache()
+        yield
     finally:
-        spark.conf.unset(CACHED_PARTITIONS)
+        for key in ours:
+            spark.conf.unset(key)
 
 
 def quick_replies() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-__all__ = ["as_batch", "summed_rows"]
+__all__ = ["as_batch", "save_rows", "summed_rows"]
 
 
 def as_batch(items, what: str) -> list:
@@ -28,3 +28,29 @@ def summed_rows(rows: Sequence[Sequence], more: Sequence[Sequence], ddl: str) ->
         return []
     table = summed_table(pa.table([list(c) for c in zip(*both)], schema=arrow_schema(ddl)))
     return list(zip(*(column.to_pylist() for column in table.columns)))
+
+
+def save_rows(path, kind: str, rows: list, ddl: str, fields: dict, stats: dict, engine: str, manifest: dict):
+    """Commit count ``rows`` made in this process (``partial_fit``, ``update``; the schema ``ddl``) as
+    the next version of the model read from ``path``: a delta (``spine.streaming.commit_counts``,
+    with the family's manifest ``fields`` and ``stats``). ``(version, manifest)``: the new version and
+    ``manifest`` (the model's in memory) with the delta folded in; no rows, no version. A model not
+    read from a directory has nowhere to save (``ValueError``)."""
+    if path is None:
+        raise ValueError("this model was not read from a directory (nbspark.load): there is nowhere to save")
+    from nbspark.storage.manifests import folded_manifest, model_version
+
+    if not rows:
+        return model_version(manifest), manifest
+    import pyarrow as pa
+
+    from nbspark.spine.streaming import commit_counts
+    from nbspark.storage.locations import location
+    from nbspark.storage.tables import arrow_schema
+    from nbspark.storage.versions import delta_location
+
+    model_dir = location(path)
+    table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(ddl))
+    delta = commit_counts(model_dir, kind, table, fields, stats, engine)
+    where = delta_location(model_dir, delta["version"])
+    return delta["version"], folded_manifest(manifest, delta, where, model_dir)

@@ -29,6 +29,7 @@ from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.resolve import Inputs
 from nbspark.settings.capabilities import resolve_engine
 from nbspark.spark.faults import maybe_kill_driver
+from nbspark.spark.session import settings_while
 from nbspark.spine.counting import Counted
 from nbspark.spine.training import (
     Family,
@@ -56,12 +57,11 @@ __all__ = [
     "compact",
     "plan_stream",
     "run_stream",
-    "stream_lock",
 ]
 
 log = logging.getLogger("nbspark")
 
-#: The file source's schema (Spark's binaryFile); only path and modification time are selected.
+#: The file source's schema (Spark's binaryFile); only path, modification time and length are selected.
 BINARY_DDL = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
 #: The manifest fields a compaction counts again (the sums over parts are upper bounds, or exact).
 RECOUNTED = ("features", "distinct_events", "label_counts")
@@ -271,19 +271,12 @@ def commit_counts(model_dir, kind: str, table, fields: dict, stats: dict, engine
         release()
 
 
-def stream_lock(plan: StreamPlan):
-    """Take the model's writer lock for this stream (``storage.versions.take_writer_lock``: refused
-    while another stream holds it, or this checkpoint's stream runs already); a function that gives
-    it back."""
-    return take_writer_lock(plan.model, plan.checkpoint.uri)
-
-
 def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
     """Run the stream until it ends (``available_now``), fails, or is stopped (SIGINT, SIGTERM); the batches
     committed. Each committed batch is logged in one line, written to ``plan.progress`` as JSON,
     and passed to ``on_batch(summary)``. A batch's failure (failfast input, a vanished file) stops
     the stream and is raised as itself: the model keeps its last whole version."""
-    release = stream_lock(plan)
+    release = take_writer_lock(plan.model, plan.checkpoint.uri)  # one writer: this checkpoint's stream
     failure: list[BaseException] = []
     committed = [0]
     stopping = _stop_on_signals()
@@ -326,15 +319,8 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
     else:
         writer = writer.trigger(processingTime=f"{plan.trigger_seconds} seconds")
     log.info("streaming %s into %s (checkpoint %s)", plan.watch, plan.model, plan.checkpoint)
-    session = spark._jsparkSession.sessionState().conf()
-    ours = [key for key in CHECKPOINT_DEFAULTS if not session.contains(key)]  # else the session's win
-    for key in ours:
-        spark.conf.set(key, CHECKPOINT_DEFAULTS[key])  # the query takes a copy of the session's settings
-    try:
+    with settings_while(spark, CHECKPOINT_DEFAULTS):  # the query takes a copy of the session's settings
         query = writer.start()
-    finally:
-        for key in ours:
-            spark.conf.unset(key)
     try:
         while query.isActive and not stopping.is_set():
             query.awaitTermination(1)

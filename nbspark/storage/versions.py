@@ -5,7 +5,7 @@ A model trained in batch is one directory (``counts/``, ``manifest.json``, the m
 each commit writes only what the batch counted, as a *delta* beside the base::
 
     MODEL/
-      counts/  manifest.json  _nbspark.json      the base: version B (a batch-trained model: 0)
+      counts/  manifest.json  _nbspark.json      the base: version B (a batch train: 1)
       versions/v00000007/                         a delta: version 7
         counts/  manifest.json  _nbspark.json     ({"kind": "delta"})
 
@@ -96,7 +96,7 @@ def fingerprint(model_dir: Location) -> bytes:
 
 
 def lock_location(model_dir: Location) -> Location:
-    """``MODEL.stream/lock.json``: which stream writes the model (``spine.streaming.stream_lock``)."""
+    """``MODEL.stream/lock.json``: which writer holds the model (``take_writer_lock``)."""
     model_dir = location(model_dir)
     return model_dir.parent / f"{model_dir.name}.stream" / "lock.json"
 
@@ -118,7 +118,7 @@ def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
     }
     held = _holder(lock)
     if held is not None and held.get("pid") != mine["pid"]:
-        live = held.get("host") != mine["host"] or process_alive(held.get("pid"))
+        live = _lives(held)
         stream = held.get("checkpoint")
         if live and stream == checkpoint and stream is not None:
             raise OutputError(
@@ -155,14 +155,19 @@ def _holder(lock: Location) -> dict | None:
     return held if isinstance(held, dict) else {}
 
 
+def _lives(held: dict) -> bool:
+    """Whether a lock's holder may still run: its process lives, or it is on another host (which
+    this one cannot ask)."""
+    return held.get("host") != socket.gethostname() or process_alive(held.get("pid"))
+
+
 def refuse_live_stream(model_dir: Location, doing: str) -> None:
-    """Refuse to ``doing`` (replace the model whole: ``--update``, a compaction) while a writer whose
-    process lives holds the model's lock: a version it commits meanwhile would be lost
-    (``OutputError``)."""
+    """Refuse to ``doing`` (replace the model whole: ``--update``) while a writer whose process lives
+    holds the model's lock: a version it commits meanwhile would be lost (``OutputError``)."""
     held = _holder(lock_location(model_dir))
     if not held or held.get("pid") == os.getpid():
         return
-    if held.get("host") != socket.gethostname() or process_alive(held.get("pid")):
+    if _lives(held):
         raise OutputError(
             f"{model_dir}: a stream writes this model (pid {held.get('pid')} on {held.get('host')}); cannot "
             f"{doing} meanwhile: stop it first (a stream compacts by itself, --compact-every)"
