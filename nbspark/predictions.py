@@ -25,17 +25,8 @@ def prediction_objects(model, items: Sequence, shown: Sequence | None = None, ex
     shown = items if shown is None else shown
     if isinstance(model, BackoffPredictor):
         return _backoff_objects(model, items, shown)
-    proba = model.predict_proba(list(items), *([] if model.text else [extra_columns]))
-    objects = [
-        {
-            "text": t,
-            "label": model.classes_[int(p.argmax())],
-            "probability": float(p.max()),
-            "probabilities": dict(zip(model.classes_, map(float, p))),
-        }
-        for t, p in zip(shown, proba)
-    ]
-    return objects, 0
+    explained = model.explain(list(items), *([] if model.text else [extra_columns]))
+    return [{"text": t, **e} for t, e in zip(shown, explained)], 0
 
 
 def _backoff_objects(
@@ -47,31 +38,17 @@ def _backoff_objects(
             raise ValueError(f"a backoff model scores texts or windows (strings), got {text!r}"[:200])
         tokens = text.split()
         if len(tokens) == model.width and (tokens[model.width // 2] == "_"):
-            p = model.predict([text])[0]
-            out.append(
-                {
-                    "text": echo,
-                    "label": p.label,
-                    "probability": p.probability,
-                    "level": p.level,
-                    "window": " ".join(p.window),
-                }
-            )
+            out.append({"text": echo, **_shown(model.explain([text])[0])})
             continue
         found = model.check(text)
         unscored += not found
-        out.extend(
-            {
-                "text": echo,
-                "written": r["written"],
-                "label": r["label"],
-                "probability": r["probability"],
-                "level": r["level"],
-                "window": " ".join(r["window"]),
-            }
-            for r in found
-        )
+        windows = model.explain([f["window"] for f in found])
+        out.extend({"text": echo, "written": f["written"], **_shown(e)} for f, e in zip(found, windows))
     return out, unscored
+
+
+def _shown(explained: dict) -> dict:
+    return {k: explained[k] for k in ("label", "probability", "level", "window")}
 
 
 def json_row(text: str) -> dict:

@@ -5,6 +5,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import nbspark
@@ -31,8 +32,8 @@ def backoff_model(spark, fixtures, tmp_path):
 def test_load_and_predict_import_no_pyspark(backoff_model):
     _, model_dir = backoff_model
     code = (
-        "import sys, nbspark; m = nbspark.load(sys.argv[1]); p = m.predict(['does not _ the outcome'])[0]; "
-        "print(p.label, p.level, 'pyspark' in sys.modules)"
+        "import sys, nbspark; m = nbspark.load(sys.argv[1]); p = m.explain(['does not _ the outcome'])[0]; "
+        "print(p['label'], p['level'], 'pyspark' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code, str(model_dir)], capture_output=True, text=True)
     assert out.returncode == 0, f"exit {out.returncode}: {out.stderr[-3000:]}"
@@ -44,30 +45,51 @@ def test_backoff_load_equals_the_classify_job(spark, backoff_model, tmp_path):
     classify(spark, cfg, model_dir, resolve_input(cfg.test, None), tmp_path / "r")
     rows = spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()
     model = nbspark.load(model_dir)
-    got = model.predict([(r["a"], r["b"], r["c"], r["d"], r["e"]) for r in rows])
-    assert [(p.label, p.probability, p.level) for p in got] == [
+    windows = [(r["a"], r["b"], r["c"], r["d"], r["e"]) for r in rows]
+    got = model.explain(windows)
+    assert [(p["label"], p["probability"], p["level"]) for p in got] == [
         (r["predicted"], r["probability"], r["subset"]) for r in rows
     ]
+    assert list(model.predict(windows)) == [r["predicted"] for r in rows]
 
 
 def test_backoff_explain_and_proba_by_hand(backoff_model):
     """tests/data/README.md: B = not {affect 9, effect 1}; BD (not, the) {affect 9, effect 1}."""
     _, model_dir = backoff_model
     model = nbspark.load(model_dir)
-    levels = model.explain("could not _ the ratio")
-    assert [(lv["level"], lv["counts"], lv["decided"]) for lv in levels] == [
+    (explained,) = model.explain(["could not _ the ratio"])
+    assert (explained["label"], explained["probability"], explained["level"]) == ("affect", 0.9, "BD")
+    assert explained["probabilities"] == {"affect": 0.9, "effect": 0.1}
+    assert [(lv["level"], lv["counts"], lv["decided"]) for lv in explained["levels"]] == [
         ("ABDE", {}, False),
         ("ABD", {}, False),
         ("BD", {"affect": 9, "effect": 1}, True),
         ("B", {"affect": 9, "effect": 1}, False),
         ("", {"effect": 23, "affect": 11}, False),
     ]
-    assert model.predict_proba(["could not _ the ratio"]) == [{"affect": 0.9, "effect": 0.1}]
-    found = model.check("It could not effect the ratio. The big effect of it.")
-    assert [(r["written"], r["label"], r["level"]) for r in found] == [
-        ("effect", "affect", "BD"),
-        ("effect", "effect", "ABDE"),
+    # scikit-learn's shapes: columns in classes_ order; a window no level has seen is a row of NaN
+    assert model.classes_ == ("affect", "effect")
+    assert model.predict_proba(["could not _ the ratio"]).tolist() == [[0.9, 0.1]]
+    assert model.predict_log_proba(["could not _ the ratio"]) == pytest.approx(np.log([[0.9, 0.1]]))
+    assert model.predict(["could not _ the ratio", "could not effect the ratio"]).tolist() == [
+        "affect",
+        "affect",
     ]
+    assert model.score(["could not _ the ratio"], ["effect"]) == 0.0
+    assert model.get_params()["chain"] == ("ABDE", "ABD", "BD", "B", "")
+    # check judges every set word as flags does, in flags' shape: flagged or not at the factor
+    found = model.check("It could not effect the ratio. The big effect of it.", factor=5)
+    assert [(r["offset"], r["suggestion"], r["level"], r["flagged"]) for r in found] == [
+        (13, "affect", "BD", True),  # interpolated ratio 8.95 >= 5
+        (39, "affect", "ABDE", False),  # ABDE saw 'effect' here: affect's ratio is tiny
+    ]
+    assert model.flags("It could not effect the ratio. The big effect of it.", factor=5) == found[:1]
+    assert model.check("It could not effect the ratio.")[0]["flagged"] is False  # the default factor 50
+    assert found[0]["window"] == "could not effect the ratio"  # as explain takes it
+    unseen = nbspark.load(model_dir, chain=["ABDE"])  # no level has seen this context
+    assert np.isnan(unseen.predict_proba(["could not _ the ratio"])).all()
+    assert unseen.predict(["could not _ the ratio"]).tolist() == [None]
+    assert unseen.explain(["could not _ the ratio"])[0]["level"] == "unseen"
     with pytest.raises(ValueError, match="a window has 5 tokens"):
         model.predict(["not _ the"])
     for method in (
@@ -79,10 +101,11 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
             ValueError,
             match=r"centre is '_' or a word of the model's confusion sets \(affect, effect\), got 'the'",
         ):
-            method(["could not the ratio ."] if method != model.explain else "could not the ratio .")
+            method(["could not the ratio ."])
     with pytest.raises(ValueError, match="^alpha does not apply to .*, a backoff model"):
         nbspark.load(model_dir, alpha=0.5)
-    for method in (model.predict, model.predict_proba):  # one window, not a list: never its characters scored
+    # one window, not a list: never its characters scored
+    for method in (model.predict, model.predict_proba, model.explain):
         with pytest.raises(
             TypeError, match="predict takes a list of windows, got one str; wrap it in a list"
         ):
@@ -113,7 +136,7 @@ def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
     assert model.alpha == 0.5 and model.classes_ == ("c", "j")
     proba = model.predict_proba([texts[r["id"]] for r in rows])
     assert proba.sum(axis=1) == pytest.approx([1.0] * len(rows))
-    assert model.predict([texts[r["id"]] for r in rows]) == [r["predicted"][0] for r in rows]
+    assert model.predict([texts[r["id"]] for r in rows]).tolist() == [r["predicted"][0] for r in rows]
     assert proba.max(axis=1) == pytest.approx([r["probability"] for r in rows], abs=1e-12)
     assert nbspark.load(tmp_path / "m", alpha=2.0).alpha == 2.0
     for override, name in (({"chain": ["B", ""]}, "chain"), ({"var_smoothing": 1e-3}, "var_smoothing")):

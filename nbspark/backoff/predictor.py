@@ -1,9 +1,10 @@
-"""A backoff model in memory (``BackoffPredictor``), read by ``nbspark.load``: ``predict(windows)``
-gives, per window, the label, its probability and the deciding level; ``predict_proba`` the
-distribution at that level; ``explain(window)`` every level tried with its counts; ``check(text)``
-every confusion-set word of a text, scored in its window, and ``flags(text)`` those the checker's
-rule flags. A window is a string with ``_`` (or a confusion-set word) at the centre, ``"would not
-_ finance minister"``, or a sequence of tokens.
+"""A backoff model in memory (``BackoffPredictor``), read by ``nbspark.load``, in scikit-learn's
+shapes: ``predict(windows)`` an array of labels, ``predict_proba`` an ``(n, len(classes_))`` array
+(the distribution at the deciding level), ``score``, ``get_params``; ``explain(windows)`` everything
+behind each prediction (level, counts at every level). ``check(text)`` judges every confusion-set
+word of a text as the checker does, and ``flags(text)`` keeps those it flags: one result shape for
+both, and for ``nbspark check``. A window is a string with ``_`` (or a confusion-set word) at the
+centre, ``"would not _ finance minister"``, or a sequence of tokens.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import bisect
 import dataclasses
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+import numpy as np
 
 from nbspark.backoff.events import Example, count_ddl, example_events
 from nbspark.backoff.model import count_tables, model_from_counts
@@ -21,10 +23,8 @@ from nbspark.backoff.rules import flag_ratio, judge
 from nbspark.errors import OutputError
 from nbspark.inputs.tokens import (
     TOKEN_RE,
-    centred_windows,
     line_ends,
     line_pieces,
-    tokenize,
     windows_in_pieces,
 )
 from nbspark.settings.check import Rule, factor_problem
@@ -34,18 +34,7 @@ from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 from nbspark.storage.manifests import confusion_sets, set_of_word
 
-__all__ = ["BackoffPrediction", "BackoffPredictor", "read_backoff"]
-
-
-@dataclass(frozen=True)
-class BackoffPrediction:
-    """One window's decision: ``level`` is the deciding subset's letters (``""`` the prior,
-    ``"unseen"`` when no level had seen the context)."""
-
-    label: str | None
-    probability: float
-    level: str
-    window: tuple[str, ...]
+__all__ = ["BackoffPredictor", "read_backoff"]
 
 
 class BackoffPredictor:
@@ -171,61 +160,97 @@ class BackoffPredictor:
         candidates = None if centre == "_" else self._set_of.get(centre)
         return predict(self.model, window, candidates), candidates
 
-    def predict(self, windows: Iterable[str | Sequence[str]]) -> list[BackoffPrediction]:
+    def _decided(self, windows) -> list[tuple[tuple[str, ...], object, frozenset | None]]:
         out = []
         for item in as_batch(windows, "windows"):
             w = self.window(item)
-            decision, _ = self._decide(w)
-            out.append(BackoffPrediction(decision.label, decision.probability, decision.subset, w))
+            out.append((w, *self._decide(w)))
         return out
 
-    def predict_proba(self, windows: Iterable[str | Sequence[str]]) -> list[dict[str, float]]:
-        """Per window, the distribution over the competing labels at the deciding level."""
-        out = []
-        for item in as_batch(windows, "windows"):
-            w = self.window(item)
-            decision, candidates = self._decide(w)
-            counts = self._level_counts(w, decision.subset) if decision.subset != UNSEEN else {}
-            kept = {k: v for k, v in counts.items() if candidates is None or k in candidates}
-            total = sum(kept.values())
-            out.append({k: v / total for k, v in sorted(kept.items())} if total else {})
+    def predict(self, windows: Iterable[str | Sequence[str]]) -> np.ndarray:
+        """The label of each window (an array, scikit-learn's shape): the best word at the deciding
+        level among those competing there; ``None`` where no level of the chain has seen the context."""
+        return np.array([d.label for _, d, _ in self._decided(windows)] or [], dtype=object)
+
+    def predict_proba(self, windows: Iterable[str | Sequence[str]]) -> np.ndarray:
+        """``(n, len(classes_))``: per window, the distribution at the deciding level over the words
+        competing there (its centre's confusion set; every word for ``_``), 0 for the others; a row
+        of NaN where no level has seen the context."""
+        decided = self._decided(windows)
+        out = np.zeros((len(decided), len(self.classes_)))
+        column = {c: i for i, c in enumerate(self.classes_)}
+        for row, (w, decision, candidates) in enumerate(decided):
+            shares = self._shares(w, decision, candidates)
+            if shares is None:
+                out[row] = np.nan
+            for label, p in (shares or {}).items():
+                out[row, column[label]] = p
         return out
+
+    def predict_log_proba(self, windows: Iterable[str | Sequence[str]]) -> np.ndarray:
+        """``predict_proba``'s, in logs (``-inf`` for a word that cannot win there)."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(windows))
+
+    def score(self, windows: Iterable[str | Sequence[str]], labels: Iterable[str]) -> float:
+        """The accuracy of ``predict`` against ``labels`` (scikit-learn's ``score``; an unseen context
+        counts as wrong)."""
+        labels = as_batch(labels, "labels")
+        predicted = self.predict(windows)
+        if len(predicted) != len(labels):
+            raise ValueError(
+                f"score takes one label per window: {len(predicted)} windows, {len(labels)} labels"
+            )
+        return sum(p == y for p, y in zip(predicted, labels)) / len(labels) if labels else float("nan")
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The settings the model predicts with (scikit-learn's ``get_params``)."""
+        return {"chain": self.chain, "width": self.width, "lowercase": self.lowercase}
+
+    def _shares(self, w, decision, candidates) -> dict[str, float] | None:
+        if decision.subset == UNSEEN:
+            return None
+        counts = self._level_counts(w, decision.subset)
+        kept = {k: v for k, v in counts.items() if candidates is None or k in candidates}
+        total = sum(kept.values())
+        return {k: v / total for k, v in sorted(kept.items())} if total else {}
 
     def _level_counts(self, window: tuple[str, ...], subset: str) -> dict[str, int]:
         return self._counts[subset].get(tuple(window[self.letters.index(c)] for c in subset), {})
 
-    def explain(self, item: str | Sequence[str]) -> list[dict]:
-        """Every level of the chain, in order: its context, the label counts seen there, and
-        whether it decided."""
-        w = self.window(item)
-        decision, _ = self._decide(w)
-        return [
-            {
-                "level": subset,
-                "context": {c: w[self.letters.index(c)] for c in subset},
-                "counts": self._level_counts(w, subset),
-                "decided": subset == decision.subset,
-            }
-            for subset in self.chain
-        ]
-
-    def check(self, text: str) -> list[dict]:
-        """Every confusion-set word of ``text`` (tokenized as the model was), scored in its window."""
-        tokens = tokenize(text, self.lowercase)
+    def explain(self, windows: Iterable[str | Sequence[str]]) -> list[dict]:
+        """Per window, everything behind its prediction: ``window``, ``label``, ``probability``,
+        ``level`` (the deciding subset's letters, ``""`` the prior, ``"unseen"`` when no level had seen
+        the context), ``probabilities`` (``predict_proba``'s row, the competing words only) and
+        ``levels``: every level of the chain in order, with its context, the label counts seen there
+        and whether it decided."""
         out = []
-        for index, w in centred_windows(tokens, self._set_of, self.width):
-            decision, candidates = self._decide(w)
+        for w, decision, candidates in self._decided(windows):
             out.append(
                 {
-                    "index": index,
-                    "written": w[self.width // 2],
+                    "window": " ".join(w),
                     "label": decision.label,
                     "probability": decision.probability,
                     "level": decision.subset,
-                    "window": w,
+                    "probabilities": self._shares(w, decision, candidates) or {},
+                    "levels": [
+                        {
+                            "level": subset,
+                            "context": {c: w[self.letters.index(c)] for c in subset},
+                            "counts": self._level_counts(w, subset),
+                            "decided": subset == decision.subset,
+                        }
+                        for subset in self.chain
+                    ],
                 }
             )
         return out
+
+    def check(self, text: str, factor: float | None = None, rule: str | None = None) -> list[dict]:
+        """Every confusion-set word of ``text``, judged as ``flags`` judges it and in the same shape,
+        with ``flagged`` true for those ``flags`` returns (a word no other word of its set beats has
+        ``suggestion`` and ``level`` None and ``ratio`` 0)."""
+        return list(self._findings(text, factor, rule, every=True))
 
     def levels(self, window: Sequence[str]) -> list[tuple[str, dict[str, int]]]:
         """The label counts seen with ``window``'s context at every level of the chain, in order."""
@@ -251,16 +276,22 @@ class BackoffPredictor:
         ``factor`` times under the decision ``rule`` (``rules``; both default to the model's check
         settings): ``line`` and ``column`` (1-based, in characters), ``offset`` (0-based, in characters
         of ``text`` as given, ``\\r\\n`` counting two), ``written``, ``suggestion`` (in the written word's
-        case), ``ratio`` (inf when the written word scores 0), ``level`` and ``snippet``. Lines end in
+        case), ``ratio`` (inf when the written word scores 0), ``level``, ``snippet``, ``window`` (the
+        words scored, as ``explain`` takes them) and ``flagged``. Lines end in
         ``\\n``, ``\\r\\n`` or ``\\r`` (``inputs.tokens.line_ends``). A word whose context no level has
         seen is not flagged."""
+        return list(self._findings(text, factor, rule, every=False))
+
+    def _findings(self, text: str, factor: float | None, rule: str | None, every: bool):
+        """The words ``check`` gives (``every``) or ``flags`` gives, one rule for both; a word not
+        flagged is placed in the text only when ``every`` asks for it."""
         given = text
         text = line_ends(text)
         # where a "\r\n" became one "\n", a position in ``text`` is that many characters before ``given``'s
         joined = (
             [m.start() - i for i, m in enumerate(re.finditer("\r\n", given))] if given is not text else []
         )
-        out, line, counted, line_start = [], 1, 0, 0
+        line, counted, line_start = 1, 0, 0
         decisions = {s: self.rule_for(s, rule, factor) for s in set(self._set_of.values())}  # once per set
         # (first token's number, piece's start, starts, ends) of the pieces a window may still be in
         recent: list = []
@@ -281,7 +312,8 @@ class BackoffPredictor:
             written = w[self.width // 2]
             how, at_least = decisions[self._set_of[written]]
             verdict = judge(how, self.levels(w), written, sorted(self._set_of[written]))
-            if flag_ratio(how, verdict) < at_least:
+            flagged = flag_ratio(how, verdict) >= at_least
+            if not (flagged or every):
                 continue
             first, begin, starts, ends = recent[0]
             start = begin + starts[i - first]
@@ -292,19 +324,18 @@ class BackoffPredictor:
             line_start = newline + 1 if newline >= 0 else line_start
             counted = start
             column = start - line_start + 1
-            out.append(
-                {
-                    "line": line,
-                    "column": column,
-                    "offset": start + bisect.bisect_right(joined, start),
-                    "written": written_as,
-                    "suggestion": _cased(verdict.suggestion, written_as),
-                    "ratio": verdict.ratio,
-                    "level": verdict.level,
-                    "snippet": _snippet(text, start, len(written_as)),
-                }
-            )
-        return out
+            yield {
+                "line": line,
+                "column": column,
+                "offset": start + bisect.bisect_right(joined, start),
+                "written": written_as,
+                "suggestion": _cased(verdict.suggestion, written_as) if verdict else None,
+                "ratio": verdict.ratio if verdict else 0.0,
+                "level": verdict.level if verdict else None,
+                "snippet": _snippet(text, start, len(written_as)),
+                "window": " ".join(w),
+                "flagged": flagged,
+            }
 
 
 def _token_positions(text: str, lowercase: bool) -> tuple[list[int], list[int], list[str]]:

@@ -70,6 +70,12 @@ class _Params(HasWeightCol, HasPredictionCol, HasProbabilityCol):
         "confusion sets, each a string of words",
         typeConverter=TypeConverters.toListString,
     )
+    lowercase = Param(
+        Params._dummy(),
+        "lowercase",
+        "lower-case each window's tokens before deciding (a model trained on lower-cased text)",
+        typeConverter=TypeConverters.toBoolean,
+    )
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -79,6 +85,7 @@ class _Params(HasWeightCol, HasPredictionCol, HasProbabilityCol):
             width=5,
             backoff=list(ExperimentConfig().backoff),
             confusionSets=[],
+            lowercase=False,
         )
 
     def config(self, labels=()) -> ExperimentConfig:
@@ -90,7 +97,7 @@ class _Params(HasWeightCol, HasPredictionCol, HasProbabilityCol):
             name="pyspark.ml",
             confusion_sets=sets,
             width=self.getOrDefault(self.width),
-            lowercase=False,
+            lowercase=self.getOrDefault(self.lowercase),
             backoff=tuple(self.getOrDefault(self.backoff)),
         )
 
@@ -183,8 +190,8 @@ class CountingBackoffModel(Model, _Params, MLReadable, MLWritable):
         shared = dataset.sparkSession.sparkContext.broadcast(self.predictor())
 
         def decide(window):
-            p = shared.value.predict([window])[0]
-            return (p.label, p.probability, p.level)
+            p = shared.value.explain([window])[0]
+            return (p["label"], p["probability"], p["level"])
 
         schema = StructType(
             [
@@ -237,7 +244,25 @@ class CountingBackoffModel(Model, _Params, MLReadable, MLWritable):
 
     @classmethod
     def from_counts(cls, root, manifest: dict) -> CountingBackoffModel:
-        """The model of a checked ``PATH/nbspark`` (``ml.persist.CountsReader``)."""
+        """The model of a checked ``PATH/nbspark`` (``ml.persist.CountsReader``) or model directory."""
         return cls(
             read_count_rows(root, count_ddl(manifest["letters"]), manifest), tuple(manifest["subsets"])
+        )
+
+    @classmethod
+    def fromModelDir(cls, path) -> CountingBackoffModel:
+        """A backoff model trained by the command line or the train job (``nbspark train``), as a
+        Pipeline stage, read and checked as ``nbspark.load`` reads it, with the model's width, chain,
+        confusion sets and lower-casing: it decides each window as ``nbspark.load`` does."""
+        from nbspark.storage.locations import location
+        from nbspark.storage.manifests import confusion_sets, load_manifest
+
+        root = location(path)
+        manifest = load_manifest(root, BACKOFF_KIND)
+        cfg = manifest["config"]
+        return cls.from_counts(root, manifest)._set(
+            width=cfg["width"],
+            backoff=list(cfg["backoff"]),
+            confusionSets=[" ".join(s) for s in confusion_sets(cfg)],
+            lowercase=bool(cfg["lowercase"]),
         )

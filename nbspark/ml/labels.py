@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_vector_values", "checked_label", "declared_classes", "fitted_on"]
+__all__ = ["check_vector_values", "checked_label", "declared_classes", "fitted_on", "label_names"]
 
 
 def declared_classes(field) -> int:
@@ -16,6 +16,13 @@ def declared_classes(field) -> int:
     if attr.get("type") == "nominal":
         return len(attr.get("vals", ())) or int(attr.get("num_vals", 0))
     return 2 if attr.get("type") == "binary" else 0
+
+
+def label_names(field) -> tuple[str, ...]:
+    """The names a label column's nominal MLlib attribute gives its values (``StringIndexer``'s
+    labels: value i is ``names[i]``); none without one."""
+    attr = (field.metadata or {}).get("ml_attr", {})
+    return tuple(map(str, attr.get("vals", ()))) if attr.get("type") == "nominal" else ()
 
 
 def fitted_on(classes, declared: int) -> None:

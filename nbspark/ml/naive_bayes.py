@@ -30,9 +30,7 @@ reads too (when no weight was fractional).
 
 from __future__ import annotations
 
-import datetime as _dt
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 from pyspark import keyword_only
@@ -56,12 +54,18 @@ from pyspark.ml.util import (
 )
 from scipy import sparse
 
-from nbspark._version import __version__
-from nbspark.ml.labels import check_vector_values, checked_label, declared_classes, fitted_on
+from nbspark.inputs.tokens import tokenizer
+from nbspark.ml.labels import (
+    check_vector_values,
+    checked_label,
+    declared_classes,
+    fitted_on,
+    label_names,
+)
+from nbspark.ml.naive_bayes_dir import Counts, counts_table, label_namer, model_dir_counts, read_counts
 from nbspark.ml.persist import CountsReader, CountsWriter
 from nbspark.naive_bayes.frames import count_documents
 from nbspark.naive_bayes.model import (
-    COUNT_DDL,
     NBModel,
     bernoulli_log_probs,
     class_log_prior,
@@ -71,10 +75,9 @@ from nbspark.naive_bayes.model import (
     multinomial_log_prob,
     text_jll,
 )
-from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.settings.naive_bayes import COUNTED_AS
 from nbspark.spine.frames import checked_tokens, checked_weight, collect_checked
-from nbspark.storage.manifests import NB_KIND, SCHEMA_VERSION
+from nbspark.storage.manifests import NB_KIND
 
 __all__ = ["CountingNaiveBayes", "CountingNaiveBayesModel", "Counts"]
 
@@ -122,26 +125,6 @@ class _Params(
         """Every param that shapes the counts (everything but the smoothing and the output columns)."""
         weight = self.getOrDefault(self.weightCol) if self.isDefined(self.weightCol) else None
         return (self.getFeaturesCol(), self.getLabelCol(), weight, self.getModelType())
-
-
-@dataclass(frozen=True)
-class Counts:
-    """What fitting counted: the classes (label values, ascending), their (weighted) documents,
-    the features (tokens, or vector indices as strings) and ``C[class, feature]`` (weighted term
-    counts for multinomial, documents containing the feature for Bernoulli)."""
-
-    classes: tuple[float, ...]
-    class_count: np.ndarray
-    features: tuple[str, ...]
-    counts: np.ndarray
-    vectors: bool
-    declared: int = 0  # the classes the label column's MLlib metadata declares (StringIndexer's), 0 if none
-
-    def weighted(self) -> bool:
-        return not (
-            np.all(self.class_count == np.round(self.class_count))
-            and np.all(self.counts == np.round(self.counts))
-        )
 
 
 class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParamsWritable):
@@ -213,7 +196,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
                     f"CountingNaiveBayes: no {role} column {column!r} (columns: {', '.join(dataset.columns)})"
                 )
         label_type, features = dataset.schema[label].dataType, dataset.schema[name].dataType
-        declared = declared_classes(dataset.schema[label])
+        declared, names = declared_classes(dataset.schema[label]), label_names(dataset.schema[label])
         if not isinstance(label_type, NumericType):  # MLlib's rule: a string "1" is refused too
             raise ValueError(
                 f"CountingNaiveBayes: label column {label!r} is {label_type.simpleString()}; labels must "
@@ -261,6 +244,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
                 np.array([r["s"].toArray() for r in rows]).reshape(len(rows), size),
                 True,
                 declared,
+                names,
             )
         weighted = self.isDefined(self.weightCol) and bool(self.getWeightCol())
         counted_as = COUNTED_AS.get(self.getModelType(), self.getModelType())  # complement: multinomial
@@ -279,7 +263,7 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
                 class_count[cidx[float(label)]] = value
             else:
                 counts[cidx[float(label)], vidx[feature]] = value
-        return Counts(classes, class_count, vocab, counts, False, declared)
+        return Counts(classes, class_count, vocab, counts, False, declared, names)
 
 
 class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
@@ -309,7 +293,8 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
         joint log-likelihood of nbspark (``text_jll``: ``X @ weights.T + bias + class_log_prior``)."""
         self._checked()
         c, lam = self.counts, self.getSmoothing()
-        pi = class_log_prior(c.class_count, c.class_count.sum(), np.log, lam, len(c.classes))
+        prior = lam if c.prior_alpha is None else c.prior_alpha
+        pi = class_log_prior(c.class_count, c.class_count.sum(), np.log, prior, len(c.classes))
         kind = self.getModelType()
         if kind == "complement":  # MLlib's: the complement weights (not normalised), no class prior
             weights, bias = complement_log_weights(c.counts, lam), np.zeros(len(c.classes))
@@ -336,6 +321,7 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
         vocab, width = model.vocab, len(model.vocab)
         bernoulli, complement = self.getModelType() == "bernoulli", self.getModelType() == "complement"
         name = self.getFeaturesCol()
+        split = tokenizer(self.counts.tokenizer)
 
         def score(features):
             if features is None:  # as fitting refuses it
@@ -353,6 +339,8 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
                     raise ValueError("multinomial naive Bayes needs feature values >= 0, finite")
                 X = sparse.csr_matrix(x[None, :])
             else:
+                if isinstance(features, str):  # a text: split as the model's own training split it
+                    features = split(features)
                 if None in features:  # as fitting refuses it (frames.checked_tokens)
                     raise ValueError(f"CountingNaiveBayes: the tokens column {name!r} holds a null token")
                 index = np.array([vocab[t] for t in features if t in vocab], np.int64)
@@ -397,90 +385,42 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
         return CountsReader(cls, NB_KIND)
 
     def counts_table(self):
-        """The counts as an nbspark count table (``n`` the rounded count, ``sum`` the exact weighted
-        one) and its manifest, for ``ml.persist.CountsWriter``."""
-        import pyarrow as pa
-
-        c, kind = self.counts, self.getModelType()
-        rows = [("Y=ANY", None, None, float(c.class_count.sum()))]
-        rows += [("Y", repr(y), None, float(n)) for y, n in zip(c.classes, c.class_count)]
-        nz = np.nonzero(c.counts)
-        rows += [("YX", repr(c.classes[i]), c.features[j], float(c.counts[i, j])) for i, j in zip(*nz)]
-        if kind in ("multinomial", "complement"):
-            rows += [("YX=ANY", repr(y), None, float(t)) for y, t in zip(c.classes, c.counts.sum(axis=1))]
-        table = pa.table(
-            {
-                "event": [r[0] for r in rows],
-                "label": [r[1] for r in rows],
-                "feature": [r[2] for r in rows],
-                "value": pa.nulls(len(rows), pa.string()),
-                "n": [int(round(r[3])) for r in rows],
-                "sum": [r[3] for r in rows],
-                "sumsq": pa.nulls(len(rows), pa.float64()),
-            }
-        )
-        return table, _manifest(self, len(rows))
+        """The counts as an nbspark count table and its manifest, for ``ml.persist.CountsWriter``
+        (``ml.naive_bayes_dir.counts_table``)."""
+        return counts_table(self.counts, self.getModelType(), self.getSmoothing())
 
     @classmethod
     def from_counts(cls, root, manifest: dict) -> CountingNaiveBayesModel:
-        """The model of a checked ``PATH/nbspark`` (``ml.persist.CountsReader``), read through its
-        storage as ``nbspark.load`` reads a model (any scheme: ``hdfs:``, ``s3a:``, ``viewfs:``)."""
-        from nbspark.storage.counts import read_count_rows
-        from nbspark.storage.tables import ddl_columns
+        """The model of a checked ``PATH/nbspark`` (``ml.persist.CountsReader``) or model directory
+        (``ml.naive_bayes_dir.read_counts``)."""
+        return cls(read_counts(root, manifest))
 
-        names = list(ddl_columns(COUNT_DDL))
-        rows = [dict(zip(names, r)) for r in read_count_rows(root, COUNT_DDL, manifest)]
-        classes = tuple(sorted(float(r["label"]) for r in rows if r["event"] == "Y"))
-        cidx = {y: i for i, y in enumerate(classes)}
-        features = sorted(
-            {r["feature"] for r in rows if r["event"] == "YX"}, key=int if manifest["vectors"] else str
-        )
-        if manifest["vectors"]:
-            features = [str(i) for i in range(manifest["features"])]
-        fidx = {f: i for i, f in enumerate(features)}
-        class_count, counts = np.zeros(len(classes)), np.zeros((len(classes), len(features)))
-        for r in rows:
-            if r["event"] == "Y":
-                class_count[cidx[float(r["label"])]] = r["sum"]
-            elif r["event"] == "YX":
-                counts[cidx[float(r["label"])], fidx[r["feature"]]] = r["sum"]
-        return cls(
-            Counts(
-                classes,
-                class_count,
-                tuple(features),
-                counts,
-                manifest["vectors"],
-                manifest.get("declared_classes", 0),
-            )
-        )
+    @classmethod
+    def fromModelDir(cls, path) -> CountingNaiveBayesModel:
+        """A text model trained by the command line or the train job (``nbspark train``), as a
+        Pipeline stage: it scores a features column of tokens, or of texts (split by the model's own
+        tokenizer), with the model's smoothing and class prior, as ``nbspark.load`` scores them.
+        Its label values are the model's classes in ``classes_`` order (``labels`` names them, for
+        ``IndexToString``). Table models (Gaussian, categorical, mixed) are refused: load them with
+        ``nbspark.load`` (``ml.naive_bayes_dir.model_dir_counts``)."""
+        counts, smoothing, kind = model_dir_counts(path)
+        return cls(counts)._set(smoothing=smoothing, modelType=kind)
 
+    @property
+    def labels(self) -> list[str]:
+        """Label value i's name (``IndexToString(labels=model.labels)``): the ``StringIndexer``'s labels
+        the model was fitted with, or a model directory's classes; the values as text without names."""
+        name = label_namer(self.counts)
+        return [name(float(i)) for i in range(self.numClasses)]
 
-def _manifest(model: CountingNaiveBayesModel, rows: int) -> dict:
-    c = model.counts
-    complement = model.getModelType() == "complement"  # MLlib's: no class prior
-    nb = NBSpec(
-        model=model.getModelType(),
-        alpha=model.getSmoothing(),
-        prior_alpha=0.0 if complement else model.getSmoothing(),
-        tokenizer="words",
-    )
-    return {
-        "kind": NB_KIND,
-        "schema_version": SCHEMA_VERSION,
-        "nbspark_version": __version__,
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "config": ExperimentConfig(task="naive_bayes", name="pyspark.ml", nb=nb).to_dict(),
-        "engine": "pyspark.ml",
-        "model": model.getModelType(),
-        "columns": {},
-        "weighted": c.weighted(),
-        "vectors": c.vectors,
-        "declared_classes": c.declared,
-        "label_counts": {repr(y): float(n) for y, n in zip(c.classes, c.class_count)},
-        "features": len(c.features),
-        "count_schema": COUNT_DDL,
-        "count_rows": rows,
-        "stats": {},
-        "malformed_examples": [],
-    }
+    def setFeaturesCol(self, value: str) -> CountingNaiveBayesModel:
+        return self._set(featuresCol=value)
+
+    def setPredictionCol(self, value: str) -> CountingNaiveBayesModel:
+        return self._set(predictionCol=value)
+
+    def setProbabilityCol(self, value: str) -> CountingNaiveBayesModel:
+        return self._set(probabilityCol=value)
+
+    def setRawPredictionCol(self, value: str) -> CountingNaiveBayesModel:
+        return self._set(rawPredictionCol=value)

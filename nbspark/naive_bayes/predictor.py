@@ -271,10 +271,31 @@ class NBPredictor:
         counts = {r[1]: r[4] for r in self._all_rows() if r[0] == "Y"}
         return np.array([counts.get(c, 0) for c in self.classes_], dtype=np.float64)
 
-    def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> list[str]:
-        """The most probable class of each text or row (ties: the class that sorts first, as the jobs)."""
+    @property
+    def feature_names_in_(self) -> np.ndarray:
+        """A table model's columns, as training read them (scikit-learn's ``feature_names_in_``); a
+        text model has none (AttributeError, as scikit-learn's models fitted without names)."""
+        if self.text:
+            raise AttributeError(f"a {self.kind} model scores texts; it has no feature_names_in_")
+        return np.array([*self._numeric, *self._categorical], dtype=object)
+
+    def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
+        """The most probable class of each text or row, an array (scikit-learn's shape; ties: the
+        class that sorts first, as the jobs)."""
         proba = self.predict_proba(items, extra_columns)
-        return [self.classes_[i] for i in np.argmax(proba, axis=1)]
+        return np.array([self.classes_[i] for i in np.argmax(proba, axis=1)], dtype=object)
+
+    def explain(self, items: Iterable, extra_columns: Iterable[str] = ()) -> list[dict]:
+        """Per text or row, what ``predict`` decided from: ``label``, ``probability`` and
+        ``probabilities`` by class (``predict_proba``'s row)."""
+        return [
+            {
+                "label": self.classes_[int(p.argmax())],
+                "probability": float(p.max()),
+                "probabilities": dict(zip(self.classes_, map(float, p))),
+            }
+            for p in self.predict_proba(items, extra_columns)
+        ]
 
 
 def read_nb(

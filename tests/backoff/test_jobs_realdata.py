@@ -102,8 +102,8 @@ def test_loaded_books_model_predicts_as_the_classify_job(spark, books, data_dir,
     classify(spark, DEFAULT, model_dir, resolve_input(DEFAULT.test, str(data_dir)), tmp_path / "r")
     rows = spark.read.parquet(str(tmp_path / "r" / "predictions")).collect()
     model = nbspark.load(model_dir)
-    got = model.predict([(r["a"], r["b"], r["c"], r["d"], r["e"]) for r in rows])
-    assert [(p.label, p.probability, p.level) for p in got] == [
+    got = model.explain([(r["a"], r["b"], r["c"], r["d"], r["e"]) for r in rows])
+    assert [(p["label"], p["probability"], p["level"]) for p in got] == [
         (r["predicted"], r["probability"], r["subset"]) for r in rows
     ]
     nbspark_cmd = [

@@ -110,8 +110,8 @@ def test_round_trip_in_a_pipeline_and_nbspark_load(fitted, windows, spark, tmp_p
     assert again.transform(windows).select(cols).collect() == model.transform(windows).select(cols).collect()
     (stage,) = (tmp_path / "pm" / "stages").iterdir()
     loaded = nbspark.load(stage / "nbspark")
-    p = loaded.predict(["would not _ the outcome"])[0]
-    assert (p.label, p.probability, p.level) == ("affect", pytest.approx(6 / 7), "ABDE")
+    p = loaded.explain(["would not _ the outcome"])[0]
+    assert (p["label"], p["probability"], p["level"]) == ("affect", pytest.approx(6 / 7), "ABDE")
 
 
 def test_bad_windows_and_weights_are_refused(spark):
@@ -144,7 +144,7 @@ def test_bad_windows_and_weights_are_refused(spark):
     ):
         CountingBackoff().fit(one)
     model = CountingBackoff(confusionSets=["affect effect"]).fit(one)  # the other word named: a model
-    assert model.predictor().predict(["x y _ z w"])[0].label == "effect"
+    assert model.predictor().predict(["x y _ z w"]).tolist() == ["effect"]
     # scoring refuses a null window or token, as fitting does (a TypeError; a token None was a context)
     for window in (None, ["x", None, "effect", "z", "w"]):
         with pytest.raises(Exception, match="a window is a string or a sequence of strings"):

@@ -308,7 +308,7 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys, caplog):
         "humidity": 90,
         "windy": "TRUE",
     }  # Witten & Frank's new day: play = no
-    assert loaded.predict([day]) == ["no"]
+    assert loaded.predict([day]).tolist() == ["no"]
     # a missing key, None or NaN leaves that feature out, as a missing cell in the classify job
     part = {"outlook": "sunny", "windy": "TRUE"}
     assert loaded.predict_proba([part])[0] == pytest.approx(
@@ -340,7 +340,8 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys, caplog):
     # left out
     with pytest.raises(ValueError, match="column\\(s\\) the model does not know: humidty; its columns: "):
         loaded.predict([{**day, "humidty": 90, "play": "no"}, day])
-    assert loaded.predict([{**day, "id": 7, "play": "no"}, day], extra_columns=["id"]) == ["no", "no"]
+    both = loaded.predict([{**day, "id": 7, "play": "no"}, day], extra_columns=["id"])
+    assert both.tolist() == ["no", "no"]
     capsys.readouterr()  # the command above set up the nbspark logger's handler on stderr
     with pytest.raises(ValueError, match="row 0, column 'humidity': 'high' is not a number"):
         loaded.predict([{**day, "humidity": "high"}])

@@ -1,0 +1,200 @@
+"""One model, every tool: a model trained by the command line (``nbspark.fit``, the train job) as a
+pyspark.ml Pipeline stage (``fromModelDir``), scoring as ``nbspark.load`` scores it; and a model
+fitted in a Pipeline read back by ``nbspark.load`` with the ``StringIndexer``'s label names."""
+
+import numpy as np
+import pytest
+
+import nbspark
+
+pytestmark = pytest.mark.spark
+
+
+def _trained(tmp_path, fixtures, **settings):
+    out = tmp_path / "model"
+    nbspark.fit(
+        settings={
+            "task": "naive_bayes",
+            "nb.tokenizer": "words",
+            "train.format": "tsv",
+            "train.path": str(fixtures / "china_train.tsv"),
+            **settings,
+        },
+        out=out,
+    )
+    return out
+
+
+def _texts(fixtures):
+    return [line.split("\t")[2] for line in (fixtures / "china_test.tsv").read_text().splitlines()] + [
+        "Tokyo Japan Chinese",
+        "Beijing Beijing",
+        "nothing seen here",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("model", "alpha"), [("multinomial", "1.0"), ("multinomial", "0.5"), ("bernoulli", "1.0")]
+)
+def test_a_command_line_model_is_a_pipeline_stage_that_scores_as_nbspark_load(
+    spark, tmp_path, fixtures, model, alpha
+):
+    from pyspark.ml import Pipeline, PipelineModel
+    from pyspark.ml.feature import IndexToString
+
+    from nbspark.ml import CountingNaiveBayesModel
+
+    model_dir = _trained(tmp_path, fixtures, **{"nb.model": model, "nb.alpha": alpha})
+    loaded = nbspark.load(model_dir)
+    stage = CountingNaiveBayesModel.fromModelDir(str(model_dir)).setFeaturesCol("text")
+    assert stage.labels == list(loaded.classes_) == ["c", "j"]
+    assert (stage.getModelType(), stage.getSmoothing()) == (model, float(alpha))
+    texts = _texts(fixtures)
+    df = spark.createDataFrame([(t,) for t in texts], "text STRING")
+    names = IndexToString(inputCol="prediction", outputCol="predictedLabel", labels=stage.labels)
+    pipeline = Pipeline(stages=[stage, names]).fit(df)  # a Pipeline of fitted stages fits nothing
+    pipeline.save(str(tmp_path / "pipe"))
+    for fitted in (pipeline, PipelineModel.load(str(tmp_path / "pipe"))):
+        rows = fitted.transform(df).collect()
+        assert [r["predictedLabel"] for r in rows] == loaded.predict(texts).tolist()
+        got = np.array([r["probability"].toArray() for r in rows])
+        np.testing.assert_allclose(got, loaded.predict_proba(texts), rtol=0, atol=1e-12)
+
+
+def test_a_model_dir_a_stage_cannot_score_as_nbspark_load_is_refused_in_one_line(spark, tmp_path, fixtures):
+    from nbspark.ml import CountingNaiveBayesModel
+
+    smooth = _trained(tmp_path / "a", fixtures, **{"nb.unseen": "smooth"})
+    with pytest.raises(ValueError, match=r"^fromModelDir scores as MLlib does .*unseen='smooth'"):
+        CountingNaiveBayesModel.fromModelDir(str(smooth))
+    table = tmp_path / "weather"
+    nbspark.fit(
+        settings={
+            "task": "naive_bayes",
+            "nb.model": "categorical",
+            "train.format": "csv",
+            "train.path": str(fixtures / "weather.csv"),
+            "nb.label_column": "play",
+        },
+        out=table,
+    )
+    with pytest.raises(
+        ValueError, match=r"^fromModelDir takes a multinomial or Bernoulli text model; .* categorical"
+    ):
+        CountingNaiveBayesModel.fromModelDir(str(table))
+    with pytest.raises(Exception, match="nothing-here: no such model directory"):
+        CountingNaiveBayesModel.fromModelDir(str(tmp_path / "nothing-here"))
+
+
+def test_a_pipeline_model_keeps_the_indexers_label_names_for_nbspark_load(spark, tmp_path):
+    """StringIndexer orders labels by frequency (spam, the commoner here, is 0.0); the saved counts
+    speak names, so nbspark.load's classes_ are names and its columns follow them, not the index."""
+    from pyspark.ml import Pipeline, PipelineModel
+    from pyspark.ml.feature import RegexTokenizer, StringIndexer
+
+    from nbspark.ml import CountingNaiveBayes, CountingNaiveBayesModel
+
+    rows = [
+        ("spam", "win a free prize now"),
+        ("spam", "prize prize now"),
+        ("spam", "free entry win"),
+        ("ham", "see you at six"),
+        ("ham", "free at six"),
+    ]
+    df = spark.createDataFrame(rows, "category STRING, text STRING")
+    pipe = Pipeline(
+        stages=[
+            RegexTokenizer(inputCol="text", outputCol="tokens", pattern="(?U)\\W+"),
+            StringIndexer(inputCol="category", outputCol="label"),
+            CountingNaiveBayes(featuresCol="tokens"),
+        ]
+    ).fit(df)
+    indexer_labels = pipe.stages[1].labels
+    assert indexer_labels == ["spam", "ham"]
+    assert pipe.stages[2].labels == indexer_labels
+    pipe.save(str(tmp_path / "pipe"))
+    stage_dir = next((tmp_path / "pipe" / "stages").glob("2_*"))
+    loaded = nbspark.load(stage_dir / "nbspark")
+    assert loaded.classes_ == ("ham", "spam")
+    texts = [t for _, t in rows] + ["a free day at six"]
+    scored = pipe.transform(
+        spark.createDataFrame([(t, "ham") for t in texts], "text STRING, category STRING")
+    )
+    got = loaded.predict_proba(texts)
+    for r, ours in zip(scored.collect(), got):
+        theirs = r["probability"].toArray()  # by index: spam, ham
+        assert ours.tolist() == pytest.approx([theirs[1], theirs[0]], abs=1e-12)
+        assert loaded.classes_[int(ours.argmax())] == indexer_labels[int(r["prediction"])]
+    again = PipelineModel.load(str(tmp_path / "pipe")).stages[2]  # and back: names -> their values
+    assert isinstance(again, CountingNaiveBayesModel) and again.labels == indexer_labels
+    assert again.counts.classes == (0.0, 1.0)
+
+
+def test_a_command_line_backoff_model_is_a_pipeline_stage_that_decides_as_nbspark_load(
+    spark, tmp_path, fixtures
+):
+    from nbspark.backoff.jobs import train
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.ml import CountingBackoffModel
+    from nbspark.settings.config import load_config
+
+    cfg = load_config(
+        None, {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")}
+    )
+    train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+    stage = CountingBackoffModel.fromModelDir(str(tmp_path / "m"))
+    loaded = nbspark.load(tmp_path / "m")
+    windows = [
+        "Would NOT _ the outcome",
+        "could not _ the ratio",
+        "the cumulative effect of the",
+        "a b _ c d",
+    ]
+    df = spark.createDataFrame([(w.split(),) for w in windows], "window ARRAY<STRING>")
+    got = [(r["prediction"], r["probability"], r["level"]) for r in stage.transform(df).collect()]
+    assert got == [(e["label"], e["probability"], e["level"]) for e in loaded.explain(windows)]
+    assert got[0][0] == "affect" and got[0][2] == "ABDE"  # lower-cased as the model was trained
+
+
+@pytest.mark.realdata
+def test_a_command_line_sms_model_in_a_pipeline_against_mllibs(spark, data_dir, tmp_path, capsys):
+    """The newcomer's third task: an SMS model trained by nbspark (in process, from a tsv) used in a
+    Pipeline on the held-out messages, next to MLlib's NaiveBayes fitted on the same messages."""
+    import time
+
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+    from pyspark.ml.feature import IndexToString
+    from pyspark.sql import functions as F
+
+    from nbspark.ml import CountingNaiveBayesModel
+    from tests.ml.test_naive_bayes import pipelines, sms_frame
+
+    df = sms_frame(spark, data_dir / "smsspam" / "SMSSpamCollection").where(F.col("category").isNotNull())
+    train, test = df.randomSplit([0.8, 0.2], seed=7)
+    rows = train.collect()
+    (tmp_path / "train.tsv").write_text(
+        "".join(f"m{i}\t{r['category']}\t{r['text'].replace(chr(9), ' ')}\n" for i, r in enumerate(rows))
+    )
+    model_dir = _trained(tmp_path, tmp_path, **{"train.path": str(tmp_path / "train.tsv")})
+    stage = CountingNaiveBayesModel.fromModelDir(str(model_dir)).setFeaturesCol("text")
+    names = IndexToString(inputCol="prediction", outputCol="predicted", labels=stage.labels)
+    start = time.perf_counter()
+    ours = names.transform(stage.transform(test)).select("text", "category", "predicted").collect()
+    seconds = time.perf_counter() - start
+    loaded = nbspark.load(model_dir)
+    assert [r["predicted"] for r in ours] == loaded.predict([r["text"] for r in ours]).tolist()
+    _, mllib = pipelines("multinomial")
+    mllib_model = mllib.fit(train)
+    labels = mllib_model.stages[1].labels
+    theirs = mllib_model.transform(test).select("text", "prediction").collect()
+    accuracy = sum(r["predicted"] == r["category"] for r in ours) / len(ours)
+    mllib_accuracy = MulticlassClassificationEvaluator(metricName="accuracy").evaluate(
+        mllib_model.transform(test)
+    )
+    agree = sum(a["predicted"] == labels[int(b["prediction"])] for a, b in zip(ours, theirs)) / len(ours)
+    with capsys.disabled():
+        print(
+            f"\nSMS held out ({len(ours)} messages): nbspark model in a Pipeline {accuracy:.4f} "
+            f"({seconds:.2f} s to score), MLlib {mllib_accuracy:.4f}, the same label {agree:.4f}"
+        )
+    assert accuracy > 0.95 and abs(accuracy - mllib_accuracy) < 0.01 and agree > 0.99
