@@ -133,6 +133,7 @@ def test_a_table_model_learns_rows_as_training_reads_them(tmp_path):
         )
     model.save()
     assert table(tmp_path / "m") == table(tmp_path / "all")
+    assert model.feature_names_in_.tolist() == ["temperature", "humidity", "outlook", "windy"]
     day = [{"outlook": "sunny", "temperature": 70}]
     assert model.predict(day).tolist() == everything.predict(day).tolist()
 
@@ -190,5 +191,17 @@ def test_scikit_learns_names_agree_with_scikit_learn(tmp_path):
     assert model.score(probe, gold) == theirs.score(vectorizer.transform(probe), gold)
     assert model.class_count_.tolist() == theirs.class_count_.tolist()
     assert model.get_params()["alpha"] == theirs.get_params()["alpha"] == 1.0
+    predicted = model.predict(probe)  # an array, as scikit-learn's
+    assert (
+        isinstance(predicted, np.ndarray)
+        and predicted.tolist() == theirs.predict(vectorizer.transform(probe)).tolist()
+    )
+    (first,) = model.explain(probe[:1])
+    assert first["label"] == predicted[0] and list(first["probabilities"]) == list(model.classes_)
+    assert first["probability"] == pytest.approx(
+        np.exp(theirs.predict_log_proba(vectorizer.transform(probe[:1]))).max()
+    )
+    with pytest.raises(AttributeError, match="scores texts; it has no feature_names_in_"):
+        model.feature_names_in_
     model.partial_fit(["alpha"], ["x"])  # what partial_fit counted is in the counts at once
     assert model.class_count_.tolist() == (theirs.class_count_ + [1, 0, 0]).tolist()
