@@ -14,10 +14,11 @@ import time
 from nbspark.inputs.files import decode_text, list_files, sgml_texts
 from nbspark.report.format import format_check_report
 from nbspark.spark.faults import maybe_inject
+from nbspark.spine.classifying import write_metrics
 from nbspark.spine.counting import Tally
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import BACKOFF_KIND, NB_KIND, load_manifest
-from nbspark.storage.tables import staged_output, write_json
+from nbspark.storage.tables import staged_output
 
 __all__ = ["FLAG_DDL", "check_corpus"]
 
@@ -93,7 +94,7 @@ def check_corpus(
             },
             "seconds": round(time.time() - started, 2),
         }
-        write_json(stage / "metrics.json", metrics)
+        write_metrics(stage, metrics)
         (stage / "report.txt").write_text(format_check_report(metrics) + "\n")
     shared.unpersist()
     return metrics

@@ -15,6 +15,7 @@ __all__ = [
     "backoff_metrics",
     "classification_metrics",
     "format_classification_report",
+    "flat_metrics",
     "format_level_table",
     "level_name",
     "LOG_EPS",
@@ -215,3 +216,30 @@ def pr_curve(scored: Iterable[tuple[float, bool]], threshold: float) -> dict:
         "precision_at_threshold": hit / len(above) if above else None,
         "recall_at_threshold": hit / positives if positives else None,
     }
+
+
+def flat_metrics(metrics: dict) -> str:
+    """``metrics`` as a CSV of ``metric,value`` rows (``metrics.csv`` beside ``metrics.json``), for
+    ``pandas.read_csv`` and spreadsheets: nested names joined with ``.`` as ``pandas.json_normalize``
+    joins them (``per_class.spam.f1``), a list written as its JSON text, a missing value empty."""
+    import csv
+    import io
+    import json
+
+    rows: list[tuple[str, object]] = []
+
+    def walk(prefix: str, value) -> None:
+        if isinstance(value, dict) and value:
+            for key, inner in value.items():
+                walk(f"{prefix}.{key}" if prefix else str(key), inner)
+        elif isinstance(value, (list, tuple, dict)):
+            rows.append((prefix, json.dumps(value, ensure_ascii=False)))
+        else:
+            rows.append((prefix, "" if value is None else value))
+
+    walk("", metrics)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(("metric", "value"))
+    writer.writerows(rows)
+    return out.getvalue()

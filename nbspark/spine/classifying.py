@@ -23,12 +23,21 @@ from functools import cached_property
 
 from nbspark.errors import InputError
 from nbspark.report.format import malformed_lines, malformed_reasons, missing_cells, undecodable
+from nbspark.report.metrics import flat_metrics
 from nbspark.settings.capabilities import resolve_scoring, training_overlap
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import load_manifest
 from nbspark.storage.tables import check_output, read_arrow, staged_output, write_json
 
-__all__ = ["ClassifyPlan", "Scored", "Written", "plan_classify", "results_report", "write_results"]
+__all__ = [
+    "ClassifyPlan",
+    "Scored",
+    "Written",
+    "plan_classify",
+    "results_report",
+    "write_metrics",
+    "write_results",
+]
 
 
 @dataclass(frozen=True)
@@ -113,13 +122,20 @@ def write_results(
             if not metrics.get(empty[0]):
                 raise InputError(_nothing_scored(metrics, *empty))
             metrics["seconds"] = round(time.time() - started, 2)
-            write_json(stage / "metrics.json", metrics)
+            write_metrics(stage, metrics)
             (stage / "report.txt").write_text(results_report(report_of, metrics) + "\n")
             if files_of is not None:
                 files_of(stage, metrics)
     finally:
         scored.release()
     return metrics
+
+
+def write_metrics(stage: Location, metrics: dict) -> None:
+    """``metrics.json`` and its flat companion ``metrics.csv`` (``report.metrics.flat_metrics``) in
+    ``stage``: every job that reports metrics writes both, here."""
+    write_json(stage / "metrics.json", metrics)
+    (stage / "metrics.csv").write_text(flat_metrics(metrics))
 
 
 def _nothing_scored(metrics: dict, unit: str, why: str) -> str:

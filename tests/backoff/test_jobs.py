@@ -178,6 +178,11 @@ def test_classify_hand_counted(spark, model, tmp_path):
     )
     saved = json.loads((results / "metrics.json").read_text())
     assert saved["accuracy"] == 0.5 and (results / "report.txt").read_text().startswith("examples: 4")
+    import pandas as pd  # the flat companion, for pandas: one metric per row, names as json_normalize's
+
+    flat = pd.read_csv(tmp_path / "results" / "metrics.csv").set_index("metric")["value"]
+    assert float(flat["accuracy"]) == 0.5 and int(flat["examples"]) == 4
+    assert set(flat.index) == set(pd.json_normalize(saved).columns)
 
 
 def test_classify_with_splits_and_a_shorter_chain(spark, model, tmp_path):

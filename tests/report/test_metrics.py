@@ -137,3 +137,35 @@ def test_class_sizes_show_the_largest_and_the_smallest():
         "numeric columns: x0, x1, x2, x3, x4, x5, x6, x7, x8, x9, x10, x11, … (20 in all: manifest.json "
         "lists them)   categorical columns: -"
     )
+
+
+def test_flat_metrics_names_as_json_normalize_names_them():
+    import io
+    import json
+
+    import pandas as pd
+
+    from nbspark.report.metrics import flat_metrics
+
+    metrics = {
+        "accuracy": 0.75,
+        "per_class": {"spam": {"f1": 0.5, "support": 2}, "ham, eggs": {"f1": 1.0, "support": 2}},
+        "classes": ["ham, eggs", "spam"],
+        "empty": {},
+        "model": None,
+    }
+    text = flat_metrics(metrics)
+    assert text.splitlines() == [
+        "metric,value",
+        "accuracy,0.75",
+        "per_class.spam.f1,0.5",
+        "per_class.spam.support,2",
+        '"per_class.ham, eggs.f1",1.0',
+        '"per_class.ham, eggs.support",2',
+        'classes,"[""ham, eggs"", ""spam""]"',
+        "empty,{}",
+        "model,",
+    ]
+    flat = pd.read_csv(io.StringIO(text)).set_index("metric")["value"]
+    assert json.loads(flat["classes"]) == ["ham, eggs", "spam"]
+    assert set(flat.index) - {"empty"} == set(pd.json_normalize(metrics).columns) - {"empty"}
