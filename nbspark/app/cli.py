@@ -122,6 +122,27 @@ def _run(prog: str, body) -> int:
     return 0
 
 
+def _may_count_here(args, prog: str, cfg) -> bool:
+    """Whether ``nbspark train`` may choose to count in process (``settings.capabilities.in_process_fits``
+    then decides by size): the command, not ``spark-submit jobs/train.py``; no ``--spark``, update,
+    ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS`` asking for Spark; local files only."""
+    import os
+
+    from nbspark.storage.uris import scheme_of
+
+    if not prog.startswith("nbspark") or args.update:
+        return False
+    asked = (getattr(args, o, None) for o in ("spark", "master", "conf"))
+    if any(asked) or "PYSPARK_SUBMIT_ARGS" in os.environ:
+        return False
+    return all(not p or scheme_of(str(p)) in (None, "file") for p in (cfg.train.path, args.data_dir))
+
+
+def _input_bytes(inputs) -> int:
+    """The bytes of an input's files (a directory's, for a Parquet table)."""
+    return sum(f.stat()[0] for x in inputs.files for f in (x.files() if x.is_dir() else [x]))
+
+
 def train_main(argv=None, prog: str = "train.py") -> int:
     parser = argparse.ArgumentParser(
         prog=prog, description="Count a corpus into an nbspark model (count tables as Parquet)."
@@ -146,12 +167,16 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         help="with --update: count an input file again although the model already holds it",
     )
     if prog.startswith("nbspark"):  # spark-submit jobs/train.py stays Spark
-        parser.add_argument(
+        where = parser.add_mutually_exclusive_group()
+        where.add_argument(
             "--in-process",
             action="store_true",
             help="count in this process, without Spark or a JVM (naive Bayes and density models of local "
-            "files that fit in memory); the same model as Spark's",
+            "files that fit in memory); the same model as Spark's. Without --in-process or --spark, "
+            "a naive Bayes or density model of local files of at most 64 MB is counted in process, "
+            "unless --master or --conf asks for Spark",
         )
+        where.add_argument("--spark", action="store_true", help="count with Spark, whatever the input's size")
     args = parser.parse_args(argv)
     cfg = config_of(args, parser)
     if args.update and (args.out or args.overwrite):
@@ -166,6 +191,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
             format_nb_train_report,
             format_train_report,
         )
+        from nbspark.settings.capabilities import in_process_fits
         from nbspark.spine.training import plan_training, refuse_remote, train_model
 
         # only the run's own family is imported (the naive Bayes jobs bring numpy and scipy)
@@ -176,11 +202,21 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         else:
             from nbspark.backoff.jobs import BACKOFF as family
         out = args.update or args.out or cfg.model_dir
-        in_process = getattr(args, "in_process", False)
+        in_process, local = getattr(args, "in_process", False), None
         if in_process:
             refuse_remote(cfg, args.data_dir)
+        elif _may_count_here(args, prog, cfg):
+            local = resolve_input(cfg.train, args.data_dir)  # local files: no JVM to list them
+            why_not = in_process_fits(cfg, _input_bytes(local))
+            in_process = why_not is None
+            log.info(
+                "counting %s",
+                "in process (--spark counts with Spark)" if in_process else f"with Spark: {why_not}",
+            )
 
         def inputs():  # called by the plan once the engine is known to apply: only then paths, and the JVM
+            if in_process and local is not None:
+                return local
             if not in_process:
                 use_hadoop()
             return resolve_input(cfg.train, args.data_dir)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.resolve import Inputs
-from nbspark.settings.capabilities import resolve_engine
+from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, resolve_engine
 from nbspark.spark.faults import maybe_kill_driver
 from nbspark.spark.session import settings_while
 from nbspark.spine.counting import Counted
@@ -73,8 +73,6 @@ CHECKPOINT_DEFAULTS = {
     "spark.sql.streaming.minBatchesToRetain": "10",
     "spark.sql.streaming.fileSource.log.cleanupDelay": "60s",
 }
-#: A micro-batch of at most this many MB is counted in the driver's process, where the family can.
-IN_PROCESS_BELOW_MB = 64.0
 #: Deltas past which a stream compacts its model (reads sum this many parts at most).
 COMPACT_EVERY = 100
 

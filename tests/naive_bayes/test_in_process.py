@@ -201,3 +201,45 @@ def test_what_needs_spark_is_refused_before_anything_starts(tmp_path, settings, 
     with pytest.raises(ConfigError, match=says):
         train_nb_in_process(cfg, tmp_path / "m")
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.spark
+def test_the_command_counts_a_small_local_input_in_process_unless_asked_for_spark(spark, tmp_path, caplog):
+    """nbspark train without --in-process or --spark: in process below 64 MB of local files (the
+    same table as Spark's), with Spark when --spark asks."""
+    import logging
+
+    path = str(FIXTURES / "china_train.tsv")
+    sets = ["--set", "task=naive_bayes", "--set", "nb.tokenizer=words", "--set", "train.format=tsv"]
+    with caplog.at_level(logging.INFO, logger="nbspark"):
+        assert main(["train", *sets, "--set", f"train.path={path}", "--out", str(tmp_path / "auto")]) == 0
+    assert "counting in process (--spark counts with Spark)" in caplog.text
+    assert main(["train", "--spark", *sets, "--set", f"train.path={path}", "--out", str(tmp_path / "s")]) == 0
+    engines = [json.loads((tmp_path / m / "manifest.json").read_text())["engine"] for m in ("auto", "s")]
+    assert engines[0] == "local" and engines[1] != "local"
+    assert _table(tmp_path / "auto") == _table(tmp_path / "s")
+    assert _manifest(tmp_path / "auto") == _manifest(tmp_path / "s")
+
+
+def test_what_decides_in_process_for_the_command(monkeypatch):
+    import argparse
+
+    from nbspark.app.cli import _may_count_here
+    from nbspark.settings.capabilities import in_process_fits
+
+    cfg = load_config(None, {**CHINA, "train.path": str(FIXTURES / "china_train.tsv")})
+    plain = {"spark": False, "master": None, "conf": None, "update": None, "data_dir": None}
+    monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
+    assert _may_count_here(argparse.Namespace(**plain), "nbspark train", cfg)
+    assert not _may_count_here(argparse.Namespace(**plain), "train.py", cfg)  # spark-submit stays Spark
+    for asked in ({"spark": True}, {"master": "local[1]"}, {"conf": ["a=b"]}, {"update": "M"}):
+        assert not _may_count_here(argparse.Namespace(**{**plain, **asked}), "nbspark train", cfg)
+    assert not _may_count_here(
+        argparse.Namespace(**{**plain, "data_dir": "hdfs://nn/d"}), "nbspark train", cfg
+    )
+    monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--master local[1] pyspark-shell")
+    assert not _may_count_here(argparse.Namespace(**plain), "nbspark train", cfg)
+    assert in_process_fits(cfg, 64_000_000) is None
+    assert in_process_fits(cfg, 64_000_001) == "the input is 64.0 MB, over the 64 MB counted in process"
+    assert "backoff" in in_process_fits(load_config(None, {}), 10)
+    assert "dataframe" in in_process_fits(load_config(None, {**CHINA, "engine": "dataframe"}), 10)
