@@ -20,7 +20,7 @@ from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model
 from nbspark.naive_bayes.scoring import RANKED, score
 from nbspark.report.metrics import LOG_EPS, classification_metrics, format_classification_report, pr_curve
 from nbspark.report.plots import plot_pr_curve
-from nbspark.settings.capabilities import TEXT_MODELS
+from nbspark.settings.capabilities import TEXT_MODELS, one_label
 from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import SAME_COUNTS, model_options, refuse_unused
 from nbspark.spine.classifying import ClassifyPlan, plan_classify, write_results
@@ -217,7 +217,7 @@ def plan_nb_classify(
         overwrite=overwrite,
     )
     binary = _binary(plan.cfg, tuple(sorted(plan.manifest["label_counts"])))
-    return dataclasses.replace(plan, details={"binary": binary})
+    return dataclasses.replace(plan, details={"binary": binary, "one_label": one_label(plan.cfg)})
 
 
 def run_nb_classify(spark, plan: ClassifyPlan) -> dict:
@@ -246,6 +246,8 @@ def run_nb_classify(spark, plan: ClassifyPlan) -> dict:
     scored = score(spark, cfg, inputs, scoring, counts, model, len(classes))
     if binary:
         scored.predictions = binary_decision(scored.predictions, *binary, cfg.nb.decision_threshold)
+    if plan.details["one_label"]:  # written as strings, read back by the metrics as lists of one
+        scored.scalars = ("gold", "predicted")
     all_kept = cfg.nb.posteriors == "all" or len(classes) <= RANKED
 
     def metrics_of(written) -> dict:

@@ -31,11 +31,13 @@ __all__ = [
     "IN_PROCESS_BELOW_MB",
     "NB_TABLE_FORMATS",
     "NB_TEXT_FORMATS",
+    "ONE_LABEL_FORMATS",
     "SCORERS",
     "TEXT_MODELS",
     "config_problems",
     "engine_problem",
     "in_process_fits",
+    "one_label",
     "resolve_engine",
     "resolve_scoring",
     "scoring_problem",
@@ -238,6 +240,18 @@ def test_problem(cfg) -> str | None:
 #: micro-batch of ``nbspark stream``. Spark's start (10 s and more) outweighs counting such an input
 #: on one core (the 5,574-message SMS collection, 0.5 MB: 0.5 s in process, 9 s with Spark).
 IN_PROCESS_BELOW_MB = 64.0
+
+
+#: Test formats that hold one label per record (a tsv line may hold several, "c,j"; a Reuters story
+#: several topics).
+ONE_LABEL_FORMATS = ("sms", "csv", "parquet", "sklearn")
+
+
+def one_label(cfg) -> bool:
+    """Whether a naive Bayes classify run's predictions are single-label, so that ``gold`` and
+    ``predicted`` are written as strings, not lists: a test format of one label per record, and one
+    label predicted per record (``nb.top_k = 1``, no ``nb.multilabel_threshold``)."""
+    return cfg.test.format in ONE_LABEL_FORMATS and cfg.nb.top_k == 1 and cfg.nb.multilabel_threshold == 0
 
 
 def in_process_fits(cfg, input_bytes: int, below_mb: float = IN_PROCESS_BELOW_MB) -> str | None:

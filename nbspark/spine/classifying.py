@@ -93,6 +93,9 @@ class Scored:
     #: the number of partitions of ``predictions``, where the scorer knows it without planning
     #: them (those of its input); None: ``write_results`` plans the predictions to count them
     partitions: Callable[[], int] | None = None
+    #: list columns of one element each, written as that element (single-label predictions: a
+    #: string for pandas, not a list); the metrics read them back as lists (``Written.lists``)
+    scalars: tuple[str, ...] = ()
 
 
 def write_results(
@@ -113,10 +116,15 @@ def write_results(
     metric that counts what was scored, and why an input might give none) writes nothing and
     fails (``InputError``), as a training run with nothing to count does."""
     try:
+        if scored.scalars:
+            from pyspark.sql import functions as F
+
+            scored.predictions = scored.predictions.withColumns({c: F.get(c, 0) for c in scored.scalars})
         with staged_output(out, "results") as stage:
             _few_files(spark, scored).write.parquet((stage / "predictions").uri)
             stats = scored.stats()
-            metrics = metrics_of(_read_back(spark, stage / "predictions", scored.predictions.schema))
+            written = _read_back(spark, stage / "predictions", scored.predictions.schema, scored.scalars)
+            metrics = metrics_of(written)
             metrics.update(extra)
             metrics.update(stats)
             if not metrics.get(empty[0]):
@@ -191,6 +199,7 @@ class Written:
     schema: object
     parts: list
     small: bool
+    lists: tuple[str, ...] = ()  # columns written as strings (``Scored.scalars``), read as lists of one
     _columns: dict = field(default_factory=dict)  # a small table's columns read so far
 
     def preload(self, columns: list[str]) -> None:
@@ -205,12 +214,19 @@ class Written:
         missing = list(dict.fromkeys(c for c in columns if c not in self._columns))  # each column read once
         if missing:
             table = read_arrow(self.parts, missing).combine_chunks()
-            self._columns.update(zip(missing, table.columns))
+            self._columns.update(
+                (c, _one_element_lists(v.combine_chunks()) if c in self.lists else v)
+                for c, v in zip(missing, table.columns)
+            )
         return pa.table({c: self._columns[c] for c in columns})
 
     @cached_property
     def frame(self):
+        from pyspark.sql import functions as F
+
         frame = self.spark.read.schema(self.schema).parquet(self.table.uri)
+        if self.lists:
+            frame = frame.withColumns({c: F.array(c) for c in self.lists})
         return frame.coalesce(1) if self.small else frame
 
     def totals(self, columns: list[str], in_arrow: Callable, in_spark: Callable) -> dict:
@@ -233,12 +249,20 @@ class Written:
         return _arrow_counts(self._arrow(columns))
 
 
-def _read_back(spark, table: Location, schema) -> Written:
+def _read_back(spark, table: Location, schema, lists: tuple[str, ...] = ()) -> Written:
     parts = table.files(skip=lambda name: name.startswith(("_", ".")))
     limit = spark.sparkContext._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(
         spark.conf.get("spark.sql.files.maxPartitionBytes")
     )
-    return Written(spark, table, schema, parts, sum(f.stat()[0] for f in parts) <= limit)
+    return Written(spark, table, schema, parts, sum(f.stat()[0] for f in parts) <= limit, lists)
+
+
+def _one_element_lists(values):
+    """A pyarrow array as a list array, each value a list of itself (``Written.lists``)."""
+    import numpy as np
+    import pyarrow as pa
+
+    return pa.ListArray.from_arrays(pa.array(np.arange(len(values) + 1, dtype=np.int32)), values)
 
 
 def _arrow_counts(table) -> list[tuple]:
