@@ -273,11 +273,43 @@ class NBPredictor:
 
     @property
     def feature_names_in_(self) -> np.ndarray:
-        """A table model's columns, as training read them (scikit-learn's ``feature_names_in_``); a
-        text model has none (AttributeError, as scikit-learn's models fitted without names)."""
+        """A table model's columns (scikit-learn's ``feature_names_in_``): the numeric ones in
+        ``theta_``'s order, then the categorical ones; a text model has none (AttributeError, as
+        scikit-learn's models fitted without names)."""
         if self.text:
             raise AttributeError(f"a {self.kind} model scores texts; it has no feature_names_in_")
-        return np.array([*self._numeric, *self._categorical], dtype=object)
+        return np.array([*self.model.numeric, *self.model.categorical], dtype=object)
+
+    @property
+    def vocabulary_(self) -> dict[str, int]:
+        """A text model's tokens -> their column in ``feature_log_prob_`` (``CountVectorizer``'s name)."""
+        if not self.text:
+            raise AttributeError(f"a {self.kind} model scores table rows; it has no vocabulary_")
+        return dict(self.model.vocab)
+
+    @property
+    def feature_log_prob_(self) -> np.ndarray:
+        """``log P(token | class)``, ``(len(classes_), len(vocabulary_))``, of a multinomial model
+        (scikit-learn's ``MultinomialNB.feature_log_prob_``, columns by ``vocabulary_``)."""
+        if self.kind != "multinomial":
+            raise AttributeError(f"feature_log_prob_ is a multinomial model's; this is a {self.kind} model")
+        return self.model.weights
+
+    @property
+    def theta_(self) -> np.ndarray:
+        """Per class, each numeric column's mean (``GaussianNB.theta_``; columns in
+        ``feature_names_in_``'s order)."""
+        if self.model.theta is None:
+            raise AttributeError(f"theta_ is a model with numeric columns'; this {self.kind} model has none")
+        return self.model.theta
+
+    @property
+    def var_(self) -> np.ndarray:
+        """Per class, each numeric column's variance plus ``var_smoothing`` times the largest
+        (``GaussianNB.var_``)."""
+        if self.model.var is None:
+            raise AttributeError(f"var_ is a model with numeric columns'; this {self.kind} model has none")
+        return self.model.var
 
     def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """The most probable class of each text or row, an array (scikit-learn's shape; ties: the

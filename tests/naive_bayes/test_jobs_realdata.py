@@ -129,7 +129,12 @@ def test_wine_gaussian_equals_sklearn(spark, tmp_path):
 
     names_ = [str(n).replace(" ", "_") for n in data.feature_names]
     rows = [dict(zip(names_, map(float, data.data[i]))) for i in np.flatnonzero(part == "test")]
-    assert nbspark.load(tmp_path / "m").predict(rows).tolist() == list(pred)
+    loaded = nbspark.load(tmp_path / "m")
+    assert loaded.predict(rows).tolist() == list(pred)
+    order = [names_.index(c) for c in loaded.feature_names_in_]  # scikit-learn's names, its numbers
+    assert list(loaded.classes_) == list(ref.classes_)
+    np.testing.assert_allclose(loaded.theta_, ref.theta_[:, order], rtol=1e-12)
+    np.testing.assert_allclose(loaded.var_, ref.var_[:, order], rtol=1e-9)
     assert metrics["accuracy"] == pytest.approx(np.mean(pred == names[data.target[part == "test"]]))
 
 

@@ -133,7 +133,7 @@ def test_a_table_model_learns_rows_as_training_reads_them(tmp_path):
         )
     model.save()
     assert table(tmp_path / "m") == table(tmp_path / "all")
-    assert model.feature_names_in_.tolist() == ["temperature", "humidity", "outlook", "windy"]
+    assert model.feature_names_in_.tolist() == ["humidity", "temperature", "outlook", "windy"]
     day = [{"outlook": "sunny", "temperature": 70}]
     assert model.predict(day).tolist() == everything.predict(day).tolist()
 
@@ -201,6 +201,9 @@ def test_scikit_learns_names_agree_with_scikit_learn(tmp_path):
     assert first["probability"] == pytest.approx(
         np.exp(theirs.predict_log_proba(vectorizer.transform(probe[:1]))).max()
     )
+    vocabulary = model.vocabulary_  # feature_log_prob_'s columns, as CountVectorizer's vocabulary_ says
+    order = [vocabulary[w] for w in sorted(vectorizer.vocabulary_, key=vectorizer.vocabulary_.get)]
+    assert np.allclose(model.feature_log_prob_[:, order], theirs.feature_log_prob_)
     with pytest.raises(AttributeError, match="scores texts; it has no feature_names_in_"):
         getattr(model, "feature_names_in_")  # noqa: B009 (the attribute is the question)
     model.partial_fit(["alpha"], ["x"])  # what partial_fit counted is in the counts at once
