@@ -250,10 +250,11 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
     explicit = frozenset(overrides_of(args, parser))
 
     def body():
-        if cfg.task == "density":  # before Spark and the model: nothing of a density task classifies yet
+        if cfg.task == "density":  # a test input it cannot score is refused before the JVM starts
             from nbspark.settings.capabilities import test_problem
 
-            raise ConfigError(test_problem(cfg))
+            if problem := test_problem(cfg):
+                raise ConfigError(problem)
         from nbspark.inputs.resolve import resolve_input
 
         use_hadoop()
@@ -268,6 +269,11 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
             from nbspark.naive_bayes.jobs import run_nb_classify as run
 
             plan = plan_nb_classify(cfg, model, inputs, out, explicit, args.overwrite)
+        elif cfg.task == "density":
+            from nbspark.density.jobs import plan_density_classify
+            from nbspark.density.jobs import run_density_classify as run
+
+            plan = plan_density_classify(cfg, model, inputs, out, explicit, args.overwrite)
         else:
             from nbspark.backoff.jobs import plan_backoff_classify
             from nbspark.backoff.jobs import run_backoff_classify as run

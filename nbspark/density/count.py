@@ -21,7 +21,7 @@ from nbspark.density.model import COUNT_DDL, count_rows, row_key
 from nbspark.errors import InputError
 from nbspark.spine.counting import Counted
 
-__all__ = ["count_density", "modelled_columns"]
+__all__ = ["checked_weight", "count_density", "modelled_columns", "read_table", "text_only"]
 
 
 def modelled_columns(cfg, names: list[str], root) -> list[str]:
@@ -64,7 +64,7 @@ def count_density(spark, cfg, inputs, engine: str) -> Counted:
     return _spark_counts(spark, cfg, inputs)
 
 
-def _text_only(names_types: dict[str, str], columns: list[str], root) -> None:
+def text_only(names_types: dict[str, str], columns: list[str], root) -> None:
     numbers = [
         f"{c} ({t})" for c, t in names_types.items() if c in columns and t not in ("string", "large_string")
     ]
@@ -87,7 +87,7 @@ def _local_counts(cfg, inputs) -> Counted:
     else:
         table = pa.concat_tables([pq.read_table(f.path) for f in inputs.files], promote_options="default")
     columns = modelled_columns(cfg, table.column_names, inputs.root)
-    _text_only({f.name: str(f.type) for f in table.schema}, columns, inputs.root)
+    text_only({f.name: str(f.type) for f in table.schema}, columns, inputs.root)
     weight_column = cfg.density.weight_column
     cells = [table.column(c).to_pylist() for c in columns]
     weights = table.column(weight_column).to_pylist() if weight_column else [1.0] * table.num_rows
@@ -117,19 +117,32 @@ def _known(columns: list[str], head: list[tuple], distinct: int) -> dict:
     }
 
 
+def read_table(spark, inputs):
+    """A density input as Spark reads it for counting and scoring alike: a CSV's cells as text
+    (header row, no inference), a Parquet table as typed."""
+    paths = [f.uri for f in inputs.files]
+    if inputs.spec.format == "csv":
+        return spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
+    return spark.read.parquet(*paths)
+
+
+def checked_weight(weight_column: str):
+    """``(weight, valid)`` columns: the weight column as a double (1 without one), and whether it is a
+    number >= 0 (``_weight``'s rule, in Spark)."""
+    from pyspark.sql import functions as F
+
+    weight = F.col(weight_column).cast("double") if weight_column else F.lit(1.0)
+    return weight, weight.isNotNull() & ~F.isnan(weight) & (weight >= 0) & (weight < float("inf"))
+
+
 def _spark_counts(spark, cfg, inputs) -> Counted:
     from pyspark.sql import functions as F
 
-    paths = [f.uri for f in inputs.files]
-    if inputs.spec.format == "csv":
-        df = spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
-    else:
-        df = spark.read.parquet(*paths)
+    df = read_table(spark, inputs)
     columns = modelled_columns(cfg, df.columns, inputs.root)
-    _text_only(dict(df.dtypes), columns, inputs.root)
+    text_only(dict(df.dtypes), columns, inputs.root)
     weight_column = cfg.density.weight_column
-    weight = F.col(weight_column).cast("double") if weight_column else F.lit(1.0)
-    valid = weight.isNotNull() & ~F.isnan(weight) & (weight >= 0) & (weight < float("inf"))
+    weight, valid = checked_weight(weight_column)
     summary = df.agg(F.count(F.lit(1)).alias("n"), F.count_if(~valid).alias("bad")).first()
     example = df.where(~valid).first().asDict() if summary["bad"] else None
     stats = {"rows_read": summary["n"], "rows": summary["n"] - summary["bad"]}

@@ -1,5 +1,7 @@
-"""The density family on the spine's train skeleton: ``DENSITY`` (what the family supplies) and
-``train_density`` (Spark) / ``train_density_in_process`` (no Spark)."""
+"""The density family on the spine's skeletons: ``DENSITY`` (what the family supplies),
+``train_density`` (Spark) / ``train_density_in_process`` (no Spark), and the classify job, which
+scores a test table's rows (``density.scoring``): ``plan_density_classify`` then
+``run_density_classify``."""
 
 from __future__ import annotations
 
@@ -9,7 +11,14 @@ from nbspark.errors import ConfigError
 from nbspark.spine.training import Family, plan_training, refuse_remote, train_model
 from nbspark.storage.manifests import DENSITY_KIND
 
-__all__ = ["DENSITY", "train_density", "train_density_in_process"]
+__all__ = [
+    "DENSITY",
+    "classify_density",
+    "plan_density_classify",
+    "run_density_classify",
+    "train_density",
+    "train_density_in_process",
+]
 
 
 def _fields(spark, cfg, counted, read_written, updated: bool) -> dict:
@@ -52,3 +61,59 @@ def train_density_in_process(cfg, out, data_dir: str | None = None, overwrite: b
         cfg, lambda: resolve_input(cfg.train, data_dir), out, DENSITY, overwrite=overwrite, in_process=True
     )
     return train_model(None, plan, DENSITY)
+
+
+def plan_density_classify(cfg, model_dir, inputs, out, overrides=frozenset(), overwrite: bool = False):
+    """The plan of a density classify run (``spine.classifying.plan_classify``): the model's smoothing
+    ``m`` unless ``overrides`` names ``density.m``."""
+    import dataclasses
+
+    from nbspark.spine.classifying import plan_classify
+
+    def settings(manifest, run):
+        m = run.density.m if "density.m" in overrides else manifest["config"]["density"]["m"]
+        return dataclasses.replace(run, density=dataclasses.replace(run.density, m=float(m)))
+
+    return plan_classify(cfg, model_dir, inputs, out, DENSITY_KIND, settings=settings, overwrite=overwrite)
+
+
+def run_density_classify(spark, plan) -> dict:
+    """Score ``plan.inputs``' rows under the model's joint and naive estimators; write the
+    predictions (each row's log-densities), metrics.json (the held-out log-likelihoods) and
+    report.txt into ``plan.out`` (staged); return the metrics."""
+    import time
+
+    from nbspark.density.predictor import read_density
+    from nbspark.density.scoring import score_density
+    from nbspark.report.format import format_density_report
+    from nbspark.spine.classifying import write_results
+    from nbspark.spine.training import why_empty
+
+    started = time.time()
+    cfg, manifest = plan.cfg, plan.manifest
+    model = read_density(plan.model_dir, manifest, cfg.density.m).density
+    scored = score_density(spark, model, plan.inputs, manifest["config"]["density"]["weight_column"])
+    extra = {
+        "model": str(plan.model_dir),
+        "columns": list(model.columns),
+        "m": model.m,
+        "test_input": str(plan.inputs.root),
+        "test_is_training_data": plan.overlap == "all",
+    }
+    return write_results(
+        spark,
+        plan.out,
+        scored,
+        lambda written: {},
+        format_density_report,
+        extra,
+        started,
+        empty=("rows", why_empty("density")),
+    )
+
+
+def classify_density(spark, cfg, model_dir, inputs, out, overrides=frozenset(), overwrite: bool = False):
+    """``run_density_classify`` of ``plan_density_classify``."""
+    return run_density_classify(
+        spark, plan_density_classify(cfg, model_dir, inputs, out, overrides, overwrite)
+    )

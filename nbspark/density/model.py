@@ -103,7 +103,10 @@ class DensityModel:
             for i, v in at.items():
                 p *= (self.marginals[i].get(v, 0.0) + m / len(self.marginals[i])) / (n + m)
             return p
-        seen = sum(w for row, w in self.joint.items() if all(row[i] == v for i, v in at.items()))
+        if len(at) == len(self.columns):  # a whole row: its own count, looked up
+            seen = self.joint.get(tuple(at[i] for i in range(len(self.columns))), 0.0)
+        else:
+            seen = sum(w for row, w in self.joint.items() if all(row[i] == v for i, v in at.items()))
         q = math.prod(1 / len(self.marginals[i]) for i in at)
         return (seen + m * q) / (n + m)
 

@@ -14,6 +14,7 @@ __all__ = [
     "format_classify_report",
     "format_curve",
     "format_density_answer",
+    "format_density_report",
     "format_density_train_report",
     "format_nb_train_report",
     "malformed_lines",
@@ -141,6 +142,34 @@ def format_density_train_report(manifest: dict, out) -> str:
             + ", ".join(f"{c} ({n} value{'s' if n != 1 else ''})" for c, n in manifest["values"].items()),
         ]
     )
+
+
+def format_density_report(metrics: dict) -> str:
+    """A density classify run's report: the held-out log-likelihood per row (per unit of weight) of
+    the joint and the naive estimator, with the rows of probability 0 said plainly."""
+    lines = [
+        f"rows scored: {metrics['rows']:,} (weight {metrics['weight']:g})   columns: "
+        f"{', '.join(metrics['columns'])}   m = {metrics['m']:g}",
+        "held-out log-likelihood per row (higher is better):",
+    ]
+    for estimator in ("joint", "naive"):
+        e = metrics[estimator]
+        ll = e["held_out_log_likelihood"]
+        line = (
+            f"  {estimator:<5}  {ll if isinstance(ll, str) else format(ll, '.4f') if ll is not None else '-'}"
+        )
+        if e["zero_probability_rows"]:
+            seen = e["log_likelihood_of_seen_rows"]
+            line += (
+                f"   {e['zero_probability_rows']:,} row(s) have probability 0 under the {estimator} model "
+                f"(a {'row' if estimator == 'joint' else 'value'} never seen in training"
+                f"{', with m = 0' if not metrics['m'] else ''}), so the "
+                f"log-likelihood is -inf; over the other rows: "
+                f"{format(seen, '.4f') if seen is not None else '-'}"
+                + ("; smooth with density.m > 0" if not metrics["m"] else "")
+            )
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def format_density_answer(answer: dict) -> str:

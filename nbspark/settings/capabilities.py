@@ -104,11 +104,6 @@ def _format_problem(cfg, part: str) -> str | None:
     spec = getattr(cfg, part)
     fmt = spec.format
     if cfg.task == "density":
-        if part == "test":
-            return (
-                "task = density has no classify job yet: ask the model with nbspark.load(MODEL).probability "
-                "or .log_density"
-            )
         if fmt not in DENSITY_FORMATS:
             return f"{part}.format {fmt!r} is not a density input: a table ({', '.join(DENSITY_FORMATS)})"
         return _input_settings_problem(spec, part)
@@ -303,7 +298,7 @@ def resolve_scoring(cfg, model_bytes: int = 0) -> str:
     if problem:
         raise ConfigError(problem)
     if cfg.scoring == "auto":
-        if cfg.task == "backoff":
+        if cfg.task in ("backoff", "density"):
             return "broadcast"
         if model_bytes > cfg.broadcast_limit_mb * 2**20 and scoring_problem(cfg, "join") is None:
             return "join"

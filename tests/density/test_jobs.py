@@ -94,7 +94,7 @@ def test_what_a_density_task_cannot_do_is_refused_in_one_line(tmp_path, capsys):
     with pytest.raises(InputError, match="no column\\(s\\) c"):
         train_density_in_process(_cfg(tmp_path / "t.csv", **{"density.columns": "a,c"}), tmp_path / "m")
     code = main(["classify", "--set", "task=density", "--model", str(tmp_path / "m")])
-    assert code == 2 and "task = density has no classify job yet" in capsys.readouterr().err
+    assert code == 2 and "test.format 'reuters' is not a density input" in capsys.readouterr().err
 
 
 def test_the_query_command_asks_a_density_model(tmp_path, capsys):

@@ -1,0 +1,115 @@
+"""Scoring a test table's rows under a density model, in Spark: each row's log-density under the
+joint and the naive estimator (``density.model.DensityModel``, broadcast), written as columns for
+ranking anomalies, and the held-out log-likelihood that compares the two.
+
+``score_density(spark, model, inputs, weight_column) -> spine.classifying.Scored``: the predictions
+are the test rows' modelled columns (and weight), ``log_density_joint`` and ``log_density_naive``;
+its ``stats()`` are the metrics: ``rows`` scored, their ``weight``, and per estimator the
+``held_out_log_likelihood`` (the weighted mean of the rows' log-densities, ``-inf`` as soon as one
+row has probability 0) with ``zero_probability_rows`` (how many rows, and their weight) and the mean
+over the other rows. A row whose weight is not a number >= 0 is skipped and counted
+(``malformed.weight``), as training skips it.
+"""
+
+from __future__ import annotations
+
+import math
+
+from nbspark.density.count import checked_weight, read_table, text_only
+from nbspark.density.model import DensityModel
+from nbspark.errors import InputError
+from nbspark.spine.classifying import Scored
+from nbspark.spine.counting import Tally
+
+__all__ = ["ESTIMATORS", "score_density"]
+
+ESTIMATORS = ("joint", "naive")
+
+
+def score_density(spark, model: DensityModel, inputs, weight_column: str = "") -> Scored:
+    """The rows of ``inputs`` (a CSV or Parquet table holding every column of ``model``) scored under
+    both estimators."""
+    from pyspark.sql import functions as F
+
+    df = read_table(spark, inputs)
+    columns = list(model.columns)
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise InputError(
+            f"{inputs.root}: no column(s) {', '.join(missing)}, which the model counts (columns: "
+            f"{', '.join(df.columns)})"
+        )
+    text_only(dict(df.dtypes), columns, inputs.root)
+    weight, valid = checked_weight(weight_column if weight_column in df.columns else "")
+    tally = spark.sparkContext.accumulator({}, Tally())
+    shared = spark.sparkContext.broadcast(model)
+    rows = df.select(*(F.col(c) for c in columns), weight.alias("weight"), valid.alias("__valid"))
+    width = len(columns)
+
+    def scored(batches):
+        import pyarrow as pa
+
+        m = shared.value
+        counts: dict = {}
+        for batch in batches:
+            values = [batch.column(i).to_pylist() for i in range(width)]
+            weights, ok = batch.column(width).to_pylist(), batch.column(width + 1).to_pylist()
+            keep = [i for i, good in enumerate(ok) if good]
+            counts["malformed"] = counts.get("malformed", 0) + len(ok) - len(keep)
+            out = {c: [values[j][i] for i in keep] for j, c in enumerate(columns)}
+            out["weight"] = [weights[i] for i in keep]
+            for estimator in ESTIMATORS:
+                logs = [_log_density(m, [values[j][i] for j in range(width)], estimator) for i in keep]
+                out[f"log_density_{estimator}"] = logs
+                _add(counts, estimator, logs, out["weight"])
+            counts["rows"] = counts.get("rows", 0) + len(keep)
+            counts["weight"] = counts.get("weight", 0.0) + math.fsum(out["weight"])
+            yield pa.RecordBatch.from_pydict(out)
+        tally.add(counts)
+
+    schema = ", ".join(
+        [*(f"`{c}` STRING" for c in columns), "weight DOUBLE"]
+        + [f"log_density_{e} DOUBLE" for e in ESTIMATORS]
+    )
+    predictions = rows.mapInArrow(scored, schema)
+    return Scored(predictions, lambda: density_metrics(dict(tally.value)))
+
+
+def _log_density(model: DensityModel, row: list, estimator: str) -> float:
+    p = model.probability(dict(zip(model.columns, row)), model=estimator)
+    return math.log(p) if p > 0 else -math.inf
+
+
+def _add(counts: dict, estimator: str, logs: list[float], weights: list[float]) -> None:
+    """Add a batch's weighted log-densities of ``estimator`` to ``counts``: those of rows of
+    probability 0 apart (their number and weight), so that the mean over the others is kept too."""
+    finite = [(x, w) for x, w in zip(logs, weights) if x != -math.inf]
+    zero = [w for x, w in zip(logs, weights) if x == -math.inf]
+    for key, value in (
+        (f"{estimator}.sum", math.fsum(x * w for x, w in finite)),
+        (f"{estimator}.weight", math.fsum(w for _, w in finite)),
+        (f"{estimator}.zero_rows", len(zero)),
+        (f"{estimator}.zero_weight", math.fsum(zero)),
+    ):
+        counts[key] = counts.get(key, 0) + value
+
+
+def density_metrics(counts: dict) -> dict:
+    """The metrics of a scoring's ``counts`` (``_add``'s sums): per estimator the held-out
+    log-likelihood per unit of weight (``"-inf"`` when a row of weight > 0 has probability 0), the
+    mean over the rows of probability > 0, and how many rows (and how much weight) had probability 0."""
+    out: dict = {"rows": counts.get("rows", 0), "weight": counts.get("weight", 0.0)}
+    if counts.get("malformed"):
+        out["input_stats"] = {"malformed": counts["malformed"], "malformed.weight": counts["malformed"]}
+    for e in ESTIMATORS:
+        kept, zero_weight = counts.get(f"{e}.weight", 0.0), counts.get(f"{e}.zero_weight", 0.0)
+        total = kept + zero_weight
+        out[e] = {  # "-inf" as text: JSON has no infinity (float("-inf") reads it back)
+            "held_out_log_likelihood": (
+                "-inf" if zero_weight > 0 else counts.get(f"{e}.sum", 0.0) / total if total else None
+            ),
+            "log_likelihood_of_seen_rows": counts.get(f"{e}.sum", 0.0) / kept if kept else None,
+            "zero_probability_rows": counts.get(f"{e}.zero_rows", 0),
+            "zero_probability_weight": zero_weight,
+        }
+    return out
