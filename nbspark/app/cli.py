@@ -287,6 +287,27 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
     return _run(prog, body)
 
 
+def _density_curve(cfg, args, fractions) -> None:
+    from nbspark.density.curves import density_curve
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.report.format import format_density_curve
+    from nbspark.report.plots import require_matplotlib
+    from nbspark.settings.capabilities import test_problem
+    from nbspark.spine.training import refuse_remote
+
+    if problem := test_problem(cfg):
+        raise ConfigError(problem)
+    refuse_remote(cfg, args.data_dir)
+    require_matplotlib()
+    train_inputs = resolve_input(cfg.train, args.data_dir)
+    test_inputs = resolve_input(cfg.test, args.data_dir)
+    default = location(cfg.results_dir).parent / "learning_curve"
+    out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
+    rows = density_curve(cfg, train_inputs, test_inputs, out, fractions, args.seed)
+    print(format_density_curve(rows))
+    print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
+
+
 def query_main(argv=None, prog: str = "query.py") -> int:
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -432,8 +453,11 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         parser.error("--fractions must lie in (0, 1]")
 
     def body():
-        from nbspark.backoff.curves import check_curve, learning_curve
         from nbspark.inputs.resolve import resolve_input
+
+        if cfg.task == "density":  # in process: the curve of a table of local files, no Spark
+            return _density_curve(cfg, args, fractions)
+        from nbspark.backoff.curves import check_curve, learning_curve
         from nbspark.report.format import format_curve
 
         check_curve(cfg)

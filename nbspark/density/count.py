@@ -21,7 +21,7 @@ from nbspark.density.model import COUNT_DDL, count_rows, row_key
 from nbspark.errors import InputError
 from nbspark.spine.counting import Counted
 
-__all__ = ["checked_weight", "count_density", "modelled_columns", "read_table", "text_only"]
+__all__ = ["checked_weight", "count_density", "local_rows", "modelled_columns", "read_table", "text_only"]
 
 
 def modelled_columns(cfg, names: list[str], root) -> list[str]:
@@ -75,20 +75,30 @@ def text_only(names_types: dict[str, str], columns: list[str], root) -> None:
         )
 
 
-def _local_counts(cfg, inputs) -> Counted:
+def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str], list, dict]:
+    """``(columns, rows, stats)`` of a local table read with pyarrow (a CSV's cells as text):
+    ``rows`` the ``(values, weight)`` of each row whose weight is a number >= 0, in the table's
+    order, ``values`` in the order of ``columns`` (default: ``modelled_columns``); a weight column
+    the table lacks weighs every row 1 when ``columns`` are given (a test table)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from nbspark.inputs.tables import csv_table
-    from nbspark.storage.tables import arrow_schema
 
     if inputs.spec.format == "csv":
         table = pa.concat_tables([csv_table(f.path, as_text=True) for f in inputs.files])
     else:
         table = pa.concat_tables([pq.read_table(f.path) for f in inputs.files], promote_options="default")
-    columns = modelled_columns(cfg, table.column_names, inputs.root)
+    names = table.column_names
+    if columns is None:
+        columns = modelled_columns(cfg, names, inputs.root)
+    elif missing := [c for c in columns if c not in names]:
+        raise InputError(
+            f"{inputs.root}: no column(s) {', '.join(missing)}, which the model counts "
+            f"(columns: {', '.join(names)})"
+        )
     text_only({f.name: str(f.type) for f in table.schema}, columns, inputs.root)
-    weight_column = cfg.density.weight_column
+    weight_column = cfg.density.weight_column if cfg.density.weight_column in names else ""
     cells = [table.column(c).to_pylist() for c in columns]
     weights = table.column(weight_column).to_pylist() if weight_column else [1.0] * table.num_rows
     rows, bad, example = [], 0, None
@@ -100,6 +110,15 @@ def _local_counts(cfg, inputs) -> Counted:
             continue
         rows.append(([col[i] for col in cells], w))
     stats = {"rows_read": table.num_rows, "rows": len(rows), **_malformed(cfg, inputs, bad, example)}
+    return columns, rows, stats
+
+
+def _local_counts(cfg, inputs) -> Counted:
+    import pyarrow as pa
+
+    from nbspark.storage.tables import arrow_schema
+
+    columns, rows, stats = local_rows(cfg, inputs)
     counted = count_rows(rows, columns)  # the N row at least: never empty
     table = pa.table([list(c) for c in zip(*counted)], schema=arrow_schema(COUNT_DDL))
     head = [r for r in counted if r[0] != "J"]

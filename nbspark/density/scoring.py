@@ -21,7 +21,7 @@ from nbspark.errors import InputError
 from nbspark.spine.classifying import Scored
 from nbspark.spine.counting import Tally
 
-__all__ = ["ESTIMATORS", "score_density"]
+__all__ = ["ESTIMATORS", "add_scores", "density_metrics", "score_density"]
 
 ESTIMATORS = ("joint", "naive")
 
@@ -61,7 +61,7 @@ def score_density(spark, model: DensityModel, inputs, weight_column: str = "") -
             for estimator in ESTIMATORS:
                 logs = [_log_density(m, [values[j][i] for j in range(width)], estimator) for i in keep]
                 out[f"log_density_{estimator}"] = logs
-                _add(counts, estimator, logs, out["weight"])
+                add_scores(counts, estimator, logs, out["weight"])
             counts["rows"] = counts.get("rows", 0) + len(keep)
             counts["weight"] = counts.get("weight", 0.0) + math.fsum(out["weight"])
             yield pa.RecordBatch.from_pydict(out)
@@ -80,7 +80,7 @@ def _log_density(model: DensityModel, row: list, estimator: str) -> float:
     return math.log(p) if p > 0 else -math.inf
 
 
-def _add(counts: dict, estimator: str, logs: list[float], weights: list[float]) -> None:
+def add_scores(counts: dict, estimator: str, logs: list[float], weights: list[float]) -> None:
     """Add a batch's weighted log-densities of ``estimator`` to ``counts``: those of rows of
     probability 0 apart (their number and weight), so that the mean over the others is kept too."""
     finite = [(x, w) for x, w in zip(logs, weights) if x != -math.inf]

@@ -14,6 +14,7 @@ __all__ = [
     "format_classify_report",
     "format_curve",
     "format_density_answer",
+    "format_density_curve",
     "format_density_report",
     "format_density_train_report",
     "format_nb_train_report",
@@ -275,6 +276,26 @@ def format_query_report(result: dict) -> str:
     if result.get("note"):
         lines.append(f"note: {result['note']}")
     return "\n".join(lines)
+
+
+def format_density_curve(rows: list[dict]) -> str:
+    """A density learning curve as a table: per fraction, the training rows and, for the joint and
+    the naive estimator, the held-out log-likelihood per row and the test rows of probability 0."""
+
+    def ll(value) -> str:
+        return value if isinstance(value, str) else "-" if value is None else f"{value:.4f}"
+
+    lines = [
+        f"{'fraction':>9}{'rows':>10}{'distinct':>10}{'joint':>10}{'(zero)':>8}{'naive':>10}{'(zero)':>8}"
+    ]
+    for r in rows:
+        j, n = r["joint"], r["naive"]
+        lines.append(
+            f"{r['fraction']:>9}{r['training_rows']:>10,}{r['distinct_rows']:>10,}"
+            f"{ll(j['held_out_log_likelihood']):>10}{j['zero_probability_rows']:>8,}"
+            f"{ll(n['held_out_log_likelihood']):>10}{n['zero_probability_rows']:>8,}"
+        )
+    return "\n".join(lines + ["(held-out log-likelihood per row, nats; (zero): test rows of probability 0)"])
 
 
 def format_curve(rows: list[dict]) -> str:

@@ -56,6 +56,48 @@ def plot_learning_curve(rows: list[dict], path, title: str) -> None:
     save_png(fig, path)
 
 
+def plot_density_curve(rows: list[dict], path, title: str) -> None:
+    """The held-out log-likelihood per row of the joint and the naive estimator against training
+    size (rows of probability 0 left out, with their share drawn on the right: a point where the
+    log-likelihood is -inf is marked by that share, never dropped in silence).
+
+    ``rows``: one per training fraction, as ``density.curves.density_curve`` writes them."""
+    require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [r["training_rows"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 4.2))
+    for estimator, style in (("joint", "o-"), ("naive", "s--")):
+        seen = [r[estimator]["log_likelihood_of_seen_rows"] for r in rows]
+        left.plot(sizes, [float("nan") if s is None else s for s in seen], style, label=estimator)
+        share = [r[estimator]["zero_probability_rows"] / r["test_rows"] for r in rows]
+        right.plot(sizes, share, style, label=estimator)
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    for ax in (left, right):  # each point's training size as a number, no crowded minor labels
+        ax.set_xscale("log")
+        ax.set_xticks(sizes)
+        ax.xaxis.set_major_formatter(ScalarFormatter())
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    left.set_xlabel("training rows")
+    left.set_ylabel("held-out log-likelihood per row (nats)")
+    left.set_title("log-likelihood of the test rows of probability > 0 (higher is better)")
+    left.grid(True, which="both", alpha=0.3)
+    left.legend(loc="lower right")
+    right.set_ylim(-0.02, 1.02)
+    right.set_xlabel("training rows")
+    right.set_ylabel("share of test rows")
+    right.set_title("test rows of probability 0 (log-likelihood -inf)")
+    right.grid(True, which="both", alpha=0.3)
+    right.legend(loc="upper right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
 def plot_pr_curve(pr: dict, path, title: str) -> None:
     """Precision against recall of the positive class (``report.metrics.pr_curve``), the decision
     threshold's point marked."""

@@ -1,0 +1,79 @@
+"""The learning curve of the joint against the naive estimator, in process (no Spark): train on
+nested seeded fractions of a table's rows, score the same test table each time, and write the
+held-out log-likelihood per row of both against training size (``curve.json``, ``curve.csv``,
+``curve.png``), so a user sees where the joint overfits (rows it never saw have probability 0, or
+nearly, with ``m > 0``) and where the naive model generalizes.
+
+A row is in the fraction ``f`` when a hash of the seed and its place in the table falls below ``f``
+(``inputs.parsers.holdout_part``): a smaller fraction's rows are inside every larger one's.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import logging
+
+from nbspark.density.count import local_rows
+from nbspark.density.model import DensityModel, count_rows
+from nbspark.density.scoring import ESTIMATORS, add_scores, density_metrics
+from nbspark.inputs.parsers import holdout_part
+from nbspark.report.plots import plot_density_curve
+from nbspark.storage.tables import staged_output, write_json
+
+__all__ = ["density_curve"]
+
+log = logging.getLogger("nbspark")
+
+
+def density_curve(cfg, train_inputs, test_inputs, out, fractions, seed: int = 0) -> list[dict]:
+    """Rows (one per fraction) of training rows, distinct rows and, per estimator, the held-out
+    log-likelihood (``density.scoring.density_metrics``), written to ``out``."""
+    columns, rows, _ = local_rows(cfg, train_inputs)
+    _, test, _ = local_rows(cfg, test_inputs, columns)
+    m, curve = cfg.density.m, []
+    for fraction in sorted(fractions):
+        kept = [r for i, r in enumerate(rows) if holdout_part(str(i), seed, fraction) == "test"]
+        model = DensityModel.from_rows(count_rows(kept, columns), columns, m)
+        counts: dict = {"rows": len(test), "weight": sum(w for _, w in test)}
+        weights = [w for _, w in test]
+        for estimator in ESTIMATORS:
+            logs = [model.log_density([dict(zip(columns, values))], estimator)[0] for values, _ in test]
+            add_scores(counts, estimator, logs, weights)
+        metrics = density_metrics(counts)
+        curve.append(
+            {
+                "fraction": fraction,
+                "training_rows": len(kept),
+                "training_weight": sum(w for _, w in kept),
+                "distinct_rows": len(model.joint),
+                "test_rows": len(test),
+                **{e: metrics[e] for e in ESTIMATORS},
+            }
+        )
+        log.info("fraction %g: %d training rows", fraction, len(kept))
+    with staged_output(out, "density-curve") as stage:
+        write_json(stage / "curve.json", {"columns": columns, "m": m, "rows": curve})
+        (stage / "curve.csv").write_text(_csv(curve))
+        plot_density_curve(
+            curve,
+            stage / "curve.png",
+            f"joint vs naive density of {train_inputs.root.name} ({len(columns)} columns), m = {m:g}, "
+            f"{len(test):,} test rows",
+        )
+    return curve
+
+
+def _csv(curve: list[dict]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    fields = ["held_out_log_likelihood", "log_likelihood_of_seen_rows", "zero_probability_rows"]
+    writer.writerow(
+        ["fraction", "training_rows", "distinct_rows"] + [f"{e}.{f}" for e in ESTIMATORS for f in fields]
+    )
+    for r in curve:
+        writer.writerow(
+            [r["fraction"], r["training_rows"], r["distinct_rows"]]
+            + [r[e][f] for e in ESTIMATORS for f in fields]
+        )
+    return out.getvalue()

@@ -1,0 +1,87 @@
+"""The density learning curve (``nbspark curve`` of a density task), in process: nested fractions,
+each point's held-out log-likelihood equal to a model trained on that fraction alone and scored by
+``nbspark.load``, and the files it writes."""
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+import nbspark
+from nbspark.app.command import main
+from nbspark.density.curves import density_curve
+from nbspark.density.jobs import train_density_in_process
+from nbspark.inputs.parsers import holdout_part
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
+from tests.conftest import FIXTURES
+
+COLUMNS = ["outlook", "windy", "play"]
+
+
+def _cfg(tmp_path, **more):
+    rows = pd.read_csv(FIXTURES / "weather.csv", dtype=str)[COLUMNS].dropna()
+    rows.iloc[:10].to_csv(tmp_path / "train.csv", index=False)
+    rows.iloc[10:].to_csv(tmp_path / "test.csv", index=False)
+    return load_config(
+        None,
+        {
+            "task": "density",
+            "train.format": "csv",
+            "train.path": str(tmp_path / "train.csv"),
+            "test.format": "csv",
+            "test.path": str(tmp_path / "test.csv"),
+            **more,
+        },
+    )
+
+
+def test_each_point_is_a_model_of_its_fraction_alone(tmp_path):
+    pytest.importorskip("matplotlib")
+    cfg = _cfg(tmp_path, **{"density.m": "1"})
+    fractions = [0.3, 0.6, 1.0]
+    rows = density_curve(
+        cfg, resolve_input(cfg.train, None), resolve_input(cfg.test, None), tmp_path / "curve", fractions, 3
+    )
+    train = pd.read_csv(tmp_path / "train.csv", dtype=str)
+    test = pd.read_csv(tmp_path / "test.csv", dtype=str).to_dict("records")
+    previous: set = set()
+    for fraction, row in zip(fractions, rows):
+        kept = [i for i in range(len(train)) if holdout_part(str(i), 3, fraction) == "test"]
+        assert previous <= set(kept) and row["training_rows"] == len(kept)  # nested
+        previous = set(kept)
+        train.iloc[kept].to_csv(tmp_path / "part.csv", index=False)
+        alone = load_config(
+            None,
+            {
+                "task": "density",
+                "train.format": "csv",
+                "train.path": str(tmp_path / "part.csv"),
+                "density.m": "1",
+            },
+        )
+        train_density_in_process(alone, tmp_path / "alone", overwrite=True)
+        model = nbspark.load(tmp_path / "alone")
+        for estimator in ("joint", "naive"):
+            logs = model.log_density(test, model=estimator)
+            want = sum(logs) / len(logs) if all(x > -math.inf for x in logs) else "-inf"
+            got = row[estimator]["held_out_log_likelihood"]
+            assert got == want if isinstance(want, str) else got == pytest.approx(want, abs=1e-12)
+    saved = json.loads((tmp_path / "curve" / "curve.json").read_text())
+    assert saved["rows"] == rows and saved["m"] == 1.0
+    assert (tmp_path / "curve" / "curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert (tmp_path / "curve" / "curve.csv").read_text().splitlines()[0].startswith("fraction,training_rows")
+
+
+def test_the_command_draws_the_density_curve_without_spark(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    cfg = _cfg(tmp_path)
+    sets = [
+        "--set", "task=density", "--set", "train.format=csv", "--set", f"train.path={cfg.train.path}",
+        "--set", "test.format=csv", "--set", f"test.path={cfg.test.path}",
+    ]  # fmt: skip
+    assert main(["curve", *sets, "--fractions", "0.5,1", "--out", str(tmp_path / "c")]) == 0
+    out = capsys.readouterr().out
+    assert "fraction      rows  distinct     joint  (zero)     naive  (zero)" in out
+    assert "-inf" in out  # m = 0: a cloudy test day has probability 0 under both
