@@ -40,6 +40,21 @@ class DensityPredictor:
     def log_density(self, rows: Iterable[Mapping[str, str | None]], model: str | None = None) -> list[float]:
         return self.density.log_density(rows, model or self.model)
 
+    def classifier(
+        self,
+        target: str,
+        model: str = "joint",
+        alpha: float = 1.0,
+        positive: str | None = None,
+        threshold: float = 0.5,
+    ):
+        """A classifier of the column ``target`` from the others, by this model's counts
+        (``density.classifier.DensityClassifier``: the joint with backoff over columns, or the naive
+        one, which is categorical naive Bayes with smoothing ``alpha``)."""
+        from nbspark.density.classifier import DensityClassifier
+
+        return DensityClassifier(self.density, target, model, alpha, positive, threshold)
+
 
 def read_density(model_dir: Location, manifest: dict, m: float | None = None) -> DensityPredictor:
     """The density model in ``model_dir`` (its ``manifest`` read), its counts checked as every reader

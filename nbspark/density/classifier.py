@@ -1,0 +1,147 @@
+"""Classifying by density, the lecture's way: pick a class column ``y`` of a density model's table
+and predict, for a row's other values ``x``, the class of greatest ``P̂(x, y)``. Pure.
+
+* ``joint``: the joint counts of ``(x, y)``, with backoff over column subsets when ``x`` was never
+  seen: the chain drops the last column at a time (``x1 x2 … xk`` → ``x1 … xk-1`` → … → the prior),
+  and the first subset whose values were seen decides, with ``P(y | x_S) = c(x_S, y) / c(x_S)``.
+  This is Cohen's n-gram backoff generalised from positions to columns, and it runs on the backoff
+  family's own machinery (``backoff.model.model_from_counts``, ``backoff.predict.predict``): the
+  columns are its letters.
+* ``naive``: ``P̂(x, y) = P(y) Π P(x_i | y)``, which is categorical naive Bayes: the naive Bayes
+  family's model (``naive_bayes.model.build_nb_model``, kind ``categorical``, smoothing ``alpha``)
+  built from the class's marginals of the same joint counts, scored by its maths.
+
+Both come from the density model's one count table (its ``J`` rows): nothing is counted again.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from nbspark.backoff.model import model_from_counts
+from nbspark.backoff.predict import UNSEEN, predict
+from nbspark.density.model import DensityModel
+from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_rows
+
+__all__ = ["DensityClassifier"]
+
+CLASSIFIERS = ("joint", "naive")
+
+
+class DensityClassifier:
+    """Predict ``target`` from a row's other columns by ``model`` (``"joint"`` or ``"naive"``), in
+    scikit-learn's shapes: ``classes_``, ``predict``, ``predict_proba``, ``score``, ``explain``.
+    ``positive`` and ``threshold``: the binary rule (predict ``positive`` when its probability is
+    above ``threshold``; the other class otherwise), for a class column of two values."""
+
+    def __init__(
+        self,
+        density: DensityModel,
+        target: str,
+        model: str = "joint",
+        alpha: float = 1.0,
+        positive: str | None = None,
+        threshold: float = 0.5,
+    ):
+        if target not in density.columns:
+            raise ValueError(
+                f"no class column {target!r}; the model's columns are {', '.join(density.columns)}"
+            )
+        if model not in CLASSIFIERS:
+            raise ValueError(f"model must be 'joint' or 'naive', got {model!r}")
+        at = density.columns.index(target)
+        self.target, self.kind = target, model
+        self.features = tuple(c for c in density.columns if c != target)
+        if len(self.features) > len(string.ascii_uppercase):
+            raise ValueError(
+                f"the joint classifier backs off over at most 26 columns, got {len(self.features)}"
+            )
+        joint = [(row[:at] + row[at + 1 :], row[at], w) for row, w in density.joint.items() if w > 0]
+        self.classes_ = tuple(sorted({y for _, y, _ in joint if y is not None}))
+        if positive is not None and (len(self.classes_) != 2 or positive not in self.classes_):
+            raise ValueError(
+                f"the binary rule needs two classes, {positive!r} one of them; got {self.classes_}"
+            )
+        self.positive, self.threshold = positive, float(threshold)
+        self.letters = string.ascii_uppercase[: len(self.features)]
+        self.chain = tuple(self.letters[:k] for k in range(len(self.letters), -1, -1))
+        if model == "joint":
+            tables: dict = {s: {} for s in self.chain}
+            for x, y, w in joint:
+                if y is None:
+                    continue
+                for s in self.chain:
+                    labels = tables[s].setdefault(x[: len(s)], {})
+                    labels[y] = labels.get(y, 0.0) + w
+            self._tables = tables
+            self._backoff = model_from_counts(tables, self.letters, self.chain)
+        else:
+            self._nb = build_nb_model(_nb_rows(joint, self.features), "categorical", alpha=alpha)
+
+    def _row(self, row: Mapping, i: int) -> tuple:
+        if not isinstance(row, Mapping):
+            raise TypeError(f"rows are mappings of column -> cell; row {i} is a {type(row).__name__}")
+        missing = [c for c in self.features if c not in row]
+        if missing:
+            raise ValueError(f"row {i} lacks column(s) {', '.join(missing)}")
+        return tuple(row[c] for c in self.features)
+
+    def explain(self, rows: Iterable[Mapping]) -> list[dict]:
+        """Per row: ``label``, ``probability``, ``probabilities`` by class and, for the joint,
+        ``level``: the columns of the subset that decided (``[]`` the prior)."""
+        out = []
+        for i, row in enumerate(rows):
+            x = self._row(row, i)
+            if self.kind == "joint":
+                decision = predict(self._backoff, x)
+                level = () if decision.subset == UNSEEN else tuple(self.features[: len(decision.subset)])
+                counts = self._tables.get(decision.subset, {}).get(x[: len(decision.subset)], {})
+                total = math.fsum(counts.values())
+                p = {c: counts.get(c, 0.0) / total if total else 0.0 for c in self.classes_}
+                out.append({"probabilities": p, "level": list(level)})
+            else:
+                cat = {c: v for c, v in zip(self.features, x) if v is not None}
+                post = np.exp(log_posteriors(score_rows(self._nb, [(cat, {})])[0]))[0]
+                out.append({"probabilities": dict(zip(self._nb.classes, map(float, post)))})
+        for e in out:
+            e["label"] = self._decide(e["probabilities"])
+            e["probability"] = e["probabilities"].get(e["label"], 0.0) if e["label"] is not None else 0.0
+        return out
+
+    def _decide(self, p: dict) -> str | None:
+        if not any(p.values()):
+            return None
+        if self.positive is not None:
+            other = next(c for c in self.classes_ if c != self.positive)
+            return self.positive if p.get(self.positive, 0.0) > self.threshold else other
+        best = max(p.get(c, 0.0) for c in self.classes_)
+        return next(c for c in self.classes_ if p.get(c, 0.0) == best)  # ties: the first in order
+
+    def predict(self, rows: Iterable[Mapping]) -> np.ndarray:
+        return np.array([e["label"] for e in self.explain(rows)], dtype=object)
+
+    def predict_proba(self, rows: Iterable[Mapping]) -> np.ndarray:
+        """``(n, len(classes_))``, each row summing to 1."""
+        return np.array([[e["probabilities"].get(c, 0.0) for c in self.classes_] for e in self.explain(rows)])
+
+    def score(self, rows: Iterable[Mapping], labels: Iterable[str]) -> float:
+        predicted, labels = self.predict(rows), list(labels)
+        return float(np.mean([p == y for p, y in zip(predicted, labels)])) if labels else float("nan")
+
+
+def _nb_rows(joint: list, features: tuple[str, ...]) -> list[tuple]:
+    """The naive Bayes family's count rows (``event, label, feature, value, n, sum, sumsq``) of the
+    joint counts: each distinct row's weight added to its class and to each of its cells."""
+    counts: dict = {}
+    for x, y, w in joint:
+        if y is None:
+            continue
+        keys = [("Y=ANY", None, None, None), ("Y", y, None, None)]
+        keys += [("YX", y, f, v) for f, v in zip(features, x) if v is not None]
+        for key in keys:
+            counts[key] = counts.get(key, 0.0) + w
+    return [(*key, n, None, None) for key, n in counts.items()]
