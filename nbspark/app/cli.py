@@ -303,7 +303,7 @@ def _density_curve(cfg, args, fractions) -> None:
     test_inputs = resolve_input(cfg.test, args.data_dir)
     default = location(cfg.results_dir).parent / "learning_curve"
     out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
-    rows = density_curve(cfg, train_inputs, test_inputs, out, fractions, args.seed)
+    rows = density_curve(cfg, train_inputs, test_inputs, out, fractions, args.seed, args.target)
     print(format_density_curve(rows))
     print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 
@@ -443,8 +443,15 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--overwrite", action="store_true")
+    parser.add_argument(
+        "--target",
+        metavar="COLUMN",
+        help="density models: also classify this column by each density and draw the test accuracy",
+    )
     args = parser.parse_args(argv)
     cfg = config_of(args, parser)
+    if args.target and cfg.task != "density":
+        parser.error("--target goes with a density task (task = density)")
     try:
         fractions = sorted({float(f) for f in args.fractions.split(",")})
     except ValueError:

@@ -14,6 +14,7 @@ import csv
 import io
 import logging
 
+from nbspark.density.classifier import DensityClassifier
 from nbspark.density.count import local_rows
 from nbspark.density.model import DensityModel, count_rows
 from nbspark.density.scoring import ESTIMATORS, add_scores, density_metrics
@@ -26,9 +27,12 @@ __all__ = ["density_curve"]
 log = logging.getLogger("nbspark")
 
 
-def density_curve(cfg, train_inputs, test_inputs, out, fractions, seed: int = 0) -> list[dict]:
+def density_curve(
+    cfg, train_inputs, test_inputs, out, fractions, seed: int = 0, target: str | None = None
+) -> list[dict]:
     """Rows (one per fraction) of training rows, distinct rows and, per estimator, the held-out
-    log-likelihood (``density.scoring.density_metrics``), written to ``out``."""
+    log-likelihood (``density.scoring.density_metrics``) and, with a ``target`` column, the test
+    accuracy of classifying it by that density (``density.classifier``), written to ``out``."""
     columns, rows, _ = local_rows(cfg, train_inputs)
     _, test, _ = local_rows(cfg, test_inputs, columns)
     m, curve = cfg.density.m, []
@@ -41,6 +45,12 @@ def density_curve(cfg, train_inputs, test_inputs, out, fractions, seed: int = 0)
             logs = [model.log_density([dict(zip(columns, values))], estimator)[0] for values, _ in test]
             add_scores(counts, estimator, logs, weights)
         metrics = density_metrics(counts)
+        if target:
+            records = [dict(zip(columns, values)) for values, _ in test]
+            gold = [r[target] for r in records]
+            for estimator in ESTIMATORS:
+                classifier = DensityClassifier(model, target, estimator)
+                metrics[estimator]["accuracy"] = classifier.score(records, gold)
         curve.append(
             {
                 "fraction": fraction,
@@ -53,13 +63,13 @@ def density_curve(cfg, train_inputs, test_inputs, out, fractions, seed: int = 0)
         )
         log.info("fraction %g: %d training rows", fraction, len(kept))
     with staged_output(out, "density-curve") as stage:
-        write_json(stage / "curve.json", {"columns": columns, "m": m, "rows": curve})
+        write_json(stage / "curve.json", {"columns": columns, "m": m, "target": target, "rows": curve})
         (stage / "curve.csv").write_text(_csv(curve))
         plot_density_curve(
             curve,
             stage / "curve.png",
             f"joint vs naive density of {train_inputs.root.name} ({len(columns)} columns), m = {m:g}, "
-            f"{len(test):,} test rows",
+            f"{len(test):,} test rows" + (f", classifying {target}" if target else ""),
         )
     return curve
 
@@ -68,6 +78,7 @@ def _csv(curve: list[dict]) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     fields = ["held_out_log_likelihood", "log_likelihood_of_seen_rows", "zero_probability_rows"]
+    fields += ["accuracy"] if "accuracy" in curve[0]["joint"] else []
     writer.writerow(
         ["fraction", "training_rows", "distinct_rows"] + [f"{e}.{f}" for e in ESTIMATORS for f in fields]
     )

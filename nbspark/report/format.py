@@ -285,15 +285,16 @@ def format_density_curve(rows: list[dict]) -> str:
     def ll(value) -> str:
         return value if isinstance(value, str) else "-" if value is None else f"{value:.4f}"
 
-    lines = [
-        f"{'fraction':>9}{'rows':>10}{'distinct':>10}{'joint':>10}{'(zero)':>8}{'naive':>10}{'(zero)':>8}"
-    ]
+    accuracy = "accuracy" in rows[0]["joint"]
+    head = f"{'fraction':>9}{'rows':>10}{'distinct':>10}{'joint':>10}{'(zero)':>8}{'naive':>10}{'(zero)':>8}"
+    lines = [head + (f"{'acc joint':>11}{'acc naive':>11}" if accuracy else "")]
     for r in rows:
         j, n = r["joint"], r["naive"]
         lines.append(
             f"{r['fraction']:>9}{r['training_rows']:>10,}{r['distinct_rows']:>10,}"
             f"{ll(j['held_out_log_likelihood']):>10}{j['zero_probability_rows']:>8,}"
             f"{ll(n['held_out_log_likelihood']):>10}{n['zero_probability_rows']:>8,}"
+            + (f"{j['accuracy']:>11.4f}{n['accuracy']:>11.4f}" if accuracy else "")
         )
     return "\n".join(lines + ["(held-out log-likelihood per row, nats; (zero): test rows of probability 0)"])
 

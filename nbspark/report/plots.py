@@ -69,15 +69,27 @@ def plot_density_curve(rows: list[dict], path, title: str) -> None:
     import matplotlib.pyplot as plt
 
     sizes = [r["training_rows"] for r in rows]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 4.2))
+    accuracy = "accuracy" in rows[0]["joint"]
+    fig, axes = plt.subplots(1, 3 if accuracy else 2, figsize=(18 if accuracy else 12.5, 4.2))
+    left, right = axes[0], axes[1]
     for estimator, style in (("joint", "o-"), ("naive", "s--")):
+        if accuracy:
+            axes[2].plot(
+                sizes, [r[estimator]["accuracy"] for r in rows], style, label=f"{estimator} classifier"
+            )
         seen = [r[estimator]["log_likelihood_of_seen_rows"] for r in rows]
         left.plot(sizes, [float("nan") if s is None else s for s in seen], style, label=estimator)
         share = [r[estimator]["zero_probability_rows"] / r["test_rows"] for r in rows]
         right.plot(sizes, share, style, label=estimator)
     from matplotlib.ticker import NullFormatter, ScalarFormatter
 
-    for ax in (left, right):  # each point's training size as a number, no crowded minor labels
+    if accuracy:
+        axes[2].set_xlabel("training rows")
+        axes[2].set_ylabel("test accuracy")
+        axes[2].set_title("classifying the target column by each density")
+        axes[2].grid(True, which="both", alpha=0.3)
+        axes[2].legend(loc="lower right")
+    for ax in axes:  # each point's training size as a number, no crowded minor labels
         ax.set_xscale("log")
         ax.set_xticks(sizes)
         ax.xaxis.set_major_formatter(ScalarFormatter())

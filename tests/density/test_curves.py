@@ -81,7 +81,16 @@ def test_the_command_draws_the_density_curve_without_spark(tmp_path, capsys):
         "--set", "task=density", "--set", "train.format=csv", "--set", f"train.path={cfg.train.path}",
         "--set", "test.format=csv", "--set", f"test.path={cfg.test.path}",
     ]  # fmt: skip
-    assert main(["curve", *sets, "--fractions", "0.5,1", "--out", str(tmp_path / "c")]) == 0
+    assert (
+        main(["curve", *sets, "--fractions", "0.5,1", "--target", "play", "--out", str(tmp_path / "c")]) == 0
+    )
     out = capsys.readouterr().out
+    full = json.loads((tmp_path / "c" / "curve.json").read_text())["rows"][-1]  # every training row
+    density = train_density_in_process(cfg, tmp_path / "all") and nbspark.load(tmp_path / "all")
+    test = pd.read_csv(tmp_path / "test.csv", dtype=str).to_dict("records")
+    for estimator in ("joint", "naive"):
+        accuracy = density.classifier("play", estimator).score(test, [r["play"] for r in test])
+        assert full[estimator]["accuracy"] == accuracy
+    assert "acc joint  acc naive" in out
     assert "fraction      rows  distinct     joint  (zero)     naive  (zero)" in out
     assert "-inf" in out  # m = 0: a cloudy test day has probability 0 under both
