@@ -126,14 +126,13 @@ def _may_count_here(args, prog: str, cfg) -> bool:
     """Whether ``nbspark train`` may choose to count in process (``settings.capabilities.in_process_fits``
     then decides by size): the command, not ``spark-submit jobs/train.py``; no ``--spark``, update,
     ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS`` asking for Spark; local files only."""
-    import os
-
+    from nbspark.app.options import spark_settings_given
     from nbspark.storage.uris import scheme_of
 
     if not prog.startswith("nbspark") or args.update:
         return False
     asked = (getattr(args, o, None) for o in ("spark", "master", "conf"))
-    if any(asked) or "PYSPARK_SUBMIT_ARGS" in os.environ:
+    if any(asked) or spark_settings_given():
         return False
     return all(not p or scheme_of(str(p)) in (None, "file") for p in (cfg.train.path, args.data_dir))
 

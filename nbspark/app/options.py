@@ -20,6 +20,7 @@ __all__ = [
     "overrides_of",
     "parse_sets",
     "setup_logging",
+    "spark_settings_given",
     "submit_args",
 ]
 
@@ -110,6 +111,21 @@ def submit_args(args, parser) -> None:
         return
     submit = (["--master", master] if master else []) + [x for item in conf for x in ("--conf", item)]
     os.environ["PYSPARK_SUBMIT_ARGS"] = shlex.join([*submit, "pyspark-shell"])
+    _SET_HERE.add(os.environ["PYSPARK_SUBMIT_ARGS"])
+
+
+#: the PYSPARK_SUBMIT_ARGS values ``submit_args`` set in this process (a command called again in a
+#: notebook's or a test's process finds its own earlier value there)
+_SET_HERE: set[str] = set()
+
+
+def spark_settings_given() -> bool:
+    """Whether the environment sets Spark's submit arguments (``PYSPARK_SUBMIT_ARGS``) that no
+    nbspark command of this process set: the user's, which ask for Spark."""
+    import os
+
+    value = os.environ.get("PYSPARK_SUBMIT_ARGS")
+    return value is not None and value not in _SET_HERE
 
 
 def config_of(args, parser):

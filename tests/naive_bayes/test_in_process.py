@@ -211,12 +211,14 @@ def test_the_command_counts_a_small_local_input_in_process_unless_asked_for_spar
 
     path = str(FIXTURES / "china_train.tsv")
     sets = ["--set", "task=naive_bayes", "--set", "nb.tokenizer=words", "--set", "train.format=tsv"]
+    # -q sets Spark's own submit arguments (no stage bars) in this process: not a request for Spark
+    assert main(["-q", "train", *sets, "--set", f"train.path={path}", "--out", str(tmp_path / "q")]) == 0
     with caplog.at_level(logging.INFO, logger="nbspark"):
         assert main(["train", *sets, "--set", f"train.path={path}", "--out", str(tmp_path / "auto")]) == 0
     assert "counting in process (--spark counts with Spark)" in caplog.text
     assert main(["train", "--spark", *sets, "--set", f"train.path={path}", "--out", str(tmp_path / "s")]) == 0
-    engines = [json.loads((tmp_path / m / "manifest.json").read_text())["engine"] for m in ("auto", "s")]
-    assert engines[0] == "local" and engines[1] != "local"
+    engines = [json.loads((tmp_path / m / "manifest.json").read_text())["engine"] for m in ("q", "auto", "s")]
+    assert engines[:2] == ["local", "local"] and engines[2] != "local"
     assert _table(tmp_path / "auto") == _table(tmp_path / "s")
     assert _manifest(tmp_path / "auto") == _manifest(tmp_path / "s")
 
