@@ -24,13 +24,23 @@ from nbspark.spine.counting import Counted
 __all__ = ["checked_weight", "count_density", "local_rows", "modelled_columns", "read_table", "text_only"]
 
 
-def modelled_columns(cfg, names: list[str], root) -> list[str]:
+#: An n-gram file (``w1 … wN TAB count``, the backoff family's ``ngrams`` format) read as a table:
+#: one column per position, named by its letter (A, B, C, …, ``width`` of them), and ``count``.
+NGRAM_COUNT = "count"
+
+
+def weight_column(cfg, fmt: str) -> str:
+    """The column that weighs each row: ``density.weight_column``, else an n-gram file's count."""
+    return cfg.density.weight_column or (NGRAM_COUNT if fmt == "ngrams" else "")
+
+
+def modelled_columns(cfg, names: list[str], root, fmt: str = "csv") -> list[str]:
     """The columns a density model counts: ``density.columns``, else every column but the weight's;
     ``InputError`` for one the table lacks."""
-    density = cfg.density
-    if density.weight_column and density.weight_column not in names:
-        raise InputError(f"{root}: no weight column {density.weight_column!r} (columns: {', '.join(names)})")
-    columns = list(density.columns) or [c for c in names if c != density.weight_column]
+    weight = weight_column(cfg, fmt)
+    if weight and weight not in names:
+        raise InputError(f"{root}: no weight column {weight!r} (columns: {', '.join(names)})")
+    columns = list(cfg.density.columns) or [c for c in names if c != weight]
     missing = [c for c in columns if c not in names]
     if missing:
         raise InputError(f"{root}: no column(s) {', '.join(missing)} (columns: {', '.join(names)})")
@@ -51,8 +61,8 @@ def _weight(cell) -> float | None:
 def _malformed(cfg, inputs, bad: int, example) -> dict:
     if bad and cfg.mode == "failfast":
         raise InputError(
-            f"{inputs.root}: a row whose weight ({cfg.density.weight_column}) is not a number >= 0: "
-            f"{example!r}"
+            f"{inputs.root}: a row whose weight ({weight_column(cfg, inputs.spec.format)}) is not a number "
+            f">= 0 (an n-gram line that does not parse has none): {example!r}"
         )
     return {"malformed": bad, "malformed.weight": bad} if bad else {}
 
@@ -85,32 +95,68 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
 
     from nbspark.inputs.tables import csv_table
 
-    if inputs.spec.format == "csv":
+    fmt = inputs.spec.format
+    if fmt == "csv":
         table = pa.concat_tables([csv_table(f.path, as_text=True) for f in inputs.files])
+    elif fmt == "ngrams":
+        table = _ngram_table(cfg, inputs)
     else:
         table = pa.concat_tables([pq.read_table(f.path) for f in inputs.files], promote_options="default")
     names = table.column_names
     if columns is None:
-        columns = modelled_columns(cfg, names, inputs.root)
+        columns = modelled_columns(cfg, names, inputs.root, fmt)
     elif missing := [c for c in columns if c not in names]:
         raise InputError(
             f"{inputs.root}: no column(s) {', '.join(missing)}, which the model counts "
             f"(columns: {', '.join(names)})"
         )
     text_only({f.name: str(f.type) for f in table.schema}, columns, inputs.root)
-    weight_column = cfg.density.weight_column if cfg.density.weight_column in names else ""
+    weight = weight_column(cfg, fmt) if weight_column(cfg, fmt) in names else ""
     cells = [table.column(c).to_pylist() for c in columns]
-    weights = table.column(weight_column).to_pylist() if weight_column else [1.0] * table.num_rows
+    weights = table.column(weight).to_pylist() if weight else [1.0] * table.num_rows
     rows, bad, example = [], 0, None
     for i, cell in enumerate(weights):
         w = _weight(cell)
         if w is None:
             bad += 1
-            example = example or {c: col[i] for c, col in zip([*columns, weight_column], [*cells, weights])}
+            example = example or {c: col[i] for c, col in zip([*columns, weight], [*cells, weights])}
             continue
         rows.append(([col[i] for col in cells], w))
     stats = {"rows_read": table.num_rows, "rows": len(rows), **_malformed(cfg, inputs, bad, example)}
     return columns, rows, stats
+
+
+def _ngram_table(cfg, inputs):
+    """An n-gram file as a pyarrow table of position columns and ``count`` (a line that does not parse
+    keeps its place with no count: skipped and counted as every row without a weight is)."""
+    import string
+
+    import pyarrow as pa
+
+    from nbspark.inputs.parsers import MalformedLine, parse_ngram_line
+
+    letters = string.ascii_uppercase[: cfg.width]
+    cells: list[list] = [[] for _ in letters]
+    counts: list = []
+    for f in inputs.files:
+        with open(f.path, encoding="utf-8", errors="replace", newline="") as lines:
+            for line in lines:
+                if not line.strip():
+                    continue
+                try:
+                    tokens, count = parse_ngram_line(line, cfg.width)
+                except MalformedLine:
+                    tokens, count = (None,) * cfg.width, None
+                for column, token in zip(cells, tokens):
+                    column.append(token)
+                counts.append(None if count is None else str(count))
+    return pa.table({**dict(zip(letters, cells)), NGRAM_COUNT: counts}, schema=_ngram_schema(letters))
+
+
+def _ngram_schema(letters: str):
+    import pyarrow as pa
+
+    return pa.schema([*((c, pa.string()) for c in letters), (NGRAM_COUNT, pa.string())])
 
 
 def _local_counts(cfg, inputs) -> Counted:
@@ -136,12 +182,28 @@ def _known(columns: list[str], head: list[tuple], distinct: int) -> dict:
     }
 
 
-def read_table(spark, inputs):
+def read_table(spark, inputs, width: int = 5):
     """A density input as Spark reads it for counting and scoring alike: a CSV's cells as text
-    (header row, no inference), a Parquet table as typed."""
+    (header row, no inference), a Parquet table as typed, an n-gram file as its position columns and
+    ``count`` (``_ngram_table``'s rule: a line that does not parse has no count)."""
+    import string
+
+    from pyspark.sql import functions as F
+
     paths = [f.uri for f in inputs.files]
     if inputs.spec.format == "csv":
         return spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
+    if inputs.spec.format == "ngrams":
+        lines = spark.read.text(paths).where(F.trim("value") != "")
+        parts = F.split(F.regexp_replace("value", "\r$", ""), "\t")
+        tokens = F.split(F.get(parts, 0), " ")
+        count = F.get(parts, 1)
+        ok = (F.size(parts) == 2) & (F.size(tokens) == width) & count.rlike("^[0-9]+$")
+        letters = string.ascii_uppercase[:width]
+        return lines.select(
+            *(F.when(ok, F.get(tokens, i)).alias(c) for i, c in enumerate(letters)),
+            F.when(ok, count).alias(NGRAM_COUNT),
+        )
     return spark.read.parquet(*paths)
 
 
@@ -157,11 +219,10 @@ def checked_weight(weight_column: str):
 def _spark_counts(spark, cfg, inputs) -> Counted:
     from pyspark.sql import functions as F
 
-    df = read_table(spark, inputs)
-    columns = modelled_columns(cfg, df.columns, inputs.root)
+    df = read_table(spark, inputs, cfg.width)
+    columns = modelled_columns(cfg, df.columns, inputs.root, inputs.spec.format)
     text_only(dict(df.dtypes), columns, inputs.root)
-    weight_column = cfg.density.weight_column
-    weight, valid = checked_weight(weight_column)
+    weight, valid = checked_weight(weight_column(cfg, inputs.spec.format))
     summary = df.agg(F.count(F.lit(1)).alias("n"), F.count_if(~valid).alias("bad")).first()
     example = df.where(~valid).first().asDict() if summary["bad"] else None
     stats = {"rows_read": summary["n"], "rows": summary["n"] - summary["bad"]}

@@ -5,7 +5,7 @@ scores a test table's rows (``density.scoring``): ``plan_density_classify`` then
 
 from __future__ import annotations
 
-from nbspark.density.count import count_density
+from nbspark.density.count import count_density, weight_column
 from nbspark.density.model import COUNT_DDL
 from nbspark.errors import ConfigError
 from nbspark.spine.training import Family, plan_training, refuse_remote, train_model
@@ -92,7 +92,8 @@ def run_density_classify(spark, plan) -> dict:
     started = time.time()
     cfg, manifest = plan.cfg, plan.manifest
     model = read_density(plan.model_dir, manifest, cfg.density.m).density
-    scored = score_density(spark, model, plan.inputs, manifest["config"]["density"]["weight_column"])
+    weight = weight_column(cfg, plan.inputs.spec.format)
+    scored = score_density(spark, model, plan.inputs, weight, cfg.width)
     extra = {
         "model": str(plan.model_dir),
         "columns": list(model.columns),

@@ -26,12 +26,12 @@ __all__ = ["ESTIMATORS", "add_scores", "density_metrics", "score_density"]
 ESTIMATORS = ("joint", "naive")
 
 
-def score_density(spark, model: DensityModel, inputs, weight_column: str = "") -> Scored:
+def score_density(spark, model: DensityModel, inputs, weight_column: str = "", width: int = 5) -> Scored:
     """The rows of ``inputs`` (a CSV or Parquet table holding every column of ``model``) scored under
     both estimators."""
     from pyspark.sql import functions as F
 
-    df = read_table(spark, inputs)
+    df = read_table(spark, inputs, width)
     columns = list(model.columns)
     missing = [c for c in columns if c not in df.columns]
     if missing:

@@ -97,7 +97,7 @@ def _input_settings_problem(spec, part: str) -> str | None:
 
 
 #: what a density task counts: a table's rows
-DENSITY_FORMATS = ("csv", "parquet")
+DENSITY_FORMATS = ("csv", "parquet", "ngrams")
 
 
 def _format_problem(cfg, part: str) -> str | None:
@@ -105,7 +105,10 @@ def _format_problem(cfg, part: str) -> str | None:
     fmt = spec.format
     if cfg.task == "density":
         if fmt not in DENSITY_FORMATS:
-            return f"{part}.format {fmt!r} is not a density input: a table ({', '.join(DENSITY_FORMATS)})"
+            return (
+                f"{part}.format {fmt!r} is not a density input: a table ({', '.join(DENSITY_FORMATS)}; "
+                "an n-gram file is a table of its positions)"
+            )
         return _input_settings_problem(spec, part)
     if cfg.task == "backoff":
         if fmt not in BACKOFF_FORMATS:

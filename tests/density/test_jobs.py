@@ -150,3 +150,20 @@ def test_the_query_command_asks_a_density_model(tmp_path, capsys):
     assert "--A … --E ask a backoff model" in capsys.readouterr().err
     assert main(["query", "--model", model, "--value", "A=1", "--m", "-1"]) == 1
     assert "m must be a finite number >= 0" in capsys.readouterr().err
+
+
+@pytest.mark.spark
+def test_an_ngram_file_is_a_table_of_its_positions(spark, tmp_path):
+    """tests/data/ngrams.txt: 8 n-grams that parse (weight 43: their counts), 3 lines that do not
+    (skipped and counted); columns A..E as written (no lower-casing); Spark and in process alike."""
+    cfg = _cfg(FIXTURES / "ngrams.txt", **{"train.format": "ngrams"})
+    local = train_density_in_process(cfg, tmp_path / "local")
+    train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    assert local["columns"] == ["A", "B", "C", "D", "E"] and local["total"] == 43.0
+    assert (local["stats"]["rows"], local["stats"]["malformed"]) == (8, 3)
+    spark_rows, local_rows = _rows(tmp_path / "spark"), _rows(tmp_path / "local")
+    assert spark_rows == local_rows
+    model = nbspark.load(tmp_path / "spark")
+    assert model.probability({"C": "affect"}, {"B": "not"}) == pytest.approx(9 / 10)  # 6 + 3 of 10
+    assert model.probability({"C": "EFFECT"}) == pytest.approx(4 / 43)
+    assert model.probability({"E": ""}, {"C": "effect"}) == pytest.approx(8 / 19)  # ": the effect is "
