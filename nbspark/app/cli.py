@@ -137,11 +137,6 @@ def _may_count_here(args, prog: str, cfg) -> bool:
     return all(not p or scheme_of(str(p)) in (None, "file") for p in (cfg.train.path, args.data_dir))
 
 
-def _input_bytes(inputs) -> int:
-    """The bytes of an input's files (a directory's, for a Parquet table)."""
-    return sum(f.stat()[0] for x in inputs.files for f in (x.files() if x.is_dir() else [x]))
-
-
 def train_main(argv=None, prog: str = "train.py") -> int:
     parser = argparse.ArgumentParser(
         prog=prog, description="Count a corpus into an nbspark model (count tables as Parquet)."
@@ -184,7 +179,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         parser.error("--force goes with --update")
 
     def body():
-        from nbspark.inputs.resolve import resolve_input
+        from nbspark.inputs.resolve import input_bytes, resolve_input
         from nbspark.report.format import (
             format_density_train_report,
             format_nb_train_report,
@@ -206,7 +201,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
             refuse_remote(cfg, args.data_dir)
         elif _may_count_here(args, prog, cfg):
             local = resolve_input(cfg.train, args.data_dir)  # local files: no JVM to list them
-            why_not = in_process_fits(cfg, _input_bytes(local))
+            why_not = in_process_fits(cfg, input_bytes(local))
             in_process = why_not is None
             log.info(
                 "counting %s",

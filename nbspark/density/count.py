@@ -21,7 +21,16 @@ from nbspark.density.model import COUNT_DDL, count_rows, row_key
 from nbspark.errors import InputError
 from nbspark.spine.counting import Counted
 
-__all__ = ["checked_weight", "count_density", "local_rows", "modelled_columns", "read_table", "text_only"]
+__all__ = [
+    "NGRAM_COUNT",
+    "checked_weight",
+    "count_density",
+    "local_rows",
+    "modelled_columns",
+    "read_table",
+    "text_only",
+    "weight_column",
+]
 
 
 #: An n-gram file (``w1 … wN TAB count``, the backoff family's ``ngrams`` format) read as a table:

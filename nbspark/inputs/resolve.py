@@ -27,6 +27,7 @@ __all__ = [
     "DataNotFound",
     "Inputs",
     "data_dir_candidates",
+    "input_bytes",
     "resolve_data_dir",
     "resolve_input",
 ]
@@ -133,3 +134,8 @@ def resolve_data_dir(
         f"cannot find {relative!r}; looked in {looked}; "
         "run scripts/fetch_data.sh to download the corpora, or pass --data-dir"
     )
+
+
+def input_bytes(inputs: Inputs) -> int:
+    """The bytes of an input's files (a directory's, for a Parquet table)."""
+    return sum(f.stat()[0] for x in inputs.files for f in (x.files() if x.is_dir() else [x]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from nbspark.errors import ConfigError
 
-__all__ = ["plot_learning_curve", "plot_pr_curve", "require_matplotlib", "save_png"]
+__all__ = ["plot_density_curve", "plot_learning_curve", "plot_pr_curve", "require_matplotlib", "save_png"]
 
 
 def require_matplotlib() -> None:
