@@ -15,26 +15,13 @@ from nbspark.density.jobs import train_density_in_process
 from nbspark.inputs.parsers import holdout_part
 from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
-from tests.conftest import FIXTURES
-
-COLUMNS = ["outlook", "windy", "play"]
+from tests.density.test_scoring import _cfg as weather_cfg
+from tests.density.test_scoring import _tables
 
 
 def _cfg(tmp_path, **more):
-    rows = pd.read_csv(FIXTURES / "weather.csv", dtype=str)[COLUMNS].dropna()
-    rows.iloc[:10].to_csv(tmp_path / "train.csv", index=False)
-    rows.iloc[10:].to_csv(tmp_path / "test.csv", index=False)
-    return load_config(
-        None,
-        {
-            "task": "density",
-            "train.format": "csv",
-            "train.path": str(tmp_path / "train.csv"),
-            "test.format": "csv",
-            "test.path": str(tmp_path / "test.csv"),
-            **more,
-        },
-    )
+    _tables(tmp_path)  # the weather table's first 10 rows to train on, the other 5 to score
+    return weather_cfg(tmp_path, **more)
 
 
 def test_each_point_is_a_model_of_its_fraction_alone(tmp_path):
