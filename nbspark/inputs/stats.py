@@ -30,6 +30,7 @@ __all__ = [
     "FAILFAST_TAG",
     "MARK",
     "STAT",
+    "TABLE",
     "PartitionStats",
     "failfast_error",
     "first_malformed_lines",
@@ -48,10 +49,17 @@ MARK = "\u0000"
 FAILFAST_TAG = "NBSPARK-MALFORMED"
 
 
+#: The source of a table's record starts with this, then its file: its ``offset`` is the record's row
+#: in that file (1-based; a CSV's header is row 1, as a spreadsheet counts).
+TABLE = "table:"
+
+
 def where(source: str, offset: int, number: int | None = None) -> str:
     """``FILE:LINE`` for a line of a file (``FILE at byte N`` when its line number is unknown),
-    ``table row N`` for a table record."""
-    if source == "table":
+    ``FILE row N`` for a table's record (its source ``TABLE`` + the file)."""
+    if source.startswith(TABLE):
+        return f"{source[len(TABLE) :]} row {offset}"
+    if source == "table":  # a model written before records named their file
         return f"table row {offset}"
     return f"{source}:{number}" if number else f"{source} at byte {offset}"
 
@@ -138,7 +146,7 @@ def _number_lines(items: list[dict]) -> None:
     for item in items:
         offsets.setdefault(item["source"], []).append(item["offset"])
     numbers = {
-        source: {} if source == "table" else line_numbers(source, at) for source, at in offsets.items()
+        source: {} if source.startswith(TABLE) else line_numbers(source, at) for source, at in offsets.items()
     }
     for item in items:
         item["line_number"] = numbers[item["source"]].get(item["offset"])
@@ -154,7 +162,7 @@ def run_failfast(action):
         if at < 0:
             raise
         _, source, offset, reason, line = text[at:].split("\n", 1)[0].split("\t", 4)
-        number = None if source == "table" else line_number(source, int(offset))
+        number = None if source.startswith(TABLE) else line_number(source, int(offset))
         raise InputError(f"{where(source, int(offset), number)}: malformed line ({reason}): {line}") from None
 
 

@@ -16,7 +16,7 @@ from nbspark.inputs.files import ngram_lines, sgml_texts
 from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
-from nbspark.inputs.stats import PartitionStats, is_stat
+from nbspark.inputs.stats import TABLE, PartitionStats, is_stat
 from nbspark.inputs.tables import csv_table
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
@@ -133,23 +133,23 @@ def _table_partition(
     records, label_col, numeric, categorical, splits, holdout, seed, mode, keep_bad, bernoulli=frozenset()
 ):
     stats = PartitionStats(keep_bad, mode)
-    for index, record in records:
+    for index, record, (source, row) in records:
         stats.add("rows_read")
         row_id = str(index)
         label = record.get(label_col)
         if label is None or str(label).strip() == "":
-            stats.bad_record("table", index, "label", repr(record))
+            stats.bad_record(TABLE + source, row, "label", _cells(record))
             continue
         try:
             values = {c: number_cell(record.get(c)) for c in numeric}
         except ValueError:
-            stats.bad_record("table", index, "numeric", repr(record))
+            stats.bad_record(TABLE + source, row, "numeric", _cells(record))
             continue
         num = {c: x for c, x in values.items() if x is not None and math.isfinite(x)}
         try:
             binary = {c: binary_cell(record.get(c)) for c in bernoulli}
         except ValueError:
-            stats.bad_record("table", index, "bernoulli", repr(record))
+            stats.bad_record(TABLE + source, row, "bernoulli", _cells(record))
             continue
         cat = {
             c: binary[c] if c in bernoulli else str(record[c])
@@ -168,6 +168,12 @@ def _table_partition(
     yield from stats.records()
 
 
+def _cells(record: dict) -> str:
+    """A table's record as its cells, ``name=value, …`` (``(empty)`` for an empty cell): how a
+    malformed row is shown."""
+    return ", ".join(f"{k}={'(empty)' if v is None or v == '' else v}" for k, v in record.items())
+
+
 def _sklearn_records(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[str]]:
     """A scikit-learn dataset's rows (features as floats, the label its target's name) and columns."""
     from sklearn import datasets  # scikit-learn is needed only for this format
@@ -183,8 +189,10 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
     fmt = inputs.spec.format
     if fmt == "sklearn":
         records, names = _sklearn_records(inputs, nb)
+        source = f"sklearn:{inputs.spec.path}"
         rdd = spark.sparkContext.parallelize(
-            list(enumerate(records)), max(2, spark.sparkContext.defaultParallelism)
+            [(i, r, (source, i + 1)) for i, r in enumerate(records)],
+            max(2, spark.sparkContext.defaultParallelism),
         )
         return (rdd, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
     paths = [f.uri for f in inputs.files]
@@ -211,7 +219,7 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))
     }
     numeric, categorical = table_columns(inputs, nb, df.columns, numeric_types, nested)  # refusals first
-    return _rows_in_file_order(df), numeric, categorical
+    return _rows_in_file_order(df, header=int(fmt == "csv")), numeric, categorical
 
 
 def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> tuple[list[str], list[str]]:
@@ -252,11 +260,14 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
     return numeric, categorical
 
 
-def _rows_in_file_order(df):
-    """``(index, row as a dict)``: the row's 0-based position in the files read in path order, each
-    from its start, whatever the partitioning. (``zipWithIndex`` numbers partitions in Spark's
-    order, which puts a large file's pieces before a smaller file and its last, shorter piece after
-    it, and cuts files by the cores: the hold-out and the ids moved with ``local[N]``.) One pass
+def _rows_in_file_order(df, header: int = 0):
+    """``(index, row as a dict, (file, row in the file))``: the row's 0-based position in the files
+    read in path order, each from its start, whatever the partitioning, and where it is (1-based in
+    its file after ``header`` rows: a CSV's header is its row 1, as a spreadsheet counts; how a
+    malformed row is named). (``zipWithIndex`` numbers
+    partitions in Spark's order, which puts a large file's pieces before a smaller file and its
+    last, shorter piece after it, and cuts files by the cores: the hold-out and the ids moved with
+    ``local[N]``.) One pass
     counts the rows of each piece of a file (``_metadata``), as ``zipWithIndex`` counts partitions."""
     from pyspark.sql import functions as F
 
@@ -267,9 +278,10 @@ def _rows_in_file_order(df):
     tagged = df.select("*", *piece)
     # every column counted, so the reader parses each row as the numbering pass will (no column pruning)
     whole = F.struct(*[F.col("`" + c.replace("`", "``") + "`") for c in df.columns])
-    starts, total = {}, 0
+    starts, total, first = {}, 0, {}
     for r in sorted(tagged.groupBy("__file", "__start").agg(F.count(whole).alias("count")).collect()):
         starts[(r["__file"], r["__start"])] = total
+        first.setdefault(r["__file"], total)  # the file's first piece (pieces sort by their start)
         total += r["count"]
 
     def numbered(rows):
@@ -279,7 +291,8 @@ def _rows_in_file_order(df):
             at = (d.pop("__file"), d.pop("__start"))
             seen = 0 if at != key else seen + 1
             key = at
-            yield starts[at] + seen, d
+            index = starts[at] + seen
+            yield index, d, (at[0], index - first[at[0]] + 1 + header)
 
     return tagged.rdd.mapPartitions(numbered)
 
@@ -412,11 +425,12 @@ def local_records(inputs: Inputs, cfg: ExperimentConfig):
         texts = ((str(f), f.read_bytes()) for f in inputs.files)
         return _topics_partition(texts, nb, splits, mode, keep), {}
     if spec.format in ("csv", "parquet", "sklearn"):
-        rows, numeric, categorical = _local_table(inputs, nb)
+        rows, places, numeric, categorical = _local_table(inputs, nb)
         bernoulli = frozenset(nb.bernoulli_columns)
         label = nb.label_column
+        records = ((i, r, place) for i, (r, place) in enumerate(zip(rows, places)))
         mixed = _table_partition(
-            enumerate(rows), label, numeric, categorical, splits, holdout, seed, mode, keep, bernoulli
+            records, label, numeric, categorical, splits, holdout, seed, mode, keep, bernoulli
         )
         return mixed, {"numeric": numeric, "categorical": categorical}
     raise InputError(
@@ -424,24 +438,26 @@ def local_records(inputs: Inputs, cfg: ExperimentConfig):
     )
 
 
-def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[str], list[str]]:
-    """A table's rows in file order, read with pyarrow as Spark reads it: a CSV's cells as their
+def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str], list[str]]:
+    """A table's rows in file order and where each is (``(file, row in it)``, as
+    ``_rows_in_file_order`` gives them), read with pyarrow as Spark reads it: a CSV's cells as their
     text (an empty cell is null), with numbers inferred only to find the numeric columns when the
     config names none; Parquet as typed. Then ``table_columns``, the rule of every table reader."""
     import pyarrow as pa
 
     if inputs.spec.format == "sklearn":
         records, names = _sklearn_records(inputs, nb)
-        return (records, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
+        places = [(f"sklearn:{inputs.spec.path}", i + 1) for i in range(len(records))]
+        return (records, places, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
     if inputs.spec.format == "parquet":
         import pyarrow.parquet as pq
 
-        table = typed = pa.concat_tables(
-            [pq.read_table(f.path) for f in inputs.files], promote_options="default"
-        )
+        tables = [pq.read_table(f.path) for f in inputs.files]
+        table = typed = pa.concat_tables(tables, promote_options="default")
     else:
         explicit = bool(nb.numeric_columns or nb.categorical_columns)
-        table = pa.concat_tables([csv_table(f.path, as_text=True) for f in inputs.files])
+        tables = [csv_table(f.path, as_text=True) for f in inputs.files]
+        table = pa.concat_tables(tables)
         typed = (
             table
             if explicit
@@ -460,4 +476,6 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[str], lis
         if pa.types.is_nested(f.type) or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)
     }
     numeric, categorical = table_columns(inputs, nb, table.column_names, numeric_types, nested)
-    return table.to_pylist(), numeric, categorical
+    header = int(inputs.spec.format == "csv")  # a CSV's header is its row 1
+    places = [(f.uri, k + 1 + header) for f, t in zip(inputs.files, tables) for k in range(t.num_rows)]
+    return table.to_pylist(), places, numeric, categorical

@@ -150,7 +150,10 @@ def test_failfast_on_a_table_names_the_row(spark, fixtures, tmp_path):
             "train.path": str(fixtures / "weather.csv"),
         },
     )
-    with pytest.raises(Exception, match=r"table row \d+: malformed line \(numeric\)"):
+    # the file and the row in it (its header is row 1, as a spreadsheet counts), and the row's cells
+    with pytest.raises(
+        Exception, match=r"weather\.csv row 16: malformed line \(numeric\): 'outlook=cloudy, temperature=warm"
+    ):
         train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
 
 

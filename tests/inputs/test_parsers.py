@@ -70,7 +70,7 @@ def test_line_numbers_of_the_first_malformed_lines_read_each_file_once(tmp_path,
     real_open = Location.open
     monkeypatch.setattr(Location, "open", lambda self: opened.append(self.name) or real_open(self))
     gz, plain = str(tmp_path / "x.gz"), str(tmp_path / "y.txt")
-    offenders = [(gz, 11), (gz, 0), (gz, 6), (plain, 5), (plain, 2), ("table", 3)]
+    offenders = [(gz, 11), (gz, 0), (gz, 6), (plain, 5), (plain, 2), ("table:/t.csv", 3)]
     _, bad = split_stats([((BAD, source, offset, "fields", "?"), 1) for source, offset in offenders], 10)
     assert [(b["source"], b["offset"], b["line_number"]) for b in bad] == [
         (gz, 0, 1),
@@ -78,6 +78,6 @@ def test_line_numbers_of_the_first_malformed_lines_read_each_file_once(tmp_path,
         (gz, 11, 5),
         (plain, 2, 2),
         (plain, 5, 3),
-        ("table", 3, None),
+        ("table:/t.csv", 3, None),
     ]
     assert sorted(opened) == ["x.gz", "y.txt"]

@@ -187,6 +187,27 @@ def test_failfast_in_process_names_the_first_malformed_line(tmp_path):
     assert not (tmp_path / "m").exists()
 
 
+def test_failfast_in_process_names_a_tables_file_and_row(tmp_path):
+    """As the Spark job names it (tests/app/test_cli_refusals.py): the file, its row as a
+    spreadsheet counts (the header is row 1), and the row's cells, not a Python dict."""
+    weather = {
+        "task": "naive_bayes",
+        "nb.model": "mixed",
+        "nb.label_column": "play",
+        "nb.numeric_columns": "temperature,humidity",
+        "nb.categorical_columns": "outlook,windy",
+        "train.format": "csv",
+        "train.path": str(FIXTURES / "weather.csv"),
+        "mode": "failfast",
+    }
+    message = (
+        f"{FIXTURES / 'weather.csv'} row 16: malformed line (numeric): "
+        "'outlook=cloudy, temperature=warm, humidity=80, windy=FALSE, play=yes'"
+    )
+    with pytest.raises(InputError, match=re.escape(message)):
+        train_nb_in_process(load_config(None, weather), tmp_path / "m")
+
+
 @pytest.mark.parametrize(
     "settings, says",
     [

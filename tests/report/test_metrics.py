@@ -92,7 +92,7 @@ def test_a_classify_report_says_what_the_scores_left_out():
             "missing_values": 4,
         },
         "malformed_examples": [
-            {"source": "table", "offset": 14, "reason": "numeric", "line": "{'temperature': 'warm'}"}
+            {"source": "table:/d/w.csv", "offset": 14, "reason": "numeric", "line": "temperature=warm"}
         ],
         "unknown_features": 3,
         "test_is_training_data": True,
@@ -101,7 +101,7 @@ def test_a_classify_report_says_what_the_scores_left_out():
         "REPORT",
         "",
         "malformed records skipped: 2 (label=1, numeric=1)",
-        "  table row 14 (numeric): \"{'temperature': 'warm'}\"",
+        "  /d/w.csv row 14 (numeric): 'temperature=warm'",
         "missing cells (feature left out): 4   non-finite: 0",
         "tokens or values the model never saw (left out of the scores): 3",
         "note: the test records are the records the model was trained on: this is accuracy on the "
