@@ -72,6 +72,11 @@ def plan_density_classify(cfg, model_dir, inputs, out, overrides=frozenset(), ov
 
     def settings(manifest, run):
         m = run.density.m if "density.m" in overrides else manifest["config"]["density"]["m"]
+        target = run.density.target
+        if target and target not in manifest["columns"]:
+            raise ConfigError(
+                f"density.target {target!r} is not a column of the model ({', '.join(manifest['columns'])})"
+            )
         return dataclasses.replace(run, density=dataclasses.replace(run.density, m=float(m)))
 
     return plan_classify(cfg, model_dir, inputs, out, DENSITY_KIND, settings=settings, overwrite=overwrite)
@@ -93,13 +98,19 @@ def run_density_classify(spark, plan) -> dict:
     cfg, manifest = plan.cfg, plan.manifest
     model = read_density(plan.model_dir, manifest, cfg.density.m).density
     weight = weight_column(cfg, plan.inputs.spec.format)
-    scored = score_density(spark, model, plan.inputs, weight, cfg.width)
+    classifier = None
+    if cfg.density.target:
+        from nbspark.density.classifier import DensityClassifier
+
+        classifier = DensityClassifier(model, cfg.density.target, cfg.density.classifier)
+    scored = score_density(spark, model, plan.inputs, weight, cfg.width, classifier)
     extra = {
         "model": str(plan.model_dir),
         "columns": list(model.columns),
         "m": model.m,
         "test_input": str(plan.inputs.root),
         "test_is_training_data": plan.overlap == "all",
+        **({"target": cfg.density.target, "classifier": cfg.density.classifier} if classifier else {}),
     }
     return write_results(
         spark,

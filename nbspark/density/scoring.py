@@ -26,9 +26,13 @@ __all__ = ["ESTIMATORS", "add_scores", "density_metrics", "score_density"]
 ESTIMATORS = ("joint", "naive")
 
 
-def score_density(spark, model: DensityModel, inputs, weight_column: str = "", width: int = 5) -> Scored:
+def score_density(
+    spark, model: DensityModel, inputs, weight_column: str = "", width: int = 5, classifier=None
+) -> Scored:
     """The rows of ``inputs`` (a CSV or Parquet table holding every column of ``model``) scored under
-    both estimators."""
+    both estimators; with a ``classifier`` (``density.classifier.DensityClassifier``), each row's
+    ``predicted`` class and its ``probability`` too, and the ``accuracy`` against the row's own
+    value of the class column."""
     from pyspark.sql import functions as F
 
     df = read_table(spark, inputs, width)
@@ -42,14 +46,14 @@ def score_density(spark, model: DensityModel, inputs, weight_column: str = "", w
     text_only(dict(df.dtypes), columns, inputs.root)
     weight, valid = checked_weight(weight_column if weight_column in df.columns else "")
     tally = spark.sparkContext.accumulator({}, Tally())
-    shared = spark.sparkContext.broadcast(model)
+    shared = spark.sparkContext.broadcast((model, classifier))
     rows = df.select(*(F.col(c) for c in columns), weight.alias("weight"), valid.alias("__valid"))
     width = len(columns)
 
     def scored(batches):
         import pyarrow as pa
 
-        m = shared.value
+        m, decide = shared.value
         counts: dict = {}
         for batch in batches:
             values = [batch.column(i).to_pylist() for i in range(width)]
@@ -62,6 +66,15 @@ def score_density(spark, model: DensityModel, inputs, weight_column: str = "", w
                 logs = [_log_density(m, [values[j][i] for j in range(width)], estimator) for i in keep]
                 out[f"log_density_{estimator}"] = logs
                 add_scores(counts, estimator, logs, out["weight"])
+            if decide is not None:
+                rows = [{c: out[c][k] for c in decide.features} for k in range(len(keep))]
+                explained = decide.explain(rows)
+                out["predicted"] = [e["label"] for e in explained]
+                out["probability"] = [e["probability"] for e in explained]
+                gold = out[decide.target]
+                counts["classified"] = counts.get("classified", 0) + sum(g is not None for g in gold)
+                right = sum(g is not None and g == p for g, p in zip(gold, out["predicted"]))
+                counts["correct"] = counts.get("correct", 0) + right
             counts["rows"] = counts.get("rows", 0) + len(keep)
             counts["weight"] = counts.get("weight", 0.0) + math.fsum(out["weight"])
             yield pa.RecordBatch.from_pydict(out)
@@ -70,6 +83,7 @@ def score_density(spark, model: DensityModel, inputs, weight_column: str = "", w
     schema = ", ".join(
         [*(f"`{c}` STRING" for c in columns), "weight DOUBLE"]
         + [f"log_density_{e} DOUBLE" for e in ESTIMATORS]
+        + (["predicted STRING", "probability DOUBLE"] if classifier is not None else [])
     )
     predictions = rows.mapInArrow(scored, schema)
     return Scored(predictions, lambda: density_metrics(dict(tally.value)))
@@ -99,6 +113,9 @@ def density_metrics(counts: dict) -> dict:
     log-likelihood per unit of weight (``"-inf"`` when a row of weight > 0 has probability 0), the
     mean over the rows of probability > 0, and how many rows (and how much weight) had probability 0."""
     out: dict = {"rows": counts.get("rows", 0), "weight": counts.get("weight", 0.0)}
+    if "classified" in counts:  # a classifier ran: its accuracy over the rows with a class
+        out["classified"], out["correct"] = counts["classified"], counts.get("correct", 0)
+        out["accuracy"] = out["correct"] / out["classified"] if out["classified"] else None
     if counts.get("malformed"):
         out["input_stats"] = {"malformed": counts["malformed"], "malformed.weight": counts["malformed"]}
     for e in ESTIMATORS:

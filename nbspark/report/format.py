@@ -170,6 +170,13 @@ def format_density_report(metrics: dict) -> str:
                 + ("; smooth with density.m > 0" if not metrics["m"] else "")
             )
         lines.append(line)
+    if "accuracy" in metrics:
+        accuracy = metrics["accuracy"]
+        lines.append(
+            f"classifying {metrics['target']} by the {metrics['classifier']} density: accuracy "
+            f"{'-' if accuracy is None else format(accuracy, '.4f')} ({metrics['correct']:,} of "
+            f"{metrics['classified']:,} rows)"
+        )
     return "\n".join(lines)
 
 

@@ -71,6 +71,10 @@ class DensitySpec:
     # Dirichlet / MAP smoothing, (# + m·q) / (N + m) with q = 1 / (the column's distinct values);
     # 0 is the maximum-likelihood estimate, # / N
     m: float = 0.0
+    # classify: a modelled column to predict from the others (empty: the test rows are only scored)
+    target: str = ""
+    # ... by the "joint" (backing off over columns) or the "naive" density (categorical naive Bayes)
+    classifier: str = "joint"
 
 
 @dataclass(frozen=True)
@@ -291,6 +295,12 @@ def validate(cfg: ExperimentConfig) -> None:
     if density.model not in DENSITY_MODELS:
         raise ConfigError(f"density.model must be one of {', '.join(DENSITY_MODELS)}, got {density.model!r}")
     _finite("density.m", density.m, 0.0)
+    if density.classifier not in DENSITY_MODELS:
+        raise ConfigError(
+            f"density.classifier must be one of {', '.join(DENSITY_MODELS)}, got {density.classifier!r}"
+        )
+    if density.target and density.target == density.weight_column:
+        raise ConfigError("density.target must be a modelled column, not the weight column")
     if len(set(density.columns)) != len(density.columns) or density.weight_column in density.columns:
         raise ConfigError("density.columns must name distinct columns, and not the weight column")
     if cfg.max_bad_examples < 0 or cfg.partitions < 0 or cfg.broadcast_limit_mb < 0:

@@ -11,6 +11,7 @@ import pytest
 import nbspark
 from nbspark.app.command import main
 from nbspark.density.jobs import classify_density, train_density_in_process
+from nbspark.errors import ConfigError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
 from tests.conftest import FIXTURES
@@ -109,3 +110,25 @@ def test_the_command_scores_a_density_model(spark, tmp_path, capsys):
     out = capsys.readouterr().out
     assert code == 0 and "held-out log-likelihood per row" in out and "m = 1" in out
     assert json.loads((tmp_path / "r" / "metrics.json").read_text())["m"] == 1.0
+
+
+@pytest.mark.parametrize("classifier", ["joint", "naive"])
+def test_the_job_classifies_a_target_column_as_the_python_classifier(spark, tmp_path, classifier):
+    _, test = _tables(tmp_path)
+    cfg = _cfg(tmp_path, **{"density.target": "play", "density.classifier": classifier})
+    train_density_in_process(cfg, tmp_path / "m")
+    metrics = classify_density(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r")
+    scored = pd.read_parquet(tmp_path / "r" / "predictions")
+    records = test.to_dict("records")
+    python = nbspark.load(tmp_path / "m").classifier("play", classifier)
+    explained = python.explain(records)
+    assert scored["predicted"].tolist() == [e["label"] for e in explained]
+    assert scored["probability"].tolist() == pytest.approx([e["probability"] for e in explained], abs=1e-12)
+    right = sum(e["label"] == r["play"] for e, r in zip(explained, records))
+    assert (metrics["classified"], metrics["correct"]) == (5, right)
+    assert metrics["accuracy"] == python.score(records, [r["play"] for r in records])
+    report = (tmp_path / "r" / "report.txt").read_text()
+    assert f"classifying play by the {classifier} density: accuracy" in report
+    with pytest.raises(ConfigError, match="density.target 'weather' is not a column of the model"):
+        bad = _cfg(tmp_path, **{"density.target": "weather"})
+        classify_density(spark, bad, tmp_path / "m", resolve_input(bad.test, None), tmp_path / "r2")
