@@ -190,12 +190,10 @@ def test_failfast_in_process_names_the_first_malformed_line(tmp_path):
 def test_failfast_in_process_names_a_tables_file_and_row(tmp_path):
     """As the Spark job names it (tests/app/test_cli_refusals.py): the file, its row as a
     spreadsheet counts (the header is row 1), and the row's cells, not a Python dict."""
+    from tests.naive_bayes.test_jobs_one_label import WEATHER
+
     weather = {
-        "task": "naive_bayes",
-        "nb.model": "mixed",
-        "nb.label_column": "play",
-        "nb.numeric_columns": "temperature,humidity",
-        "nb.categorical_columns": "outlook,windy",
+        **WEATHER,
         "train.format": "csv",
         "train.path": str(FIXTURES / "weather.csv"),
         "mode": "failfast",
