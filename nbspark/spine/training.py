@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from nbspark.errors import ConfigError, InputError
+from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.settings.capabilities import resolve_engine
 from nbspark.spine.counting import Counted, merge_counts
 from nbspark.storage.locations import Location, location, resolved
@@ -31,7 +31,7 @@ from nbspark.storage.tables import (
     write_arrow_table,
     write_json,
 )
-from nbspark.storage.versions import count_parts, refuse_live_stream
+from nbspark.storage.versions import count_parts, refuse_live_stream, take_writer_lock
 
 __all__ = [
     "Family",
@@ -193,8 +193,24 @@ def train_model(spark, plan: TrainPlan, family: Family) -> dict:
     ``spark`` is None for a plan that counts in this process (``plan.engine == "local"``).
 
     With an update (``plan.old``), the new counts are added to the model's tables (Cohen's
-    streaming property: no recounting of the old data) and the model is replaced whole."""
+    streaming property: no recounting of the old data) and the model is replaced whole, under the
+    model's writer lock (``storage.versions.take_writer_lock``): a second update, a stream or a
+    ``save`` meanwhile is refused, and an update whose model changed since its plan read it stops
+    (its counts would be added to a model that no longer is)."""
     started = time.time()
+    out, old = plan.out, plan.old
+    release = take_writer_lock(out) if old is not None else (lambda: None)
+    try:
+        if old is not None and load_manifest(out, family.kind) != old:
+            raise OutputError(
+                f"{out}: the model changed since this update read it (another writer); run it again"
+            )
+        return _count_and_write(spark, plan, family, started)
+    finally:
+        release()
+
+
+def _count_and_write(spark, plan: TrainPlan, family: Family, started: float) -> dict:
     cfg, inputs, out, old = plan.cfg, plan.inputs, plan.out, plan.old
     log.info("counting %s with the %s engine", inputs.root, plan.engine)
     counted: Counted = family.count(spark, plan.counting, inputs, plan.engine)

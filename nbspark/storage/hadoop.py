@@ -207,6 +207,25 @@ class HadoopStorage:
 
         self._call(uri, "write it", write)
 
+    def create_new(self, uri, data):
+        def create(fs, p):
+            local = self._raw_local(uri)
+            if local is not None:
+                fs, p = local
+            try:
+                out = fs.create(p, False)  # Hadoop's exclusive create: refused if the file exists
+            except Exception as exc:
+                if _java_error(exc)[0] == "FileAlreadyExistsException":
+                    return False
+                raise
+            try:
+                out.write(bytearray(data))
+            finally:
+                out.close()
+            return True
+
+        return self._call(uri, "create it", create)
+
     def open(self, uri):
         size = self.stat(uri)[0]
 

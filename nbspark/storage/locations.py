@@ -150,6 +150,11 @@ class Location:
         """Write the whole file (replacing it)."""
         self.fs.write_bytes(self.uri, data)
 
+    def create_new(self, data: bytes) -> bool:
+        """Write the file only if nothing is there, in one step no other writer can split (an
+        exclusive create); False when something is there already."""
+        return self.fs.create_new(self.uri, data)
+
     def read_text(self) -> str:
         return self.read_bytes().decode("utf-8")
 
@@ -244,6 +249,15 @@ class LocalStorage:
     def write_bytes(self, uri, data):
         with open(self._p(uri), "wb") as fh:
             fh.write(data)
+
+    def create_new(self, uri, data):
+        try:
+            fd = os.open(self._p(uri), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        return True
 
     def open(self, uri):
         return open(self._p(uri), "rb")

@@ -22,6 +22,7 @@ them before gets a file that vanished, reads the model again and sees the compac
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import os
 import re
 import socket
@@ -133,12 +134,21 @@ def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
                 + f"stop it{' and remove ' + str(lock) if not live else ''} first"
             )
     lock.parent.mkdir()
-    write_json(lock, mine)
+    if held is not None:  # a holder that died, or this process: taken over
+        write_json(lock, mine)
+    elif not lock.create_new((json.dumps(mine, indent=2, ensure_ascii=False) + "\n").encode()):  # one wins
+        other = _holder(lock) or {}
+        raise OutputError(
+            f"{model_dir}: another writer (pid {other.get('pid')} on {other.get('host')}) took this model's "
+            "lock just now; run again once it is done"
+        )
 
     def release():
         try:
             if _holder(lock) == mine:
                 lock.rmtree()
+                if not lock.parent.iterdir():  # an update's or a save's: no stream's checkpoint there
+                    lock.parent.rmtree()
         except (FileNotFoundError, OSError):
             pass
 
@@ -163,12 +173,21 @@ def _lives(held: dict) -> bool:
 
 def refuse_live_stream(model_dir: Location, doing: str) -> None:
     """Refuse to ``doing`` (replace the model whole: ``--update``) while a writer whose process lives
-    holds the model's lock: a version it commits meanwhile would be lost (``OutputError``)."""
+    holds the model's lock: a version it commits meanwhile would be lost (``OutputError``). Checked
+    when the run is planned, before any work; the update then takes the lock itself
+    (``spine.training.train_model``)."""
     held = _holder(lock_location(model_dir))
     if not held or held.get("pid") == os.getpid():
         return
     if _lives(held):
+        stream = held.get("checkpoint")
+        who = "a stream" if stream else "another writer (an update or a save)"
         raise OutputError(
-            f"{model_dir}: a stream writes this model (pid {held.get('pid')} on {held.get('host')}); cannot "
-            f"{doing} meanwhile: stop it first (a stream compacts by itself, --compact-every)"
+            f"{model_dir}: {who} writes this model (pid {held.get('pid')} on {held.get('host')}); cannot "
+            f"{doing} meanwhile: "
+            + (
+                "stop it first (a stream compacts by itself, --compact-every)"
+                if stream
+                else "run it again once it is done"
+            )
         )

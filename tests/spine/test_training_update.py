@@ -170,3 +170,44 @@ def test_nb_update_reads_a_table_with_the_models_inferred_columns(spark, fixture
         checkRowOrder=False,
         rtol=1e-12,
     )
+
+
+def test_an_update_holds_the_models_lock_and_never_loses_another(spark, fixtures, tmp_path):
+    """Two updates of one model at once: the second waits for nothing and loses nothing. It is
+    refused while another writer holds the model (a live process), and an update whose model
+    changed between its plan and its write (another update committed) stops instead of writing
+    over it; a lock whose holder died is taken over."""
+    import json
+    import os
+    import subprocess
+
+    from nbspark.backoff.jobs import BACKOFF
+    from nbspark.errors import OutputError
+    from nbspark.spine.training import plan_training, train_model
+
+    lines = split_file(fixtures / "ngrams.txt", tmp_path / "a.txt", tmp_path / "b.txt", 5)
+    (tmp_path / "c.txt").write_text("".join(lines[:2]))
+    backoff(spark, tmp_path / "a.txt", tmp_path / "m")
+    lock = tmp_path / "m.stream" / "lock.json"
+    lock.parent.mkdir()
+    alive = subprocess.Popen(["sleep", "30"])
+    try:
+        lock.write_text(json.dumps({"checkpoint": None, "host": os.uname().nodename, "pid": alive.pid}))
+        with pytest.raises(OutputError, match=r"another writer \(an update or a save\) writes this model"):
+            backoff(spark, tmp_path / "b.txt", tmp_path / "m", update=True)
+    finally:
+        alive.kill()
+        alive.wait()
+    backoff(spark, tmp_path / "b.txt", tmp_path / "m", update=True)  # its holder died: taken over
+    assert not lock.parent.exists()  # given back: nothing left beside the model
+    cfg = load_config(None, {"train.path": str(tmp_path / "c.txt")})
+    plan = plan_training(cfg, resolve_input(cfg.train, None), tmp_path / "m", BACKOFF, update=True)
+    before = json.loads((tmp_path / "m" / "manifest.json").read_text())
+    (tmp_path / "d.txt").write_text("".join(lines[2:4]))
+    backoff(spark, tmp_path / "d.txt", tmp_path / "m", update=True)  # another update, meanwhile
+    with pytest.raises(OutputError, match="the model changed since this update read it"):
+        train_model(spark, plan, BACKOFF)
+    after = json.loads((tmp_path / "m" / "manifest.json").read_text())
+    # d's update stands, whole: one version more, its lines' weight added (7 = 6 + 1)
+    assert after["version"] == before["version"] + 1 == 3
+    assert after["stats"]["weight"] == before["stats"]["weight"] + 7
