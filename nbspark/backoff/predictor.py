@@ -29,7 +29,7 @@ from nbspark.inputs.tokens import (
 )
 from nbspark.settings.check import Rule, factor_problem
 from nbspark.settings.config import CheckSpec
-from nbspark.spine.predictor import as_batch, save_rows, summed_rows
+from nbspark.spine.predictor import accuracy, as_batch, save_rows, summed_rows
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 from nbspark.storage.manifests import confusion_sets, set_of_word
@@ -195,13 +195,7 @@ class BackoffPredictor:
     def score(self, windows: Iterable[str | Sequence[str]], labels: Iterable[str]) -> float:
         """The accuracy of ``predict`` against ``labels`` (scikit-learn's ``score``; an unseen context
         counts as wrong)."""
-        labels = as_batch(labels, "labels")
-        predicted = self.predict(windows)
-        if len(predicted) != len(labels):
-            raise ValueError(
-                f"score takes one label per window: {len(predicted)} windows, {len(labels)} labels"
-            )
-        return sum(p == y for p, y in zip(predicted, labels)) / len(labels) if labels else float("nan")
+        return accuracy(self.predict(windows), labels, "window")
 
     def get_params(self, deep: bool = True) -> dict:
         """The settings the model predicts with (scikit-learn's ``get_params``)."""

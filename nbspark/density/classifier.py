@@ -26,10 +26,10 @@ from nbspark.backoff.model import model_from_counts
 from nbspark.backoff.predict import UNSEEN, predict
 from nbspark.density.model import DensityModel
 from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_rows
+from nbspark.settings.config import DENSITY_MODELS
+from nbspark.spine.predictor import accuracy
 
 __all__ = ["DensityClassifier"]
-
-CLASSIFIERS = ("joint", "naive")
 
 
 class DensityClassifier:
@@ -51,7 +51,7 @@ class DensityClassifier:
             raise ValueError(
                 f"no class column {target!r}; the model's columns are {', '.join(density.columns)}"
             )
-        if model not in CLASSIFIERS:
+        if model not in DENSITY_MODELS:
             raise ValueError(f"model must be 'joint' or 'naive', got {model!r}")
         at = density.columns.index(target)
         self.target, self.kind = target, model
@@ -93,20 +93,20 @@ class DensityClassifier:
     def explain(self, rows: Iterable[Mapping]) -> list[dict]:
         """Per row: ``label``, ``probability``, ``probabilities`` by class and, for the joint,
         ``level``: the columns of the subset that decided (``[]`` the prior)."""
-        out = []
-        for i, row in enumerate(rows):
-            x = self._row(row, i)
-            if self.kind == "joint":
+        xs = [self._row(row, i) for i, row in enumerate(rows)]
+        if self.kind == "naive":  # the rows scored together, as naive Bayes scores a batch
+            cats = [({c: v for c, v in zip(self.features, x) if v is not None}, {}) for x in xs]
+            posteriors = np.exp(log_posteriors(score_rows(self._nb, cats)[0])) if xs else []
+            out = [{"probabilities": dict(zip(self._nb.classes, map(float, p)))} for p in posteriors]
+        else:
+            out = []
+            for x in xs:
                 decision = predict(self._backoff, x)
                 level = () if decision.subset == UNSEEN else tuple(self.features[: len(decision.subset)])
                 counts = self._tables.get(decision.subset, {}).get(x[: len(decision.subset)], {})
                 total = math.fsum(counts.values())
                 p = {c: counts.get(c, 0.0) / total if total else 0.0 for c in self.classes_}
                 out.append({"probabilities": p, "level": list(level)})
-            else:
-                cat = {c: v for c, v in zip(self.features, x) if v is not None}
-                post = np.exp(log_posteriors(score_rows(self._nb, [(cat, {})])[0]))[0]
-                out.append({"probabilities": dict(zip(self._nb.classes, map(float, post)))})
         for e in out:
             e["label"] = self._decide(e["probabilities"])
             e["probability"] = e["probabilities"].get(e["label"], 0.0) if e["label"] is not None else 0.0
@@ -129,8 +129,8 @@ class DensityClassifier:
         return np.array([[e["probabilities"].get(c, 0.0) for c in self.classes_] for e in self.explain(rows)])
 
     def score(self, rows: Iterable[Mapping], labels: Iterable[str]) -> float:
-        predicted, labels = self.predict(rows), list(labels)
-        return float(np.mean([p == y for p, y in zip(predicted, labels)])) if labels else float("nan")
+        """The accuracy of ``predict`` against ``labels`` (``spine.predictor.accuracy``)."""
+        return accuracy(self.predict(rows), labels, "row")
 
 
 def _nb_rows(joint: list, features: tuple[str, ...]) -> list[tuple]:

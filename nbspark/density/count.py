@@ -120,7 +120,8 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
             f"(columns: {', '.join(names)})"
         )
     text_only({f.name: str(f.type) for f in table.schema}, columns, inputs.root)
-    weight = weight_column(cfg, fmt) if weight_column(cfg, fmt) in names else ""
+    weight = weight_column(cfg, fmt)
+    weight = weight if weight in names else ""
     cells = [table.column(c).to_pylist() for c in columns]
     weights = table.column(weight).to_pylist() if weight else [1.0] * table.num_rows
     rows, bad, example = [], 0, None

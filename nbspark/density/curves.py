@@ -17,9 +17,10 @@ import logging
 from nbspark.density.classifier import DensityClassifier
 from nbspark.density.count import local_rows
 from nbspark.density.model import DensityModel, count_rows
-from nbspark.density.scoring import ESTIMATORS, add_scores, density_metrics
+from nbspark.density.scoring import add_scores, density_metrics
 from nbspark.inputs.parsers import holdout_part
 from nbspark.report.plots import plot_density_curve
+from nbspark.settings.config import DENSITY_MODELS
 from nbspark.storage.tables import staged_output, write_json
 
 __all__ = ["density_curve"]
@@ -35,20 +36,18 @@ def density_curve(
     accuracy of classifying it by that density (``density.classifier``), written to ``out``."""
     columns, rows, _ = local_rows(cfg, train_inputs)
     _, test, _ = local_rows(cfg, test_inputs, columns)
+    records, weights = [dict(zip(columns, values)) for values, _ in test], [w for _, w in test]
     m, curve = cfg.density.m, []
     for fraction in sorted(fractions):
         kept = [r for i, r in enumerate(rows) if holdout_part(str(i), seed, fraction) == "test"]
         model = DensityModel.from_rows(count_rows(kept, columns), columns, m)
-        counts: dict = {"rows": len(test), "weight": sum(w for _, w in test)}
-        weights = [w for _, w in test]
-        for estimator in ESTIMATORS:
-            logs = [model.log_density([dict(zip(columns, values))], estimator)[0] for values, _ in test]
-            add_scores(counts, estimator, logs, weights)
+        counts: dict = {"rows": len(test), "weight": sum(weights)}
+        for estimator in DENSITY_MODELS:
+            add_scores(counts, estimator, model.log_density(records, estimator), weights)
         metrics = density_metrics(counts)
         if target:
-            records = [dict(zip(columns, values)) for values, _ in test]
             gold = [r[target] for r in records]
-            for estimator in ESTIMATORS:
+            for estimator in DENSITY_MODELS:
                 classifier = DensityClassifier(model, target, estimator)
                 metrics[estimator]["accuracy"] = classifier.score(records, gold)
         curve.append(
@@ -58,7 +57,7 @@ def density_curve(
                 "training_weight": sum(w for _, w in kept),
                 "distinct_rows": len(model.joint),
                 "test_rows": len(test),
-                **{e: metrics[e] for e in ESTIMATORS},
+                **{e: metrics[e] for e in DENSITY_MODELS},
             }
         )
         log.info("fraction %g: %d training rows", fraction, len(kept))
@@ -80,11 +79,11 @@ def _csv(curve: list[dict]) -> str:
     fields = ["held_out_log_likelihood", "log_likelihood_of_seen_rows", "zero_probability_rows"]
     fields += ["accuracy"] if "accuracy" in curve[0]["joint"] else []
     writer.writerow(
-        ["fraction", "training_rows", "distinct_rows"] + [f"{e}.{f}" for e in ESTIMATORS for f in fields]
+        ["fraction", "training_rows", "distinct_rows"] + [f"{e}.{f}" for e in DENSITY_MODELS for f in fields]
     )
     for r in curve:
         writer.writerow(
             [r["fraction"], r["training_rows"], r["distinct_rows"]]
-            + [r[e][f] for e in ESTIMATORS for f in fields]
+            + [r[e][f] for e in DENSITY_MODELS for f in fields]
         )
     return out.getvalue()

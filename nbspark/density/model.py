@@ -21,6 +21,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from nbspark.settings.config import DENSITY_MODELS
+
 __all__ = ["COUNT_DDL", "DensityModel", "count_rows", "row_key"]
 
 COUNT_DDL = "event STRING NOT NULL, column STRING, value STRING, n DOUBLE NOT NULL"
@@ -119,7 +121,7 @@ class DensityModel:
         """``P(values | given)`` under the ``joint`` or ``naive`` estimator (the module docstring).
         ``ValueError`` for an unknown column or model, and for ``given`` values never seen together
         (their probability is 0, and the conditional is undefined: smooth with ``m > 0``)."""
-        if model not in ("joint", "naive"):
+        if model not in DENSITY_MODELS:
             raise ValueError(f"model must be 'joint' or 'naive', got {model!r}")
         both = self._at(values, "values")
         cond = self._at(given or {}, "given")

@@ -18,12 +18,11 @@ import math
 from nbspark.density.count import checked_weight, read_table, text_only
 from nbspark.density.model import DensityModel
 from nbspark.errors import InputError
+from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.classifying import Scored
 from nbspark.spine.counting import Tally
 
-__all__ = ["ESTIMATORS", "add_scores", "density_metrics", "score_density"]
-
-ESTIMATORS = ("joint", "naive")
+__all__ = ["add_scores", "density_metrics", "score_density"]
 
 
 def score_density(
@@ -62,13 +61,13 @@ def score_density(
             counts["malformed"] = counts.get("malformed", 0) + len(ok) - len(keep)
             out = {c: [values[j][i] for i in keep] for j, c in enumerate(columns)}
             out["weight"] = [weights[i] for i in keep]
-            for estimator in ESTIMATORS:
-                logs = [_log_density(m, [values[j][i] for j in range(width)], estimator) for i in keep]
+            records = [{c: out[c][k] for c in columns} for k in range(len(keep))]
+            for estimator in DENSITY_MODELS:
+                logs = m.log_density(records, estimator)
                 out[f"log_density_{estimator}"] = logs
                 add_scores(counts, estimator, logs, out["weight"])
             if decide is not None:
-                rows = [{c: out[c][k] for c in decide.features} for k in range(len(keep))]
-                explained = decide.explain(rows)
+                explained = decide.explain(records)
                 out["predicted"] = [e["label"] for e in explained]
                 out["probability"] = [e["probability"] for e in explained]
                 gold = out[decide.target]
@@ -82,16 +81,11 @@ def score_density(
 
     schema = ", ".join(
         [*(f"`{c}` STRING" for c in columns), "weight DOUBLE"]
-        + [f"log_density_{e} DOUBLE" for e in ESTIMATORS]
+        + [f"log_density_{e} DOUBLE" for e in DENSITY_MODELS]
         + (["predicted STRING", "probability DOUBLE"] if classifier is not None else [])
     )
     predictions = rows.mapInArrow(scored, schema)
     return Scored(predictions, lambda: density_metrics(dict(tally.value)))
-
-
-def _log_density(model: DensityModel, row: list, estimator: str) -> float:
-    p = model.probability(dict(zip(model.columns, row)), model=estimator)
-    return math.log(p) if p > 0 else -math.inf
 
 
 def add_scores(counts: dict, estimator: str, logs: list[float], weights: list[float]) -> None:
@@ -118,7 +112,7 @@ def density_metrics(counts: dict) -> dict:
         out["accuracy"] = out["correct"] / out["classified"] if out["classified"] else None
     if counts.get("malformed"):
         out["input_stats"] = {"malformed": counts["malformed"], "malformed.weight": counts["malformed"]}
-    for e in ESTIMATORS:
+    for e in DENSITY_MODELS:
         kept, zero_weight = counts.get(f"{e}.weight", 0.0), counts.get(f"{e}.zero_weight", 0.0)
         total = kept + zero_weight
         out[e] = {  # "-inf" as text: JSON has no infinity (float("-inf") reads it back)

@@ -29,7 +29,7 @@ from nbspark.naive_bayes.model import (
 )
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
-from nbspark.spine.predictor import as_batch, save_rows, summed_rows
+from nbspark.spine.predictor import accuracy, as_batch, save_rows, summed_rows
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 
@@ -249,11 +249,7 @@ class NBPredictor:
 
     def score(self, items: Iterable, labels: Iterable[str], extra_columns: Iterable[str] = ()) -> float:
         """The accuracy of ``predict`` against ``labels`` (scikit-learn's ``score``)."""
-        labels = as_batch(labels, "labels")
-        predicted = self.predict(items, extra_columns)
-        if len(predicted) != len(labels):
-            raise ValueError(f"score takes one label per item: {len(predicted)} items, {len(labels)} labels")
-        return sum(p == y for p, y in zip(predicted, labels)) / len(labels) if labels else float("nan")
+        return accuracy(self.predict(items, extra_columns), labels, "item")
 
     def get_params(self, deep: bool = True) -> dict:
         """The settings the model scores with (scikit-learn's ``get_params``)."""

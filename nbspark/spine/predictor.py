@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-__all__ = ["as_batch", "save_rows", "summed_rows"]
+__all__ = ["accuracy", "as_batch", "save_rows", "summed_rows"]
 
 
 def as_batch(items, what: str) -> list:
@@ -13,6 +13,15 @@ def as_batch(items, what: str) -> list:
     if isinstance(items, (str, bytes, Mapping)):
         raise TypeError(f"predict takes a list of {what}, got one {type(items).__name__}; wrap it in a list")
     return list(items)
+
+
+def accuracy(predicted: Sequence, labels, what: str) -> float:
+    """The share of ``predicted`` equal to ``labels`` (scikit-learn's ``score``; NaN for none), one
+    label per item of ``what`` (``ValueError`` otherwise: a shorter list would be scored in silence)."""
+    labels = as_batch(labels, "labels")
+    if len(predicted) != len(labels):
+        raise ValueError(f"score takes one label per {what}: {len(predicted)} {what}s, {len(labels)} labels")
+    return sum(p == y for p, y in zip(predicted, labels)) / len(labels) if labels else float("nan")
 
 
 def summed_rows(rows: Sequence[Sequence], more: Sequence[Sequence], ddl: str) -> list[tuple]:

@@ -109,5 +109,7 @@ def test_the_binary_rule_and_refusals(table, tmp_path):
         model.classifier("label")
     with pytest.raises(ValueError, match="the binary rule needs two classes, 'rain' one of them"):
         model.classifier("play", positive="rain")
+    with pytest.raises(ValueError, match="score takes one label per row: 1 rows, 2 labels"):
+        model.classifier("play").score([row], ["yes", "no"])  # never the first pair scored alone
     with pytest.raises(ValueError, match="row 0 lacks column\\(s\\) humidity"):
         model.classifier("play").predict([{"outlook": "sunny", "windy": "TRUE"}])
