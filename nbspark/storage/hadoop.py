@@ -194,37 +194,33 @@ class HadoopStorage:
         return self._raw, self._path(real)
 
     def write_bytes(self, uri, data):
+        self._write(uri, data, overwrite=True)
+
+    def create_new(self, uri, data):
+        return self._write(uri, data, overwrite=False)
+
+    def _write(self, uri, data, overwrite: bool) -> bool:
+        """Write the whole file; without ``overwrite``, Hadoop's exclusive create (False when the
+        file exists, nothing written)."""
+
         def write(fs, p):
             local = self._raw_local(uri)
             if local is not None:
                 fs, p = local
-            out = fs.create(p, True)
+            try:
+                out = fs.create(p, overwrite)
+            except Exception as exc:
+                if not overwrite and _java_error(exc)[0] == "FileAlreadyExistsException":
+                    return False
+                raise
             try:
                 for start in range(0, len(data), 8 << 20):
                     out.write(bytearray(data[start : start + (8 << 20)]))
             finally:
                 out.close()
-
-        self._call(uri, "write it", write)
-
-    def create_new(self, uri, data):
-        def create(fs, p):
-            local = self._raw_local(uri)
-            if local is not None:
-                fs, p = local
-            try:
-                out = fs.create(p, False)  # Hadoop's exclusive create: refused if the file exists
-            except Exception as exc:
-                if _java_error(exc)[0] == "FileAlreadyExistsException":
-                    return False
-                raise
-            try:
-                out.write(bytearray(data))
-            finally:
-                out.close()
             return True
 
-        return self._call(uri, "create it", create)
+        return self._call(uri, "write it" if overwrite else "create it", write)
 
     def open(self, uri):
         size = self.stat(uri)[0]

@@ -47,6 +47,7 @@ __all__ = [
     "parquet_rows",
     "process_alive",
     "read_arrow",
+    "json_text",
     "read_json",
     "read_parquet_checked",
     "staged_output",
@@ -193,8 +194,13 @@ def staged_output(path, kind: str, atomic: bool | None = None):
         raise
 
 
+def json_text(obj) -> str:
+    """How nbspark writes a JSON file (manifests, markers, metrics, locks): indented, UTF-8 as is."""
+    return json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+
+
 def write_json(path: Location, obj) -> None:
-    path.write_text(json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n")
+    path.write_text(json_text(obj))
 
 
 def read_json(path: Location) -> dict:

@@ -22,14 +22,13 @@ them before gets a file that vanished, reads the model again and sees the compac
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import os
 import re
 import socket
 
 from nbspark.errors import OutputError
 from nbspark.storage.locations import Location, location
-from nbspark.storage.tables import COMMITTING, MARKER, process_alive, read_json, write_json
+from nbspark.storage.tables import COMMITTING, MARKER, json_text, process_alive, read_json, write_json
 
 __all__ = [
     "DELTA",
@@ -136,7 +135,7 @@ def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
     lock.parent.mkdir()
     if held is not None:  # a holder that died, or this process: taken over
         write_json(lock, mine)
-    elif not lock.create_new((json.dumps(mine, indent=2, ensure_ascii=False) + "\n").encode()):  # one wins
+    elif not lock.create_new(json_text(mine).encode()):  # two writers at once: one wins
         other = _holder(lock) or {}
         raise OutputError(
             f"{model_dir}: another writer (pid {other.get('pid')} on {other.get('host')}) took this model's "
