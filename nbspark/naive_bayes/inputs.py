@@ -174,24 +174,31 @@ def _cells(record: dict) -> str:
     return ", ".join(f"{k}={'(empty)' if v is None or v == '' else v}" for k, v in record.items())
 
 
-def _sklearn_records(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[str]]:
-    """A scikit-learn dataset's rows (features as floats, the label its target's name) and columns."""
+def _sklearn_records(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[tuple], list[str]]:
+    """A scikit-learn dataset's rows (features as floats, the label its target's name), where each
+    is (``("sklearn:NAME", row)``, as ``_rows_in_file_order`` places a file's) and its columns."""
     from sklearn import datasets  # scikit-learn is needed only for this format
 
     data = getattr(datasets, f"load_{inputs.spec.path}")()  # one of inputs.SKLEARN_DATASETS
     names = [str(n).replace(" ", "_") for n in data.feature_names]
     target = [str(data.target_names[t]) for t in data.target]
-    return [dict(zip(names, map(float, x)), **{nb.label_column: y}) for x, y in zip(data.data, target)], names
+    rows = [dict(zip(names, map(float, x)), **{nb.label_column: y}) for x, y in zip(data.data, target)]
+    return rows, [(f"sklearn:{inputs.spec.path}", i + 1) for i in range(len(rows))], names
+
+
+def _header_rows(fmt: str) -> int:
+    """The rows before a table's first record in its file: a CSV's header, row 1 as a spreadsheet
+    counts (how a malformed row is numbered)."""
+    return int(fmt == "csv")
 
 
 def _table_source(spark, inputs: Inputs, nb: NBSpec):
     """``(RDD of (index, dict), numeric columns, categorical columns)`` for csv, parquet, sklearn."""
     fmt = inputs.spec.format
     if fmt == "sklearn":
-        records, names = _sklearn_records(inputs, nb)
-        source = f"sklearn:{inputs.spec.path}"
+        records, places, names = _sklearn_records(inputs, nb)
         rdd = spark.sparkContext.parallelize(
-            [(i, r, (source, i + 1)) for i, r in enumerate(records)],
+            [(i, r, place) for i, (r, place) in enumerate(zip(records, places))],
             max(2, spark.sparkContext.defaultParallelism),
         )
         return (rdd, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
@@ -219,7 +226,7 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))
     }
     numeric, categorical = table_columns(inputs, nb, df.columns, numeric_types, nested)  # refusals first
-    return _rows_in_file_order(df, header=int(fmt == "csv")), numeric, categorical
+    return _rows_in_file_order(df, _header_rows(fmt)), numeric, categorical
 
 
 def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> tuple[list[str], list[str]]:
@@ -263,8 +270,7 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
 def _rows_in_file_order(df, header: int = 0):
     """``(index, row as a dict, (file, row in the file))``: the row's 0-based position in the files
     read in path order, each from its start, whatever the partitioning, and where it is (1-based in
-    its file after ``header`` rows: a CSV's header is its row 1, as a spreadsheet counts; how a
-    malformed row is named). (``zipWithIndex`` numbers
+    its file after ``header`` rows, ``_header_rows``: how a malformed row is named). (``zipWithIndex`` numbers
     partitions in Spark's order, which puts a large file's pieces before a smaller file and its
     last, shorter piece after it, and cuts files by the cores: the hold-out and the ids moved with
     ``local[N]``.) One pass
@@ -446,8 +452,7 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
     import pyarrow as pa
 
     if inputs.spec.format == "sklearn":
-        records, names = _sklearn_records(inputs, nb)
-        places = [(f"sklearn:{inputs.spec.path}", i + 1) for i in range(len(records))]
+        records, places, names = _sklearn_records(inputs, nb)
         return (records, places, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
     if inputs.spec.format == "parquet":
         import pyarrow.parquet as pq
@@ -476,6 +481,6 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
         if pa.types.is_nested(f.type) or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)
     }
     numeric, categorical = table_columns(inputs, nb, table.column_names, numeric_types, nested)
-    header = int(inputs.spec.format == "csv")  # a CSV's header is its row 1
+    header = _header_rows(inputs.spec.format)
     places = [(f.uri, k + 1 + header) for f, t in zip(inputs.files, tables) for k in range(t.num_rows)]
     return table.to_pylist(), places, numeric, categorical
