@@ -30,6 +30,28 @@ _CONNECTORS = {
     "wasbs": "the Azure connector (hadoop-azure)",
 }
 
+#: The first look at a file system (``HadoopStorage.filesystem``) waits this little for a server that
+#: does not answer, and does not retry: Hadoop's defaults wait 60 s per call and retry for minutes.
+#: A key the user set (``--conf spark.hadoop.KEY=...``, a site file) is left as they set it, and
+#: the work after the first look runs with Hadoop's own settings.
+PROBE_SETTINGS = {
+    "ipc.client.connect.timeout": "3000",
+    "ipc.client.connect.max.retries": "0",
+    "ipc.client.connect.max.retries.on.timeouts": "0",
+    "ipc.client.rpc-timeout.ms": "4000",
+    "dfs.webhdfs.socket.connect-timeout": "3s",
+    "dfs.webhdfs.socket.read-timeout": "4s",
+    "dfs.http.client.retry.policy.enabled": "false",
+    "fs.s3a.connection.establish.timeout": "3s",
+    "fs.s3a.connection.timeout": "4s",
+    "fs.s3a.attempts.maximum": "1",
+    "fs.s3a.retry.limit": "0",
+    "fs.gs.http.connect-timeout": "3000",
+    "fs.gs.http.read-timeout": "4000",
+    "fs.gs.http.max.retry": "0",
+    "fs.azure.io.retry.max.retries": "0",
+}
+
 
 def _java_error(exc) -> tuple[str, str]:
     """``(simple class name, first message line)`` of a Py4J Java error."""
@@ -105,7 +127,38 @@ class HadoopStorage:
                         f"add {need} (spark-submit --packages or --jars), see docs/scaling.md"
                     ) from None
                 raise StorageError(f"{uri}: cannot reach its file system ({name}: {message})") from None
+            if scheme_of(uri) != "file":
+                self._probe(uri)
         return self._fs[key]
+
+    def _probe(self, uri):
+        """Look ``uri`` up once with ``PROBE_SETTINGS`` (on a file system instance of its own, out
+        of Hadoop's cache, so that no later call inherits them): a server that does not answer is
+        one line within seconds, not after minutes of Hadoop's retries."""
+        conf = self._jvm.org.apache.hadoop.conf.Configuration(self._conf)
+        for name, value in PROBE_SETTINGS.items():
+            sources = conf.getPropertySources(name)
+            if sources is None or all(str(s).endswith("-default.xml") for s in sources):
+                conf.set(name, value)
+        for scheme in ("hdfs", "webhdfs", "swebhdfs", "s3a", "gs", "abfs", "abfss", "viewfs"):
+            conf.setBoolean(f"fs.{scheme}.impl.disable.cache", True)  # a mounted one too
+        fs = None
+        try:
+            fs = self._jvm.org.apache.hadoop.fs.FileSystem.newInstance(self._jvm.java.net.URI(uri), conf)
+            fs.exists(self._path(uri))
+        except Exception as exc:
+            name, message = _java_error(exc)
+            if name == "FileNotFoundException" or "AccessControlException" in name:
+                return  # it answered: what is or is not there is for the caller to say
+            slow = (
+                "; a slow server: raise the first look's timeouts (docs/scaling.md)"
+                if "Timeout" in name
+                else ""
+            )
+            raise StorageError(f"{uri}: cannot reach its file system ({name}: {message}){slow}") from None
+        finally:
+            if fs is not None:
+                fs.close()
 
     def _call(self, uri, what, fn):
         try:

@@ -85,6 +85,30 @@ def test_unreachable_storage_is_refused_with_one_line_naming_the_scheme(option, 
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.parametrize("scheme, says", [("hdfs", "4000 millis timeout"), ("webhdfs", "Read timed out")])
+def test_a_server_that_does_not_answer_is_one_line_within_seconds(scheme, says, tmp_path, capsys):
+    """A server that takes the connection and never answers (a listening socket nobody accepts
+    from) held Hadoop's defaults for 122 s (60 s a call, twice): the first look waits 4 s and does
+    not retry; a timeout the user sets is theirs (the nbspark command's --conf)."""
+    import socket
+    import time
+
+    from nbspark.app.cli import train_main
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        uri = f"{scheme}://127.0.0.1:{silent.getsockname()[1]}/corpora"
+        start = time.monotonic()
+        assert train_main(["--data-dir", uri, "--out", str(tmp_path / "m")]) == 1
+        took = time.monotonic() - start
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{uri}: cannot reach its file system" in err[0] and says in err[0], err
+    assert "raise the first look's timeouts" in err[0]
+    assert took < 30, took  # the probe's 3 s + 4 s, not Hadoop's minutes
+    assert not (tmp_path / "m").exists()
+
+
 def test_an_input_directory_costs_one_listing(spark, tmp_path, monkeypatch):
     """Names, kinds, sizes and times of an input's files come from the directory's one listing, on
     both storages: choosing the Google reader and the --update signatures look nothing up per
