@@ -9,9 +9,12 @@ classify) misbehave once:
   the driver);
 * ``always-raise``: every attempt of every task raises ``RuntimeError``.
 
-* ``kill-driver@POINT``: the driver kills itself with SIGKILL once it reaches ``POINT`` of a
-  stream's commit (``maybe_kill_driver``: ``staged``, the batch's table written but not in place;
-  ``committed``, the version in place but the batch not yet in Spark's checkpoint).
+* ``kill-driver@POINT``: the driver kills itself with SIGKILL once it reaches ``POINT``
+  (``maybe_kill_driver``): of a stream's commit, ``staged`` (the batch's table written but not
+  in place) or ``committed`` (the version in place but the batch not yet in Spark's checkpoint);
+  of any output's commit (``storage.tables.staged_output``), ``commit-staged`` (everything
+  written, nothing moved) or ``commit-aside`` (the old output renamed aside, the new one not yet
+  in its place).
 
 The once-only actions create ``DIR/fired`` before acting (atomically, so two tasks cannot both
 fire), which the tests read to prove that the fault happened. On a cluster, pass the variable to
@@ -79,7 +82,7 @@ def _fire(action: str, marker_dir: str) -> bool:
 
 
 def maybe_kill_driver(point: str) -> None:
-    """Called by a stream's commit at ``point``; SIGKILLs this process once when ``NBSPARK_FAULT`` is
+    """Called by a commit at ``point``; SIGKILLs this process once when ``NBSPARK_FAULT`` is
     ``kill-driver@POINT:DIR``, does nothing otherwise."""
     action, _, marker_dir = os.environ.get(ENV, "").partition(":")
     if action == f"kill-driver@{point}" and _fire(action, marker_dir):

@@ -15,7 +15,7 @@ import json
 from nbspark._version import __version__
 from nbspark.errors import InputError, OutputError
 from nbspark.storage.locations import Location, location
-from nbspark.storage.tables import MARKER, check_marker, read_json
+from nbspark.storage.tables import MARKER, await_commit, check_marker, read_json
 from nbspark.storage.versions import newest_deltas
 
 __all__ = [
@@ -170,7 +170,7 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
     model of ``kind`` (``OutputError``, one line)."""
     model_dir = location(model_dir)
     path = model_dir / "manifest.json"
-    if not model_dir.is_dir():
+    if not model_dir.is_dir() and not await_commit(model_dir):
         raise OutputError(f"{model_dir}: no such model directory; run jobs/train.py first")
     if not path.is_file():  # an experiment's directory, or a saved pyspark.ml model, holds one a level down
         inside = next(

@@ -23,21 +23,25 @@ whether a directory rename is atomic there (``Location.atomic_rename``):
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
 import re
 import socket
+import time
 import uuid
 from collections.abc import Iterable
 from contextlib import contextmanager
 
 from nbspark.errors import OutputError, StorageError
+from nbspark.spark.faults import maybe_kill_driver
 from nbspark.storage.locations import Location, location
 
 __all__ = [
     "MARKER",
     "arrow_input",
+    "await_commit",
     "arrow_schema",
     "check_marker",
     "check_output",
@@ -50,6 +54,7 @@ __all__ = [
     "json_text",
     "read_json",
     "read_parquet_checked",
+    "restore_dead_commit",
     "staged_output",
     "write_arrow_table",
     "write_json",
@@ -137,20 +142,57 @@ def process_alive(pid) -> bool:
     return True
 
 
-def _clean_dead_runs(path: Location) -> None:
-    """Remove what runs killed on this host (SIGKILL, a lost machine) left beside ``path``: their
-    staging directories, and their ``.old-`` copies, which go back into place when a run died
-    between its two renames and ``path`` is missing. Directories of live runs or other hosts stay."""
+def _runs(path: Location):
+    """``(what, item, dead)`` for each directory a run left beside ``path``: its ``staging``
+    directory, or its ``old`` copy of ``path`` (renamed aside, not yet deleted); ``dead`` when the
+    run was on this host and its process is gone (another host's runs are never called dead)."""
     pattern = re.compile(rf"^\.{re.escape(path.name)}\.(staging|old)-(\d+)@(.+)-[0-9a-f]{{12}}$")
     host = socket.gethostname()
     for item in path.parent.iterdir() if path.parent.is_dir() else []:
-        found = pattern.match(item.name)
-        if not found or found.group(3) != host or process_alive(int(found.group(2))):
-            continue
-        if found.group(1) == "old" and not path.exists():
-            item.rename(path)
+        if found := pattern.match(item.name):
+            yield found.group(1), item, found.group(3) == host and not process_alive(int(found.group(2)))
+
+
+def restore_dead_commit(path) -> bool:
+    """Put back the old output that a run killed between its commit's two renames left aside, when
+    ``path`` is missing; True when it did. Readers call it too (``await_commit``): the old output is
+    the whole one."""
+    path = location(path)
+    if path.exists():
+        return False
+    for what, item, dead in _runs(path):
+        if what == "old" and dead:
+            try:
+                item.rename(path)
+            except (OSError, StorageError):  # another reader or writer put it back first
+                return path.exists()
             log.warning("%s: restored from %s, left by a run that died", path, item.name)
-        else:
+            return True
+    return False
+
+
+def await_commit(path, wait: float = 5.0) -> bool:
+    """For a reader that finds ``path`` missing: True once it is there again. A run killed between
+    its commit's two renames left the old output aside (put back: ``restore_dead_commit``); a live
+    run between them is waited for (two renames take milliseconds; ``wait`` seconds at most). False
+    when no run is committing it."""
+    path = location(path)
+    deadline = time.monotonic() + wait
+    while not (restore_dead_commit(path) or path.exists()):
+        committing = any(what == "old" and not dead for what, _, dead in _runs(path))
+        if not committing or time.monotonic() > deadline:
+            return path.exists()
+        time.sleep(0.002)
+    return True
+
+
+def _clean_dead_runs(path: Location) -> None:
+    """Remove what runs killed on this host (SIGKILL, a lost machine) left beside ``path``: their
+    staging directories, and their ``.old-`` copies, once ``path`` is back in place
+    (``restore_dead_commit``). Directories of live runs or other hosts stay."""
+    restore_dead_commit(path)
+    for _, item, dead in _runs(path):
+        if dead:
             item.rmtree()
             log.info("%s: removed %s, left by a run that died", path.parent, item.name)
 
@@ -173,12 +215,14 @@ def staged_output(path, kind: str, atomic: bool | None = None):
     atomic = path.atomic_rename() if atomic is None else atomic
     try:
         yield staging
+        maybe_kill_driver("commit-staged")
         if atomic:
             write_json(staging / MARKER, {"kind": kind})
             old = None
             if path.exists():
                 old = path.parent / f".{path.name}.old-{token}"
                 path.rename(old)
+                maybe_kill_driver("commit-aside")
             staging.rename(path)
             if old is not None:
                 old.rmtree()
@@ -189,9 +233,21 @@ def staged_output(path, kind: str, atomic: bool | None = None):
                 path.rmtree()
             staging.rename(path)
             write_json(path / MARKER, {"kind": kind})
-    except BaseException:
+    except BaseException as exc:
         staging.rmtree()
+        if _no_space(exc):
+            raise OutputError(
+                f"{path}: no space left on its device while writing it; the old output, if any, is as it was"
+            ) from None
         raise
+
+
+def _no_space(exc: BaseException) -> bool:
+    """Whether a write failed for a full disk or quota: Python's ``OSError``, or Hadoop's error
+    through the JVM (``storage.hadoop``), which says so in its message."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    return isinstance(exc, StorageError) and "No space left on device" in str(exc)
 
 
 def json_text(obj) -> str:

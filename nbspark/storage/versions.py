@@ -22,6 +22,7 @@ them before gets a file that vanished, reads the model again and sees the compac
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
 import os
 import re
 import socket
@@ -108,7 +109,12 @@ def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
     Refused (``OutputError``, one line): while the holder's process lives (on another host: until
     its lock is removed), unless it is this process; and while a stream with another checkpoint holds
     it, even dead (it resumes with its own checkpoint, or its lock is removed by hand). A stream that
-    died (SIGKILL) resumes on its checkpoint; a ``save`` that died leaves nothing to wait for."""
+    died (SIGKILL) resumes on its checkpoint; a ``save`` that died leaves nothing to wait for.
+
+    The lock is taken by an exclusive create; a dead holder's lock is taken over by the one writer
+    whose exclusive create of ``taken-<the dead holder's hash>`` wins and who then still finds that
+    holder in the lock (a writer late to the race finds the winner there instead, and is refused).
+    The ``taken-`` files go when the lock is given back."""
     lock = lock_location(model_dir)
     mine = {
         "checkpoint": checkpoint,
@@ -133,7 +139,15 @@ def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
                 + f"stop it{' and remove ' + str(lock) if not live else ''} first"
             )
     lock.parent.mkdir()
-    if held is not None:  # a holder that died, or this process: taken over
+    if held is not None and held.get("pid") != mine["pid"]:  # its holder died: one writer takes it over
+        taken = lock.parent / f"taken-{hashlib.sha1(json_text(held).encode()).hexdigest()[:16]}"
+        if not taken.create_new(json_text(mine).encode()) or _holder(lock) != held:
+            raise OutputError(
+                f"{model_dir}: another writer took over this model's lock just now (its holder, pid "
+                f"{held.get('pid')}, had died); run again once it is done"
+            )
+        write_json(lock, mine)
+    elif held is not None:  # this process again
         write_json(lock, mine)
     elif not lock.create_new(json_text(mine).encode()):  # two writers at once: one wins
         other = _holder(lock) or {}
@@ -146,6 +160,9 @@ def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
         try:
             if _holder(lock) == mine:
                 lock.rmtree()
+                for item in lock.parent.iterdir():  # who took over dead holders' locks: done with
+                    if item.name.startswith("taken-"):
+                        item.rmtree()
                 if not lock.parent.iterdir():  # an update's or a save's: no stream's checkpoint there
                     lock.parent.rmtree()
         except (FileNotFoundError, OSError):

@@ -1,8 +1,12 @@
 """The model's writer lock (``storage.versions.take_writer_lock``): taken by one writer of several
 racing for it (an exclusive create, on the local file system and on Hadoop's), given back whole."""
 
+import json
 import multiprocessing
 import os
+import socket
+import subprocess
+import sys
 
 import pytest
 
@@ -21,9 +25,19 @@ def _race(model: str, start, results) -> None:
     start.wait()  # hold it until every racer has tried
 
 
-def test_of_writers_racing_for_the_lock_one_takes_it(tmp_path):
+@pytest.mark.parametrize("before", ["no lock", "a dead holder's lock"])
+def test_of_writers_racing_for_the_lock_one_takes_it(tmp_path, before):
+    """Six writers at once, on a free model or on one whose lock a killed writer left: one takes it
+    (the takeover of a dead holder's lock is an exclusive create too)."""
     model = str(tmp_path / "model")
     os.mkdir(model)
+    if before != "no lock":
+        dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True)
+        lock = lock_location(location(model))
+        os.mkdir(os.path.dirname(str(lock)))
+        held = {"checkpoint": None, "host": socket.gethostname(), "pid": int(dead.stdout), "started": "x"}
+        with open(str(lock), "w") as fh:
+            json.dump(held, fh)
     # fresh interpreters: a forked child of a test process whose JVM runs would share its gateway
     context = multiprocessing.get_context("spawn")
     start, results = context.Barrier(6), context.Queue()
@@ -36,9 +50,7 @@ def test_of_writers_racing_for_the_lock_one_takes_it(tmp_path):
     took = [who for what, who in outcomes if what == "took"]
     assert len(took) == 1, outcomes
     assert all(
-        "writes this model" in why or "took this model's lock just now" in why
-        for what, why in outcomes
-        if what == "refused"
+        "writes this model" in why or "lock just now" in why for what, why in outcomes if what == "refused"
     )
 
 
@@ -66,4 +78,10 @@ def test_giving_the_lock_back_leaves_nothing_beside_the_model(tmp_path):
     release = take_writer_lock(location(str(tmp_path / "model")))
     assert lock_location(location(str(tmp_path / "model"))).is_file()
     release()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+    # a dead holder's lock taken over, then given back: nothing left either (its taken- file goes)
+    lock = lock_location(location(str(tmp_path / "model")))
+    lock.parent.mkdir()
+    lock.write_bytes(b'{"checkpoint": null, "host": "%s", "pid": 999999999}' % socket.gethostname().encode())
+    take_writer_lock(location(str(tmp_path / "model")))()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
