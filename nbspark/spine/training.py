@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.settings.capabilities import resolve_engine
 from nbspark.spine.counting import Counted, merge_counts
+from nbspark.storage.counts import check_counts_spark
 from nbspark.storage.locations import Location, location, resolved
 from nbspark.storage.manifests import check_update, load_manifest, manifest_header, merged_manifest
 from nbspark.storage.tables import (
@@ -75,12 +76,14 @@ class Family:
 
 
 def read_counts(spark, model_dir: Location, family: Family, manifest: dict):
-    """A model's count table, checked against the family's schema and the manifest's row count; a
-    version of several parts (``storage.versions``) summed by key."""
+    """A model's count table, checked against the family's schema and the manifest's row count, and
+    its counts (>= 0, each key once: ``storage.counts.check_counts_spark``); a version of several
+    parts (``storage.versions``) summed by key."""
     ddl = family.ddl(manifest["config"])
-    frames = [
-        read_parquet_checked(spark, where, ddl, rows) for where, rows in count_parts(model_dir, manifest)
-    ]
+    frames = []
+    for where, rows in count_parts(model_dir, manifest):
+        frames.append(read_parquet_checked(spark, where, ddl, rows))
+        check_counts_spark(frames[-1], where)
     return frames[0] if len(frames) == 1 else merge_counts(*frames, sums=list(family.sums))
 
 

@@ -12,7 +12,7 @@ from nbspark.storage.locations import Location
 from nbspark.storage.tables import check_table, ddl_columns, read_arrow
 from nbspark.storage.versions import count_parts
 
-__all__ = ["check_counts", "read_count_rows", "read_count_table", "summed_table"]
+__all__ = ["check_counts", "check_counts_spark", "read_count_rows", "read_count_table", "summed_table"]
 
 
 def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple]:
@@ -77,5 +77,39 @@ def check_counts(table, where) -> None:
             del twice["count_all"]
             raise OutputError(
                 f"{where}: {table.num_rows - grouped.num_rows:,} row(s) repeat a key, e.g. {twice}; "
+                "the table is damaged"
+            )
+
+
+def check_counts_spark(frame, where) -> None:
+    """``check_counts`` for a table read by Spark (a model too large for the driver: the join
+    scorer, ``--update``'s merge, a stream's compaction, the query job): one aggregation job over
+    it, grouped by a 64-bit hash of each row's key (and of which of its cells are NULL) rather than
+    by the key's strings, with each count column's least value. Two rows of one hash are looked at
+    again by their keys (a second query, of those rows only): a repeated key is named, a hash
+    collision passes."""
+    from pyspark.sql import functions as F
+
+    keys = [c for c in frame.columns if c not in VALUES]
+    counted = [c for c in NON_NEGATIVE if c in frame.columns]
+    hashed = frame.withColumn("_key", F.xxhash64(*keys, *[F.isnull(k) for k in keys]))
+    per_hash = hashed.groupBy("_key").agg(
+        F.count(F.lit(1)).alias("_rows"), *[F.min(c).alias(f"_least_{c}") for c in counted]
+    )
+    found = per_hash.agg(F.max("_rows"), *[F.min(f"_least_{c}") for c in counted]).first()
+    for name, low in zip(counted, list(found)[1:]):
+        if low is not None and low < 0:
+            raise OutputError(f"{where}: a negative count ({low}) in column {name!r}; the table is damaged")
+    if found[0] is not None and found[0] > 1:
+        shared = per_hash.filter(F.col("_rows") > 1).select("_key")
+        per_key = hashed.join(shared, "_key").groupBy(*keys).agg(F.count(F.lit(1)).alias("_rows"))
+        repeated = (
+            per_key.filter(F.col("_rows") > 1)
+            .agg(F.sum(F.col("_rows") - 1), F.first(F.struct(*keys)))
+            .first()
+        )
+        if repeated[0]:
+            raise OutputError(
+                f"{where}: {repeated[0]:,} row(s) repeat a key, e.g. {repeated[1].asDict()}; "
                 "the table is damaged"
             )

@@ -135,6 +135,17 @@ def test_bench_density_smallest(tmp_path):
     assert result["rows"] == 20000 and result["density_over_nb"] > 0
 
 
+def test_bench_read_checks_smallest(tmp_path):
+    """The count checks' cost against the read, on a generated table (no Books model given)."""
+    proc = run(
+        "bench_read_checks.py", "--rows", "2000", "--books", tmp_path / "none", "--json", tmp_path / "r.json"
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert list(result) == ["generated"] and result["generated"]["rows"] == 2000
+    assert result["generated"]["spark_check_seconds"] > 0 and result["generated"]["arrow_check_seconds"] > 0
+
+
 def test_bench_stream_smallest(data_dir, tmp_path):
     """Streaming against the batch train and River, at one copy in 3 files: equal tables, equal
     accuracy (the same smoothing), a lag per file moved in."""

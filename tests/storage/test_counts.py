@@ -95,6 +95,7 @@ def _table(edit):
         (part,) = sorted((model / "counts").glob("part-*.parquet"))
         table = pq.read_table(part)
         pq.write_table(edit(table), part)
+        (part.parent / f".{part.name}.crc").unlink(missing_ok=True)  # as if written so: Spark reads it
 
     return damage
 
@@ -206,3 +207,62 @@ def test_the_checks_of_a_table_read_are_one_pass_over_its_columns():
         check_counts(pa.concat_tables([good, good.slice(2, 1)]), "t")
     with pytest.raises(OutputError, match="negative count"):
         check_counts(good.set_column(3, "count", pc.subtract(good["count"], 2)), "t")
+
+
+@pytest.mark.parametrize(
+    "damage, message",
+    [
+        (_table(_negative("n")), "a negative count \\(-1\\) in column 'n'"),
+        (_table(_duplicate_first_row), "1 row\\(s\\) repeat a key"),
+    ],
+    ids=["a negative count", "a key written twice"],
+)
+def test_the_join_scorer_refuses_a_damaged_table_as_load_does(spark, models, tmp_path, damage, message):
+    """The join scorer reads the count table in Spark (a model too large for the driver): checked
+    there by one aggregation job (``check_counts_spark``), as ``nbspark.load`` checks it."""
+    from pathlib import Path
+
+    from nbspark.naive_bayes.jobs import classify_nb
+
+    model = _damaged(models, tmp_path, "nb", damage)
+    data = Path(__file__).parents[1] / "data"
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.tokenizer": "words",
+            "scoring": "join",
+            "test.format": "tsv",
+            "test.path": str(data / "china_test.tsv"),
+        },
+    )
+    with pytest.raises(NbsparkError, match=message):
+        classify_nb(spark, cfg, model, resolve_input(cfg.test, None), tmp_path / "results")
+    assert not (tmp_path / "results").exists()
+
+
+def test_the_spark_check_agrees_with_the_arrow_one(spark):
+    """``check_counts_spark`` and ``check_counts`` on the same tables: NULL keys equal, the same refusals."""
+    from nbspark.errors import OutputError
+    from nbspark.storage.counts import check_counts, check_counts_spark
+
+    good = pa.table(
+        {"subset": ["AB", "AB", "B"], "a": ["x", "y", None], "label": ["e", "e", "e"], "count": [1, 2, 3]}
+    )
+    tables = {
+        "good": good,
+        "twice": pa.concat_tables([good, good.slice(2, 1)]),
+        "negative": good.set_column(3, "count", pc.subtract(good["count"], 2)),
+    }
+    for name, table in tables.items():
+        said = []
+        for check, given in (
+            (check_counts, table),
+            (check_counts_spark, spark.createDataFrame(table.to_pandas())),
+        ):
+            try:
+                check(given, "t")
+                said.append(None)
+            except OutputError as exc:
+                said.append(str(exc).split(",")[0])
+        assert said[0] == said[1] and (said[0] is None) == (name == "good"), (name, said)
