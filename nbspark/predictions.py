@@ -6,7 +6,8 @@
   gives one object per confusion-set word in it (with ``written``), scored in its window, and none
   when it holds no such word (counted as unscored).
 * A naive Bayes model scores a text (text models) or a row (table models: a mapping of column ->
-  value): ``text`` (the item as given), ``label``, ``probability`` and ``probabilities`` by class.
+  value): ``text`` (the item as given), ``label``, ``probability`` and ``probabilities`` by class;
+  a row also ``unseen``: its categories the model never saw in their column, left out of the score.
 """
 
 from __future__ import annotations

@@ -397,7 +397,9 @@ def _flag_line(f: dict) -> str:
 def _line(r: dict) -> str:
     level = "" if "level" not in r else f" at {r['level'] or '∅'}"
     where = f"{r['window']}: " if "window" in r else ""
-    return f"{where}{r['label']} ({r['probability']:.4f}){level}"
+    unseen = r.get("unseen") or {}
+    unseen = f"  (unseen, left out: {', '.join(f'{c}={v}' for c, v in unseen.items())})" if unseen else ""
+    return f"{where}{r['label']} ({r['probability']:.4f}){level}{unseen}"
 
 
 def config_toml(cfg) -> str:

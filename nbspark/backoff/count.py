@@ -148,7 +148,8 @@ def _count_row(pair) -> tuple:
 
 def _arrow_batches(batches, width, centres, lowercase, subsets, letters):
     """mapInArrow: the events of whole batches of n-gram lines (``backoff.arrow_events.ngram_events``),
-    summed inside the task, then the task's statistics as rows ``(MARK + name, …, "", n)``."""
+    summed inside the task, then the task's statistics as rows ``(MARK + name, …, "", n)``. A count
+    overflow is one of them (``overflow``): the task ends well, and the driver refuses the run."""
     from collections import Counter
 
     import pyarrow as pa
@@ -160,13 +161,18 @@ def _arrow_batches(batches, width, centres, lowercase, subsets, letters):
     names = count_columns(letters)
     partial = PartialCounts(names[:-1], "count")
     stats: Counter = Counter()
-    for batch in batches:
-        table, batch_stats = ngram_events(batch.column("value"), width, centres, lowercase, subsets, letters)
-        stats.update(batch_stats)
-        for summed in partial.add(table):
+    try:
+        for batch in batches:
+            table, batch_stats = ngram_events(
+                batch.column("value"), width, centres, lowercase, subsets, letters
+            )
+            stats.update(batch_stats)
+            for summed in partial.add(table):
+                yield from summed.to_batches()
+        for summed in partial.flush():
             yield from summed.to_batches()
-    for summed in partial.flush():
-        yield from summed.to_batches()
+    except OverflowError:  # back to the driver as a statistic, not as a failed task (retried, logged)
+        stats["overflow"] += 1
     if stats:
         rows = {name: [None] * len(stats) for name in names}
         rows["subset"] = [MARK + k for k in stats]
@@ -194,10 +200,14 @@ def _arrow_counts(spark, cfg, inputs) -> Counted:
         lambda it: _arrow_batches(it, width, centres, lowercase, subsets, letters),
         count_ddl(letters).replace(" NOT NULL", ""),
     )
-    agg = cache_coalescable(partial.groupBy(*names[:-1]).agg(F.sum("count").alias("count")))
+    # try_sum: a sum past 64 bits across tasks is NULL (then refused below), not a failed task
+    agg = cache_coalescable(partial.groupBy(*names[:-1]).agg(F.try_sum("count").alias("count")))
     try:
         marker = F.col("subset").startswith(MARK)
-        stats = dict(sorted((r["subset"][1:], r["count"]) for r in agg.where(marker).collect()))
+        found = agg.where(marker | F.col("count").isNull()).select("subset", "count").collect()
+        stats = dict(sorted((r["subset"][1:], r["count"]) for r in found if r["subset"].startswith(MARK)))
+        if stats.pop("overflow", 0) or any(r["count"] is None for r in found):
+            raise OverflowError(f"count overflow: counts sum past {MAX_COUNT}, the largest 64-bit count")
         bad = first_malformed_lines(
             spark.sparkContext,
             inputs.files,

@@ -227,11 +227,7 @@ class NBPredictor:
 
     def predict_log_proba(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """Log posteriors ``(n, len(classes_))`` (scikit-learn's name): ``predict_proba``'s, in logs."""
-        if (
-            not self.text and hasattr(items, "to_dict") and hasattr(items, "columns")
-        ):  # a pandas DataFrame: its rows
-            items = items.to_dict("records")
-        items = as_batch(items, "texts" if self.text else "rows")
+        items = self._batch(items)
         if not items:
             return np.zeros((0, len(self.classes_)))
         jll = self._jll(items, extra_columns)  # log P(y) + log P(x | y)
@@ -313,10 +309,18 @@ class NBPredictor:
         proba = self.predict_proba(items, extra_columns)
         return np.array([self.classes_[i] for i in np.argmax(proba, axis=1)], dtype=object)
 
+    def _batch(self, items) -> list:
+        if not self.text and hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame
+            items = items.to_dict("records")
+        return as_batch(items, "texts" if self.text else "rows")
+
     def explain(self, items: Iterable, extra_columns: Iterable[str] = ()) -> list[dict]:
         """Per text or row, what ``predict`` decided from: ``label``, ``probability`` and
-        ``probabilities`` by class (``predict_proba``'s row)."""
-        return [
+        ``probabilities`` by class (``predict_proba``'s row); for a table row also ``unseen``, its
+        categories the model never saw in their column, by column: those features are left out of
+        the score, as a missing cell is (the classify job counts them in ``unknown_features``)."""
+        items = self._batch(items)
+        found = [
             {
                 "label": self.classes_[int(p.argmax())],
                 "probability": float(p.max()),
@@ -324,6 +328,11 @@ class NBPredictor:
             }
             for p in self.predict_proba(items, extra_columns)
         ]
+        if not self.text:
+            for i, (said, row) in enumerate(zip(found, items)):
+                categorical = self._table_row(row, i)[0]
+                said["unseen"] = {c: v for c, v in categorical.items() if (c, v) not in self.model.vocab}
+        return found
 
 
 def read_nb(

@@ -345,6 +345,31 @@ def test_a_classify_run_that_scores_nothing_fails_and_writes_nothing(spark, fixt
     assert not (tmp_path / "r").exists()
 
 
+def test_the_arrow_engines_overflow_comes_back_as_data_not_as_a_failed_task(spark, tmp_path, capsys):
+    """The default engine: counts past 2^63 − 1 within one task (a statistics row, ``overflow``) or
+    across tasks (Spark's ``try_sum`` gives NULL) end the run with one line, and no task fails: no
+    executor log of a worker's traceback and a Java stack (there were 75 lines of it), no retries
+    on a cluster."""
+    from tests.conftest import spark_submit
+
+    line = "would not affect the outcome\t9223372036854775807\n"
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "a.txt").write_text(line * 2)
+    code = train_main(["--set", f"train.path={tmp_path / 'one'}", "--out", str(tmp_path / "m1")])
+    assert code == 1 and capsys.readouterr().err.strip().splitlines()[-1].startswith(
+        "train.py: error: count overflow"
+    )
+    (tmp_path / "two").mkdir()
+    for name in ("a.txt", "b.txt"):  # a task each
+        (tmp_path / "two" / name).write_text(line)
+    run = spark_submit("train", "--set", f"train.path={tmp_path / 'two'}", "--out", tmp_path / "m2")
+    said = (run.stdout + "\n" + run.stderr).strip().splitlines()  # spark-submit: error lines on stdout
+    errors = [x for x in said if x.startswith("train.py: error:")]
+    assert run.returncode == 1 and len(errors) == 1 and "error: count overflow" in errors[0], said[-5:]
+    assert not [x for x in said if "ERROR" in x or "Traceback" in x or x.startswith("\tat ")], said
+    assert not (tmp_path / "m1").exists() and not (tmp_path / "m2").exists()
+
+
 def test_an_overflow_raised_in_the_driver_is_one_line(spark, tmp_path, capsys):
     """Two counts of 2^63 − 1 summed by the combine engine: the overflow is raised in the driver,
     where it was a Python traceback; now one line, exit 1, and nothing written."""

@@ -264,3 +264,23 @@ def test_what_decides_in_process_for_the_command(monkeypatch):
     assert in_process_fits(cfg, 64_000_001) == "the input is 64.0 MB, over the 64 MB counted in process"
     assert "backoff" in in_process_fits(load_config(None, {}), 10)
     assert "dataframe" in in_process_fits(load_config(None, {**CHINA, "engine": "dataframe"}), 10)
+
+
+def test_an_unseen_category_is_counted_in_the_result_and_left_out_of_the_score(tmp_path, capsys):
+    """``outlook=foggy`` (the weather table has sunny, overcast, rainy) is named in the row's
+    ``unseen`` and scored as the row without it, in Python and on the command line."""
+    from tests.naive_bayes.test_jobs_one_label import WEATHER
+
+    weather = {**WEATHER, "train.format": "csv", "train.path": str(FIXTURES / "weather.csv")}
+    train_nb_in_process(load_config(None, weather), tmp_path / "m")
+    model = nbspark.load(tmp_path / "m")
+    row = {"outlook": "foggy", "temperature": 70, "humidity": 80, "windy": "FALSE"}
+    without = {k: v for k, v in row.items() if k != "outlook"}
+    foggy, plain, sunny = model.explain([row, without, {**row, "outlook": "sunny"}])
+    assert foggy["unseen"] == {"outlook": "foggy"} and plain["unseen"] == sunny["unseen"] == {}
+    assert foggy["probabilities"] == plain["probabilities"] != sunny["probabilities"]
+    capsys.readouterr()
+    assert main(["predict", "--model", str(tmp_path / "m"), json.dumps(row)]) == 0
+    assert capsys.readouterr().out.strip().endswith("(unseen, left out: outlook=foggy)")
+    assert main(["predict", "--model", str(tmp_path / "m"), "--json", json.dumps(row)]) == 0
+    assert json.loads(capsys.readouterr().out)["unseen"] == {"outlook": "foggy"}
