@@ -3,6 +3,7 @@ against its declared fields, the count table's counts and keys), and every damag
 from ``nbspark.load`` and from the ``nbspark`` command, never a traceback or a silent answer."""
 
 import json
+import re
 import shutil
 
 import pyarrow as pa
@@ -125,7 +126,13 @@ DAMAGES = [
     ("nb", "a JSON list", _manifest(lambda m: [m]), "a JSON list, expected an object"),
     ("backoff", "no letters", _manifest(_drop("letters")), "field 'letters' is missing"),
     ("backoff", "width a string", _manifest(_retype("config.width", "5")), "'config.width' is a string"),
-    ("backoff", "kind of the other family", _manifest(_retype("kind", NB_KIND)), "field 'model' is missing"),
+    (
+        "backoff",
+        "kind of the other family",
+        _manifest(_retype("kind", NB_KIND)),
+        # read as what it says it is (a naive Bayes model); a backoff job says that it is not its own
+        "field 'model' is missing|a naive_bayes model, not a backoff one|a model of kind 'nbspark.nb-counts'",
+    ),
     ("nb", "no marker", lambda m: (m / MARKER).unlink(), "not a complete nbspark model \\(no _nbspark.json"),
     (
         "nb",
@@ -145,18 +152,51 @@ DAMAGES = [
 ]
 
 
+def _readers(which: str, model, tmp_path) -> dict:
+    """Every command that reads a model, as a user types it: ``(prog, argv)`` by name."""
+    from pathlib import Path
+
+    data = Path(__file__).parents[1] / "data"
+    text = tmp_path / "text.txt"
+    text.write_text("It would not effect the outcome.\n")
+    m = str(model)
+    if which == "nb":
+        test = [
+            "--set",
+            "task=naive_bayes",
+            "--set",
+            "test.format=tsv",
+            "--set",
+            f"test.path={data / 'china_test.tsv'}",
+        ]
+        return {
+            "predict": ["predict", "--model", m, "beijing chinese"],
+            "classify": ["classify", "--model", m, *test, "--out", str(tmp_path / "r")],
+        }
+    test = ["--set", "test.format=ngrams", "--set", f"test.path={data / 'ngrams.txt'}"]
+    return {
+        "predict": ["predict", "--model", m, "would not _ the outcome"],
+        "check": ["check", "--model", m, str(text)],
+        "classify": ["classify", "--model", m, *test, "--out", str(tmp_path / "r")],
+        "query": ["query", "--model", m, "--A", "would", "--B", "not", "--C", "_"],
+    }
+
+
 @pytest.mark.parametrize("which, what, damage, message", DAMAGES, ids=[f"{d[0]}: {d[1]}" for d in DAMAGES])
 def test_a_damaged_model_is_one_line_from_every_reader(
-    models, tmp_path, capsys, which, what, damage, message
+    spark, models, tmp_path, capsys, which, what, damage, message
 ):
+    """``nbspark.load`` raises nbspark's error; every command that reads the model (predict, check,
+    and the classify and query jobs, with Spark) says one line naming the damage and exits non-zero."""
     model = _damaged(models, tmp_path, which, damage)
     with pytest.raises(NbsparkError, match=message):
         nbspark.load(model)
-    window = "beijing chinese" if which == "nb" else "would not _ the outcome"
-    assert main(["predict", "--model", str(model), window]) != 0
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "Traceback" not in err[0], err
-    assert err[0].startswith("nbspark predict: error: ") or "error" in err[0]
+    for name, argv in _readers(which, model, tmp_path).items():
+        capsys.readouterr()
+        assert main(["-q", *argv]) != 0, name
+        err = [x for x in capsys.readouterr().err.strip().splitlines() if x.strip()]
+        assert len(err) == 1 and "Traceback" not in err[0] and " error: " in err[0], (name, err)
+        assert re.search(message, err[0]), (name, err)
 
 
 @pytest.mark.parametrize(

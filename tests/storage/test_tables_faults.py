@@ -106,20 +106,25 @@ def small_disk(tmp_path):
         subprocess.run(["umount", "-l", str(disk)], check=False)
 
 
-def test_a_full_disk_while_a_model_is_written_leaves_the_old_model(small_disk, tmp_path, capsys):
-    """A model of 40 documents fits in 1 MiB; one of 60,000 documents over a million words (~3 MB) does not:
-    its overwrite fails with one line naming the model, and the old model stays, with no staging
-    directory beside it."""
+@pytest.fixture
+def filled(small_disk, tmp_path):
+    """``(model, big corpus, what a reader saw of the model)``: a model of 40 documents fits in the
+    1 MiB disk; one of 60,000 documents over a million words (~3 MB of counts) does not."""
     model = small_disk / "m"
     (tmp_path / "in").mkdir()
     small = corpus(tmp_path / "in" / "small.tsv", 1, 40)
-    big = corpus(tmp_path / "in" / "big.tsv", 2, 60000, words=1_000_000)  # ~3 MB of counts
+    big = corpus(tmp_path / "in" / "big.tsv", 2, 60000, words=1_000_000)
     assert nbspark_main(["train", *TSV, "--set", f"train.path={small}", "--out", str(model)]) == 0
-    old = seen(model)
+    return model, big, seen(model)
+
+
+def test_a_full_disk_while_a_model_is_written_leaves_the_old_model(filled, capsys):
+    """The big model's overwrite fails with one line naming the model, and the old model stays,
+    with no staging directory beside it."""
+    model, big, old = filled
     capsys.readouterr()
-    assert (
-        nbspark_main(["train", *TSV, "--set", f"train.path={big}", "--out", str(model), "--overwrite"]) == 1
-    )
+    args = ["train", *TSV, "--set", f"train.path={big}", "--out", str(model), "--overwrite"]
+    assert nbspark_main(args) == 1
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
         f"nbspark train: error: {model}: no space left on its device while writing it; the old output, "
@@ -129,15 +134,10 @@ def test_a_full_disk_while_a_model_is_written_leaves_the_old_model(small_disk, t
 
 
 @pytest.mark.spark
-def test_a_full_disk_under_spark_leaves_the_old_model(small_disk, tmp_path):
+def test_a_full_disk_under_spark_leaves_the_old_model(filled):
     """The same with Spark's writers: the job fails with one line naming the device, the old model
     stays, and Spark's staging directory is gone."""
-    model = small_disk / "m"
-    (tmp_path / "in").mkdir()
-    small = corpus(tmp_path / "in" / "small.tsv", 1, 40)
-    big = corpus(tmp_path / "in" / "big.tsv", 2, 60000, words=1_000_000)  # ~3 MB of counts
-    assert nbspark_main(["train", *TSV, "--set", f"train.path={small}", "--out", str(model)]) == 0
-    old = seen(model)
+    model, big, old = filled
     failed = command(
         "train", *TSV, "--set", f"train.path={big}", "--out", str(model), "--overwrite", "--spark"
     )
