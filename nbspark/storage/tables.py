@@ -11,7 +11,8 @@ whether a directory rename is atomic there (``Location.atomic_rename``):
 
 * ``file:`` and HDFS (also through ViewFS): the old output is renamed aside, the staging
   directory (marker included) renamed into place, the old one deleted. Readers see the old
-  output or the new one, whole.
+  output or the new one, whole: one that finds neither, between the two renames, waits for the
+  commit, or puts back the old output of a run that died there (``await_commit``).
 * Object stores (S3, GCS, Azure blob) and unknown schemes, where a rename is a copy: the staging
   directory carries a marker that says ``"state": "committing"``; the old output's marker is
   overwritten with that one first, the old output deleted, the staging directory moved into
@@ -41,8 +42,8 @@ from nbspark.storage.locations import Location, location
 __all__ = [
     "MARKER",
     "arrow_input",
-    "await_commit",
     "arrow_schema",
+    "await_commit",
     "check_marker",
     "check_output",
     "check_table",

@@ -141,7 +141,11 @@ def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
     lock.parent.mkdir()
     if held is not None and held.get("pid") != mine["pid"]:  # its holder died: one writer takes it over
         taken = lock.parent / f"taken-{hashlib.sha1(json_text(held).encode()).hexdigest()[:16]}"
-        if not taken.create_new(json_text(mine).encode()) or _holder(lock) != held:
+        won = taken.create_new(json_text(mine).encode())
+        if not won and (taker := _holder(taken)) is not None and not _lives(taker):
+            taken.rmtree()  # whoever claimed it died before taking it: the claim goes
+            won = taken.create_new(json_text(mine).encode())
+        if not won or _holder(lock) != held:
             raise OutputError(
                 f"{model_dir}: another writer took over this model's lock just now (its holder, pid "
                 f"{held.get('pid')}, had died); run again once it is done"

@@ -1,6 +1,7 @@
 """The model's writer lock (``storage.versions.take_writer_lock``): taken by one writer of several
 racing for it (an exclusive create, on the local file system and on Hadoop's), given back whole."""
 
+import hashlib
 import json
 import multiprocessing
 import os
@@ -12,6 +13,7 @@ import pytest
 
 from nbspark.errors import OutputError
 from nbspark.storage.locations import location
+from nbspark.storage.tables import json_text
 from nbspark.storage.versions import lock_location, take_writer_lock
 
 
@@ -83,5 +85,13 @@ def test_giving_the_lock_back_leaves_nothing_beside_the_model(tmp_path):
     lock = lock_location(location(str(tmp_path / "model")))
     lock.parent.mkdir()
     lock.write_bytes(b'{"checkpoint": null, "host": "%s", "pid": 999999999}' % socket.gethostname().encode())
+    take_writer_lock(location(str(tmp_path / "model")))()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
+    # and a writer killed between its claim (taken-…) and the lock itself does not block the next
+    lock.parent.mkdir()
+    lock.write_bytes(b'{"checkpoint": null, "host": "%s", "pid": 999999999}' % socket.gethostname().encode())
+    held = json.loads(lock.read_bytes())
+    claim = lock.parent / f"taken-{hashlib.sha1(json_text(held).encode()).hexdigest()[:16]}"
+    claim.write_bytes(b'{"host": "%s", "pid": 999999998}' % socket.gethostname().encode())
     take_writer_lock(location(str(tmp_path / "model")))()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
