@@ -59,6 +59,7 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
     model = nbspark.load(model_dir)
     (explained,) = model.explain(["could not _ the ratio"])
     assert (explained["label"], explained["probability"], explained["level"]) == ("affect", 0.9, "BD")
+    assert model.decide(["could not _ the ratio"]) == [("affect", 0.9, "BD")]  # the pyspark.ml stage's
     assert explained["probabilities"] == {"affect": 0.9, "effect": 0.1}
     assert [(lv["level"], lv["counts"], lv["decided"]) for lv in explained["levels"]] == [
         ("ABDE", {}, False),

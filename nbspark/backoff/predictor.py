@@ -167,6 +167,11 @@ class BackoffPredictor:
             out.append((w, *self._decide(w)))
         return out
 
+    def decide(self, windows: Iterable[str | Sequence[str]]) -> list[tuple[str | None, float | None, str]]:
+        """``(label, probability, level)`` per window: ``explain``'s decision without the levels'
+        counts behind it (what the pyspark.ml stage writes as columns)."""
+        return [(d.label, d.probability, d.subset) for _, d, _ in self._decided(windows)]
+
     def predict(self, windows: Iterable[str | Sequence[str]]) -> np.ndarray:
         """The label of each window (an array, scikit-learn's shape): the best word at the deciding
         level among those competing there; ``None`` where no level of the chain has seen the context."""

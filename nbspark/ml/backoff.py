@@ -190,8 +190,7 @@ class CountingBackoffModel(Model, _Params, MLReadable, MLWritable):
         shared = dataset.sparkSession.sparkContext.broadcast(self.predictor())
 
         def decide(window):
-            p = shared.value.explain([window])[0]
-            return (p["label"], p["probability"], p["level"])
+            return shared.value.decide([window])[0]
 
         schema = StructType(
             [
