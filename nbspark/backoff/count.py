@@ -16,7 +16,8 @@ Which engine applies, and what ``auto`` picks, is ``settings.capabilities.resolv
 from __future__ import annotations
 
 from nbspark.backoff.events import count_columns, count_ddl, example_events, in_sample
-from nbspark.backoff.google_filter import google_examples
+from nbspark.backoff.google_filter import UNREADABLE, google_examples
+from nbspark.backoff.google_scan import UnreadableShardError
 from nbspark.backoff.inputs import examples_rdd, google_summed
 from nbspark.inputs.files import text_frame
 from nbspark.inputs.parsers import MAX_COUNT, parse_google_v2, parse_google_v3, parse_ngram_line
@@ -69,6 +70,8 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
     try:
         collected = run_failfast(lambda: reduced.mapPartitions(_stats_and_summary).collect())
         stats, bad = split_stats([r for r in collected if r[0] != SUMMARY], cfg.max_bad_examples)
+        if unreadable := sorted(k[len(UNREADABLE) :] for k in stats if k.startswith(UNREADABLE)):
+            raise UnreadableShardError(unreadable[0])
         known = _known([r[1] for r in collected if r[0] == SUMMARY])
         if engine == "dataframe":
             for data in cached:

@@ -34,7 +34,11 @@ from nbspark.inputs.stats import STAT, PartitionStats
 from nbspark.spark.faults import maybe_inject
 from nbspark.spark.session import cache_coalescable
 
-__all__ = ["candidate_predicate", "google_examples"]
+__all__ = ["UNREADABLE", "candidate_predicate", "google_examples"]
+
+#: The statistic a task returns for a shard it cannot read (then its path and why): the driver
+#: refuses the run with it (``backoff.count``), and no task fails, is retried or logs a traceback.
+UNREADABLE = "unreadable shard: "
 
 
 def candidate_predicate(fmt: str, width: int, strip: bool, lowercase: bool, centres):
@@ -134,8 +138,9 @@ def _scan_partition(shards, rules):
     for path, data in shards:
         try:
             scan_shard(data, path.endswith(".gz"), rules, stats, ngrams)
-        except UnreadableShardError as exc:
-            raise UnreadableShardError(f"{path}: {exc}") from None
+        except UnreadableShardError as exc:  # back as a statistic, not a failed task: the driver refuses
+            yield (STAT, f"{UNREADABLE}{path}: {exc}"), 1
+            return
     for tokens, count in ngrams.items():
         yield ("ngram", tokens), count
     yield from stats.records()

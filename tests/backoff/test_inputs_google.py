@@ -89,3 +89,32 @@ def test_keep_pos_and_min_count(spark, fixtures, tmp_path):
     # with tags kept, effect_noun and affect_verb are not in the set, and "_DET_ not affect the
     # outcome" (500) is an example like "the big effect of it" (41); min_count 0 keeps both
     assert manifest["stats"]["examples"] == 2 and manifest["stats"]["weight"] == 541
+
+
+@pytest.mark.spark
+def test_a_shard_cut_short_is_one_line_and_no_failed_task(fixtures, tmp_path):
+    """A gzip shard cut short among good ones: the task that reads it returns it as a statistic
+    (``google_filter.UNREADABLE``), the driver refuses the run with one line naming the shard, and no
+    task fails (no executor log of a traceback, no retries on a cluster)."""
+    from tests.conftest import spark_submit
+
+    (tmp_path / "in").mkdir()
+    text = (fixtures / "google_v3.txt").read_bytes() * 50
+    (tmp_path / "in" / "5-00000-of-00002.gz").write_bytes(gzip.compress(text))
+    cut = gzip.compress(text)
+    (tmp_path / "in" / "5-00001-of-00002.gz").write_bytes(cut[: len(cut) // 2])
+    run = spark_submit(
+        "train",
+        "--set",
+        "train.format=google_v3",
+        "--set",
+        f"train.path={tmp_path / 'in'}",
+        "--out",
+        tmp_path / "m",
+    )
+    said = (run.stdout + "\n" + run.stderr).strip().splitlines()  # spark-submit: error lines on stdout
+    errors = [x for x in said if x.startswith("train.py: error:")]
+    assert run.returncode == 1 and len(errors) == 1, said[-8:]
+    assert f"{tmp_path / 'in' / '5-00001-of-00002.gz'}: cannot be read as gzip" in errors[0], errors
+    assert not [x for x in said if "ERROR" in x or "Traceback" in x or x.startswith("\tat ")], said
+    assert not (tmp_path / "m").exists()
