@@ -27,7 +27,19 @@ __all__ = [
 log = logging.getLogger("nbspark")
 
 
+class _SparkSubmits(argparse.Action):
+    """A job's ``--master`` or ``--conf``: spark-submit's options, which go before the job's path."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(
+            f"{option_string} is spark-submit's option: give it before the job (spark-submit "
+            f"{option_string} … jobs/{parser.prog} …), or use the nbspark command's {option_string}"
+        )
+
+
 def common_options(parser: argparse.ArgumentParser, prog: str = "") -> None:
+    # no abbreviations: a job's --conf was read as --config, "cannot read the config"
+    parser.allow_abbrev = False
     if prog.startswith("nbspark"):  # spark-submit takes its own, before the job's name
         parser.add_argument(
             "--master", help="where Spark runs, as spark-submit's --master (default local[*])"
@@ -39,6 +51,9 @@ def common_options(parser: argparse.ArgumentParser, prog: str = "") -> None:
             metavar="KEY=VALUE",
             help="a Spark setting, as spark-submit's --conf (repeatable); it wins over the job's defaults",
         )
+    else:
+        for name in ("--master", "--conf"):
+            parser.add_argument(name, action=_SparkSubmits, help=argparse.SUPPRESS)
     parser.add_argument(
         "--config", metavar="TOML", help="experiment file (default: the embedded affect/effect experiment)"
     )

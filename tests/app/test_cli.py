@@ -179,3 +179,31 @@ def test_a_jobs_own_command_line_leaves_the_environment_alone(monkeypatch, tmp_p
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
     options.submit_args(argparse.Namespace(config=None), argparse.ArgumentParser())
     assert "PYSPARK_SUBMIT_ARGS" not in os.environ
+
+
+@pytest.mark.parametrize("job", ["train", "classify", "query", "curve", "stream"])
+def test_spark_submits_options_after_a_job_are_named_as_such(job, capsys):
+    """``python jobs/train.py --conf K=V``: spark-submit's option given to the job was read as an
+    abbreviation of ``--config`` ("cannot read the config"); now one line that says where it goes.
+    Abbreviations are off (``--over`` is not ``--overwrite``)."""
+    from nbspark.app import cli, stream
+
+    main = {
+        "train": cli.train_main,
+        "classify": cli.classify_main,
+        "query": cli.query_main,
+        "curve": cli.curve_main,
+        "stream": stream.stream_main,
+    }[job]
+    for option in ("--conf", "--master"):
+        with pytest.raises(SystemExit) as exit_:
+            main([option, "spark.ui.enabled=false"])
+        err = capsys.readouterr().err.strip().splitlines()[-1]
+        assert (
+            exit_.value.code == 2
+            and f"error: {option} is spark-submit's option: give it before the job" in err
+        )
+        assert "jobs/" in err and "or use the nbspark command's" in err
+    with pytest.raises(SystemExit):
+        main(["--over"])
+    assert "unrecognized arguments: --over" in capsys.readouterr().err
