@@ -150,14 +150,16 @@ class NBPredictor:
             self._rows, self._pending, self._examples = self._all_rows(), {}, 0
         return version
 
-    def _jll(self, items: Sequence, extra_columns=()) -> np.ndarray:
+    def _jll(self, items: Sequence, extra_columns=()) -> tuple[np.ndarray, list | None]:
+        """Joint log-likelihoods of ``items``, and a table model's rows as scored (``_table_row``;
+        None for texts)."""
         if self.text:
             for i, t in enumerate(items):
                 if not isinstance(t, str):
                     raise TypeError(
                         f"a {self.kind} model scores texts (str); item {i} is a {type(t).__name__}"
                     )
-            return score_docs(self.model, [self._tokenize(t) for t in items])[0]
+            return score_docs(self.model, [self._tokenize(t) for t in items])[0], None
         rows = [self._table_row(r, i) for i, r in enumerate(items)]
         known = {*self._numeric, *self._categorical, self.manifest["config"]["nb"]["label_column"]}
         if unknown := sorted({str(k) for r in items for k in r} - known - set(extra_columns)):
@@ -168,7 +170,7 @@ class NBPredictor:
                 f"column(s) the model does not know: {', '.join(unknown[:6])}{more}; its columns: "
                 f"{', '.join(columns[:12])}{beyond} (name columns to leave out with extra_columns)"
             )
-        return score_rows(self.model, rows)[0]
+        return score_rows(self.model, rows)[0], rows
 
     def _table_row(self, row, i: int, learning: bool = False) -> tuple[dict, dict]:
         """``(categorical, numeric)`` values of one row: a missing, None or non-finite value is left
@@ -227,10 +229,14 @@ class NBPredictor:
 
     def predict_log_proba(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """Log posteriors ``(n, len(classes_))`` (scikit-learn's name): ``predict_proba``'s, in logs."""
+        return self._log_posteriors(items, extra_columns)[0]
+
+    def _log_posteriors(self, items: Iterable, extra_columns=()) -> tuple[np.ndarray, list | None]:
+        """``predict_log_proba``'s array, and a table model's rows as scored (``_jll``)."""
         items = self._batch(items)
         if not items:
-            return np.zeros((0, len(self.classes_)))
-        jll = self._jll(items, extra_columns)  # log P(y) + log P(x | y)
+            return np.zeros((0, len(self.classes_))), []
+        jll, rows = self._jll(items, extra_columns)  # log P(y) + log P(x | y)
         dead = unexplained(jll)
         if dead:
             log.warning(
@@ -241,7 +247,7 @@ class NBPredictor:
                 len(items),
                 "texts" if self.text else "rows",
             )
-        return log_posteriors(jll)
+        return log_posteriors(jll), rows
 
     def score(self, items: Iterable, labels: Iterable[str], extra_columns: Iterable[str] = ()) -> float:
         """The accuracy of ``predict`` against ``labels`` (scikit-learn's ``score``)."""
@@ -319,19 +325,17 @@ class NBPredictor:
         ``probabilities`` by class (``predict_proba``'s row); for a table row also ``unseen``, its
         categories the model never saw in their column, by column: those features are left out of
         the score, as a missing cell is (the classify job counts them in ``unknown_features``)."""
-        items = self._batch(items)
+        log_post, rows = self._log_posteriors(items, extra_columns)
         found = [
             {
                 "label": self.classes_[int(p.argmax())],
                 "probability": float(p.max()),
                 "probabilities": dict(zip(self.classes_, map(float, p))),
             }
-            for p in self.predict_proba(items, extra_columns)
+            for p in np.exp(log_post)
         ]
-        if not self.text:
-            for i, (said, row) in enumerate(zip(found, items)):
-                categorical = self._table_row(row, i)[0]
-                said["unseen"] = {c: v for c, v in categorical.items() if (c, v) not in self.model.vocab}
+        for said, (categorical, _) in zip(found, rows or ()):  # the rows as scored, not built again
+            said["unseen"] = {c: v for c, v in categorical.items() if (c, v) not in self.model.vocab}
         return found
 
 
