@@ -66,19 +66,14 @@ def check_counts(table, where) -> None:
         if name in table.column_names and table.num_rows:
             low = pc.min(table[name]).as_py()
             if low is not None and low < 0:
-                raise OutputError(
-                    f"{where}: a negative count ({low}) in column {name!r}; the table is damaged"
-                )
+                raise _negative(where, low, name)
     keys = [c for c in table.column_names if c not in VALUES]
     if table.num_rows and keys:
         grouped = table.select(keys).group_by(keys, use_threads=False).aggregate([([], "count_all")])
         if grouped.num_rows != table.num_rows:
             twice = grouped.filter(pc.greater(grouped["count_all"], 1)).slice(0, 1).to_pylist()[0]
             del twice["count_all"]
-            raise OutputError(
-                f"{where}: {table.num_rows - grouped.num_rows:,} row(s) repeat a key, e.g. {twice}; "
-                "the table is damaged"
-            )
+            raise _repeated(where, table.num_rows - grouped.num_rows, twice)
 
 
 def check_counts_spark(frame, where) -> None:
@@ -99,7 +94,7 @@ def check_counts_spark(frame, where) -> None:
     found = per_hash.agg(F.max("_rows"), *[F.min(f"_least_{c}") for c in counted]).first()
     for name, low in zip(counted, list(found)[1:]):
         if low is not None and low < 0:
-            raise OutputError(f"{where}: a negative count ({low}) in column {name!r}; the table is damaged")
+            raise _negative(where, low, name)
     if found[0] is not None and found[0] > 1:
         shared = per_hash.filter(F.col("_rows") > 1).select("_key")
         per_key = hashed.join(shared, "_key").groupBy(*keys).agg(F.count(F.lit(1)).alias("_rows"))
@@ -109,7 +104,14 @@ def check_counts_spark(frame, where) -> None:
             .first()
         )
         if repeated[0]:
-            raise OutputError(
-                f"{where}: {repeated[0]:,} row(s) repeat a key, e.g. {repeated[1].asDict()}; "
-                "the table is damaged"
-            )
+            raise _repeated(where, repeated[0], repeated[1].asDict())
+
+
+def _negative(where, low, name: str) -> OutputError:
+    """The refusal of a negative count, whichever reader found it."""
+    return OutputError(f"{where}: a negative count ({low}) in column {name!r}; the table is damaged")
+
+
+def _repeated(where, extra: int, example: dict) -> OutputError:
+    """The refusal of a table whose rows repeat a key, whichever reader found it."""
+    return OutputError(f"{where}: {extra:,} row(s) repeat a key, e.g. {example}; the table is damaged")
