@@ -139,21 +139,21 @@ def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
                 + f"stop it{' and remove ' + str(lock) if not live else ''} first"
             )
     lock.parent.mkdir()
-    if held is not None and held.get("pid") != mine["pid"]:  # its holder died: one writer takes it over
-        taken = lock.parent / f"taken-{hashlib.sha1(json_text(held).encode()).hexdigest()[:16]}"
-        won = taken.create_new(json_text(mine).encode())
-        if not won and (taker := _holder(taken)) is not None and not _lives(taker):
-            taken.rmtree()  # whoever claimed it died before taking it: the claim goes
-            won = taken.create_new(json_text(mine).encode())
-        if not won or _holder(lock) != held:
-            raise OutputError(
-                f"{model_dir}: another writer took over this model's lock just now (its holder, pid "
-                f"{held.get('pid')}, had died); run again once it is done"
-            )
+    claim = json_text(mine).encode()
+    if held is not None:  # its holder died (one writer takes it over), or it is this process again
+        if held.get("pid") != mine["pid"]:
+            taken = lock.parent / f"taken-{hashlib.sha1(json_text(held).encode()).hexdigest()[:16]}"
+            won = taken.create_new(claim)
+            if not won and (taker := _holder(taken)) is not None and not _lives(taker):
+                taken.rmtree()  # whoever claimed it died before taking it: the claim goes
+                won = taken.create_new(claim)
+            if not won or _holder(lock) != held:
+                raise OutputError(
+                    f"{model_dir}: another writer took over this model's lock just now (its holder, pid "
+                    f"{held.get('pid')}, had died); run again once it is done"
+                )
         write_json(lock, mine)
-    elif held is not None:  # this process again
-        write_json(lock, mine)
-    elif not lock.create_new(json_text(mine).encode()):  # two writers at once: one wins
+    elif not lock.create_new(claim):  # two writers at once: one wins
         other = _holder(lock) or {}
         raise OutputError(
             f"{model_dir}: another writer (pid {other.get('pid')} on {other.get('host')}) took this model's "
