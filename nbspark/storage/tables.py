@@ -55,7 +55,6 @@ __all__ = [
     "json_text",
     "read_json",
     "read_parquet_checked",
-    "restore_dead_commit",
     "staged_output",
     "write_arrow_table",
     "write_json",
@@ -154,7 +153,7 @@ def _runs(path: Location):
             yield found.group(1), item, found.group(3) == host and not process_alive(int(found.group(2)))
 
 
-def restore_dead_commit(path) -> bool:
+def _restore_dead_commit(path) -> bool:
     """Put back the old output that a run killed between its commit's two renames left aside, when
     ``path`` is missing; True when it did. Readers call it too (``await_commit``): the old output is
     the whole one."""
@@ -174,12 +173,12 @@ def restore_dead_commit(path) -> bool:
 
 def await_commit(path, wait: float = 5.0) -> bool:
     """For a reader that finds ``path`` missing: True once it is there again. A run killed between
-    its commit's two renames left the old output aside (put back: ``restore_dead_commit``); a live
+    its commit's two renames left the old output aside (put back: ``_restore_dead_commit``); a live
     run between them is waited for (two renames take milliseconds; ``wait`` seconds at most). False
     when no run is committing it."""
     path = location(path)
     deadline = time.monotonic() + wait
-    while not (restore_dead_commit(path) or path.exists()):
+    while not (_restore_dead_commit(path) or path.exists()):
         committing = any(what == "old" and not dead for what, _, dead in _runs(path))
         if not committing or time.monotonic() > deadline:
             return path.exists()
@@ -190,8 +189,8 @@ def await_commit(path, wait: float = 5.0) -> bool:
 def _clean_dead_runs(path: Location) -> None:
     """Remove what runs killed on this host (SIGKILL, a lost machine) left beside ``path``: their
     staging directories, and their ``.old-`` copies, once ``path`` is back in place
-    (``restore_dead_commit``). Directories of live runs or other hosts stay."""
-    restore_dead_commit(path)
+    (``_restore_dead_commit``). Directories of live runs or other hosts stay."""
+    _restore_dead_commit(path)
     for _, item, dead in _runs(path):
         if dead:
             item.rmtree()
