@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bz2
 import gzip
+import itertools
 import logging
 import re
 import zlib
@@ -34,6 +35,7 @@ __all__ = [
     "line_number",
     "line_numbers",
     "list_files",
+    "local_line_values",
     "local_lines",
     "ngram_lines",
     "reuters_files",
@@ -144,24 +146,28 @@ def _decompressed(data: bytes, name: str) -> bytes:
     return data
 
 
-_LINE_END = re.compile(rb"\r\n|\n|\r")
+def local_line_values(f) -> list[bytes]:
+    """Every line of a file (a ``Location``) as Spark's text reader gives them, read in this
+    process: ``\n``, ``\r\n`` or a lone ``\r`` ends a line and is not kept (``bytes.splitlines``
+    ends lines at those three alone), a last line without one counts, a UTF-8 byte-order mark
+    opening the file is dropped (a file of nothing else is one empty line); ``.gz`` and ``.bz2`` are
+    decompressed and other compressed files refused, as ``decode_text`` refuses them. The bytes are
+    not decoded (Spark's lines are not either)."""
+    return _split_lines(_decompressed(f.read_bytes(), str(f)))[1]
 
 
 def local_lines(f) -> list[tuple[int, bytes]]:
-    """``(byte offset, line)`` of every line of a file (a ``Location``) as Spark's text reader gives
-    them, read in this process: ``\n``, ``\r\n`` or a lone ``\r`` ends a line and is not kept, a
-    last line without one counts, a UTF-8 byte-order mark opening the file is dropped; ``.gz`` and
-    ``.bz2`` are decompressed (offsets count decompressed bytes) and other compressed files refused,
-    as ``decode_text`` refuses them. The bytes are not decoded (Spark's lines are not either)."""
+    """``(byte offset, line)`` of every line of ``local_line_values(f)``; offsets count decompressed
+    bytes, and the first line keeps offset 0 behind a byte-order mark, as Hadoop's does."""
     data = _decompressed(f.read_bytes(), str(f))
-    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0  # the first line keeps offset 0, as Hadoop's
-    out, start = [], 0
-    for m in _LINE_END.finditer(data, bom):
-        out.append((start, data[max(start, bom) : m.start()]))
-        start = m.end()
-    if start < len(data):
-        out.append((start, data[max(start, bom) :]))
-    return out
+    bom, lines = _split_lines(data)
+    starts = list(itertools.accumulate(map(len, data[bom:].splitlines(keepends=True)), initial=bom))
+    return list(zip([0, *starts[1:]], lines))
+
+
+def _split_lines(data: bytes) -> tuple[int, list[bytes]]:
+    bom = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+    return bom, data[bom:].splitlines() or ([b""] if bom else [])
 
 
 def reuters_files(path) -> list:

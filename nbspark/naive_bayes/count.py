@@ -361,8 +361,27 @@ def _arrow_agg(lines, fmt: str, model_kind: str, partitions: int = 0):
     return cache_coalescable(by_token.groupBy("label", "token").agg(F.sum("n").alias("count")))
 
 
-#: lines per Arrow batch when counting in process (the counts do not depend on it)
-LOCAL_BATCH = 65_536
+#: Arrow batches when counting in process, of at most this many lines and about this many bytes (the
+#: counts do not depend on them): a file of a few MB is already counted on every core
+LOCAL_BATCH, LOCAL_BATCH_BYTES = 65_536, 1 << 21
+
+
+def _local_batches(files):
+    """Every file's lines (``inputs.files.local_line_values``) in Arrow batches of ``value`` strings."""
+    import numpy as np
+    import pyarrow as pa
+
+    from nbspark.inputs.files import local_line_values
+
+    for f in files:
+        lines = local_line_values(f)
+        ends = np.cumsum(np.fromiter(map(len, lines), np.int64, len(lines)) + 1)
+        by_bytes = np.searchsorted(
+            ends, np.arange(LOCAL_BATCH_BYTES, ends[-1] if len(ends) else 0, LOCAL_BATCH_BYTES)
+        )
+        cuts = sorted({0, len(lines), *by_bytes.tolist(), *range(0, len(lines), LOCAL_BATCH)})
+        for a, b in zip(cuts, cuts[1:]):
+            yield pa.record_batch([pa.array(lines[a:b], pa.binary()).view(pa.string())], names=["value"])
 
 
 def _local_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
@@ -408,28 +427,22 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
 
 def _local_arrow_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     """The arrow engine without Spark: every file's lines as Spark's text reader gives them
-    (``inputs.files.local_lines``) in Arrow batches through ``_arrow_count_batches`` (the engine's
-    own rule), summed by pyarrow, then the count table assembled as ``_finish_counts`` assembles it
-    in Spark. That assembly is a true twin of ``_finish_counts``, kept for inputs that fit one
-    process (no JVM to start): tests hold the two tables and manifests equal."""
+    (``_local_batches``) through ``_arrow_count_batches`` (the engine's own rule) on a thread per
+    core (``spine.arrow_counts.count_on_threads``), summed by pyarrow, then the count table assembled
+    as ``_finish_counts`` assembles it in Spark. That assembly is a true twin of ``_finish_counts``,
+    kept for inputs that fit one process (no JVM to start): tests hold the two tables and manifests
+    equal."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from nbspark.inputs.files import local_lines
     from nbspark.naive_bayes.arrow_count import LABEL_TOKEN_SCHEMA
+    from nbspark.spine.arrow_counts import checked_sum, count_on_threads
     from nbspark.storage.tables import arrow_schema
 
     fmt, kind = inputs.spec.format, cfg.nb.model
-
-    def batches():
-        for f in inputs.files:
-            lines = [raw for _, raw in local_lines(f)]
-            for i in range(0, len(lines), LOCAL_BATCH):
-                value = pa.array(lines[i : i + LOCAL_BATCH], pa.binary()).view(pa.string())
-                yield pa.record_batch([value], names=["value"])
-
-    partial = pa.Table.from_batches(list(_arrow_count_batches(batches(), fmt, kind)), LABEL_TOKEN_SCHEMA)
-    agg = partial.group_by(["label", "token"]).aggregate([("n", "sum")])
+    count = lambda batches: _arrow_count_batches(batches, fmt, kind)  # noqa: E731
+    partial = pa.Table.from_batches(count_on_threads(_local_batches(inputs.files), count), LABEL_TOKEN_SCHEMA)
+    agg = checked_sum(partial, ["label", "token"], "n")
     marker = pc.or_(pc.starts_with(agg.column("label"), MARK), pc.starts_with(agg.column("token"), MARK))
     special = agg.filter(marker).rename_columns(["label", "token", "count"]).to_pylist()
     stats, docs_y, tokens_y = _read_markers(special, {})
@@ -438,16 +451,19 @@ def _local_arrow_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
         ("Y", y, None, n) for y, n in sorted(docs_y.items())
     ]
     tail = [("YX=ANY", y, None, n) for y, n in sorted(tokens_y.items())] if kind == "multinomial" else []
-    n = len(head) + yx.num_rows + len(tail)
-    column = lambda rows, i: [r[i] for r in rows]  # noqa: E731
-    events = column(head, 0) + ["YX"] * yx.num_rows + column(tail, 0)
-    labels = column(head, 1) + yx.column("label").to_pylist() + column(tail, 1)
-    features = column(head, 2) + yx.column("token").to_pylist() + column(tail, 2)
-    counts = column(head, 3) + yx.column("n_sum").to_pylist() + column(tail, 3)
     schema = arrow_schema(COUNT_DDL)
-    table = pa.table([events, labels, features, [None] * n, counts, [None] * n, [None] * n], schema=schema)
+    ends = pa.Table.from_pylist(
+        [dict(zip(("event", "label", "feature", "n"), r)) for r in head + tail], schema=schema
+    )
+    columns = [pa.array(["YX"] * yx.num_rows, pa.string()), yx["label"], yx["token"], None, yx["n_sum"]]
+    middle = pa.Table.from_arrays(
+        [c if c is not None else pa.nulls(yx.num_rows, f.type) for c, f in zip(columns + [None] * 2, schema)],
+        schema=schema,
+    )
+    table = pa.concat_tables([ends.slice(0, len(head)), middle, ends.slice(len(head))])
+    n = table.num_rows
     bad = first_malformed_lines(
         None, inputs.files, lambda line: parse_line(line, fmt), stats, cfg.mode, cfg.max_bad_examples
     )
-    known = {"label_counts": docs_y, "features": len(set(yx.column("token").to_pylist())), "rows": n}
+    known = {"label_counts": docs_y, "features": pc.count_distinct(yx.column("token")).as_py(), "rows": n}
     return Counted("local", table, stats, bad, known)

@@ -11,9 +11,10 @@ scheme the Spark
   installation has a connector for, with the session's Hadoop settings (``spark.hadoop.*``).
   The jobs use it for every path, local ones included (``use_hadoop``), and before the
   SparkSession starts it works from the JVM alone, with the settings spark-submit was given.
-* ``LocalStorage``: Python's ``os`` for ``file:`` paths, for what runs without a JVM
-  (``nbspark predict``/``check``, ``nbspark.load`` of a local model). Any other scheme there
-  starts the JVM and goes through ``HadoopStorage``.
+* ``LocalStorage`` (``storage.local``): Python's ``os`` for ``file:`` paths, for what runs without a
+  JVM (``nbspark predict``/``check``, ``nbspark.load`` of a local model). Any other scheme there
+  starts the JVM and goes through ``HadoopStorage``, which reads and writes the bytes of a path that
+  resolves to ``file:`` through it too.
 
 Staging, markers, manifests and refusals are written once, over ``Location`` (``tables``). A
 scheme with no connector gets one line naming the scheme and what to add (``StorageError``).
@@ -26,17 +27,16 @@ for paths that resolve to ``file:``.
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from dataclasses import dataclass, field
 
 from nbspark.errors import StorageError
+from nbspark.storage.local import LocalStorage
 from nbspark.storage.uris import (
     _local_uri,
     _split,
     atomic_rename_schemes,
     join_uri,
-    link_loop,
     name_of,
     normal_uri,
     parent_uri,
@@ -190,86 +190,6 @@ def resolved(path: str) -> str:
         return location(path).real()
     except (StorageError, OSError, ValueError):
         return path
-
-
-class LocalStorage:
-    """``file:`` paths through Python's ``os``, for the commands that run without a JVM."""
-
-    @staticmethod
-    def _p(uri: str) -> str:
-        return uri[len("file:") :]
-
-    def exists(self, uri):
-        return os.path.exists(self._p(uri))
-
-    def is_dir(self, uri):
-        return os.path.isdir(self._p(uri))
-
-    def is_file(self, uri):
-        return os.path.isfile(self._p(uri))
-
-    def list(self, uri):
-        return ["file:" + os.path.join(self._p(uri), n) for n in os.listdir(self._p(uri))]
-
-    def entries(self, uri):
-        """``(uri, size, modification time, is a directory)`` of a directory's files and
-        subdirectories; symbolic links followed, as ``os.path.isfile`` and ``os.stat`` follow
-        them, except a link to the directory itself or one above it (a loop)."""
-        found = []
-        with os.scandir(self._p(uri)) as entries:
-            for e in entries:
-                if e.is_file():
-                    st = e.stat()
-                    found.append(("file:" + e.path, st.st_size, st.st_mtime_ns // 1_000_000, False))
-                elif e.is_dir() and not link_loop(self._p(uri), e.path):
-                    found.append(("file:" + e.path, 0, 0, True))
-        return found
-
-    def stat(self, uri):
-        st = os.stat(self._p(uri))
-        return st.st_size, st.st_mtime_ns // 1_000_000
-
-    def mkdirs(self, uri):
-        os.makedirs(self._p(uri), exist_ok=True)
-
-    def rename(self, src, dst):
-        os.rename(self._p(src), self._p(dst))
-
-    def delete(self, uri):
-        path = self._p(uri)
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        elif os.path.lexists(path):
-            os.remove(path)
-
-    def read_bytes(self, uri):
-        with open(self._p(uri), "rb") as fh:
-            return fh.read()
-
-    def write_bytes(self, uri, data):
-        with open(self._p(uri), "wb") as fh:
-            fh.write(data)
-
-    def create_new(self, uri, data):
-        try:
-            fd = os.open(self._p(uri), os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-        except FileExistsError:
-            return False
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        return True
-
-    def open(self, uri):
-        return open(self._p(uri), "rb")
-
-    def real(self, uri):
-        return "file:" + os.path.realpath(self._p(uri))
-
-    def writable(self, uri):
-        return os.access(self._p(uri), os.W_OK | os.X_OK)
-
-    def home(self, uri):
-        return "file:" + os.path.realpath(os.path.expanduser("~"))
 
 
 _local = LocalStorage()
