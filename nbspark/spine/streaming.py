@@ -329,24 +329,26 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
     key, hadoops, raw = RAW_LOCAL_CHECKPOINT
     if spark._jsc.hadoopConfiguration().get(key) == hadoops:
         settings[key] = raw  # Spark copies its SQL settings over its Hadoop ones for the query
-    with settings_while(spark, settings):  # the query takes a copy of the session's settings
+    # held while the query runs: the query copies them when it starts, but its file source (and its
+    # log of the files seen) is made with the session's settings when its first batch is planned
+    with settings_while(spark, settings):
         query = writer.start()
-    try:
-        while query.isActive and not stopping.is_set():
-            query.awaitTermination(1)
-        if stopping.is_set():
-            log.info("stopping the stream; the model keeps its last whole version")
-            with busy:
-                query.stop()
-        query.awaitTermination()
-    except Exception:
-        if failure:
-            raise failure[0] from None
-        if not stopping.is_set():
-            raise
-    finally:
-        stopping.restore()
-        release()
+        try:
+            while query.isActive and not stopping.is_set():
+                query.awaitTermination(1)
+            if stopping.is_set():
+                log.info("stopping the stream; the model keeps its last whole version")
+                with busy:
+                    query.stop()
+            query.awaitTermination()
+        except Exception:
+            if failure:
+                raise failure[0] from None
+            if not stopping.is_set():
+                raise
+        finally:
+            stopping.restore()
+            release()
     if failure:
         raise failure[0]
     return committed[0]
