@@ -24,7 +24,8 @@ text`` lines, the ``sms`` format, multinomial naive Bayes, the words tokenizer),
 
 ``--bounded N``: only the memory check, N micro-batches of one small file each over a fixed
 vocabulary (``--compact-every``, 50): ``rss_ratio`` and ``disk_ratio`` (the model and
-``MODEL.stream/``) after batch N over after batch 20 (goal <= 1.2).
+``MODEL.stream/``) after batch N over after batch 20 (goal <= 1.2); beside them the JVM's
+(``jvm_rss_ratio``, and ``jvm_heap_ratio``: its heap in use after a full collection).
 """
 
 from __future__ import annotations
@@ -128,6 +129,14 @@ def rss_mb(pid: int | str = "self") -> float:
     return float("nan")
 
 
+def jvm_heap_mb(spark) -> float:
+    """The JVM's heap in use after a full collection, in MB: what it holds, whatever heap the
+    collector chose to keep (its RSS)."""
+    runtime = spark._jvm.java.lang.Runtime.getRuntime()
+    spark._jvm.java.lang.System.gc()
+    return (runtime.totalMemory() - runtime.freeMemory()) / 1e6
+
+
 def disk_mb(*paths: Path) -> float:
     return sum(f.stat().st_size for p in paths if p.exists() for f in p.rglob("*") if f.is_file()) / 1e6
 
@@ -153,6 +162,7 @@ def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
             seen[summary["version"]] = {
                 "rss_mb": round(rss_mb(), 1),
                 "jvm_rss_mb": round(rss_mb(spark.sparkContext._gateway.proc.pid), 1),
+                "jvm_heap_mb": round(jvm_heap_mb(spark), 1),
                 "disk_mb": round(disk_mb(model, state), 3),
                 "model_mb": round(disk_mb(model), 3),
                 "checkpoint_mb": {
@@ -171,6 +181,7 @@ def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
         "jvm_rss_mb_by_batch": {v: m["jvm_rss_mb"] for v, m in sorted(seen.items())},
         "rss_ratio": round(last["rss_mb"] / first["rss_mb"], 3),
         "jvm_rss_ratio": round(last["jvm_rss_mb"] / first["jvm_rss_mb"], 3),
+        "jvm_heap_ratio": round(last["jvm_heap_mb"] / first["jvm_heap_mb"], 3),
         "disk_ratio": round(last["disk_mb"] / first["disk_mb"], 3),
     }
 

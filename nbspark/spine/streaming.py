@@ -29,7 +29,7 @@ from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.resolve import Inputs
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, resolve_engine
 from nbspark.spark.faults import maybe_kill_driver
-from nbspark.spark.session import settings_while
+from nbspark.spark.session import cache_coalescable, settings_while
 from nbspark.spine.counting import Counted
 from nbspark.spine.training import (
     Family,
@@ -224,7 +224,7 @@ def compact(spark, model, family: Family, cfg) -> dict | None:
     if "parts" not in old:
         return None
     started = time.time()
-    counts = read_counts(spark, model, family, old).cache()
+    counts = cache_coalescable(read_counts(spark, model, family, old))  # not 200 partitions of a small sum
     counted = Counted(old["engine"], counts, {}, [], cached=counts)
     try:
 

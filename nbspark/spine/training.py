@@ -80,11 +80,18 @@ def read_counts(spark, model_dir: Location, family: Family, manifest: dict):
     its counts (>= 0, each key once: ``storage.counts.check_counts_spark``); a version of several
     parts (``storage.versions``) summed by key."""
     ddl = family.ddl(manifest["config"])
-    frames = []
-    for where, rows in count_parts(model_dir, manifest):
-        frames.append(read_parquet_checked(spark, where, ddl, rows))
-        check_counts_spark(frames[-1], where)
-    return frames[0] if len(frames) == 1 else merge_counts(*frames, sums=list(family.sums))
+    parts = count_parts(model_dir, manifest)
+    frame = read_parquet_checked(spark, parts[0][0], ddl, parts[0][1], *parts[1:])
+    if len(parts) == 1:
+        check_counts_spark(frame, str(parts[0][0]))
+        return frame
+    # one scan of every part (a streamed model has up to a hundred), each row with its part's table
+    from pyspark.sql import functions as F
+
+    tables = {where.uri: str(where) for where, _ in parts}
+    part = F.regexp_extract(F.col("_metadata.file_path"), "^(.*)/[^/]*$", 1)
+    check_counts_spark(frame.withColumn("_part", part), lambda uri: tables.get(location(uri).uri, uri))
+    return merge_counts(frame, sums=list(family.sums))
 
 
 def input_signatures(inputs) -> list[list]:

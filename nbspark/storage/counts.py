@@ -82,19 +82,23 @@ def check_counts_spark(frame, where) -> None:
     it, grouped by a 64-bit hash of each row's key (and of which of its cells are NULL) rather than
     by the key's strings, with each count column's least value. Two rows of one hash are looked at
     again by their keys (a second query, of those rows only): a repeated key is named, a hash
-    collision passes."""
+    collision passes. A frame of several tables (a version's parts: a key repeats across them,
+    never within one) has each row's table in a ``_part`` column, and ``where(part)`` names it in a
+    refusal; else ``where`` is the table's name."""
     from pyspark.sql import functions as F
 
-    keys = [c for c in frame.columns if c not in VALUES]
+    name_of = where if callable(where) else (lambda _: where)
+    keys = [c for c in frame.columns if c not in VALUES]  # with _part, when there is one
     counted = [c for c in NON_NEGATIVE if c in frame.columns]
     hashed = frame.withColumn("_key", F.xxhash64(*keys, *[F.isnull(k) for k in keys]))
     per_hash = hashed.groupBy("_key").agg(
         F.count(F.lit(1)).alias("_rows"), *[F.min(c).alias(f"_least_{c}") for c in counted]
     )
     found = per_hash.agg(F.max("_rows"), *[F.min(f"_least_{c}") for c in counted]).first()
-    for name, low in zip(counted, list(found)[1:]):
+    for column, low in zip(counted, list(found)[1:]):
         if low is not None and low < 0:
-            raise _negative(where, low, name)
+            part = frame.filter(F.col(column) == low).first().asDict().get("_part")
+            raise _negative(name_of(part), low, column)
     if found[0] is not None and found[0] > 1:
         shared = per_hash.filter(F.col("_rows") > 1).select("_key")
         per_key = hashed.join(shared, "_key").groupBy(*keys).agg(F.count(F.lit(1)).alias("_rows"))
@@ -104,7 +108,8 @@ def check_counts_spark(frame, where) -> None:
             .first()
         )
         if repeated[0]:
-            raise _repeated(where, repeated[0], repeated[1].asDict())
+            example = repeated[1].asDict()
+            raise _repeated(name_of(example.pop("_part", None)), repeated[0], example)
 
 
 def _negative(where, low, name: str) -> OutputError:

@@ -402,8 +402,12 @@ def check_table(path, ddl: str, rows: int | None = None) -> list[Location]:
     return parts
 
 
-def read_parquet_checked(spark, path, ddl: str, rows: int | None = None):
-    """Read a Parquet table written by nbspark after ``check_table``, as exactly ``ddl``'s columns."""
-    path = location(path)
-    check_table(path, ddl, rows)
-    return spark.read.parquet(path.uri).select(list(ddl_columns(ddl)))
+def read_parquet_checked(spark, path, ddl: str, rows: int | None = None, *more):
+    """Read a Parquet table written by nbspark after ``check_table``, as exactly ``ddl``'s columns
+    (given to Spark, whose own inference of a table's schema from a footer is a job: ``check_table``
+    has read every footer already). ``more``: ``(path, rows)`` of further tables of the same
+    schema, read with it in one scan (one plan, however many tables)."""
+    paths = [(location(path), rows)] + [(location(p), r) for p, r in more]
+    for where, count in paths:
+        check_table(where, ddl, count)
+    return spark.read.schema(ddl).parquet(*[where.uri for where, _ in paths])  # its columns in ddl's order

@@ -435,3 +435,30 @@ def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, 
     files = [Path(f).name for u in streamed["updates"] for f in u["inputs"]["files"]]
     assert sorted(files) == (["a.sgm"] if fmt == "reuters" else ["t0.csv", "t1.csv"])  # a version a file
     assert streamed["version"] == len(files)
+
+
+@pytest.mark.parametrize("name", ["backoff", "naive_bayes"])
+def test_spark_reads_every_part_of_a_version_in_one_scan_and_names_a_damaged_one(spark, tmp_path, name):
+    """``read_counts`` (the join scorer, ``--update``, compaction, the query job) reads a streamed
+    version's parts together: their sum is the pyarrow reader's, and a delta whose rows repeat a
+    key is refused by its own name (a key repeats across parts, never within one)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from nbspark.spine.training import read_counts
+
+    family = FAMILIES[name][0]
+    write_parts(source_lines(name), tmp_path / "watch", 3)
+    stream(spark, name, tmp_path / "watch", tmp_path / "model", max_files=1)
+    model = location(tmp_path / "model")
+    manifest = load_manifest(model, family.kind)
+    assert len(manifest["parts"]) == 3
+    read = read_counts(spark, model, family, manifest)
+    assert sorted(map(tuple, read.collect()), key=lambda r: tuple(map(str, r))) == rows(model)
+    delta = tmp_path / "model" / "versions" / "v00000003" / "counts"
+    (part,) = sorted(delta.glob("part-*.parquet"))
+    table = pq.read_table(part)
+    pq.write_table(pa.concat_tables([table.slice(0, 1), table.slice(0, table.num_rows - 1)]), part)
+    (part.parent / f".{part.name}.crc").unlink(missing_ok=True)
+    with pytest.raises(OutputError, match=rf"^{delta}: 1 row\(s\) repeat a key"):
+        read_counts(spark, model, family, manifest)
