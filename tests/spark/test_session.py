@@ -180,18 +180,25 @@ def test_a_cached_aggregate_may_be_coalesced_unless_the_session_says_otherwise(s
         spark.conf.set("spark.sql.shuffle.partitions", "2")
 
 
-def test_a_hadoop_read_on_a_thread_of_its_own_makes_that_threads_connection_quick(spark, tmp_path):
+def test_a_hadoop_read_on_a_thread_of_its_own_makes_that_threads_connection_quick(
+    spark, tmp_path, monkeypatch
+):
     """pyarrow reads a file on threads of its own, each with a py4j connection of its own: the
-    Hadoop reader turns Nagle's algorithm off on each before it reads."""
+    Hadoop reader turns Nagle's algorithm off on each before it reads. A file on the local disk is
+    read by the OS; here it is read as one on any other file system is, through Hadoop's stream
+    (written through it first)."""
     import threading
 
     from pyspark import SparkContext
 
+    from nbspark.storage.hadoop import HadoopStorage
     from nbspark.storage.locations import location, use_hadoop
 
     use_hadoop()
+    monkeypatch.setattr(HadoopStorage, "_local_path", lambda self, uri: None)
     data = bytes(range(256)) * 100
-    (tmp_path / "x.bin").write_bytes(data)
+    location(f"file://{tmp_path}/x.bin").write_bytes(data)
+    assert (tmp_path / "x.bin").read_bytes() == data
     seen = {}
 
     def read():

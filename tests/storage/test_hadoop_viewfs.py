@@ -39,14 +39,23 @@ def same_metrics(a: dict, b: dict) -> None:
     assert {k: v for k, v in a.items() if k not in drop} == {k: v for k, v in b.items() if k not in drop}
 
 
-def test_reads_through_hadoop_give_every_byte_back(spark, viewfs):
-    """A file read through Hadoop's stream (a py4j reply of Latin-1 text per chunk): every byte
-    value, the line breaks and backslashes py4j escapes, whole and by seek, past 8 KB."""
+@pytest.mark.parametrize("through", ["the OS", "Hadoop's stream"])
+def test_reads_through_hadoop_give_every_byte_back(spark, viewfs, monkeypatch, through):
+    """A file read through ViewFS: on the local disk its bytes are read by the OS; on any other
+    file system through Hadoop's stream (a py4j reply of Latin-1 text per chunk), as here when the
+    local disk is not looked for. Every byte value, the line breaks and backslashes py4j escapes,
+    whole and by seek, past 8 KB."""
+    from nbspark.storage.hadoop import HadoopStorage
+
     root, local = viewfs
+    if through == "Hadoop's stream":
+        monkeypatch.setattr(HadoopStorage, "_local_path", lambda self, uri: None)
     data = bytes(range(256)) * 64 + b"\r\n\\n\x00" + bytes(range(255, -1, -1)) * 40
     (local / "bytes.bin").write_bytes(data)
     f = location(root) / "bytes.bin"
     assert f.read_bytes() == data
+    with pytest.raises(FileNotFoundError, match=r"/missing.bin: no such file or directory"):
+        (location(root) / "missing.bin").read_bytes()
     with f.open() as fh:
         fh.seek(1000)
         assert fh.read(9000) == data[1000:10000]
