@@ -53,13 +53,16 @@ log = logging.getLogger("nbspark")
 
 
 @contextmanager
-def _spark(app: str):
-    """The job's SparkSession (JOB_SPARK_DEFAULTS where nothing else set them), stopped on exit
-    unless it was there before (a command called in a notebook's or a test's process)."""
+def _spark(app: str, defaults: dict[str, str] | None = None):
+    """The job's SparkSession (JOB_SPARK_DEFAULTS and the command's ``defaults`` where nothing else
+    set them), stopped on exit unless it was there before (a command called in a notebook's or a
+    test's process)."""
     from nbspark.spark.session import active_session, get_spark, stop_spark
 
     before = active_session()
-    spark = get_spark(app, defaults=JOB_SPARK_DEFAULTS, local_defaults=LOCAL_SPARK_DEFAULTS)
+    spark = get_spark(
+        app, defaults={**JOB_SPARK_DEFAULTS, **(defaults or {})}, local_defaults=LOCAL_SPARK_DEFAULTS
+    )
     try:
         yield spark
     finally:

@@ -88,7 +88,7 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
         parser.error("--trigger-seconds must be > 0 and --compact-every at least 1")
 
     def body():
-        from nbspark.spine.streaming import compact, plan_stream, run_stream
+        from nbspark.spine.streaming import SESSION_DEFAULTS, compact, plan_stream, run_stream
         from nbspark.storage.locations import location
         from nbspark.storage.versions import take_writer_lock
 
@@ -124,7 +124,7 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
             force=args.force,
             in_process_below_mb=args.in_process_below,
         )
-        with _spark(f"nbspark-stream-{cfg.name}") as spark:
+        with _spark(f"nbspark-stream-{cfg.name}", SESSION_DEFAULTS) as spark:
             committed = run_stream(spark, plan)
         print(f"{plan.model}: {committed} version(s) committed by this run")
 

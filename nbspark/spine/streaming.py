@@ -51,6 +51,7 @@ from nbspark.storage.tables import check_output, parquet_rows, write_json
 from nbspark.storage.versions import DELTA, delta_location, take_writer_lock
 
 __all__ = [
+    "SESSION_DEFAULTS",
     "StreamPlan",
     "commit_batch",
     "commit_counts",
@@ -81,6 +82,14 @@ RAW_LOCAL_CHECKPOINT = (
     "org.apache.hadoop.fs.local.LocalFs",
     "org.apache.hadoop.fs.local.RawLocalFs",
 )
+#: A stream's own session, where nothing else set them: Spark's status store keeps this many jobs,
+#: stages and SQL runs (1,000 each by default, with or without the UI; a stream runs 3 to 5 jobs a
+#: batch), so the JVM's heap stays flat over a long stream.
+SESSION_DEFAULTS = {
+    "spark.ui.retainedJobs": "100",
+    "spark.ui.retainedStages": "100",
+    "spark.sql.ui.retainedExecutions": "100",
+}
 #: Deltas past which a stream compacts its model (reads sum this many parts at most).
 COMPACT_EVERY = 100
 
