@@ -53,7 +53,7 @@ from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
 from nbspark.naive_bayes.model import COUNT_DDL
 from nbspark.settings.config import load_config
 from nbspark.spark.session import get_spark
-from nbspark.spine.streaming import plan_stream, run_stream
+from nbspark.spine.streaming import SESSION_DEFAULTS, plan_stream, run_stream
 from nbspark.storage.counts import read_count_table
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import NB_KIND, load_manifest
@@ -221,8 +221,9 @@ def main() -> int:
     if args.bounded:
         work = Path(tempfile.mkdtemp(prefix="nbspark-bench-stream-"))
         try:
-            spark = get_spark(
-                "nbspark-bench-stream", {"spark.master": args.master, "spark.ui.enabled": "false"}
+            spark = get_spark(  # as the stream command's session is
+                "nbspark-bench-stream",
+                {"spark.master": args.master, "spark.ui.enabled": "false", **SESSION_DEFAULTS},
             )
             result = bounded(spark, work, args.bounded, args.compact_every)
         finally:
@@ -238,7 +239,10 @@ def main() -> int:
         n_docs = write_files(side, train_docs, args.copies, args.files)
         size = sum(p.stat().st_size for p in side.iterdir())
         print(f"{n_docs:,} documents, {size / 1e6:.1f} MB in {args.files} files", flush=True)
-        spark = get_spark("nbspark-bench-stream", {"spark.master": args.master, "spark.ui.enabled": "false"})
+        spark = get_spark(
+            "nbspark-bench-stream",
+            {"spark.master": args.master, "spark.ui.enabled": "false", **SESSION_DEFAULTS},
+        )
         cfg = load_config(None, {**SETTINGS, "train.path": str(side)})
         train_nb(spark, cfg, resolve_input(cfg.train, None), work / "warm")  # the JVM's first job, untimed
         start = time.perf_counter()
