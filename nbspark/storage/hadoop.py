@@ -6,7 +6,10 @@ manifests, reports, plots, Parquet footers) under a path that resolves to ``file
 ViewFS) are read and written by the OS (``storage.local``), as Hadoop's raw local file system would
 (no ``.crc`` checksum file beside them, and a file edited by hand never refused for a stale one)
 without carrying them through py4j: a 12 MB input costs a tenth of a second of the driver's time
-there. Listings, renames and deletes stay Hadoop's; Spark's own table writes keep its checksums.
+there. A ``file:`` path is also looked up and listed by the OS (``_looked_up``), as Hadoop's local
+file system answers (its checksum files left out of listings), without py4j's three round trips a
+file. Directories are made, renamed and deleted by Hadoop; Spark's own table writes keep its
+checksums.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import io
 from nbspark.errors import StorageError
 from nbspark.spark.session import quick_replies
 from nbspark.storage.local import LocalStorage
-from nbspark.storage.uris import join_uri, link_loop, name_of, normal_uri, parent_uri, scheme_of
+from nbspark.storage.uris import join_uri, name_of, normal_uri, parent_uri, scheme_of
 
 __all__ = ["HadoopStorage"]
 
@@ -178,8 +181,22 @@ class HadoopStorage:
         path = self._path(text)
         return normal_uri(path.getFileSystem(self._conf).makeQualified(path).toString())
 
+    def _looked_up(self, uri, what, fn):
+        """``(fn(uri),)`` by the OS for a ``file:`` ``uri``, as Hadoop's local file system answers it,
+        without py4j's round trips (a listing there costs three a file); None for any other scheme.
+        Errors are told as ``_call`` tells Hadoop's."""
+        if scheme_of(uri) != "file":
+            return None
+        try:
+            return (fn(uri),)
+        except FileNotFoundError:
+            raise FileNotFoundError(f"{uri}: no such file or directory") from None
+        except OSError as exc:
+            raise StorageError(f"{uri}: cannot {what} ({exc.strerror or exc})") from None
+
     def exists(self, uri):
-        return self._call(uri, "look it up", lambda fs, p: bool(fs.exists(p)))
+        done = self._looked_up(uri, "look it up", self._os.exists)
+        return done[0] if done else self._call(uri, "look it up", lambda fs, p: bool(fs.exists(p)))
 
     def _status(self, uri):
         """The Hadoop ``FileStatus``, or None when there is nothing at ``uri``."""
@@ -189,34 +206,43 @@ class HadoopStorage:
             return None
 
     def is_dir(self, uri):
+        done = self._looked_up(uri, "look it up", self._os.is_dir)
+        if done:
+            return done[0]
         st = self._status(uri)
         return st is not None and bool(st.isDirectory())
 
     def is_file(self, uri):
+        done = self._looked_up(uri, "look it up", self._os.is_file)
+        if done:
+            return done[0]
         st = self._status(uri)
         return st is not None and bool(st.isFile())
 
     def list(self, uri):
+        done = self._looked_up(uri, "list it", self._os.list)
+        if done:
+            return done[0]
         return [s.getPath().toString() for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p))]
 
     def entries(self, uri):
         """``(uri, size, modification time, is a directory)`` of a directory's files and
         subdirectories, from one listing."""
+        done = self._looked_up(uri, "list it", self._os.entries)
+        if done:
+            return done[0]
         found = []
-        for s in self._call(
-            uri, "list it", lambda fs, p: fs.listStatus(p)
-        ):  # each call a Py4J round trip: a file costs 5
+        for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p)):  # a file costs 5 round trips
             if s.isFile():
                 found.append((s.getPath().toString(), int(s.getLen()), int(s.getModificationTime()), False))
             elif s.isDirectory():
                 found.append((s.getPath().toString(), 0, 0, True))
-        if scheme_of(uri) == "file":  # Hadoop's local file system follows a link back up until the OS refuses
-            local = len("file:")
-            here = normal_uri(uri)[local:]
-            found = [f for f in found if not (f[3] and link_loop(here, normal_uri(f[0])[local:]))]
         return found
 
     def stat(self, uri):
+        done = self._looked_up(uri, "look it up", self._os.stat)
+        if done:
+            return done[0]
         st = self._status(uri)
         if st is None:
             raise FileNotFoundError(f"{uri}: no such file or directory")

@@ -29,15 +29,24 @@ class LocalStorage:
         return os.path.isfile(self._p(uri))
 
     def list(self, uri):
-        return ["file:" + os.path.join(self._p(uri), n) for n in os.listdir(self._p(uri))]
+        """A directory's entries, but Hadoop's checksum files (``_checksum``); a file lists itself, as
+        Hadoop's ``listStatus`` does."""
+        if os.path.isfile(self._p(uri)):
+            return [uri]
+        return ["file:" + os.path.join(self._p(uri), n) for n in os.listdir(self._p(uri)) if not _checksum(n)]
 
     def entries(self, uri):
         """``(uri, size, modification time, is a directory)`` of a directory's files and
         subdirectories; symbolic links followed, as ``os.path.isfile`` and ``os.stat`` follow
-        them, except a link to the directory itself or one above it (a loop)."""
+        them, except a link to the directory itself or one above it (a loop); Hadoop's checksum
+        files left out."""
+        if os.path.isfile(self._p(uri)):  # a file lists itself
+            return [(uri, *self.stat(uri), False)]
         found = []
         with os.scandir(self._p(uri)) as entries:
             for e in entries:
+                if _checksum(e.name):
+                    continue
                 if e.is_file():
                     st = e.stat()
                     found.append(("file:" + e.path, st.st_size, st.st_mtime_ns // 1_000_000, False))
@@ -90,3 +99,9 @@ class LocalStorage:
 
     def home(self, uri):
         return "file:" + os.path.realpath(os.path.expanduser("~"))
+
+
+def _checksum(name: str) -> bool:
+    """Whether ``name`` is one of Hadoop's checksum files (``.NAME.crc``, beside what Spark writes on
+    the local disk), which Hadoop's local file system leaves out of its listings."""
+    return name.startswith(".") and name.endswith(".crc")

@@ -63,6 +63,45 @@ def test_reads_through_hadoop_give_every_byte_back(spark, viewfs, monkeypatch, t
         assert fh.read() == data[-7:]
 
 
+def test_a_local_path_is_looked_up_and_listed_by_the_os_as_hadoop_answers(spark, tmp_path, monkeypatch):
+    """On ``file:`` the OS answers lookups and listings (no py4j round trips): the same answers as
+    Hadoop's local file system, its checksum files left out, a link loop left out, a missing path
+    the same one line."""
+    import os
+
+    from nbspark.storage.hadoop import HadoopStorage
+    from nbspark.storage.locations import use_hadoop
+
+    storage = use_hadoop()
+    spark.range(3).write.parquet(str(tmp_path / "table"))  # Spark's files, each with its .crc
+    (tmp_path / "a.txt").write_text("abc")
+    (tmp_path / "sub").mkdir()
+    os.symlink(tmp_path, tmp_path / "sub" / "up")  # a loop: Hadoop follows it until the OS refuses
+    uris = [f"file:{tmp_path}/{p}" for p in ("", "a.txt", "sub", "table", "missing")]
+
+    def answers():
+        out = []
+        for uri in uris:
+            for call in ("exists", "is_dir", "is_file", "stat", "list", "entries"):
+                try:
+                    got = getattr(storage, call)(uri)
+                    got = sorted(got) if isinstance(got, list) else got
+                except Exception as exc:  # the one line, whichever storage raised it
+                    got = (type(exc).__name__, str(exc))
+                out.append((uri, call, got))
+        return out
+
+    by_os = answers()
+    monkeypatch.setattr(HadoopStorage, "_looked_up", lambda self, uri, what, fn: None)
+    by_hadoop = answers()
+    for os_answer, hadoop_answer in zip(by_os, by_hadoop):
+        if os_answer[1] == "entries" and os_answer[0].endswith(("/", "/sub")):
+            continue  # Hadoop's own listing keeps the loop; nbspark's reader drops it either way
+        assert os_answer == hadoop_answer
+    table = {(u, c): g for u, c, g in by_os}[(uris[3], "list")]
+    assert table and not [u for u in table if u.endswith(".crc")]
+
+
 def test_a_directory_with_subdirectories_counts_as_its_files_in_one(spark, viewfs, tmp_path):
     """The n-gram lines split over a directory tree on ViewFS (hidden ``_``/``.`` names left out)
     count as the one fixture file does, locally."""
