@@ -185,10 +185,13 @@ class HadoopStorage:
         """``(fn(uri),)`` by the OS for a ``file:`` ``uri``, as Hadoop's local file system answers it,
         without py4j's round trips (a listing there costs three a file); None for any other scheme.
         Errors are told as ``_call`` tells Hadoop's."""
-        if scheme_of(uri) != "file":
-            return None
+        return self._by_os(uri, uri, what, fn) if scheme_of(uri) == "file" else None
+
+    @staticmethod
+    def _by_os(uri, local, what, fn):
+        """``(fn(local),)``, the OS's errors told (naming ``uri``) as ``_call`` tells Hadoop's."""
         try:
-            return (fn(uri),)
+            return (fn(local),)
         except FileNotFoundError:
             raise FileNotFoundError(f"{uri}: no such file or directory") from None
         except OSError as exc:
@@ -273,14 +276,7 @@ class HadoopStorage:
         """``fn(local uri)`` through ``LocalStorage`` for a ``uri`` that resolves to the local disk,
         its errors told as ``_call`` tells Hadoop's; None (nothing done) for any other ``uri``."""
         local = self._local_path(uri)
-        if local is None:
-            return None
-        try:
-            return (fn(local),)
-        except FileNotFoundError:
-            raise FileNotFoundError(f"{uri}: no such file or directory") from None
-        except OSError as exc:
-            raise StorageError(f"{uri}: cannot {what} ({exc.strerror or exc})") from None
+        return None if local is None else self._by_os(uri, local, what, fn)
 
     def write_bytes(self, uri, data):
         self._write(uri, data, overwrite=True)
