@@ -455,10 +455,14 @@ def _local_arrow_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     ends = pa.Table.from_pylist(
         [dict(zip(("event", "label", "feature", "n"), r)) for r in head + tail], schema=schema
     )
-    columns = [pa.array(["YX"] * yx.num_rows, pa.string()), yx["label"], yx["token"], None, yx["n_sum"]]
+    given = {
+        "event": pa.array(["YX"] * yx.num_rows, pa.string()),
+        "label": yx["label"],
+        "feature": yx["token"],
+        "n": yx["n_sum"],
+    }  # the other columns NULL, as the SQL engine leaves them
     middle = pa.Table.from_arrays(
-        [c if c is not None else pa.nulls(yx.num_rows, f.type) for c, f in zip(columns + [None] * 2, schema)],
-        schema=schema,
+        [given.get(f.name, pa.nulls(yx.num_rows, f.type)) for f in schema], schema=schema
     )
     table = pa.concat_tables([ends.slice(0, len(head)), middle, ends.slice(len(head))])
     n = table.num_rows

@@ -80,7 +80,7 @@ def count_on_threads(
     its own ``count`` over the batches it pulls from the shared ``batches`` (taken one at a time,
     under a lock), as each Spark task runs it over its partition; what they return, together. The
     counts do not depend on which thread took which batch. pyarrow's and numpy's kernels let go of
-    the GIL, so the threads count at once (two cores: about 1.7 times one)."""
+    the GIL, so the threads count at once."""
     batches, lock = iter(batches), threading.Lock()
 
     def pulled() -> Iterator:

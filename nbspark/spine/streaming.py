@@ -75,8 +75,8 @@ CHECKPOINT_DEFAULTS = {
     "spark.sql.streaming.fileSource.log.cleanupDelay": "60s",
 }
 #: Hadoop's local file system without checksum files for the checkpoint (Spark reaches it through
-#: ``FileContext``): each offsets and commits entry is one file written and renamed, not two (Spark's
-#: own bookkeeping of a batch, 60 ms -> 30 ms on local[2]). Only where Hadoop's own ``LocalFs`` is set.
+#: ``FileContext``): each offsets and commits entry is one file written and renamed, not two
+#: (docs/streaming.md). Only where Hadoop's own ``LocalFs`` is set.
 RAW_LOCAL_CHECKPOINT = (
     "fs.AbstractFileSystem.file.impl",
     "org.apache.hadoop.fs.local.LocalFs",

@@ -5,11 +5,10 @@ The bytes of a file that nbspark reads or writes itself (inputs counted in the d
 manifests, reports, plots, Parquet footers) under a path that resolves to ``file:`` (also through
 ViewFS) are read and written by the OS (``storage.local``), as Hadoop's raw local file system would
 (no ``.crc`` checksum file beside them, and a file edited by hand never refused for a stale one)
-without carrying them through py4j: a 12 MB input costs a tenth of a second of the driver's time
-there. A ``file:`` path is also looked up and listed by the OS (``_looked_up``), as Hadoop's local
-file system answers (its checksum files left out of listings), without py4j's three round trips a
-file. Directories are made, renamed and deleted by Hadoop; Spark's own table writes keep its
-checksums.
+without carrying them through py4j, which copies every byte through a socket. A ``file:`` path is
+also looked up and listed by the OS (``_answered``), as Hadoop's local file system answers (its
+checksum files left out of listings), without py4j's three round trips a file. Directories are
+made, renamed and deleted by Hadoop; Spark's own table writes keep its checksums.
 """
 
 from __future__ import annotations
@@ -181,25 +180,29 @@ class HadoopStorage:
         path = self._path(text)
         return normal_uri(path.getFileSystem(self._conf).makeQualified(path).toString())
 
-    def _looked_up(self, uri, what, fn):
-        """``(fn(uri),)`` by the OS for a ``file:`` ``uri``, as Hadoop's local file system answers it,
-        without py4j's round trips (a listing there costs three a file); None for any other scheme.
-        Errors are told as ``_call`` tells Hadoop's."""
-        return self._by_os(uri, uri, what, fn) if scheme_of(uri) == "file" else None
+    def _answered(self, uri, what, by_os, by_hadoop):
+        """``by_os(uri)`` for a ``file:`` ``uri``: the OS answers as Hadoop's local file system does,
+        without py4j's round trips (a listing there costs three a file), its errors told as
+        ``_call`` tells Hadoop's; ``by_hadoop()`` for any other scheme."""
+        return self._by_os(uri, uri, what, by_os) if scheme_of(uri) == "file" else by_hadoop()
 
     @staticmethod
     def _by_os(uri, local, what, fn):
-        """``(fn(local),)``, the OS's errors told (naming ``uri``) as ``_call`` tells Hadoop's."""
+        """``fn(local)``, the OS's errors told (naming ``uri``) as ``_call`` tells Hadoop's."""
         try:
-            return (fn(local),)
+            return fn(local)
         except FileNotFoundError:
             raise FileNotFoundError(f"{uri}: no such file or directory") from None
         except OSError as exc:
             raise StorageError(f"{uri}: cannot {what} ({exc.strerror or exc})") from None
 
     def exists(self, uri):
-        done = self._looked_up(uri, "look it up", self._os.exists)
-        return done[0] if done else self._call(uri, "look it up", lambda fs, p: bool(fs.exists(p)))
+        return self._answered(
+            uri,
+            "look it up",
+            self._os.exists,
+            lambda: self._call(uri, "look it up", lambda fs, p: bool(fs.exists(p))),
+        )
 
     def _status(self, uri):
         """The Hadoop ``FileStatus``, or None when there is nothing at ``uri``."""
@@ -209,31 +212,34 @@ class HadoopStorage:
             return None
 
     def is_dir(self, uri):
-        done = self._looked_up(uri, "look it up", self._os.is_dir)
-        if done:
-            return done[0]
-        st = self._status(uri)
-        return st is not None and bool(st.isDirectory())
+        return self._answered(
+            uri, "look it up", self._os.is_dir, lambda: self._has_status(uri, "isDirectory")
+        )
 
     def is_file(self, uri):
-        done = self._looked_up(uri, "look it up", self._os.is_file)
-        if done:
-            return done[0]
+        return self._answered(uri, "look it up", self._os.is_file, lambda: self._has_status(uri, "isFile"))
+
+    def _has_status(self, uri, kind: str) -> bool:
+        """Whether Hadoop's ``FileStatus`` of ``uri`` says ``kind`` (``isFile``, ``isDirectory``)."""
         st = self._status(uri)
-        return st is not None and bool(st.isFile())
+        return st is not None and bool(getattr(st, kind)())
 
     def list(self, uri):
-        done = self._looked_up(uri, "list it", self._os.list)
-        if done:
-            return done[0]
-        return [s.getPath().toString() for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p))]
+        return self._answered(
+            uri,
+            "list it",
+            self._os.list,
+            lambda: [
+                s.getPath().toString() for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p))
+            ],
+        )
 
     def entries(self, uri):
         """``(uri, size, modification time, is a directory)`` of a directory's files and
         subdirectories, from one listing."""
-        done = self._looked_up(uri, "list it", self._os.entries)
-        if done:
-            return done[0]
+        return self._answered(uri, "list it", self._os.entries, lambda: self._listed(uri))
+
+    def _listed(self, uri):
         found = []
         for s in self._call(uri, "list it", lambda fs, p: fs.listStatus(p)):  # a file costs 5 round trips
             if s.isFile():
@@ -243,9 +249,9 @@ class HadoopStorage:
         return found
 
     def stat(self, uri):
-        done = self._looked_up(uri, "look it up", self._os.stat)
-        if done:
-            return done[0]
+        return self._answered(uri, "look it up", self._os.stat, lambda: self._hadoop_stat(uri))
+
+    def _hadoop_stat(self, uri):
         st = self._status(uri)
         if st is None:
             raise FileNotFoundError(f"{uri}: no such file or directory")
@@ -276,7 +282,7 @@ class HadoopStorage:
         """``fn(local uri)`` through ``LocalStorage`` for a ``uri`` that resolves to the local disk,
         its errors told as ``_call`` tells Hadoop's; None (nothing done) for any other ``uri``."""
         local = self._local_path(uri)
-        return None if local is None else self._by_os(uri, local, what, fn)
+        return None if local is None else (self._by_os(uri, local, what, fn),)
 
     def write_bytes(self, uri, data):
         self._write(uri, data, overwrite=True)
