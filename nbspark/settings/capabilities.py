@@ -23,6 +23,7 @@ import dataclasses
 
 from nbspark.errors import ConfigError
 from nbspark.settings.naive_bayes import unread_settings
+from nbspark.storage.manifests import counted_files
 
 __all__ = [
     "BACKOFF_FORMATS",
@@ -328,7 +329,7 @@ def training_overlap(manifest: dict, inputs) -> str:
         return "none"
     trained_on = set()
     for counted in [manifest.get("inputs") or {}] + [u["inputs"] for u in manifest.get("updates", [])]:
-        trained_on |= set(counted.get("files") or [counted.get("root")])
+        trained_on |= set(counted_files(counted))
     tested = [str(f) for f in inputs.files or [inputs.root]]
     shared = sorted(trained_on.intersection(tested))
     if not shared:  # the same files by another name: a symbolic link, a ViewFS mount, file://

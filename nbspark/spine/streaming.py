@@ -42,6 +42,7 @@ from nbspark.spine.training import (
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import (
     check_update,
+    fold_stream_updates,
     load_manifest,
     manifest_header,
     merged_manifest,
@@ -68,11 +69,12 @@ BINARY_DDL = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BI
 RECOUNTED = ("features", "distinct_events", "label_counts")
 #: The stream's own defaults of Spark's checkpoint settings (a session's, spark-submit's or --conf's
 #: win): the offsets and commits of 10 batches (Spark keeps 100; a restart needs the last), and the
-#: file source's compacted logs of seen files deleted a minute after a newer one (Spark: 10 minutes;
-#: each holds every file seen, so a fast stream kept many).
+#: file source's logs of seen files deleted as soon as a newer compacted log holds them (Spark waits
+#: 10 minutes, for other readers; this stream's query is the log's only reader, and each compacted
+#: log holds every file seen, so a fast stream kept a copy of that list per 10 batches).
 CHECKPOINT_DEFAULTS = {
     "spark.sql.streaming.minBatchesToRetain": "10",
-    "spark.sql.streaming.fileSource.log.cleanupDelay": "60s",
+    "spark.sql.streaming.fileSource.log.cleanupDelay": "0s",
 }
 #: Hadoop's local file system without checksum files for the checkpoint (Spark reaches it through
 #: ``FileContext``): each offsets and commits entry is one file written and renamed, not two
@@ -194,7 +196,11 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
 
         def manifest_of(stage, written):
             maybe_kill_driver("staged")
-            return run_manifest(session, cfg, family, counted, inputs, stage, written, None, started, extra)
+            manifest = run_manifest(
+                session, cfg, family, counted, inputs, stage, written, None, started, extra
+            )
+            manifest["updates"][-1]["stream"] = checkpoint  # a compaction folds a stream's batches
+            return manifest
 
         rows = counted.known.get("rows")
         manifest = write_counts(session, counted.counts, out, kind, cfg.rows_per_file, rows, manifest_of)
@@ -239,6 +245,7 @@ def compact(spark, model, family: Family, cfg) -> dict | None:
 
         def manifest_of(stage, written):
             manifest = {k: v for k, v in old.items() if k not in ("parts", "bounds")}
+            manifest["updates"] = fold_stream_updates(old.get("updates", []))
             fields = family.fields(spark, cfg, counted, written, True)
             manifest.update({k: fields[k] for k in RECOUNTED if k in fields})
             manifest["count_rows"] = parquet_rows(stage / "counts")

@@ -23,7 +23,13 @@ from nbspark.settings.capabilities import resolve_engine
 from nbspark.spine.counting import Counted, merge_counts
 from nbspark.storage.counts import check_counts_spark
 from nbspark.storage.locations import Location, location, resolved
-from nbspark.storage.manifests import check_update, load_manifest, manifest_header, merged_manifest
+from nbspark.storage.manifests import (
+    check_update,
+    counted_signatures,
+    load_manifest,
+    manifest_header,
+    merged_manifest,
+)
 from nbspark.storage.tables import (
     check_output,
     parquet_rows,
@@ -116,7 +122,7 @@ def check_recount(old: dict, inputs, force: bool) -> None:
     if force:
         return
     seen = {
-        _in_ms(sig): u["created"] for u in old.get("updates", []) for sig in u["inputs"].get("signatures", [])
+        _in_ms(sig): u["created"] for u in old.get("updates", []) for sig in counted_signatures(u["inputs"])
     }
     by_stat: dict = {}  # another name of a counted file (a link, a mount, file://) has its size and time
     for path, size, mtime in seen:

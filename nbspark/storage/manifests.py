@@ -26,6 +26,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "check_update",
     "confusion_sets",
+    "counted_files",
+    "counted_signatures",
+    "fold_stream_updates",
     "folded_manifest",
     "json_type",
     "load_manifest",
@@ -268,6 +271,75 @@ def _added(a: dict, b: dict) -> dict:
     for key, value in b.items():
         out[key] = _added(out.get(key, {}), value) if isinstance(value, dict) else out.get(key, 0) + value
     return dict(sorted(out.items()))
+
+
+def counted_signatures(inputs: dict) -> list[list]:
+    """``[path, size, modification time]`` of each file a run (or a stream, folded) counted, from the
+    ``inputs`` of its manifest or update; a folded stream names them under its ``root``."""
+    signatures = inputs.get("signatures", [])
+    if not inputs.get("relative"):
+        return signatures
+    root = inputs["root"].rstrip("/")
+    return [[f"{root}/{name}", size, mtime] for name, size, mtime in signatures]
+
+
+def counted_files(inputs: dict) -> list[str]:
+    """The files a run (or a folded stream) counted, or its root when it named none."""
+    if inputs.get("relative"):
+        return [path for path, _, _ in counted_signatures(inputs)]
+    return inputs.get("files") or [inputs.get("root")]
+
+
+def fold_stream_updates(updates: list[dict]) -> list[dict]:
+    """A model's ``updates`` with each run of one stream's batches (marked ``stream``, in a row) as one
+    entry: the last batch's time, ``batches``, the statistics summed, and every file's signature with
+    its name under the watched folder (``relative``). What ``--update`` refuses and what the overlap
+    check finds are unchanged (``counted_signatures``, ``counted_files``); a compaction folds, so the
+    manifest grows by one short line per file streamed, not a record per batch."""
+    out: list[dict] = []
+    for update in updates:
+        named = _under_root(update) if update.get("stream") else None
+        last = out[-1] if out else None
+        if (
+            named is not None
+            and last is not None
+            and last.get("stream") == update["stream"]
+            and last["inputs"].get("relative")
+            and last["inputs"]["format"] == named["format"]
+            and last["inputs"]["root"].rstrip("/") == named["root"].rstrip("/")
+        ):
+            out[-1] = {
+                "created": update["created"],
+                "stream": update["stream"],
+                "batches": last.get("batches", 1) + update.get("batches", 1),
+                "inputs": {
+                    **last["inputs"],
+                    "signatures": last["inputs"]["signatures"] + named["signatures"],
+                },
+                "stats": _added(last["stats"], update["stats"]),
+            }
+        else:
+            out.append(
+                update if named is None else {**update, "batches": update.get("batches", 1), "inputs": named}
+            )
+    return out
+
+
+def _under_root(update: dict) -> dict | None:
+    """An update's inputs with every signature named under its root, or None when one is not under it."""
+    inputs = update["inputs"]
+    if inputs.get("relative"):
+        return inputs
+    root = inputs["root"].rstrip("/") + "/"
+    signatures = inputs.get("signatures", [])
+    if not all(path.startswith(root) for path, _, _ in signatures):
+        return None
+    return {
+        "format": inputs["format"],
+        "root": inputs["root"],
+        "relative": True,
+        "signatures": [[path[len(root) :], size, mtime] for path, size, mtime in signatures],
+    }
 
 
 def model_version(manifest: dict) -> int:

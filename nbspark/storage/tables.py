@@ -251,8 +251,24 @@ def _no_space(exc: BaseException) -> bool:
 
 
 def json_text(obj) -> str:
-    """How nbspark writes a JSON file (manifests, markers, metrics, locks): indented, UTF-8 as is."""
-    return json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
+    """How nbspark writes a JSON file (manifests, markers, metrics, locks): indented by two spaces,
+    UTF-8 as is, and a list that holds no list or object on one line (a file's signature, a count
+    table's part): a model's manifest grows by one line per file it counted, not five."""
+    return _json_lines(obj, 0) + "\n"
+
+
+def _json_lines(obj, depth: int) -> str:
+    pad, inner = "  " * depth, "  " * (depth + 1)
+    if isinstance(obj, dict) and obj:
+        keys = (k if isinstance(k, str) else json.dumps(k) for k in obj)  # as json names a number key
+        items = (
+            f"{inner}{json.dumps(k, ensure_ascii=False)}: {_json_lines(v, depth + 1)}"
+            for k, v in zip(keys, obj.values())
+        )
+        return "{\n" + ",\n".join(items) + f"\n{pad}}}"
+    if isinstance(obj, list | tuple) and any(isinstance(v, dict | list | tuple) for v in obj):
+        return "[\n" + ",\n".join(inner + _json_lines(v, depth + 1) for v in obj) + f"\n{pad}]"
+    return json.dumps(obj, ensure_ascii=False)
 
 
 def write_json(path: Location, obj) -> None:

@@ -28,9 +28,10 @@ from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
 from nbspark.naive_bayes.model import COUNT_DDL
 from nbspark.settings.config import load_config
 from nbspark.spine.streaming import compact, plan_stream, run_stream
+from nbspark.spine.training import check_recount
 from nbspark.storage.counts import read_count_table
 from nbspark.storage.locations import location
-from nbspark.storage.manifests import load_manifest
+from nbspark.storage.manifests import counted_files, load_manifest
 
 from ..conftest import ROOT
 
@@ -220,6 +221,11 @@ def test_compaction_folds_the_deltas_and_keeps_table_and_version(spark, tmp_path
     assert done["distinct_events"] == batch["distinct_events"]  # counted again, exact
     assert done["label_counts"] == batch["label_counts"] and done["count_rows"] == batch["count_rows"]
     assert rows(tmp_path / "model") == want
+    # the four batches' updates are one, naming the four files; a file of them is refused again
+    watched = sorted(str(p) for p in (tmp_path / "watch").iterdir())
+    assert [(u["batches"], sorted(counted_files(u["inputs"]))) for u in done["updates"]] == [(4, watched)]
+    with pytest.raises(InputError, match="part-2.txt was already counted into this model"):
+        check_recount(done, type("Inputs", (), {"files": [location(watched[2])]}), force=False)
     cfg = load_config(None, FAMILIES["backoff"][1])
     assert compact(spark, location(model), BACKOFF, cfg) is None  # nothing to fold
 
