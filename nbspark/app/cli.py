@@ -127,17 +127,17 @@ def _run(prog: str, body) -> int:
 
 def _may_count_here(args, prog: str, cfg) -> bool:
     """Whether ``nbspark train`` may choose to count in process (``settings.capabilities.in_process_fits``
-    then decides by size): the command, not ``spark-submit jobs/train.py``; no ``--spark``, update,
-    ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS`` asking for Spark; local files only."""
+    then decides by size): the command, not ``spark-submit jobs/train.py``; no ``--spark``,
+    ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS`` asking for Spark; local files only, and a
+    local model to ``--update``."""
     from nbspark.app.options import spark_settings_given
     from nbspark.storage.uris import scheme_of
 
-    if not prog.startswith("nbspark") or args.update:
-        return False
     asked = (getattr(args, o, None) for o in ("spark", "master", "conf"))
-    if any(asked) or spark_settings_given():
+    if not prog.startswith("nbspark") or any(asked) or spark_settings_given():
         return False
-    return all(not p or scheme_of(str(p)) in (None, "file") for p in (cfg.train.path, args.data_dir))
+    paths = (cfg.train.path, args.data_dir, args.update)
+    return all(not p or scheme_of(str(p)) in (None, "file") for p in paths)
 
 
 def train_main(argv=None, prog: str = "train.py") -> int:
@@ -183,11 +183,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
 
     def body():
         from nbspark.inputs.resolve import input_bytes, resolve_input
-        from nbspark.report.format import (
-            format_density_train_report,
-            format_nb_train_report,
-            format_train_report,
-        )
+        from nbspark.report import format as reports
         from nbspark.settings.capabilities import in_process_fits
         from nbspark.spine.training import plan_training, refuse_remote, train_model
 
@@ -204,7 +200,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
             refuse_remote(cfg, args.data_dir)
         elif _may_count_here(args, prog, cfg):
             local = resolve_input(cfg.train, args.data_dir)  # local files: no JVM to list them
-            why_not = in_process_fits(cfg, input_bytes(local))
+            why_not = in_process_fits(cfg, input_bytes(local, args.update))
             in_process = why_not is None
             log.info(
                 "counting %s",
@@ -226,8 +222,11 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         else:
             with _spark(f"nbspark-train-{cfg.name}") as spark:
                 manifest = train_model(spark, plan, family)
-        report = {"naive_bayes": format_nb_train_report, "density": format_density_train_report}
-        print(report.get(cfg.task, format_train_report)(manifest, plan.out))
+        report = {
+            "naive_bayes": reports.format_nb_train_report,
+            "density": reports.format_density_train_report,
+        }
+        print(report.get(cfg.task, reports.format_train_report)(manifest, plan.out))
 
     return _run(prog, body)
 

@@ -25,7 +25,7 @@ from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.inputs.tokens import NON_WORD_RUN, WORD_CHAR
 from nbspark.naive_bayes.inputs import record_events, records_rdd, text_lines
-from nbspark.naive_bayes.model import COUNT_DDL, add_values, event_row
+from nbspark.naive_bayes.model import COUNT_DDL, add_values, event_row, table_fields
 from nbspark.settings.capabilities import engine_problem
 from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import COUNTED_AS
@@ -416,12 +416,7 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     rows = [event_row(k, v) for k, v in sums.items() if not is_stat((k, v))]
     schema = arrow_schema(COUNT_DDL)
     table = pa.table([list(c) for c in zip(*rows)] if rows else [[] for _ in schema], schema=schema)
-    known = {
-        "columns": columns,
-        "label_counts": {r[1]: r[4] for r in rows if r[0] == "Y"},
-        "features": len({(r[2], r[3]) for r in rows if r[0] in ("YX", "YG")}),
-        "rows": len(rows),
-    }
+    known = {"columns": columns, **table_fields(table), "rows": len(rows)}
     return Counted("local", table, stats, bad, known)
 
 

@@ -16,7 +16,7 @@ import time
 from nbspark.errors import ConfigError
 from nbspark.inputs.resolve import Inputs
 from nbspark.naive_bayes.count import count_nb
-from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model
+from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model, table_fields
 from nbspark.naive_bayes.scoring import RANKED, score
 from nbspark.report.metrics import LOG_EPS, classification_metrics, format_classification_report, pr_curve
 from nbspark.report.plots import plot_pr_curve
@@ -61,6 +61,9 @@ def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) 
     known = counted.known
     if "label_counts" in known and not updated:
         labels, features = known["label_counts"], known["features"]
+    elif spark is None:  # counted (and updated) in this process: the written table is a pyarrow one
+        got = table_fields(read_written())
+        labels, features = got["label_counts"], got["features"]
     else:
         written = read_written()
         labels = {

@@ -255,7 +255,8 @@ def one_label(cfg) -> bool:
 
 def in_process_fits(cfg, input_bytes: int, below_mb: float = IN_PROCESS_BELOW_MB) -> str | None:
     """Why ``cfg``'s training cannot or should not be counted in process, or None when it fits: a
-    family that needs Spark (backoff), an engine only Spark runs, or an input over ``below_mb`` MB."""
+    family that needs Spark (backoff), an engine only Spark runs, or over ``below_mb`` MB to read
+    (``inputs.resolve.input_bytes``: the input's files, and an updated model's)."""
     if cfg.task == "backoff":
         return "a backoff model is counted by Spark"
     try:
@@ -263,7 +264,10 @@ def in_process_fits(cfg, input_bytes: int, below_mb: float = IN_PROCESS_BELOW_MB
     except ConfigError as exc:
         return str(exc)
     if input_bytes > below_mb * 1e6:
-        return f"the input is {input_bytes / 1e6:,.1f} MB, over the {below_mb:g} MB counted in process"
+        return (
+            f"{input_bytes / 1e6:,.1f} MB to read (the input, and a model to update), over the "
+            f"{below_mb:g} MB counted in process"
+        )
     return None
 
 

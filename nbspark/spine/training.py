@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.settings.capabilities import resolve_engine
 from nbspark.spine.counting import Counted, merge_counts
-from nbspark.storage.counts import check_counts_spark
+from nbspark.storage.counts import check_counts_spark, read_count_table, summed_table
 from nbspark.storage.locations import Location, location, resolved
 from nbspark.storage.manifests import (
     check_update,
@@ -84,8 +84,11 @@ class Family:
 def read_counts(spark, model_dir: Location, family: Family, manifest: dict):
     """A model's count table, checked against the family's schema and the manifest's row count, and
     its counts (>= 0, each key once: ``storage.counts.check_counts_spark``); a version of several
-    parts (``storage.versions``) summed by key."""
+    parts (``storage.versions``) summed by key. ``spark`` None: a pyarrow table, read and checked in
+    this process (``storage.counts.read_count_table``, what ``nbspark.load`` reads)."""
     ddl = family.ddl(manifest["config"])
+    if spark is None:
+        return read_count_table(model_dir, ddl, manifest)
     parts = count_parts(model_dir, manifest)
     frame = read_parquet_checked(spark, parts[0][0], ddl, parts[0][1], *parts[1:])
     if len(parts) == 1:
@@ -173,10 +176,8 @@ def plan_training(
     only if nbspark wrote it, never overlapping the input), and an update whose settings differ from
     the model's or that counts a file the model holds (unless ``force``). ``inputs`` may be a
     function that resolves them: it is called once the engine is known to apply. ``in_process``: count
-    without Spark (``settings.capabilities.resolve_engine``), no update yet."""
+    without Spark (``settings.capabilities.resolve_engine``), an update's old counts read by pyarrow."""
     engine = resolve_engine(cfg, in_process)
-    if in_process and update:
-        raise ConfigError("in process, nbspark does not --update a model yet: run the update with Spark")
     inputs = inputs() if callable(inputs) else inputs
     old = None
     if update:
@@ -238,7 +239,7 @@ def _count_and_write(spark, plan: TrainPlan, family: Family, started: float) -> 
             )
         counts = counted.counts
         if old is not None:
-            counts = merge_counts(counts, read_counts(spark, out, family, old), sums=list(family.sums))
+            counts = _added_counts(spark, counts, read_counts(spark, out, family, old), family)
         rows = counted.known.get("rows") if old is None else None
 
         def manifest_of(stage, written):
@@ -249,12 +250,23 @@ def _count_and_write(spark, plan: TrainPlan, family: Family, started: float) -> 
         counted.release()
 
 
+def _added_counts(spark, new, old, family: Family):
+    """An update's counts added to the model's: in Spark (``spine.counting.merge_counts``) or, for
+    pyarrow tables counted in this process, by its twin ``storage.counts.summed_table``."""
+    if spark is not None:
+        return merge_counts(new, old, sums=list(family.sums))
+    import pyarrow as pa
+
+    return summed_table(pa.concat_tables([new, old.select(new.column_names)], promote_options="default"))
+
+
 def write_counts(spark, counts, out, kind: str, rows_per_file: int, rows: int | None, manifest_of) -> dict:
     """Write a count table and its manifest into ``out``, whole or not at all: ``counts`` (a
-    DataFrame, or an Arrow table when ``spark`` is None) as ``counts/`` in one file per
-    ``rows_per_file`` rows (``rows``: the rows, or a bound on them; None: counted), then
-    ``manifest_of(stage, written)`` (``written()`` reads the table back) as ``manifest.json``;
-    staged and renamed into place with a marker of ``kind`` (``storage.tables.staged_output``)."""
+        DataFrame, or an Arrow table when ``spark`` is None) as ``counts/`` in one file per
+        ``rows_per_file`` rows (``rows``: the rows, or a bound on them; None: counted), then
+        ``manifest_of(stage, written)`` (``written()`` reads the table back: a DataFrame, or in this process
+    the pyarrow table) as ``manifest.json``;
+        staged and renamed into place with a marker of ``kind`` (``storage.tables.staged_output``)."""
     local = spark is None
     if not local:
         files = max(1, -(-(counts.count() if rows is None else rows) // rows_per_file))
@@ -265,8 +277,8 @@ def write_counts(spark, counts, out, kind: str, rows_per_file: int, rows: int | 
         else:
             counts.write.parquet((stage / "counts").uri)
 
-        def written():  # read back only where a family needs it (a schema inference job)
-            return spark.read.parquet((stage / "counts").uri)
+        def written():  # read back only where a family needs it (a schema inference job; or the table)
+            return counts if local else spark.read.parquet((stage / "counts").uri)
 
         manifest = manifest_of(stage, written)
         write_json(stage / "manifest.json", manifest)

@@ -178,6 +178,33 @@ def test_the_command_trains_in_process(tmp_path, capsys):
     ) == ["c", "j"]
 
 
+@pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
+def test_an_update_in_process_equals_training_on_everything(tmp_path, caplog, model):
+    """``nbspark train --update`` of small local files counts in process (no JVM: this test has no
+    ``java`` to find) and adds to the model's table: the table and the manifest's counts are those
+    of one train on both files, and the second file is refused a second time."""
+    lines = (FIXTURES / "china_train.tsv").read_text().splitlines(keepends=True)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.tsv").write_text("".join(lines[:3]))
+    (tmp_path / "in" / "b.tsv").write_text("".join(lines[3:]))
+    sets = [f"--set={k}={v}" for k, v in {**CHINA, "nb.model": model}.items()]
+
+    def train(path, *how):
+        return main(["train", *sets, "--set", f"train.path={path}", *how])
+
+    assert train(tmp_path / "in", "--out", str(tmp_path / "all")) == 0
+    assert train(tmp_path / "in" / "a.tsv", "--out", str(tmp_path / "m")) == 0
+    caplog.set_level("INFO", logger="nbspark")
+    assert train(tmp_path / "in" / "b.tsv", "--update", str(tmp_path / "m")) == 0
+    assert "counting in process" in caplog.text
+    assert _table(tmp_path / "m") == _table(tmp_path / "all")
+    updated, everything = _manifest(tmp_path / "m"), _manifest(tmp_path / "all")
+    for key in ("label_counts", "features", "count_rows", "model"):
+        assert updated[key] == everything[key], key
+    assert updated["version"] == 2 and updated["stats"]["documents"] == everything["stats"]["documents"]
+    assert train(tmp_path / "in" / "b.tsv", "--update", str(tmp_path / "m")) == 1  # counted already
+
+
 def test_failfast_in_process_names_the_first_malformed_line(tmp_path):
     cfg = load_config(
         None, {**CHINA, "train.path": str(FIXTURES / "china_test_dirty.tsv"), "mode": "failfast"}
@@ -253,7 +280,8 @@ def test_what_decides_in_process_for_the_command(monkeypatch):
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
     assert _may_count_here(argparse.Namespace(**plain), "nbspark train", cfg)
     assert not _may_count_here(argparse.Namespace(**plain), "train.py", cfg)  # spark-submit stays Spark
-    for asked in ({"spark": True}, {"master": "local[1]"}, {"conf": ["a=b"]}, {"update": "M"}):
+    assert _may_count_here(argparse.Namespace(**{**plain, "update": "M"}), "nbspark train", cfg)
+    for asked in ({"spark": True}, {"master": "local[1]"}, {"conf": ["a=b"]}, {"update": "hdfs://nn/m"}):
         assert not _may_count_here(argparse.Namespace(**{**plain, **asked}), "nbspark train", cfg)
     assert not _may_count_here(
         argparse.Namespace(**{**plain, "data_dir": "hdfs://nn/d"}), "nbspark train", cfg
@@ -261,7 +289,9 @@ def test_what_decides_in_process_for_the_command(monkeypatch):
     monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--master local[1] pyspark-shell")
     assert not _may_count_here(argparse.Namespace(**plain), "nbspark train", cfg)
     assert in_process_fits(cfg, 64_000_000) is None
-    assert in_process_fits(cfg, 64_000_001) == "the input is 64.0 MB, over the 64 MB counted in process"
+    assert in_process_fits(cfg, 64_000_001) == (
+        "64.0 MB to read (the input, and a model to update), over the 64 MB counted in process"
+    )
     assert "backoff" in in_process_fits(load_config(None, {}), 10)
     assert "dataframe" in in_process_fits(load_config(None, {**CHINA, "engine": "dataframe"}), 10)
 

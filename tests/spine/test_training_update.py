@@ -9,9 +9,10 @@ from nbspark.backoff.events import count_ddl
 from nbspark.backoff.jobs import train
 from nbspark.errors import InputError
 from nbspark.inputs.resolve import resolve_input
-from nbspark.naive_bayes.jobs import train_nb
+from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
 from nbspark.naive_bayes.model import COUNT_DDL
 from nbspark.settings.config import load_config
+from nbspark.spine.training import plan_training, train_model
 from nbspark.storage.tables import read_parquet_checked
 
 pytestmark = pytest.mark.spark
@@ -86,11 +87,21 @@ def test_nb_update_equals_training_on_all(spark, fixtures, tmp_path, model, path
         cfg = load_config(None, {**extra, "train.path": str(p)})
         return train_nb(spark, cfg, resolve_input(cfg.train, None), out, update=update)
 
-    fit(fixtures / path, tmp_path / "all")
+    def fit_here(p, out, update=False):  # in this process: the old table read and added to by pyarrow
+        cfg = load_config(None, {**extra, "train.path": str(p)})
+        plan = plan_training(cfg, resolve_input(cfg.train, None), out, NAIVE_BAYES, update, in_process=True)
+        return train_model(None, plan, NAIVE_BAYES)
+
+    everything = fit(fixtures / path, tmp_path / "all")
     fit(a, tmp_path / "ab")
-    fit(b, tmp_path / "ab", update=True)
+    spark_update = fit(b, tmp_path / "ab", update=True)
     got, want = table(spark, tmp_path / "ab", COUNT_DDL), table(spark, tmp_path / "all", COUNT_DDL)
     assertDataFrameEqual(got, want, checkRowOrder=False, rtol=1e-12)
+    fit_here(a, tmp_path / "here")
+    here_update = fit_here(b, tmp_path / "here", update=True)
+    assertDataFrameEqual(table(spark, tmp_path / "here", COUNT_DDL), want, checkRowOrder=False, rtol=1e-12)
+    for key in ("label_counts", "features", "columns"):
+        assert here_update[key] == spark_update[key] == everything[key], key
 
 
 def test_update_with_the_same_input_twice_is_refused_unless_forced(spark, fixtures, tmp_path):
