@@ -197,7 +197,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         out = args.update or args.out or cfg.model_dir
         in_process, local = getattr(args, "in_process", False), None
         if in_process:
-            refuse_remote(cfg, args.data_dir)
+            refuse_remote(cfg, args.data_dir, args.update)
         elif _may_count_here(args, prog, cfg):
             local = resolve_input(cfg.train, args.data_dir)  # local files: no JVM to list them
             why_not = in_process_fits(cfg, input_bytes(local, args.update))

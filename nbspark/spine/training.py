@@ -195,12 +195,12 @@ def plan_training(
     return TrainPlan(cfg, counting, inputs, out, engine, old)
 
 
-def refuse_remote(cfg, data_dir) -> None:
+def refuse_remote(cfg, data_dir, model=None) -> None:
     """Training in process reads local files: a URI of another storage (which would start the JVM to
-    reach it) is refused, before anything is resolved (``ConfigError``)."""
+    reach it) is refused, before anything is resolved (``ConfigError``); so is a model to update there."""
     from nbspark.storage.uris import scheme_of
 
-    for what, path in (("train.path", cfg.train.path), ("--data-dir", data_dir)):
+    for what, path in (("train.path", cfg.train.path), ("--data-dir", data_dir), ("--update", model)):
         if path and scheme_of(str(path)) not in (None, "file"):
             raise ConfigError(f"in process, nbspark reads local files only, not {what} {path}: use Spark")
 

@@ -203,6 +203,8 @@ def test_an_update_in_process_equals_training_on_everything(tmp_path, caplog, mo
         assert updated[key] == everything[key], key
     assert updated["version"] == 2 and updated["stats"]["documents"] == everything["stats"]["documents"]
     assert train(tmp_path / "in" / "b.tsv", "--update", str(tmp_path / "m")) == 1  # counted already
+    # a model on another storage would start the JVM to reach it: refused before anything starts
+    assert train(tmp_path / "in" / "b.tsv", "--in-process", "--update", "hdfs://127.0.0.1:1/m") == 2
 
 
 def test_failfast_in_process_names_the_first_malformed_line(tmp_path):
