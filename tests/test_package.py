@@ -91,6 +91,13 @@ def test_no_module_is_too_long():
                 assert length <= 100, f"{path.relative_to(ROOT)}:{node.lineno} {node.name} is {length} lines"
 
 
+def test_the_readme_stays_a_front_door():
+    """At most 250 lines: what nbspark is, the two commands, using a model, checking text, the jobs,
+    data, a cluster, tests; reference and figures live in ``docs/``."""
+    lines = (ROOT.parent / "README.md").read_text(encoding="utf-8").splitlines()
+    assert len(lines) <= 250, f"README.md: {len(lines)} lines; move reference to docs/"
+
+
 def test_pure_modules_do_not_import_pyspark():
     code = (
         "import sys; " + "; ".join(f"import nbspark.{m}" for m in PURE) + "; print('pyspark' in sys.modules)"
