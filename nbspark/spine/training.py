@@ -262,11 +262,11 @@ def _added_counts(spark, new, old, family: Family):
 
 def write_counts(spark, counts, out, kind: str, rows_per_file: int, rows: int | None, manifest_of) -> dict:
     """Write a count table and its manifest into ``out``, whole or not at all: ``counts`` (a
-        DataFrame, or an Arrow table when ``spark`` is None) as ``counts/`` in one file per
-        ``rows_per_file`` rows (``rows``: the rows, or a bound on them; None: counted), then
-        ``manifest_of(stage, written)`` (``written()`` reads the table back: a DataFrame, or in this process
-    the pyarrow table) as ``manifest.json``;
-        staged and renamed into place with a marker of ``kind`` (``storage.tables.staged_output``)."""
+    DataFrame, or an Arrow table when ``spark`` is None) as ``counts/`` in one file per
+    ``rows_per_file`` rows (``rows``: the rows, or a bound on them; None: counted), then
+    ``manifest_of(stage, written)`` (``written()`` reads the table back: a DataFrame, or in this
+    process the Arrow table) as ``manifest.json``; staged and renamed into place with a marker of
+    ``kind`` (``storage.tables.staged_output``)."""
     local = spark is None
     if not local:
         files = max(1, -(-(counts.count() if rows is None else rows) // rows_per_file))
