@@ -124,8 +124,12 @@ def check_recount(old: dict, inputs, force: bool) -> None:
     and modification time)."""
     if force:
         return
-    seen = {
-        _in_ms(sig): u["created"] for u in old.get("updates", []) for sig in counted_signatures(u["inputs"])
+    seen = {  # which run counted it: a folded stream's entry knows its last batch's time only
+        _in_ms(sig): f"a stream's batches until {u['created']}"
+        if u.get("batches")
+        else f"run of {u['created']}"
+        for u in old.get("updates", [])
+        for sig in counted_signatures(u["inputs"])
     }
     by_stat: dict = {}  # another name of a counted file (a link, a mount, file://) has its size and time
     for path, size, mtime in seen:
@@ -138,8 +142,7 @@ def check_recount(old: dict, inputs, force: bool) -> None:
             same = [p for p in candidates if resolved(p) == real]
         if same:
             raise InputError(
-                f"cannot update: {path} was already counted into this model (run of "
-                f"{seen[(same[0], size, mtime)]}"
+                f"cannot update: {path} was already counted into this model ({seen[(same[0], size, mtime)]}"
                 f"{'' if same[0] == path else f', as {same[0]}'}); pass --force to count it again"
             )
 
