@@ -24,8 +24,9 @@ from nbspark.inputs.lines import parse_line
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.inputs.tokens import NON_WORD_RUN, WORD_CHAR
+from nbspark.naive_bayes.count_table import table_fields
 from nbspark.naive_bayes.inputs import record_events, records_rdd, text_lines
-from nbspark.naive_bayes.model import COUNT_DDL, add_values, event_row, table_fields
+from nbspark.naive_bayes.model import COUNT_DDL, add_values, event_row
 from nbspark.settings.capabilities import engine_problem
 from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import COUNTED_AS

@@ -1,16 +1,42 @@
-"""A naive Bayes count table read by event, as ``naive_bayes.model.build_nb_model`` builds a model from it:
-the
-count rows ``(event, label, feature, value, n, sum, sumsq)`` (``naive_bayes.model.COUNT_DDL``), or the table
-itself as a pyarrow Table, whose YX rows (nearly all) are taken as columns instead of one by one.
-Pure Python; pyarrow only for a Table."""
+"""A naive Bayes count table read by event, as ``naive_bayes.model.build_nb_model`` builds a model
+from it: the count rows ``(event, label, feature, value, n, sum, sumsq)``
+(``naive_bayes.model.COUNT_DDL``), or the table itself as a pyarrow Table, whose YX rows (nearly
+all) are taken as columns instead of one by one; and the manifest's fields of such a table
+(``table_fields``). Pure Python; pyarrow only for a Table."""
 
 from __future__ import annotations
 
-__all__ = ["Y", "YG", "YX", "YX_ANY", "Y_ANY", "collect_counts", "declared_counts", "token_pairs"]
+__all__ = [
+    "Y",
+    "YG",
+    "YX",
+    "YX_ANY",
+    "Y_ANY",
+    "collect_counts",
+    "declared_counts",
+    "table_fields",
+    "token_pairs",
+]
 
 #: The events of naive Bayes count rows: all documents, documents per class, (class, feature)
 #: counts, all of a class's feature counts, a class's numeric column sums.
 Y_ANY, Y, YX, YX_ANY, YG = "Y=ANY", "Y", "YX", "YX=ANY", "YG"
+
+
+def table_fields(table) -> dict:
+    """The manifest's ``label_counts`` (each class's documents: its ``Y`` row) and ``features``
+    (distinct ``(feature, value)`` pairs of the ``YX`` and ``YG`` rows) of a count table in pyarrow:
+    a table counted or updated in this process, or ``partial_fit``'s. In Spark,
+    ``naive_bayes.jobs._fields`` reads the same from the written table (its SQL twin)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    y = table.filter(pc.equal(table["event"], Y))
+    x = table.filter(pc.is_in(table["event"], pa.array([YX, YG])))
+    return {
+        "label_counts": dict(sorted(zip(y["label"].to_pylist(), y["n"].to_pylist()))),
+        "features": x.group_by(["feature", "value"]).aggregate([]).num_rows,
+    }
 
 
 def collect_counts(rows, pairs: bool = True):

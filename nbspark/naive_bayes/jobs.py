@@ -16,7 +16,8 @@ import time
 from nbspark.errors import ConfigError
 from nbspark.inputs.resolve import Inputs
 from nbspark.naive_bayes.count import count_nb
-from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model, table_fields
+from nbspark.naive_bayes.count_table import table_fields
+from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model
 from nbspark.naive_bayes.scoring import RANKED, score
 from nbspark.report.metrics import LOG_EPS, classification_metrics, format_classification_report, pr_curve
 from nbspark.report.plots import plot_pr_curve

@@ -53,7 +53,6 @@ from nbspark.naive_bayes.count_table import (
 )
 
 __all__ = [
-    "table_fields",
     "COUNT_DDL",
     "NBModel",
     "add_values",
@@ -96,22 +95,6 @@ def event_row(key: tuple, value) -> tuple:
     if type(value) is int:
         return (*key, value, None, None)
     return (*key, int(value[0]), float(value[1]), float(value[2]))
-
-
-def table_fields(table) -> dict:
-    """The manifest's ``label_counts`` (each class's documents: its ``Y`` row) and ``features``
-    (distinct ``(feature, value)`` pairs of the ``YX`` and ``YG`` rows) of a count table in pyarrow:
-    a table counted or updated in this process, or ``partial_fit``'s. In Spark,
-    ``naive_bayes.jobs._fields`` reads the same from the written table (its SQL twin)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    y = table.filter(pc.equal(table["event"], "Y"))
-    x = table.filter(pc.is_in(table["event"], pa.array(["YX", "YG"])))
-    return {
-        "label_counts": dict(sorted(zip(y["label"].to_pylist(), y["n"].to_pylist()))),
-        "features": x.group_by(["feature", "value"]).aggregate([]).num_rows,
-    }
 
 
 def doc_events(labels: Sequence[str], tokens: Sequence[str], kind: str) -> Iterator[tuple[tuple, int]]:

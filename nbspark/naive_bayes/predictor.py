@@ -13,6 +13,7 @@ import numpy as np
 
 from nbspark.errors import OutputError
 from nbspark.inputs.tokens import tokenizer
+from nbspark.naive_bayes.count_table import table_fields
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
     add_values,
@@ -25,7 +26,6 @@ from nbspark.naive_bayes.model import (
     row_events,
     score_docs,
     score_rows,
-    table_fields,
     unexplained,
 )
 from nbspark.settings.capabilities import TEXT_MODELS
