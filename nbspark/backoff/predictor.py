@@ -133,15 +133,18 @@ class BackoffPredictor:
         from nbspark.storage.manifests import BACKOFF_KIND
 
         rows = [(*key, count) for key, count in self._pending.items()]
-        distinct: dict = {}
-        for row in rows:
-            distinct[row[0]] = distinct.get(row[0], 0) + 1
-        fields = {
-            "letters": self.letters,
-            "subsets": self.manifest["subsets"],
-            "distinct_events": dict(sorted(distinct.items())),
-            "label_counts": dict(sorted((r[-2], r[-1]) for r in rows if r[0] == "")),
-        }
+
+        def fields(_table) -> dict:  # of the rows themselves
+            distinct: dict = {}
+            for row in rows:
+                distinct[row[0]] = distinct.get(row[0], 0) + 1
+            return {
+                "letters": self.letters,
+                "subsets": self.manifest["subsets"],
+                "distinct_events": dict(sorted(distinct.items())),
+                "label_counts": dict(sorted((r[-2], r[-1]) for r in rows if r[0] == "")),
+            }
+
         ddl = count_ddl(self.letters)
         version, self.manifest = save_rows(
             self.path, BACKOFF_KIND, rows, ddl, fields, self._stats, "update", self.manifest

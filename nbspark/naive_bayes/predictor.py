@@ -134,18 +134,17 @@ class NBPredictor:
         beside its table where the model was read (``storage.versions``), under the model's writer
         lock; the version. A stream may commit versions between two saves: counts add, neither loses
         the other's (``nbspark.load`` again to score with the stream's too)."""
-        import pyarrow as pa
-
         from nbspark.storage.manifests import NB_KIND
-        from nbspark.storage.tables import arrow_schema
 
         rows = [event_row(k, v) for k, v in self._pending.items()]
-        table = pa.table([list(c) for c in zip(*rows)] if rows else [[]] * 7, schema=arrow_schema(COUNT_DDL))
-        fields = {
-            "model": self.manifest["model"],
-            "columns": self.manifest.get("columns", {}),
-            **table_fields(table),
-        }
+
+        def fields(table) -> dict:
+            return {
+                "model": self.manifest["model"],
+                "columns": self.manifest.get("columns", {}),
+                **table_fields(table),
+            }
+
         stats = {"documents": self._examples}
         version, self.manifest = save_rows(
             self.path, NB_KIND, rows, COUNT_DDL, fields, stats, "partial_fit", self.manifest

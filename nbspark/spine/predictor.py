@@ -39,10 +39,11 @@ def summed_rows(rows: Sequence[Sequence], more: Sequence[Sequence], ddl: str) ->
     return list(zip(*(column.to_pylist() for column in table.columns)))
 
 
-def save_rows(path, kind: str, rows: list, ddl: str, fields: dict, stats: dict, engine: str, manifest: dict):
+def save_rows(path, kind: str, rows: list, ddl: str, fields, stats: dict, engine: str, manifest: dict):
     """Commit count ``rows`` made in this process (``partial_fit``, ``update``; the schema ``ddl``) as
     the next version of the model read from ``path``: a delta (``spine.streaming.commit_counts``,
-    with the family's manifest ``fields`` and ``stats``). ``(version, manifest)``: the new version and
+    with ``fields(table)``, the family's manifest fields of the rows as a pyarrow table, and
+    ``stats``). ``(version, manifest)``: the new version and
     ``manifest`` (the model's in memory) with the delta folded in; no rows, no version. A model not
     read from a directory has nowhere to save (``ValueError``)."""
     if path is None:
@@ -60,6 +61,6 @@ def save_rows(path, kind: str, rows: list, ddl: str, fields: dict, stats: dict, 
 
     model_dir = location(path)
     table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(ddl))
-    delta = commit_counts(model_dir, kind, table, fields, stats, engine)
+    delta = commit_counts(model_dir, kind, table, fields(table), stats, engine)
     where = delta_location(model_dir, delta["version"])
     return delta["version"], folded_manifest(manifest, delta, where, model_dir)
