@@ -16,6 +16,7 @@ import re
 import sys
 from contextlib import contextmanager
 
+from nbspark.app.density import density_cells, density_curve_command, density_options, density_query
 from nbspark.app.options import (
     add_check_options,
     check_factor,
@@ -283,27 +284,6 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
     return _run(prog, body)
 
 
-def _density_curve(cfg, args, fractions) -> None:
-    from nbspark.density.curves import density_curve
-    from nbspark.inputs.resolve import resolve_input
-    from nbspark.report.format import format_density_curve
-    from nbspark.report.plots import require_matplotlib
-    from nbspark.settings.capabilities import test_problem
-    from nbspark.spine.training import refuse_remote
-
-    if problem := test_problem(cfg):
-        raise ConfigError(problem)
-    refuse_remote(cfg, args.data_dir)
-    require_matplotlib()
-    train_inputs = resolve_input(cfg.train, args.data_dir)
-    test_inputs = resolve_input(cfg.test, args.data_dir)
-    default = location(cfg.results_dir).parent / "learning_curve"
-    out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
-    rows = density_curve(cfg, train_inputs, test_inputs, out, fractions, args.seed, args.target)
-    print(format_density_curve(rows))
-    print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
-
-
 def query_main(argv=None, prog: str = "query.py") -> int:
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -333,11 +313,11 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         help="lower-case a raw n-gram file's words (a model is as its tokenizer left it)",
     )
     parser.add_argument("--json", metavar="FILE", help="also write the answer as JSON")
-    _density_options(parser)
+    density_options(parser)
     args = parser.parse_args(argv)
     cfg = config_of(args, parser)
     bindings = {c: getattr(args, c) for c in "ABCDE" if getattr(args, c) is not None}
-    cells = _density_cells(args, parser)
+    cells = density_cells(args, parser)
     if args.top < 1:
         parser.error("--top must be at least 1")
 
@@ -362,7 +342,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         else:
             model = location(args.model or cfg.model_dir)
             if load_manifest(model, (BACKOFF_KIND, DENSITY_KIND))["kind"] == DENSITY_KIND:
-                return _density_query(model, args, bindings, cells, answer)
+                return density_query(model, args, bindings, cells, answer)
         if args.value or args.given or args.estimator or args.m is not None:
             raise ConfigError("--value, --given, --estimator and --m ask a density model (task = density)")
         if in_process:
@@ -379,46 +359,6 @@ def query_main(argv=None, prog: str = "query.py") -> int:
             answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
 
     return _run(prog, body)
-
-
-def _density_options(parser: argparse.ArgumentParser) -> None:
-    density = parser.add_argument_group("a density model (task = density)")
-    density.add_argument(
-        "--value",
-        action="append",
-        default=[],
-        metavar="COLUMN=CELL",
-        help="P(these values | …): a column and its cell as the table writes it (COLUMN= is an empty cell)",
-    )
-    density.add_argument(
-        "--given", action="append", default=[], metavar="COLUMN=CELL", help="… | these values"
-    )
-    density.add_argument("--estimator", choices=("joint", "naive"), help="default: the model's density.model")
-    density.add_argument("--m", type=float, help="Dirichlet smoothing (default: the model's density.m)")
-
-
-def _density_cells(args, parser) -> dict[str, dict]:
-    """``--value`` and ``--given`` as ``{column: cell}`` (``COLUMN=`` is an empty cell, None)."""
-    cells = {}
-    for option in ("value", "given"):
-        if bad := [x for x in getattr(args, option) if "=" not in x]:
-            parser.error(f"--{option} needs COLUMN=CELL, got {bad[0]!r}")
-        cells[option] = {k: v or None for k, _, v in (x.partition("=") for x in getattr(args, option))}
-    return cells
-
-
-def _density_query(model, args, bindings: dict, cells: dict, answer) -> None:
-    """``nbspark query`` of a density model: answered by ``nbspark.load``, no Spark."""
-    from nbspark.density.predictor import density_answer
-    from nbspark.loading import load
-    from nbspark.report.format import format_density_answer
-
-    if bindings:
-        raise ConfigError(f"{model}: --A … --E ask a backoff model; a density model takes --value")
-    result = density_answer(load(model, m=args.m), cells["value"], cells["given"], args.estimator)
-    print(format_density_answer(result))
-    if answer is not None:
-        answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
 
 
 def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
@@ -459,7 +399,7 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         from nbspark.inputs.resolve import resolve_input
 
         if cfg.task == "density":  # in process: the curve of a table of local files, no Spark
-            return _density_curve(cfg, args, fractions)
+            return density_curve_command(cfg, args, fractions)
         from nbspark.backoff.curves import check_curve, learning_curve
         from nbspark.report.format import format_curve
 
