@@ -8,4 +8,9 @@ if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get 
     echo "installing Chromium for the page test (apt-get; log in .venv/chromium.log)" >&2
     { apt-get install -y --no-install-recommends chromium || { apt-get update && apt-get install -y --no-install-recommends chromium; }; } > .venv/chromium.log 2>&1 || echo "Chromium could not be installed: the page test will say so" >&2
 fi
-exec python -m pytest "$@"
+# Two pytest processes, each test file whole in one (its module fixtures made once), and the test
+# JVMs compiling with C1 only: a test's Spark jobs are small, and C2's compiling was most of their
+# JVM's CPU (docs/performance.md). NBSPARK_TEST_WORKERS=0 runs in this process; your own
+# SPARK_SUBMIT_OPTS come after the flag, so -XX:TieredStopAtLevel=4 there gives C2 back.
+export SPARK_SUBMIT_OPTS="-XX:TieredStopAtLevel=1${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"
+exec python -m pytest --numprocesses "${NBSPARK_TEST_WORKERS:-2}" --dist loadfile "$@"

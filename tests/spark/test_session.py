@@ -144,11 +144,26 @@ def test_a_stopped_session_leaves_no_accumulator_server_and_a_new_one_works(tmp_
 def test_the_jvm_end_of_this_threads_py4j_connection_sends_at_once(spark):
     """session.quick_replies (run by get_spark and by the Hadoop storage): Nagle's algorithm is
     off on the JVM's socket of this thread's py4j connection, so a reply longer than the JVM's
-    8 KB write buffer is not held for a delayed acknowledgement."""
+    8 KB write buffer is not held for a delayed acknowledgement. Checked on a new thread, whose
+    first py4j call is the storage's (py4j pins a connection to each thread; the test's own
+    thread may have been served by another before, in a run of many test files)."""
+    import threading
+
     from pyspark import SparkContext
 
-    connection = SparkContext._gateway.java_gateway_server.getCallbackClient().getPerThreadConnection()
-    assert connection.getSocket().getTcpNoDelay()
+    from nbspark.storage.hadoop import HadoopStorage
+
+    seen = []
+
+    def probe():
+        HadoopStorage()
+        callback = SparkContext._gateway.java_gateway_server.getCallbackClient()
+        seen.append(callback.getPerThreadConnection().getSocket().getTcpNoDelay())
+
+    thread = threading.Thread(target=probe)
+    thread.start()
+    thread.join(60)
+    assert seen == [True]
 
 
 def test_a_cached_aggregate_may_be_coalesced_unless_the_session_says_otherwise(spark):
