@@ -1,5 +1,6 @@
-"""One SparkSession for the whole run (local[2], 2 shuffle partitions, UI and progress off),
-and the paths of the hand-made fixtures and of the real data dir (when present)."""
+"""One SparkSession per pytest process (local[2], 2 shuffle partitions, UI and progress off;
+scripts/test.sh runs two processes), and the paths of the hand-made fixtures and of the real
+data dir (when present)."""
 
 from __future__ import annotations
 
