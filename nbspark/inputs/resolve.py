@@ -139,6 +139,7 @@ def resolve_data_dir(
 def input_bytes(inputs: Inputs, model=None) -> int:
     """The bytes of an input's files (a directory's, for a Parquet table), and of the files of the
     ``model`` directory it updates, if any (counting in process reads its tables whole)."""
-    given = sum(f.stat()[0] for x in inputs.files for f in (x.files() if x.is_dir() else [x]))
-    model = location(model) if model else None
-    return given + (sum(f.stat()[0] for f in model.files()) if model is not None and model.is_dir() else 0)
+    files = [f for x in inputs.files for f in (x.files() if x.is_dir() else [x])]
+    if model and (model := location(model)).is_dir():
+        files += model.files()
+    return sum(f.stat()[0] for f in files)
