@@ -15,6 +15,7 @@ __all__ = ["density_cells", "density_curve_command", "density_options", "density
 
 
 def density_curve_command(cfg, args, fractions) -> None:
+    """``learning_curve`` of a density model: a table of local files, counted in process."""
     from nbspark.density.curves import density_curve
     from nbspark.inputs.resolve import resolve_input
     from nbspark.report.format import format_density_curve
@@ -36,6 +37,7 @@ def density_curve_command(cfg, args, fractions) -> None:
 
 
 def density_options(parser: argparse.ArgumentParser) -> None:
+    """``query``'s options for a density model: ``--value``, ``--given``, ``--estimator``, ``--m``."""
     density = parser.add_argument_group("a density model (task = density)")
     density.add_argument(
         "--value",
