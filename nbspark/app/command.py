@@ -290,6 +290,10 @@ def serve_main(argv: list[str]) -> int:
     except ImportError as exc:
         print(f"nbspark serve: error: {exc.name} is missing: pip install 'nbspark[serve]'", file=sys.stderr)
         return 2
+    # a log line a request: records made without the caller's file and line, the thread's and the
+    # process's names, which no line of this command shows (the logging HOWTO's "Optimization")
+    logging._srcfile = None
+    logging.logThreads = logging.logProcesses = logging.logMultiprocessing = False
     try:
         return serve(
             args.model,

@@ -30,7 +30,6 @@ from urllib.parse import parse_qsl
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
@@ -43,6 +42,8 @@ __all__ = ["Limits", "create_app"]
 
 log = logging.getLogger("nbspark.serve")
 
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+_NOT_UTF8 = "Error: the request is not valid UTF-8"
 #: requests up to this many characters (a check) or bytes (a prediction) are answered in the event loop
 INLINE = 8192
 
@@ -61,19 +62,34 @@ class Limits:
     allow_origins: tuple[str, ...] = ()  # pages of these origins may call the API from a browser (CORS)
 
 
-async def _body(request: Request, limits: Limits) -> bytes:
+def _header(scope, name: bytes) -> str | None:
+    """A request header's value (the last one sent), or None."""
+    found = None
+    for key, value in scope["headers"]:  # lower-cased by the ASGI server
+        if key == name:
+            found = value
+    return None if found is None else found.decode("latin-1")
+
+
+async def _body(scope, receive, limits: Limits) -> bytes:
     too_big = RequestError(413, f"Error: the request body is over the limit of {limits.max_bytes:,} bytes")
-    declared = request.headers.get("content-length")
+    declared = _header(scope, b"content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > limits.max_bytes):
         raise too_big
     chunks, size = [], 0
     try:
         async with asyncio.timeout(limits.seconds):  # one deadline for the whole body
-            async for chunk in request.stream():
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise RequestError(400, "Error: the client left before sending the whole body")
+                chunk = message.get("body", b"")
                 size += len(chunk)
                 if size > limits.max_bytes:
                     raise too_big
                 chunks.append(chunk)
+                if not message.get("more_body", False):
+                    break
     except TimeoutError:
         raise RequestError(
             408, f"Error: the request body was not received within {limits.seconds:g} s"
@@ -81,21 +97,59 @@ async def _body(request: Request, limits: Limits) -> bytes:
     return b"".join(chunks)
 
 
-async def _fields(request: Request, limits: Limits) -> dict[str, str]:
+def _decoded(raw: bytes) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise RequestError(400, _NOT_UTF8) from None
+
+
+def _form(encoded: str) -> list[tuple[str, str]]:
+    """Url-encoded fields, in order (a %-escape that is not UTF-8: ``RequestError`` 400)."""
+    try:
+        return parse_qsl(encoded, keep_blank_values=True, errors="strict")
+    except UnicodeDecodeError:
+        raise RequestError(400, _NOT_UTF8) from None
+
+
+async def _fields(scope, receive, limits: Limits) -> dict[str, str]:
     """A request's form fields: the query string's, then a url-encoded body's."""
-    fields = dict(request.query_params)
-    if request.method == "POST":
-        body = await _body(request, limits)
-        kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    fields = dict(_form(scope["query_string"].decode("latin-1")))
+    if scope["method"] == "POST":
+        body = await _body(scope, receive, limits)
+        kind = (_header(scope, b"content-type") or "").split(";")[0].strip().lower()
         if body and kind not in ("", "application/x-www-form-urlencoded"):
             raise RequestError(
                 415, f"Error: send the fields as application/x-www-form-urlencoded, not {kind}"
             )
-        try:
-            fields.update(parse_qsl(body.decode("utf-8"), keep_blank_values=True, errors="strict"))
-        except UnicodeDecodeError:
-            raise RequestError(400, "Error: the request is not valid UTF-8") from None
+        fields.update(_form(_decoded(body)))
     return fields
+
+
+async def _json(send, answer) -> None:
+    """Answer 200 with ``answer`` as JSON, as Starlette's ``JSONResponse`` writes it."""
+    body = _ENCODER.encode(answer).encode("utf-8")
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+class _Endpoint:
+    """A route answered by an ASGI function ``fn(scope, receive, send)`` (Starlette calls a class's
+    instance as ASGI): no ``Request`` or ``Response`` object between the wire and the work, whose
+    making cost about 15 µs a request, a quarter of a 1 KB check. A ``RequestError`` it raises is
+    answered by the application's one handler, as every route's."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    async def __call__(self, scope, receive, send):
+        await self.fn(scope, receive, send)
 
 
 async def _work(limits: Limits, size: int, fn, *args):
@@ -162,24 +216,22 @@ def create_app(models: Models, limits: Limits = Limits()) -> Starlette:
     async def languages(request):
         return JSONResponse(LANGUAGES)
 
-    async def check(request):
+    async def check(scope, receive, send):
         served = models.current  # once: one version of every model for the whole request
-        parsed = check_request(await _fields(request, limits))
-        return JSONResponse(await _work(limits, len(parsed.plain), _check, parsed, served, limits))
+        parsed = check_request(await _fields(scope, receive, limits))
+        await _json(send, await _work(limits, len(parsed.plain), _check, parsed, served, limits))
 
     async def listed(request):
         return JSONResponse({"models": [s.info() for s in models.current.values()]})
 
-    async def predict(request):
+    async def predict(scope, receive, send):
         served = models.current
-        body = await _body(request, limits)
+        body = await _body(scope, receive, limits)
         try:
-            parsed = json.loads(body.decode("utf-8"))
-        except UnicodeDecodeError:
-            raise RequestError(400, "Error: the request is not valid UTF-8") from None
+            parsed = json.loads(_decoded(body))
         except ValueError as exc:
             raise RequestError(400, f"Error: the body is not valid JSON: {exc}") from None
-        return JSONResponse(await _work(limits, len(body), _predict, parsed, served))
+        await _json(send, await _work(limits, len(body), _predict, parsed, served))
 
     async def health(request):
         return PlainTextResponse("OK")
@@ -191,10 +243,10 @@ def create_app(models: Models, limits: Limits = Limits()) -> Starlette:
         routes=[
             Route("/", index),
             Route("/v2/languages", languages),
-            Route("/v2/check", check, methods=["GET", "POST"]),
+            Route("/v2/check", _Endpoint(check), methods=["GET", "POST"]),
             Route("/v2/healthcheck", health),
             Route("/v1/models", listed),
-            Route("/v1/predict", predict, methods=["POST"]),
+            Route("/v1/predict", _Endpoint(predict), methods=["POST"]),
         ],
         exception_handlers={RequestError: refused},
     )

@@ -43,6 +43,8 @@ def prepare(
         port=port,
         log_config=None,  # our logging: one line per request (serve.app), no access log twice
         access_log=False,
+        proxy_headers=False,  # no X-Forwarded-For rewriting: nothing reads the client's address
+        server_header=False,
         timeout_keep_alive=5,
         timeout_graceful_shutdown=GRACE,
     )

@@ -166,6 +166,23 @@ def test_bad_requests_are_answered_as_languagetool_answers(served):
         timeout=10,
     )
     assert (r.status_code, r.text) == (400, "Error: the request is not valid UTF-8")
+    r = requests.get(f"{check}?language=en-US&text=caf%E9", timeout=10)  # in the query string too
+    assert (r.status_code, r.text) == (400, "Error: the request is not valid UTF-8")
+    r = requests.post(check, json={"text": TEXT, "language": "en-US"}, timeout=10)
+    assert r.status_code == 415 and "not application/json" in r.text
+
+
+def test_the_fields_may_come_in_the_query_string(served):
+    """LanguageTool takes a check as a GET with a query string, or a POST whose body's fields
+    follow (and override) its query string's."""
+    check = f"{served[0]}/v2/check"
+    posted = requests.post(check, data={"text": TEXT, "language": "en-US"}, timeout=10).json()
+    assert [m["offset"] for m in posted["matches"]] == [13]
+    assert requests.get(check, params={"text": TEXT, "language": "en-US"}, timeout=10).json() == posted
+    mixed = requests.post(
+        f"{check}?language=xx-YY&text=nothing", data={"text": TEXT, "language": "en-US"}, timeout=10
+    )
+    assert mixed.json() == posted
 
 
 def _head(length: int) -> bytes:
@@ -262,3 +279,15 @@ def test_other_web_pages_may_call_only_when_allowed(checker_model, served):
             f"{url}/v2/languages", headers={"Origin": "https://elsewhere.example"}, timeout=10
         )
         assert "access-control-allow-origin" not in other.headers
+
+
+def test_a_client_that_leaves_mid_body_is_a_400_in_the_log(served, caplog):
+    host, port = served[0].removeprefix("http://").split(":")
+    with caplog.at_level(logging.INFO, logger="nbspark.serve"):
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(_head(500) + b"language=en")  # 11 bytes of the 500 announced, then gone
+        deadline = time.monotonic() + 5
+        while not caplog.records and time.monotonic() < deadline:
+            time.sleep(0.01)
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "nbspark.serve"]
+    assert line.split()[:3] == ["POST", "/v2/check", "400"]  # not a 500 with a traceback
