@@ -258,7 +258,8 @@ def create_app(models: Models, limits: Limits = Limits()) -> Starlette:
 
 
 class _Logged:
-    """One log line per request: method, path, status, bytes sent, milliseconds."""
+    """One log line per request: method, path, status, bytes of body sent (none to a ``HEAD``: the
+    server drops the body it is given), milliseconds."""
 
     def __init__(self, app):
         self.app = app
@@ -271,7 +272,7 @@ class _Logged:
         async def sending(message):
             if message["type"] == "http.response.start":
                 seen["status"] = message["status"]
-            elif message["type"] == "http.response.body":
+            elif message["type"] == "http.response.body" and scope["method"] != "HEAD":
                 seen["bytes"] += len(message.get("body", b""))
             await send(message)
 

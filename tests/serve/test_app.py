@@ -237,14 +237,17 @@ def test_one_log_line_per_request(served, caplog):
     with caplog.at_level(logging.INFO, logger="nbspark.serve"):
         requests.get(f"{served[0]}/v2/languages", timeout=10)
         requests.post(f"{served[0]}/v2/check", data={"language": "en-US"}, timeout=10)
+        head = requests.head(f"{served[0]}/v2/languages", timeout=10)
         deadline = time.monotonic() + 5  # a line is written once its answer is sent: after the client has it
-        while len(lines()) < 2 and time.monotonic() < deadline:
+        while len(lines()) < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
     lines = lines()
-    assert len(lines) == 2
+    assert len(lines) == 3
     method, path, status, size, ms, unit = lines[1].split()
     assert (method, path, status, unit) == ("POST", "/v2/check", "400", "ms")
     assert int(size) == len("Error: Missing 'text' or 'data' parameter") and float(ms) >= 0
+    assert (head.status_code, head.content) == (200, b"")
+    assert lines[2].split()[:4] == ["HEAD", "/v2/languages", "200", "0"]  # no body went out
 
 
 def test_a_server_that_cannot_serve_says_so_in_one_line_before_binding(checker_model, tmp_path, capsys):
