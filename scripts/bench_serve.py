@@ -21,9 +21,11 @@ Goals (the issue's): no errors; ``ratio_8_clients`` (throughput with 8 clients /
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
+import resource
 import selectors
 import shutil
 import socket
@@ -59,24 +61,56 @@ def texts(data_dir: Path, size: int, count: int = 50) -> list[str]:
     return out
 
 
-def start_server(model: str, log: Path, workers: int) -> tuple[subprocess.Popen, str]:
-    """``python -m nbspark serve`` on a free port, logging (a line per request) to ``log``."""
+def start_server(model: str, log: Path, workers: int, quiet: bool = False) -> tuple[subprocess.Popen, str]:
+    """``python -m nbspark serve`` on a free port, logging (a line per request) to ``log``; with
+    ``quiet`` (``nbspark --quiet serve``) no line per request, and the port is found here."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    port = 0
+    if quiet:  # the server will not say where it listens: take a free port for it
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
     with log.open("w") as sink:
         server = subprocess.Popen(
             [
-                *(sys.executable, "-m", "nbspark", "serve", "--model", model, "--port", "0"),
-                *("--reload-seconds", "0.5", "--workers", str(workers)),
+                *(sys.executable, "-m", "nbspark", *(("--quiet",) if quiet else ()), "serve"),
+                *(
+                    "--model",
+                    model,
+                    "--port",
+                    str(port),
+                    "--reload-seconds",
+                    "0.5",
+                    "--workers",
+                    str(workers),
+                ),
             ],
             stderr=sink,
             env=env,
         )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and server.poll() is None:
-        if found := re.search(r"serving on http://(\S+)", log.read_text()):
+        if not quiet and (found := re.search(r"serving on http://(\S+)", log.read_text())):
             return server, found.group(1)
+        if quiet:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                return server, f"127.0.0.1:{port}"
         time.sleep(0.1)
     raise SystemExit(f"the server did not start: {log.read_text()[-2000:]}")
+
+
+def cpu_seconds(pid: int) -> tuple[float, float] | None:
+    """User and kernel CPU seconds of process ``pid`` and its children (the server's workers), from
+    ``/proc``; None where there is none."""
+    try:
+        pids = [pid, *map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+        ticks, user, kernel = os.sysconf("SC_CLK_TCK"), 0.0, 0.0
+        for p in pids:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            user, kernel = user + int(fields[11]) / ticks, kernel + int(fields[12]) / ticks
+        return user, kernel
+    except (OSError, ValueError):
+        return None
 
 
 class _Connection:
@@ -172,6 +206,23 @@ def load(address: str, requests: list[bytes], clients: int, seconds: float) -> d
     }
 
 
+def load_with_cpu(
+    server: subprocess.Popen, address: str, requests: list[bytes], clients: int, seconds: float
+):
+    """``load``, with the CPU spent a request, in µs: the server's processes' user and kernel time
+    (``server_user_us``, ``server_kernel_us``; where ``/proc`` is) and this process's, the clients'
+    (``client_cpu_us``)."""
+    before, mine = cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
+    run = load(address, requests, clients, seconds)
+    after, now = cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
+    n = max(run["requests"] + run["errors"], 1)
+    if before and after:
+        run["server_user_us"] = (after[0] - before[0]) / n * 1e6
+        run["server_kernel_us"] = (after[1] - before[1]) / n * 1e6
+    run["client_cpu_us"] = (now.ru_utime - mine.ru_utime + now.ru_stime - mine.ru_stime) / n * 1e6
+    return run
+
+
 def in_process(model, items: list[str], seconds: float) -> float:
     """Checks per second of ``model.flags`` on ``items`` in a loop, in this process."""
     n, stop = 0, time.monotonic() + seconds
@@ -209,6 +260,11 @@ def main() -> None:
     parser.add_argument("--data-dir", default=os.environ.get("NBSPARK_DATA", "../shared/data"))
     parser.add_argument("--seconds", type=float, default=20.0, help="per size and client count (default 20)")
     parser.add_argument("--workers", type=int, default=1, help="the server's --workers (default 1)")
+    parser.add_argument(
+        "--server-quiet",
+        action="store_true",
+        help="start the server as nbspark --quiet serve: no log line per request (what the line costs)",
+    )
     parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
     args = parser.parse_args()
     import nbspark
@@ -219,7 +275,7 @@ def main() -> None:
     served = work / "model"
     shutil.copytree(source, served)
     try:
-        server, address = start_server(str(served), work / "serve.log", args.workers)
+        server, address = start_server(str(served), work / "serve.log", args.workers, args.server_quiet)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
@@ -227,6 +283,7 @@ def main() -> None:
         "model": str(source),
         "seconds": args.seconds,
         "workers": args.workers,
+        "server_quiet": args.server_quiet,
         "cpus": os.cpu_count(),
         "runs": [],
     }
@@ -237,13 +294,19 @@ def main() -> None:
             local = in_process(model, items, args.seconds)
             print(f"{name}: in process {local:,.1f} checks/s", flush=True)
             for clients in CLIENTS:
-                run = {"size": name, **load(address, bodies, clients, args.seconds), "in_process_rps": local}
+                run = {
+                    "size": name,
+                    **load_with_cpu(server, address, bodies, clients, args.seconds),
+                    "in_process_rps": local,
+                }
                 run["ratio_to_in_process"] = run["rps"] / local
                 results["runs"].append(run)
                 ratio, p50, p99 = run["ratio_to_in_process"], run["p50_ms"], run["p99_ms"]
                 print(
                     f"{name} {clients:>2} clients: {run['rps']:8,.1f} req/s ({ratio:.2f}× in process), "
-                    f"p50 {p50:7.2f} ms, p99 {p99:7.2f} ms, {run['errors']} errors",
+                    f"p50 {p50:7.2f} ms, p99 {p99:7.2f} ms, {run['errors']} errors; CPU a request: "
+                    f"server {run.get('server_user_us', 0):.0f} µs user + "
+                    f"{run.get('server_kernel_us', 0):.0f} kernel, clients {run['client_cpu_us']:.0f}",
                     flush=True,
                 )
         items = texts(Path(args.data_dir), SIZES["1KB"])

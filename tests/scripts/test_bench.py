@@ -125,6 +125,9 @@ def test_bench_serve_smallest(spark, data_dir, tmp_path):
     ]
     assert result["errors"] == 0 and result["reload_failed_requests"] == 0 and result["reload_requests"] > 0
     assert all(r["rps"] > 0 and r["p99_ms"] >= r["p50_ms"] > 0 for r in result["runs"])
+    # the CPU a request cost: the clients' (this process), and the server's from /proc (Linux)
+    assert all(r["client_cpu_us"] > 0 for r in result["runs"])
+    assert sys.platform != "linux" or all(r["server_user_us"] > 0 for r in result["runs"])
 
 
 def test_bench_density_smallest(tmp_path):
