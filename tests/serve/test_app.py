@@ -67,6 +67,8 @@ def test_languages_models_and_annotated_text(served):
     assert listed["checker"]["kind"] == "backoff" and listed["checker"]["version"] == 1
     assert [r["id"] for r in listed["checker"]["rules"]] == ["NBSPARK_AFFECT_EFFECT", "NBSPARK_THEIR_THERE"]
     assert listed["china"]["kind"] == "multinomial" and listed["china"]["classes"] == ["c", "j"]
+    for path, wrong in (("/v2/languages", "POST"), ("/v1/models", "DELETE"), ("/v1/predict", "GET")):
+        assert requests.request(wrong, f"{url}{path}", timeout=10).status_code == 405
     data = json.dumps(
         {
             "annotation": [
