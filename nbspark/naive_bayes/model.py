@@ -415,7 +415,8 @@ def score_rows(model: NBModel, rows: Sequence[tuple[dict, dict]]) -> tuple[np.nd
         x = np.array([[num.get(f, np.nan) for f in model.numeric] for _, num in rows], dtype=np.float64)
         x = x.reshape(len(rows), len(model.numeric))
         # -0.5 Σ log(2π var) - 0.5 Σ (x-θ)²/var, summed over the features present in the row
-        diff = (x[:, None, :] - model.theta[None, :, :]) ** 2 / model.var[None, :, :]
+        with np.errstate(over="ignore"):  # a value so far out that this overflows: its density is 0
+            diff = (x[:, None, :] - model.theta[None, :, :]) ** 2 / model.var[None, :, :]
         term = np.log(2.0 * np.pi * model.var)[None, :, :] + diff
         jll += -0.5 * np.nansum(np.where(np.isnan(x)[:, None, :], np.nan, term), axis=2)
     return jll, unknown
@@ -432,7 +433,8 @@ def log_posteriors(jll: np.ndarray) -> np.ndarray:
 
 
 def unexplained(jll: np.ndarray) -> int:
-    """Rows whose every class scores −inf (``alpha = 0``: each class has a factor of zero).
+    """Rows whose every class scores −inf (``report.format.UNEXPLAINED``: ``alpha = 0`` and each class
+    has a factor of zero, or a Gaussian column's value so far out that ``(x - θ)² / σ²`` overflows).
     ``log_posteriors`` gives them equal posteriors, and ranking then puts the first class first."""
     return int(np.isneginf(jll.max(axis=1)).sum()) if jll.size else 0
 

@@ -28,6 +28,7 @@ from nbspark.naive_bayes.model import (
     score_rows,
     unexplained,
 )
+from nbspark.report.format import UNEXPLAINED
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
 from nbspark.spine.predictor import accuracy, as_batch, save_rows, summed_rows
@@ -243,12 +244,11 @@ class NBPredictor:
         dead = unexplained(jll)
         if dead:
             log.warning(
-                "%d of %d %s: no class can explain them (every class has probability 0, as alpha = 0 "
-                "allows); "
-                "each got equal posteriors and the first class",
+                "%d of %d %s: no class can explain them (%s); each got equal posteriors and the first class",
                 dead,
                 len(items),
                 "texts" if self.text else "rows",
+                UNEXPLAINED,
             )
         return log_posteriors(jll), rows
 

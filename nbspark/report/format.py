@@ -9,6 +9,7 @@ from nbspark.report.metrics import format_level_table, level_name
 from nbspark.storage.manifests import confusion_sets
 
 __all__ = [
+    "UNEXPLAINED",
     "class_sizes",
     "format_check_report",
     "format_classify_report",
@@ -27,6 +28,13 @@ __all__ = [
     "format_sets_table",
     "format_train_report",
 ]
+
+#: Why no class can explain a document or row (``naive_bayes.model.unexplained``), as a report
+#: and a warning say it.
+UNEXPLAINED = (
+    "every class has probability 0: nb.alpha = 0 gives a class a zero factor, or a value lies so far "
+    "from every class's mean that its density is 0 in floating point"
+)
 
 
 def format_train_report(manifest: dict, out) -> str:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from nbspark.errors import InputError
-from nbspark.report.format import malformed_lines, malformed_reasons, missing_cells, undecodable
+from nbspark.report.format import UNEXPLAINED, malformed_lines, malformed_reasons, missing_cells, undecodable
 from nbspark.report.metrics import flat_metrics
 from nbspark.settings.capabilities import resolve_scoring, training_overlap
 from nbspark.storage.locations import Location, location
@@ -173,7 +173,7 @@ def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
         )
     if metrics.get("unexplained_documents"):
         notes.append(
-            f"documents no class can explain (every class has probability 0, as nb.alpha = 0 allows): "
+            f"documents no class can explain ({UNEXPLAINED}): "
             f"{metrics['unexplained_documents']:,}; each got equal posteriors and the first class in order"
         )
     if metrics.get("test_is_training_data"):

@@ -316,3 +316,21 @@ def test_an_unseen_category_is_counted_in_the_result_and_left_out_of_the_score(t
     assert capsys.readouterr().out.strip().endswith("(unseen, left out: outlook=foggy)")
     assert main(["predict", "--model", str(tmp_path / "m"), "--json", json.dumps(row)]) == 0
     assert json.loads(capsys.readouterr().out)["unseen"] == {"outlook": "foggy"}
+
+
+def test_a_value_no_class_can_explain_gets_equal_posteriors_and_says_why(tmp_path, caplog):
+    """A temperature of 1e200 is so far from every class's mean that (x - θ)² overflows: every
+    class's density is 0 in floating point, as with alpha = 0, and the warning names both causes."""
+    from tests.naive_bayes.test_jobs_one_label import WEATHER
+
+    weather = {**WEATHER, "train.format": "csv", "train.path": str(FIXTURES / "weather.csv")}
+    model = nbspark.fit(None, tmp_path / "m", settings=weather)
+    with caplog.at_level("WARNING", logger="nbspark.naive_bayes.predictor"):
+        proba = model.predict_proba(
+            [{"temperature": 1e200, "humidity": 80}, {"temperature": 70, "humidity": 80}]
+        )
+    assert proba[0].tolist() == [0.5, 0.5] and proba[1].max() > 0.5
+    (said,) = [r.getMessage() for r in caplog.records if r.name == "nbspark.naive_bayes.predictor"]
+    assert (
+        said.startswith("1 of 2 rows: no class can explain them") and "so far from every class's mean" in said
+    )

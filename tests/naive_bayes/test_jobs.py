@@ -967,15 +967,17 @@ def test_alpha_zero_documents_no_class_can_explain_are_counted_by_every_scorer(s
         assert rows["t2"]["ranked_probabilities"] == [1.0, 0.0]
         report = (tmp_path / scoring / "report.txt").read_text()
         assert (
-            "documents no class can explain (every class has probability 0, as nb.alpha = 0 allows): 1;"
-            in report
+            "documents no class can explain (every class has probability 0: nb.alpha = 0 gives a class a "
+            "zero factor, or a value lies so far from every class's mean that its density is 0 in floating "
+            "point): 1;" in report
         )
     with caplog.at_level("WARNING", logger="nbspark.naive_bayes.predictor"):
         proba = nbspark.load(tmp_path / "m").predict_proba(["Beijing Tokyo", "Tokyo"])
     assert proba.tolist() == [[0.5, 0.5], [0.0, 1.0]]
     assert [r.getMessage() for r in caplog.records if r.name == "nbspark.naive_bayes.predictor"] == [
-        "1 of 2 texts: no class can explain them (every class has probability 0, as alpha = 0 allows); "
-        "each got equal posteriors and the first class"
+        "1 of 2 texts: no class can explain them (every class has probability 0: nb.alpha = 0 gives a class "
+        "a zero factor, or a value lies so far from every class's mean that its density is 0 in floating "
+        "point); each got equal posteriors and the first class"
     ]
     cfg = load_config(None, {**base, "nb.alpha": "1"})
     metrics = classify_nb(
