@@ -164,6 +164,8 @@ class NBPredictor:
                         f"a {self.kind} model scores texts (str); item {i} is a {type(t).__name__}"
                     )
             return score_docs(self.model, [self._tokenize(t) for t in items])[0], None
+        if isinstance(extra_columns, str) or not all(isinstance(c, str) for c in extra_columns):
+            raise TypeError(f"extra_columns is a list of column names, not {extra_columns!r}")
         rows = [self._table_row(r, i) for i, r in enumerate(items)]
         known = {*self._numeric, *self._categorical, self.manifest["config"]["nb"]["label_column"]}
         if unknown := sorted({str(k) for r in items for k in r} - known - set(extra_columns)):

@@ -136,6 +136,9 @@ def test_a_table_model_learns_rows_as_training_reads_them(tmp_path):
     assert model.feature_names_in_.tolist() == ["humidity", "temperature", "outlook", "windy"]
     day = [{"outlook": "sunny", "temperature": 70}]
     assert model.predict(day).tolist() == everything.predict(day).tolist()
+    with pytest.raises(TypeError, match="extra_columns is a list of column names, not 'id'"):
+        model.predict([{**day[0], "id": 7}], extra_columns="id")  # not the columns 'i' and 'd'
+    assert model.predict([{**day[0], "id": 7}], extra_columns=["id"]).tolist() == model.predict(day).tolist()
 
 
 def test_partial_fit_refuses_what_it_cannot_count_and_counts_nothing_then(tmp_path):
