@@ -282,6 +282,8 @@ def serve_main(argv: list[str]) -> int:
     check_factor(parser, args)
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be 0 (a free one) to 65535, not {args.port}")
     if args.max_bytes < 1 or args.timeout <= 0 or args.reload_seconds <= 0:
         parser.error("--max-bytes, --timeout and --reload-seconds must be positive")
     try:

@@ -264,6 +264,17 @@ def test_a_server_that_cannot_serve_says_so_in_one_line_before_binding(checker_m
     assert "models 'a' and 'b' both check 'affect'" in capsys.readouterr().err
     assert main(["serve", "--model", f"a={checker_model}", "--model", f"a={checker_model}"]) == 2
     assert "two models named 'a'" in capsys.readouterr().err
+    # a port that is not one, and one that is taken: a line each, no traceback
+    with pytest.raises(SystemExit) as exit:
+        main(["serve", "--model", str(checker_model), "--port", "99999"])
+    assert (
+        exit.value.code == 2
+        and "--port must be 0 (a free one) to 65535, not 99999" in capsys.readouterr().err
+    )
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        assert main(["serve", "--model", str(checker_model), "--port", str(taken.getsockname()[1])]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("nbspark serve: error: ") and "Address already in use" in err and "\n" not in err
 
 
 def test_other_web_pages_may_call_only_when_allowed(checker_model, served):
