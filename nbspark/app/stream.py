@@ -14,6 +14,8 @@ import argparse
 
 from nbspark.app.cli import _run, _spark
 from nbspark.app.options import common_options, config_of
+from nbspark.errors import ConfigError
+from nbspark.spine.streaming import check_stream_options
 from nbspark.storage.locations import use_hadoop
 
 __all__ = ["stream_main"]
@@ -84,8 +86,17 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
     cfg = config_of(args, parser)
     if not args.compact and not args.watch:
         parser.error("--watch DIR is needed (or --compact)")
-    if args.trigger_seconds <= 0 or args.compact_every < 1:
-        parser.error("--trigger-seconds must be > 0 and --compact-every at least 1")
+    try:  # before Spark starts
+        check_stream_options(
+            {
+                "trigger_seconds": args.trigger_seconds,
+                "max_files": args.max_files_per_batch,
+                "compact_every": args.compact_every,
+                "in_process_below_mb": args.in_process_below,
+            }
+        )
+    except ConfigError as exc:
+        parser.error(str(exc))
 
     def body():
         from nbspark.spine.streaming import SESSION_DEFAULTS, compact, plan_stream, run_stream

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
+import math
 import signal
 import statistics
 import threading
@@ -54,6 +55,7 @@ from nbspark.storage.versions import DELTA, delta_location, take_writer_lock
 __all__ = [
     "SESSION_DEFAULTS",
     "StreamPlan",
+    "check_stream_options",
     "commit_batch",
     "commit_counts",
     "compact",
@@ -121,6 +123,22 @@ class StreamPlan:
         return self.model.parent / f"{self.model.name}.stream"
 
 
+def check_stream_options(options: dict) -> None:
+    """Refuse the numbers of ``StreamPlan`` that cannot be (``ConfigError``, one line): a trigger
+    that is not a finite number of seconds above 0, fewer than 1 file a batch or delta before a
+    compaction, a negative in-process bound. Pure: the command asks before Spark."""
+    trigger = options.get("trigger_seconds", StreamPlan.trigger_seconds)
+    if not (math.isfinite(trigger) and trigger > 0):
+        raise ConfigError(f"--trigger-seconds must be a number of seconds above 0, got {trigger}")
+    if (every := options.get("compact_every", COMPACT_EVERY)) < 1:
+        raise ConfigError(f"--compact-every must be at least 1, got {every}")
+    below = options.get("in_process_below_mb", IN_PROCESS_BELOW_MB)
+    if not below >= 0:  # NaN too; infinity: every batch in process
+        raise ConfigError(f"--in-process-below must be >= 0 MB, got {below}")
+    if (files := options.get("max_files")) is not None and files < 1:
+        raise ConfigError(f"--max-files-per-batch must be at least 1, got {files}")
+
+
 def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -> StreamPlan:
     """Decide a stream: refuse a density model (it is not updated), an engine or input format that
     cannot count, a watched directory that does not exist or overlaps the model, and an existing
@@ -128,6 +146,7 @@ def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -
     ``MODEL.stream/checkpoint``; ``options`` are ``StreamPlan``'s fields."""
     if cfg.task == "density":
         raise ConfigError("a density model is not streamed into yet: train it in batch")
+    check_stream_options(options)
     engine = resolve_engine(cfg)
     try:
         local = resolve_engine(cfg, in_process=True) == "local"
@@ -149,10 +168,6 @@ def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -
     )
     if checkpoint is None:
         plan = StreamPlan(**{**plan.__dict__, "checkpoint": plan.state / "checkpoint"})
-    if plan.in_process_below_mb < 0:
-        raise ConfigError(f"--in-process-below must be >= 0 MB, got {plan.in_process_below_mb}")
-    if plan.max_files is not None and plan.max_files < 1:
-        raise ConfigError(f"--max-files-per-batch must be at least 1, got {plan.max_files}")
     return plan
 
 

@@ -124,6 +124,28 @@ def test_an_sklearn_input_that_is_not_a_classification_table_is_refused(capsys, 
     assert code == 1 and len(err) == 1 and message in err[0] and "Traceback" not in err[0]
 
 
+@pytest.mark.parametrize(
+    "option, says",
+    [
+        (["--trigger-seconds", "nan"], "--trigger-seconds must be a number of seconds above 0, got nan"),
+        (["--trigger-seconds", "inf"], "--trigger-seconds must be a number of seconds above 0, got inf"),
+        (["--trigger-seconds", "0"], "--trigger-seconds must be a number of seconds above 0, got 0.0"),
+        (["--max-files-per-batch", "0"], "--max-files-per-batch must be at least 1, got 0"),
+        (["--compact-every", "0"], "--compact-every must be at least 1, got 0"),
+        (["--in-process-below", "-5"], "--in-process-below must be >= 0 MB, got -5.0"),
+    ],
+)
+def test_a_streams_numbers_are_refused_before_spark_starts(tmp_path, capsys, monkeypatch, option, says):
+    """``nan`` and ``inf`` seconds reached Spark, which failed on them; 0 files a batch and a
+    negative bound were refused only once the JVM had started."""
+    import nbspark.app.stream as stream
+
+    monkeypatch.setattr(stream, "use_hadoop", lambda: pytest.fail("the JVM was started"))
+    with pytest.raises(SystemExit) as info:
+        stream.stream_main(["--watch", str(tmp_path), "--model", str(tmp_path / "m"), *option])
+    assert info.value.code == 2 and capsys.readouterr().err.strip().endswith(f"error: {says}")
+
+
 def test_toml_paths_of_the_wrong_type_are_one_line_errors(tmp_path, capsys):
     """``path = 5`` or ``model_dir = 5`` used to give a TypeError."""
     for toml in ('[train]\nformat = "ngrams"\npath = 5\n', "model_dir = 5\n"):
