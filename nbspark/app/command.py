@@ -29,6 +29,7 @@ from pathlib import Path
 from nbspark._version import __version__
 from nbspark.errors import ConfigError, NbsparkError
 from nbspark.settings.check import RULES
+from nbspark.settings.config import check_number
 
 __all__ = ["check_main", "config_main", "config_toml", "main", "predict_main", "serve_main"]
 
@@ -280,12 +281,14 @@ def serve_main(argv: list[str]) -> int:
     add_check_options(parser)
     args = parser.parse_args(argv)
     check_factor(parser, args)
-    if args.workers < 1:
-        parser.error("--workers must be at least 1")
-    if not 0 <= args.port <= 65535:
-        parser.error(f"--port must be 0 (a free one) to 65535, not {args.port}")
-    if args.max_bytes < 1 or args.timeout <= 0 or args.reload_seconds <= 0:
-        parser.error("--max-bytes, --timeout and --reload-seconds must be positive")
+    try:
+        check_number("--port", args.port, 0, 65535)
+        check_number("--workers", args.workers, 1)
+        check_number("--max-bytes", args.max_bytes, 1)
+        check_number("--timeout", args.timeout, 0, low_open=True)
+        check_number("--reload-seconds", args.reload_seconds, 0, low_open=True)
+    except ConfigError as exc:
+        parser.error(str(exc))
     try:
         from nbspark.serve.app import Limits
         from nbspark.serve.server import serve

@@ -32,6 +32,7 @@ __all__ = [
     "load_config",
     "other_task_keys",
     "other_task_settings",
+    "check_number",
     "position_letters",
     "validate",
 ]
@@ -234,9 +235,12 @@ def position_letters(width: int) -> str:
     return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:width]
 
 
-def _finite(
+def check_number(
     name: str, value: float, low: float | None = None, high: float | None = None, low_open: bool = False
 ) -> None:
+    """Refuse a setting's number (``ConfigError`` naming ``name``) that is not finite, is below ``low``
+    (or equal to it, ``low_open``), or above ``high``: the rule of every numeric setting, in a config
+    file or on a command line."""
     if not math.isfinite(value):
         raise ConfigError(f"{name} must be a finite number, got {value!r}")
     if low is not None and (value < low or (low_open and value == low)):
@@ -261,7 +265,7 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ConfigError("backoff must name at least one context subset")
     letters = position_letters(cfg.width)
     centre = letters[cfg.width // 2]
-    _finite("sample", cfg.sample, 0.0, 1.0, low_open=True)
+    check_number("sample", cfg.sample, 0.0, 1.0, low_open=True)
     for subset in cfg.backoff + cfg.extra_subsets:
         bad = [c for c in subset if c not in letters or c == centre]
         if bad or len(set(subset)) != len(subset) or list(subset) != sorted(subset):
@@ -279,22 +283,22 @@ def validate(cfg: ExperimentConfig) -> None:
             raise ConfigError(f"{part}.document must be file or paragraph, got {spec.document!r}")
         if spec.min_count < 0 or spec.year_min > spec.year_max:
             raise ConfigError(f"{part}.min_count must be >= 0 and {part}.year_min <= {part}.year_max")
-        _finite(f"{part}.holdout", spec.holdout, 0.0)
-        _finite(f"{part}.whole_file_mb", spec.whole_file_mb, 0.0, 2047.0)  # a Java array holds < 2 GB
+        check_number(f"{part}.holdout", spec.holdout, 0.0)
+        check_number(f"{part}.whole_file_mb", spec.whole_file_mb, 0.0, 2047.0)  # a Java array holds < 2 GB
         if spec.holdout >= 1.0:
             raise ConfigError(f"{part}.holdout must be in [0, 1), got {spec.holdout}")
     from nbspark.settings.check import check_spec
 
-    check_spec(cfg, _finite)
+    check_spec(cfg, check_number)
     if cfg.task not in TASKS:
         raise ConfigError(f"task must be one of {', '.join(TASKS)}, got {cfg.task!r}")
     from nbspark.settings.naive_bayes import check_nb
 
-    check_nb(cfg.nb, _finite)
+    check_nb(cfg.nb, check_number)
     density = cfg.density
     if density.model not in DENSITY_MODELS:
         raise ConfigError(f"density.model must be one of {', '.join(DENSITY_MODELS)}, got {density.model!r}")
-    _finite("density.m", density.m, 0.0)
+    check_number("density.m", density.m, 0.0)
     if density.classifier not in DENSITY_MODELS:
         raise ConfigError(
             f"density.classifier must be one of {', '.join(DENSITY_MODELS)}, got {density.classifier!r}"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import logging
-import math
 import signal
 import statistics
 import threading
@@ -29,6 +28,7 @@ from dataclasses import dataclass
 from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.resolve import Inputs
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, resolve_engine
+from nbspark.settings.config import check_number
 from nbspark.spark.faults import maybe_kill_driver
 from nbspark.spark.session import cache_coalescable, settings_while
 from nbspark.spine.counting import Counted
@@ -126,17 +126,14 @@ class StreamPlan:
 def check_stream_options(options: dict) -> None:
     """Refuse the numbers of ``StreamPlan`` that cannot be (``ConfigError``, one line): a trigger
     that is not a finite number of seconds above 0, fewer than 1 file a batch or delta before a
-    compaction, a negative in-process bound. Pure: the command asks before Spark."""
-    trigger = options.get("trigger_seconds", StreamPlan.trigger_seconds)
-    if not (math.isfinite(trigger) and trigger > 0):
-        raise ConfigError(f"--trigger-seconds must be a number of seconds above 0, got {trigger}")
-    if (every := options.get("compact_every", COMPACT_EVERY)) < 1:
-        raise ConfigError(f"--compact-every must be at least 1, got {every}")
-    below = options.get("in_process_below_mb", IN_PROCESS_BELOW_MB)
-    if not below >= 0:  # NaN too; infinity: every batch in process
-        raise ConfigError(f"--in-process-below must be >= 0 MB, got {below}")
-    if (files := options.get("max_files")) is not None and files < 1:
-        raise ConfigError(f"--max-files-per-batch must be at least 1, got {files}")
+    compaction, a negative in-process bound. Pure: the command asks before Spark starts."""
+    check_number(
+        "--trigger-seconds", options.get("trigger_seconds", StreamPlan.trigger_seconds), 0, low_open=True
+    )
+    check_number("--compact-every", options.get("compact_every", COMPACT_EVERY), 1)
+    check_number("--in-process-below", options.get("in_process_below_mb", IN_PROCESS_BELOW_MB), 0)
+    if options.get("max_files") is not None:
+        check_number("--max-files-per-batch", options["max_files"], 1)
 
 
 def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -> StreamPlan:

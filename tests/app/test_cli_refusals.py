@@ -127,12 +127,12 @@ def test_an_sklearn_input_that_is_not_a_classification_table_is_refused(capsys, 
 @pytest.mark.parametrize(
     "option, says",
     [
-        (["--trigger-seconds", "nan"], "--trigger-seconds must be a number of seconds above 0, got nan"),
-        (["--trigger-seconds", "inf"], "--trigger-seconds must be a number of seconds above 0, got inf"),
-        (["--trigger-seconds", "0"], "--trigger-seconds must be a number of seconds above 0, got 0.0"),
-        (["--max-files-per-batch", "0"], "--max-files-per-batch must be at least 1, got 0"),
-        (["--compact-every", "0"], "--compact-every must be at least 1, got 0"),
-        (["--in-process-below", "-5"], "--in-process-below must be >= 0 MB, got -5.0"),
+        (["--trigger-seconds", "nan"], "--trigger-seconds must be a finite number, got nan"),
+        (["--trigger-seconds", "inf"], "--trigger-seconds must be a finite number, got inf"),
+        (["--trigger-seconds", "0"], "--trigger-seconds must be > 0, got 0.0"),
+        (["--max-files-per-batch", "0"], "--max-files-per-batch must be >= 1, got 0"),
+        (["--compact-every", "0"], "--compact-every must be >= 1, got 0"),
+        (["--in-process-below", "-5"], "--in-process-below must be >= 0, got -5.0"),
     ],
 )
 def test_a_streams_numbers_are_refused_before_spark_starts(tmp_path, capsys, monkeypatch, option, says):

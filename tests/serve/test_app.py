@@ -267,10 +267,16 @@ def test_a_server_that_cannot_serve_says_so_in_one_line_before_binding(checker_m
     # a port that is not one, and one that is taken: a line each, no traceback
     with pytest.raises(SystemExit) as exit:
         main(["serve", "--model", str(checker_model), "--port", "99999"])
-    assert (
-        exit.value.code == 2
-        and "--port must be 0 (a free one) to 65535, not 99999" in capsys.readouterr().err
-    )
+    assert exit.value.code == 2 and "--port must be <= 65535, got 99999" in capsys.readouterr().err
+    for option, value, says in (
+        ("--timeout", "inf", "--timeout must be a finite number, got inf"),
+        ("--reload-seconds", "nan", "--reload-seconds must be a finite number, got nan"),
+        ("--max-bytes", "0", "--max-bytes must be >= 1, got 0"),
+        ("--workers", "0", "--workers must be >= 1, got 0"),
+    ):
+        with pytest.raises(SystemExit) as exit:
+            main(["serve", "--model", str(checker_model), option, value])
+        assert exit.value.code == 2 and says in capsys.readouterr().err
     with socket.create_server(("127.0.0.1", 0)) as taken:
         assert main(["serve", "--model", str(checker_model), "--port", str(taken.getsockname()[1])]) == 2
     err = capsys.readouterr().err.strip()
