@@ -86,6 +86,8 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
     ]
     assert model.flags("It could not effect the ratio. The big effect of it.", factor=5) == found[:1]
     assert model.check("It could not effect the ratio.")[0]["flagged"] is False  # the default factor 50
+    with pytest.raises(TypeError, match="flags and check take one text"):
+        model.flags(["It could not effect the ratio."])  # one text, not a list of them
     assert found[0]["window"] == "could not effect the ratio"  # as explain takes it
     unseen = nbspark.load(model_dir, chain=["ABDE"])  # no level has seen this context
     assert np.isnan(unseen.predict_proba(["could not _ the ratio"])).all()

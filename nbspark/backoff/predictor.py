@@ -287,6 +287,8 @@ class BackoffPredictor:
     def _findings(self, text: str, factor: float | None, rule: str | None, every: bool):
         """The words ``check`` gives (``every``) or ``flags`` gives, one rule for both; a word not
         flagged is placed in the text only when ``every`` asks for it."""
+        if not isinstance(text, str):
+            raise TypeError(f"flags and check take one text (a str), got {type(text).__name__}")
         given = text
         text = line_ends(text)
         # where a "\r\n" became one "\n", a position in ``text`` is that many characters before ``given``'s

@@ -153,6 +153,8 @@ def test_partial_fit_refuses_what_it_cannot_count_and_counts_nothing_then(tmp_pa
         model.partial_fit(["alpha", "beta"], ["x", ""])
     with pytest.raises(TypeError, match="item 0 is a int"):
         model.partial_fit([3], ["x"])
+    with pytest.raises(ValueError, match=r"label 0: None is not a class name"):
+        model.partial_fit(["alpha"], [None])
     assert np.array_equal(model.predict_proba(["alpha"]), before) and model.save() == 1
 
 
