@@ -89,6 +89,8 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
     with pytest.raises(TypeError, match="flags and check take one text"):
         model.flags(["It could not effect the ratio."])  # one text, not a list of them
     assert found[0]["window"] == "could not effect the ratio"  # as explain takes it
+    with pytest.raises(TypeError, match="chain is a list of subsets"):
+        nbspark.load(model_dir, chain="ABDE")  # not the subsets 'A', 'B', 'D' and 'E'
     unseen = nbspark.load(model_dir, chain=["ABDE"])  # no level has seen this context
     assert np.isnan(unseen.predict_proba(["could not _ the ratio"])).all()
     assert unseen.predict(["could not _ the ratio"]).tolist() == [None]

@@ -44,6 +44,10 @@ class BackoffPredictor:
         cfg = manifest["config"]
         self.manifest = manifest
         self.letters, self.width, self.lowercase = manifest["letters"], cfg["width"], cfg["lowercase"]
+        if isinstance(chain, str):
+            raise TypeError(
+                f"chain is a list of subsets, most specific first (['ABDE', 'BD', '']), not {chain!r}"
+            )
         self.chain = tuple(cfg["backoff"] if chain is None else chain)
         missing = [s for s in self.chain if s not in manifest["subsets"]]
         if missing:
