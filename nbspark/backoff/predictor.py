@@ -34,7 +34,7 @@ from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 from nbspark.storage.manifests import confusion_sets, set_of_word
 
-__all__ = ["BackoffPredictor", "read_backoff"]
+__all__ = ["BackoffPredictor", "checked_chain", "read_backoff"]
 
 
 class BackoffPredictor:
@@ -44,17 +44,7 @@ class BackoffPredictor:
         cfg = manifest["config"]
         self.manifest = manifest
         self.letters, self.width, self.lowercase = manifest["letters"], cfg["width"], cfg["lowercase"]
-        if isinstance(chain, str):
-            raise TypeError(
-                f"chain is a list of subsets, most specific first (['ABDE', 'BD', '']), not {chain!r}"
-            )
-        self.chain = tuple(cfg["backoff"] if chain is None else chain)
-        missing = [s for s in self.chain if s not in manifest["subsets"]]
-        if missing:
-            raise OutputError(
-                f"the backoff chain needs subsets {missing}, which this model did not count (it has "
-                f"{manifest['subsets']})"
-            )
+        self.chain = checked_chain(cfg["backoff"] if chain is None else chain, manifest["subsets"])
         self._rows = list(rows)
         self._counts = count_tables(self._rows, self.letters, self.chain)
         self.model = model_from_counts(self._counts, self.letters, self.chain)
@@ -344,6 +334,23 @@ class BackoffPredictor:
                 "window": " ".join(w),
                 "flagged": flagged,
             }
+
+
+def checked_chain(chain: Sequence[str], subsets: Sequence[str]) -> tuple[str, ...]:
+    """A backoff chain, most specific subset first, as a tuple: refused when it is one string
+    (``TypeError``: "ABDE" is not the subsets A, B, D and E) or names a subset the model did not
+    count (``OutputError``). ``nbspark.load(chain=…)`` and ``CountingBackoffModel.setBackoff``."""
+    if isinstance(chain, str):
+        raise TypeError(
+            f"chain is a list of subsets, most specific first (['ABDE', 'BD', '']), not {chain!r}"
+        )
+    chain = tuple(chain)
+    if missing := [s for s in chain if s not in subsets]:
+        raise OutputError(
+            f"the backoff chain needs subsets {missing}, which this model did not count "
+            f"(it has {list(subsets)})"
+        )
+    return chain
 
 
 def _token_positions(text: str, lowercase: bool) -> tuple[list[int], list[int], list[str]]:

@@ -35,7 +35,7 @@ from pyspark.ml.util import (
 
 from nbspark.backoff.events import count_columns, count_ddl
 from nbspark.backoff.frames import count_windows
-from nbspark.backoff.predictor import BackoffPredictor
+from nbspark.backoff.predictor import BackoffPredictor, checked_chain
 from nbspark.ml.persist import CountsReader, CountsWriter
 from nbspark.settings.config import ExperimentConfig
 from nbspark.spine.frames import collect_checked
@@ -155,7 +155,8 @@ class CountingBackoffModel(Model, _Params, MLReadable, MLWritable):
         self.rows, self.subsets = rows or [], tuple(subsets)
 
     def setBackoff(self, chain) -> CountingBackoffModel:
-        return self._set(backoff=list(chain))
+        """Score with another chain of the counted subsets (``backoff.predictor.checked_chain``)."""
+        return self._set(backoff=list(checked_chain(chain, self.subsets)))
 
     def manifest(self) -> dict:
         """The backoff manifest of these counts, as the train job writes it (``nbspark.load`` reads it)."""

@@ -331,6 +331,11 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
                 )
             if vectors:
                 x = features.toArray()
+                if len(x) != width:  # MLlib refuses it too ("The number of features ...")
+                    raise ValueError(
+                        f"CountingNaiveBayes: a feature vector of {len(x)} values; "
+                        f"the model was fit on {width}"
+                    )
                 if bernoulli and not np.all((x == 0) | (x == 1)):
                     raise ValueError("Bernoulli naive Bayes needs 0/1 feature values")
                 if not (

@@ -11,6 +11,7 @@ import pytest
 
 import nbspark
 from nbspark.backoff.events import Example, example_events
+from nbspark.errors import OutputError
 from nbspark.inputs.parsers import MalformedLine, parse_ngram_line
 
 pytestmark = pytest.mark.spark
@@ -63,8 +64,10 @@ def test_the_backoff_estimator_decides_as_counted_by_hand(fitted, spark):
 def test_a_new_chain_reuses_the_counts(fitted, spark):
     shorter = fitted.copy().setBackoff(["B", ""])
     assert decide(shorter, spark, ["would not _ the outcome"]) == [("affect", pytest.approx(9 / 10), "B")]
-    with pytest.raises(Exception, match="did not count"):
-        fitted.copy().setBackoff(["AE", ""]).transform(spark.range(0))
+    with pytest.raises(OutputError, match="did not count"):  # at once, not at the first transform
+        fitted.copy().setBackoff(["AE", ""])
+    with pytest.raises(TypeError, match="chain is a list of subsets"):
+        fitted.copy().setBackoff("ABDE")  # not the subsets A, B, D and E
 
 
 def test_count_windows_equals_the_train_job_and_a_plain_python_count(spark, tmp_path, fixtures):

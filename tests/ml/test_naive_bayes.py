@@ -242,6 +242,20 @@ def test_refuses_what_mllib_refuses(spark):
         model.transform(spark.createDataFrame([(Vectors.dense([1.0, -1.0]), 0.0, 1.0)], vectors)).collect()
     with pytest.raises(PySparkException, match="features column 'features' holds a null vector"):
         model.transform(spark.createDataFrame([(None, 0.0, 1.0)], vectors)).collect()
+    with pytest.raises(PySparkException, match="a feature vector of 3 values; the model was fit on 2"):
+        model.transform(
+            spark.createDataFrame([(Vectors.dense([1.0, 0.0, 3.0]), 0.0, 1.0)], vectors)
+        ).collect()
+    # a place no training vector used is still the model's: scored, not refused
+    sparse_fit = CountingNaiveBayes().fit(
+        spark.createDataFrame(
+            [(Vectors.sparse(3, [0], [1.0]), 0.0, 1.0), (Vectors.sparse(3, [1], [2.0]), 1.0, 1.0)], vectors
+        )
+    )
+    scored = sparse_fit.transform(
+        spark.createDataFrame([(Vectors.dense([0.0, 0.0, 5.0]), 0.0, 1.0)], vectors)
+    )
+    assert scored.count() == 1 and scored.first()["prediction"] in (0.0, 1.0)
     model = CountingNaiveBayes().fit(spark.createDataFrame([(["b"], 1.0, 1.0), (["a"], 0.0, 1.0)], tokens))
     for bad, what in ((None, "document"), (["a", None], "token")):
         with pytest.raises(PySparkException, match=f"tokens column 'features' holds a null {what}"):
