@@ -87,8 +87,8 @@ class BackoffPredictor:
         (``backoff.events.example_events``, every subset the model counted): each window's centre is
         the word used there, a confusion-set word; ``weights`` their counts (default 1, a window of
         text). The model scores with them at once; ``save()`` commits them."""
-        windows = as_batch(windows, "windows")
-        weights = [1] * len(windows) if weights is None else as_batch(weights, "weights")
+        windows = as_batch(windows, "windows", "update")
+        weights = [1] * len(windows) if weights is None else as_batch(weights, "weights", "update")
         if len(weights) != len(windows):
             raise ValueError(
                 f"update takes one weight per window: {len(windows)} windows, {len(weights)} weights"

@@ -27,7 +27,7 @@ from nbspark.backoff.predict import UNSEEN, predict
 from nbspark.density.model import DensityModel
 from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_rows
 from nbspark.settings.config import DENSITY_MODELS
-from nbspark.spine.predictor import accuracy
+from nbspark.spine.predictor import accuracy, as_batch
 
 __all__ = ["DensityClassifier"]
 
@@ -93,7 +93,7 @@ class DensityClassifier:
     def explain(self, rows: Iterable[Mapping]) -> list[dict]:
         """Per row: ``label``, ``probability``, ``probabilities`` by class and, for the joint,
         ``level``: the columns of the subset that decided (``[]`` the prior)."""
-        xs = [self._row(row, i) for i, row in enumerate(rows)]
+        xs = [self._row(row, i) for i, row in enumerate(as_batch(rows, "rows"))]
         if self.kind == "naive":  # the rows scored together, as naive Bayes scores a batch
             cats = [({c: v for c, v in zip(self.features, x) if v is not None}, {}) for x in xs]
             posteriors = np.exp(log_posteriors(score_rows(self._nb, cats)[0])) if xs else []

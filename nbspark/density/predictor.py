@@ -8,6 +8,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from nbspark.density.model import COUNT_DDL, DensityModel
+from nbspark.spine.predictor import as_batch
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 
@@ -38,7 +39,7 @@ class DensityPredictor:
         return self.density.probability(values, given, model or self.model)
 
     def log_density(self, rows: Iterable[Mapping[str, str | None]], model: str | None = None) -> list[float]:
-        return self.density.log_density(rows, model or self.model)
+        return self.density.log_density(as_batch(rows, "rows", "log_density"), model or self.model)
 
     def classifier(
         self,

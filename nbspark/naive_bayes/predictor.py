@@ -98,7 +98,8 @@ class NBPredictor:
         multilabel line does). The model scores with them at once; ``save()`` commits them."""
         if not self.text and hasattr(X, "to_dict") and hasattr(X, "columns"):  # a pandas DataFrame
             X = X.to_dict("records")
-        X, y = as_batch(X, "texts" if self.text else "rows"), as_batch(y, "labels")
+        X = as_batch(X, "texts" if self.text else "rows", "partial_fit")
+        y = as_batch(y, "labels", "partial_fit")
         if len(X) != len(y):
             raise ValueError(f"partial_fit takes one label per example: {len(X)} examples, {len(y)} labels")
         counted_as = COUNTED_AS.get(self.manifest["model"], self.manifest["model"])

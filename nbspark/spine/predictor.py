@@ -7,18 +7,18 @@ from collections.abc import Mapping, Sequence
 __all__ = ["accuracy", "as_batch", "save_rows", "summed_rows"]
 
 
-def as_batch(items, what: str) -> list:
-    """A predict call's items as a list. One text, window or row is refused, as scikit-learn refuses
-    a lone string: iterating it would score its characters (or a row's keys), silently."""
+def as_batch(items, what: str, call: str = "predict") -> list:
+    """A ``call``'s items as a list. One text, window or row is refused, as scikit-learn refuses a
+    lone string: iterating it would score its characters (or a row's keys), silently."""
     if isinstance(items, (str, bytes, Mapping)):
-        raise TypeError(f"predict takes a list of {what}, got one {type(items).__name__}; wrap it in a list")
+        raise TypeError(f"{call} takes a list of {what}, got one {type(items).__name__}; wrap it in a list")
     return list(items)
 
 
 def accuracy(predicted: Sequence, labels, what: str) -> float:
     """The share of ``predicted`` equal to ``labels`` (scikit-learn's ``score``; NaN for none), one
     label per item of ``what`` (``ValueError`` otherwise: a shorter list would be scored in silence)."""
-    labels = as_batch(labels, "labels")
+    labels = as_batch(labels, "labels", "score")
     if len(predicted) != len(labels):
         raise ValueError(f"score takes one label per {what}: {len(predicted)} {what}s, {len(labels)} labels")
     return sum(p == y for p, y in zip(predicted, labels)) / len(labels) if labels else float("nan")

@@ -42,6 +42,9 @@ def test_the_truth_table_in_process_gives_its_numbers_back(tmp_path):
         assert model.probability({"A": a, "B": b, "C": c}) == p
     assert model.probability({"A": "1", "B": "0", "C": "1"}, model="naive") == pytest.approx(0.075)
     assert nbspark.load(tmp_path / "m", m=1.0).m == 1.0
+    for one in ("abc", {"A": "1", "B": "0", "C": "1"}):  # one row is not rows: not its letters or keys
+        with pytest.raises(TypeError, match="log_density takes a list of rows, got one (str|dict)"):
+            model.log_density(one)
 
 
 def test_spark_counts_the_table_that_the_process_counts(spark, tmp_path):
