@@ -341,7 +341,8 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
             failure.append(exc)
             raise
 
-    reader = spark.readStream.format("binaryFile").schema(BINARY_DDL)
+    # the watched directory's subdirectories too, as a batch train reads them (``inputs.files.list_files``)
+    reader = spark.readStream.format("binaryFile").schema(BINARY_DDL).option("recursiveFileLookup", "true")
     if plan.max_files is not None:
         reader = reader.option("maxFilesPerTrigger", plan.max_files)
     if plan.cfg.train.format in ("reuters", "reuters_topics"):

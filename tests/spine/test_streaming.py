@@ -117,7 +117,10 @@ def test_streamed_in_any_order_and_split_equals_the_batch_train(spark, name, dat
         (tmp / "watch").mkdir()
         for round_ in (order[:cut], order[cut:]):
             for path in round_:
-                path.rename(tmp / "watch" / path.name)  # moved in whole
+                # moved in whole, at the top or in a subdirectory (read as a batch train reads them)
+                into = tmp / "watch" / data.draw(st.sampled_from(["", "2026/11"]))
+                into.mkdir(parents=True, exist_ok=True)
+                path.rename(into / path.name)
             if round_:
                 files = data.draw(st.integers(1, 2))
                 stream(spark, name, tmp / "watch", tmp / "model", max_files=files, in_process_below_mb=below)
