@@ -32,6 +32,7 @@ __all__ = [
     "decode_text",
     "hadoop_escape",
     "hadoop_input_dir",
+    "in_nbspark_output",
     "line_number",
     "line_numbers",
     "list_files",
@@ -85,6 +86,22 @@ def _nbspark_output(uri: str, names: list[str]) -> bool:
     if MARKER in names:
         log.warning("%s: an nbspark output (it holds %s), not read as input", uri, MARKER)
         return True
+    return False
+
+
+def in_nbspark_output(root, path, looked: dict) -> bool:
+    """Whether the file ``path`` lies in an nbspark output below the input directory ``root``: the
+    rule of ``list_files``, asked of one file that another lister found (a stream's file source
+    walks the directory itself). ``looked`` remembers each directory's answer across calls."""
+    from nbspark.storage.tables import MARKER
+
+    folder = path.parent
+    while folder is not None and folder.uri.startswith(root.uri.rstrip("/") + "/"):
+        if folder.uri not in looked:
+            looked[folder.uri] = (folder / MARKER).is_file() and _nbspark_output(folder.uri, [MARKER])
+        if looked[folder.uri]:
+            return True
+        folder = folder.parent
     return False
 
 

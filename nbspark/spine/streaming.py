@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 
 from nbspark.errors import ConfigError, InputError
+from nbspark.inputs.files import in_nbspark_output
 from nbspark.inputs.resolve import Inputs
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, resolve_engine
 from nbspark.settings.config import check_number
@@ -182,7 +183,12 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
             "batch %d: committed before (version %d); replayed, nothing added", batch_id, model_version(old)
         )
         return None
-    inputs = Inputs(cfg.train, plan.watch, tuple(location(f[0]) for f in sorted(files)))
+    looked: dict = {}  # an nbspark output under the watched directory is left out, as a batch train leaves it
+    files = [f for f in sorted(files) if not in_nbspark_output(plan.watch, location(f[0]), looked)]
+    if not files:
+        log.info("batch %d: only files of nbspark outputs; nothing to count", batch_id)
+        return None
+    inputs = Inputs(cfg.train, plan.watch, tuple(location(f[0]) for f in files))
     if old is not None:
         check_recount(old, inputs, plan.force)
     counting = family.update_settings(old, cfg) if old is not None and family.update_settings else cfg

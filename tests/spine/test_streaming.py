@@ -132,6 +132,24 @@ def test_streamed_in_any_order_and_split_equals_the_batch_train(spark, name, dat
         )  # one version per batch, a delta each
 
 
+def test_an_nbspark_output_under_the_watched_directory_is_left_out_as_a_batch_train_leaves_it(
+    spark, tmp_path
+):
+    """The stream reads subdirectories, as training does; results written inside the watched
+    directory (a marker beside Parquet) are not read as text by either."""
+    watch = tmp_path / "watch"
+    write_parts(source_lines("naive_bayes"), watch, 2)
+    results = watch / "2026" / "scored"
+    results.mkdir(parents=True)
+    (results / "_nbspark.json").write_text("{}")
+    (results / "part-00000.parquet").write_bytes(b"PAR1\x00\x01 d1\tx\tnot text at all\n")
+    want = batch_model(spark, "naive_bayes", watch, tmp_path / "batch")
+    stream(spark, "naive_bayes", watch, tmp_path / "model")
+    assert rows(tmp_path / "model") == want
+    held = counted_files(load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["inputs"])
+    assert sorted(location(f).name for f in held) == ["part-0.txt", "part-1.txt"]
+
+
 def test_a_batch_replayed_after_its_commit_adds_nothing(spark, tmp_path):
     """Spark's commit log is written after foreachBatch returns: a driver dying between the two
     replays the batch, with the same id and files; the model holds it already."""
