@@ -8,14 +8,19 @@
 * A naive Bayes model scores a text (text models) or a row (table models: a mapping of column ->
   value): ``text`` (the item as given), ``label``, ``probability`` and ``probabilities`` by class;
   a row also ``unseen``: its categories the model never saw in their column, left out of the score.
+* A density model scores a row (a mapping of column -> cell): ``text`` (the row as given),
+  ``density`` (its probability under the model's estimator) and ``log_density`` (null where the
+  density is 0).
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 
 from nbspark.backoff.predictor import BackoffPredictor
+from nbspark.density.predictor import DensityPredictor
 
 __all__ = ["json_row", "prediction_objects"]
 
@@ -26,6 +31,12 @@ def prediction_objects(model, items: Sequence, shown: Sequence | None = None, ex
     shown = items if shown is None else shown
     if isinstance(model, BackoffPredictor):
         return _backoff_objects(model, items, shown)
+    if isinstance(model, DensityPredictor):
+        logs = model.log_density(list(items))
+        return [
+            {"text": t, "density": math.exp(lp), "log_density": lp if math.isfinite(lp) else None}
+            for t, lp in zip(shown, logs)
+        ], 0
     explained = model.explain(list(items), *([] if model.text else [extra_columns]))
     return [{"text": t, **e} for t, e in zip(shown, explained)], 0
 

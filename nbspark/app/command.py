@@ -108,7 +108,8 @@ def predict_main(argv: list[str]) -> int:
         description="Score with a trained model without Spark. Backoff models: a window with '_' (or a "
         "confusion-set word) at the centre, or a sentence, whose every confusion-set word is scored in its "
         "window. Naive Bayes text models: one document per argument (or per line with '-'); table models "
-        "(gaussian, categorical, mixed): one JSON object of column -> value per argument or line.",
+        "(gaussian, categorical, mixed) and density models: one JSON object of column -> value per argument "
+        "or line (a density model answers each row's density).",
     )
     parser.add_argument("--model", required=True, metavar="DIR", help="the model directory")
     parser.add_argument("--json", action="store_true", help="one JSON object per result")
@@ -404,6 +405,10 @@ def _flag_line(f: dict) -> str:
 
 
 def _line(r: dict) -> str:
+    if "density" in r:
+        return f"density {r['density']:.6g}" + (
+            "" if r["log_density"] is None else f" (log {r['log_density']:.4f})"
+        )
     level = "" if "level" not in r else f" at {r['level'] or '∅'}"
     where = f"{r['window']}: " if "window" in r else ""
     unseen = r.get("unseen") or {}

@@ -19,6 +19,9 @@ class DensityPredictor:
     """``model`` (``"joint"`` or ``"naive"``) defaults to the one the config named; ``m`` is the
     model's smoothing unless ``load`` was given another."""
 
+    kind = "density"
+    text = False  # it scores rows (mappings of column -> cell), as a naive Bayes table model does
+
     def __init__(self, manifest: dict, rows, m: float | None = None):
         density = manifest["config"]["density"]
         self.manifest = manifest

@@ -28,7 +28,7 @@ def _rows(model) -> list[tuple]:
     return sorted(tuple(r.values()) for r in pq.read_table(str(model / "counts")).to_pylist())
 
 
-def test_the_truth_table_in_process_gives_its_numbers_back(tmp_path):
+def test_the_truth_table_in_process_gives_its_numbers_back(tmp_path, capsys):
     """No spark mark: no JVM."""
     (tmp_path / "abc.csv").write_text(TRUTH)
     manifest = train_density_in_process(
@@ -42,6 +42,13 @@ def test_the_truth_table_in_process_gives_its_numbers_back(tmp_path):
         assert model.probability({"A": a, "B": b, "C": c}) == p
     assert model.probability({"A": "1", "B": "0", "C": "1"}, model="naive") == pytest.approx(0.075)
     assert nbspark.load(tmp_path / "m", m=1.0).m == 1.0
+    # nbspark predict answers each row's density, the truth table's own number (0: no log)
+    (a, b, c), p = next(iter(TABLE.items()))
+    assert (
+        main(["predict", "--model", str(tmp_path / "m"), "--json", json.dumps({"A": a, "B": b, "C": c})]) == 0
+    )
+    (said,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert said["density"] == pytest.approx(p) and said["log_density"] == pytest.approx(math.log(p))
     for one in ("abc", {"A": "1", "B": "0", "C": "1"}):  # one row is not rows: not its letters or keys
         with pytest.raises(TypeError, match="log_density takes a list of rows, got one (str|dict)"):
             model.log_density(one)

@@ -4,6 +4,7 @@ documented while other clients are served."""
 
 import json
 import logging
+import math
 import socket
 import threading
 import time
@@ -314,3 +315,24 @@ def test_a_client_that_leaves_mid_body_is_a_400_in_the_log(served, caplog):
             time.sleep(0.01)
     (line,) = [r.getMessage() for r in caplog.records if r.name == "nbspark.serve"]
     assert line.split()[:3] == ["POST", "/v2/check", "400"]  # not a 500 with a traceback
+
+
+def test_a_density_model_answers_each_rows_density(tmp_path):
+    """/v1/predict of a density model: the hand-counted share of each row (2 of 4 rows are A=1,
+    B=1), null log where a row was never seen; /v1/models lists it."""
+    from nbspark.density.jobs import train_density_in_process
+    from nbspark.settings.config import load_config
+
+    (tmp_path / "ab.csv").write_text("A,B\n1,0\n1,1\n0,1\n1,1\n")
+    cfg = {"task": "density", "train.format": "csv", "train.path": str(tmp_path / "ab.csv")}
+    train_density_in_process(load_config(None, cfg), tmp_path / "ab")
+    with running([f"ab={tmp_path / 'ab'}"]) as (url, _):
+        (listed,) = requests.get(f"{url}/v1/models", timeout=10).json()["models"]
+        assert (listed["kind"], listed["classes"]) == ("density", [])
+        rows = [{"A": "1", "B": "1"}, {"A": "0", "B": "0"}]
+        got = requests.post(f"{url}/v1/predict", json={"rows": rows}, timeout=10).json()
+        assert [(r["text"], r["density"]) for r in got["results"]] == list(zip(rows, [0.5, 0.0]))
+        assert got["results"][0]["log_density"] == pytest.approx(math.log(0.5))
+        assert got["results"][1]["log_density"] is None and got["unscored"] == 0
+        refused = requests.post(f"{url}/v1/predict", json={"texts": ["A B"]}, timeout=10)
+        assert (refused.status_code, refused.text) == (400, "Error: model 'ab' scores rows, not texts")
