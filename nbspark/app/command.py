@@ -201,7 +201,8 @@ def check_main(argv: list[str]) -> int:
     try:
         model = load(args.model)
         if not isinstance(model, BackoffPredictor):
-            raise ValueError(f"{args.model}: a naive Bayes model; nbspark check needs a backoff model")
+            what = "a density model" if model.kind == "density" else "a naive Bayes model"
+            raise ValueError(f"{args.model}: {what}; nbspark check needs a backoff model")
         if args.evaluate:
             return _evaluate(model, args)
         for name, text, replaced in _texts(args.files):

@@ -49,6 +49,9 @@ def test_the_truth_table_in_process_gives_its_numbers_back(tmp_path, capsys):
     )
     (said,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert said["density"] == pytest.approx(p) and said["log_density"] == pytest.approx(math.log(p))
+    (tmp_path / "text.txt").write_text("It would not effect it.")
+    assert main(["check", "--model", str(tmp_path / "m"), str(tmp_path / "text.txt")]) == 2
+    assert "a density model; nbspark check needs a backoff model" in capsys.readouterr().err
     for one in ("abc", {"A": "1", "B": "0", "C": "1"}):  # one row is not rows: not its letters or keys
         with pytest.raises(TypeError, match="log_density takes a list of rows, got one (str|dict)"):
             model.log_density(one)
