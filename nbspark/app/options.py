@@ -145,10 +145,11 @@ def spark_settings_given() -> bool:
 
 def config_of(args, parser):
     submit_args(args, parser)
-    for option in ("out", "model", "update"):
+    names = {"ngrams": "a file or a directory", "progress": "a file"}  # the others: a directory
+    for option in ("out", "model", "update", "ngrams", "watch", "checkpoint", "progress"):
         value = getattr(args, option, None)
         if value is not None and not value.strip():
-            parser.error(f"--{option} must name a directory, got an empty string")
+            parser.error(f"--{option} must name {names.get(option, 'a directory')}, got an empty string")
     try:
         return load_config(args.config, overrides_of(args, parser))
     except ConfigError as exc:

@@ -277,6 +277,8 @@ def validate(cfg: ExperimentConfig) -> None:
         spec = getattr(cfg, part)
         if spec.format not in FORMATS:
             raise ConfigError(f"{part}.format must be one of {', '.join(FORMATS)}, got {spec.format!r}")
+        if not spec.path.strip():  # "" would be the data directory itself, every corpus in it
+            raise ConfigError(f"{part}.path must name a file or a directory, got an empty string")
         if spec.pos not in ("strip", "keep"):
             raise ConfigError(f"{part}.pos must be strip or keep, got {spec.pos!r}")
         if spec.document not in ("file", "paragraph"):

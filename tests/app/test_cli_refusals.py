@@ -103,12 +103,26 @@ def test_an_output_that_cannot_be_created_is_refused_before_any_work(tmp_path, c
 
 
 def test_an_empty_out_is_refused(capsys):
-    """``--out ""`` used to fall back to the config's default directory."""
+    """``--out ""`` used to fall back to the config's default directory; an empty ``train.path``,
+    ``--ngrams`` or ``--watch`` was the data directory itself, every corpus in it."""
     with pytest.raises(SystemExit) as info:
         train_main(["--out", ""])
     assert (
         info.value.code == 2 and "--out must name a directory, got an empty string" in capsys.readouterr().err
     )
+    with pytest.raises(SystemExit) as info:
+        train_main(["--set", "train.path=", "--out", "x"])
+    assert "train.path must name a file or a directory, got an empty string" in capsys.readouterr().err
+    from nbspark.app.cli import query_main
+    from nbspark.app.stream import stream_main
+
+    for main_, argv, says in (
+        (query_main, ["--ngrams", "", "--A", "would"], "--ngrams must name a file or a directory"),
+        (stream_main, ["--watch", " ", "--model", "m"], "--watch must name a directory"),
+    ):
+        with pytest.raises(SystemExit) as info:
+            main_(argv)
+        assert info.value.code == 2 and says in capsys.readouterr().err
 
 
 @pytest.mark.spark

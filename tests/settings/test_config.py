@@ -63,6 +63,8 @@ def test_overrides_are_typed():
         ({"colour": "red"}, "unknown setting"),
         ({"train.colour": "red"}, "unknown setting"),
         ({"train.format": "xml"}, "train.format must be one of"),
+        ({"train.path": ""}, "train.path must name a file or a directory, got an empty string"),
+        ({"test.path": " "}, "test.path must name a file or a directory, got an empty string"),
         ({"task": "svm"}, "task must be"),
         ({"nb.model": "kernel"}, "nb.model must be"),
         ({"train.holdout": "1.5"}, "holdout must be"),
