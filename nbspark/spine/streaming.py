@@ -25,7 +25,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from nbspark.errors import ConfigError, InputError
+from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.inputs.files import in_nbspark_output
 from nbspark.inputs.resolve import Inputs
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, resolve_engine
@@ -50,7 +50,7 @@ from nbspark.storage.manifests import (
     merged_manifest,
     model_version,
 )
-from nbspark.storage.tables import check_output, parquet_rows, write_json
+from nbspark.storage.tables import check_output, overlapping, parquet_rows, write_json
 from nbspark.storage.versions import DELTA, delta_location, take_writer_lock
 
 __all__ = [
@@ -166,6 +166,12 @@ def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -
     )
     if checkpoint is None:
         plan = StreamPlan(**{**plan.__dict__, "checkpoint": plan.state / "checkpoint"})
+    for option, where in (("--checkpoint", plan.checkpoint), ("--progress", plan.progress)):
+        if where is not None and overlapping(where.real(), watch.real()):
+            raise OutputError(
+                f"{where}: {option} would lie in the watched directory {watch}, whose files the stream "
+                "counts; put it elsewhere"
+            )
     return plan
 
 

@@ -49,10 +49,11 @@ __all__ = [
     "check_table",
     "ddl_columns",
     "ddl_fields",
+    "json_text",
+    "overlapping",
     "parquet_rows",
     "process_alive",
     "read_arrow",
-    "json_text",
     "read_json",
     "read_parquet_checked",
     "staged_output",
@@ -65,7 +66,8 @@ COMMITTING = "committing"  # the marker's state while an object store commits
 log = logging.getLogger("nbspark")
 
 
-def _related(a: str, b: str) -> bool:
+def overlapping(a: str, b: str) -> bool:
+    """Whether two paths (URIs, resolved) are one, or one lies inside the other."""
     a, b = a.rstrip("/"), b.rstrip("/")
     return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
@@ -87,7 +89,7 @@ def check_output(path, overwrite: bool, inputs: Iterable = ()) -> Location:
             src = location(item).real()
         except (StorageError, FileNotFoundError):  # not a file system path (sklearn:iris)
             continue
-        if _related(real, src):
+        if overlapping(real, src):
             raise OutputError(
                 f"{out}: output overlaps the input {location(item)}; choose another output directory"
             )

@@ -150,6 +150,22 @@ def test_an_nbspark_output_under_the_watched_directory_is_left_out_as_a_batch_tr
     assert sorted(location(f).name for f in held) == ["part-0.txt", "part-1.txt"]
 
 
+def test_a_checkpoint_or_progress_file_in_the_watched_directory_is_refused(tmp_path):
+    """Both would be written where the stream reads its input: Spark's offsets and the progress JSON
+    counted as documents."""
+    (tmp_path / "watch").mkdir()
+    family, settings_, _ = FAMILIES["naive_bayes"]
+    cfg = load_config(None, settings_)
+    for where in ({"checkpoint": tmp_path / "watch" / "state"}, {"progress": tmp_path / "watch" / "p.json"}):
+        checkpoint = where.pop("checkpoint", None)
+        options = {k: location(v) for k, v in where.items()}
+        with pytest.raises(OutputError, match="would lie in the watched directory"):
+            plan_stream(cfg, family, tmp_path / "model", tmp_path / "watch", checkpoint, **options)
+    assert plan_stream(
+        cfg, family, tmp_path / "model", tmp_path / "watch", progress=location(tmp_path / "p.json")
+    )
+
+
 def test_a_batch_replayed_after_its_commit_adds_nothing(spark, tmp_path):
     """Spark's commit log is written after foreachBatch returns: a driver dying between the two
     replays the batch, with the same id and files; the model holds it already."""
