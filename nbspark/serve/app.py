@@ -185,7 +185,7 @@ def _predict(body: dict, served: dict) -> dict:
     if name is None and len(served) == 1:
         name = next(iter(served))
     if not isinstance(name, str | None):
-        raise RequestError(400, f"Error: 'model' is a model's name, a string, not {name!r}")
+        raise RequestError(400, f"Error: 'model' is a model's name, a string, not {repr(name)[:100]}")
     if name not in served:
         raise RequestError(404 if name else 400, f"Error: no model {name!r}; models: {', '.join(served)}")
     given = [k for k in ("texts", "windows", "rows") if k in body]
