@@ -39,6 +39,7 @@ __all__ = [
     "sets_problem",
     "tokenize",
     "tokenizer",
+    "words",
     "windows_in_pieces",
 ]
 
@@ -100,10 +101,16 @@ def sets_problem(sets, lowercase: bool) -> str | None:
 def tokenizer(name: str):
     """A tokenizer by name: ``nbspark``, the one tokenizer (``tokenize``); ``words``, lower-cased
     runs of ``\\w`` (scikit-learn's and MLlib's usual split, ``re.findall(r"\\w+", text.lower())``)."""
-    if name == "words":
-        pattern = re.compile(r"\w+")
-        return lambda text: pattern.findall(text.lower())
-    return tokenize
+    return words if name == "words" else tokenize
+
+
+_WORD = re.compile(r"\w+")
+
+
+def words(text: str) -> list[str]:
+    """The ``words`` tokenizer: lower-cased runs of ``\\w``. A module function, so that a model that
+    holds it pickles (``joblib.dump``, as scikit-learn users keep models)."""
+    return _WORD.findall(text.lower())
 
 
 def line_ends(text: str) -> str:

@@ -3,6 +3,7 @@ equals training on all of them at once, and ``save`` commits them as the model's
 
 import csv
 import json
+import pickle
 import random
 from collections import Counter
 
@@ -84,6 +85,9 @@ def test_partial_fit_agrees_with_scikit_learns(tmp_path):
     assert np.allclose(
         model.predict_proba(probe), theirs.predict_proba(vectorizer.transform(probe)), rtol=1e-9
     )
+    # kept as scikit-learn users keep models: pickled (joblib) and back, it scores the same
+    again = pickle.loads(pickle.dumps(model))
+    assert np.array_equal(again.predict_proba(probe), model.predict_proba(probe))
 
 
 def test_learning_one_by_one_agrees_with_river(tmp_path):
