@@ -111,17 +111,25 @@ def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool 
 
     ``config`` is an experiment file (or None: the embedded default) and ``settings`` its overrides
     by key, as ``--set`` gives them (``{"train.path": "mail.tsv", "nb.model": "bernoulli"}``; values
-    that are not strings are written as TOML would). ``out`` is the model directory (default: the
-    config's ``model_dir``); an existing one is replaced only with ``overwrite``. What trains in
+    that are not strings are written as TOML would, a ``pathlib.Path`` as its path). ``out`` is the
+    model directory (default: the config's ``model_dir``); an existing one is replaced only with
+    ``overwrite``. What trains in
     process, and the model it writes (the same as ``nbspark train``'s with Spark), is
     ``naive_bayes.jobs.train_nb_in_process``'s; any other config is refused with a ``ConfigError``.
     """
     import json
+    import os
+    from collections.abc import Mapping
 
     from nbspark.naive_bayes.jobs import train_nb_in_process
     from nbspark.settings.config import load_config
 
-    overrides = {k: v if isinstance(v, str) else json.dumps(v) for k, v in (settings or {}).items()}
+    if settings is not None and not isinstance(settings, Mapping):
+        raise TypeError(f"settings is a dict of setting -> value, not a {type(settings).__name__}")
+    overrides = {  # a path object (pathlib.Path) is a path, as a string names it
+        k: v if isinstance(v, str) else os.fspath(v) if isinstance(v, os.PathLike) else json.dumps(v)
+        for k, v in (settings or {}).items()
+    }
     cfg = load_config(config, overrides)
     out = cfg.model_dir if out is None else out
     train_nb_in_process(cfg, out, data_dir, overwrite)

@@ -65,6 +65,14 @@ def test_partial_fit_then_save_equals_training_on_everything(tmp_path):
     assert model.save() == 2  # nothing new: no version
 
 
+def test_fit_takes_a_path_object_and_refuses_settings_that_are_not_a_mapping(tmp_path):
+    write_tsv(tmp_path / "first.tsv", docs(5, 2))
+    model = nbspark.fit(None, tmp_path / "m", settings={**TSV, "train.path": tmp_path / "first.tsv"})
+    assert model.manifest["inputs"]["files"] == [str(tmp_path / "first.tsv")]  # it was a JSON error
+    with pytest.raises(TypeError, match="settings is a dict of setting -> value, not a list"):
+        nbspark.fit(None, tmp_path / "n", settings=[("train.path", "x")])
+
+
 def test_partial_fit_agrees_with_scikit_learns(tmp_path):
     """sklearn's MultinomialNB.partial_fit over the same counts (one vectorizer, the words tokenizer's
     rule: runs of \\w, lower-cased) gives the same posteriors."""
