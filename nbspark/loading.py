@@ -113,9 +113,9 @@ def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool 
     by key, as ``--set`` gives them (``{"train.path": "mail.tsv", "nb.model": "bernoulli"}``; values
     that are not strings are written as TOML would, a ``pathlib.Path`` as its path). ``out`` is the
     model directory (default: the config's ``model_dir``); an existing one is replaced only with
-    ``overwrite``. What trains in
-    process, and the model it writes (the same as ``nbspark train``'s with Spark), is
-    ``naive_bayes.jobs.train_nb_in_process``'s; any other config is refused with a ``ConfigError``.
+    ``overwrite``. What trains in process, and the model it writes (the same as ``nbspark train``'s
+    with Spark), is ``naive_bayes.jobs.train_nb_in_process``'s; any other config is refused with a
+    ``ConfigError``.
     """
     import json
     import os

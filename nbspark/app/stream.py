@@ -15,7 +15,7 @@ import argparse
 from nbspark.app.cli import _run, _spark
 from nbspark.app.options import common_options, config_of
 from nbspark.errors import ConfigError
-from nbspark.spine.streaming import check_stream_options
+from nbspark.spine.streaming import SESSION_DEFAULTS, check_stream_options, compact, plan_stream, run_stream
 from nbspark.storage.locations import use_hadoop
 
 __all__ = ["stream_main"]
@@ -99,7 +99,6 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
         parser.error(str(exc))
 
     def body():
-        from nbspark.spine.streaming import SESSION_DEFAULTS, compact, plan_stream, run_stream
         from nbspark.storage.locations import location
         from nbspark.storage.versions import take_writer_lock
 

@@ -83,10 +83,15 @@ def _nbspark_output(uri: str, names: list[str]) -> bool:
     out of the input: its Parquet and JSON would be read as text."""
     from nbspark.storage.tables import MARKER
 
-    if MARKER in names:
-        log.warning("%s: an nbspark output (it holds %s), not read as input", uri, MARKER)
-        return True
-    return False
+    return MARKER in names and _left_out(uri)
+
+
+def _left_out(uri: str) -> bool:
+    """Say that the nbspark output at ``uri`` is not read as input; True."""
+    from nbspark.storage.tables import MARKER
+
+    log.warning("%s: an nbspark output (it holds %s), not read as input", uri, MARKER)
+    return True
 
 
 def in_nbspark_output(root, path, looked: dict) -> bool:
@@ -98,7 +103,7 @@ def in_nbspark_output(root, path, looked: dict) -> bool:
     folder = path.parent
     while folder is not None and folder.uri.startswith(root.uri.rstrip("/") + "/"):
         if folder.uri not in looked:
-            looked[folder.uri] = (folder / MARKER).is_file() and _nbspark_output(folder.uri, [MARKER])
+            looked[folder.uri] = (folder / MARKER).is_file() and _left_out(folder.uri)
         if looked[folder.uri]:
             return True
         folder = folder.parent

@@ -105,13 +105,12 @@ class NBPredictor:
         counted_as = COUNTED_AS.get(self.manifest["model"], self.manifest["model"])
         events = []
         for i, (x, label) in enumerate(zip(X, y)):
-            labels = (
-                (label,)
-                if isinstance(label, str)
-                else tuple(label)
-                if isinstance(label, list | tuple)
-                else ()
-            )
+            if isinstance(label, str):
+                labels = (label,)
+            elif isinstance(label, list | tuple):  # a text's several labels
+                labels = tuple(label)
+            else:  # None, a number: refused below
+                labels = ()
             if not labels or not all(isinstance(v, str) and v.strip() for v in labels):
                 raise ValueError(
                     f"label {i}: {label!r} is not a class name (a non-empty str, or a list of them)"

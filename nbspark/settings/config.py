@@ -29,10 +29,10 @@ __all__ = [
     "DensitySpec",
     "ExperimentConfig",
     "NBSpec",
+    "check_number",
     "load_config",
     "other_task_keys",
     "other_task_settings",
-    "check_number",
     "position_letters",
     "validate",
 ]
