@@ -299,6 +299,10 @@ def test_other_web_pages_may_call_only_when_allowed(checker_model, served):
         )
         assert r.headers["access-control-allow-origin"] == "https://editor.example"
         assert len(r.json()["matches"]) == 1
+        # through Starlette's CORS middleware, a refusal is still LanguageTool's plain-text answer
+        bad = requests.post(f"{url}/v2/check", data={"language": "en-US"}, headers=page, timeout=10)
+        assert (bad.status_code, bad.text) == (400, "Error: Missing 'text' or 'data' parameter")
+        assert bad.headers["content-type"].startswith("text/plain")
         other = requests.get(
             f"{url}/v2/languages", headers={"Origin": "https://elsewhere.example"}, timeout=10
         )
