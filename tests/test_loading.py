@@ -117,6 +117,26 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
             method("could not _ the ratio")
 
 
+def test_backoff_update_weights_are_whole_counts_numpy_ones_too(backoff_model):
+    """tests/data/README.md: B = not {affect 9, effect 1}. A weight of 3 (numpy's int or a float
+    without a fraction, as scikit-learn users hold weights) counts three copies of the window."""
+    from sklearn.base import clone
+
+    _, model_dir = backoff_model
+    model = nbspark.load(model_dir)
+    model.update(["could not effect the plan"], np.array([3]))
+    model.update(["could not effect the plan"], [2.0])
+    assert model.explain(["could not _ the plan"])[0]["levels"][3]["counts"] == {"affect": 9, "effect": 6}
+    for weights, says in (
+        ([0], "weight 0: 0 is not a whole count >= 1"),
+        ([1.5], "1.5 is not a whole count"),
+    ):
+        with pytest.raises(ValueError, match=says):
+            model.update(["could not effect the plan"], weights)
+    with pytest.raises(TypeError, match="not an estimator to clone and fit"):
+        clone(model)
+
+
 def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
     cfg = load_config(
         None,

@@ -29,7 +29,7 @@ from nbspark.inputs.tokens import (
 )
 from nbspark.settings.check import Rule, factor_problem
 from nbspark.settings.config import CheckSpec
-from nbspark.spine.predictor import accuracy, as_batch, save_rows, summed_rows
+from nbspark.spine.predictor import accuracy, as_batch, refuse_clone, save_rows, summed_rows, whole_weights
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 from nbspark.storage.manifests import confusion_sets, set_of_word
@@ -86,17 +86,12 @@ class BackoffPredictor:
         """Count more windows into the model, as training counts an n-gram's
         (``backoff.events.example_events``, every subset the model counted): each window's centre is
         the word used there, a confusion-set word; ``weights`` their counts (default 1, a window of
-        text). The model scores with them at once; ``save()`` commits them."""
+        text; whole numbers >= 1, ``spine.predictor.whole_weights``). The model scores with them at
+        once; ``save()`` commits them."""
         windows = as_batch(windows, "windows", "update")
-        weights = [1] * len(windows) if weights is None else as_batch(weights, "weights", "update")
-        if len(weights) != len(windows):
-            raise ValueError(
-                f"update takes one weight per window: {len(windows)} windows, {len(weights)} weights"
-            )
+        weights = whole_weights(weights, len(windows), "window", "update", least=1)
         events = []
         for i, (item, weight) in enumerate(zip(windows, weights)):
-            if isinstance(weight, bool) or not isinstance(weight, int) or weight < 1:
-                raise ValueError(f"weight {i}: {weight!r} is not a count (an int >= 1)")
             window = self.window(item)
             if window[self.width // 2] == "_":
                 raise ValueError(
@@ -198,6 +193,8 @@ class BackoffPredictor:
         """The accuracy of ``predict`` against ``labels`` (scikit-learn's ``score``; an unseen context
         counts as wrong)."""
         return accuracy(self.predict(windows), labels, "window")
+
+    __sklearn_clone__ = refuse_clone
 
     def get_params(self, deep: bool = True) -> dict:
         """The settings the model predicts with (scikit-learn's ``get_params``)."""

@@ -73,6 +73,7 @@ __all__ = [
     "log_posteriors",
     "ranked_columns",
     "row_events",
+    "scaled",
     "score_docs",
     "score_rows",
     "top_labels",
@@ -91,6 +92,14 @@ def add_values(a, b):
     if type(a) is int:
         return a + b
     return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def scaled(value, k: int):
+    """An event's value counted ``k`` times (an example of weight k): ints and each part of a
+    Gaussian (n, Σx, Σx²) triple times k, as ``add_values`` of k copies gives."""
+    if type(value) is int:
+        return value * k
+    return (value[0] * k, value[1] * k, value[2] * k)
 
 
 def event_row(key: tuple, value) -> tuple:

@@ -24,6 +24,7 @@ from nbspark.naive_bayes.model import (
     log_posteriors,
     number_cell,
     row_events,
+    scaled,
     score_docs,
     score_rows,
     unexplained,
@@ -31,7 +32,7 @@ from nbspark.naive_bayes.model import (
 from nbspark.report.format import UNEXPLAINED
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
-from nbspark.spine.predictor import accuracy, as_batch, save_rows, summed_rows
+from nbspark.spine.predictor import accuracy, as_batch, refuse_clone, save_rows, summed_rows, whole_weights
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 
@@ -91,20 +92,31 @@ class NBPredictor:
         )
         self._binary = frozenset(nb.get("bernoulli_columns", ()))
 
-    def partial_fit(self, X: Iterable, y: Iterable) -> NBPredictor:
+    def partial_fit(self, X: Iterable, y: Iterable, classes=None, sample_weight=None) -> NBPredictor:
         """Count more labelled examples into the model, as training counts them (scikit-learn's
         ``partial_fit``): ``X`` texts (text models) or rows (table models, as ``predict`` takes them),
         ``y`` one label each (a text's may be a list of labels: it counts once per label, as a
-        multilabel line does). The model scores with them at once; ``save()`` commits them."""
+        multilabel line does). The model scores with them at once; ``save()`` commits them.
+
+        ``classes``, which scikit-learn asks for at the first call, is checked, not needed (the model
+        already holds its classes, and a new label adds one): every label of ``y`` must be among
+        them, and so must every class the model holds. ``classes_`` lists the classes counted so
+        far: one named in ``classes`` enters it with its first example. ``sample_weight``: one whole
+        number >= 0 per example (``spine.predictor.whole_weights``), an example of weight k counted
+        as k copies of it (scikit-learn's result for whole weights)."""
         if not self.text and hasattr(X, "to_dict") and hasattr(X, "columns"):  # a pandas DataFrame
             X = X.to_dict("records")
         X = as_batch(X, "texts" if self.text else "rows", "partial_fit")
         y = as_batch(y, "labels", "partial_fit")
         if len(X) != len(y):
             raise ValueError(f"partial_fit takes one label per example: {len(X)} examples, {len(y)} labels")
+        weights = whole_weights(sample_weight, len(X), "example", "partial_fit", least=0)
+        declared = None if classes is None else set(as_batch(classes, "classes", "partial_fit"))
+        if declared is not None and (left := sorted(set(self.classes_) - declared)):
+            raise ValueError(f"classes leaves out {left}, which the model holds")
         counted_as = COUNTED_AS.get(self.manifest["model"], self.manifest["model"])
         events = []
-        for i, (x, label) in enumerate(zip(X, y)):
+        for i, (x, label, weight) in enumerate(zip(X, y, weights)):
             if isinstance(label, str):
                 labels = (label,)
             elif isinstance(label, list | tuple):  # a text's several labels
@@ -115,19 +127,22 @@ class NBPredictor:
                 raise ValueError(
                     f"label {i}: {label!r} is not a class name (a non-empty str, or a list of them)"
                 )
+            if declared is not None and (outside := [v for v in labels if v not in declared]):
+                raise ValueError(f"label {i}: {outside[0]!r} is not one of classes")
             if self.text:
                 if not isinstance(x, str):
                     raise TypeError(
                         f"a {self.kind} model learns texts (str); item {i} is a {type(x).__name__}"
                     )
-                events.extend(doc_events(labels, self._tokenize(x), counted_as))
+                mine = doc_events(labels, self._tokenize(x), counted_as)
             elif len(labels) != 1:
                 raise ValueError(f"label {i}: a table row has one label, got {len(labels)}")
             else:
-                events.extend(row_events(labels[0], *self._table_row(x, i, learning=True)))
+                mine = row_events(labels[0], *self._table_row(x, i, learning=True))
+            events.extend((key, scaled(value, weight)) for key, value in mine if weight)
         for key, value in events:  # only once every example was read: a refused batch counts nothing
             self._pending[key] = add_values(self._pending[key], value) if key in self._pending else value
-        self._examples += len(X)
+        self._examples += sum(weights)
         self.model = build_nb_model(self._all_rows(), self.kind, **self._options)
         self.classes_ = self.model.classes
         return self
@@ -263,6 +278,8 @@ class NBPredictor:
     def score(self, items: Iterable, labels: Iterable[str], extra_columns: Iterable[str] = ()) -> float:
         """The accuracy of ``predict`` against ``labels`` (scikit-learn's ``score``)."""
         return accuracy(self.predict(items, extra_columns), labels, "item")
+
+    __sklearn_clone__ = refuse_clone
 
     def get_params(self, deep: bool = True) -> dict:
         """The settings the model scores with (scikit-learn's ``get_params``)."""

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 
-__all__ = ["accuracy", "as_batch", "save_rows", "summed_rows"]
+__all__ = ["accuracy", "as_batch", "refuse_clone", "save_rows", "summed_rows", "whole_weights"]
 
 
 def as_batch(items, what: str, call: str = "predict") -> list:
@@ -13,6 +15,42 @@ def as_batch(items, what: str, call: str = "predict") -> list:
     if isinstance(items, (str, bytes, Mapping)):
         raise TypeError(f"{call} takes a list of {what}, got one {type(items).__name__}; wrap it in a list")
     return list(items)
+
+
+def whole_weights(weights, n: int, noun: str, call: str, least: int) -> list[int]:
+    """One weight per item of a batch of ``n`` ``noun``s (None: 1 each), as ints: counts are whole
+    numbers, so a weight is an int (numpy's too) or a float without a fraction (scikit-learn's
+    ``sample_weight`` is often float), at least ``least``; anything else is refused (``ValueError``),
+    as a list of another length is."""
+    if weights is None:
+        return [1] * n
+    weights = as_batch(weights, "weights", call)
+    if len(weights) != n:
+        raise ValueError(f"{call} takes one weight per {noun}: {n} {noun}s, {len(weights)} weights")
+    whole = []
+    for i, w in enumerate(weights):
+        if isinstance(w, bool) or not isinstance(w, numbers.Real):
+            counts = False
+        else:  # numpy's ints are Integral; a float counts when it has no fraction
+            counts = isinstance(w, numbers.Integral) or (math.isfinite(w) and w == int(w))
+        if not counts or w < least:
+            raise ValueError(
+                f"weight {i}: {w!r} is not a whole count >= {least} (nbspark counts whole "
+                "examples; a weight of k counts k copies)"
+            )
+        whole.append(int(w))
+    return whole
+
+
+def refuse_clone(model):
+    """scikit-learn's ``clone`` of a loaded model (``__sklearn_clone__``): refused in one line. clone
+    makes an estimator that ``fit`` trains; an nbspark model is trained by counting (``nbspark.fit``,
+    ``nbspark train``), and a copy of this one is ``copy.deepcopy``."""
+    raise TypeError(
+        f"an nbspark {type(model).__name__} is not an estimator to clone and fit: train one with "
+        "nbspark.fit (or nbspark train), copy this one with copy.deepcopy, learn more with "
+        "partial_fit or update"
+    )
 
 
 def accuracy(predicted: Sequence, labels, what: str) -> float:

@@ -84,9 +84,9 @@ def test_partial_fit_agrees_with_scikit_learns(tmp_path):
     theirs.partial_fit(
         vectorizer.transform([t for _, t in items[:5]]), [y for y, _ in items[:5]], classes=list("xyz")
     )
-    for start in range(5, 30, 5):
+    for start in range(5, 30, 5):  # scikit-learn's loop, classes given at every call
         batch = items[start : start + 5]
-        model.partial_fit([t for _, t in batch], [y for y, _ in batch])
+        model.partial_fit([t for _, t in batch], [y for y, _ in batch], classes=list("xyz"))
         theirs.partial_fit(vectorizer.transform([t for _, t in batch]), [y for y, _ in batch])
     probe = ["alpha beta", "theta theta zeta gamma"]
     assert list(model.classes_) == list(theirs.classes_)
@@ -225,3 +225,97 @@ def test_scikit_learns_names_agree_with_scikit_learn(tmp_path):
         getattr(model, "feature_names_in_")  # noqa: B009 (the attribute is the question)
     model.partial_fit(["alpha"], ["x"])  # what partial_fit counted is in the counts at once
     assert model.class_count_.tolist() == (theirs.class_count_ + [1, 0, 0]).tolist()
+
+
+def test_sample_weight_counts_copies_as_scikit_learn_weighs_them(tmp_path):
+    """A whole sample_weight k counts k copies: the table equals partial_fit of the copies, and the
+    posteriors equal MultinomialNB.partial_fit's with the same (float) weights."""
+    items = docs(24, 11)
+    write_tsv(tmp_path / "first.tsv", items[:6])
+    settings = {**TSV, "train.path": str(tmp_path / "first.tsv")}
+    weighted = nbspark.fit(None, tmp_path / "w", settings=settings)
+    copied = nbspark.fit(None, tmp_path / "c", settings=settings)
+    rest, weights = items[6:], [i % 4 for i in range(len(items) - 6)]  # 0, 1, 2, 3, 0, …
+    weighted.partial_fit([t for _, t in rest], [y for y, _ in rest], sample_weight=np.array(weights, float))
+    copies = [item for item, k in zip(rest, weights) for _ in range(k)]
+    copied.partial_fit([t for _, t in copies], [y for y, _ in copies])
+    weighted.save(), copied.save()
+    assert table(tmp_path / "w") == table(tmp_path / "c")
+    assert load_manifest(location(tmp_path / "w"), NB_KIND)["stats"]["documents"] == 6 + sum(weights)
+    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(WORDS)
+    theirs = MultinomialNB(alpha=1.0)
+    theirs.partial_fit(
+        vectorizer.transform([t for _, t in items[:6]]), [y for y, _ in items[:6]], classes=list("xyz")
+    )
+    theirs.partial_fit(
+        vectorizer.transform([t for _, t in rest]),
+        [y for y, _ in rest],
+        sample_weight=np.array(weights, float),
+    )
+    probe = ["alpha beta", "theta theta zeta gamma", "eta"]
+    assert np.allclose(
+        weighted.predict_proba(probe), theirs.predict_proba(vectorizer.transform(probe)), rtol=1e-9
+    )
+    assert weighted.class_count_.tolist() == theirs.class_count_.tolist()
+
+
+def test_a_table_rows_weight_scales_its_gaussian_sums_as_copies_would(tmp_path):
+    settings = {
+        "task": "naive_bayes",
+        "nb.model": "mixed",
+        "train.format": "csv",
+        "nb.label_column": "play",
+        "nb.numeric_columns": "temperature,humidity",
+        "nb.categorical_columns": "outlook,windy",
+    }
+    lines = (FIXTURES / "weather.csv").read_text().splitlines(keepends=True)[:-1]  # the last is malformed
+    (tmp_path / "first.csv").write_text("".join(lines[:8]))
+    weighted = nbspark.fit(
+        None, tmp_path / "w", settings={**settings, "train.path": str(tmp_path / "first.csv")}
+    )
+    copied = nbspark.fit(
+        None, tmp_path / "c", settings={**settings, "train.path": str(tmp_path / "first.csv")}
+    )
+    rest = list(csv.DictReader(lines[:1] + lines[8:]))
+    rows, labels = [{k: v for k, v in r.items() if k != "play"} for r in rest], [r["play"] for r in rest]
+    weighted.partial_fit(rows, labels, sample_weight=[3] + [1] * (len(rows) - 1))
+    copied.partial_fit(rows[:1] * 3 + rows[1:], labels[:1] * 3 + labels[1:])
+    weighted.save(), copied.save()
+    assert table(tmp_path / "w") == table(tmp_path / "c")
+
+
+def test_classes_and_sample_weight_are_checked_and_a_refused_batch_counts_nothing(tmp_path):
+    write_tsv(tmp_path / "first.tsv", docs(9, 2))
+    model = nbspark.fit(None, tmp_path / "m", settings={**TSV, "train.path": str(tmp_path / "first.tsv")})
+    assert list(model.classes_) == ["x", "y", "z"]
+    before = model.predict_proba(["alpha"])
+    for weights, says in (
+        ([0.5], r"weight 0: 0.5 is not a whole count >= 0"),
+        ([-1], r"weight 0: -1 is not a whole count >= 0"),
+        ([float("nan")], r"weight 0: nan is not a whole count"),
+        ([True], r"weight 0: True is not a whole count"),
+        (["2"], r"weight 0: '2' is not a whole count"),
+        ([1, 1], r"partial_fit takes one weight per example: 1 examples, 2 weights"),
+    ):
+        with pytest.raises(ValueError, match=says):
+            model.partial_fit(["alpha"], ["x"], sample_weight=weights)
+    with pytest.raises(ValueError, match=r"label 1: 'v' is not one of classes"):
+        model.partial_fit(["alpha", "beta"], ["x", "v"], classes=["w", "x", "y", "z"])
+    with pytest.raises(ValueError, match=r"classes leaves out \['z'\], which the model holds"):
+        model.partial_fit(["alpha"], ["x"], classes=["x", "y"])
+    assert np.array_equal(model.predict_proba(["alpha"]), before) and model.save() == 1
+    # a class named in classes enters classes_ with its first example, as a new label does
+    model.partial_fit(["alpha"], ["x"], classes=["w", "x", "y", "z"])
+    assert list(model.classes_) == ["x", "y", "z"]
+    model.partial_fit(["beta"], ["w"], classes=["w", "x", "y", "z"], sample_weight=[np.int64(2)])
+    assert list(model.classes_) == ["w", "x", "y", "z"] and model.class_count_[0] == 2
+
+
+def test_scikit_learns_clone_is_refused_in_one_line(tmp_path):
+    """clone makes an estimator for fit to train: a loaded model is trained by counting."""
+    from sklearn.base import clone
+
+    write_tsv(tmp_path / "first.tsv", docs(5, 2))
+    model = nbspark.fit(None, tmp_path / "m", settings={**TSV, "train.path": str(tmp_path / "first.tsv")})
+    with pytest.raises(TypeError, match="not an estimator to clone and fit: train one with nbspark.fit"):
+        clone(model)
