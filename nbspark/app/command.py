@@ -205,9 +205,14 @@ def check_main(argv: list[str]) -> int:
             raise ValueError(f"{args.model}: {what}; nbspark check needs a backoff model")
         if args.evaluate:
             return _evaluate(model, args)
+        files = words = 0
         for name, text, replaced in _texts(args.files):
             _undecodable("check", name, replaced)
-            for flag in model.flags(text, args.factor, args.rule):
+            files += 1
+            for flag in model.check(text, args.factor, args.rule):  # every set word, to count them
+                words += 1
+                if not flag["flagged"]:
+                    continue
                 flagged += 1
                 flag = {"file": name, **flag}
                 if args.json:  # JSON has no infinity: null when the written word was never seen there
@@ -219,6 +224,17 @@ def check_main(argv: list[str]) -> int:
                     )
                 else:
                     print(_flag_line(flag))
+        # what was checked, and so what was not: only the model's confusion sets (-q leaves it out)
+        logging.getLogger("nbspark.check").info(
+            "checked %d file%s: %d of %d confusion-set word%s flagged; the model checks %s, and no "
+            "other words",
+            files,
+            "" if files == 1 else "s",
+            flagged,
+            words,
+            "" if words == 1 else "s",
+            "; ".join("/".join(sorted(s)) for s in model.sets),
+        )
     except (NbsparkError, ValueError, OSError) as exc:
         print(f"nbspark check: error: {exc}", file=sys.stderr)
         return 2  # an error, never a flag: CI tells the two apart

@@ -138,6 +138,14 @@ def test_command_line(model_dir, tmp_path, capsys):
         == f"{doc}:1:14: 'effect' → 'affect'? (ratio 6.0, level ABDE) It would not effect the outcome."
     )
     assert lines[1].startswith(f"{doc}:3:15: 'effect' → 'affect'? (ratio inf, level ABDE)")
+    # the summary says what was checked, and so what was not; -q leaves it out
+    assert main(["check", "--model", str(model_dir), "--factor", "5", str(doc), str(doc)]) == 0
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "nbspark: checked 2 files: 4 of 6 confusion-set words flagged; the model checks "
+        "affect/effect; their/there, and no other words"
+    )
+    assert main(["-q", "check", "--model", str(model_dir), str(doc)]) == 0
+    assert capsys.readouterr().err == ""
     from nbspark.app.command import _flag_line
 
     flag = {
@@ -228,7 +236,8 @@ def test_command_line_reads_utf16_with_its_byte_order_mark(model_dir, tmp_path, 
     for codec, mark in (("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff")):
         doc = tmp_path / f"{codec}.txt"
         doc.write_bytes(mark + text.encode(codec))
-        assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(doc)]) == 0
+        quiet = ["-q", "check", "--model", str(model_dir)]  # no summary: stderr would show a warning alone
+        assert main([*quiet, "--factor", "5", "--rule", "chain", str(doc)]) == 0
         out, err = capsys.readouterr()
         assert (
             out
@@ -245,7 +254,8 @@ def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, 
     latin = "Caf\xe9 talk: it would not effect the outcome.\n".encode("latin-1")
     doc = tmp_path / "latin.txt"
     doc.write_bytes(latin)
-    assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(doc)]) == 0
+    quiet = ["-q", "check", "--model", str(model_dir)]  # the warning stays; the summary goes
+    assert main([*quiet, "--factor", "5", "--rule", "chain", str(doc)]) == 0
     out, err = capsys.readouterr()
     assert out.startswith(f"{doc}:1:25: 'effect' → 'affect'? (ratio 6.0, level ABDE)")
     assert err == f"nbspark check: {doc}: 1 undecodable byte sequence(s) read as U+FFFD: is it UTF-8?\n"
@@ -257,7 +267,7 @@ def test_command_line_says_when_a_text_is_not_utf8(model_dir, tmp_path, capsys, 
     )
     honest = tmp_path / "honest.txt"  # valid UTF-8 that holds a U+FFFD of its own: nothing to say
     honest.write_text("A \ufffd here; it would not effect the outcome.\n", encoding="utf-8")
-    assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", str(honest)]) == 0
+    assert main([*quiet, "--factor", "5", "--rule", "chain", str(honest)]) == 0
     assert capsys.readouterr().err == ""
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(latin)))
     assert main(["check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", "-"]) == 0
