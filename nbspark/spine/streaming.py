@@ -152,6 +152,8 @@ def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -
         local = False
     model, watch = location(model), location(watch)
     if not watch.is_dir():
+        if watch.exists():  # a file: the files to count are moved into a directory, not appended to one
+            raise InputError(f"{watch}: a file, not a directory; watch the directory files are moved into")
         raise InputError(f"{watch}: the watched directory does not exist (create it, then move files in)")
     if (model / "manifest.json").is_file():
         old = load_manifest(model, family.kind)

@@ -166,6 +166,16 @@ def test_a_checkpoint_or_progress_file_in_the_watched_directory_is_refused(tmp_p
     )
 
 
+def test_a_watched_path_that_is_no_directory_is_refused_for_what_it_is(tmp_path):
+    family, settings_, _ = FAMILIES["naive_bayes"]
+    cfg = load_config(None, settings_)
+    with pytest.raises(InputError, match="watch: the watched directory does not exist"):
+        plan_stream(cfg, family, tmp_path / "model", tmp_path / "watch")
+    (tmp_path / "watch").write_text("d1\tx\ta line\n")
+    with pytest.raises(InputError, match="watch: a file, not a directory; watch the directory files are"):
+        plan_stream(cfg, family, tmp_path / "model", tmp_path / "watch")
+
+
 def test_a_batch_replayed_after_its_commit_adds_nothing(spark, tmp_path):
     """Spark's commit log is written after foreachBatch returns: a driver dying between the two
     replays the batch, with the same id and files; the model holds it already."""
