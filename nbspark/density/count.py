@@ -106,7 +106,8 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
 
     fmt = inputs.spec.format
     if fmt == "csv":
-        table = pa.concat_tables([csv_table(f.path, as_text=True) for f in inputs.files])
+        tables = [t for f in inputs.files if (t := csv_table(f, as_text=True)) is not None]  # None: empty
+        table = pa.concat_tables(tables or [pa.table({})])
     elif fmt == "ngrams":
         table = _ngram_table(cfg, inputs)
     else:

@@ -444,6 +444,17 @@ def local_records(inputs: Inputs, cfg: ExperimentConfig):
     )
 
 
+def _numbers(schema) -> set[str]:
+    """The columns of a pyarrow ``schema`` that hold numbers."""
+    import pyarrow as pa
+
+    return {
+        f.name
+        for f in schema
+        if pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or pa.types.is_decimal(f.type)
+    }
+
+
 def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str], list[str]]:
     """A table's rows in file order and where each is (``(file, row in it)``, as
     ``_rows_in_file_order`` gives them), read with pyarrow as Spark reads it: a CSV's cells as their
@@ -458,23 +469,21 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
         import pyarrow.parquet as pq
 
         tables = [pq.read_table(f.path) for f in inputs.files]
-        table = typed = pa.concat_tables(tables, promote_options="default")
+        table = pa.concat_tables(tables, promote_options="default")
+        numeric_types = _numbers(table.schema)
     else:
-        explicit = bool(nb.numeric_columns or nb.categorical_columns)
-        tables = [csv_table(f.path, as_text=True) for f in inputs.files]
-        table = pa.concat_tables(tables)
-        typed = (
-            table
-            if explicit
-            else pa.concat_tables(
-                [csv_table(f.path, as_text=False) for f in inputs.files], promote_options="permissive"
-            )
-        )
-    numeric_types = {
-        f.name
-        for f in typed.schema
-        if pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or pa.types.is_decimal(f.type)
-    }
+        read = [csv_table(f, as_text=True) for f in inputs.files]  # None: an empty file, no rows
+        tables = [pa.table({}) if t is None else t for t in read]
+        table = pa.concat_tables([t for t in read if t is not None] or [pa.table({})])
+        numeric_types = set()
+        if not (nb.numeric_columns or nb.categorical_columns):  # inferred, as Spark infers over every
+            # file: a column of numbers in each file that has a value in it (a file without one is null)
+            typed = [t.schema for f in inputs.files if (t := csv_table(f, as_text=False)) is not None]
+            numeric_types = {
+                name
+                for name in set().union(*map(_numbers, typed))
+                if all(name in _numbers(s) or pa.types.is_null(s.field(name).type) for s in typed)
+            }
     nested = {
         f.name: str(f.type)
         for f in table.schema

@@ -25,7 +25,8 @@ def _cfg(path, **more):
 
 
 def _rows(model) -> list[tuple]:
-    return sorted(tuple(r.values()) for r in pq.read_table(str(model / "counts")).to_pylist())
+    rows = [tuple(r.values()) for r in pq.read_table(str(model / "counts")).to_pylist()]
+    return sorted(rows, key=lambda r: tuple(map(str, r)))  # a null cell is None: sorted as text
 
 
 def test_the_truth_table_in_process_gives_its_numbers_back(tmp_path, capsys):
@@ -69,6 +70,18 @@ def test_spark_counts_the_table_that_the_process_counts(spark, tmp_path):
     assert model.probability({"A": "1"}, {"B": "1"}) == pytest.approx(0.7)
     manifest = json.loads((tmp_path / "spark" / "manifest.json").read_text())
     assert manifest["kind"] == "nbspark.density-counts" and manifest["engine"] == "arrow"
+
+
+def test_an_awkward_csv_counts_in_process_as_sparks_csv_reader_reads_it(spark, tmp_path):
+    """Gzipped, ragged, an open quote, a quoted line end, an empty file (``_awkward_csv``): the
+    cells Spark's reader gives, counted in process, make the table Spark makes."""
+    from tests.naive_bayes.test_in_process import _awkward_csv
+
+    _awkward_csv(tmp_path / "in")
+    cfg = _cfg(tmp_path / "in")
+    train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    train_density_in_process(cfg, tmp_path / "local")
+    assert _rows(tmp_path / "local") == _rows(tmp_path / "spark") and len(_rows(tmp_path / "spark")) > 10
 
 
 def test_an_unweighted_table_counts_its_rows_as_a_plain_count(spark, tmp_path):

@@ -115,6 +115,52 @@ def test_a_parquet_table_in_process_is_the_spark_jobs(spark, tmp_path):
     _same_model(spark, tmp_path, settings)
 
 
+def _awkward_csv(where) -> None:
+    """CSV files as people leave them: gzipped, with numbers written two ways ('01', '1.0'), rows
+    shorter and longer than the header, a quote left open at a line's end, a quoted line end, empty
+    lines, an empty file and a byte that is not UTF-8."""
+    import gzip
+
+    where.mkdir()
+    (where / "a.csv.gz").write_bytes(gzip.compress(b"n,c,label\n1,x,y\n01,x,y\n1.0,z,n\n\n2,z\n"))
+    (where / "b.csv").write_bytes(
+        b'n,c,label\r\n3,z,n,extra\r\n"4,z,y\r\n5,"two\nlines",n\r\n6,caf\xe9,y\r\n'
+    )
+    (where / "c.csv").write_bytes(b"")
+
+
+@pytest.mark.parametrize("model", ["mixed", "categorical"])
+def test_an_awkward_csv_in_process_is_read_as_sparks_csv_reader_reads_it(spark, tmp_path, model):
+    """Spark's CSV reader (header, PERMISSIVE, a record a line) is the reference: the same cells, so
+    the same table and manifest (a gzipped file was read with inferred numbers, '01' and '1' merged;
+    a short row, an open quote or a quoted line end stopped the run)."""
+    _awkward_csv(tmp_path / "in")
+    settings = {
+        "task": "naive_bayes",
+        "train.format": "csv",
+        "train.path": str(tmp_path / "in"),
+        "nb.label_column": "label",
+        "nb.model": model,
+    }
+    _same_model(spark, tmp_path, settings)
+
+
+def test_a_csv_header_naming_a_column_twice_is_refused_in_one_line(tmp_path):
+    (tmp_path / "t.csv").write_text("a,b,a,label\n1,2,3,x\n")
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "train.format": "csv",
+            "train.path": str(tmp_path / "t.csv"),
+            "nb.label_column": "label",
+            "nb.model": "categorical",
+        },
+    )
+    with pytest.raises(InputError, match=r"t.csv: the header names column 'a' twice; name each column once"):
+        train_nb_in_process(cfg, tmp_path / "m")
+
+
 def _close(a, b) -> bool:
     return a == b if a is None or b is None else math.isclose(a, b, rel_tol=1e-12)
 
