@@ -16,6 +16,7 @@ counted (``malformed.weight``), or in failfast mode the end of the run.
 from __future__ import annotations
 
 import math
+import re
 
 from nbspark.density.model import COUNT_DDL, count_rows, row_key
 from nbspark.errors import InputError
@@ -36,6 +37,12 @@ __all__ = [
 #: An n-gram file (``w1 … wN TAB count``, the backoff family's ``ngrams`` format) read as a table:
 #: one column per position, named by its letter (A, B, C, …, ``width`` of them), and ``count``.
 NGRAM_COUNT = "count"
+
+#: A weight written as text: a decimal number, maybe with an exponent, spaces or tabs around it.
+#: Python's ``float`` and Spark's cast each read more, and not the same more (``1_000`` and other
+#: scripts' digits only Python, ``5d`` and ``0x1p3`` only Java), so a text weight counts only when
+#: it matches this, in process and in Spark alike.
+WEIGHT_TEXT = r"[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*"
 
 
 def weight_column(cfg, fmt: str) -> str:
@@ -59,7 +66,9 @@ def modelled_columns(cfg, names: list[str], root, fmt: str = "csv") -> list[str]
 
 
 def _weight(cell) -> float | None:
-    """A weight cell as a number >= 0, or None when it is not one."""
+    """A weight cell as a number >= 0, or None when it is not one (text: ``WEIGHT_TEXT``)."""
+    if isinstance(cell, str) and not re.fullmatch(WEIGHT_TEXT, cell):
+        return None
     try:
         w = float(cell)
     except (TypeError, ValueError):
@@ -218,12 +227,19 @@ def read_table(spark, inputs, width: int = 5):
     return spark.read.parquet(*paths)
 
 
-def checked_weight(weight_column: str):
-    """``(weight, valid)`` columns: the weight column as a double (1 without one), and whether it is a
-    number >= 0 (``_weight``'s rule, in Spark)."""
+def checked_weight(df, weight_column: str):
+    """``(weight, valid)`` columns of ``df``: the weight column as a double (1 without one), and
+    whether it is a number >= 0 (``_weight``'s rule, in Spark: a text cast only where it matches
+    ``WEIGHT_TEXT``, so that no cell stops the job with Spark's cast error)."""
     from pyspark.sql import functions as F
 
-    weight = F.col(weight_column).cast("double") if weight_column else F.lit(1.0)
+    if not weight_column:
+        weight = F.lit(1.0)
+    elif dict(df.dtypes)[weight_column] == "string":
+        text = F.col(weight_column)
+        weight = F.when(text.rlike(f"^{WEIGHT_TEXT}\\z"), text).cast("double")
+    else:
+        weight = F.col(weight_column).cast("double")
     return weight, weight.isNotNull() & ~F.isnan(weight) & (weight >= 0) & (weight < float("inf"))
 
 
@@ -233,7 +249,7 @@ def _spark_counts(spark, cfg, inputs) -> Counted:
     df = read_table(spark, inputs, cfg.width)
     columns = modelled_columns(cfg, df.columns, inputs.root, inputs.spec.format)
     text_only(dict(df.dtypes), columns, inputs.root)
-    weight, valid = checked_weight(weight_column(cfg, inputs.spec.format))
+    weight, valid = checked_weight(df, weight_column(cfg, inputs.spec.format))
     summary = df.agg(F.count(F.lit(1)).alias("n"), F.count_if(~valid).alias("bad")).first()
     example = df.where(~valid).first().asDict() if summary["bad"] else None
     stats = {"rows_read": summary["n"], "rows": summary["n"] - summary["bad"]}

@@ -43,7 +43,7 @@ def score_density(
             f"{', '.join(df.columns)})"
         )
     text_only(dict(df.dtypes), columns, inputs.root)
-    weight, valid = checked_weight(weight_column if weight_column in df.columns else "")
+    weight, valid = checked_weight(df, weight_column if weight_column in df.columns else "")
     tally = spark.sparkContext.accumulator({}, Tally())
     shared = spark.sparkContext.broadcast((model, classifier))
     rows = df.select(*(F.col(c) for c in columns), weight.alias("weight"), valid.alias("__valid"))

@@ -84,6 +84,18 @@ def test_an_awkward_csv_counts_in_process_as_sparks_csv_reader_reads_it(spark, t
     assert _rows(tmp_path / "local") == _rows(tmp_path / "spark") and len(_rows(tmp_path / "spark")) > 10
 
 
+def test_a_weight_written_oddly_is_read_alike_in_spark_and_in_process(spark, tmp_path):
+    """A weight is a decimal number (``WEIGHT_TEXT``): '0x10' stopped the Spark job with a cast error,
+    and '1_000' weighed 1000 in process only. By hand: 5 of the 11 rows have no weight."""
+    weights = ["1e3", " 2 ", "inf", "-0", "NaN", "0x10", "1_000", "+3", ".5", "5.", "5d"]
+    (tmp_path / "w.csv").write_text("A,w\n" + "".join(f"{'xyz'[i % 3]},{w}\n" for i, w in enumerate(weights)))
+    cfg = _cfg(tmp_path / "w.csv", **{"density.weight_column": "w"})
+    train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    local = train_density_in_process(cfg, tmp_path / "local")
+    assert _rows(tmp_path / "local") == _rows(tmp_path / "spark")
+    assert local["stats"]["malformed.weight"] == 5 and local["total"] == 1000 + 2 + 0 + 3 + 0.5 + 5
+
+
 def test_an_unweighted_table_counts_its_rows_as_a_plain_count(spark, tmp_path):
     """weather.csv, every column modelled as text: the joint is a Counter of the rows."""
     cfg = _cfg(FIXTURES / "weather.csv", **{"density.columns": "outlook,windy,play"})
