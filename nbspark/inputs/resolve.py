@@ -28,6 +28,7 @@ __all__ = [
     "Inputs",
     "data_dir_candidates",
     "input_bytes",
+    "parquet_layout_problem",
     "resolve_data_dir",
     "resolve_input",
 ]
@@ -80,6 +81,8 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
         except DataNotFound as exc:
             raise InputError(str(exc)) from None
     if spec.format == "parquet":
+        if problem := parquet_layout_problem(root):
+            raise InputError(problem)
         return Inputs(spec, root, (root,))
     files = reuters_files(root) if spec.format in ("reuters", "reuters_topics") else list_files(root)
     if not files:
@@ -88,6 +91,32 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
             "with _ or .)"
         )
     return Inputs(spec, root, tuple(files))
+
+
+def parquet_layout_problem(root: Location) -> str | None:
+    """Why a Parquet directory would be read differently by Spark and in process, or None. A table
+    is its files (names starting with ``_`` or ``.`` aside), all at one depth, in partition
+    directories (``name=value``, whose values become a column) if in any: Spark reads files beside a
+    subdirectory that is not a partition without the subdirectory's (pyarrow reads both), and
+    refuses a directory of such subdirectories alone; neither is said."""
+    if root.is_file():
+        return None
+    top, depths = root.uri.rstrip("/"), set()
+    for f in root.files(skip=lambda name: name.startswith(("_", "."))):
+        folders = f.uri[len(top) + 1 :].split("/")[:-1]
+        if plain := [d for d in folders if "=" not in d[1:]]:
+            return (
+                f"{root}: {f.name} lies in {'/'.join(folders)}, and {plain[0]!r} is not a partition "
+                "directory (name=value): give the directory of the table's files, or name partitions "
+                "name=value"
+            )
+        depths.add(len(folders))
+    if len(depths) > 1:
+        return (
+            f"{root}: the table's files lie at {len(depths)} depths; a partitioned table has them all in "
+            "its partitions"
+        )
+    return None
 
 
 class DataNotFound(Exception):

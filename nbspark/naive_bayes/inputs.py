@@ -22,6 +22,7 @@ from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
 from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.spark.faults import maybe_inject
+from nbspark.storage.locations import location
 
 __all__ = [
     "Doc",
@@ -465,15 +466,20 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
     if inputs.spec.format == "sklearn":
         records, places, names = _sklearn_records(inputs, nb)
         return (records, places, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
-    if inputs.spec.format == "parquet":
-        import pyarrow.parquet as pq
+    if inputs.spec.format == "parquet":  # file by file in path order, a partition's value a column
+        import pyarrow.dataset as ds
 
-        tables = [pq.read_table(f.path) for f in inputs.files]
-        table = pa.concat_tables(tables, promote_options="default")
+        data = ds.dataset(inputs.root.path, partitioning="hive")
+        fragments = sorted(data.get_fragments(), key=lambda fragment: fragment.path)
+        named = [
+            (location(fragment.path).uri, ds.Scanner.from_fragment(fragment, schema=data.schema).to_table())
+            for fragment in fragments
+        ]
+        table = pa.concat_tables([t for _, t in named] or [data.schema.empty_table()])
         numeric_types = _numbers(table.schema)
     else:
         read = [csv_table(f, as_text=True) for f in inputs.files]  # None: an empty file, no rows
-        tables = [pa.table({}) if t is None else t for t in read]
+        named = [(f.uri, pa.table({}) if t is None else t) for f, t in zip(inputs.files, read)]
         table = pa.concat_tables([t for t in read if t is not None] or [pa.table({})])
         numeric_types = set()
         if not (nb.numeric_columns or nb.categorical_columns):  # inferred, as Spark infers over every
@@ -491,5 +497,5 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
     }
     numeric, categorical = table_columns(inputs, nb, table.column_names, numeric_types, nested)
     header = _header_rows(inputs.spec.format)
-    places = [(f.uri, k + 1 + header) for f, t in zip(inputs.files, tables) for k in range(t.num_rows)]
+    places = [(uri, k + 1 + header) for uri, t in named for k in range(t.num_rows)]
     return table.to_pylist(), places, numeric, categorical

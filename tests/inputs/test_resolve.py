@@ -60,6 +60,32 @@ def test_missing_and_empty_inputs(tmp_path):
 
 
 @pytest.mark.parametrize(
+    "files, says",
+    [
+        (["a.parquet", "b.parquet", "_SUCCESS", ".a.parquet.crc"], None),  # a flat table
+        (["k=1/a.parquet", "k=2/a.parquet", "k=2/_tmp/x.parquet"], None),  # partitions: Spark's k column
+        (["a.parquet", "old/b.parquet"], "b.parquet lies in old, and 'old' is not a partition"),
+        (["2023/a.parquet", "2024/a.parquet"], "a.parquet lies in 2023, and '2023' is not a partition"),
+        (["k=1/a.parquet", "k=1/b/a.parquet"], "a.parquet lies in k=1/b, and 'b' is not a partition"),
+        (["a.parquet", "k=1/a.parquet"], "the table's files lie at 2 depths"),
+    ],
+    ids=["flat", "partitions", "beside-a-folder", "folders", "folder-in-partition", "two-depths"],
+)
+def test_a_parquet_layout_that_spark_and_pyarrow_read_apart_is_refused(tmp_path, files, says):
+    """Spark reads files beside a plain subdirectory without it (pyarrow with it), and refuses a
+    directory of plain subdirectories: refused before either reads, so both read the same rows."""
+    for name in files:
+        (tmp_path / "t" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "t" / name).write_bytes(b"PAR1")
+    spec = InputSpec(format="parquet", path=str(tmp_path / "t"))
+    if says is None:
+        assert resolve_input(spec, None).files[0].name == "t"
+    else:
+        with pytest.raises(InputError, match=says):
+            resolve_input(spec, None)
+
+
+@pytest.mark.parametrize(
     "option, says",
     [
         (

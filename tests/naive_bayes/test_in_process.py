@@ -97,15 +97,21 @@ def test_every_naive_bayes_input_in_process_is_the_spark_jobs(spark, tmp_path, s
 
 
 def test_a_parquet_table_in_process_is_the_spark_jobs(spark, tmp_path):
+    """A partitioned table (``shop=…`` directories: a column, as Spark reads them) with a row
+    without its label: the same table and manifest, the malformed row named by its file."""
     import pyarrow as pa
 
     rows = [
         {"color": "red", "size": 1.5, "n": 3, "label": "a"},
         {"color": "blue", "size": 2.5, "n": None, "label": "b"},
         {"color": None, "size": 0.5, "n": 1, "label": "a"},
+        {"color": "red", "size": 0.7, "n": 2, "label": None},
     ]
-    (tmp_path / "table").mkdir()
-    pq.write_table(pa.Table.from_pylist(rows), str(tmp_path / "table" / "part-0.parquet"))
+    for shop, part in (("north", rows[:2]), ("south", rows[2:])):
+        (tmp_path / "table" / f"shop={shop}").mkdir(parents=True)
+        pq.write_table(
+            pa.Table.from_pylist(part), str(tmp_path / "table" / f"shop={shop}" / "part-0.parquet")
+        )
     settings = {
         "task": "naive_bayes",
         "nb.model": "mixed",
@@ -113,6 +119,10 @@ def test_a_parquet_table_in_process_is_the_spark_jobs(spark, tmp_path):
         "train.path": str(tmp_path / "table"),
     }
     _same_model(spark, tmp_path, settings)
+    manifest = json.loads((tmp_path / "local" / "manifest.json").read_text())
+    assert manifest["columns"]["categorical"] == ["color", "shop"]
+    (bad,) = manifest["malformed_examples"]
+    assert bad["source"].endswith("shop=south/part-0.parquet") and bad["reason"] == "label"
 
 
 def _awkward_csv(where) -> None:
