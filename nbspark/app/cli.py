@@ -171,8 +171,8 @@ def train_main(argv=None, prog: str = "train.py") -> int:
             action="store_true",
             help="count in this process, without Spark or a JVM (naive Bayes and density models of local "
             "files that fit in memory); the same model as Spark's. Without --in-process or --spark, "
-            "a naive Bayes or density model of local files of at most 64 MB is counted in process, "
-            "unless --master or --conf asks for Spark",
+            "a naive Bayes or density model of local files of at most 64 MB is counted in process "
+            "(a .gz or .bz2 file counting 8 times its size), unless --master or --conf asks for Spark",
         )
         where.add_argument("--spark", action="store_true", help="count with Spark, whatever the input's size")
     args = parser.parse_args(argv)

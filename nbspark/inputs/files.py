@@ -28,7 +28,9 @@ import zlib
 from nbspark.errors import InputError
 
 __all__ = [
+    "EXPANSION",
     "binary_files",
+    "bytes_to_read",
     "decode_text",
     "hadoop_escape",
     "hadoop_input_dir",
@@ -112,6 +114,19 @@ def in_nbspark_output(root, path, looked: dict) -> bool:
 
 #: Text files decompressed by their extension, as Hadoop's text source does for the line inputs.
 _DECOMPRESS = {".gz": ("gzip", gzip.decompress), ".bz2": ("bzip2", bz2.decompress)}
+#: How many times its size a ``.gz`` or ``.bz2`` text file is taken to hold, in deciding whether an
+#: input is small enough to read in one process (it is read whole, decompressed): text compresses
+#: about three to eight times, and the larger guess errs toward Spark.
+EXPANSION = 8
+
+
+def bytes_to_read(name: str, size: int) -> int:
+    """What a file of ``size`` bytes named ``name`` gives to read: ``EXPANSION`` times its size when
+    it is decompressed (``_DECOMPRESS``)."""
+    compressed = any(name.endswith(ext) for ext in _DECOMPRESS)
+    return size * EXPANSION if compressed else size
+
+
 #: Compressed files that would be read as their raw bytes: Hadoop's other codecs, and archives.
 _COMPRESSED = (
     ".deflate",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbspark.errors import ConfigError, InputError
-from nbspark.inputs.files import list_files, reuters_files
+from nbspark.inputs.files import bytes_to_read, list_files, reuters_files
 from nbspark.inputs.spec import InputSpec
 from nbspark.storage.locations import Location, location
 from nbspark.storage.uris import scheme_of
@@ -166,9 +166,10 @@ def resolve_data_dir(
 
 
 def input_bytes(inputs: Inputs, model=None) -> int:
-    """The bytes of an input's files (a directory's, for a Parquet table), and of the files of the
-    ``model`` directory it updates, if any (counting in process reads its tables whole)."""
+    """The bytes to read of an input's files (a directory's, for a Parquet table; a compressed file
+    counts what it holds, ``inputs.files.bytes_to_read``), and of the files of the ``model``
+    directory it updates, if any (counting in process reads its tables whole)."""
     files = [f for x in inputs.files for f in (x.files() if x.is_dir() else [x])]
     if model and (model := location(model)).is_dir():
         files += model.files()
-    return sum(f.stat()[0] for f in files)
+    return sum(bytes_to_read(f.name, f.stat()[0]) for f in files)

@@ -26,7 +26,7 @@ import time
 from dataclasses import dataclass
 
 from nbspark.errors import ConfigError, InputError, OutputError
-from nbspark.inputs.files import in_nbspark_output
+from nbspark.inputs.files import bytes_to_read, in_nbspark_output
 from nbspark.inputs.resolve import Inputs
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, resolve_engine
 from nbspark.settings.config import check_number
@@ -203,7 +203,7 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
     small = (
         plan.local
         and plan.in_process_below_mb > 0
-        and sum(f[2] for f in files) <= plan.in_process_below_mb * 1e6
+        and sum(bytes_to_read(f[0], f[2]) for f in files) <= plan.in_process_below_mb * 1e6
     )
     session, engine = (None, "local") if small else (spark, plan.engine)
     counted: Counted = family.count(session, counting, inputs, engine)

@@ -354,6 +354,21 @@ def test_what_decides_in_process_for_the_command(monkeypatch):
     assert "dataframe" in in_process_fits(load_config(None, {**CHINA, "engine": "dataframe"}), 10)
 
 
+def test_a_compressed_input_counts_what_it_holds_toward_the_in_process_bound(tmp_path):
+    """A .gz file is read whole once decompressed: 8 times its size (``EXPANSION``) is what decides."""
+    import gzip
+
+    from nbspark.inputs.files import EXPANSION
+    from nbspark.inputs.resolve import input_bytes, resolve_input
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.tsv").write_text("d1\tc\tbeijing\n")
+    (tmp_path / "in" / "b.tsv.gz").write_bytes(gzip.compress(b"d2\tj\ttokyo\n" * 50))
+    cfg = load_config(None, {**CHINA, "train.path": str(tmp_path / "in")})
+    plain, packed = (tmp_path / "in" / "a.tsv").stat().st_size, (tmp_path / "in" / "b.tsv.gz").stat().st_size
+    assert EXPANSION == 8 and input_bytes(resolve_input(cfg.train, None)) == plain + 8 * packed
+
+
 def test_an_unseen_category_is_counted_in_the_result_and_left_out_of_the_score(tmp_path, capsys):
     """``outlook=foggy`` (the weather table has sunny, overcast, rainy) is named in the row's
     ``unseen`` and scored as the row without it, in Python and on the command line."""
