@@ -469,13 +469,13 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
     if inputs.spec.format == "parquet":  # file by file in path order, a partition's value a column
         import pyarrow.dataset as ds
 
-        data = ds.dataset(inputs.root.path, partitioning="hive")
-        fragments = sorted(data.get_fragments(), key=lambda fragment: fragment.path)
-        named = [
-            (location(fragment.path).uri, ds.Scanner.from_fragment(fragment, schema=data.schema).to_table())
-            for fragment in fragments
-        ]
-        table = pa.concat_tables([t for _, t in named] or [data.schema.empty_table()])
+        named = []
+        for f in inputs.files:  # a table's directory, or a stream's files
+            data = ds.dataset(f.path, partitioning="hive")
+            for fragment in sorted(data.get_fragments(), key=lambda fragment: fragment.path):
+                scanned = ds.Scanner.from_fragment(fragment, schema=data.schema).to_table()
+                named.append((location(fragment.path).uri, scanned))
+        table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
         numeric_types = _numbers(table.schema)
     else:
         read = [csv_table(f, as_text=True) for f in inputs.files]  # None: an empty file, no rows

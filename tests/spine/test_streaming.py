@@ -456,6 +456,18 @@ def test_the_classify_job_on_a_streamed_model_equals_it_on_the_batch_model(spark
                 "nb.categorical_columns": "outlook,windy",
             },
         ),
+        (
+            "parquet",
+            "weather.csv",
+            {
+                "task": "naive_bayes",
+                "nb.model": "mixed",
+                "train.format": "parquet",
+                "nb.label_column": "play",
+                "nb.numeric_columns": "temperature,humidity",
+                "nb.categorical_columns": "outlook,windy",
+            },
+        ),
     ],
 )
 def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, settings_):
@@ -472,10 +484,21 @@ def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, 
         (tmp_path / "watch" / "README.txt").write_text("not SGML <REUTERS> at all\n")
         shutil.copy(ROOT / "tests" / "data" / source, tmp_path / "side" / "a.sgm")
     else:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+        import pyarrow.parquet as pq
+
         lines = text.decode().splitlines(keepends=True)
         for i, part in enumerate((lines[1:8], lines[8:])):
-            (tmp_path / "watch" / f"t{i}.csv").write_text(lines[0] + "".join(part))
-            (tmp_path / "side" / f"t{i}.csv").write_text(lines[0] + "".join(part))
+            table = (lines[0] + "".join(part)).encode()
+            for where in ("watch", "side"):
+                if fmt == "csv":
+                    (tmp_path / where / f"t{i}.csv").write_bytes(table)
+                else:  # every cell as its text; a batch of one file each (a stream read them all: 11)
+                    header = lines[0].strip().split(",")
+                    types = pacsv.ConvertOptions(column_types={c: pa.string() for c in header})
+                    parsed = pacsv.read_csv(pa.BufferReader(table), convert_options=types)
+                    pq.write_table(parsed, str(tmp_path / where / f"t{i}.parquet"))
     cfg = load_config(None, settings_)
     run_stream(
         spark,
@@ -488,7 +511,9 @@ def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, 
     assert rows(tmp_path / "model") == rows(tmp_path / "batch")
     streamed = load_manifest(location(tmp_path / "model"), family.kind)
     files = [Path(f).name for u in streamed["updates"] for f in u["inputs"]["files"]]
-    assert sorted(files) == (["a.sgm"] if fmt == "reuters" else ["t0.csv", "t1.csv"])  # a version a file
+    assert sorted(files) == {"reuters": ["a.sgm"], "csv": ["t0.csv", "t1.csv"]}.get(
+        fmt, ["t0.parquet", "t1.parquet"]
+    )  # a version a file
     assert streamed["version"] == len(files)
 
 
