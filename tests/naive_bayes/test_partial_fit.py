@@ -19,6 +19,7 @@ from nbspark.storage.counts import read_count_table
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import NB_KIND, load_manifest
 from tests.conftest import FIXTURES
+from tests.naive_bayes.test_jobs_one_label import WEATHER
 
 TSV = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv"}
 WORDS = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta"]
@@ -120,14 +121,7 @@ def test_learning_one_by_one_agrees_with_river(tmp_path):
 
 
 def test_a_table_model_learns_rows_as_training_reads_them(tmp_path):
-    settings = {
-        "task": "naive_bayes",
-        "nb.model": "mixed",
-        "train.format": "csv",
-        "nb.label_column": "play",
-        "nb.numeric_columns": "temperature,humidity",
-        "nb.categorical_columns": "outlook,windy",
-    }
+    settings = {**WEATHER, "train.format": "csv"}
     lines = (FIXTURES / "weather.csv").read_text().splitlines(keepends=True)[:-1]  # the last is malformed
     (tmp_path / "first.csv").write_text("".join(lines[:8]))
     (tmp_path / "all.csv").write_text("".join(lines))
@@ -260,14 +254,7 @@ def test_sample_weight_counts_copies_as_scikit_learn_weighs_them(tmp_path):
 
 
 def test_a_table_rows_weight_scales_its_gaussian_sums_as_copies_would(tmp_path):
-    settings = {
-        "task": "naive_bayes",
-        "nb.model": "mixed",
-        "train.format": "csv",
-        "nb.label_column": "play",
-        "nb.numeric_columns": "temperature,humidity",
-        "nb.categorical_columns": "outlook,windy",
-    }
+    settings = {**WEATHER, "train.format": "csv"}
     lines = (FIXTURES / "weather.csv").read_text().splitlines(keepends=True)[:-1]  # the last is malformed
     (tmp_path / "first.csv").write_text("".join(lines[:8]))
     weighted = nbspark.fit(

@@ -34,6 +34,7 @@ from nbspark.storage.locations import location
 from nbspark.storage.manifests import counted_files, load_manifest
 
 from ..conftest import ROOT
+from ..naive_bayes.test_jobs_one_label import WEATHER
 
 pytestmark = pytest.mark.spark
 
@@ -444,30 +445,8 @@ def test_the_classify_job_on_a_streamed_model_equals_it_on_the_batch_model(spark
     "fmt, source, settings_",
     [
         ("reuters", "mini.sgm", {"train.format": "reuters", "train.splits": "TRAIN,TEST"}),
-        (
-            "csv",
-            "weather.csv",
-            {
-                "task": "naive_bayes",
-                "nb.model": "mixed",
-                "train.format": "csv",
-                "nb.label_column": "play",
-                "nb.numeric_columns": "temperature,humidity",
-                "nb.categorical_columns": "outlook,windy",
-            },
-        ),
-        (
-            "parquet",
-            "weather.csv",
-            {
-                "task": "naive_bayes",
-                "nb.model": "mixed",
-                "train.format": "parquet",
-                "nb.label_column": "play",
-                "nb.numeric_columns": "temperature,humidity",
-                "nb.categorical_columns": "outlook,windy",
-            },
-        ),
+        ("csv", "weather.csv", {**WEATHER, "train.format": "csv"}),
+        ("parquet", "weather.csv", {**WEATHER, "train.format": "parquet"}),
     ],
 )
 def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, settings_):
