@@ -25,7 +25,7 @@ def csv_table(f, as_text: bool):
     lines = [line for line in local_line_values(f) if line]  # Spark skips empty lines
     if not lines:
         return None
-    header = next(csv.reader([lines[0].decode("utf-8", "replace")]), [])
+    header = _cells(lines[0].decode("utf-8", "replace"))
     if twice := sorted({name for name in header if header.count(name) > 1}):
         raise InputError(f"{f}: the header names column {twice[0]!r} twice; name each column once")
     types = {name: pa.string() for name in header} if as_text else None
@@ -43,6 +43,14 @@ def csv_table(f, as_text: bool):
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     for line in data.decode("utf-8").split("\n"):
-        cells = next(csv.reader([line]), [])
+        cells = _cells(line)
         writer.writerow((cells + [""] * len(header))[: len(header)])
     return pacsv.read_csv(io.BytesIO(out.getvalue().encode("utf-8")), convert_options=options)
+
+
+def _cells(line: str) -> list[str]:
+    """The cells of one CSV line, by Python's reader with its field limit raised to the line's length
+    (Spark's reader has none: a 200 KB cell is read)."""
+    if len(line) > csv.field_size_limit():
+        csv.field_size_limit(len(line))
+    return next(csv.reader([line]), [])

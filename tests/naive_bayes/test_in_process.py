@@ -128,13 +128,16 @@ def test_a_parquet_table_in_process_is_the_spark_jobs(spark, tmp_path):
 def _awkward_csv(where) -> None:
     """CSV files as people leave them: gzipped, with numbers written two ways ('01', '1.0'), rows
     shorter and longer than the header, a quote left open at a line's end, a quoted line end, empty
-    lines, an empty file and a byte that is not UTF-8."""
+    lines, an empty file, a byte that is not UTF-8 and a cell of 200 KB."""
     import gzip
 
     where.mkdir()
     (where / "a.csv.gz").write_bytes(gzip.compress(b"n,c,label\n1,x,y\n01,x,y\n1.0,z,n\n\n2,z\n"))
     (where / "b.csv").write_bytes(
         b'n,c,label\r\n3,z,n,extra\r\n"4,z,y\r\n5,"two\nlines",n\r\n6,caf\xe9,y\r\n'
+        + b"7,"
+        + b"w" * 200_000
+        + b",n\n"  # over Python's csv field limit
     )
     (where / "c.csv").write_bytes(b"")
 
