@@ -108,19 +108,10 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
     ``rows`` the ``(values, weight)`` of each row whose weight is a number >= 0, in the table's
     order, ``values`` in the order of ``columns`` (default: ``modelled_columns``); a weight column
     the table lacks weighs every row 1 when ``columns`` are given (a test table)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    from nbspark.inputs.tables import csv_table
+    from nbspark.inputs.tables import local_table
 
     fmt = inputs.spec.format
-    if fmt == "csv":
-        tables = [t for f in inputs.files if (t := csv_table(f, as_text=True)) is not None]  # None: empty
-        table = pa.concat_tables(tables or [pa.table({})])
-    elif fmt == "ngrams":
-        table = _ngram_table(cfg, inputs)
-    else:
-        table = pa.concat_tables([pq.read_table(f.path) for f in inputs.files], promote_options="default")
+    table = _ngram_table(cfg, inputs) if fmt == "ngrams" else local_table(inputs.files, fmt)[0]
     names = table.column_names
     if columns is None:
         columns = modelled_columns(cfg, names, inputs.root, fmt)

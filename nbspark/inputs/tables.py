@@ -7,8 +7,54 @@ import io
 
 from nbspark.errors import InputError
 from nbspark.inputs.files import local_line_values
+from nbspark.storage.locations import location
 
-__all__ = ["csv_table"]
+__all__ = ["csv_table", "local_table"]
+
+
+def local_table(files, fmt: str, infer: bool = False):
+    """A CSV or Parquet input (``files``: a table's directory, or files) read in this process as
+    Spark reads it: ``(table, parts, numeric)``. ``table`` holds every file's rows in path order, a
+    CSV's cells as text (``csv_table``), Parquet as typed with a partition directory's value
+    (``name=value``) a column; ``parts`` is each file's ``(uri, rows)`` in that order (how a row is
+    named); ``numeric`` the columns of numbers: Parquet's by type, a CSV's inferred when ``infer``, as
+    Spark infers over every file (numbers in each file that has a value in the column), else none."""
+    import pyarrow as pa
+
+    if fmt == "parquet":
+        import pyarrow.dataset as ds
+
+        named = []
+        for f in files:
+            data = ds.dataset(f.path, partitioning="hive")
+            for fragment in sorted(data.get_fragments(), key=lambda fragment: fragment.path):
+                scanned = ds.Scanner.from_fragment(fragment, schema=data.schema).to_table()
+                named.append((location(fragment.path).uri, scanned))
+        table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
+        return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
+    read = [csv_table(f, as_text=True) for f in files]  # None: an empty file, no rows
+    table = pa.concat_tables([t for t in read if t is not None] or [pa.table({})])
+    parts = [(f.uri, 0 if t is None else t.num_rows) for f, t in zip(files, read)]
+    if not infer:
+        return table, parts, set()
+    typed = [t.schema for f in files if (t := csv_table(f, as_text=False)) is not None]
+    numeric = {
+        name
+        for name in set().union(*map(_numbers, typed))
+        if all(name in _numbers(s) or pa.types.is_null(s.field(name).type) for s in typed)
+    }
+    return table, parts, numeric
+
+
+def _numbers(schema) -> set[str]:
+    """The columns of a pyarrow ``schema`` that hold numbers."""
+    import pyarrow as pa
+
+    return {
+        f.name
+        for f in schema
+        if pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or pa.types.is_decimal(f.type)
+    }
 
 
 def csv_table(f, as_text: bool):

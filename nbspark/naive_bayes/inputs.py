@@ -17,12 +17,11 @@ from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import TABLE, PartitionStats, is_stat
-from nbspark.inputs.tables import csv_table
+from nbspark.inputs.tables import local_table
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
 from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.spark.faults import maybe_inject
-from nbspark.storage.locations import location
 
 __all__ = [
     "Doc",
@@ -445,51 +444,18 @@ def local_records(inputs: Inputs, cfg: ExperimentConfig):
     )
 
 
-def _numbers(schema) -> set[str]:
-    """The columns of a pyarrow ``schema`` that hold numbers."""
-    import pyarrow as pa
-
-    return {
-        f.name
-        for f in schema
-        if pa.types.is_integer(f.type) or pa.types.is_floating(f.type) or pa.types.is_decimal(f.type)
-    }
-
-
 def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str], list[str]]:
     """A table's rows in file order and where each is (``(file, row in it)``, as
-    ``_rows_in_file_order`` gives them), read with pyarrow as Spark reads it: a CSV's cells as their
-    text (an empty cell is null), with numbers inferred only to find the numeric columns when the
-    config names none; Parquet as typed. Then ``table_columns``, the rule of every table reader."""
+    ``_rows_in_file_order`` gives them), read as Spark reads it (``inputs.tables.local_table``: a
+    CSV's cells as their text, with numbers inferred only to find the numeric columns when the config
+    names none; Parquet as typed). Then ``table_columns``, the rule of every table reader."""
     import pyarrow as pa
 
     if inputs.spec.format == "sklearn":
         records, places, names = _sklearn_records(inputs, nb)
         return (records, places, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
-    if inputs.spec.format == "parquet":  # file by file in path order, a partition's value a column
-        import pyarrow.dataset as ds
-
-        named = []
-        for f in inputs.files:  # a table's directory, or a stream's files
-            data = ds.dataset(f.path, partitioning="hive")
-            for fragment in sorted(data.get_fragments(), key=lambda fragment: fragment.path):
-                scanned = ds.Scanner.from_fragment(fragment, schema=data.schema).to_table()
-                named.append((location(fragment.path).uri, scanned))
-        table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
-        numeric_types = _numbers(table.schema)
-    else:
-        read = [csv_table(f, as_text=True) for f in inputs.files]  # None: an empty file, no rows
-        named = [(f.uri, pa.table({}) if t is None else t) for f, t in zip(inputs.files, read)]
-        table = pa.concat_tables([t for t in read if t is not None] or [pa.table({})])
-        numeric_types = set()
-        if not (nb.numeric_columns or nb.categorical_columns):  # inferred, as Spark infers over every
-            # file: a column of numbers in each file that has a value in it (a file without one is null)
-            typed = [t.schema for f in inputs.files if (t := csv_table(f, as_text=False)) is not None]
-            numeric_types = {
-                name
-                for name in set().union(*map(_numbers, typed))
-                if all(name in _numbers(s) or pa.types.is_null(s.field(name).type) for s in typed)
-            }
+    infer = not (nb.numeric_columns or nb.categorical_columns)
+    table, parts, numeric_types = local_table(inputs.files, inputs.spec.format, infer)
     nested = {
         f.name: str(f.type)
         for f in table.schema
@@ -497,5 +463,5 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
     }
     numeric, categorical = table_columns(inputs, nb, table.column_names, numeric_types, nested)
     header = _header_rows(inputs.spec.format)
-    places = [(uri, k + 1 + header) for uri, t in named for k in range(t.num_rows)]
+    places = [(uri, k + 1 + header) for uri, rows in parts for k in range(rows)]
     return table.to_pylist(), places, numeric, categorical
