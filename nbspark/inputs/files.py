@@ -123,8 +123,12 @@ EXPANSION = 8
 def bytes_to_read(name: str, size: int) -> int:
     """What a file of ``size`` bytes named ``name`` gives to read: ``EXPANSION`` times its size when
     it is decompressed (``_DECOMPRESS``)."""
-    compressed = any(name.endswith(ext) for ext in _DECOMPRESS)
-    return size * EXPANSION if compressed else size
+    return size * EXPANSION if _extension(name) in _DECOMPRESS else size
+
+
+def _extension(name: str) -> str:
+    """A file name's last extension, with its dot (``.gz``), or ``""``: what decides how it is read."""
+    return "." + name.rsplit(".", 1)[-1] if "." in name else ""
 
 
 #: Compressed files that would be read as their raw bytes: Hadoop's other codecs, and archives.
@@ -168,7 +172,7 @@ def decode_text(data: bytes, name: str) -> tuple[str, int]:
 
 def _decompressed(data: bytes, name: str) -> bytes:
     """A file's bytes, ``.gz`` and ``.bz2`` decompressed; ``InputError`` for one that cannot be."""
-    ext = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    ext = _extension(name)
     if ext in _DECOMPRESS:
         codec, decompress = _DECOMPRESS[ext]
         try:

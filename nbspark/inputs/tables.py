@@ -32,12 +32,12 @@ def local_table(files, fmt: str, infer: bool = False):
                 named.append((location(fragment.path).uri, scanned))
         table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
         return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
-    read = [csv_table(f, as_text=True) for f in files]  # None: an empty file, no rows
-    table = pa.concat_tables([t for t in read if t is not None] or [pa.table({})])
-    parts = [(f.uri, 0 if t is None else t.num_rows) for f, t in zip(files, read)]
+    read = [csv_table(f, infer) for f in files]  # None: an empty file, no rows
+    table = pa.concat_tables([t for t, _ in filter(None, read)] or [pa.table({})])
+    parts = [(f.uri, 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
     if not infer:
         return table, parts, set()
-    typed = [t.schema for f in files if (t := csv_table(f, as_text=False)) is not None]
+    typed = [schema for _, schema in filter(None, read)]
     numeric = {
         name
         for name in set().union(*map(_numbers, typed))
@@ -57,14 +57,15 @@ def _numbers(schema) -> set[str]:
     }
 
 
-def csv_table(f, as_text: bool):
+def csv_table(f, infer: bool = False):
     """One CSV file (a ``Location``) with its header, as Spark's CSV reader reads it (``header``,
-    ``PERMISSIVE``, one line a record): ``.gz`` and ``.bz2`` decompressed, bytes that are not UTF-8
-    read as U+FFFD, empty lines skipped, an empty cell null, every column as text (``as_text``) or
-    with the types pyarrow infers. A row with fewer cells than the header ends in nulls, one with
-    more loses the extra cells (Spark's rule), and a quote left open ends with its line. None for an
-    empty file (it holds no rows, as Spark reads it); a header naming a column twice is refused
-    (``InputError``)."""
+    ``PERMISSIVE``, one line a record): ``(table, typed)``, the table with every column as text, and
+    with ``infer`` the schema pyarrow infers from the same cells (else None). ``.gz`` and ``.bz2``
+    are decompressed, bytes that are not UTF-8 read as U+FFFD, empty lines skipped, an empty cell
+    null. A row with fewer cells than the header ends in nulls, one with more loses the extra cells
+    (Spark's rule), and a quote left open ends with its line. None for an empty file (it holds no
+    rows, as Spark reads it); a header naming a column twice is refused (``InputError``). The file is
+    read once."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -74,24 +75,29 @@ def csv_table(f, as_text: bool):
     header = _cells(lines[0].decode("utf-8", "replace"))
     if twice := sorted({name for name in header if header.count(name) > 1}):
         raise InputError(f"{f}: the header names column {twice[0]!r} twice; name each column once")
-    types = {name: pa.string() for name in header} if as_text else None
-    options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
+
+    def read(data: bytes, types):
+        options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
+        return pacsv.read_csv(io.BytesIO(data), convert_options=options)
+
+    text = {name: pa.string() for name in header}
     data = b"\n".join(lines).decode("utf-8", "replace").encode("utf-8")
     try:
-        table = pacsv.read_csv(io.BytesIO(data), convert_options=options)
-        if table.num_rows == len(lines) - 1:  # else a quoted value held a line end: not Spark's rows
-            return table
+        table = read(data, text)
     except pa.ArrowInvalid as exc:
         if "CSV parse error" not in str(exc):
             raise InputError(f"{f}: {exc}") from None
-    # a row of another width than the header, or a quote open at a line's end: each line parsed on
-    # its own, cut or padded to the header's width
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    for line in data.decode("utf-8").split("\n"):
-        cells = _cells(line)
-        writer.writerow((cells + [""] * len(header))[: len(header)])
-    return pacsv.read_csv(io.BytesIO(out.getvalue().encode("utf-8")), convert_options=options)
+        table = None
+    if table is None or table.num_rows != len(lines) - 1:  # a quoted value held a line end: not Spark's
+        # a row of another width than the header, or a quote open at a line's end: each line parsed
+        # on its own, cut or padded to the header's width
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        for line in data.decode("utf-8").split("\n"):
+            writer.writerow((_cells(line) + [""] * len(header))[: len(header)])
+        data = out.getvalue().encode("utf-8")
+        table = read(data, text)
+    return table, read(data, None).schema if infer else None
 
 
 def _cells(line: str) -> list[str]:

@@ -126,18 +126,17 @@ async def _fields(scope, receive, limits: Limits) -> dict[str, str]:
     return fields
 
 
+async def _answer(send, status: int, kind: bytes, body: bytes) -> None:
+    """Write a whole answer: ``status``, its content type ``kind`` and length, and ``body``."""
+    head = [(b"content-type", kind), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": head})
+    await send({"type": "http.response.body", "body": body})
+
+
 async def _json(send, answer) -> None:
     """Answer 200 with ``answer`` as JSON (every JSON answer of the server), as Starlette's
     ``JSONResponse`` writes it."""
-    body = _ENCODER.encode(answer).encode("utf-8")
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 200,
-            "headers": [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))],
-        }
-    )
-    await send({"type": "http.response.body", "body": body})
+    await _answer(send, 200, b"application/json", _ENCODER.encode(answer).encode("utf-8"))
 
 
 class _Endpoint:
@@ -155,10 +154,7 @@ class _Endpoint:
         try:
             await self.fn(scope, receive, send)
         except RequestError as exc:
-            body = exc.message.encode("utf-8")
-            head = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", b"%d" % len(body))]
-            await send({"type": "http.response.start", "status": exc.status, "headers": head})
-            await send({"type": "http.response.body", "body": body})
+            await _answer(send, exc.status, b"text/plain; charset=utf-8", exc.message.encode("utf-8"))
 
 
 async def _work(limits: Limits, size: int, fn, *args):
