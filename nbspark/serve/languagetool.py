@@ -227,10 +227,9 @@ def matches(request: CheckRequest, flags: Iterable[tuple[dict, dict, str, str]])
     """LanguageTool's ``matches`` for ``flags``: ``(flag, rule, model, version)``, each flag as
     ``BackoffPredictor.flags`` gives it on ``request.plain``; in document order."""
     plain, document = request.plain, request.document
-    utf16 = utf16_offsets(document)
-    ctx16 = {}
-    out = []
+    utf16, ctx16, out = None, {}, []
     for flag, rule, model, version in flags:
+        utf16 = utf16 or utf16_offsets(document)  # once, and only for a text with a flag
         start = flag["offset"]
         end = start + len(flag["written"])
         where = request.positions

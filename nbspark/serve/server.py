@@ -11,16 +11,21 @@ import logging
 import os
 import signal
 import socket
+import sys
+import threading
+import time
 
-from nbspark.serve.app import Limits, create_app
+from nbspark.serve.app import REQUESTS, Limits, create_app
 from nbspark.serve.models import Models, model_names
 
-__all__ = ["GRACE", "prepare", "serve"]
+__all__ = ["GRACE", "LINE_SECONDS", "BatchedLines", "OneWrite", "prepare", "serve"]
 
 log = logging.getLogger("nbspark.serve")
 
 #: seconds that requests in flight get to finish after SIGTERM
 GRACE = 30
+#: seconds a request's log line may wait to be written with others (nginx's ``access_log … flush=``)
+LINE_SECONDS = 1.0
 _PARENT = os.getpid()
 
 
@@ -45,6 +50,8 @@ def prepare(
         access_log=False,
         proxy_headers=False,  # no X-Forwarded-For rewriting: nothing reads the client's address
         server_header=False,
+        http=_protocol(),
+        ws="none",  # no WebSocket route: an upgrade request is answered as plain HTTP
         timeout_keep_alive=5,
         timeout_graceful_shutdown=GRACE,
     )
@@ -53,11 +60,56 @@ def prepare(
 
 def _listening(host: str, port: int, reuse_port: bool) -> socket.socket:
     sock = socket.create_server((host, port), reuse_port=reuse_port)
-    # uvicorn writes a response's head and body apart: with Nagle's algorithm on, the body of every
-    # answer on a kept-alive connection waited for the client's delayed ACK (44 ms a request).
-    # Linux gives accepted sockets the listening socket's TCP_NODELAY.
+    # An answer leaves at once (Nagle's algorithm off: a body written apart from its head waited for
+    # the client's delayed ACK, 44 ms a request). Linux gives accepted sockets the listening
+    # socket's TCP_NODELAY.
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     return sock
+
+
+class OneWrite:
+    """A transport whose writes within one turn of the event loop leave together, in one write at
+    the end of the turn (or before a ``close``): uvicorn writes an answer's head and its body
+    apart, so each answer was two system calls, two TCP segments and two wake-ups of the client
+    (9 % of the requests a second on 2 cores, docs/serve.md). What is written once a connection
+    is closing is dropped, as the transport itself drops it."""
+
+    __slots__ = ("transport", "loop", "pending")
+
+    def __init__(self, transport, loop):
+        self.transport, self.loop, self.pending = transport, loop, []
+
+    def write(self, data: bytes) -> None:
+        if not self.pending:
+            self.loop.call_soon(self.flush)
+        self.pending.append(data)
+
+    def flush(self) -> None:
+        pending, self.pending = self.pending, []
+        if pending and not self.transport.is_closing():
+            self.transport.write(b"".join(pending))
+
+    def close(self) -> None:
+        self.flush()
+        self.transport.close()
+
+    def __getattr__(self, name):  # is_closing, get_extra_info, pause_reading, resume_reading
+        return getattr(self.transport, name)
+
+
+def _protocol():
+    """uvicorn's HTTP protocol (httptools' parser where it is installed, as uvicorn's ``auto``
+    picks; else h11's), writing through ``OneWrite``."""
+    try:
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
+    except ImportError:  # no httptools
+        from uvicorn.protocols.http.h11_impl import H11Protocol as base
+
+    class Protocol(base):
+        def connection_made(self, transport):
+            super().connection_made(OneWrite(transport, self.loop))
+
+    return Protocol
 
 
 def serve(
@@ -89,19 +141,20 @@ def serve(
         "s" if workers > 1 else "",
         reload_seconds,
     )
-    if workers == 1:
-        return _run(server, sock, models, reload_seconds)
-    children = []
-    for k in range(workers):
-        pid = os.fork()
-        if pid == 0:  # a worker: serve, then leave without running the parent's exit handlers
-            code = 1
-            try:
-                mine = sock if k == 0 else _listening(host, sock.getsockname()[1], reuse_port=True)
-                code = _run(server, mine, models, reload_seconds)
-            finally:
-                os._exit(code)
-        children.append(pid)
+    with _batched_request_lines() as lines:
+        if workers == 1:
+            return _run(server, sock, models, reload_seconds, lines)
+        children = []
+        for k in range(workers):
+            pid = os.fork()
+            if pid == 0:  # a worker: serve, then leave without running the parent's exit handlers
+                code = 1
+                try:
+                    mine = sock if k == 0 else _listening(host, sock.getsockname()[1], reuse_port=True)
+                    code = _run(server, mine, models, reload_seconds, lines)
+                finally:
+                    os._exit(code)
+            children.append(pid)
     sock.close()  # the first worker's now: no connection queued on it is lost
 
     def forward(sig, _frame):
@@ -116,8 +169,59 @@ def serve(
     return 1 if failed else 0
 
 
-def _run(server, sock, models: Models, reload_seconds: float) -> int:
+class BatchedLines(logging.Handler):
+    """Log lines written to stderr (whatever ``sys.stderr`` is then) in batches: when the next line
+    would take the batch past ``PIPE_BUF`` (4,096 bytes: a write that size is whole even on a pipe
+    shared with other workers), when the first line waiting is ``seconds`` old (checked at each
+    line, and every ``seconds`` by the server), and when the server stops. The request lines of
+    ``nbspark serve``: a write per line cost 8 % of the requests a second (docs/serve.md). A line
+    waits at most about ``seconds``; a server killed with SIGKILL loses the lines waiting."""
+
+    def __init__(self, formatter: logging.Formatter, seconds: float = LINE_SECONDS):
+        super().__init__()
+        self.setFormatter(formatter)
+        self.seconds, self.lines, self.size, self.since = seconds, [], 0, 0.0
+
+    def emit(self, record):
+        line = self.format(record) + "\n"
+        if self.size + len(line) > 4096:
+            self.flush()
+        if not self.lines:
+            self.since = time.monotonic()
+        self.lines.append(line)
+        self.size += len(line)
+        if time.monotonic() - self.since >= self.seconds:
+            self.flush()
+
+    def flush(self):
+        with self.lock:  # the server's timer thread flushes too
+            if self.lines:
+                text, self.lines, self.size = "".join(self.lines), [], 0
+                with contextlib.suppress(OSError, ValueError):  # stderr closed: as logging, no crash
+                    sys.stderr.write(text)
+                    sys.stderr.flush()
+
+
+@contextlib.contextmanager
+def _batched_request_lines():
+    """The request lines (``REQUESTS``) through a ``BatchedLines`` with the ``nbspark`` logger's
+    format, not line by line; as they were again at the end."""
+    requests, formats = logging.getLogger(REQUESTS), logging.getLogger("nbspark").handlers
+    lines = BatchedLines(next((h.formatter for h in formats if h.formatter), logging.Formatter()))
+    requests.addHandler(lines)
+    requests.propagate = False
+    try:
+        yield lines
+    finally:
+        lines.flush()
+        requests.removeHandler(lines)
+        requests.propagate = True
+
+
+def _run(server, sock, models: Models, reload_seconds: float, lines: BatchedLines) -> int:
     models.watch(reload_seconds)
+    stop = threading.Event()
+    threading.Thread(target=_flush_every, args=(lines, stop), name="nbspark-lines", daemon=True).start()
     # uvicorn drains on SIGTERM / SIGINT, then raises the signal again to the handlers it found:
     # these take it, so that a drained server exits 0 (not killed by the signal, nor a traceback)
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -126,6 +230,13 @@ def _run(server, sock, models: Models, reload_seconds: float) -> int:
         server.run(sockets=[sock])
     finally:
         models.stop()
+        stop.set()
+        lines.flush()
     if os.getpid() == _PARENT:
         log.info("stopped")
     return 0
+
+
+def _flush_every(lines: BatchedLines, stop: threading.Event) -> None:
+    while not stop.wait(lines.seconds):
+        lines.flush()

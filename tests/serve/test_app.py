@@ -14,7 +14,7 @@ import pytest
 import requests
 
 from nbspark.app.command import main
-from nbspark.serve.app import Limits
+from nbspark.serve.app import REQUESTS, Limits
 from tests.serve.conftest import FIXTURE_LIMITS, running
 
 TEXT = "It would not effect the outcome. The cumulative effect of the plan was small."
@@ -236,9 +236,9 @@ def test_a_huge_body_and_a_slow_client_do_not_hold_the_others(checker_model):
 
 def test_one_log_line_per_request(served, caplog):
     def lines():
-        return [r.getMessage() for r in caplog.records if r.name == "nbspark.serve"]
+        return [r.getMessage() for r in caplog.records if r.name == REQUESTS]
 
-    with caplog.at_level(logging.INFO, logger="nbspark.serve"):
+    with caplog.at_level(logging.INFO, logger=REQUESTS):
         requests.get(f"{served[0]}/v2/languages", timeout=10)
         requests.post(f"{served[0]}/v2/check", data={"language": "en-US"}, timeout=10)
         head = requests.head(f"{served[0]}/v2/languages", timeout=10)
@@ -311,13 +311,13 @@ def test_other_web_pages_may_call_only_when_allowed(checker_model, served):
 
 def test_a_client_that_leaves_mid_body_is_a_400_in_the_log(served, caplog):
     host, port = served[0].removeprefix("http://").split(":")
-    with caplog.at_level(logging.INFO, logger="nbspark.serve"):
+    with caplog.at_level(logging.INFO, logger=REQUESTS):
         with socket.create_connection((host, int(port)), timeout=10) as s:
             s.sendall(_head(500) + b"language=en")  # 11 bytes of the 500 announced, then gone
         deadline = time.monotonic() + 5
         while not caplog.records and time.monotonic() < deadline:
             time.sleep(0.01)
-    (line,) = [r.getMessage() for r in caplog.records if r.name == "nbspark.serve"]
+    (line,) = [r.getMessage() for r in caplog.records if r.name == REQUESTS]
     assert line.split()[:3] == ["POST", "/v2/check", "400"]  # not a 500 with a traceback
 
 

@@ -137,6 +137,8 @@ def test_sigterm_lets_the_request_in_flight_finish(checker_model, workers):
         request.join(60)
         assert server.wait(30) == 0
         assert answer == {"status": 200, "matches": 15}
+        rest = server.stderr.read()  # the request's line, written in a batch, was written at the stop
+        assert re.search(r"^nbspark: POST /v2/check 200 \d+ [\d.]+ ms$", rest, re.M), rest
     finally:
         server.kill()
 

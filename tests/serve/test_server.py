@@ -1,0 +1,122 @@
+"""The server's transport: an answer's head and body leave in one write, and what HTTP needs written
+alone (``100 Continue``, a ``HEAD`` answer's head) still leaves; its request lines, in batches."""
+
+import asyncio
+import logging
+import socket
+
+from nbspark.serve.server import BatchedLines, OneWrite
+from tests.serve.conftest import running
+
+
+class _Transport:
+    """What uvicorn's protocol uses of a transport, recording the writes."""
+
+    def __init__(self):
+        self.writes, self.closed = [], False
+
+    def write(self, data):
+        self.writes.append(data)
+
+    def is_closing(self):
+        return self.closed
+
+    def close(self):
+        self.closed = True
+
+    def get_extra_info(self, name, default=None):
+        return {"peername": ("127.0.0.1", 5)}.get(name, default)
+
+
+def test_the_writes_of_one_turn_of_the_loop_leave_as_one():
+    async def turns():
+        wire = _Transport()
+        one = OneWrite(wire, asyncio.get_running_loop())
+        one.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n")
+        one.write(b"ok")
+        assert wire.writes == []  # nothing yet: the turn is not over
+        await asyncio.sleep(0)
+        assert wire.writes == [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"]
+        one.write(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+        one.close()  # what is pending leaves before the connection closes
+        assert wire.writes[-1] == b"HTTP/1.1 400 Bad Request\r\n\r\n" and wire.closed
+        one.write(b"late")
+        await asyncio.sleep(0)
+        assert len(wire.writes) == 2  # written once closing: dropped, as the transport drops it
+        assert one.get_extra_info("peername") == ("127.0.0.1", 5)  # the rest is the transport's
+
+    asyncio.run(turns())
+
+
+def _read_answer(s: socket.socket) -> bytes:
+    """One whole answer (head and Content-Length bytes of body) from ``s``."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += s.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(next(x for x in head.split(b"\r\n") if x.lower().startswith(b"content-length:"))[15:])
+    while len(body) < length:
+        body += s.recv(65536)
+    return head + b"\r\n\r\n" + body
+
+
+def test_what_http_writes_alone_still_leaves_100_continue_and_a_head(checker_model):
+    body = b"language=en-US&text=It+would+not+effect+the+outcome."
+    with running([checker_model]) as (url, _):
+        host, port = url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            post = (
+                b"POST /v2/check HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+            )
+            s.sendall(post + b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            head, _, json_body = _read_answer(s).partition(b"\r\n\r\n")
+            assert head.startswith(b"HTTP/1.1 200") and json_body.endswith(b"}")
+            assert b'"NBSPARK_AFFECT_EFFECT"' in json_body
+            # a client that waits for 100 Continue before sending its body, on the same connection:
+            # the server writes it alone, then waits (a write held for another would never leave)
+            s.sendall(post + b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n" % len(body))
+            assert s.recv(65536).startswith(b"HTTP/1.1 100 Continue\r\n\r\n")
+            s.sendall(body)
+            assert _read_answer(s).startswith(b"HTTP/1.1 200")
+            s.sendall(b"HEAD /v2/languages HTTP/1.1\r\nHost: x\r\n\r\n")  # a head with no body after it
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += s.recv(65536)
+            assert head.startswith(b"HTTP/1.1 200") and head.endswith(b"\r\n\r\n")
+
+
+class _Stderr:
+    def __init__(self):
+        self.writes = []
+
+    def write(self, text):
+        self.writes.append(text)
+
+    def flush(self):
+        pass
+
+
+def test_request_lines_are_written_in_batches_whole_and_in_order(monkeypatch):
+    stderr = _Stderr()
+    monkeypatch.setattr("sys.stderr", stderr)
+    lines = BatchedLines(logging.Formatter("nbspark: %(message)s"), seconds=3600)
+
+    def line(k, width=40):
+        lines.handle(logging.makeLogRecord({"msg": "POST /v2/check 200 %s", "args": (str(k).zfill(width),)}))
+
+    for k in range(3):
+        line(k)
+    assert stderr.writes == []  # waiting for more
+    lines.flush()
+    assert stderr.writes == ["".join(f"nbspark: POST /v2/check 200 {str(k).zfill(40)}\n" for k in range(3))]
+    for k in range(200):  # 69 bytes a line: 59 lines a batch, written before it would pass 4,096 bytes
+        line(k)
+    lines.flush()
+    written = stderr.writes[1:]
+    assert [w.count("\n") for w in written] == [59, 59, 59, 23]
+    assert "".join(written).splitlines() == [
+        f"nbspark: POST /v2/check 200 {str(k).zfill(40)}" for k in range(200)
+    ]
+    lines.seconds = 0  # a line as old as ``seconds`` is written at once
+    line(7)
+    assert stderr.writes[-1].endswith(f"{str(7).zfill(40)}\n") and lines.lines == []
