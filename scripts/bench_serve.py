@@ -99,16 +99,41 @@ def start_server(model: str, log: Path, workers: int, quiet: bool = False) -> tu
     raise SystemExit(f"the server did not start: {log.read_text()[-2000:]}")
 
 
+def _children(pid: int) -> list[int]:
+    """The server's workers: ``pid``'s child processes (``/proc``)."""
+    return [*map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+
+
 def cpu_seconds(pid: int) -> tuple[float, float] | None:
     """User and kernel CPU seconds of process ``pid`` and its children (the server's workers), from
     ``/proc``; None where there is none."""
     try:
-        pids = [pid, *map(int, Path(f"/proc/{pid}/task/{pid}/children").read_text().split())]
+        pids = [pid, *_children(pid)]
         ticks, user, kernel = os.sysconf("SC_CLK_TCK"), 0.0, 0.0
         for p in pids:
             fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
             user, kernel = user + int(fields[11]) / ticks, kernel + int(fields[12]) / ticks
         return user, kernel
+    except (OSError, ValueError):
+        return None
+
+
+def connections_held(pid: int, port: int) -> list[int] | None:
+    """How many established connections to ``port`` each worker of the server ``pid`` holds (the
+    server itself when it has none), from ``/proc``; None where there is none. With ``--workers``,
+    the kernel hashes each connection to a worker: 8 connections over two split 6–2 now and then,
+    and the busier worker then bounds the rate."""
+    try:
+        established = set()  # socket inodes
+        for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+            for row in Path(table).read_text().splitlines()[1:]:
+                f = row.split()
+                if int(f[1].rsplit(":", 1)[1], 16) == port and f[3] == "01":
+                    established.add(f"socket:[{f[9]}]")
+        return [
+            sum(os.readlink(fd) in established for fd in Path(f"/proc/{p}/fd").iterdir())
+            for p in _children(pid) or [pid]
+        ]
     except (OSError, ValueError):
         return None
 
@@ -211,10 +236,17 @@ def load_with_cpu(
 ):
     """``load``, with the CPU spent a request, in µs: the server's processes' user and kernel time
     (``server_user_us``, ``server_kernel_us``; where ``/proc`` is) and this process's, the clients'
-    (``client_cpu_us``)."""
+    (``client_cpu_us``); and the connections each worker held (``connections_per_worker``)."""
     before, mine = cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
+    held = {}
+    look = threading.Timer(  # once the connections are made and accepted
+        min(1.0, seconds / 2), lambda: held.update(n=connections_held(server.pid, int(address.split(":")[1])))
+    )
+    look.start()
     run = load(address, requests, clients, seconds)
+    look.join()
     after, now = cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
+    run["connections_per_worker"] = held.get("n")
     n = max(run["requests"] + run["errors"], 1)
     if before and after:
         run["server_user_us"] = (after[0] - before[0]) / n * 1e6
@@ -306,7 +338,8 @@ def main() -> None:
                     f"{name} {clients:>2} clients: {run['rps']:8,.1f} req/s ({ratio:.2f}× in process), "
                     f"p50 {p50:7.2f} ms, p99 {p99:7.2f} ms, {run['errors']} errors; CPU a request: "
                     f"server {run.get('server_user_us', 0):.0f} µs user + "
-                    f"{run.get('server_kernel_us', 0):.0f} kernel, clients {run['client_cpu_us']:.0f}",
+                    f"{run.get('server_kernel_us', 0):.0f} kernel, clients {run['client_cpu_us']:.0f}; "
+                    f"connections a worker {run['connections_per_worker']}",
                     flush=True,
                 )
         items = texts(Path(args.data_dir), SIZES["1KB"])
