@@ -183,7 +183,11 @@ class BatchedLines(logging.Handler):
         self.seconds, self.lines, self.size, self.since = seconds, [], 0, 0.0
 
     def emit(self, record):
-        line = self.format(record) + "\n"
+        try:
+            line = self.format(record) + "\n"
+        except Exception:  # a record that cannot be formatted: reported as logging reports it
+            self.handleError(record)
+            return
         if self.size + len(line) > 4096:
             self.flush()
         if not self.lines:

@@ -117,6 +117,8 @@ def test_request_lines_are_written_in_batches_whole_and_in_order(monkeypatch):
     assert "".join(written).splitlines() == [
         f"nbspark: POST /v2/check 200 {str(k).zfill(40)}" for k in range(200)
     ]
+    lines.handle(logging.makeLogRecord({"msg": "%d ms", "args": ("many",)}))  # cannot be formatted
+    assert lines.lines == [] and "Logging error" in "".join(stderr.writes[5:])  # said as logging says it
     lines.seconds = 0  # a line as old as ``seconds`` is written at once
     line(7)
     assert stderr.writes[-1].endswith(f"{str(7).zfill(40)}\n") and lines.lines == []
