@@ -6,6 +6,7 @@ requests in flight finish (for at most ``GRACE`` seconds), then the command exit
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import os
@@ -14,6 +15,7 @@ import socket
 import sys
 import threading
 import time
+import weakref
 
 from nbspark.serve.app import REQUESTS, Limits, create_app
 from nbspark.serve.models import Models, model_names
@@ -50,7 +52,7 @@ def prepare(
         access_log=False,
         proxy_headers=False,  # no X-Forwarded-For rewriting: nothing reads the client's address
         server_header=False,
-        http=_protocol(),
+        http=_protocol(limits.seconds),
         ws="none",  # no WebSocket route: an upgrade request is answered as plain HTTP
         timeout_keep_alive=5,
         timeout_graceful_shutdown=GRACE,
@@ -97,9 +99,12 @@ class OneWrite:
         return getattr(self.transport, name)
 
 
-def _protocol():
+def _protocol(seconds: float):
     """uvicorn's HTTP protocol (httptools' parser where it is installed, as uvicorn's ``auto``
-    picks; else h11's), writing through ``OneWrite``."""
+    picks; else h11's), writing through ``OneWrite``; a connection that has not sent a whole
+    request head within ``seconds`` of opening or of its last answer is answered 408 and closed
+    (``_late_heads``: a client that sends nothing, or its headers a byte at a time, held its
+    connection for ever)."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
     except ImportError:  # no httptools
@@ -108,8 +113,45 @@ def _protocol():
     class Protocol(base):
         def connection_made(self, transport):
             super().connection_made(OneWrite(transport, self.loop))
+            self.head_by = time.monotonic() + seconds
+            if self.server_state not in _HEAD_KEEPERS:  # one task a server (a worker's own)
+                _HEAD_KEEPERS[self.server_state] = self.loop.create_task(
+                    _late_heads(self.server_state, seconds)
+                )
+
+        def on_response_complete(self):
+            self.head_by = time.monotonic() + seconds  # the next request's head is due from now
+            super().on_response_complete()
 
     return Protocol
+
+
+#: the task of each server (uvicorn's ``ServerState``) that answers heads not received in time
+_HEAD_KEEPERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+async def _late_heads(state, seconds: float) -> None:
+    """Every tenth of ``seconds`` (at most a second), answer 408 and close each connection of
+    ``state`` that is waiting for a request head past its ``head_by`` (one task, not a timer a
+    request: a connection is closed between ``seconds`` and a second later)."""
+    late = (
+        f"Error: no whole request was received within {seconds:g} s".encode(),
+        b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n",
+    )
+    while True:
+        await asyncio.sleep(min(1.0, seconds / 10))
+        now = time.monotonic()
+        for conn in list(state.connections):
+            waiting = conn.cycle is None or conn.cycle.response_complete  # no request being served
+            if waiting and conn.head_by <= now and not conn.transport.is_closing():
+                log.info("408: %s sent no whole request within %g s", _peer(conn.transport), seconds)
+                conn.transport.write(late[1] + b"content-length: %d\r\n\r\n%s" % (len(late[0]), late[0]))
+                conn.transport.close()
+
+
+def _peer(transport) -> str:
+    peer = transport.get_extra_info("peername")
+    return f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else "a client"
 
 
 def serve(

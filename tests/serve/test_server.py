@@ -1,12 +1,17 @@
 """The server's transport: an answer's head and body leave in one write, and what HTTP needs written
-alone (``100 Continue``, a ``HEAD`` answer's head) still leaves; its request lines, in batches."""
+alone (``100 Continue``, a ``HEAD`` answer's head) still leaves; a request head that never comes
+whole is answered 408; its request lines, in batches."""
 
 import asyncio
 import logging
 import socket
+import time
 
+import requests
+
+from nbspark.serve.app import Limits
 from nbspark.serve.server import BatchedLines, OneWrite
-from tests.serve.conftest import running
+from tests.serve.conftest import FIXTURE_LIMITS, running
 
 
 class _Transport:
@@ -122,3 +127,40 @@ def test_request_lines_are_written_in_batches_whole_and_in_order(monkeypatch):
     lines.seconds = 0  # a line as old as ``seconds`` is written at once
     line(7)
     assert stderr.writes[-1].endswith(f"{str(7).zfill(40)}\n") and lines.lines == []
+
+
+def _until_closed(s: socket.socket) -> bytes:
+    data = b""
+    while chunk := s.recv(65536):
+        data += chunk
+    return data
+
+
+def test_a_head_that_never_comes_whole_is_answered_408_and_closed(checker_model):
+    limits = Limits(seconds=1.0, factor=FIXTURE_LIMITS.factor, rule=FIXTURE_LIMITS.rule)
+    head = b"POST /v2/check HTTP/1.1\r\nHost: x\r\n"  # the blank line that ends a head never comes
+    with running([checker_model], limits) as (url, _):
+        address = url.removeprefix("http://").split(":")
+        address = (address[0], int(address[1]))
+        with (
+            socket.create_connection(address, timeout=10) as silent,
+            socket.create_connection(address, timeout=10) as slow,
+        ):
+            slow.sendall(head)
+            start = time.monotonic()
+            served = requests.post(f"{url}/v2/check", data={"text": "x", "language": "en-US"}, timeout=5)
+            assert served.status_code == 200  # the others are answered meanwhile
+            for client in (silent, slow):
+                answer = _until_closed(client)
+                assert answer.startswith(b"HTTP/1.1 408") and answer.endswith(b"within 1 s")
+            assert 1.0 <= time.monotonic() - start < 4
+        with socket.create_connection(address, timeout=10) as kept:  # after an answer, the next head
+            kept.sendall(
+                head + b"Content-Length: 20\r\nContent-Type: application/x-www-form-urlencoded\r\n\r\n"
+            )
+            kept.sendall(b"language=en-US&text=")
+            assert kept.recv(65536).startswith(b"HTTP/1.1 200")
+            time.sleep(0.5)
+            kept.sendall(head)  # is due within the limit of that answer, not the keep-alive's 5 s
+            start = time.monotonic()
+            assert _until_closed(kept).startswith(b"HTTP/1.1 408") and time.monotonic() - start < 3
