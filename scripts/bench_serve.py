@@ -121,8 +121,8 @@ def cpu_seconds(pid: int) -> tuple[float, float] | None:
 def connections_held(pid: int, port: int) -> list[int] | None:
     """How many established connections to ``port`` each worker of the server ``pid`` holds (the
     server itself when it has none), from ``/proc``; None where there is none. With ``--workers``,
-    the kernel hashes each connection to a worker: 8 connections over two split 6–2 now and then,
-    and the busier worker then bounds the rate."""
+    the kernel hashes each connection to a worker: 8 connections over two split 6–2 now and then
+    (on 2 cores that moved the rate less than one run differs from the next: docs/serve.md)."""
     try:
         established = set()  # socket inodes
         for table in ("/proc/net/tcp", "/proc/net/tcp6"):
