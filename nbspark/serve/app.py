@@ -35,6 +35,7 @@ from starlette.routing import Route
 
 from nbspark.errors import NbsparkError
 from nbspark.predictions import prediction_objects
+from nbspark.serve.deadlines import Deadlines
 from nbspark.serve.languagetool import LANGUAGES, RequestError, check_request, matches, response
 from nbspark.serve.models import Models
 
@@ -75,15 +76,10 @@ def _header(scope, name: bytes) -> str | None:
 
 class _Bodies:
     """Reads request bodies within ``limits``: ``max_bytes`` (413 past it) and ``seconds`` for the
-    whole body (408), each body's deadline kept by one task of the event loop that wakes every
-    ``tick`` seconds and cancels the reads past theirs: a timer a request (``asyncio.timeout``)
-    cost 4 µs, 3 % of a 1 KB check. A body is cut off between ``seconds`` and ``seconds + tick``
-    after its reading began."""
+    whole body (408, to within ``Deadlines``' tick)."""
 
     def __init__(self, limits: Limits):
-        self.limits, self.tick = limits, min(1.0, limits.seconds / 10)
-        self.due: dict[asyncio.Task, float | None] = {}  # None: past its deadline, being cancelled
-        self.keeper: asyncio.Task | None = None
+        self.limits, self.deadlines = limits, Deadlines(limits.seconds)
 
     async def read(self, scope, receive) -> bytes:
         limits = self.limits
@@ -93,10 +89,8 @@ class _Bodies:
         declared = _header(scope, b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > limits.max_bytes):
             raise too_big
-        if self.keeper is None:  # the first request of this event loop (a worker's own)
-            self.keeper = asyncio.get_running_loop().create_task(self._keep())
         task, chunks, size = asyncio.current_task(), [], 0
-        self.due[task] = time.monotonic() + limits.seconds
+        self.deadlines.start(task, task.cancel)
         try:
             while True:
                 message = await receive()
@@ -110,23 +104,14 @@ class _Bodies:
                 if not message.get("more_body", False):
                     return b"".join(chunks)
         except asyncio.CancelledError:
-            if self.due[task] is not None:
+            if self.deadlines.pending(task):
                 raise  # not the deadline's: the server stopping
             task.uncancel()
             raise RequestError(
                 408, f"Error: the request body was not received within {limits.seconds:g} s"
             ) from None
         finally:
-            del self.due[task]
-
-    async def _keep(self) -> None:
-        while True:
-            await asyncio.sleep(self.tick)
-            now = time.monotonic()
-            for task, when in list(self.due.items()):
-                if when is not None and when <= now:
-                    self.due[task] = None
-                    task.cancel()
+            self.deadlines.stop(task)
 
 
 def _decoded(raw: bytes) -> str:

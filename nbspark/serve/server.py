@@ -6,7 +6,6 @@ requests in flight finish (for at most ``GRACE`` seconds), then the command exit
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -15,9 +14,9 @@ import socket
 import sys
 import threading
 import time
-import weakref
 
 from nbspark.serve.app import REQUESTS, Limits, create_app
+from nbspark.serve.deadlines import Deadlines
 from nbspark.serve.models import Models, model_names
 
 __all__ = ["GRACE", "LINE_SECONDS", "BatchedLines", "OneWrite", "prepare", "serve"]
@@ -102,51 +101,41 @@ class OneWrite:
 def _protocol(seconds: float):
     """uvicorn's HTTP protocol (httptools' parser where it is installed, as uvicorn's ``auto``
     picks; else h11's), writing through ``OneWrite``; a connection that has not sent a whole
-    request head within ``seconds`` of opening or of its last answer is answered 408 and closed
-    (``_late_heads``: a client that sends nothing, or its headers a byte at a time, held its
-    connection for ever)."""
+    request head within ``seconds`` of opening or of its last answer is answered 408 and closed,
+    to within ``Deadlines``' tick (a client that sends nothing, or its headers a byte at a time,
+    held its connection for ever)."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
     except ImportError:  # no httptools
         from uvicorn.protocols.http.h11_impl import H11Protocol as base
 
-    class Protocol(base):
-        def connection_made(self, transport):
-            super().connection_made(OneWrite(transport, self.loop))
-            self.head_by = time.monotonic() + seconds
-            if self.server_state not in _HEAD_KEEPERS:  # one task a server (a worker's own)
-                _HEAD_KEEPERS[self.server_state] = self.loop.create_task(
-                    _late_heads(self.server_state, seconds)
-                )
-
-        def on_response_complete(self):
-            self.head_by = time.monotonic() + seconds  # the next request's head is due from now
-            super().on_response_complete()
-
-    return Protocol
-
-
-#: the task of each server (uvicorn's ``ServerState``) that answers heads not received in time
-_HEAD_KEEPERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-async def _late_heads(state, seconds: float) -> None:
-    """Every tenth of ``seconds`` (at most a second), answer 408 and close each connection of
-    ``state`` that is waiting for a request head past its ``head_by`` (one task, not a timer a
-    request: a connection is closed between ``seconds`` and a second later)."""
+    heads = Deadlines(seconds)  # each connection's next request head (a worker keeps its own)
     late = (
         f"Error: no whole request was received within {seconds:g} s".encode(),
         b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n",
     )
-    while True:
-        await asyncio.sleep(min(1.0, seconds / 10))
-        now = time.monotonic()
-        for conn in list(state.connections):
-            waiting = conn.cycle is None or conn.cycle.response_complete  # no request being served
-            if waiting and conn.head_by <= now and not conn.transport.is_closing():
-                log.info("408: %s sent no whole request within %g s", _peer(conn.transport), seconds)
-                conn.transport.write(late[1] + b"content-length: %d\r\n\r\n%s" % (len(late[0]), late[0]))
-                conn.transport.close()
+
+    class Protocol(base):
+        def connection_made(self, transport):
+            super().connection_made(OneWrite(transport, self.loop))
+            heads.start(self, self.head_late)
+
+        def on_response_complete(self):
+            heads.start(self, self.head_late)  # the next request's head is due from now
+            super().on_response_complete()
+
+        def connection_lost(self, exc):
+            heads.stop(self)
+            super().connection_lost(exc)
+
+        def head_late(self):
+            waiting = self.cycle is None or self.cycle.response_complete  # no request being served
+            if waiting and not self.transport.is_closing():
+                log.info("408: %s sent no whole request within %g s", _peer(self.transport), seconds)
+                self.transport.write(late[1] + b"content-length: %d\r\n\r\n%s" % (len(late[0]), late[0]))
+                self.transport.close()
+
+    return Protocol
 
 
 def _peer(transport) -> str:
