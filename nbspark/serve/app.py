@@ -152,8 +152,14 @@ async def _answer(send, status: int, kind: bytes, body: bytes) -> None:
 
 async def _json(send, answer) -> None:
     """Answer 200 with ``answer`` as JSON (every JSON answer of the server), as Starlette's
-    ``JSONResponse`` writes it."""
-    await _answer(send, 200, b"application/json", _ENCODER.encode(answer).encode("utf-8"))
+    ``JSONResponse`` writes it. A lone UTF-16 surrogate, which a JSON request may hold as an escape
+    (``"\\ud83d"``: half an emoji, as a JavaScript string can end), has no UTF-8: such an answer is
+    written with every character past ASCII escaped, so that the client reads back its own string."""
+    try:
+        body = _ENCODER.encode(answer).encode("utf-8")
+    except UnicodeEncodeError:
+        body = json.dumps(answer, allow_nan=False, separators=(",", ":")).encode("ascii")
+    await _answer(send, 200, b"application/json", body)
 
 
 class _Endpoint:

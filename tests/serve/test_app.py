@@ -86,6 +86,20 @@ def test_languages_models_and_annotated_text(served):
     assert m["nbspark"]["level"] == "ABDE" and m["nbspark"]["ratio"] == 6.0  # 6 against 1, counted by hand
 
 
+def test_half_an_emoji_in_json_is_one_utf16_unit_and_comes_back(served):
+    """A JSON string may hold a lone surrogate (``\\ud83d``, half an emoji: a JavaScript string cut
+    in two); it has no UTF-8, so the answer escapes it, and it counts one UTF-16 unit, as in Java."""
+    url, _ = served
+    data = '{"annotation": [{"text": "\\ud83d "}, {"text": "' + TEXT + '"}]}'
+    answer = requests.post(f"{url}/v2/check", data={"data": data, "language": "en-US"}, timeout=10)
+    (m,) = answer.json()["matches"]
+    assert (m["offset"], m["length"]) == (2 + 13, 6)
+    assert m["context"]["text"].startswith("\ud83d It would not effect")
+    body = '{"model": "china", "texts": ["\\ud800 Chinese", "Chinese"]}'
+    (half, whole) = requests.post(f"{url}/v1/predict", data=body, timeout=10).json()["results"]
+    assert half["label"] == whole["label"] == "c" and half["text"] == "\ud800 Chinese"
+
+
 def _predict_json(args) -> list[dict]:
     import contextlib
     import io
