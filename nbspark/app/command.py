@@ -267,7 +267,10 @@ def serve_main(argv: list[str]) -> int:
         "--port", type=int, default=8081, help="port (default 8081, LanguageTool's; 0: a free one)"
     )
     parser.add_argument(
-        "--max-bytes", type=int, default=1 << 20, help="largest request body, in bytes (default 1 MiB)"
+        "--max-bytes",
+        type=int,
+        default=1 << 20,
+        help="largest request body, and request head, in bytes (default 1 MiB)",
     )
     parser.add_argument(
         "--timeout",

@@ -51,7 +51,7 @@ def prepare(
         access_log=False,
         proxy_headers=False,  # no X-Forwarded-For rewriting: nothing reads the client's address
         server_header=False,
-        http=_protocol(limits.seconds),
+        http=_protocol(limits.seconds, limits.max_bytes),
         ws="none",  # no WebSocket route: an upgrade request is answered as plain HTTP
         timeout_keep_alive=5,
         timeout_graceful_shutdown=GRACE,
@@ -98,27 +98,42 @@ class OneWrite:
         return getattr(self.transport, name)
 
 
-def _protocol(seconds: float):
+def _protocol(seconds: float, max_bytes: int):
     """uvicorn's HTTP protocol (httptools' parser where it is installed, as uvicorn's ``auto``
-    picks; else h11's), writing through ``OneWrite``; a connection that has not sent a whole
-    request head within ``seconds`` of opening or of its last answer is answered 408 and closed,
-    to within ``Deadlines``' tick (a client that sends nothing, or its headers a byte at a time,
-    held its connection for ever)."""
+    picks; else h11's, which refuses a head over 16 KiB itself), writing through ``OneWrite``. A
+    connection that has not sent a whole request head within ``seconds`` of opening or of its last
+    answer is answered 408 and closed, to within ``Deadlines``' tick (a client that sends nothing,
+    or its headers a byte at a time, held its connection for ever); one whose head (request line
+    and headers) passes ``max_bytes``, the body's limit, is answered 431 and closed (httptools
+    keeps a head whole in memory however long it is: 100 MB in 10 s from one client)."""
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
     except ImportError:  # no httptools
         from uvicorn.protocols.http.h11_impl import H11Protocol as base
 
     heads = Deadlines(seconds)  # each connection's next request head (a worker keeps its own)
-    late = (
-        f"Error: no whole request was received within {seconds:g} s".encode(),
-        b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n",
+    late = (408, "Request Timeout", f"no whole request was received within {seconds:g} s")
+    large = (
+        431,
+        "Request Header Fields Too Large",
+        f"the request line and headers are over {max_bytes} bytes",
     )
 
     class Protocol(base):
         def connection_made(self, transport):
             super().connection_made(OneWrite(transport, self.loop))
+            self.head_bytes = 0  # of the next request head, received so far
             heads.start(self, self.head_late)
+
+        def data_received(self, data):
+            cycle = self.cycle
+            super().data_received(data)
+            if self.cycle is not cycle:  # a head was read whole
+                self.head_bytes = 0
+            elif cycle is None or cycle.response_complete:  # the bytes are a head's
+                self.head_bytes += len(data)
+                if self.head_bytes > max_bytes:
+                    self.refuse(*large)
 
         def on_response_complete(self):
             heads.start(self, self.head_late)  # the next request's head is due from now
@@ -129,10 +144,18 @@ def _protocol(seconds: float):
             super().connection_lost(exc)
 
         def head_late(self):
-            waiting = self.cycle is None or self.cycle.response_complete  # no request being served
-            if waiting and not self.transport.is_closing():
-                log.info("408: %s sent no whole request within %g s", _peer(self.transport), seconds)
-                self.transport.write(late[1] + b"content-length: %d\r\n\r\n%s" % (len(late[0]), late[0]))
+            if self.cycle is None or self.cycle.response_complete:  # no request being served
+                self.refuse(*late)
+
+        def refuse(self, status: int, reason: str, why: str):
+            """Answer ``status`` in LanguageTool's plain text and close: the head is not whole."""
+            if not self.transport.is_closing():
+                log.info("%d: %s: %s", status, _peer(self.transport), why)
+                body = f"Error: {why}".encode()
+                self.transport.write(
+                    b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
+                    b"content-length: %d\r\n\r\n%s" % (status, reason.encode(), len(body), body)
+                )
                 self.transport.close()
 
     return Protocol

@@ -3,6 +3,7 @@ alone (``100 Continue``, a ``HEAD`` answer's head) still leaves; a request head 
 whole is answered 408; its request lines, in batches."""
 
 import asyncio
+import contextlib
 import logging
 import socket
 import time
@@ -164,3 +165,25 @@ def test_a_head_that_never_comes_whole_is_answered_408_and_closed(checker_model)
             kept.sendall(head)  # is due within the limit of that answer, not the keep-alive's 5 s
             start = time.monotonic()
             assert _until_closed(kept).startswith(b"HTTP/1.1 408") and time.monotonic() - start < 3
+
+
+def test_a_head_longer_than_the_body_limit_is_answered_431_and_closed(checker_model):
+    limits = Limits(max_bytes=64 << 10, factor=FIXTURE_LIMITS.factor, rule=FIXTURE_LIMITS.rule)
+    text = "It would not effect the outcome. " * 1000  # 33 KB: a text in the URL, under the limit
+    with running([checker_model], limits) as (url, _):
+        address = url.removeprefix("http://").split(":")
+        address = (address[0], int(address[1]))
+        got = requests.get(f"{url}/v2/check", params={"text": text, "language": "en-US"}, timeout=10)
+        assert got.status_code == 200 and len(got.json()["matches"]) == 1000
+        for head in (
+            b"GET /v2/check?text=" + b"a" * (10 << 20),  # a URL that never ends
+            b"GET /v2/check?language=en HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * (10 << 20),
+            b"GET /v2/healthcheck HTTP/1.1\r\nHost: x\r\n\r\n" + b"GET /" + b"c" * (10 << 20),  # the next
+        ):
+            with socket.create_connection(address, timeout=10) as client:
+                with contextlib.suppress(ConnectionError):  # refused before it is all sent
+                    client.sendall(head)
+                answer = _until_closed(client)
+            assert answer.count(b"HTTP/1.1 431") == 1, answer[-300:]
+            assert answer.endswith(b"Error: the request line and headers are over 65536 bytes")
+        assert requests.get(f"{url}/v2/healthcheck", timeout=10).text == "OK"  # the others are served
