@@ -127,11 +127,14 @@ def doc_events(labels: Sequence[str], tokens: Sequence[str], kind: str) -> Itera
 
 def number_cell(value) -> float | None:
     """A numeric table cell (training, classify, ``nbspark.load``): None if blank; ValueError if not a
-    number."""
+    number. An integer past a double's range is infinite, as the text of one is (``float("1e400")``)."""
     if value is None:
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # an int: 10**400
+            return math.inf if value > 0 else -math.inf
     text = str(value).strip()
     if not text:
         return None

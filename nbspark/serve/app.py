@@ -36,7 +36,14 @@ from starlette.routing import Route
 from nbspark.errors import NbsparkError
 from nbspark.predictions import prediction_objects
 from nbspark.serve.deadlines import Deadlines
-from nbspark.serve.languagetool import LANGUAGES, RequestError, check_request, matches, response
+from nbspark.serve.languagetool import (
+    LANGUAGES,
+    RequestError,
+    check_request,
+    json_value,
+    matches,
+    response,
+)
 from nbspark.serve.models import Models
 
 __all__ = ["REQUESTS", "Limits", "create_app"]
@@ -257,10 +264,7 @@ def create_app(models: Models, limits: Limits = Limits()) -> Starlette:
     async def predict(scope, receive, send):
         served = models.current
         body = await bodies.read(scope, receive)
-        try:
-            parsed = json.loads(_decoded(body))
-        except ValueError as exc:
-            raise RequestError(400, f"Error: the body is not valid JSON: {exc}") from None
+        parsed = json_value(_decoded(body), "the body")
         await _json(send, await _work(limits, len(body), _predict, parsed, served))
 
     async def health(request):

@@ -42,6 +42,7 @@ __all__ = [
     "RequestError",
     "annotated_text",
     "check_request",
+    "json_value",
     "matches",
     "response",
     "rule_id",
@@ -81,6 +82,29 @@ class RequestError(Exception):
     def __init__(self, status: int, message: str):
         super().__init__(message)
         self.status, self.message = status, message
+
+
+def json_value(text: str, what: str):
+    """``text`` read as JSON (every JSON a request holds), or ``RequestError`` 400 naming ``what``:
+    not JSON (``NaN`` and ``Infinity`` are not, though Python reads them; nor is a number past a
+    double's range, ``1e400``: no answer could hold it), or nested deeper than Python's parser
+    recurses (a 1 MiB body holds 500,000 ``[``)."""
+    try:
+        return json.loads(text, parse_constant=_not_json, parse_float=_finite)
+    except ValueError as exc:
+        raise RequestError(400, f"Error: {what} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise RequestError(400, f"Error: {what} is JSON nested too deep to read") from None
+
+
+def _not_json(word: str):
+    raise ValueError(f"{word} is not a JSON number")
+
+
+def _finite(digits: str) -> float:
+    if math.isfinite(x := float(digits)):
+        return x
+    raise ValueError(f"{digits} is past a double's range")
 
 
 @dataclass(frozen=True)
@@ -146,10 +170,7 @@ def annotated_text(data: str) -> tuple[str, str, tuple[int, ...]]:
     ``text`` and ``markup`` in order; the plain text the ``text`` parts with each markup read as its
     ``interpretAs``; ``positions[i]`` is where plain character ``i`` is in the document (a markup's
     ``interpretAs`` at the markup's start). ``RequestError`` 400 for anything else."""
-    try:
-        parsed = json.loads(data)
-    except ValueError as exc:
-        raise RequestError(400, f"Error: 'data' is not valid JSON: {exc}") from None
+    parsed = json_value(data, "'data'")
     parts = parsed.get("annotation") if isinstance(parsed, dict) else None
     if not isinstance(parts, list):
         raise RequestError(400, 'Error: \'data\' needs the form {"annotation": [{"text": …}, {"markup": …}]}')

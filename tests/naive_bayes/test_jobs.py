@@ -314,6 +314,11 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys, caplog):
     assert loaded.predict_proba([part])[0] == pytest.approx(
         loaded.predict_proba([{**part, "humidity": None, "temperature": float("nan")}])[0]
     )
+    # so does a number past a double's range, an int's as a float's (10**400 was an OverflowError)
+    for huge in (10**400, -(10**400), float("inf")):
+        assert loaded.predict_proba([{**part, "humidity": huge}])[0] == pytest.approx(
+            loaded.predict_proba([part])[0]
+        )
     assert main(["predict", "--model", str(tmp_path / "w"), "--json", json.dumps(day)]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["label"] == "no" and result["probabilities"]["no"] == pytest.approx(

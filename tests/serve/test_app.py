@@ -144,6 +144,25 @@ def test_bad_predictions_are_4xx_in_one_line(served, body, status, says):
     assert r.status_code == status and says in r.text and "\n" not in r.text.strip()
 
 
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        ("[" * 100_000 + "]" * 100_000, "JSON nested too deep to read"),
+        ('{"model": "china", "texts": [NaN]}', "not valid JSON: NaN is not a JSON number"),
+        ('{"model": "china", "rows": [{"a": -Infinity}]}', "-Infinity is not a JSON number"),
+        ('{"model": "china", "rows": [{"a": 1e400}]}', "1e400 is past a double's range"),
+    ],
+)
+def test_json_that_python_reads_but_no_answer_holds_is_a_400(served, body, says):
+    """Python's parser reads NaN, Infinity and 1e400 (no answer could write them back) and recurses
+    once per level (a 1 MiB body nests 500,000 deep): each was a 500."""
+    url, _ = served
+    r = requests.post(f"{url}/v1/predict", data=body, timeout=10)
+    assert r.status_code == 400 and r.text.startswith("Error: the body ") and says in r.text
+    r = requests.post(f"{url}/v2/check", data={"data": body, "language": "en-US"}, timeout=10)
+    assert r.status_code == 400 and r.text.startswith("Error: 'data' ") and says in r.text
+
+
 def _raw(url: str, request: bytes, wait: float = 10.0) -> bytes:
     host, port = url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=wait) as s:
