@@ -184,7 +184,9 @@ class _Endpoint:
         try:
             await self.fn(scope, receive, send)
         except RequestError as exc:
-            await _answer(send, exc.status, b"text/plain; charset=utf-8", exc.message.encode("utf-8"))
+            # a message may quote the request, and a lone surrogate in its JSON has no UTF-8
+            said = exc.message.encode("utf-8", "backslashreplace")
+            await _answer(send, exc.status, b"text/plain; charset=utf-8", said)
 
 
 async def _work(limits: Limits, size: int, fn, *args):

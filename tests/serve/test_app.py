@@ -373,3 +373,23 @@ def test_a_density_model_answers_each_rows_density(tmp_path):
         assert got["results"][1]["log_density"] is None and got["unscored"] == 0
         refused = requests.post(f"{url}/v1/predict", json={"texts": ["A B"]}, timeout=10)
         assert (refused.status_code, refused.text) == (400, "Error: model 'ab' scores rows, not texts")
+
+
+def test_a_refusal_that_quotes_half_an_emoji_is_still_answered():
+    """A refusal's message may quote the request, and a lone surrogate from its JSON has no UTF-8:
+    it is written escaped (it was a 500)."""
+    import asyncio
+
+    from nbspark.serve.app import _Endpoint
+    from nbspark.serve.languagetool import RequestError
+
+    async def refuse(scope, receive, send):
+        raise RequestError(400, "Error: row 0 has none of the model's columns; its keys: \ud800")
+
+    sent = []
+
+    async def send(message):
+        sent.append(message)
+
+    asyncio.run(_Endpoint(refuse)({}, None, send))
+    assert sent[0]["status"] == 400 and sent[1]["body"].endswith(b"its keys: \\ud800")
