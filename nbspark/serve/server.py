@@ -100,12 +100,18 @@ class OneWrite:
 
 def _protocol(seconds: float, max_bytes: int):
     """uvicorn's HTTP protocol (httptools' parser where it is installed, as uvicorn's ``auto``
-    picks; else h11's, which refuses a head over 16 KiB itself), writing through ``OneWrite``. A
-    connection that has not sent a whole request head within ``seconds`` of opening or of its last
-    answer is answered 408 and closed, to within ``Deadlines``' tick (a client that sends nothing,
-    or its headers a byte at a time, held its connection for ever); one whose head (request line
-    and headers) passes ``max_bytes``, the body's limit, is answered 431 and closed (httptools
-    keeps a head whole in memory however long it is: 100 MB in 10 s from one client)."""
+    picks; else h11's, which refuses a head over 16 KiB itself), writing through ``OneWrite``. What
+    a connection sends between requests is held to ``seconds`` (to within ``Deadlines``' tick) and
+    ``max_bytes``, the body's limit, from its opening or its last answer:
+
+    * a request head not whole within ``seconds`` is answered 408 and the connection closed (a
+      client that sends nothing, or its headers a byte at a time, held its connection for ever);
+    * a head (line and headers) over ``max_bytes``: 431 and closed (httptools keeps a head whole in
+      memory however long it is: 100 MB in 10 s from one client);
+    * the rest of a body whose request was answered before it was all received (413, 404) is read
+      and dropped, as uvicorn does, so that the client reads its answer, but past either limit the
+      connection is closed without a second answer (uvicorn read on for as long as it was sent).
+    """
     try:
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol as base
     except ImportError:  # no httptools
@@ -122,7 +128,7 @@ def _protocol(seconds: float, max_bytes: int):
     class Protocol(base):
         def connection_made(self, transport):
             super().connection_made(OneWrite(transport, self.loop))
-            self.head_bytes = 0  # of the next request head, received so far
+            self.head_bytes = 0  # received since the last head or answer
             heads.start(self, self.head_late)
 
         def data_received(self, data):
@@ -130,12 +136,13 @@ def _protocol(seconds: float, max_bytes: int):
             super().data_received(data)
             if self.cycle is not cycle:  # a head was read whole
                 self.head_bytes = 0
-            elif cycle is None or cycle.response_complete:  # the bytes are a head's
+            elif cycle is None or cycle.response_complete:  # a head's, or an answered body's rest
                 self.head_bytes += len(data)
                 if self.head_bytes > max_bytes:
                     self.refuse(*large)
 
         def on_response_complete(self):
+            self.head_bytes = 0
             heads.start(self, self.head_late)  # the next request's head is due from now
             super().on_response_complete()
 
@@ -148,15 +155,23 @@ def _protocol(seconds: float, max_bytes: int):
                 self.refuse(*late)
 
         def refuse(self, status: int, reason: str, why: str):
-            """Answer ``status`` in LanguageTool's plain text and close: the head is not whole."""
-            if not self.transport.is_closing():
+            """Answer ``status`` in LanguageTool's plain text and close: the head is not whole. After
+            an answer given before its request's body was all received, close without one."""
+            if self.transport.is_closing():
+                return
+            if self.cycle is not None and self.cycle.more_body:  # answered, and read on
+                log.info(
+                    "closed %s: the body of an answered request went on past %d bytes or %g s",
+                    *(_peer(self.transport), max_bytes, seconds),
+                )
+            else:
                 log.info("%d: %s: %s", status, _peer(self.transport), why)
                 body = f"Error: {why}".encode()
                 self.transport.write(
                     b"HTTP/1.1 %d %s\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\n"
                     b"content-length: %d\r\n\r\n%s" % (status, reason.encode(), len(body), body)
                 )
-                self.transport.close()
+            self.transport.close()
 
     return Protocol
 

@@ -187,3 +187,38 @@ def test_a_head_longer_than_the_body_limit_is_answered_431_and_closed(checker_mo
             assert answer.count(b"HTTP/1.1 431") == 1, answer[-300:]
             assert answer.endswith(b"Error: the request line and headers are over 65536 bytes")
         assert requests.get(f"{url}/v2/healthcheck", timeout=10).text == "OK"  # the others are served
+
+
+def test_the_rest_of_an_answered_body_is_read_within_the_limits_then_the_connection_closed(checker_model):
+    """A request answered before its body was all received (413 from its length, 404): the rest is
+    read and dropped so that the client reads its answer, a little more is followed by the next
+    request, but no more than the limits allow (uvicorn read on for as long as it was sent)."""
+    limits = Limits(max_bytes=64 << 10, seconds=1.0, factor=FIXTURE_LIMITS.factor, rule=FIXTURE_LIMITS.rule)
+    with running([checker_model], limits) as (url, _):
+        address = url.removeprefix("http://").split(":")
+        address = (address[0], int(address[1]))
+        for path in (b"/v2/check", b"/nowhere"):  # 10 MB, fast
+            with socket.create_connection(address, timeout=10) as client:
+                client.sendall(b"POST %s HTTP/1.1\r\nHost: x\r\nContent-Length: 10485760\r\n\r\n" % path)
+                with contextlib.suppress(ConnectionError):  # closed before it is all sent
+                    client.sendall(b"a" * (10 << 20))
+                answer = _until_closed(client)
+            assert answer.count(b"HTTP/1.1 ") == 1 and answer.startswith((b"HTTP/1.1 413", b"HTTP/1.1 404"))
+        with socket.create_connection(address, timeout=10) as client:  # the rest, slowly
+            client.sendall(b"POST /v2/check HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+            start = time.monotonic()
+            with contextlib.suppress(ConnectionError):
+                while time.monotonic() - start < 5:
+                    client.sendall(b"a")
+                    time.sleep(0.1)
+            assert time.monotonic() - start < 3  # closed within the time limit and its tick
+            answer = _until_closed(client)
+            assert answer.count(b"HTTP/1.1 ") == 1 and answer.startswith(b"HTTP/1.1 413")
+        with socket.create_connection(address, timeout=10) as client:  # a little over: then the next
+            client.sendall(
+                b"POST /v2/check HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"
+                + b"a" * 100_000
+                + b"GET /v2/healthcheck HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            answer = _until_closed(client)
+            assert answer.startswith(b"HTTP/1.1 413") and b"HTTP/1.1 200" in answer and answer.endswith(b"OK")
