@@ -6,6 +6,7 @@ import math
 import pytest
 
 from nbspark.serve.languagetool import (
+    SENTENCE,
     RequestError,
     annotated_text,
     check_request,
@@ -129,6 +130,18 @@ def test_a_long_text_gets_a_cut_context_and_its_own_sentence():
     assert "\n" not in context["text"]  # line breaks read as spaces, as LanguageTool shows them
     assert context["offset"] == 3 + 40 and len(context["text"]) == 3 + 40 + 6 + 40 + 3
     assert m["sentence"] == "It will effect\nthe plan."
+
+
+def test_a_match_in_a_text_without_sentence_ends_gets_a_bounded_sentence():
+    """Each match's sentence stops ``SENTENCE`` characters from it when no sentence end comes
+    first (it held everything before the match: quadratic in a long unpunctuated text)."""
+    text = "it would not effect the plan " * 1000
+    starts = [k for k in range(len(text)) if text.startswith("effect", k)]
+    r = check_request({"text": text, "language": "en-US"})
+    found = matches(r, [(_flag(k, "effect"), RULE, "m", 1) for k in starts])
+    assert len(found) == 1000 and found[0]["sentence"] == text[: 13 + 6 + SENTENCE].strip()
+    last = found[-1]["sentence"]
+    assert last == text[starts[-1] - SENTENCE :].strip() and len(last) <= 2 * SENTENCE + 6
 
 
 def test_annotated_text_answers_in_the_document_with_markup():
