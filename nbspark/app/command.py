@@ -226,12 +226,12 @@ def check_main(argv: list[str]) -> int:
                     print(_flag_line(flag))
         # what was checked, and so what was not: only the model's confusion sets (-q leaves it out)
         logging.getLogger("nbspark.check").info(
-            "checked %d file%s: %d of %d confusion-set word%s flagged; the model checks %s, and no "
+            "checked %s file%s: %s of %s confusion-set word%s flagged; the model checks %s, and no "
             "other words",
-            files,
+            f"{files:,}",
             "" if files == 1 else "s",
-            flagged,
-            words,
+            f"{flagged:,}",
+            f"{words:,}",
             "" if words == 1 else "s",
             "; ".join("/".join(sorted(s)) for s in model.sets),
         )
