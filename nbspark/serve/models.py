@@ -31,6 +31,8 @@ log = logging.getLogger("nbspark.serve")
 
 #: polls that read a changed manifest before its model is given up on (until the manifest changes again)
 RETRIES = 3
+#: the state of a model whose manifest cannot be read at all (its directory removed, say)
+GONE = "gone"
 
 
 @dataclass(frozen=True)
@@ -132,20 +134,21 @@ class Models:
             for name, served in self.current.items():
                 try:
                     now = fingerprint(location(served.path))
-                except (OSError, NbsparkError):
-                    continue  # mid-swap (a rename) or gone for now: keep serving what was read
+                except (OSError, NbsparkError) as exc:  # mid-swap (a rename), or gone: keep serving
+                    self._failing(name, GONE, served, exc)
+                    continue
                 failed, tries = self._failed.get(name, (None, 0))
-                if now == served.fingerprint or (now == failed and tries >= RETRIES):
+                if now == served.fingerprint:  # as served (again, after a removal undone, say)
+                    self._failed.pop(name, None)
+                    continue
+                if now == failed and tries >= RETRIES:
                     continue
                 try:
                     fresh = _read(name, served.path)
                     if set(fresh.rule_of) != set(served.rule_of):
                         raise NbsparkError("its confusion sets changed; restart the server to serve them")
                 except (NbsparkError, OSError, ValueError) as exc:
-                    tries = tries + 1 if now == failed else 1
-                    self._failed[name] = (now, tries)
-                    if tries == RETRIES:  # a swap in progress reads whole a poll later; a damaged model never
-                        log.warning("%s: keeping version %s: %s", name, served.version, exc)
+                    self._failing(name, now, served, exc)
                     continue
                 self._failed.pop(name, None)
                 current[name] = fresh
@@ -153,6 +156,16 @@ class Models:
                 log.info("%s: now serving version %s (%s)", name, fresh.version, served.path)
             self.current = current  # one assignment: a request sees the old mapping or the new one
         return swapped
+
+    def _failing(self, name: str, state, served: Served, exc: Exception) -> None:
+        """One more poll that found ``name`` in ``state`` (its manifest, or ``GONE``) and could not
+        read it: said once, at the ``RETRIES``-th poll in a row (a swap in progress reads whole a
+        poll later; a damaged or removed model never), and again only once its state changes."""
+        failed, tries = self._failed.get(name, (None, 0))
+        tries = tries + 1 if state == failed else 1
+        self._failed[name] = (state, tries)
+        if tries == RETRIES:
+            log.warning("%s: keeping version %s: %s", name, served.version, exc)
 
     def watch(self, seconds: float) -> threading.Thread:
         """Poll every ``seconds`` in a daemon thread until ``stop``."""

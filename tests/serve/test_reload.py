@@ -161,3 +161,24 @@ def test_a_saved_version_a_delta_beside_the_table_is_served(spark, tmp_path):
         assert models.current["grown"].version == 2
         r = requests.post(f"{url}/v2/check", data={"text": TEXT, "language": "en-US"}, timeout=10)
         assert [m["offset"] for m in r.json()["matches"]] == [SECOND]  # 6 against 1 + 60 at ABDE
+
+
+def test_a_model_removed_under_the_server_is_said_once_and_still_served(checker_model, tmp_path, caplog):
+    import logging
+    import shutil
+
+    from nbspark.serve.models import RETRIES, Models
+
+    model = tmp_path / "copy" / "model"
+    shutil.copytree(checker_model, model)
+    models = Models({"copy": str(model)})
+    caplog.set_level(logging.WARNING, logger="nbspark.serve")
+    for removals in (1, 2):  # said again after it came back and went again
+        shutil.move(model, tmp_path / "away")
+        for _ in range(RETRIES * 3):
+            assert models.poll() == [] and models.current["copy"].version == 1
+        said = [r.getMessage() for r in caplog.records if "keeping version 1" in r.getMessage()]
+        assert len(said) == removals and "copy: keeping version 1:" in said[-1]
+        shutil.move(tmp_path / "away", model)
+        assert models.poll() == []  # back as it was: nothing to swap, nothing said
+        assert len([r for r in caplog.records if "keeping" in r.getMessage()]) == removals
