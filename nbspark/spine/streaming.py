@@ -89,14 +89,11 @@ RAW_LOCAL_CHECKPOINT = (
 )
 #: A stream's own session, where nothing else set them: Spark's status store keeps this many jobs,
 #: stages and SQL runs (1,000 each by default, with or without the UI; a stream runs 3 to 5 jobs a
-#: batch), so the JVM's heap stays flat over a long stream; and adaptive query execution off, as
-#: Spark turns it off for a streaming query anyway, with a warning on every start that the user
-#: can do nothing about.
+#: batch), so the JVM's heap stays flat over a long stream.
 SESSION_DEFAULTS = {
     "spark.ui.retainedJobs": "100",
     "spark.ui.retainedStages": "100",
     "spark.sql.ui.retainedExecutions": "100",
-    "spark.sql.adaptive.enabled": "false",
 }
 #: Deltas past which a stream compacts its model (reads sum this many parts at most).
 COMPACT_EVERY = 100
