@@ -194,7 +194,7 @@ class NBPredictor:
             columns = sorted(self._numeric + self._categorical)
             more, beyond = ", …" if len(unknown) > 6 else "", ", …" if len(columns) > 12 else ""
             raise ValueError(
-                f"column(s) the model does not know: {', '.join(unknown[:6])}{more}; its columns: "
+                f"column(s) the model does not know: {', '.join(map(repr, unknown[:6]))}{more}; its columns: "
                 f"{', '.join(columns[:12])}{beyond} (name columns to leave out with extra_columns)"
             )
         return score_rows(self.model, rows)[0], rows
@@ -214,7 +214,7 @@ class NBPredictor:
             raise ValueError(
                 f"row {i} has none of the model's columns "
                 f"({', '.join(columns[:6])}{', …' if len(columns) > 6 else ''}); "
-                f"its keys: {', '.join(map(str, list(row)[:6]))}"
+                f"its keys: {', '.join(map(repr, list(row)[:6]))}"
             )
         num = {}
         for c in self._numeric:

@@ -336,14 +336,15 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys, caplog):
     assert loaded.predict_proba(frame) == pytest.approx(
         loaded.predict_proba([day, {"outlook": "rainy", "temperature": 70.0, "windy": "FALSE"}])
     )
-    with pytest.raises(ValueError, match="row 1 has none of the model's columns"):
+    with pytest.raises(ValueError, match="row 1 has none of the model's columns") as refused:
         loaded.predict(
-            [day, {"Outlook": "sunny", "Windy": "TRUE"}]
+            [day, {"Outlook": "sunny", "Windy\n": "TRUE"}]
         )  # misspelt keys: not the prior alone, silently
+    assert str(refused.value).endswith("its keys: 'Outlook', 'Windy\\n'")  # quoted: one line
     # one key misspelt among known ones would be a missing cell in every row: refused, naming it and the
     # model's columns (the label column is not a feature, and may be there); an extra column declared is
     # left out
-    with pytest.raises(ValueError, match="column\\(s\\) the model does not know: humidty; its columns: "):
+    with pytest.raises(ValueError, match="column\\(s\\) the model does not know: 'humidty'; its columns: "):
         loaded.predict([{**day, "humidty": 90, "play": "no"}, day])
     both = loaded.predict([{**day, "id": 7, "play": "no"}, day], extra_columns=["id"])
     assert both.tolist() == ["no", "no"]
