@@ -133,6 +133,11 @@ def test_backoff_update_weights_are_whole_counts_numpy_ones_too(backoff_model):
     ):
         with pytest.raises(ValueError, match=says):
             model.update(["could not effect the plan"], weights)
+    # half an emoji (a lone surrogate) is no text a count table can hold: refused, nothing counted
+    # (it was counted, then the table could not be built, and every later call failed)
+    with pytest.raises(ValueError, match=r"window 1 holds a lone surrogate \('\\ud83d' at 0\)"):
+        model.update(["could not effect the plan", "could not effect \ud83d plan"])
+    assert model.explain(["could not _ the plan"])[0]["levels"][3]["counts"] == {"affect": 9, "effect": 6}
     with pytest.raises(TypeError, match="not an estimator to clone and fit"):
         clone(model)
 

@@ -29,7 +29,15 @@ from nbspark.inputs.tokens import (
 )
 from nbspark.settings.check import Rule, factor_problem
 from nbspark.settings.config import CheckSpec
-from nbspark.spine.predictor import accuracy, as_batch, refuse_clone, save_rows, summed_rows, whole_weights
+from nbspark.spine.predictor import (
+    accuracy,
+    as_batch,
+    refuse_clone,
+    save_rows,
+    storable,
+    summed_rows,
+    whole_weights,
+)
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 from nbspark.storage.manifests import confusion_sets, set_of_word
@@ -92,7 +100,7 @@ class BackoffPredictor:
         weights = whole_weights(weights, len(windows), "window", "update", least=1)
         events = []
         for i, (item, weight) in enumerate(zip(windows, weights)):
-            window = self.window(item)
+            window = [storable(token, f"window {i}") for token in self.window(item)]
             if window[self.width // 2] == "_":
                 raise ValueError(
                     f"window {i}: its centre is '_'; update learns the word used there, got {item!r}"
@@ -100,19 +108,25 @@ class BackoffPredictor:
             events.extend(
                 example_events(Example("update", window, weight), self.manifest["subsets"], self.letters)
             )
-        for key, count in events:  # only once every window was read: a refused batch counts nothing
-            self._pending[key] = self._pending.get(key, 0) + count
+        pending = dict(self._pending)  # only once every window was read: a refused batch counts nothing
+        for key, count in events:
+            pending[key] = pending.get(key, 0) + count
+        counts = count_tables(self._all_rows(pending), self.letters, self.chain)
+        self.model, self._counts, self._pending = (
+            model_from_counts(counts, self.letters, self.chain),
+            counts,
+            pending,
+        )
         self._stats = {
             "examples": self._stats["examples"] + len(windows),
             "weight": self._stats["weight"] + sum(weights),
         }
-        self._counts = count_tables(self._all_rows(), self.letters, self.chain)
-        self.model = model_from_counts(self._counts, self.letters, self.chain)
         return self
 
-    def _all_rows(self) -> list:
-        """The rows read with what ``update`` counted since added."""
-        rows = [(*key, count) for key, count in self._pending.items()]
+    def _all_rows(self, pending: dict | None = None) -> list:
+        """The rows read with what ``update`` counted since (``pending``: what it is counting) added."""
+        pending = self._pending if pending is None else pending
+        rows = [(*key, count) for key, count in pending.items()]
         return summed_rows(self._rows, rows, count_ddl(self.letters))
 
     def save(self) -> int:

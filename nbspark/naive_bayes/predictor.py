@@ -32,7 +32,15 @@ from nbspark.naive_bayes.model import (
 from nbspark.report.format import UNEXPLAINED
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
-from nbspark.spine.predictor import accuracy, as_batch, refuse_clone, save_rows, summed_rows, whole_weights
+from nbspark.spine.predictor import (
+    accuracy,
+    as_batch,
+    refuse_clone,
+    save_rows,
+    storable,
+    summed_rows,
+    whole_weights,
+)
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 
@@ -129,27 +137,34 @@ class NBPredictor:
                 )
             if declared is not None and (outside := [v for v in labels if v not in declared]):
                 raise ValueError(f"label {i}: {outside[0]!r} is not one of classes")
+            for v in labels:
+                storable(v, f"label {i}")
             if self.text:
                 if not isinstance(x, str):
                     raise TypeError(
                         f"a {self.kind} model learns texts (str); item {i} is a {type(x).__name__}"
                     )
-                mine = doc_events(labels, self._tokenize(x), counted_as)
+                mine = doc_events(labels, self._tokenize(storable(x, f"text {i}")), counted_as)
             elif len(labels) != 1:
                 raise ValueError(f"label {i}: a table row has one label, got {len(labels)}")
             else:
                 mine = row_events(labels[0], *self._table_row(x, i, learning=True))
             events.extend((key, scaled(value, weight)) for key, value in mine if weight)
-        for key, value in events:  # only once every example was read: a refused batch counts nothing
-            self._pending[key] = add_values(self._pending[key], value) if key in self._pending else value
-        self._examples += sum(weights)
-        self.model = build_nb_model(self._all_rows(), self.kind, **self._options)
-        self.classes_ = self.model.classes
+        pending = dict(self._pending)  # only once every example was read: a refused batch counts nothing
+        for key, value in events:
+            pending[key] = add_values(pending[key], value) if key in pending else value
+        self.model = build_nb_model(self._all_rows(pending), self.kind, **self._options)
+        self._pending, self._examples, self.classes_ = (
+            pending,
+            self._examples + sum(weights),
+            self.model.classes,
+        )
         return self
 
-    def _all_rows(self) -> list:
-        """The rows read with what ``partial_fit`` counted since added."""
-        return summed_rows(self._rows, [event_row(k, v) for k, v in self._pending.items()], COUNT_DDL)
+    def _all_rows(self, pending: dict | None = None) -> list:
+        """The rows read with what ``partial_fit`` counted since (``pending``: what it is counting) added."""
+        pending = self._pending if pending is None else pending
+        return summed_rows(self._rows, [event_row(k, v) for k, v in pending.items()], COUNT_DDL)
 
     def save(self) -> int:
         """Commit what ``partial_fit`` counted since the last save as the model's next version, a delta
@@ -246,7 +261,7 @@ class NBPredictor:
                     "as text"
                 )
             if v is not None:
-                cat[c] = str(v)
+                cat[c] = storable(str(v), f"row {i}, column {c!r}") if learning else str(v)
         return cat, num
 
     def predict_proba(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Mapping, Sequence
 
-__all__ = ["accuracy", "as_batch", "refuse_clone", "save_rows", "summed_rows", "whole_weights"]
+__all__ = ["accuracy", "as_batch", "refuse_clone", "save_rows", "storable", "summed_rows", "whole_weights"]
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def as_batch(items, what: str, call: str = "predict") -> list:
@@ -15,6 +18,18 @@ def as_batch(items, what: str, call: str = "predict") -> list:
     if isinstance(items, (str, bytes, Mapping)):
         raise TypeError(f"{call} takes a list of {what}, got one {type(items).__name__}; wrap it in a list")
     return list(items)
+
+
+def storable(text: str, what: str) -> str:
+    """``text``, which ``partial_fit`` or ``update`` is to count; ``ValueError`` naming ``what`` when it
+    holds a lone UTF-16 surrogate (half an emoji, from JSON or a file name): not Unicode text, so no
+    count table (Parquet's UTF-8) can hold it. Read from a file, such bytes are U+FFFD."""
+    if found := _SURROGATE.search(text):
+        raise ValueError(
+            f"{what} holds a lone surrogate ({found.group()!r} at {found.start()}), which is not text: "
+            "a count table cannot hold it"
+        )
+    return text
 
 
 def whole_weights(weights, n: int, noun: str, call: str, least: int) -> list[int]:

@@ -265,6 +265,8 @@ def test_a_table_rows_weight_scales_its_gaussian_sums_as_copies_would(tmp_path):
     )
     rest = list(csv.DictReader(lines[:1] + lines[8:]))
     rows, labels = [{k: v for k, v in r.items() if k != "play"} for r in rest], [r["play"] for r in rest]
+    with pytest.raises(ValueError, match=r"row 0, column 'outlook' holds a lone surrogate"):
+        weighted.partial_fit([{**rows[0], "outlook": "sunny\ud83d"}], labels[:1])  # nothing counted
     weighted.partial_fit(rows, labels, sample_weight=[3] + [1] * (len(rows) - 1))
     copied.partial_fit(rows[:1] * 3 + rows[1:], labels[:1] * 3 + labels[1:])
     weighted.save(), copied.save()
@@ -290,6 +292,13 @@ def test_classes_and_sample_weight_are_checked_and_a_refused_batch_counts_nothin
         model.partial_fit(["alpha", "beta"], ["x", "v"], classes=["w", "x", "y", "z"])
     with pytest.raises(ValueError, match=r"classes leaves out \['z'\], which the model holds"):
         model.partial_fit(["alpha"], ["x"], classes=["x", "y"])
+    # half an emoji (a lone surrogate) is no text a count table can hold: refused, nothing counted
+    for texts, labels, says in (
+        (["alpha", "beta \ud83d"], ["x", "y"], r"text 1 holds a lone surrogate \('\\ud83d' at 5\)"),
+        (["alpha"], ["x\udc00"], r"label 0 holds a lone surrogate"),
+    ):
+        with pytest.raises(ValueError, match=says):
+            model.partial_fit(texts, labels)
     assert np.array_equal(model.predict_proba(["alpha"]), before) and model.save() == 1
     # a class named in classes enters classes_ with its first example, as a new label does
     model.partial_fit(["alpha"], ["x"], classes=["w", "x", "y", "z"])
