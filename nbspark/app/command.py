@@ -188,7 +188,8 @@ def check_main(argv: list[str]) -> int:
         "files",
         nargs="*",
         metavar="FILE",
-        help="UTF-8 text files or directories of them ('-' reads stdin; .gz read too)",
+        help="UTF-8 text files or directories of them ('-' reads stdin, and a pipe such as <(cmd) is read "
+        "too; .gz read too)",
     )
     args = parser.parse_args(argv)
     check_factor(parser, args)
@@ -394,7 +395,8 @@ def _stdin_lines() -> list[str]:
 
 def _texts(names: list[str]):
     """``(name, text, undecodable sequences)`` of each FILE argument (``inputs.files.decode_text``): ``-``
-    is stdin, and a directory gives its files as the check job lists them (``inputs.files.list_files``)."""
+    is stdin, a pipe (a shell's ``<(cmd)``, a FIFO) is read as stdin is, and a directory gives its
+    files as the check job lists them (``inputs.files.list_files``)."""
     from nbspark.inputs.files import decode_text, list_files
     from nbspark.storage.locations import location
 
@@ -403,6 +405,9 @@ def _texts(names: list[str]):
             yield ("<stdin>", *decode_text(sys.stdin.buffer.read(), name))
             continue
         root = location(name)
+        if root.exists() and not root.is_file() and not root.is_dir():
+            yield (name, *decode_text(root.read_bytes(), name))
+            continue
         files = list_files(root)
         if not files:  # an empty directory is a mistyped path more often than a clean text
             raise FileNotFoundError(

@@ -68,6 +68,8 @@ def list_files(path, suffix: str = "") -> list:
     if path.is_file():
         return [path]
     if not path.is_dir():
+        if path.exists():  # /dev/null, a FIFO, a shell's <(…): nothing Spark or a listing can read
+            raise ValueError(f"{path}: neither a file nor a directory (a pipe or a device)")
         raise FileNotFoundError(f"{path}: no such file or directory")
     # one listing gives the names, kinds, sizes and times: no lookup per file (a request each on an object
     # store)

@@ -147,6 +147,20 @@ def test_command_line(model_dir, tmp_path, capsys):
     )
     assert main(["-q", "check", "--model", str(model_dir), str(doc)]) == 0
     assert capsys.readouterr().err == ""
+    # a pipe (a shell's <(cmd), a FIFO) is read as stdin is; it was "no such file or directory"
+    import os
+    import threading
+
+    os.mkfifo(tmp_path / "fifo")
+    writer = threading.Thread(target=(tmp_path / "fifo").write_text, args=(TEXT,), daemon=True)
+    writer.start()
+    fifo = str(tmp_path / "fifo")
+    assert main(["-q", "check", "--model", str(model_dir), "--factor", "5", "--rule", "chain", fifo]) == 0
+    writer.join(10)
+    piped = capsys.readouterr().out.splitlines()
+    assert piped == [line.replace(str(doc), str(tmp_path / "fifo"), 1) for line in lines]
+    assert main(["-q", "check", "--model", str(model_dir), "/dev/null"]) == 0  # as an empty file
+    assert capsys.readouterr().out == ""
     from nbspark.app.command import _flag_line
 
     flag = {

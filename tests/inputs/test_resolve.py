@@ -295,3 +295,18 @@ def test_binary_files_gives_each_file_of_4_mb_or_more_a_task_of_its_own(spark, t
         binary_files(spark.sparkContext, [location(tmp_path / f"{n}.gz") for n in "abcd"]).getNumPartitions()
         == 2
     )
+
+
+def test_an_input_that_is_neither_a_file_nor_a_directory_is_named_so(tmp_path):
+    """/dev/null, a FIFO or a shell's <(cmd) exist: "no such file or directory" said otherwise."""
+    import os
+
+    from nbspark.inputs.files import list_files
+    from nbspark.storage.locations import LocalStorage, Location
+
+    os.mkfifo(tmp_path / "fifo")
+    for path in (tmp_path / "fifo", "/dev/null"):
+        with pytest.raises(ValueError, match=r": neither a file nor a directory \(a pipe or a device\)$"):
+            list_files(Location(f"file:{path}", LocalStorage()))
+    with pytest.raises(FileNotFoundError, match="no such file or directory"):
+        list_files(Location(f"file:{tmp_path / 'none'}", LocalStorage()))
