@@ -203,7 +203,9 @@ def read_table(spark, inputs, width: int = 5):
 
     paths = [f.uri for f in inputs.files]
     if inputs.spec.format == "csv":
-        return spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
+        from nbspark.inputs.files import csv_frame
+
+        return csv_frame(spark, paths)
     if inputs.spec.format == "ngrams":
         lines = spark.read.text(paths).where(F.trim("value") != "")
         parts = F.split(F.regexp_replace("value", "\r$", ""), "\t")

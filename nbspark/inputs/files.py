@@ -31,6 +31,7 @@ __all__ = [
     "EXPANSION",
     "binary_files",
     "bytes_to_read",
+    "csv_frame",
     "decode_text",
     "hadoop_escape",
     "hadoop_input_dir",
@@ -59,6 +60,17 @@ def text_frame(spark, files: list):
     """Spark SQL's text source over ``files`` (``storage.locations.Location``: their URIs, any scheme, read
     literally): a DataFrame of one ``value`` per line."""
     return spark.read.text([hadoop_escape(f.uri) for f in files])
+
+
+def csv_frame(spark, paths: list[str], infer: bool = False):
+    """Spark SQL's CSV source over ``paths`` as nbspark reads every CSV, training and classifying (and
+    ``inputs.tables.csv_table`` reads in process): a header row, a record a line (``PERMISSIVE``: a
+    short row ends in nulls), every cell as text unless ``infer``, and quotes as RFC 4180, Excel and
+    Python write them (``"say ""hi"" now"`` is ``say "hi" now``: Spark's default escape, a backslash, kept
+    the doubled quotes in the cell, where the in-process reader took them out)."""
+    return spark.read.csv(
+        paths, header=True, inferSchema=infer, mode="PERMISSIVE", enforceSchema=False, escape='"'
+    )
 
 
 def list_files(path, suffix: str = "") -> list:

@@ -12,7 +12,7 @@ import math
 from typing import NamedTuple
 
 from nbspark.errors import InputError
-from nbspark.inputs.files import ngram_lines, sgml_texts
+from nbspark.inputs.files import csv_frame, ngram_lines, sgml_texts
 from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
@@ -209,12 +209,8 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
         # what schema inference made of it ("True", "1", "85.5"); inference only finds the
         # numeric columns when the config names none
-        df = spark.read.csv(paths, header=True, inferSchema=False, mode="PERMISSIVE", enforceSchema=False)
-        typed = (
-            df
-            if explicit
-            else spark.read.csv(paths, header=True, inferSchema=True, mode="PERMISSIVE", enforceSchema=False)
-        )
+        df = csv_frame(spark, paths)
+        typed = df if explicit else csv_frame(spark, paths, infer=True)
     else:
         df = typed = spark.read.parquet(*paths)
     from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType

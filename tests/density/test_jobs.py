@@ -82,6 +82,8 @@ def test_an_awkward_csv_counts_in_process_as_sparks_csv_reader_reads_it(spark, t
     train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
     train_density_in_process(cfg, tmp_path / "local")
     assert _rows(tmp_path / "local") == _rows(tmp_path / "spark") and len(_rows(tmp_path / "spark")) > 10
+    values = {r[2] for r in _rows(tmp_path / "spark") if r[0] == "X"}
+    assert {'say "hi" now', '"'} <= values  # d.csv's cells, quotes undoubled as RFC 4180 reads them
 
 
 def test_a_weight_written_oddly_is_read_alike_in_spark_and_in_process(spark, tmp_path):

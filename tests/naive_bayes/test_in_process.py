@@ -128,7 +128,7 @@ def test_a_parquet_table_in_process_is_the_spark_jobs(spark, tmp_path):
 def _awkward_csv(where) -> None:
     """CSV files as people leave them: gzipped, with numbers written two ways ('01', '1.0'), rows
     shorter and longer than the header, a quote left open at a line's end, a quoted line end, empty
-    lines, an empty file, a byte that is not UTF-8 and a cell of 200 KB."""
+    lines, an empty file, a byte that is not UTF-8, a cell of 200 KB and quotes doubled in a cell."""
     import gzip
 
     where.mkdir()
@@ -140,6 +140,8 @@ def _awkward_csv(where) -> None:
         + b",n\n"  # over Python's csv field limit
     )
     (where / "c.csv").write_bytes(b"")
+    # quotes as RFC 4180 (and Excel, and Python) write them: Spark's default escape kept them doubled
+    (where / "d.csv").write_bytes(b'n,"c",label\n8,"say ""hi"" now",y\n9,"""",n\n')
 
 
 @pytest.mark.parametrize("model", ["mixed", "categorical"])
