@@ -64,8 +64,8 @@ def csv_table(f, infer: bool = False):
     are decompressed, bytes that are not UTF-8 read as U+FFFD, empty lines skipped, an empty cell
     null. A row with fewer cells than the header ends in nulls, one with more loses the extra cells
     (Spark's rule), and a quote left open ends with its line. None for an empty file (it holds no
-    rows, as Spark reads it); a header naming a column twice is refused (``InputError``). The file is
-    read once."""
+    rows, as Spark reads it); a header naming a column twice, or leaving one unnamed, is refused
+    (``InputError``). The file is read once."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -75,6 +75,8 @@ def csv_table(f, infer: bool = False):
     header = _cells(lines[0].decode("utf-8", "replace"))
     if twice := sorted({name for name in header if header.count(name) > 1}):
         raise InputError(f"{f}: the header names column {twice[0]!r} twice; name each column once")
+    if "" in header:  # Spark's reader refuses it too ("CSV header does not conform to the schema")
+        raise InputError(f"{f}: the header leaves column {header.index('') + 1} unnamed; name each column")
 
     def read(data: bytes, types):
         options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)

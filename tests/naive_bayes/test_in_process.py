@@ -160,7 +160,7 @@ def test_an_awkward_csv_in_process_is_read_as_sparks_csv_reader_reads_it(spark, 
     _same_model(spark, tmp_path, settings)
 
 
-def test_a_csv_header_naming_a_column_twice_is_refused_in_one_line(tmp_path):
+def test_a_csv_header_naming_a_column_twice_or_none_is_refused_in_one_line(tmp_path):
     (tmp_path / "t.csv").write_text("a,b,a,label\n1,2,3,x\n")
     cfg = load_config(
         None,
@@ -173,6 +173,9 @@ def test_a_csv_header_naming_a_column_twice_is_refused_in_one_line(tmp_path):
         },
     )
     with pytest.raises(InputError, match=r"t.csv: the header names column 'a' twice; name each column once"):
+        train_nb_in_process(cfg, tmp_path / "m")
+    (tmp_path / "t.csv").write_text("a,,c,label\n1,2,3,x\n")  # counted as a column named '' before
+    with pytest.raises(InputError, match=r"t.csv: the header leaves column 2 unnamed; name each column$"):
         train_nb_in_process(cfg, tmp_path / "m")
 
 
