@@ -32,7 +32,7 @@ def local_table(files, fmt: str, infer: bool = False):
                 named.append((location(fragment.path).uri, scanned))
         table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
         return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
-    read = [csv_table(f, infer) for f in files]  # None: an empty file, no rows
+    read = _one_header(files, [csv_table(f, infer) for f in files])  # None: an empty file, no rows
     table = pa.concat_tables([t for t, _ in filter(None, read)] or [pa.table({})])
     parts = [(f.uri, 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
     if not infer:
@@ -44,6 +44,23 @@ def local_table(files, fmt: str, infer: bool = False):
         if all(name in _numbers(s) or pa.types.is_null(s.field(name).type) for s in typed)
     }
     return table, parts, numeric
+
+
+def _one_header(files, read: list) -> list:
+    """``read`` (each file's ``csv_table``, None for an empty file), once every file's header is the
+    first file's. Spark reads each file by that header and refuses one whose names differ in name or
+    place (``enforceSchema=false``); one that differs only in case it reads, but infers types with
+    that header line as a row of data: a numeric column became text. A header not the first's is
+    refused here (``InputError``, naming the file; pyarrow said "Schema at index 1 was different"
+    in 8 lines)."""
+    first = next(((f, r[0].column_names) for f, r in zip(files, read) if r is not None), None)
+    for f, r in zip(files, read):
+        if r is not None and (names := r[0].column_names) != first[1]:
+            raise InputError(
+                f"{f}: its header ({', '.join(names)}) is not {first[0].name}'s "
+                f"({', '.join(first[1])}); the CSV files of one input share one header"
+            )
+    return read
 
 
 def _numbers(schema) -> set[str]:
