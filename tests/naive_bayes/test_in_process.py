@@ -161,42 +161,27 @@ def test_an_awkward_csv_in_process_is_read_as_sparks_csv_reader_reads_it(spark, 
 
 
 def test_a_csv_header_naming_a_column_twice_or_none_is_refused_in_one_line(tmp_path):
-    (tmp_path / "t.csv").write_text("a,b,a,label\n1,2,3,x\n")
-    cfg = load_config(
-        None,
-        {
-            "task": "naive_bayes",
-            "train.format": "csv",
-            "train.path": str(tmp_path / "t.csv"),
-            "nb.label_column": "label",
-            "nb.model": "categorical",
-        },
-    )
-    with pytest.raises(InputError, match=r"t.csv: the header names column 'a' twice; name each column once"):
+    def train(path):
+        settings = {"task": "naive_bayes", "train.format": "csv", "nb.label_column": "label"}
+        cfg = load_config(None, {**settings, "train.path": str(path), "nb.model": "categorical"})
         train_nb_in_process(cfg, tmp_path / "m")
+
+    (tmp_path / "t.csv").write_text("a,b,a,label\n1,2,3,x\n")
+    with pytest.raises(InputError, match=r"t.csv: the header names column 'a' twice; name each column once"):
+        train(tmp_path / "t.csv")
     (tmp_path / "t.csv").write_text("a,,c,label\n1,2,3,x\n")  # counted as a column named '' before
     with pytest.raises(InputError, match=r"t.csv: the header leaves column 2 unnamed; name each column$"):
-        train_nb_in_process(cfg, tmp_path / "m")
+        train(tmp_path / "t.csv")
     # files of one input share one header, as Spark reads them all by the first one's (pyarrow's
     # "Schema at index 1 was different" took 8 lines, without a file's name)
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "a.csv").write_text("a,b,label\n1,2,x\n")
     (tmp_path / "in" / "b.csv").write_text("")  # an empty file has no header to differ
     (tmp_path / "in" / "c.csv").write_text("a,B,label\n1,2,x\n")
-    cfg = load_config(
-        None,
-        {
-            "task": "naive_bayes",
-            "train.format": "csv",
-            "train.path": str(tmp_path / "in"),
-            "nb.label_column": "label",
-            "nb.model": "categorical",
-        },
-    )
     with pytest.raises(
         InputError, match=r"c.csv: its header \(a, B, label\) is not a.csv's \(a, b, label\); the CSV files"
     ):
-        train_nb_in_process(cfg, tmp_path / "m")
+        train(tmp_path / "in")
 
 
 def _close(a, b) -> bool:
