@@ -405,7 +405,7 @@ def _texts(names: list[str]):
             yield ("<stdin>", *decode_text(sys.stdin.buffer.read(), name))
             continue
         root = location(name)
-        if root.exists() and not root.is_file() and not root.is_dir():
+        if not root.is_file() and not root.is_dir() and root.exists():  # a file: one lookup, not three
             yield (name, *decode_text(root.read_bytes(), name))
             continue
         files = list_files(root)
