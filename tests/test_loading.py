@@ -111,9 +111,7 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
         nbspark.load(model_dir, alpha=0.5)
     # one window, not a list: never its characters scored
     for method in (model.predict, model.predict_proba, model.explain):
-        with pytest.raises(
-            TypeError, match="predict takes a list of windows, got one str; wrap it in a list"
-        ):
+        with pytest.raises(TypeError, match="expected a list of windows, got one str; wrap it in a list"):
             method("could not _ the ratio")
 
 
@@ -201,7 +199,7 @@ def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
     assert (
         model_settings(load_nb_manifest(location(tmp_path / "m")), other, frozenset()).nb.tokenizer == "words"
     )  # a config file's: the model's
-    with pytest.raises(TypeError, match="predict takes a list of texts, got one str"):
+    with pytest.raises(TypeError, match="expected a list of texts, got one str"):
         model.predict("Chinese Tokyo")  # 13 one-letter documents, silently, if iterated
     with pytest.raises(TypeError, match="a multinomial model scores texts"):
         model.predict(

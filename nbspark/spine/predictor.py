@@ -12,11 +12,13 @@ __all__ = ["accuracy", "as_batch", "refuse_clone", "save_rows", "storable", "sum
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def as_batch(items, what: str, call: str = "predict") -> list:
-    """A ``call``'s items as a list. One text, window or row is refused, as scikit-learn refuses a
-    lone string: iterating it would score its characters (or a row's keys), silently."""
+def as_batch(items, what: str, call: str | None = None) -> list:
+    """A call's items as a list. One text, window or row is refused, as scikit-learn refuses a lone
+    string: iterating it would score its characters (or a row's keys), silently. ``call`` names the
+    method in the refusal (left out where several public methods share the helper that asks)."""
     if isinstance(items, (str, bytes, Mapping)):
-        raise TypeError(f"{call} takes a list of {what}, got one {type(items).__name__}; wrap it in a list")
+        said = f"{call} takes" if call else "expected"
+        raise TypeError(f"{said} a list of {what}, got one {type(items).__name__}; wrap it in a list")
     return list(items)
 
 

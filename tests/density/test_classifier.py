@@ -113,5 +113,5 @@ def test_the_binary_rule_and_refusals(table, tmp_path):
         model.classifier("play").score([row], ["yes", "no"])  # never the first pair scored alone
     with pytest.raises(ValueError, match="row 0 lacks column\\(s\\) humidity"):
         model.classifier("play").predict([{"outlook": "sunny", "windy": "TRUE"}])
-    with pytest.raises(TypeError, match="predict takes a list of rows, got one dict"):
+    with pytest.raises(TypeError, match="expected a list of rows, got one dict"):
         model.classifier("play").predict(row)  # not its keys, each a row

@@ -326,7 +326,7 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys, caplog):
     )
     with pytest.raises(TypeError, match="scores rows, each a mapping of column -> value"):
         loaded.predict(["sunny,66,90,TRUE"])
-    with pytest.raises(TypeError, match="predict takes a list of rows, got one dict"):
+    with pytest.raises(TypeError, match="expected a list of rows, got one dict"):
         loaded.predict(day)
     import pandas as pd
 
