@@ -20,6 +20,7 @@ import re
 
 from nbspark.density.model import COUNT_DDL, count_rows, row_key
 from nbspark.errors import InputError
+from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted
 
 __all__ = [
@@ -265,11 +266,10 @@ def _spark_counts(spark, cfg, inputs) -> Counted:
             out += [("J", None, row_key(row), w) for row, w in zip(zip(*values), n)]
             yield pa.RecordBatch.from_pylist([dict(zip(("event", "column", "value", "n"), r)) for r in out])
 
-    counts = (
+    counts = cache_coalescable(  # not 200 tasks a scan of a small table
         grouped.mapInArrow(rows_of, COUNT_DDL.replace(" NOT NULL", ""))
         .groupBy("event", "column", "value")
         .agg(F.sum("n").alias("n"))
-        .cache()
     )
     try:
         head = counts.where(F.col("event") != "J").collect()
