@@ -8,6 +8,7 @@ import argparse
 import json
 
 from nbspark.errors import ConfigError
+from nbspark.settings.config import check_number
 from nbspark.storage.locations import location
 from nbspark.storage.tables import check_output
 
@@ -54,12 +55,23 @@ def density_options(parser: argparse.ArgumentParser) -> None:
 
 
 def density_cells(args, parser) -> dict[str, dict]:
-    """``--value`` and ``--given`` as ``{column: cell}`` (``COLUMN=`` is an empty cell, None)."""
+    """``--value`` and ``--given`` as ``{column: cell}`` (``COLUMN=`` is an empty cell, None). A
+    column given twice in one of them is refused: a row holds one cell per column, and the later
+    would have replaced the earlier in silence."""
     cells = {}
     for option in ("value", "given"):
         if bad := [x for x in getattr(args, option) if "=" not in x]:
             parser.error(f"--{option} needs COLUMN=CELL, got {bad[0]!r}")
-        cells[option] = {k: v or None for k, _, v in (x.partition("=") for x in getattr(args, option))}
+        pairs = [x.partition("=")[::2] for x in getattr(args, option)]
+        cells[option] = {k: v or None for k, v in pairs}
+        if len(cells[option]) < len(pairs):
+            twice = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
+            parser.error(f"--{option} names column {twice!r} twice; a row has one cell per column")
+    try:
+        if args.m is not None:
+            check_number("--m", args.m, 0)
+    except ConfigError as exc:
+        parser.error(str(exc))
     return cells
 
 

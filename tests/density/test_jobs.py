@@ -188,8 +188,17 @@ def test_the_query_command_asks_a_density_model(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("P(A=1 | B=7) = 0.5   (joint, m = 1)")  # (1/4 / 2) / (1/2 / 2)
     assert main(["query", "--model", model, "--B", "_"]) == 2  # a backoff question of a density model
     assert "--A … --E ask a backoff model" in capsys.readouterr().err
-    assert main(["query", "--model", model, "--value", "A=1", "--m", "-1"]) == 1
-    assert "m must be a finite number >= 0" in capsys.readouterr().err
+    # settings the command refuses as it refuses a bad option (exit 2), before reading the model
+    for argv, said in (
+        (["--value", "A=1", "--m", "-1"], "--m must be >= 0, got -1.0"),
+        (["--value", "A=1", "--m", "nan"], "--m must be a finite number, got nan"),
+        # a row holds one cell per column: the later A=0 replaced A=1 in silence (P(A=0) = 0.5)
+        (["--value", "A=1", "--value", "A=0"], "--value names column 'A' twice"),
+        (["--value", "A=1", "--given", "B=1", "--given", "B=0"], "--given names column 'B' twice"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(["query", "--model", model, *argv])
+        assert exit_.value.code == 2 and said in capsys.readouterr().err
 
 
 @pytest.mark.spark
