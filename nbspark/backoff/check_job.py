@@ -19,6 +19,7 @@ from nbspark.spine.counting import Tally
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import BACKOFF_KIND, NB_KIND, load_manifest
 from nbspark.storage.tables import staged_output
+from nbspark.storage.uris import hadoop_escape
 
 __all__ = ["FLAG_DDL", "check_corpus"]
 
@@ -80,7 +81,7 @@ def check_corpus(
         spark.createDataFrame(rows, FLAG_DDL).coalesce(max(1, min(len(files), 8))).write.parquet(
             (stage / "flags").uri
         )
-        written = spark.read.parquet((stage / "flags").uri)
+        written = spark.read.parquet(hadoop_escape((stage / "flags").uri))
         by_level = {r["level"]: r["count"] for r in written.groupBy("level").count().collect()}
         rules = {" ".join(s): model.rule_for(s, rule, factor) for s in model.sets}
         metrics = {

@@ -202,13 +202,12 @@ def read_table(spark, inputs, width: int = 5):
 
     from pyspark.sql import functions as F
 
-    paths = [f.uri for f in inputs.files]
-    if inputs.spec.format == "csv":
-        from nbspark.inputs.files import csv_frame
+    from nbspark.inputs.files import csv_frame, parquet_frame, text_frame
 
-        return csv_frame(spark, paths)
+    if inputs.spec.format == "csv":
+        return csv_frame(spark, inputs.files)
     if inputs.spec.format == "ngrams":
-        lines = spark.read.text(paths).where(F.trim("value") != "")
+        lines = text_frame(spark, inputs.files).where(F.trim("value") != "")
         parts = F.split(F.regexp_replace("value", "\r$", ""), "\t")
         tokens = F.split(F.get(parts, 0), " ")
         count = F.get(parts, 1)
@@ -218,7 +217,7 @@ def read_table(spark, inputs, width: int = 5):
             *(F.when(ok, F.get(tokens, i)).alias(c) for i, c in enumerate(letters)),
             F.when(ok, count).alias(NGRAM_COUNT),
         )
-    return spark.read.parquet(*paths)
+    return parquet_frame(spark, inputs.files)
 
 
 def checked_weight(df, weight_column: str):

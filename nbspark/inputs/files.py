@@ -22,10 +22,10 @@ import bz2
 import gzip
 import itertools
 import logging
-import re
 import zlib
 
 from nbspark.errors import InputError
+from nbspark.storage.uris import hadoop_escape
 
 __all__ = [
     "EXPANSION",
@@ -33,7 +33,6 @@ __all__ = [
     "bytes_to_read",
     "csv_frame",
     "decode_text",
-    "hadoop_escape",
     "hadoop_input_dir",
     "in_nbspark_output",
     "line_number",
@@ -42,18 +41,13 @@ __all__ = [
     "local_line_values",
     "local_lines",
     "ngram_lines",
+    "parquet_frame",
     "reuters_files",
     "sgml_texts",
     "text_frame",
 ]
 
 log = logging.getLogger(__name__)
-_GLOB_CHARS = re.compile(r"([\[\]{}*?\\])")
-
-
-def hadoop_escape(path: str) -> str:
-    """Escape Hadoop glob characters so that ``path`` is matched literally by ``globStatus``."""
-    return _GLOB_CHARS.sub(r"\\\1", path)
 
 
 def text_frame(spark, files: list):
@@ -62,15 +56,26 @@ def text_frame(spark, files: list):
     return spark.read.text([hadoop_escape(f.uri) for f in files])
 
 
-def csv_frame(spark, paths: list[str], infer: bool = False):
-    """Spark SQL's CSV source over ``paths`` as nbspark reads every CSV, training and classifying (and
-    ``inputs.tables.csv_table`` reads in process): a header row, a record a line (``PERMISSIVE``: a
-    short row ends in nulls), every cell as text unless ``infer``, and quotes as RFC 4180, Excel and
-    Python write them (``"say ""hi"" now"`` is ``say "hi" now``: Spark's default escape, a backslash, kept
-    the doubled quotes in the cell, where the in-process reader took them out)."""
+def csv_frame(spark, files: list, infer: bool = False):
+    """Spark SQL's CSV source over ``files`` (``Location``s, read literally) as nbspark reads every
+    CSV, training and classifying (and ``inputs.tables.csv_table`` reads in process): a header row,
+    a record a line (``PERMISSIVE``: a short row ends in nulls), every cell as text unless
+    ``infer``, and quotes as RFC 4180, Excel and Python write them (``"say ""hi"" now"`` is
+    ``say "hi" now``: Spark's default escape, a backslash, kept the doubled quotes in the cell,
+    where the in-process reader took them out)."""
     return spark.read.csv(
-        paths, header=True, inferSchema=infer, mode="PERMISSIVE", enforceSchema=False, escape='"'
+        [hadoop_escape(f.uri) for f in files],
+        header=True,
+        inferSchema=infer,
+        mode="PERMISSIVE",
+        enforceSchema=False,
+        escape='"',
     )
+
+
+def parquet_frame(spark, files: list):
+    """Spark SQL's Parquet source over ``files`` (``Location``s, read literally): a table input."""
+    return spark.read.parquet(*[hadoop_escape(f.uri) for f in files])
 
 
 def list_files(path, suffix: str = "") -> list:

@@ -12,7 +12,7 @@ import math
 from typing import NamedTuple
 
 from nbspark.errors import InputError
-from nbspark.inputs.files import csv_frame, ngram_lines, sgml_texts
+from nbspark.inputs.files import csv_frame, ngram_lines, parquet_frame, sgml_texts
 from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
@@ -202,17 +202,16 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
             max(2, spark.sparkContext.defaultParallelism),
         )
         return (rdd, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
-    paths = [f.uri for f in inputs.files]
     explicit = bool(nb.numeric_columns or nb.categorical_columns)
     if fmt == "csv":
         # every cell as the file writes it, in training as in classify (where the model names
         # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
         # what schema inference made of it ("True", "1", "85.5"); inference only finds the
         # numeric columns when the config names none
-        df = csv_frame(spark, paths)
-        typed = df if explicit else csv_frame(spark, paths, infer=True)
+        df = csv_frame(spark, inputs.files)
+        typed = df if explicit else csv_frame(spark, inputs.files, infer=True)
     else:
-        df = typed = spark.read.parquet(*paths)
+        df = typed = parquet_frame(spark, inputs.files)
     from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
 
     numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}

@@ -69,6 +69,7 @@ def get_spark(
     from pyspark.sql import SparkSession
 
     settings = {"spark.app.name": app_name}
+    ours = SparkSession.getActiveSession() is None and bool(defaults or local_defaults)
     if SparkSession.getActiveSession() is not None:
         # the caller's session (a notebook's, a test's): its settings are its owner's, and
         # getOrCreate would otherwise set the defaults on it for the rest of the process
@@ -90,7 +91,29 @@ def get_spark(
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     quick_replies()
+    if ours:
+        _quiet(spark, QUIET_LOGGERS)
     return spark
+
+
+#: Spark's loggers whose warnings a job of nbspark's makes in the normal course, set to ERROR in a
+#: session nbspark builds, unless the logging configuration names them:
+#: ``FileStreamSink`` looks for a streaming sink's metadata in the one path a reader is given, and
+#: fails with a warning and a stack trace on a path whose glob characters are escaped
+#: (``storage.uris.hadoop_escape``: a model at ``out/m[1]``), which is then read as asked.
+QUIET_LOGGERS = ("org.apache.spark.sql.execution.streaming.sinks.FileStreamSink",)
+
+
+def _quiet(spark, names) -> None:
+    jvm = spark.sparkContext._jvm
+    try:
+        log4j = jvm.org.apache.logging.log4j
+        configured = log4j.LogManager.getContext(False).getConfiguration().getLoggers()
+        for name in names:
+            if not configured.containsKey(name):
+                log4j.core.config.Configurator.setLevel(name, log4j.Level.ERROR)
+    except Exception as exc:  # another logging back end: its warnings stay
+        log.debug("Spark's loggers left as they are: %s", exc)
 
 
 def cache_coalescable(frame):

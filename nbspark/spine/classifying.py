@@ -28,6 +28,7 @@ from nbspark.settings.capabilities import resolve_scoring, training_overlap
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import load_manifest
 from nbspark.storage.tables import check_output, read_arrow, staged_output, write_json
+from nbspark.storage.uris import hadoop_escape
 
 __all__ = [
     "ClassifyPlan",
@@ -224,7 +225,7 @@ class Written:
     def frame(self):
         from pyspark.sql import functions as F
 
-        frame = self.spark.read.schema(self.schema).parquet(self.table.uri)
+        frame = self.spark.read.schema(self.schema).parquet(hadoop_escape(self.table.uri))
         if self.lists:
             frame = frame.withColumns({c: F.array(c) for c in self.lists})
         return frame.coalesce(1) if self.small else frame

@@ -51,6 +51,7 @@ from nbspark.storage.manifests import (
     model_version,
 )
 from nbspark.storage.tables import check_output, overlapping, parquet_rows, write_json
+from nbspark.storage.uris import hadoop_escape
 from nbspark.storage.versions import DELTA, delta_location, take_writer_lock
 
 __all__ = [
@@ -361,7 +362,7 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
         reader = reader.option("maxFilesPerTrigger", plan.max_files)
     if plan.cfg.train.format in ("reuters", "reuters_topics"):
         reader = reader.option("pathGlobFilter", "*.sgm")
-    frame = reader.load(plan.watch.uri).select("path", "modificationTime", "length")
+    frame = reader.load(hadoop_escape(plan.watch.uri)).select("path", "modificationTime", "length")
     writer = frame.writeStream.foreachBatch(each).option("checkpointLocation", plan.checkpoint.uri)
     if plan.available_now:
         writer = writer.trigger(availableNow=True)

@@ -38,6 +38,7 @@ from nbspark.storage.tables import (
     write_arrow_table,
     write_json,
 )
+from nbspark.storage.uris import hadoop_escape
 from nbspark.storage.versions import count_parts, refuse_live_stream, take_writer_lock
 
 __all__ = [
@@ -281,7 +282,7 @@ def write_counts(spark, counts, out, kind: str, rows_per_file: int, rows: int | 
             counts.write.parquet((stage / "counts").uri)
 
         def written():  # read back only where a family needs it (a schema inference job; or the table)
-            return counts if local else spark.read.parquet((stage / "counts").uri)
+            return counts if local else spark.read.parquet(hadoop_escape((stage / "counts").uri))
 
         manifest = manifest_of(stage, written)
         write_json(stage / "manifest.json", manifest)

@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from nbspark.errors import OutputError, StorageError
 from nbspark.spark.faults import maybe_kill_driver
 from nbspark.storage.locations import Location, location
+from nbspark.storage.uris import hadoop_escape
 
 __all__ = [
     "MARKER",
@@ -428,4 +429,5 @@ def read_parquet_checked(spark, path, ddl: str, rows: int | None = None, *more):
     paths = [(location(path), rows)] + [(location(p), r) for p, r in more]
     for where, count in paths:
         check_table(where, ddl, count)
-    return spark.read.schema(ddl).parquet(*[where.uri for where, _ in paths])  # its columns in ddl's order
+    # its columns in ddl's order
+    return spark.read.schema(ddl).parquet(*[hadoop_escape(where.uri) for where, _ in paths])

@@ -8,6 +8,7 @@ import re
 
 __all__ = [
     "atomic_rename_schemes",
+    "hadoop_escape",
     "normal_uri",
     "parent_uri",
     "join_uri",
@@ -17,6 +18,7 @@ __all__ = [
 ]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
+_GLOB_CHARS = re.compile(r"([\[\]{}*?\\])")
 
 #: Schemes whose directory rename is atomic (after ViewFS resolution); elsewhere (object stores,
 #: unknown schemes) outputs are committed with the marker rule (``storage.tables.staged_output``).
@@ -27,6 +29,14 @@ def scheme_of(text: str) -> str | None:
     """``"s3a"`` for ``s3a://bucket/x``; None for a plain path (a Windows drive letter is no scheme)."""
     found = _SCHEME.match(text)
     return found.group(1).lower() if found and len(found.group(1)) > 1 else None
+
+
+def hadoop_escape(uri: str) -> str:
+    """``uri`` with Hadoop's glob characters escaped, so that a reader that globs (every Spark reader
+    of files: ``spark.read``, ``readStream``, Hadoop's input formats) opens that one path: a model
+    at ``out/m[1]`` unescaped is the pattern ``out/m1`` (another model, read in silence), and a
+    file ``t[1].csv`` is ``t1.csv``. Every path handed to a Spark reader goes through it."""
+    return _GLOB_CHARS.sub(r"\\\1", uri)
 
 
 def _local_uri(path: str) -> str:

@@ -41,6 +41,39 @@ def test_single_file_with_glob_characters(spark, corpus, tmp_path):
     assert manifest["stats"]["lines_read"] == 2
 
 
+def test_every_spark_reader_reads_a_glob_named_path_literally(spark, tmp_path):
+    """A table or model at ``x[1]`` beside ``x1``: unescaped, Spark's readers take the name as the
+    pattern ``x1`` and read the other one in silence (a density model of ``t[1].csv`` counted
+    ``t1.csv``; a model at ``m[1]`` scored by the join scorer with ``m1``'s counts)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from nbspark.density.count import read_table
+    from nbspark.inputs.files import csv_frame, parquet_frame
+    from nbspark.storage.locations import location
+    from nbspark.storage.tables import read_parquet_checked
+
+    (tmp_path / "t[1].csv").write_text("A,B\n1,2\n3,4\n")
+    (tmp_path / "t1.csv").write_text("A,B\n9,9\n")
+    table = [location(tmp_path / "t[1].csv")]
+    assert sorted(tuple(r) for r in csv_frame(spark, table).collect()) == [("1", "2"), ("3", "4")]
+    density = read_table(spark, resolve_input(InputSpec("csv", str(tmp_path / "t[1].csv")), None))
+    assert density.count() == 2
+    pq.write_table(pa.table({"x": [1, 2, 3]}), tmp_path / "p[1].parquet")
+    pq.write_table(pa.table({"x": [7]}), tmp_path / "p1.parquet")
+    assert sorted(r.x for r in parquet_frame(spark, [location(tmp_path / "p[1].parquet")]).collect()) == [
+        1,
+        2,
+        3,
+    ]
+    for name, xs in (("m[1]", [1, 2]), ("m1", [7])):  # two tables, as a model's counts/ are written
+        (tmp_path / name).mkdir()
+        pq.write_table(pa.table({"x": xs}), tmp_path / name / "part-00000.parquet")
+        (tmp_path / name / "_SUCCESS").write_text("")
+    got = read_parquet_checked(spark, location(tmp_path / "m[1]"), "x BIGINT", 2)
+    assert sorted(r.x for r in got.collect()) == [1, 2]
+
+
 def test_missing_and_empty_inputs(tmp_path):
     with pytest.raises(InputError, match="input does not exist$"):
         resolve_input(InputSpec("ngrams", str(tmp_path / "nope.txt")), None)

@@ -151,6 +151,19 @@ def test_an_nbspark_output_under_the_watched_directory_is_left_out_as_a_batch_tr
     assert sorted(location(f).name for f in held) == ["part-0.txt", "part-1.txt"]
 
 
+def test_a_watched_directory_named_with_glob_characters_is_watched_literally(spark, tmp_path):
+    """``in[1]`` beside ``in1``: Spark's file source globs its path, and unescaped watched ``in1``,
+    counting another directory's files in silence."""
+    lines = source_lines("naive_bayes")
+    write_parts(lines[:20], tmp_path / "in[1]", 2)
+    write_parts(lines[20:], tmp_path / "in1", 1)
+    want = batch_model(spark, "naive_bayes", tmp_path / "in[1]", tmp_path / "batch")
+    stream(spark, "naive_bayes", tmp_path / "in[1]", tmp_path / "model")
+    assert rows(tmp_path / "model") == want
+    held = counted_files(load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["inputs"])
+    assert sorted(str(location(f).parent) for f in held) == [str(tmp_path / "in[1]")] * 2
+
+
 def test_a_checkpoint_or_progress_file_in_the_watched_directory_is_refused(tmp_path):
     """Both would be written where the stream reads its input: Spark's offsets and the progress JSON
     counted as documents."""
