@@ -42,6 +42,7 @@ __all__ = [
     "local_lines",
     "ngram_lines",
     "parquet_frame",
+    "spark_paths",
     "reuters_files",
     "sgml_texts",
     "text_frame",
@@ -50,10 +51,25 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
+def spark_paths(files: list) -> list[str]:
+    """What a Spark reader is handed for ``files`` (``Location``s): their URIs, read as written
+    (``storage.uris.hadoop_escape``). A path holding ``:`` is refused (``InputError`` naming it):
+    Hadoop's readers take what comes before the colon in a file or directory name for a URI scheme
+    and fail ("Relative path in absolute URI", HADOOP-3257); Python's readers (training in process)
+    open it."""
+    for f in files:
+        if ":" in f.path:
+            raise InputError(
+                f"{f}: Hadoop's readers cannot open a path with ':' in a file or directory name; rename "
+                "it (training in process, --in-process, reads it)"
+            )
+    return [hadoop_escape(f.uri) for f in files]
+
+
 def text_frame(spark, files: list):
     """Spark SQL's text source over ``files`` (``storage.locations.Location``: their URIs, any scheme, read
     literally): a DataFrame of one ``value`` per line."""
-    return spark.read.text([hadoop_escape(f.uri) for f in files])
+    return spark.read.text(spark_paths(files))
 
 
 def csv_frame(spark, files: list, infer: bool = False):
@@ -64,7 +80,7 @@ def csv_frame(spark, files: list, infer: bool = False):
     ``say "hi" now``: Spark's default escape, a backslash, kept the doubled quotes in the cell,
     where the in-process reader took them out)."""
     return spark.read.csv(
-        [hadoop_escape(f.uri) for f in files],
+        spark_paths(files),
         header=True,
         inferSchema=infer,
         mode="PERMISSIVE",
@@ -75,7 +91,7 @@ def csv_frame(spark, files: list, infer: bool = False):
 
 def parquet_frame(spark, files: list):
     """Spark SQL's Parquet source over ``files`` (``Location``s, read literally): a table input."""
-    return spark.read.parquet(*[hadoop_escape(f.uri) for f in files])
+    return spark.read.parquet(*spark_paths(files))
 
 
 def list_files(path, suffix: str = "") -> list:
@@ -241,7 +257,7 @@ def hadoop_input_dir(path) -> str:
     Two layers of escaping, undone in turn by Hadoop: glob characters for ``globStatus``, then
     commas and backslashes for the comma-separated input list (``StringUtils.escapeString``).
     """
-    return hadoop_escape(path.uri).replace("\\", "\\\\").replace(",", "\\,")
+    return spark_paths([path])[0].replace("\\", "\\\\").replace(",", "\\,")
 
 
 def ngram_lines(sc, files: list):
@@ -291,7 +307,7 @@ def binary_files(sc, files: list):
         open_cost = sc._jsc.sc().conf().getSizeAsBytes("spark.files.openCostInBytes", "4m")
         total = sum(f.stat()[0] for f in files) + open_cost * len(files)  # as binaryFiles counts them
         min_partitions = min(2**31 - 1, max(len(files), -(-total // open_cost)))
-    return sc.binaryFiles(",".join(hadoop_escape(f.uri) for f in files), min_partitions)
+    return sc.binaryFiles(",".join(spark_paths(files)), min_partitions)
 
 
 def sgml_texts(sc, files: list):

@@ -1,6 +1,7 @@
 """Input files as users have them: hidden names, glob characters, bytes that are not UTF-8."""
 
 import os
+import re
 
 import pytest
 
@@ -8,6 +9,7 @@ from nbspark.backoff.jobs import train
 from nbspark.errors import InputError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.inputs.spec import InputSpec
+from nbspark.naive_bayes.jobs import train_nb, train_nb_in_process
 from nbspark.settings.config import load_config
 
 pytestmark = pytest.mark.spark
@@ -72,6 +74,22 @@ def test_every_spark_reader_reads_a_glob_named_path_literally(spark, tmp_path):
         (tmp_path / name / "_SUCCESS").write_text("")
     got = read_parquet_checked(spark, location(tmp_path / "m[1]"), "x BIGINT", 2)
     assert sorted(r.x for r in got.collect()) == [1, 2]
+
+
+def test_a_path_with_a_colon_is_refused_before_spark_reads_it_and_read_in_process(spark, tmp_path):
+    """Hadoop takes ``a`` in ``a:1.txt`` (or in a directory ``a:b``) for a URI scheme: the run failed
+    with "Relative path in absolute URI: a:1.txt" from inside Spark. Python's readers open it."""
+    lines = "d1\tx\talpha beta\nd2\ty\tgamma\n"
+    for path in (tmp_path / "a:1.txt", tmp_path / "a:b" / "f.txt"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(lines)
+        cfg = load_config(None, {"task": "naive_bayes", "train.format": "tsv", "train.path": str(path)})
+        with pytest.raises(
+            InputError, match=f"^{re.escape(str(path))}: Hadoop's readers cannot open a path "
+        ):
+            train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+        local = train_nb_in_process(cfg, tmp_path / "local", overwrite=True)
+        assert local["stats"]["documents"] == 2
 
 
 def test_missing_and_empty_inputs(tmp_path):
