@@ -472,10 +472,15 @@ def load_config(
     raw: dict = {}
     if path is not None:
         try:
-            with open(path, "rb") as fh:
-                raw = tomllib.load(fh)
+            with open(path, "rb") as fh:  # UTF-8, as TOML is; a byte-order mark (Notepad's) is dropped
+                raw = tomllib.loads(fh.read().decode("utf-8-sig"))
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        except UnicodeDecodeError as exc:
+            byte = exc.object[exc.start]
+            raise ConfigError(
+                f"{path}: not valid TOML: not UTF-8 text (byte {byte:#04x} at offset {exc.start})"
+            ) from None
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read the config: {exc.strerror}") from None
     renamed = {"nb.threshold": "nb.multilabel_threshold (nb.decision_threshold is the binary one)"}

@@ -94,6 +94,15 @@ def test_bad_toml(tmp_path):
     bad.write_text('nmae = "typo"\n')
     with pytest.raises(ValueError, match="unknown key"):
         load_config(bad)
+    # a file saved in another encoding: one line (was tomllib's UnicodeDecodeError, a traceback)
+    bad.write_bytes('name = "café"\n'.encode("latin-1"))
+    with pytest.raises(
+        ValueError, match=r"x.toml: not valid TOML: not UTF-8 text \(byte 0xe9 at offset 11\)$"
+    ):
+        load_config(bad)
+    # UTF-8 with a byte-order mark (Windows Notepad's "UTF-8 with BOM") is UTF-8
+    bad.write_bytes('\ufeffname = "café"\n'.encode("utf-8"))
+    assert load_config(bad).name == "café"
 
 
 def test_data_dir_order(tmp_path):
