@@ -309,8 +309,8 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ConfigError("density.target must be a modelled column, not the weight column")
     if len(set(density.columns)) != len(density.columns) or density.weight_column in density.columns:
         raise ConfigError("density.columns must name distinct columns, and not the weight column")
-    if cfg.max_bad_examples < 0 or cfg.partitions < 0 or cfg.broadcast_limit_mb < 0:
-        raise ConfigError("max_bad_examples, partitions and broadcast_limit_mb must be >= 0")
+    for key in ("max_bad_examples", "partitions", "broadcast_limit_mb"):
+        check_number(key, getattr(cfg, key), 0)
     if cfg.rows_per_file < 1:
         raise ConfigError(f"rows_per_file must be >= 1, got {cfg.rows_per_file}")
     if cfg.partitions > 1_000_000:  # Spark takes an int, and each partition is a task

@@ -191,6 +191,9 @@ def test_toml_integers_are_numbers(tmp_path):
         ({"train.whole_file_mb": "4096"}, "train.whole_file_mb must be <= 2047.0"),
         ({"partitions": "1e11"}, "partitions must be an integer, got '1e11'"),
         ({"partitions": "100000000000"}, "partitions must be at most 1,000,000"),
+        # each named alone (the three were one message)
+        ({"partitions": "-1"}, "^partitions must be >= 0, got -1$"),
+        ({"broadcast_limit_mb": "-2"}, "^broadcast_limit_mb must be >= 0, got -2$"),
     ],
 )
 def test_numbers_must_be_finite_and_in_range(overrides, message):
