@@ -96,23 +96,36 @@ def get_spark(
     return spark
 
 
-#: Spark's loggers whose warnings a job of nbspark's makes in the normal course, set to ERROR in a
-#: session nbspark builds, unless the logging configuration names them:
-#: ``FileStreamSink`` looks for a streaming sink's metadata in the one path a reader is given, and
-#: fails with a warning and a stack trace on a path whose glob characters are escaped
-#: (``storage.uris.hadoop_escape``: a model at ``out/m[1]``), which is then read as asked.
-QUIET_LOGGERS = ("org.apache.spark.sql.execution.streaming.sinks.FileStreamSink",)
+_STREAMING = "org.apache.spark.sql.execution.streaming."
+#: Spark's loggers that say, in the normal course of nbspark's jobs, what nbspark says better or
+#: what is not so, and the level each is set to in a session nbspark builds, unless the logging
+#: configuration names it or the ``nbspark`` logger is at DEBUG (``-v``):
+#:
+#: * ``FileStreamSink`` looks for a streaming sink's metadata in the one path a reader is given,
+#:   and fails with a warning and a stack trace on a path whose glob characters are escaped
+#:   (``storage.uris.hadoop_escape``: a model at ``out/m[1]``), which is then read as asked;
+#: * ``ResolveWriteToStream`` warns at each stream's start that adaptive execution (on for the
+#:   batch jobs) does not apply to a stream, which Spark turns off for it by itself;
+#: * ``MicroBatchExecution`` logs a failed stream's whole trace (a hundred lines and more: a bad
+#:   line in failfast mode, a file that vanished), which ``nbspark stream`` says in one line.
+QUIET_LOGGERS = {
+    _STREAMING + "sinks.FileStreamSink": "ERROR",
+    _STREAMING + "runtime.ResolveWriteToStream": "ERROR",
+    _STREAMING + "runtime.MicroBatchExecution": "OFF",
+}
 
 
-def _quiet(spark, names) -> None:
+def _quiet(spark, levels: dict[str, str]) -> None:
+    if logging.getLogger("nbspark").isEnabledFor(logging.DEBUG):
+        return
     jvm = spark.sparkContext._jvm
     try:
         log4j = jvm.org.apache.logging.log4j
         configured = log4j.LogManager.getContext(False).getConfiguration().getLoggers()
-        for name in names:
+        for name, level in levels.items():
             if not configured.containsKey(name):
-                log4j.core.config.Configurator.setLevel(name, log4j.Level.ERROR)
-    except Exception as exc:  # another logging back end: its warnings stay
+                log4j.core.config.Configurator.setLevel(name, log4j.Level.getLevel(level))
+    except Exception as exc:  # another logging back end: its lines stay
         log.debug("Spark's loggers left as they are: %s", exc)
 
 

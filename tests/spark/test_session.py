@@ -225,3 +225,36 @@ def test_a_hadoop_read_on_a_thread_of_its_own_makes_that_threads_connection_quic
     reader.start()
     reader.join()
     assert seen == {"data": data, "nodelay": True}
+
+
+@pytest.mark.spark
+def test_spark_loggers_nbspark_speaks_for_are_quieted_unless_configured_or_verbose(spark):
+    """session._quiet (run by get_spark for the sessions nbspark builds): each logger gets its level,
+    but one the log4j configuration names keeps its own, and under ``-v`` (the nbspark logger at
+    DEBUG) none is touched: a failed stream's trace is then Spark's whole."""
+    import logging
+
+    from nbspark.spark.session import QUIET_LOGGERS, _quiet
+
+    log4j = spark.sparkContext._jvm.org.apache.logging.log4j
+    level = lambda name: log4j.LogManager.getLogger(name).getLevel().toString()  # noqa: E731
+    names = {"nbspark.test.quiet.a": "OFF", "nbspark.test.quiet.b": "ERROR"}
+    configured = log4j.LogManager.getContext(False).getConfiguration()
+    configured.addLogger(
+        "nbspark.test.quiet.b", log4j.core.config.LoggerConfig("nbspark.test.quiet.b", log4j.Level.INFO, True)
+    )
+    nbspark_log = logging.getLogger("nbspark")
+    before = nbspark_log.level
+    try:
+        nbspark_log.setLevel(logging.DEBUG)
+        _quiet(spark, names)
+        assert level("nbspark.test.quiet.a") != "OFF"
+        nbspark_log.setLevel(logging.INFO)
+        _quiet(spark, names)
+        assert level("nbspark.test.quiet.a") == "OFF"
+        assert level("nbspark.test.quiet.b") == "INFO"  # the configuration's
+    finally:
+        nbspark_log.setLevel(before)
+        configured.removeLogger("nbspark.test.quiet.b")
+    for name in QUIET_LOGGERS:  # Spark's classes, under these names (they moved in Spark 4)
+        spark.sparkContext._jvm.java.lang.Class.forName(name)
