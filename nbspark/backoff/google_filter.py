@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from nbspark.inputs.files import binary_files, text_frame
+from nbspark.inputs.files import binary_files, extension, text_frame
 from nbspark.inputs.parsers import POS_TAGS, PSEUDO_TAGS, MalformedLine, google_line
 from nbspark.inputs.stats import STAT, PartitionStats
 from nbspark.spark.faults import maybe_inject
@@ -120,7 +120,7 @@ def _whole_files(spark, files, limit_mb: float) -> list:
         f
         for f in files
         if not re.search("[,{}]", f.uri)
-        and (f.name.endswith(".gz") or not f.name.endswith(others))
+        and (extension(f.name) == ".gz" or extension(f.name) not in others)
         and f.stat()[0] <= limit
     ]
 
@@ -137,7 +137,7 @@ def _scan_partition(shards, rules):
     ngrams: Counter = Counter()
     for path, data in shards:
         try:
-            scan_shard(data, path.endswith(".gz"), rules, stats, ngrams)
+            scan_shard(data, extension(path) == ".gz", rules, stats, ngrams)
         except UnreadableShardError as exc:  # back as a statistic, not a failed task: the driver refuses
             yield (STAT, f"{UNREADABLE}{path}: {exc}"), 1
             return

@@ -29,6 +29,7 @@ from nbspark.storage.uris import hadoop_escape
 
 __all__ = [
     "EXPANSION",
+    "extension",
     "binary_files",
     "bytes_to_read",
     "csv_frame",
@@ -158,12 +159,14 @@ EXPANSION = 8
 def bytes_to_read(name: str, size: int) -> int:
     """What a file of ``size`` bytes named ``name`` gives to read: ``EXPANSION`` times its size when
     it is decompressed (``_DECOMPRESS``)."""
-    return size * EXPANSION if _extension(name) in _DECOMPRESS else size
+    return size * EXPANSION if extension(name) in _DECOMPRESS else size
 
 
-def _extension(name: str) -> str:
-    """A file name's last extension, with its dot (``.gz``), or ``""``: what decides how it is read."""
-    return "." + name.rsplit(".", 1)[-1] if "." in name else ""
+def extension(name: str) -> str:
+    """A file name's last extension, lower-cased, with its dot (``.gz`` of ``a.GZ``), or ``""``: what
+    decides how it is read, in any case, as Hadoop's codecs are found (``CompressionCodecFactory``
+    lower-cases the name: Spark read ``a.GZ`` as gzip, and in process it was noise)."""
+    return "." + name.rsplit(".", 1)[-1].lower() if "." in name else ""
 
 
 #: Compressed files that would be read as their raw bytes: Hadoop's other codecs, and archives.
@@ -176,7 +179,7 @@ _COMPRESSED = (
     ".lzma",
     ".lzo",
     ".br",
-    ".Z",
+    ".z",
     ".zip",
     ".7z",
     ".tgz",
@@ -207,7 +210,7 @@ def decode_text(data: bytes, name: str) -> tuple[str, int]:
 
 def _decompressed(data: bytes, name: str) -> bytes:
     """A file's bytes, ``.gz`` and ``.bz2`` decompressed; ``InputError`` for one that cannot be."""
-    ext = _extension(name)
+    ext = extension(name)
     if ext in _DECOMPRESS:
         codec, decompress = _DECOMPRESS[ext]
         try:
@@ -338,7 +341,7 @@ def line_numbers(path, offsets) -> dict[int, int | None]:
     try:
         path = location(path)
         with path.open() as raw:
-            fh = gzip.GzipFile(fileobj=raw) if path.name.endswith(".gz") else raw
+            fh = gzip.GzipFile(fileobj=raw) if extension(path.name) == ".gz" else raw
             lines, position = 1, 0
             for offset in sorted(set(offsets)):
                 while position < offset:

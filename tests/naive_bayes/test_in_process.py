@@ -96,6 +96,25 @@ def test_every_naive_bayes_input_in_process_is_the_spark_jobs(spark, tmp_path, s
     _same_model(spark, tmp_path, settings)
 
 
+@pytest.mark.parametrize("name", ["china.tsv.GZ", "china.tsv.Bz2"])
+def test_a_compressed_file_is_found_by_its_extension_in_any_case_as_hadoop_finds_it(spark, tmp_path, name):
+    """Hadoop's codecs are found on the lower-cased name: Spark read ``a.GZ`` as gzip, and in process
+    it was read as its compressed bytes (every line malformed)."""
+    import bz2
+    import gzip
+
+    text = (FIXTURES / "china_train.tsv").read_bytes()
+    packed = gzip.compress(text) if ".GZ" in name else bz2.compress(text)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / name).write_bytes(packed)
+    _same_model(spark, tmp_path, {**CHINA, "train.path": str(tmp_path / "in")})
+    plain = nbspark.fit(
+        None, tmp_path / "plain", settings={**CHINA, "train.path": str(FIXTURES / "china_train.tsv")}
+    )
+    assert _table(tmp_path / "local") == _table(tmp_path / "plain")
+    assert plain.manifest["stats"]["documents"] == 5
+
+
 def test_a_parquet_table_in_process_is_the_spark_jobs(spark, tmp_path):
     """A partitioned table (``shop=…`` directories: a column, as Spark reads them) with a row
     without its label: the same table and manifest, the malformed row named by its file."""
