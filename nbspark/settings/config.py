@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import tomllib
 import typing
 from dataclasses import dataclass
 
@@ -21,6 +20,7 @@ from nbspark.errors import ConfigError
 from nbspark.inputs.spec import InputSpec
 from nbspark.inputs.tokens import sets_problem
 from nbspark.settings.capabilities import config_problems
+from nbspark.settings.values import checked_value, coerced_value, toml_file
 
 __all__ = [
     "CheckSpec",
@@ -368,47 +368,6 @@ _TOP_KEYS = {f.name for f in dataclasses.fields(ExperimentConfig)}
 _SECTIONS = {"train": InputSpec, "test": InputSpec, "nb": NBSpec, "check": CheckSpec, "density": DensitySpec}
 
 
-def _type_name(hint) -> str:
-    if hint is bool:
-        return "true or false"
-    if hint is int:
-        return "an integer"
-    if hint is float:
-        return "a number"
-    if hint is str:
-        return "a string"
-    if typing.get_args(hint) == (tuple[str, ...], Ellipsis):
-        return "a list of lists of strings"
-    return "a list of strings"
-
-
-def _checked(key: str, value, hint):
-    """``value`` from a TOML file as the field's type (``hint``), or ``ConfigError`` naming the key
-    and the type expected. Integers are accepted for floats; nothing else is converted."""
-    ok = False
-    if hint is bool:
-        ok = isinstance(value, bool)
-    elif hint is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
-    elif hint is float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
-    elif hint is str:
-        ok = isinstance(value, str)
-    elif typing.get_args(hint) == (tuple[str, ...], Ellipsis):
-        ok = isinstance(value, list) and all(
-            isinstance(v, list) and all(isinstance(w, str) for w in v) for v in value
-        )
-        value = tuple(tuple(v) for v in value) if ok else value
-    else:  # tuple[str, ...]
-        ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
-        value = tuple(value) if ok else value
-    if not ok:
-        got = type(value).__name__ if not isinstance(value, (list, tuple)) else "list"
-        raise ConfigError(f"{key} must be {_type_name(hint)}, got {got} {value!r}")
-    return value
-
-
 def _hints(cls) -> dict:
     return typing.get_type_hints(cls)
 
@@ -419,44 +378,8 @@ def _section(section: dict, base, where: str):
     unknown = set(section) - set(hints)
     if unknown:
         raise ConfigError(f"unknown key(s) in [{where}]: {', '.join(sorted(unknown))}")
-    values = {k: _checked(f"{where}.{k}", v, hints[k]) for k, v in section.items()}
+    values = {k: checked_value(f"{where}.{k}", v, hints[k]) for k, v in section.items()}
     return dataclasses.replace(base, **values)
-
-
-def _coerce(key: str, value: str, hint):
-    """Turn a ``--set key=value`` string into the field's type (``hint``).
-
-    Lists are comma-separated; ``confusion_sets`` is sets separated by ``;``, words by ``,``; or
-    either as in the TOML file (``["affect", "effect"]``), read as TOML, not split into ``["affect"``.
-    """
-    if hint is bool:
-        if value.lower() in ("true", "1", "yes"):
-            return True
-        if value.lower() in ("false", "0", "no"):
-            return False
-        raise ConfigError(f"{key} must be true or false, got {value!r}")
-    if hint is int:
-        try:
-            return int(value)
-        except ValueError:
-            raise ConfigError(f"{key} must be an integer, got {value!r}") from None
-    if hint is float:
-        try:
-            return float(value)
-        except ValueError:
-            raise ConfigError(f"{key} must be a number, got {value!r}") from None
-    if hint is str:
-        return value
-    if value.lstrip().startswith("["):
-        try:
-            return _checked(key, tomllib.loads(f"v = {value}")["v"], hint)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(
-                f'{key}: {value!r} is not a TOML array ({exc}): write ["a", "b"] or a,b'
-            ) from None
-    if typing.get_args(hint) == (tuple[str, ...], Ellipsis):
-        return tuple(tuple(w.strip() for w in part.split(",")) for part in value.split(";") if part.strip())
-    return tuple(v.strip() for v in value.split(",")) if value else ()
 
 
 def load_config(
@@ -469,20 +392,7 @@ def load_config(
     Every value is checked against its field's type. Raises ``ConfigError`` (a ``ValueError``)
     naming the bad key and what it must be.
     """
-    raw: dict = {}
-    if path is not None:
-        try:
-            with open(path, "rb") as fh:  # UTF-8, as TOML is; a byte-order mark (Notepad's) is dropped
-                raw = tomllib.loads(fh.read().decode("utf-8-sig"))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-        except UnicodeDecodeError as exc:
-            byte = exc.object[exc.start]
-            raise ConfigError(
-                f"{path}: not valid TOML: not UTF-8 text (byte {byte:#04x} at offset {exc.start})"
-            ) from None
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read the config: {exc.strerror}") from None
+    raw: dict = {} if path is None else toml_file(path)
     renamed = {"nb.threshold": "nb.multilabel_threshold (nb.decision_threshold is the binary one)"}
     for key in [f"nb.{k}" for k in (raw.get("nb") or {}) if isinstance(raw.get("nb"), dict)] + list(
         overrides or {}
@@ -500,7 +410,7 @@ def load_config(
                 raise ConfigError(f"[{key}] must be a table")
             values[key] = _section(value, values[key], key)
         else:
-            values[key] = _checked(key, value, hints[key])
+            values[key] = checked_value(key, value, hints[key])
     for dotted, text in (overrides or {}).items():
         head, _, tail = dotted.partition(".")
         if head in _SECTIONS and tail:
@@ -508,9 +418,11 @@ def load_config(
             section_hints = _hints(type(spec))
             if tail not in section_hints:
                 raise ConfigError(f"unknown setting {dotted!r}")
-            values[head] = dataclasses.replace(spec, **{tail: _coerce(dotted, text, section_hints[tail])})
+            values[head] = dataclasses.replace(
+                spec, **{tail: coerced_value(dotted, text, section_hints[tail])}
+            )
         elif head in _TOP_KEYS and not tail and head not in _SECTIONS:
-            values[head] = _coerce(dotted, text, hints[head])
+            values[head] = coerced_value(dotted, text, hints[head])
         else:
             raise ConfigError(f"unknown setting {dotted!r}")
     from nbspark.settings.naive_bayes import apply_preset
