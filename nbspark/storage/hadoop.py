@@ -262,6 +262,12 @@ class HadoopStorage:
             raise StorageError(f"{uri}: cannot make the directory")
 
     def rename(self, src, dst):
+        """``src`` renamed ``dst``, which must not exist (``StorageError``): Hadoop's ``rename`` moves
+        a directory into an existing one and answers that it renamed it, where the callers (a
+        commit, the restoring of a killed run's output) rely on the rename failing, as the OS's
+        does over a directory that holds files. A rename racing another is left to the storage."""
+        if self.exists(dst):
+            raise StorageError(f"{src}: cannot rename it to {dst}, which exists")
         if not self._call(src, f"rename it to {dst}", lambda fs, p: fs.rename(p, self._path(dst))):
             raise StorageError(f"{src}: cannot rename it to {dst}")
 

@@ -14,7 +14,7 @@ from nbspark.backoff.curves import learning_curve
 from nbspark.backoff.events import count_ddl
 from nbspark.backoff.jobs import classify, train
 from nbspark.backoff.query import query
-from nbspark.errors import OutputError
+from nbspark.errors import OutputError, StorageError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.loading import load
 from nbspark.naive_bayes.jobs import classify_nb, train_nb
@@ -285,6 +285,20 @@ def test_refusals_hold_on_viewfs(spark, viewfs):
     with pytest.raises(OutputError, match="no such model directory"):
         load(f"{remote}/nothing")
     assert (behind / "data" / "x.txt").read_text() == "x"
+
+
+def test_a_rename_onto_an_existing_directory_fails_as_the_os_rename_does(spark, viewfs):
+    """Hadoop's rename put ``a`` inside ``b`` (``b/a/f``) and said it had renamed it: a commit racing
+    another, or two readers restoring a killed run's output, nested one output in the other."""
+    uri, local = viewfs
+    for name, file in (("a", "f"), ("b", "g")):
+        (local / name).mkdir()
+        (local / name / file).write_text(name)
+    with pytest.raises(StorageError, match=r"/a: cannot rename it to .*/b, which exists$"):
+        location(uri + "/a").rename(location(uri + "/b"))
+    assert sorted(p.relative_to(local).as_posix() for p in local.rglob("*")) == ["a", "a/f", "b", "b/g"]
+    location(uri + "/a").rename(location(uri + "/c"))  # a free name: renamed
+    assert sorted(p.relative_to(local).as_posix() for p in local.rglob("*")) == ["b", "b/g", "c", "c/f"]
 
 
 @pytest.mark.parametrize("atomic", [None, False], ids=["storage-picks", "marker-last"])
