@@ -21,14 +21,22 @@ from collections.abc import Sequence
 
 from nbspark.backoff.predictor import BackoffPredictor
 from nbspark.density.predictor import DensityPredictor
+from nbspark.errors import ConfigError
 
 __all__ = ["json_row", "prediction_objects"]
 
 
 def prediction_objects(model, items: Sequence, shown: Sequence | None = None, extra_columns=()):
     """``(objects, unscored)``: the prediction objects of ``items`` (texts, windows or rows) and how
-    many items gave none. ``shown`` is what each object's ``text`` echoes (default: the item)."""
+    many items gave none. ``shown`` is what each object's ``text`` echoes (default: the item).
+    ``extra_columns`` (columns of a row to leave out: an id) apply to a naive Bayes table model's
+    rows only; given for another model they are refused (``ConfigError``), not ignored."""
     shown = items if shown is None else shown
+    if extra_columns and (isinstance(model, BackoffPredictor | DensityPredictor) or model.text):
+        raise ConfigError(
+            f"extra columns ({', '.join(map(str, extra_columns))}) are left out of a naive Bayes table "
+            "model's rows; this model takes none"
+        )
     if isinstance(model, BackoffPredictor):
         return _backoff_objects(model, items, shown)
     if isinstance(model, DensityPredictor):

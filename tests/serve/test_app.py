@@ -137,6 +137,9 @@ def test_predictions_are_the_commands_objects(served, checker_model, nb_model):
         ({"model": "china", "texts": "a"}, 400, "as a JSON list"),
         ({"model": "checker", "windows": ["would _ the"]}, 400, "a window has 5 tokens"),
         ([1, 2], 400, "a JSON object"),
+        # columns to leave out of rows, for a model of texts: refused, not ignored
+        ({"model": "china", "texts": ["a"], "extra_columns": ["id"]}, 400, "extra columns (id) are left out"),
+        ({"model": "checker", "texts": ["a"], "extra_columns": ["id"]}, 400, "this model takes none"),
     ],
 )
 def test_bad_predictions_are_4xx_in_one_line(served, body, status, says):
