@@ -30,12 +30,12 @@ def prediction_objects(model, items: Sequence, shown: Sequence | None = None, ex
     """``(objects, unscored)``: the prediction objects of ``items`` (texts, windows or rows) and how
     many items gave none. ``shown`` is what each object's ``text`` echoes (default: the item).
     ``extra_columns`` (columns of a row to leave out: an id) apply to a naive Bayes table model's
-    rows only; given for another model they are refused (``ConfigError``), not ignored."""
+    rows only; given for another model they are refused (a naive Bayes text model refuses them
+    itself), not ignored."""
     shown = items if shown is None else shown
-    if extra_columns and (isinstance(model, BackoffPredictor | DensityPredictor) or model.text):
+    if extra_columns and isinstance(model, BackoffPredictor | DensityPredictor):
         raise ConfigError(
-            f"extra columns ({', '.join(map(str, extra_columns))}) are left out of a naive Bayes table "
-            "model's rows; this model takes none"
+            "extra_columns name columns of a naive Bayes table model's rows; this model takes none"
         )
     if isinstance(model, BackoffPredictor):
         return _backoff_objects(model, items, shown)
@@ -45,7 +45,7 @@ def prediction_objects(model, items: Sequence, shown: Sequence | None = None, ex
             {"text": t, "density": math.exp(lp), "log_density": lp if math.isfinite(lp) else None}
             for t, lp in zip(shown, logs)
         ], 0
-    explained = model.explain(list(items), *([] if model.text else [extra_columns]))
+    explained = model.explain(list(items), extra_columns)
     return [{"text": t, **e} for t, e in zip(shown, explained)], 0
 
 

@@ -201,6 +201,8 @@ def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
     )  # a config file's: the model's
     with pytest.raises(TypeError, match="expected a list of texts, got one str"):
         model.predict("Chinese Tokyo")  # 13 one-letter documents, silently, if iterated
+    with pytest.raises(ValueError, match="extra_columns name columns of a naive Bayes table model's rows; a"):
+        model.predict(["Chinese Tokyo"], extra_columns=["id"])  # refused, not ignored
     with pytest.raises(TypeError, match="a multinomial model scores texts"):
         model.predict(
             ["Chinese Tokyo", ["Chinese", "Tokyo"]]

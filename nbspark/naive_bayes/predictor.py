@@ -194,6 +194,11 @@ class NBPredictor:
         """Joint log-likelihoods of ``items``, and a table model's rows as scored (``_table_row``;
         None for texts)."""
         if self.text:
+            if extra_columns:  # columns of rows, for a model of texts: refused, never ignored
+                raise ValueError(
+                    f"extra_columns name columns of a naive Bayes table model's rows; a {self.kind} model "
+                    "scores texts"
+                )
             for i, t in enumerate(items):
                 if not isinstance(t, str):
                     raise TypeError(

@@ -138,7 +138,11 @@ def test_predictions_are_the_commands_objects(served, checker_model, nb_model):
         ({"model": "checker", "windows": ["would _ the"]}, 400, "a window has 5 tokens"),
         ([1, 2], 400, "a JSON object"),
         # columns to leave out of rows, for a model of texts: refused, not ignored
-        ({"model": "china", "texts": ["a"], "extra_columns": ["id"]}, 400, "extra columns (id) are left out"),
+        (
+            {"model": "china", "texts": ["a"], "extra_columns": ["id"]},
+            400,
+            "a multinomial model scores texts",
+        ),
         ({"model": "checker", "texts": ["a"], "extra_columns": ["id"]}, 400, "this model takes none"),
     ],
 )
