@@ -306,7 +306,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         metavar="PATH",
         help="answer straight from an n-gram count file or directory (relative paths: under the data dir)",
     )
-    parser.add_argument("--top", type=int, default=10, help="how many bindings to print (default 10)")
+    parser.add_argument("--top", type=int, help="how many bindings to print (default 10)")
     parser.add_argument(
         "--fold-case",
         action="store_true",
@@ -318,8 +318,13 @@ def query_main(argv=None, prog: str = "query.py") -> int:
     cfg = config_of(args, parser)
     bindings = {c: getattr(args, c) for c in "ABCDE" if getattr(args, c) is not None}
     cells = density_cells(args, parser)
-    if args.top < 1:
+    if args.top is not None and args.top < 1:
         parser.error("--top must be at least 1")
+    if args.fold_case and not args.ngrams:  # an option the run would ignore is refused
+        parser.error(
+            "--fold-case lower-cases the words of --ngrams files; a model is as its tokenizer left it"
+        )
+    top = 10 if args.top is None else args.top
 
     def body():
         from nbspark.backoff.query import query
@@ -348,11 +353,11 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         if in_process:
             from nbspark.backoff.query import query_model
 
-            result = query_model(model, bindings, args.top)
+            result = query_model(model, bindings, top)
         else:
             with _spark("nbspark-query") as spark:
                 result = query(
-                    spark, bindings, args.top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples
+                    spark, bindings, top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples
                 )
         print(format_query_report(result))
         if args.json:

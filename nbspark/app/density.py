@@ -83,6 +83,10 @@ def density_query(model, args, bindings: dict, cells: dict, answer) -> None:
 
     if bindings:
         raise ConfigError(f"{model}: --A … --E ask a backoff model; a density model takes --value")
+    if args.top is not None:
+        raise ConfigError(
+            f"{model}: --top picks how many bindings a backoff query prints; a density query answers one"
+        )
     result = density_answer(load(model, m=args.m), cells["value"], cells["given"], args.estimator)
     print(format_density_answer(result))
     if answer is not None:

@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 
+from nbspark.errors import ConfigError
 from nbspark.serve.app import REQUESTS, Limits, create_app
 from nbspark.serve.deadlines import Deadlines
 from nbspark.serve.models import Models, model_names
@@ -39,10 +40,17 @@ def prepare(
 ):
     """``(server, socket, models)``: the models of ``specs`` (``DIR`` or ``NAME=DIR``) read, and a
     uvicorn server for them with its socket bound (port 0: a free one). A model that cannot be read
-    stops here (``NbsparkError``), before any port is opened."""
+    stops here (``NbsparkError``), before any port is opened, and so do ``--factor`` and ``--rule``
+    when no model served checks text: they would be ignored."""
     import uvicorn
 
     models = Models(model_names(specs))
+    if (limits.factor is not None or limits.rule is not None) and not any(
+        s.backoff for s in models.current.values()
+    ):
+        raise ConfigError(
+            "--factor and --rule set how a backoff model checks text, and no model served is one"
+        )
     config = uvicorn.Config(
         create_app(models, limits),
         host=host,

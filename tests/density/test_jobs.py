@@ -188,6 +188,9 @@ def test_the_query_command_asks_a_density_model(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("P(A=1 | B=7) = 0.5   (joint, m = 1)")  # (1/4 / 2) / (1/2 / 2)
     assert main(["query", "--model", model, "--B", "_"]) == 2  # a backoff question of a density model
     assert "--A … --E ask a backoff model" in capsys.readouterr().err
+    # options the query would ignore are refused: --top (one probability), --fold-case (no --ngrams)
+    assert main(["query", "--model", model, "--value", "A=1", "--top", "3"]) == 2
+    assert "--top picks how many bindings a backoff query prints" in capsys.readouterr().err
     # settings the command refuses as it refuses a bad option (exit 2), before reading the model
     for argv, said in (
         (["--value", "A=1", "--m", "-1"], "--m must be >= 0, got -1.0"),
@@ -195,6 +198,7 @@ def test_the_query_command_asks_a_density_model(tmp_path, capsys):
         # a row holds one cell per column: the later A=0 replaced A=1 in silence (P(A=0) = 0.5)
         (["--value", "A=1", "--value", "A=0"], "--value names column 'A' twice"),
         (["--value", "A=1", "--given", "B=1", "--given", "B=0"], "--given names column 'B' twice"),
+        (["--value", "A=1", "--fold-case"], "--fold-case lower-cases the words of --ngrams files"),
     ):
         with pytest.raises(SystemExit) as exit_:
             main(["query", "--model", model, *argv])

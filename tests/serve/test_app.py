@@ -294,7 +294,9 @@ def test_one_log_line_per_request(served, caplog):
     assert lines[2].split()[:4] == ["HEAD", "/v2/languages", "200", "0"]  # no body went out
 
 
-def test_a_server_that_cannot_serve_says_so_in_one_line_before_binding(checker_model, tmp_path, capsys):
+def test_a_server_that_cannot_serve_says_so_in_one_line_before_binding(
+    checker_model, nb_model, tmp_path, capsys
+):
     assert main(["serve", "--model", str(tmp_path / "nothing"), "--port", "0"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("nbspark serve: error: ") and "no such model directory" in err and "\n" not in err
@@ -305,6 +307,10 @@ def test_a_server_that_cannot_serve_says_so_in_one_line_before_binding(checker_m
     assert "models 'a' and 'b' both check 'affect'" in capsys.readouterr().err
     assert main(["serve", "--model", f"a={checker_model}", "--model", f"a={checker_model}"]) == 2
     assert "two models named 'a'" in capsys.readouterr().err
+    # the checker's settings with no checker served: they would be ignored
+    for option, value in (("--factor", "20"), ("--rule", "chain")):
+        assert main(["serve", "--model", str(nb_model), option, value, "--port", "0"]) == 2
+        assert "--factor and --rule set how a backoff model checks text" in capsys.readouterr().err
     # a port that is not one, and one that is taken: a line each, no traceback
     with pytest.raises(SystemExit) as exit:
         main(["serve", "--model", str(checker_model), "--port", "99999"])
