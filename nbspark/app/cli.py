@@ -181,6 +181,8 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         parser.error("--update MODEL writes MODEL itself; leave out --out and --overwrite")
     if args.force and not args.update:
         parser.error("--force goes with --update")
+    if getattr(args, "in_process", False) and (args.master or args.conf):
+        parser.error("--master and --conf go to Spark, and --in-process starts none")
 
     def body():
         from nbspark.inputs.resolve import input_bytes, resolve_input

@@ -195,6 +195,8 @@ def check_main(argv: list[str]) -> int:
     check_factor(parser, args)
     if bool(args.evaluate) == bool(args.files) or (args.evaluate and not args.out):
         parser.error("give FILEs to check, or --evaluate FORMAT:PATH with --out DIR")
+    if args.evaluate and args.factor is not None:  # an option the run would ignore is refused
+        parser.error("--evaluate reports every factor; --factor picks one for checking files")
     from nbspark.backoff.predictor import BackoffPredictor
     from nbspark.loading import load
 

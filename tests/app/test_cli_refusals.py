@@ -125,6 +125,30 @@ def test_an_empty_out_is_refused(capsys):
         assert info.value.code == 2 and says in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (
+            ["train", "--in-process", "--conf", "spark.executor.memory=2g", "--out", "x"],
+            "--master and --conf go to Spark, and --in-process starts none",
+        ),
+        (["train", "--in-process", "--master", "local[1]", "--out", "x"], "--in-process starts none"),
+        (
+            ["check", "--model", "m", "--evaluate", "reuters:r", "--out", "o", "--factor", "20"],
+            "--evaluate reports every factor; --factor picks one for checking files",
+        ),
+    ],
+)
+def test_an_option_the_run_would_ignore_is_refused(capsys, argv, says):
+    """Each was accepted and had no effect: no Spark starts in process; an evaluation runs every
+    factor."""
+    from nbspark.app.command import main
+
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2 and says in capsys.readouterr().err
+
+
 @pytest.mark.spark
 @pytest.mark.parametrize(
     "name, message", [("files", "is not one of the classification tables"), ("diabetes", "is not one of")]
