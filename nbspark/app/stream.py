@@ -86,6 +86,11 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
     cfg = config_of(args, parser)
     if not args.compact and not args.watch:
         parser.error("--watch DIR is needed (or --compact)")
+    stream_only = ("watch", "checkpoint", "trigger_seconds", "available_now", "max_files_per_batch")
+    stream_only += ("compact_every", "progress", "force", "in_process_below")
+    if args.compact and (given := [d for d in stream_only if getattr(args, d) != parser.get_default(d)]):
+        options = ", ".join("--" + d.replace("_", "-") for d in given)
+        parser.error(f"--compact folds the model's deltas and exits: {options} would be ignored")
     try:  # before Spark starts
         check_stream_options(
             {

@@ -137,11 +137,15 @@ def test_an_empty_out_is_refused(capsys):
             ["check", "--model", "m", "--evaluate", "reuters:r", "--out", "o", "--factor", "20"],
             "--evaluate reports every factor; --factor picks one for checking files",
         ),
+        (
+            ["stream", "--compact", "--model", "m", "--watch", "in", "--trigger-seconds", "3"],
+            "--compact folds the model's deltas and exits: --watch, --trigger-seconds would be ignored",
+        ),
     ],
 )
 def test_an_option_the_run_would_ignore_is_refused(capsys, argv, says):
     """Each was accepted and had no effect: no Spark starts in process; an evaluation runs every
-    factor."""
+    factor; a compaction runs no stream."""
     from nbspark.app.command import main
 
     with pytest.raises(SystemExit) as info:
