@@ -395,6 +395,8 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
     cfg = config_of(args, parser)
     if args.target and cfg.task != "density":
         parser.error("--target goes with a density task (task = density)")
+    if cfg.task == "density" and (getattr(args, "master", None) or getattr(args, "conf", None)):
+        parser.error("--master and --conf go to Spark, and a density curve runs in process without it")
     try:
         fractions = sorted({float(f) for f in args.fractions.split(",")})
     except ValueError:

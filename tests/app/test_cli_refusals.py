@@ -141,6 +141,10 @@ def test_an_empty_out_is_refused(capsys):
             ["stream", "--compact", "--model", "m", "--watch", "in", "--trigger-seconds", "3"],
             "--compact folds the model's deltas and exits: --watch, --trigger-seconds would be ignored",
         ),
+        (
+            ["curve", "--set", "task=density", "--conf", "spark.executor.memory=2g"],
+            "--master and --conf go to Spark, and a density curve runs in process without it",
+        ),
     ],
 )
 def test_an_option_the_run_would_ignore_is_refused(capsys, argv, says):
