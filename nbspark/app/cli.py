@@ -326,6 +326,8 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         parser.error(
             "--fold-case lower-cases the words of --ngrams files; a model is as its tokenizer left it"
         )
+    if prog.startswith("nbspark") and not args.ngrams and (args.master or args.conf):
+        parser.error("--master and --conf go to Spark, and a model's query is answered without it")
     top = 10 if args.top is None else args.top
 
     def body():

@@ -145,6 +145,10 @@ def test_an_empty_out_is_refused(capsys):
             ["curve", "--set", "task=density", "--conf", "spark.executor.memory=2g"],
             "--master and --conf go to Spark, and a density curve runs in process without it",
         ),
+        (
+            ["query", "--model", "m", "--B", "_", "--master", "local[1]"],
+            "--master and --conf go to Spark, and a model's query is answered without it",
+        ),
     ],
 )
 def test_an_option_the_run_would_ignore_is_refused(capsys, argv, says):
