@@ -195,8 +195,20 @@ def check_main(argv: list[str]) -> int:
     check_factor(parser, args)
     if bool(args.evaluate) == bool(args.files) or (args.evaluate and not args.out):
         parser.error("give FILEs to check, or --evaluate FORMAT:PATH with --out DIR")
-    if args.evaluate and args.factor is not None:  # an option the run would ignore is refused
-        parser.error("--evaluate reports every factor; --factor picks one for checking files")
+    if args.evaluate:  # options the run would ignore are refused
+        ignored = {
+            "--factor": args.factor is not None,
+            "--json": args.json,
+            "--fail-on-flag": args.fail_on_flag,
+        }
+        by = "--evaluate, which reports every factor"
+    else:
+        ignored, by = (
+            {"--out": args.out, "--overwrite": args.overwrite},
+            "checking files (they go with --evaluate)",
+        )
+    if given := [name for name, used in ignored.items() if used]:
+        parser.error(f"{', '.join(given)}: not used by {by}")
     from nbspark.backoff.predictor import BackoffPredictor
     from nbspark.loading import load
 

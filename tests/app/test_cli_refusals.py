@@ -135,7 +135,15 @@ def test_an_empty_out_is_refused(capsys):
         (["train", "--in-process", "--master", "local[1]", "--out", "x"], "--in-process starts none"),
         (
             ["check", "--model", "m", "--evaluate", "reuters:r", "--out", "o", "--factor", "20"],
-            "--evaluate reports every factor; --factor picks one for checking files",
+            "--factor: not used by --evaluate, which reports every factor",
+        ),
+        (
+            ["check", "--model", "m", "--evaluate", "reuters:r", "--out", "o", "--json", "--fail-on-flag"],
+            "--json, --fail-on-flag: not used by --evaluate",
+        ),
+        (
+            ["check", "--model", "m", "--out", "o", "essay.txt"],
+            "--out: not used by checking files (they go with --evaluate)",
         ),
         (
             ["stream", "--compact", "--model", "m", "--watch", "in", "--trigger-seconds", "3"],
