@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from nbspark.app.cli import _run, _spark
-from nbspark.app.options import common_options, config_of
+from nbspark.app.options import common_options, config_of, parse_sets
 from nbspark.errors import ConfigError
 from nbspark.spine.streaming import SESSION_DEFAULTS, check_stream_options, compact, plan_stream, run_stream
 from nbspark.storage.locations import use_hadoop
@@ -86,6 +86,8 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
     cfg = config_of(args, parser)
     if not args.compact and not args.watch:
         parser.error("--watch DIR is needed (or --compact)")
+    if "train.path" in parse_sets(args.set, parser):
+        parser.error("--set train.path would be ignored: a stream counts the files moved into --watch")
     stream_only = ("watch", "checkpoint", "trigger_seconds", "available_now", "max_files_per_batch")
     stream_only += ("compact_every", "progress", "force", "in_process_below")
     if args.compact and (given := [d for d in stream_only if getattr(args, d) != parser.get_default(d)]):

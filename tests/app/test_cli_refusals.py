@@ -150,6 +150,10 @@ def test_an_empty_out_is_refused(capsys):
             "--compact folds the model's deltas and exits: --watch, --trigger-seconds would be ignored",
         ),
         (
+            ["stream", "--watch", "in", "--model", "m", "--set", "train.path=elsewhere"],
+            "--set train.path would be ignored: a stream counts the files moved into --watch",
+        ),
+        (
             ["curve", "--set", "task=density", "--conf", "spark.executor.memory=2g"],
             "--master and --conf go to Spark, and a density curve runs in process without it",
         ),
