@@ -195,20 +195,7 @@ def check_main(argv: list[str]) -> int:
     check_factor(parser, args)
     if bool(args.evaluate) == bool(args.files) or (args.evaluate and not args.out):
         parser.error("give FILEs to check, or --evaluate FORMAT:PATH with --out DIR")
-    if args.evaluate:  # options the run would ignore are refused
-        ignored = {
-            "--factor": args.factor is not None,
-            "--json": args.json,
-            "--fail-on-flag": args.fail_on_flag,
-        }
-        by = "--evaluate, which reports every factor"
-    else:
-        ignored, by = (
-            {"--out": args.out, "--overwrite": args.overwrite},
-            "checking files (they go with --evaluate)",
-        )
-    if given := [name for name, used in ignored.items() if used]:
-        parser.error(f"{', '.join(given)}: not used by {by}")
+    _refuse_ignored(parser, args)
     from nbspark.backoff.predictor import BackoffPredictor
     from nbspark.loading import load
 
@@ -347,6 +334,25 @@ def serve_main(argv: list[str]) -> int:
     except (NbsparkError, ValueError, OSError) as exc:
         print(f"nbspark serve: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _refuse_ignored(parser, args) -> None:
+    """``nbspark check``'s options that the run would ignore, refused: the checking ones with
+    ``--evaluate`` (it reports every factor, as tables and a JSON file), the evaluation's without."""
+    if args.evaluate:
+        ignored = {
+            "--factor": args.factor is not None,
+            "--json": args.json,
+            "--fail-on-flag": args.fail_on_flag,
+        }
+        by = "--evaluate, which reports every factor"
+    else:
+        ignored, by = (
+            {"--out": args.out, "--overwrite": args.overwrite},
+            "checking files (they go with --evaluate)",
+        )
+    if given := [name for name, used in ignored.items() if used]:
+        parser.error(f"{', '.join(given)}: not used by {by}")
 
 
 def _evaluate(model, args) -> int:

@@ -62,7 +62,8 @@ def get_spark(
     code would otherwise win over spark-submit's). ``local_defaults`` apply in the same way when
     the master is local (``local``, ``local[N]``, ``local[N,F]``, or none given), as does
     ``PYSPARK_PYTHON`` = this interpreter where nothing names the workers' Python. A session
-    already running in the process is returned with its settings untouched, but for ``conf``.
+    already running in the process is returned with its settings untouched, but for ``conf``; a
+    session built here with ``defaults`` (the commands' and jobs') quiets ``QUIET_LOGGERS``.
     """
     _import_pyspark()
     from pyspark import SparkConf, SparkContext

@@ -376,7 +376,7 @@ def test_a_density_model_answers_each_rows_density(tmp_path):
     (tmp_path / "ab.csv").write_text("A,B\n1,0\n1,1\n0,1\n1,1\n")
     cfg = {"task": "density", "train.format": "csv", "train.path": str(tmp_path / "ab.csv")}
     train_density_in_process(load_config(None, cfg), tmp_path / "ab")
-    with running([f"ab={tmp_path / 'ab'}"]) as (url, _):
+    with running([f"ab={tmp_path / 'ab'}"], Limits()) as (url, _):  # no checker: no factor, no rule
         (listed,) = requests.get(f"{url}/v1/models", timeout=10).json()["models"]
         assert (listed["kind"], listed["classes"]) == ("density", [])
         rows = [{"A": "1", "B": "1"}, {"A": "0", "B": "0"}]
