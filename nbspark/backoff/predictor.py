@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import operator
 import re
 from collections.abc import Iterable, Sequence
 
@@ -37,6 +38,7 @@ from nbspark.spine.predictor import (
     storable,
     summed_rows,
     whole_weights,
+    with_events,
 )
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
@@ -108,9 +110,7 @@ class BackoffPredictor:
             events.extend(
                 example_events(Example("update", window, weight), self.manifest["subsets"], self.letters)
             )
-        pending = dict(self._pending)  # only once every window was read: a refused batch counts nothing
-        for key, count in events:
-            pending[key] = pending.get(key, 0) + count
+        pending = with_events(self._pending, events, operator.add)
         counts = count_tables(self._all_rows(pending), self.letters, self.chain)
         self.model, self._counts, self._pending = (
             model_from_counts(counts, self.letters, self.chain),

@@ -40,6 +40,7 @@ from nbspark.spine.predictor import (
     storable,
     summed_rows,
     whole_weights,
+    with_events,
 )
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
@@ -150,9 +151,7 @@ class NBPredictor:
             else:
                 mine = row_events(labels[0], *self._table_row(x, i, learning=True))
             events.extend((key, scaled(value, weight)) for key, value in mine if weight)
-        pending = dict(self._pending)  # only once every example was read: a refused batch counts nothing
-        for key, value in events:
-            pending[key] = add_values(pending[key], value) if key in pending else value
+        pending = with_events(self._pending, events, add_values)
         self.model = build_nb_model(self._all_rows(pending), self.kind, **self._options)
         self._pending, self._examples, self.classes_ = (
             pending,

@@ -7,7 +7,16 @@ import numbers
 import re
 from collections.abc import Mapping, Sequence
 
-__all__ = ["accuracy", "as_batch", "refuse_clone", "save_rows", "storable", "summed_rows", "whole_weights"]
+__all__ = [
+    "accuracy",
+    "as_batch",
+    "refuse_clone",
+    "save_rows",
+    "storable",
+    "summed_rows",
+    "whole_weights",
+    "with_events",
+]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -20,6 +29,16 @@ def as_batch(items, what: str, call: str | None = None) -> list:
         said = f"{call} takes" if call else "expected"
         raise TypeError(f"{said} a list of {what}, got one {type(items).__name__}; wrap it in a list")
     return list(items)
+
+
+def with_events(pending: dict, events, add) -> dict:
+    """A copy of ``pending`` (event key -> value) with ``events`` (``(key, value)``) added by ``add``:
+    what ``partial_fit`` or ``update`` has counted once a whole batch is read, assigned by the caller
+    only then, so that a batch refused part way counts nothing."""
+    out = dict(pending)
+    for key, value in events:
+        out[key] = add(out[key], value) if key in out else value
+    return out
 
 
 def storable(text: str, what: str) -> str:
