@@ -425,7 +425,9 @@ def _texts(names: list[str]):
             yield ("<stdin>", *decode_text(sys.stdin.buffer.read(), name))
             continue
         root = location(name)
-        if not root.is_file() and not root.is_dir() and root.exists():  # a file: one lookup, not three
+        # a pipe (<(cmd), a FIFO) is neither a file nor a directory: read as stdin is, where
+        # list_files would refuse it; a plain file answers the first lookup and goes on to the listing
+        if not root.is_file() and not root.is_dir() and root.exists():
             yield (name, *decode_text(root.read_bytes(), name))
             continue
         files = list_files(root)

@@ -55,18 +55,18 @@ def density_options(parser: argparse.ArgumentParser) -> None:
 
 
 def density_cells(args, parser) -> dict[str, dict]:
-    """``--value`` and ``--given`` as ``{column: cell}`` (``COLUMN=`` is an empty cell, None). A
-    column given twice in one of them is refused: a row holds one cell per column, and the later
-    would have replaced the earlier in silence."""
+    """``--value`` and ``--given`` as ``{column: cell}`` (``COLUMN=`` is an empty cell, None), and
+    ``--m`` checked, before the model is read. A column given twice in one of them is refused: a row
+    holds one cell per column, and the later would have replaced the earlier in silence."""
     cells = {}
     for option in ("value", "given"):
         if bad := [x for x in getattr(args, option) if "=" not in x]:
             parser.error(f"--{option} needs COLUMN=CELL, got {bad[0]!r}")
         pairs = [x.partition("=")[::2] for x in getattr(args, option)]
+        names = [k for k, _ in pairs]
+        if twice := [k for i, k in enumerate(names) if k in names[:i]]:
+            parser.error(f"--{option} names column {twice[0]!r} twice; a row has one cell per column")
         cells[option] = {k: v or None for k, v in pairs}
-        if len(cells[option]) < len(pairs):
-            twice = next(k for i, (k, _) in enumerate(pairs) if k in dict(pairs[:i]))
-            parser.error(f"--{option} names column {twice!r} twice; a row has one cell per column")
     try:
         if args.m is not None:
             check_number("--m", args.m, 0)

@@ -88,8 +88,17 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
         parser.error("--watch DIR is needed (or --compact)")
     if "train.path" in parse_sets(args.set, parser):
         parser.error("--set train.path would be ignored: a stream counts the files moved into --watch")
-    stream_only = ("watch", "checkpoint", "trigger_seconds", "available_now", "max_files_per_batch")
-    stream_only += ("compact_every", "progress", "force", "in_process_below")
+    stream_only = (
+        "watch",
+        "checkpoint",
+        "trigger_seconds",
+        "available_now",
+        "max_files_per_batch",
+        "compact_every",
+        "progress",
+        "force",
+        "in_process_below",
+    )
     if args.compact and (given := [d for d in stream_only if getattr(args, d) != parser.get_default(d)]):
         options = ", ".join("--" + d.replace("_", "-") for d in given)
         parser.error(f"--compact folds the model's deltas and exits: {options} would be ignored")
