@@ -226,9 +226,21 @@ def staged_output(path, kind: str, atomic: bool | None = None):
                 old = path.parent / f".{path.name}.old-{token}"
                 path.rename(old)
                 maybe_kill_driver("commit-aside")
-            staging.rename(path)
+            try:
+                staging.rename(path)
+            except (OSError, StorageError):
+                if not path.exists():
+                    raise
+                replaced = True  # another run committed between our two renames: its output stands
+            else:
+                replaced = False
             if old is not None:
                 old.rmtree()
+            if replaced:
+                raise OutputError(
+                    f"{path}: another run wrote it meanwhile; that output stands and this run's is "
+                    "discarded (run again to replace it)"
+                )
         else:
             write_json(staging / MARKER, {"kind": kind, "state": COMMITTING})
             if path.exists():

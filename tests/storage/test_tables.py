@@ -67,6 +67,30 @@ def test_staged_output_replaces_only_on_success(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]
 
 
+def test_staged_output_loses_a_race_in_one_line(tmp_path, monkeypatch):
+    """Two runs replacing one output: the one whose second rename finds the other's output in place
+    stops with one line, and leaves that output whole and nothing of its own beside it (the OS's
+    rename had said only "Directory not empty")."""
+    import nbspark.storage.tables as tables
+
+    out = tmp_path / "model"
+    with staged_output(out, "model") as stage:
+        (stage / "v").write_text("1")
+
+    def other_run_commits(point):  # between this run's two renames, the other run's commit lands
+        if point == "commit-aside":
+            out.mkdir()
+            (out / "v").write_text("other")
+            (out / MARKER).write_text("{}")
+
+    monkeypatch.setattr(tables, "maybe_kill_driver", other_run_commits)
+    race = pytest.raises(OutputError, match=r"another run wrote it meanwhile; that output stands")
+    with race, staged_output(out, "model") as stage:
+        (stage / "v").write_text("2")
+    assert (out / "v").read_text() == "other"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model"]  # no staging, no old copy
+
+
 def test_locations_of_paths_and_uris(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for text in (f"file://{tmp_path}", f"file:{tmp_path}", f"file:///{tmp_path}/", str(tmp_path), "."):
