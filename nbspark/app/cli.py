@@ -84,6 +84,8 @@ def job_failure(exc: BaseException) -> str | None:
     if not (module.startswith("py4j") or module.startswith("pyspark")):
         return None
     text = str(exc)
+    if header := _csv_header_refused(text):
+        return header
     found = re.findall(r"^(?:\w+\.)*\w+(?:Error|Exception|Exit): .+$", text, flags=re.MULTILINE)
     python_errors = [
         line for line in found if not line.startswith(("org.", "java.", "py4j.", "scala.", "Py4J"))
@@ -103,6 +105,25 @@ def job_failure(exc: BaseException) -> str | None:
         java = [line for line in found if not line.startswith("Py4J")]
         detail = java[-1] if java else (text.splitlines()[0] if text else type(exc).__name__)
     return f"Spark job failed: {detail.strip()}"
+
+
+def _csv_header_refused(text: str) -> str | None:
+    """The line for Spark's refusal of a CSV file's header (its error names the file, its header and
+    the first file's, as Spark reads every file of an input by the first one's header): the words of
+    the reader in process (``inputs.tables.header_problem``), or that the file's header is not the
+    first's. None for any other error."""
+    from nbspark.inputs.tables import header_problem
+    from nbspark.storage.locations import location
+
+    found = re.search(r"^ Header: (.*)\n Schema: (.*)\n(?:.*\n)*?CSV file: (.+)$", text, flags=re.MULTILINE)
+    if "CSV header does not conform to the schema" not in text or found is None:
+        return None
+    header, schema, uri = found.groups()
+    problem = header_problem(header.split(", ")) or (
+        f"its header ({header}) is not the first file's ({schema}); the CSV files of one input share "
+        "one header"
+    )
+    return f"{location(uri.strip())}: {problem}"
 
 
 def _run(prog: str, body) -> int:

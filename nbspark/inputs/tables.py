@@ -9,7 +9,7 @@ from nbspark.errors import InputError
 from nbspark.inputs.files import local_line_values
 from nbspark.storage.locations import location
 
-__all__ = ["csv_table", "local_table"]
+__all__ = ["csv_table", "header_problem", "local_table"]
 
 
 def local_table(files, fmt: str, infer: bool = False):
@@ -90,10 +90,8 @@ def csv_table(f, infer: bool = False):
     if not lines:
         return None
     header = _cells(lines[0].decode("utf-8", "replace"))
-    if twice := sorted({name for name in header if header.count(name) > 1}):
-        raise InputError(f"{f}: the header names column {twice[0]!r} twice; name each column once")
-    if "" in header:  # Spark's reader refuses it too ("CSV header does not conform to the schema")
-        raise InputError(f"{f}: the header leaves column {header.index('') + 1} unnamed; name each column")
+    if problem := header_problem(header):
+        raise InputError(f"{f}: {problem}")
 
     def read(data: bytes, types):
         options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
@@ -117,6 +115,22 @@ def csv_table(f, infer: bool = False):
         data = out.getvalue().encode("utf-8")
         table = read(data, text)
     return table, read(data, None).schema if infer else None
+
+
+def header_problem(header: list[str]) -> str | None:
+    """Why Spark's CSV reader refuses a file with this ``header`` (its names), in the words every
+    reader says it (``csv_table`` in process; ``app.cli.job_failure`` for Spark's "CSV header does
+    not conform to the schema"): a column left unnamed, or one named twice, case aside as Spark
+    compares names (``a,A``); None when each column has a name of its own."""
+    if "" in header:
+        return f"the header leaves column {header.index('') + 1} unnamed; name each column"
+    seen: dict[str, str] = {}
+    for name in header:
+        if (first := seen.get(name.lower())) is not None:
+            why = "" if first == name else f" ({first!r} and {name!r}: Spark's reader ignores case)"
+            return f"the header names column {first!r} twice{why}; name each column once"
+        seen[name.lower()] = name
+    return None
 
 
 def _cells(line: str) -> list[str]:

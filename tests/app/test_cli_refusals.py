@@ -12,12 +12,13 @@ import pytest
 
 from nbspark.app.cli import job_failure, train_main
 from nbspark.backoff.jobs import BACKOFF, classify, train
-from nbspark.errors import OutputError
+from nbspark.errors import InputError, OutputError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.naive_bayes.jobs import train_nb
 from nbspark.settings.config import load_config
 from nbspark.spark.session import CACHED_PARTITIONS
 from nbspark.spine.training import read_counts
+from nbspark.storage.locations import location
 from nbspark.storage.tables import check_output, staged_output
 from tests.conftest import ROOT
 
@@ -254,6 +255,45 @@ def test_a_failed_spark_job_names_its_root_cause(spark, fixtures, tmp_path):
         line = job_failure(info.value)
         assert line is not None and "An error occurred while calling" not in line
         assert "EOFException" in line or "end of" in line.lower(), line
+
+
+def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path):
+    """Spark's reader refuses a header naming a column twice (case aside) or none, and a file whose
+    header is not the first file's, as "[FAILED_READ_FILE.NO_HINT] … (caused by … CSV header does
+    not conform to the schema.)": the file and the fault in the words of the reader in process."""
+    from nbspark.inputs.tables import local_table
+
+    headers = {
+        "dup": "a,b,a,label",
+        "case": "a,b,A,label",
+        "unnamed": "a,,c,label",
+    }
+    for name, header in headers.items():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "t.csv").write_text(f"{header}\n1,2,3,x\n")
+    (tmp_path / "two").mkdir()
+    (tmp_path / "two" / "1.csv").write_text("a,b,label\n1,2,x\n")
+    (tmp_path / "two" / "2.csv").write_text("a,c,label\n1,2,x\n")
+    settings = {"task": "naive_bayes", "train.format": "csv", "nb.model": "categorical"}
+    lines = {}
+    for name in [*headers, "two"]:
+        cfg = load_config(None, {**settings, "train.path": str(tmp_path / name)})
+        with pytest.raises(Exception) as info:
+            train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / f"m-{name}")
+        lines[name] = line = job_failure(info.value)
+        with pytest.raises(InputError) as here:
+            local_table(location(tmp_path / name).files(), "csv")  # sorted by path
+        if name == "two":  # Spark says "the first file's" where the reader in process names it
+            assert line == str(here.value).replace("1.csv's", "the first file's")
+        else:
+            assert line == str(here.value)
+    assert lines["dup"] == f"{tmp_path}/dup/t.csv: the header names column 'a' twice; name each column once"
+    assert "'a' twice ('a' and 'A': Spark's reader ignores case)" in lines["case"]
+    assert lines["unnamed"].endswith("t.csv: the header leaves column 2 unnamed; name each column")
+    assert lines["two"] == (
+        f"{tmp_path}/two/2.csv: its header (a, c, label) is not the first file's (a, b, label); the CSV "
+        "files of one input share one header"
+    )
 
 
 def test_nan_and_empty_cells_in_a_table_are_counted(spark, tmp_path):
