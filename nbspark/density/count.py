@@ -80,7 +80,7 @@ def _weight(cell) -> float | None:
 def _malformed(cfg, inputs, bad: int, example) -> dict:
     if bad and cfg.mode == "failfast":
         raise InputError(
-            f"{inputs.root}: a row whose weight ({weight_column(cfg, inputs.spec.format)}) is not a number "
+            f"{inputs.named}: a row whose weight ({weight_column(cfg, inputs.spec.format)}) is not a number "
             f">= 0 (an n-gram line that does not parse has none): {example!r}"
         )
     return {"malformed": bad, "malformed.weight": bad} if bad else {}
@@ -118,7 +118,7 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
         columns = modelled_columns(cfg, names, inputs.root, fmt)
     elif missing := [c for c in columns if c not in names]:
         raise InputError(
-            f"{inputs.root}: no column(s) {', '.join(missing)}, which the model counts "
+            f"{inputs.named}: no column(s) {', '.join(missing)}, which the model counts "
             f"(columns: {', '.join(names)})"
         )
     text_only({f.name: str(f.type) for f in table.schema}, columns, inputs.root)

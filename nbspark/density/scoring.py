@@ -39,7 +39,7 @@ def score_density(
     missing = [c for c in columns if c not in df.columns]
     if missing:
         raise InputError(
-            f"{inputs.root}: no column(s) {', '.join(missing)}, which the model counts (columns: "
+            f"{inputs.named}: no column(s) {', '.join(missing)}, which the model counts (columns: "
             f"{', '.join(df.columns)})"
         )
     text_only(dict(df.dtypes), columns, inputs.root)

@@ -50,6 +50,12 @@ class Inputs:
     root: Location
     files: tuple[Location, ...] = field(default_factory=tuple)
 
+    @property
+    def named(self) -> Location:
+        """What a message on the input's columns or rows names: its one file, else its root (a
+        stream's batch of one file names that file, not the watched directory)."""
+        return self.files[0] if len(self.files) == 1 else self.root
+
 
 def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
     """Find an input's files: URIs and absolute paths as given, relative ones under the data dir.

@@ -230,7 +230,7 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
     ones (by type name): the config's, else by type and model; ``InputError`` for a missing label or
     column, or a nested one used. The one rule of every table reader, in Spark or in process."""
     if nb.label_column not in names:
-        raise InputError(f"{inputs.root}: no label column {nb.label_column!r} (columns: {', '.join(names)})")
+        raise InputError(f"{inputs.named}: no label column {nb.label_column!r} (columns: {', '.join(names)})")
     columns = [c for c in names if c != nb.label_column]
     numeric = list(nb.numeric_columns)
     categorical = list(nb.categorical_columns)
@@ -247,11 +247,11 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
     categorical = categorical + [c for c in bernoulli if c not in categorical]
     missing = [c for c in numeric + categorical if c not in columns]
     if missing:
-        raise InputError(f"{inputs.root}: no column(s) {', '.join(missing)}")
+        raise InputError(f"{inputs.named}: no column(s) {', '.join(missing)}")
     # a list, map, struct or bytes cell is no number and no one category (its text would be a value seen once)
     if bad := [c for c in [nb.label_column, *numeric, *categorical] if c in nested]:
         raise InputError(
-            f"{inputs.root}: column {bad[0]!r} is {nested[bad[0]]}, which cannot be a label or a table "
+            f"{inputs.named}: column {bad[0]!r} is {nested[bad[0]]}, which cannot be a label or a table "
             "feature; "
             "name the feature columns (nb.numeric_columns, nb.categorical_columns) to leave it out"
         )

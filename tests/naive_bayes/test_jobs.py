@@ -242,7 +242,7 @@ def test_a_parquet_table_counts_as_its_csv(spark, fixtures, tmp_path):
 def test_csv_files_whose_headers_differ_are_refused(spark, tmp_path, capsys):
     """Spark reads every CSV file of an input by the first file's header, by position: b.csv's
     columns in another order made its colours labels and its labels colours, with a WARN in the
-    log only (4 classes: blue, no, red, yes). Now the run fails, naming the file."""
+    log only (4 classes: blue, no, red, yes). Now the run fails, naming the file and both headers."""
     from nbspark.app.cli import train_main
 
     (tmp_path / "t").mkdir()
@@ -264,10 +264,9 @@ def test_csv_files_whose_headers_differ_are_refused(spark, tmp_path, capsys):
     ]
     assert train_main(args) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert (
-        err.startswith("train.py: error: Spark job failed: ")
-        and f"{tmp_path}/t/b.csv" in err
-        and "CSV header does not conform" in err
+    assert err == (  # Spark's words: "Spark job failed: … CSV header does not conform to the schema"
+        f"train.py: error: {tmp_path}/t/b.csv: its header (label, colour) is not the first file's "
+        "(colour, label); the CSV files of one input share one header"
     )
     assert not (tmp_path / "m").exists()
     (tmp_path / "t" / "b.csv").write_text(

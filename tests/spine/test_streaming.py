@@ -420,6 +420,28 @@ def test_the_python_api_and_a_stream_take_turns_on_one_model(spark, tmp_path):
         model.update(["would not _ the outcome"])
 
 
+@pytest.mark.parametrize("in_process_below_mb", [64.0, 0.0])
+def test_a_streamed_table_without_the_label_column_names_its_file(spark, tmp_path, in_process_below_mb):
+    """Counted in this process or by Spark, the batch's one file is named, not the watched
+    directory (a directory of files arriving all day): the user knows which file to fix."""
+    (tmp_path / "watch").mkdir()
+    (tmp_path / "watch" / "t.csv").write_text(
+        "outlook,temperature,humidity,windy,result\nsunny,85,85,no,no\n"
+    )
+    cfg = load_config(None, {**WEATHER, "train.format": "csv"})
+    plan = plan_stream(
+        cfg,
+        NAIVE_BAYES,
+        tmp_path / "model",
+        tmp_path / "watch",
+        available_now=True,
+        in_process_below_mb=in_process_below_mb,
+    )
+    with pytest.raises(InputError, match=rf"^{tmp_path}/watch/t.csv: no label column 'play' \(columns: "):
+        run_stream(spark, plan)
+    assert not (tmp_path / "model").exists()
+
+
 @pytest.mark.parametrize("name", FAMILIES)
 def test_the_classify_job_on_a_streamed_model_equals_it_on_the_batch_model(spark, tmp_path, name):
     """The Spark readers sum the parts too: the classify job's metrics on a model of a base and deltas
