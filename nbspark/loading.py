@@ -113,16 +113,17 @@ def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool 
     by key, as ``--set`` gives them (``{"train.path": "mail.tsv", "nb.model": "bernoulli"}``; values
     that are not strings are written as TOML would, a ``pathlib.Path`` as its path). ``out`` is the
     model directory (default: the config's ``model_dir``); an existing one is replaced only with
-    ``overwrite``. What trains in process, and the model it writes (the same as ``nbspark train``'s
-    with Spark), is ``naive_bayes.jobs.train_nb_in_process``'s; any other config is refused with a
-    ``ConfigError``.
+    ``overwrite``. The config's ``task`` picks the model (``family_of``): naive Bayes or density, the
+    same model as ``nbspark train``'s with Spark (``spine.training.train_in_process``); a backoff
+    config, or one that cannot be counted in process, is refused with a ``ConfigError``.
     """
     import json
     import os
     from collections.abc import Mapping
 
-    from nbspark.naive_bayes.jobs import train_nb_in_process
     from nbspark.settings.config import load_config
+    from nbspark.spine.training import train_in_process
+    from nbspark.tasks import family_of
 
     if settings is not None and not isinstance(settings, Mapping):
         raise TypeError(f"settings is a dict of setting -> value, not a {type(settings).__name__}")
@@ -132,5 +133,5 @@ def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool 
     }
     cfg = load_config(config, overrides)
     out = cfg.model_dir if out is None else out
-    train_nb_in_process(cfg, out, data_dir, overwrite)
+    train_in_process(cfg, family_of(cfg.task), out, data_dir, overwrite)
     return load(out)

@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import nbspark
@@ -113,6 +114,8 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
     for method in (model.predict, model.predict_proba, model.explain):
         with pytest.raises(TypeError, match="expected a list of windows, got one str; wrap it in a list"):
             method("could not _ the ratio")
+        with pytest.raises(TypeError, match="expected a list of windows, got a DataFrame"):  # not its names
+            method(pd.DataFrame({"window": ["could not _ the ratio"]}))
 
 
 def test_backoff_update_weights_are_whole_counts_numpy_ones_too(backoff_model):
@@ -373,3 +376,28 @@ def test_a_base_replaced_while_read_is_read_again_whole(tmp_path, monkeypatch):
     model = nbspark.load(tmp_path / "m")
     assert swaps and model.manifest["label_counts"] == doubled.manifest["label_counts"] == {"x": 2, "y": 2}
     assert model.predict_proba(["alpha"]).tolist() == doubled.predict_proba(["alpha"]).tolist()
+
+
+def test_fit_trains_the_family_of_the_configs_task(tmp_path):
+    """``nbspark.fit`` of a density config trained a naive Bayes model: with a column named
+    ``label`` in the table, silently (the wrong kind of model, answering another question); without
+    one, it failed with "no label column". The task picks the family, as ``nbspark train`` does."""
+    from nbspark.density.predictor import DensityPredictor
+    from nbspark.errors import ConfigError
+    from nbspark.naive_bayes.jobs import train_nb_in_process
+
+    table = tmp_path / "t.csv"
+    table.write_text("colour,label\nred,x\nred,y\nblue,x\n")
+    settings = {"task": "density", "train.format": "csv", "train.path": str(table)}
+    model = nbspark.fit(None, tmp_path / "m", settings=settings)
+    assert isinstance(model, DensityPredictor)
+    # the joint of both columns, counted by hand: (red, x) is 1 row of 3, (blue, y) none
+    assert model.log_density([{"colour": "red", "label": "x"}])[0] == pytest.approx(np.log(1 / 3))
+    assert model.log_density(pd.DataFrame([{"colour": "red", "label": "y"}]))[0] == pytest.approx(
+        np.log(1 / 3)
+    )
+    with pytest.raises(
+        ConfigError, match="^a config of task = 'density' does not train a naive_bayes model$"
+    ):
+        train_nb_in_process(load_config(None, settings), tmp_path / "nb")
+    assert not (tmp_path / "nb").exists()

@@ -210,14 +210,9 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         from nbspark.report import format as reports
         from nbspark.settings.capabilities import in_process_fits
         from nbspark.spine.training import plan_training, refuse_remote, train_model
+        from nbspark.tasks import family_of
 
-        # only the run's own family is imported (the naive Bayes jobs bring numpy and scipy)
-        if cfg.task == "naive_bayes":
-            from nbspark.naive_bayes.jobs import NAIVE_BAYES as family
-        elif cfg.task == "density":
-            from nbspark.density.jobs import DENSITY as family
-        else:
-            from nbspark.backoff.jobs import BACKOFF as family
+        family = family_of(cfg.task)
         out = args.update or args.out or cfg.model_dir
         in_process, local = getattr(args, "in_process", False), None
         if in_process:

@@ -117,11 +117,9 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
     def body():
         from nbspark.storage.locations import location
         from nbspark.storage.versions import take_writer_lock
+        from nbspark.tasks import family_of
 
-        if cfg.task == "naive_bayes":
-            from nbspark.naive_bayes.jobs import NAIVE_BAYES as family
-        else:
-            from nbspark.backoff.jobs import BACKOFF as family
+        family = family_of(cfg.task)
         use_hadoop()
         model = args.model or cfg.model_dir
         if args.compact:

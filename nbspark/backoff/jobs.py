@@ -85,6 +85,7 @@ def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) 
 
 BACKOFF = Family(
     kind=BACKOFF_KIND,
+    task="backoff",
     count=count_ngrams,
     ddl=_ddl,
     sums=("count",),

@@ -37,6 +37,7 @@ def _no_update(old, cfg) -> None:
 
 DENSITY = Family(
     kind=DENSITY_KIND,
+    task="density",
     count=count_density,
     ddl=lambda config: COUNT_DDL,
     sums=("n",),

@@ -25,7 +25,14 @@ from nbspark.settings.capabilities import TEXT_MODELS, one_label
 from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import SAME_COUNTS, model_options, refuse_unused
 from nbspark.spine.classifying import ClassifyPlan, plan_classify, write_results
-from nbspark.spine.training import Family, plan_training, read_counts, refuse_remote, train_model, why_empty
+from nbspark.spine.training import (
+    Family,
+    plan_training,
+    read_counts,
+    train_in_process,
+    train_model,
+    why_empty,
+)
 from nbspark.storage.counts import read_count_table
 from nbspark.storage.locations import Location
 from nbspark.storage.manifests import NB_KIND, load_manifest
@@ -95,6 +102,7 @@ def _model_columns(manifest: dict, cfg: ExperimentConfig) -> ExperimentConfig:
 
 NAIVE_BAYES = Family(
     kind=NB_KIND,
+    task="naive_bayes",
     count=count_nb,
     ddl=lambda config: COUNT_DDL,
     sums=("n", "sum", "sumsq"),
@@ -135,21 +143,10 @@ def train_nb(
 def train_nb_in_process(
     cfg: ExperimentConfig, out, data_dir: str | None = None, overwrite: bool = False
 ) -> dict:
-    """Count ``cfg.train`` into the model ``out`` in this process, no Spark and no JVM (``nbspark train
-    --in-process``, ``nbspark.fit``): the same plan and skeleton as ``train_nb``, counting by the arrow
-    engine's rule (``naive_bayes.count``'s ``local``) over local files; the manifest."""
-    from nbspark.inputs.resolve import resolve_input
-
-    refuse_remote(cfg, data_dir)
-    plan = plan_training(
-        cfg,
-        lambda: resolve_input(cfg.train, data_dir),
-        out,
-        NAIVE_BAYES,
-        overwrite=overwrite,
-        in_process=True,
-    )
-    return train_model(None, plan, NAIVE_BAYES)
+    """Count ``cfg.train`` into the naive Bayes model ``out`` in this process, no Spark and no JVM:
+    ``spine.training.train_in_process`` with this family, counting by the arrow engine's rule
+    (``naive_bayes.count``'s ``local``) over local files; the manifest."""
+    return train_in_process(cfg, NAIVE_BAYES, out, data_dir, overwrite)
 
 
 def model_settings(

@@ -113,8 +113,6 @@ class NBPredictor:
         far: one named in ``classes`` enters it with its first example. ``sample_weight``: one whole
         number >= 0 per example (``spine.predictor.whole_weights``), an example of weight k counted
         as k copies of it (scikit-learn's result for whole weights)."""
-        if not self.text and hasattr(X, "to_dict") and hasattr(X, "columns"):  # a pandas DataFrame
-            X = X.to_dict("records")
         X = as_batch(X, "texts" if self.text else "rows", "partial_fit")
         y = as_batch(y, "labels", "partial_fit")
         if len(X) != len(y):
@@ -363,8 +361,6 @@ class NBPredictor:
         return np.array([self.classes_[i] for i in np.argmax(proba, axis=1)], dtype=object)
 
     def _batch(self, items) -> list:
-        if not self.text and hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame
-            items = items.to_dict("records")
         return as_batch(items, "texts" if self.text else "rows")
 
     def explain(self, items: Iterable, extra_columns: Iterable[str] = ()) -> list[dict]:

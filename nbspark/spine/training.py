@@ -50,6 +50,7 @@ __all__ = [
     "read_counts",
     "refuse_remote",
     "run_manifest",
+    "train_in_process",
     "train_model",
     "why_empty",
     "write_counts",
@@ -62,6 +63,7 @@ log = logging.getLogger("nbspark")
 class Family:
     """What a model family supplies to the train skeleton.
 
+    ``task``: the config's ``task`` whose models it counts;
     ``count(spark, cfg, inputs, engine) -> Counted``; ``ddl(config_dict) -> str`` the count schema;
     ``sums``: the count columns (added on update); ``unit``: the statistic that must be > 0
     (``"examples"``, ``"documents"``); ``update_keys``: settings that must equal the model's on
@@ -72,6 +74,7 @@ class Family:
     """
 
     kind: str
+    task: str  # the config's ``task`` that trains it
     count: Callable
     ddl: Callable[[dict], str]
     sums: tuple[str, ...]
@@ -182,6 +185,8 @@ def plan_training(
     function that resolves them: it is called once the engine is known to apply. ``in_process``: count
     without Spark (``settings.capabilities.resolve_engine``), an update's old counts read by pyarrow."""
     engine = resolve_engine(cfg, in_process)
+    if cfg.task != family.task:  # a density config counted as naive Bayes would be silently wrong
+        raise ConfigError(f"a config of task = {cfg.task!r} does not train a {family.task} model")
     inputs = inputs() if callable(inputs) else inputs
     old = None
     if update:
@@ -207,6 +212,19 @@ def refuse_remote(cfg, data_dir, model=None) -> None:
     for what, path in (("train.path", cfg.train.path), ("--data-dir", data_dir), ("--update", model)):
         if path and scheme_of(str(path)) not in (None, "file"):
             raise ConfigError(f"in process, nbspark reads local files only, not {what} {path}: use Spark")
+
+
+def train_in_process(cfg, family: Family, out, data_dir: str | None = None, overwrite: bool = False) -> dict:
+    """Count ``cfg.train`` (local files) into the model ``out`` of ``family`` in this process, no Spark
+    and no JVM (``nbspark.fit``): the plan and skeleton of a Spark run, with the family's ``local``
+    engine; the manifest."""
+    from nbspark.inputs.resolve import resolve_input
+
+    refuse_remote(cfg, data_dir)
+    plan = plan_training(
+        cfg, lambda: resolve_input(cfg.train, data_dir), out, family, overwrite=overwrite, in_process=True
+    )
+    return train_model(None, plan, family)
 
 
 def train_model(spark, plan: TrainPlan, family: Family) -> dict:

@@ -155,6 +155,19 @@ def test_partial_fit_refuses_what_it_cannot_count_and_counts_nothing_then(tmp_pa
         model.partial_fit(["alpha", "beta"], ["x"])
     with pytest.raises(TypeError, match="wrap it in a list"):
         model.partial_fit("alpha beta", ["x"])
+    # a text model's DataFrame: its iteration is its column names, which were counted (and scored,
+    # predict(DataFrame({"text": ["win cash now"]})) said 'ham', the class of the word "text")
+    import pandas as pd
+
+    frame = pd.DataFrame({"text": ["alpha beta"]})
+    with pytest.raises(TypeError, match=r"^partial_fit takes a list of texts, got a DataFrame .*df\[NAME\]$"):
+        model.partial_fit(frame, ["x"])
+    for method in (model.predict, model.predict_proba, model.explain):
+        with pytest.raises(
+            TypeError, match=r"^expected a list of texts, got a DataFrame \(iterating it gives"
+        ):
+            method(frame)
+    assert np.array_equal(model.predict_proba(frame["text"]), model.predict_proba(["alpha beta"]))
     with pytest.raises(ValueError, match=r"label 1: '' is not a class name"):
         model.partial_fit(["alpha", "beta"], ["x", ""])
     with pytest.raises(TypeError, match="item 0 is a int"):
