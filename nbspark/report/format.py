@@ -23,6 +23,7 @@ __all__ = [
     "malformed_reasons",
     "missing_cells",
     "never_counted",
+    "nothing_found",
     "undecodable",
     "format_query_report",
     "format_sets_table",
@@ -213,6 +214,29 @@ def class_sizes(label_counts: dict, shown: int = 12) -> str:
     if len(ranked) > shown:
         ranked = ranked[: shown // 2] + [f"… {len(ranked) - shown} more …"] + ranked[-(shown // 2) :]
     return "documents per class: " + ", ".join(ranked)
+
+
+def nothing_found(stats: dict, bad: list[dict]) -> str:
+    """What an input that gave a run nothing to count or score held, for its one-line refusal
+    (``; …`` clauses, '' for none): its malformed records by reason and where the first is, its
+    bytes that were not UTF-8, and NUL characters in its lines, which a UTF-16 file (Windows'
+    "Unicode") read as UTF-8 gives every other byte."""
+    said = []
+    if stats.get("malformed"):
+        first = bad[0] if bad else None
+        at = (
+            f", the first at {where(first['source'], first['offset'], first.get('line_number'))}"
+            if first
+            else ""
+        )
+        said.append(f"{stats['malformed']:,} malformed records skipped ({malformed_reasons(stats)}{at})")
+    if stats.get("decode_replacements"):
+        said.append(f"{stats['decode_replacements']:,} undecodable bytes read as U+FFFD")
+    if bad and "\x00" in bad[0]["line"]:
+        said.append(
+            "its lines hold NUL characters: a UTF-16 file? nbspark reads UTF-8 (iconv -f UTF-16 -t UTF-8)"
+        )
+    return "".join(f"; {s}" for s in said)
 
 
 def undecodable(stats: dict) -> list[str]:

@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from nbspark.errors import InputError
-from nbspark.report.format import UNEXPLAINED, malformed_lines, malformed_reasons, missing_cells, undecodable
+from nbspark.report.format import (
+    UNEXPLAINED,
+    malformed_lines,
+    malformed_reasons,
+    missing_cells,
+    nothing_found,
+    undecodable,
+)
 from nbspark.report.metrics import flat_metrics
 from nbspark.settings.capabilities import resolve_scoring, training_overlap
 from nbspark.storage.locations import Location, location
@@ -148,13 +155,8 @@ def write_metrics(stage: Location, metrics: dict) -> None:
 
 
 def _nothing_scored(metrics: dict, unit: str, why: str) -> str:
-    stats = metrics.get("input_stats") or {}
-    skipped = (
-        f"; {stats['malformed']:,} malformed records skipped ({malformed_reasons(stats)})"
-        if stats.get("malformed")
-        else ""
-    )
-    return f"{metrics.get('test_input')}: no test {unit} to score ({why}{skipped}); nothing written"
+    found = nothing_found(metrics.get("input_stats") or {}, metrics.get("malformed_examples", []))
+    return f"{metrics.get('test_input')}: no test {unit} to score ({why}{found}); nothing written"
 
 
 def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:

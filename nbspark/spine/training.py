@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from nbspark.errors import ConfigError, InputError, OutputError
+from nbspark.report.format import nothing_found
 from nbspark.settings.capabilities import resolve_engine
 from nbspark.spine.counting import Counted, merge_counts
 from nbspark.storage.counts import check_counts_spark, read_count_table, summed_table
@@ -256,7 +257,8 @@ def _count_and_write(spark, plan: TrainPlan, family: Family, started: float) -> 
     try:
         if not counted.stats.get(family.unit):
             raise InputError(
-                f"{inputs.root}: no training {family.unit} ({why_empty(cfg.task, cfg.centres)}); nothing "
+                f"{inputs.root}: no training {family.unit} ({why_empty(cfg.task, cfg.centres)}"
+                f"{nothing_found(counted.stats, counted.bad)}); nothing "
                 "written"
             )
         counts = counted.counts

@@ -463,7 +463,7 @@ def test_a_classify_run_that_scores_nothing_fails_and_writes_nothing(spark, fixt
     with pytest.raises(
         InputError,
         match=r"unlabelled.csv: no test documents to score \(no valid document or row; "
-        r"2 malformed records skipped \(label=2\)\); nothing written$",
+        r"2 malformed records skipped \(label=2, the first at .*unlabelled.csv row 2\)\); nothing written$",
     ):
         classify_nb(spark, nb, tmp_path / "nb", resolve_input(nb.test, None), tmp_path / "r")
     assert not (tmp_path / "r").exists()

@@ -179,6 +179,33 @@ def test_an_awkward_csv_in_process_is_read_as_sparks_csv_reader_reads_it(spark, 
     _same_model(spark, tmp_path, settings)
 
 
+def test_an_input_with_nothing_to_count_says_what_it_held(tmp_path):
+    """ "no training documents (no valid document or row)" left the user to guess; the line now says
+    what was skipped and where, and a UTF-16 file (Notepad's "Unicode", read as UTF-8: a NUL
+    before every ASCII letter, every line malformed) is named as one."""
+    settings = {"task": "naive_bayes", "train.format": "tsv"}
+    (tmp_path / "u16.tsv").write_bytes("spam\tcheap pills\nham\tlunch at noon\n".encode("utf-16"))
+    (tmp_path / "plain.tsv").write_text("no tab here\nnor here\n")
+    with pytest.raises(InputError) as info:
+        train_nb_in_process(
+            load_config(None, {**settings, "train.path": str(tmp_path / "u16.tsv")}), tmp_path / "m"
+        )
+    assert str(info.value) == (
+        f"{tmp_path}/u16.tsv: no training documents (no valid document or row; 3 malformed records skipped "
+        f"(fields=3, the first at {tmp_path}/u16.tsv:1); 2 undecodable bytes read as U+FFFD; its lines hold "
+        "NUL characters: a UTF-16 file? nbspark reads UTF-8 (iconv -f UTF-16 -t UTF-8)); nothing written"
+    )
+    with pytest.raises(InputError) as info:
+        train_nb_in_process(
+            load_config(None, {**settings, "train.path": str(tmp_path / "plain.tsv")}), tmp_path / "m"
+        )
+    assert str(info.value) == (
+        f"{tmp_path}/plain.tsv: no training documents (no valid document or row; 2 malformed records skipped "
+        f"(fields=2, the first at {tmp_path}/plain.tsv:1)); nothing written"
+    )
+    assert not (tmp_path / "m").exists()
+
+
 def test_a_csv_header_naming_a_column_twice_or_none_is_refused_in_one_line(tmp_path):
     def train(path):
         settings = {"task": "naive_bayes", "train.format": "csv", "nb.label_column": "label"}
