@@ -29,18 +29,16 @@ __all__ = ["json_row", "prediction_objects"]
 def prediction_objects(model, items: Sequence, shown: Sequence | None = None, extra_columns=()):
     """``(objects, unscored)``: the prediction objects of ``items`` (texts, windows or rows) and how
     many items gave none. ``shown`` is what each object's ``text`` echoes (default: the item).
-    ``extra_columns`` (columns of a row to leave out: an id) apply to a naive Bayes table model's
-    rows only; given for another model they are refused (a naive Bayes text model refuses them
-    itself), not ignored."""
+    ``extra_columns`` (columns of a row to leave out: an id) apply to a table model's rows (naive
+    Bayes or density) only; given for a backoff model they are refused (a naive Bayes text model
+    refuses them itself), not ignored."""
     shown = items if shown is None else shown
-    if extra_columns and isinstance(model, BackoffPredictor | DensityPredictor):
-        raise ConfigError(
-            "extra_columns name columns of a naive Bayes table model's rows; this model takes none"
-        )
+    if extra_columns and isinstance(model, BackoffPredictor):
+        raise ConfigError("extra_columns name columns of a table model's rows; a backoff model takes none")
     if isinstance(model, BackoffPredictor):
         return _backoff_objects(model, items, shown)
     if isinstance(model, DensityPredictor):
-        logs = model.log_density(list(items))
+        logs = model.log_density(list(items), extra_columns=extra_columns)
         return [
             {"text": t, "density": math.exp(lp), "log_density": lp if math.isfinite(lp) else None}
             for t, lp in zip(shown, logs)

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from nbspark.settings.config import DENSITY_MODELS
+from nbspark.spine.predictor import refuse_unknown_columns
 
 __all__ = ["COUNT_DDL", "DensityModel", "count_rows", "row_key"]
 
@@ -91,8 +92,8 @@ class DensityModel:
                 )
             if value is not None and not isinstance(value, str):
                 raise ValueError(
-                    f"{what}: values are cells as the table writes them (text, or None for an empty cell), "
-                    f"got {value!r} for {column!r}"
+                    f"{what}: a cell is text as the table writes it, or None for an empty one; got "
+                    f"{value!r} for {column!r}"
                 )
             out[self.columns.index(column)] = value
         return out
@@ -117,13 +118,15 @@ class DensityModel:
         values: Mapping[str, str | None],
         given: Mapping[str, str | None] | None = None,
         model: str = "joint",
+        what: str = "values",
     ) -> float:
         """``P(values | given)`` under the ``joint`` or ``naive`` estimator (the module docstring).
         ``ValueError`` for an unknown column or model, and for ``given`` values never seen together
-        (their probability is 0, and the conditional is undefined: smooth with ``m > 0``)."""
+        (their probability is 0, and the conditional is undefined: smooth with ``m > 0``); ``what``
+        names ``values`` in a refusal."""
         if model not in DENSITY_MODELS:
             raise ValueError(f"model must be 'joint' or 'naive', got {model!r}")
-        both = self._at(values, "values")
+        both = self._at(values, what)
         cond = self._at(given or {}, "given")
         if any(i in both and both[i] != v for i, v in cond.items()):
             return 0.0  # a column asked two different values
@@ -138,14 +141,24 @@ class DensityModel:
             )
         return self._mass(both, model) / below
 
-    def log_density(self, rows: Iterable[Mapping[str, str | None]], model: str = "joint") -> list[float]:
+    def log_density(
+        self,
+        rows: Sequence[Mapping[str, str | None]],
+        model: str = "joint",
+        extra_columns: Iterable[str] = (),
+    ) -> list[float]:
         """``log P(row)`` of each row (every column of the model given): ``-inf`` where the row has
-        probability 0 (never seen, under the unsmoothed joint)."""
+        probability 0 (never seen, under the unsmoothed joint). A column the model does not know is
+        refused unless ``extra_columns`` names it (an id), as a naive Bayes table model refuses it
+        (``spine.predictor.refuse_unknown_columns``)."""
+        for i, row in enumerate(rows):
+            if not isinstance(row, Mapping):
+                raise TypeError(f"rows are mappings of column -> cell; row {i} is a {type(row).__name__}")
+            if missing := [c for c in self.columns if c not in row]:
+                raise ValueError(f"row {i} lacks column(s) {', '.join(missing)}: a density is of whole rows")
+        refuse_unknown_columns(rows, set(self.columns), self.columns, extra_columns)
         out = []
-        for row in rows:
-            missing = [c for c in self.columns if c not in row]
-            if missing:
-                raise ValueError(f"a row gives every modelled column; this one lacks {', '.join(missing)}")
-            p = self.probability({c: row[c] for c in self.columns}, model=model)
+        for i, row in enumerate(rows):
+            p = self.probability({c: row[c] for c in self.columns}, model=model, what=f"row {i}")
             out.append(math.log(p) if p > 0 else -math.inf)
         return out

@@ -41,8 +41,16 @@ class DensityPredictor:
     ) -> float:
         return self.density.probability(values, given, model or self.model)
 
-    def log_density(self, rows: Iterable[Mapping[str, str | None]], model: str | None = None) -> list[float]:
-        return self.density.log_density(as_batch(rows, "rows", "log_density"), model or self.model)
+    def log_density(
+        self,
+        rows: Iterable[Mapping[str, str | None]],
+        model: str | None = None,
+        extra_columns: Iterable[str] = (),
+    ) -> list[float]:
+        """``log P(row)`` of each row (``density.model.DensityModel.log_density``); a pandas DataFrame
+        is its rows. A column the model does not know is refused unless ``extra_columns`` names it."""
+        rows = as_batch(rows, "rows", "log_density")
+        return self.density.log_density(rows, model or self.model, extra_columns)
 
     def classifier(
         self,

@@ -36,6 +36,7 @@ from nbspark.spine.predictor import (
     accuracy,
     as_batch,
     refuse_clone,
+    refuse_unknown_columns,
     save_rows,
     storable,
     summed_rows,
@@ -202,18 +203,9 @@ class NBPredictor:
                         f"a {self.kind} model scores texts (str); item {i} is a {type(t).__name__}"
                     )
             return score_docs(self.model, [self._tokenize(t) for t in items])[0], None
-        if isinstance(extra_columns, str) or not all(isinstance(c, str) for c in extra_columns):
-            raise TypeError(f"extra_columns is a list of column names, not {extra_columns!r}")
         rows = [self._table_row(r, i) for i, r in enumerate(items)]
         known = {*self._numeric, *self._categorical, self.manifest["config"]["nb"]["label_column"]}
-        if unknown := sorted({str(k) for r in items for k in r} - known - set(extra_columns)):
-            # a misspelt column would be a missing cell in every row, the prediction moved in silence
-            columns = sorted(self._numeric + self._categorical)
-            more, beyond = ", …" if len(unknown) > 6 else "", ", …" if len(columns) > 12 else ""
-            raise ValueError(
-                f"column(s) the model does not know: {', '.join(map(repr, unknown[:6]))}{more}; its columns: "
-                f"{', '.join(columns[:12])}{beyond} (name columns to leave out with extra_columns)"
-            )
+        refuse_unknown_columns(items, known, sorted(self._numeric + self._categorical), extra_columns)
         return score_rows(self.model, rows)[0], rows
 
     def _table_row(self, row, i: int, learning: bool = False) -> tuple[dict, dict]:

@@ -11,6 +11,7 @@ __all__ = [
     "accuracy",
     "as_batch",
     "refuse_clone",
+    "refuse_unknown_columns",
     "save_rows",
     "storable",
     "summed_rows",
@@ -38,6 +39,24 @@ def as_batch(items, what: str, call: str | None = None) -> list:
     if isinstance(items, (str, bytes, Mapping)):
         raise TypeError(f"{said} a list of {what}, got one {type(items).__name__}; wrap it in a list")
     return list(items)
+
+
+def refuse_unknown_columns(
+    rows: Sequence[Mapping], known: set, columns: Sequence[str], extra_columns
+) -> None:
+    """Refuse a column of ``rows`` that is neither ``known`` to the model nor named in
+    ``extra_columns`` (an id): a misspelt column would be a missing cell in every row, and the
+    prediction would move in silence (``ValueError``, listing the model's ``columns``). The rule of
+    every model that scores table rows; ``TypeError`` for ``extra_columns`` that is not a list of
+    names (a string would be its letters)."""
+    if isinstance(extra_columns, str) or not all(isinstance(c, str) for c in extra_columns):
+        raise TypeError(f"extra_columns is a list of column names, not {extra_columns!r}")
+    if unknown := sorted({str(k) for r in rows for k in r} - set(known) - set(extra_columns)):
+        more, beyond = ", …" if len(unknown) > 6 else "", ", …" if len(columns) > 12 else ""
+        raise ValueError(
+            f"column(s) the model does not know: {', '.join(map(repr, unknown[:6]))}{more}; its columns: "
+            f"{', '.join(columns[:12])}{beyond} (name columns to leave out with extra_columns)"
+        )
 
 
 def with_events(pending: dict, events, add) -> dict:

@@ -72,12 +72,35 @@ def test_refusals_say_what_is_wrong():
     model = _model()
     with pytest.raises(ValueError, match="no column 'D'; the model's columns are A, B, C"):
         model.probability({"D": "1"})
-    with pytest.raises(ValueError, match="values are cells as the table writes them"):
+    with pytest.raises(
+        ValueError, match="^values: a cell is text as the table writes it, or None for an empty"
+    ):
         model.probability({"A": 1})
     with pytest.raises(ValueError, match="model must be 'joint' or 'naive'"):
         model.probability({"A": "1"}, model="both")
     with pytest.raises(ValueError, match="P\\(given\\) = 0 under the joint model"):
         model.probability({"A": "1"}, {"B": "2"})
+
+
+def test_a_row_names_every_column_the_model_knows_and_no_other():
+    """A column the model does not know was dropped in silence (a misspelt one too: {"A", "B",
+    "C", "colour"} scored as if "colour" were not there), where a naive Bayes table model refuses
+    it; ``extra_columns`` leaves an id out. Each refusal names its row."""
+    model = _model()
+    row = {"A": "1", "B": "1", "C": "0"}
+    with pytest.raises(
+        ValueError, match=r"^column\(s\) the model does not know: 'id'; its columns: A, B, C \("
+    ):
+        model.log_density([row, {**row, "id": "7"}])
+    assert model.log_density([{**row, "id": "7"}], extra_columns=["id"]) == [math.log(0.25)]
+    with pytest.raises(TypeError, match="extra_columns is a list of column names, not 'id'"):
+        model.log_density([{**row, "id": "7"}], extra_columns="id")
+    with pytest.raises(ValueError, match=r"^row 1 lacks column\(s\) C: a density is of whole rows$"):
+        model.log_density([row, {"A": "1", "B": "1"}])
+    with pytest.raises(ValueError, match=r"^row 1: a cell is text .*got 1 for 'A'$"):
+        model.log_density([row, {**row, "A": 1}])
+    with pytest.raises(TypeError, match=r"^rows are mappings of column -> cell; row 0 is a list$"):
+        model.log_density([["1", "1", "0"]])
 
 
 def test_a_row_key_is_compact_json_with_nulls():

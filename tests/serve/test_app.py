@@ -143,7 +143,7 @@ def test_predictions_are_the_commands_objects(served, checker_model, nb_model):
             400,
             "a multinomial model scores texts",
         ),
-        ({"model": "checker", "texts": ["a"], "extra_columns": ["id"]}, 400, "this model takes none"),
+        ({"model": "checker", "texts": ["a"], "extra_columns": ["id"]}, 400, "a backoff model takes none"),
     ],
 )
 def test_bad_predictions_are_4xx_in_one_line(served, body, status, says):
