@@ -27,7 +27,7 @@ from nbspark.backoff.predict import UNSEEN, predict
 from nbspark.density.model import DensityModel
 from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_rows
 from nbspark.settings.config import DENSITY_MODELS
-from nbspark.spine.predictor import accuracy, as_batch
+from nbspark.spine.predictor import accuracy, as_batch, refuse_unknown_columns
 
 __all__ = ["DensityClassifier"]
 
@@ -90,10 +90,15 @@ class DensityClassifier:
             raise ValueError(f"row {i} lacks column(s) {', '.join(missing)}")
         return tuple(row[c] for c in self.features)
 
-    def explain(self, rows: Iterable[Mapping]) -> list[dict]:
+    def explain(self, rows: Iterable[Mapping], extra_columns: Iterable[str] = ()) -> list[dict]:
         """Per row: ``label``, ``probability``, ``probabilities`` by class and, for the joint,
-        ``level``: the columns of the subset that decided (``[]`` the prior)."""
-        xs = [self._row(row, i) for i, row in enumerate(as_batch(rows, "rows"))]
+        ``level``: the columns of the subset that decided (``[]`` the prior). A row may hold the
+        target; a column the model does not know is refused unless ``extra_columns`` names it
+        (``spine.predictor.refuse_unknown_columns``)."""
+        rows = as_batch(rows, "rows")
+        xs = [self._row(row, i) for i, row in enumerate(rows)]
+        columns = (*self.features, self.target)
+        refuse_unknown_columns(rows, set(columns), columns, extra_columns)
         if self.kind == "naive":  # the rows scored together, as naive Bayes scores a batch
             cats = [({c: v for c, v in zip(self.features, x) if v is not None}, {}) for x in xs]
             posteriors = np.exp(log_posteriors(score_rows(self._nb, cats)[0])) if xs else []
@@ -121,16 +126,19 @@ class DensityClassifier:
         best = max(p.get(c, 0.0) for c in self.classes_)
         return next(c for c in self.classes_ if p.get(c, 0.0) == best)  # ties: the first in order
 
-    def predict(self, rows: Iterable[Mapping]) -> np.ndarray:
-        return np.array([e["label"] for e in self.explain(rows)], dtype=object)
+    def predict(self, rows: Iterable[Mapping], extra_columns: Iterable[str] = ()) -> np.ndarray:
+        return np.array([e["label"] for e in self.explain(rows, extra_columns)], dtype=object)
 
-    def predict_proba(self, rows: Iterable[Mapping]) -> np.ndarray:
+    def predict_proba(self, rows: Iterable[Mapping], extra_columns: Iterable[str] = ()) -> np.ndarray:
         """``(n, len(classes_))``, each row summing to 1."""
-        return np.array([[e["probabilities"].get(c, 0.0) for c in self.classes_] for e in self.explain(rows)])
+        explained = self.explain(rows, extra_columns)
+        return np.array([[e["probabilities"].get(c, 0.0) for c in self.classes_] for e in explained])
 
-    def score(self, rows: Iterable[Mapping], labels: Iterable[str]) -> float:
+    def score(
+        self, rows: Iterable[Mapping], labels: Iterable[str], extra_columns: Iterable[str] = ()
+    ) -> float:
         """The accuracy of ``predict`` against ``labels`` (``spine.predictor.accuracy``)."""
-        return accuracy(self.predict(rows), labels, "row")
+        return accuracy(self.predict(rows, extra_columns), labels, "row")
 
 
 def _nb_rows(joint: list, features: tuple[str, ...]) -> list[tuple]:

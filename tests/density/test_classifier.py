@@ -115,3 +115,10 @@ def test_the_binary_rule_and_refusals(table, tmp_path):
         model.classifier("play").predict([{"outlook": "sunny", "windy": "TRUE"}])
     with pytest.raises(TypeError, match="expected a list of rows, got one dict"):
         model.classifier("play").predict(row)  # not its keys, each a row
+    # a row may hold its target (as a table's rows do); any other column is refused, an id left out
+    # when named (it was dropped in silence, a misspelt column too)
+    labelled = {**row, "play": "no"}
+    assert model.classifier("play").predict([labelled]).tolist() == ["yes"]
+    with pytest.raises(ValueError, match="column\\(s\\) the model does not know: 'id'; its columns: "):
+        model.classifier("play").predict([{**row, "id": "7"}])
+    assert model.classifier("play").predict([{**row, "id": "7"}], extra_columns=["id"]).tolist() == ["yes"]
