@@ -186,20 +186,20 @@ def test_an_input_with_nothing_to_count_says_what_it_held(tmp_path):
     settings = {"task": "naive_bayes", "train.format": "tsv"}
     (tmp_path / "u16.tsv").write_bytes("spam\tcheap pills\nham\tlunch at noon\n".encode("utf-16"))
     (tmp_path / "plain.tsv").write_text("no tab here\nnor here\n")
-    with pytest.raises(InputError) as info:
-        train_nb_in_process(
-            load_config(None, {**settings, "train.path": str(tmp_path / "u16.tsv")}), tmp_path / "m"
-        )
-    assert str(info.value) == (
+
+    def refusal(name: str) -> str:
+        with pytest.raises(InputError) as info:
+            train_nb_in_process(
+                load_config(None, {**settings, "train.path": str(tmp_path / name)}), tmp_path / "m"
+            )
+        return str(info.value)
+
+    assert refusal("u16.tsv") == (
         f"{tmp_path}/u16.tsv: no training documents (no valid document or row; 3 malformed records skipped "
         f"(fields=3, the first at {tmp_path}/u16.tsv:1); 2 undecodable bytes read as U+FFFD; its lines hold "
         "NUL characters: a UTF-16 file? nbspark reads UTF-8 (iconv -f UTF-16 -t UTF-8)); nothing written"
     )
-    with pytest.raises(InputError) as info:
-        train_nb_in_process(
-            load_config(None, {**settings, "train.path": str(tmp_path / "plain.tsv")}), tmp_path / "m"
-        )
-    assert str(info.value) == (
+    assert refusal("plain.tsv") == (
         f"{tmp_path}/plain.tsv: no training documents (no valid document or row; 2 malformed records skipped "
         f"(fields=2, the first at {tmp_path}/plain.tsv:1)); nothing written"
     )
