@@ -3,7 +3,8 @@ joint and the naive estimator (``density.model.DensityModel``, broadcast), writt
 ranking anomalies, and the held-out log-likelihood that compares the two.
 
 ``score_density(spark, model, inputs, weight_column) -> spine.classifying.Scored``: the predictions
-are the test rows' modelled columns (and weight), ``log_density_joint`` and ``log_density_naive``;
+are the test rows' columns (the modelled ones as text, the others as typed, so that a row can be
+found again), its weight, ``log_density_joint`` and ``log_density_naive``;
 its ``stats()`` are the metrics: ``rows`` scored, their ``weight``, and per estimator the
 ``held_out_log_likelihood`` (the weighted mean of the rows' log-densities, ``-inf`` as soon as one
 row has probability 0) with ``zero_probability_rows`` (how many rows, and their weight) and the mean
@@ -13,6 +14,7 @@ over the other rows. A row whose weight is not a number >= 0 is skipped and coun
 
 from __future__ import annotations
 
+import logging
 import math
 
 from nbspark.density.count import checked_weight, read_table, text_only
@@ -23,6 +25,8 @@ from nbspark.spine.classifying import Scored
 from nbspark.spine.counting import Tally
 
 __all__ = ["add_scores", "density_metrics", "score_density"]
+
+log = logging.getLogger(__name__)
 
 
 def score_density(
@@ -43,11 +47,25 @@ def score_density(
             f"{', '.join(df.columns)})"
         )
     text_only(dict(df.dtypes), columns, inputs.root)
-    weight, valid = checked_weight(df, weight_column if weight_column in df.columns else "")
+    weight_column = weight_column if weight_column in df.columns else ""
+    weight, valid = checked_weight(df, weight_column)
+    # the table's other columns (an id) ride along, so that a ranked row can be found again
+    own = {"weight", *(f"log_density_{e}" for e in DENSITY_MODELS), "predicted", "probability"}
+    carried = [c for c in df.columns if c not in columns and c != weight_column]
+    if clash := [c for c in carried if c in own]:
+        log.warning(
+            "%s: column(s) %s left out of the predictions, which name their own so",
+            inputs.named,
+            ", ".join(clash),
+        )
+        carried = [c for c in carried if c not in own]
+    ordered = [c for c in df.columns if c in columns or c in carried]  # the table's order
     tally = spark.sparkContext.accumulator({}, Tally())
     shared = spark.sparkContext.broadcast((model, classifier))
-    rows = df.select(*(F.col(c) for c in columns), weight.alias("weight"), valid.alias("__valid"))
-    width = len(columns)
+    rows = df.select(
+        *(F.col(_quoted(c)) for c in [*columns, *carried]), weight.alias("weight"), valid.alias("__valid")
+    )
+    width, ride = len(columns), len(carried)
 
     def scored(batches):
         import pyarrow as pa
@@ -56,12 +74,15 @@ def score_density(
         counts: dict = {}
         for batch in batches:
             values = [batch.column(i).to_pylist() for i in range(width)]
-            weights, ok = batch.column(width).to_pylist(), batch.column(width + 1).to_pylist()
+            weights = batch.column(width + ride).to_pylist()
+            ok = batch.column(width + ride + 1).to_pylist()
             keep = [i for i, good in enumerate(ok) if good]
             counts["malformed"] = counts.get("malformed", 0) + len(ok) - len(keep)
-            out = {c: [values[j][i] for i in keep] for j, c in enumerate(columns)}
+            cells = {c: [values[j][i] for i in keep] for j, c in enumerate(columns)}
+            cells.update((c, batch.column(width + k).take(keep)) for k, c in enumerate(carried))
+            out = {c: cells[c] for c in ordered}
             out["weight"] = [weights[i] for i in keep]
-            records = [{c: out[c][k] for c in columns} for k in range(len(keep))]
+            records = [{c: cells[c][k] for c in columns} for k in range(len(keep))]
             for estimator in DENSITY_MODELS:
                 logs = m.log_density(records, estimator)
                 out[f"log_density_{estimator}"] = logs
@@ -70,7 +91,7 @@ def score_density(
                 explained = decide.explain(records)
                 out["predicted"] = [e["label"] for e in explained]
                 out["probability"] = [e["probability"] for e in explained]
-                gold = out[decide.target]
+                gold = cells[decide.target]
                 counts["classified"] = counts.get("classified", 0) + sum(g is not None for g in gold)
                 right = sum(g is not None and g == p for g, p in zip(gold, out["predicted"]))
                 counts["correct"] = counts.get("correct", 0) + right
@@ -79,13 +100,19 @@ def score_density(
             yield pa.RecordBatch.from_pydict(out)
         tally.add(counts)
 
+    types = dict(df.dtypes)
     schema = ", ".join(
-        [*(f"`{c}` STRING" for c in columns), "weight DOUBLE"]
+        [f"{_quoted(c)} {'STRING' if c in columns else types[c]}" for c in ordered]
+        + ["weight DOUBLE"]
         + [f"log_density_{e} DOUBLE" for e in DENSITY_MODELS]
         + (["predicted STRING", "probability DOUBLE"] if classifier is not None else [])
     )
     predictions = rows.mapInArrow(scored, schema)
     return Scored(predictions, lambda: density_metrics(dict(tally.value)))
+
+
+def _quoted(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
 
 
 def add_scores(counts: dict, estimator: str, logs: list[float], weights: list[float]) -> None:

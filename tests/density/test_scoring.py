@@ -87,6 +87,53 @@ def test_each_rows_log_density_is_nbspark_loads_and_the_mean_is_the_held_out_lik
         assert "probability 0" not in report
 
 
+def test_the_tables_other_columns_ride_along_so_a_ranked_row_can_be_found(spark, tmp_path, caplog):
+    """The predictions held only the modelled columns: ranking rows by density, an analyst could not
+    tell which row of theirs was the odd one. Every other column of the test table (an id, typed as
+    the table holds it) now rides along in the table's order; the weight column is ``weight``, and a
+    column named as the predictions' own is left out with a warning."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    train, test = _tables(tmp_path)
+    train_density_in_process(_cfg(tmp_path, **{"density.m": "1"}), tmp_path / "m")
+    pq.write_table(
+        pa.table(
+            {
+                "id": pa.array(range(100, 100 + len(test)), pa.int64()),
+                **{c: test[c].tolist() for c in COLUMNS},
+                "tags": [["a"], [], None, ["b", "c"], ["d"]],
+                "w": [2.0, 1.0, 1.0, 1.0, 3.0],
+                "probability": [0.5] * len(test),
+            }
+        ),
+        tmp_path / "test.parquet",
+    )
+    test_cfg = load_config(
+        None,
+        {
+            "task": "density",
+            "density.m": "1",
+            "density.weight_column": "w",
+            "test.format": "parquet",
+            "test.path": str(tmp_path / "test.parquet"),
+        },
+    )
+    classify_density(spark, test_cfg, tmp_path / "m", resolve_input(test_cfg.test, None), tmp_path / "r")
+    scored = pq.read_table(tmp_path / "r" / "predictions")
+    assert scored.column_names == ["id", *COLUMNS, "tags", "weight", "log_density_joint", "log_density_naive"]
+    assert scored.schema.field("id").type == pa.int64() and scored.schema.field("tags").type == pa.list_(
+        pa.string()
+    )
+    rows = scored.to_pylist()
+    assert [r["id"] for r in rows] == [100, 101, 102, 103, 104]
+    assert [r["tags"] for r in rows] == [["a"], [], None, ["b", "c"], ["d"]]
+    assert [r["weight"] for r in rows] == [2.0, 1.0, 1.0, 1.0, 3.0]
+    want = nbspark.load(tmp_path / "m").log_density(test.to_dict("records"), model="joint")
+    assert [r["log_density_joint"] for r in rows] == pytest.approx(want, abs=1e-12)
+    assert "column(s) probability left out of the predictions, which name their own so" in caplog.text
+
+
 def test_the_command_scores_a_density_model(spark, tmp_path, capsys):
     _tables(tmp_path)
     settings = [
