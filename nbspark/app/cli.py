@@ -351,7 +351,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         from nbspark.inputs.resolve import resolve_input
         from nbspark.inputs.spec import InputSpec
         from nbspark.report.format import format_query_report
-        from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, load_manifest
+        from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, NB_KIND, load_manifest
 
         in_process = prog.startswith("nbspark") and not args.ngrams  # a model needs no Spark to answer
         if not in_process:
@@ -366,7 +366,13 @@ def query_main(argv=None, prog: str = "query.py") -> int:
             inputs = resolve_input(InputSpec("ngrams", args.ngrams), args.data_dir)
         else:
             model = location(args.model or cfg.model_dir)
-            if load_manifest(model, (BACKOFF_KIND, DENSITY_KIND))["kind"] == DENSITY_KIND:
+            kind = load_manifest(model, (BACKOFF_KIND, DENSITY_KIND, NB_KIND))["kind"]
+            if kind == NB_KIND:
+                raise ConfigError(
+                    f"{model}: a naive Bayes model; query asks backoff and density models (nbspark "
+                    "predict scores texts and rows with it)"
+                )
+            if kind == DENSITY_KIND:
                 return density_query(model, args, bindings, cells, answer)
         if args.value or args.given or args.estimator or args.m is not None:
             raise ConfigError("--value, --given, --estimator and --m ask a density model (task = density)")

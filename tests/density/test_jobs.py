@@ -203,6 +203,14 @@ def test_the_query_command_asks_a_density_model(tmp_path, capsys):
         with pytest.raises(SystemExit) as exit_:
             main(["query", "--model", model, *argv])
         assert exit_.value.code == 2 and said in capsys.readouterr().err
+    # a naive Bayes model is not queried: said so, with where its questions go (it said "a model of
+    # kind 'nbspark.nb-counts', expected …")
+    (tmp_path / "nb.tsv").write_text("spam\tcheap pills\nham\tlunch\n")
+    nb = {"task": "naive_bayes", "train.format": "sms", "train.path": str(tmp_path / "nb.tsv")}
+    nbspark.fit(None, tmp_path / "nb", settings=nb)
+    assert main(["query", "--model", str(tmp_path / "nb"), "--value", "A=1"]) == 2
+    said = "nb: a naive Bayes model; query asks backoff and density models (nbspark predict scores"
+    assert said in capsys.readouterr().err
 
 
 @pytest.mark.spark
