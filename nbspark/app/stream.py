@@ -15,7 +15,14 @@ import argparse
 from nbspark.app.cli import _run, _spark
 from nbspark.app.options import common_options, config_of, parse_sets
 from nbspark.errors import ConfigError
-from nbspark.spine.streaming import SESSION_DEFAULTS, check_stream_options, compact, plan_stream, run_stream
+from nbspark.spine.streaming import (
+    SESSION_DEFAULTS,
+    TRIGGER_SECONDS,
+    check_stream_options,
+    compact,
+    plan_stream,
+    run_stream,
+)
 from nbspark.storage.locations import use_hadoop
 
 __all__ = ["stream_main"]
@@ -42,9 +49,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         help="Spark's checkpoint: which files each batch held (default: MODEL.stream/checkpoint); "
         "restart with the same one to resume",
     )
-    parser.add_argument(
-        "--trigger-seconds", type=float, default=5.0, metavar="N", help="look for new files every N s (5)"
-    )
+    parser.add_argument("--trigger-seconds", type=float, metavar="N", help="look for new files every N s (5)")
     parser.add_argument(
         "--available-now",
         action="store_true",
@@ -102,10 +107,15 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
     if args.compact and (given := [d for d in stream_only if getattr(args, d) != parser.get_default(d)]):
         options = ", ".join("--" + d.replace("_", "-") for d in given)
         parser.error(f"--compact folds the model's deltas and exits: {options} would be ignored")
+    if args.available_now and args.trigger_seconds is not None:
+        parser.error(
+            "--trigger-seconds paces a running stream; --available-now counts what is there and stops"
+        )
+    trigger_seconds = TRIGGER_SECONDS if args.trigger_seconds is None else args.trigger_seconds
     try:  # before Spark starts
         check_stream_options(
             {
-                "trigger_seconds": args.trigger_seconds,
+                "trigger_seconds": trigger_seconds,
                 "max_files": args.max_files_per_batch,
                 "compact_every": args.compact_every,
                 "in_process_below_mb": args.in_process_below,
@@ -140,7 +150,7 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
             model,
             args.watch,
             args.checkpoint,
-            trigger_seconds=args.trigger_seconds,
+            trigger_seconds=trigger_seconds,
             available_now=args.available_now,
             max_files=args.max_files_per_batch,
             compact_every=args.compact_every,

@@ -57,6 +57,7 @@ from nbspark.storage.versions import DELTA, delta_location, take_writer_lock
 
 __all__ = [
     "SESSION_DEFAULTS",
+    "TRIGGER_SECONDS",
     "StreamPlan",
     "check_stream_options",
     "commit_batch",
@@ -97,6 +98,8 @@ SESSION_DEFAULTS = {
     "spark.ui.retainedStages": "100",
     "spark.sql.ui.retainedExecutions": "100",
 }
+#: How often a running stream looks for new files (``--trigger-seconds``).
+TRIGGER_SECONDS = 5.0
 #: Deltas past which a stream compacts its model (reads sum this many parts at most).
 COMPACT_EVERY = 100
 
@@ -111,7 +114,7 @@ class StreamPlan:
     model: Location
     watch: Location
     checkpoint: Location
-    trigger_seconds: float = 5.0
+    trigger_seconds: float = TRIGGER_SECONDS
     available_now: bool = False
     max_files: int | None = None
     compact_every: int = COMPACT_EVERY

@@ -150,6 +150,10 @@ def test_an_empty_out_is_refused(capsys):
             ["stream", "--compact", "--model", "m", "--watch", "in", "--trigger-seconds", "3"],
             "--compact folds the model's deltas and exits: --watch, --trigger-seconds would be ignored",
         ),
+        (  # the trigger was ignored in silence; the default's value given explicitly too
+            ["stream", "--watch", "in", "--model", "m", "--available-now", "--trigger-seconds", "5"],
+            "--trigger-seconds paces a running stream; --available-now counts what is there and stops",
+        ),
         (
             ["stream", "--watch", "in", "--model", "m", "--set", "train.path=elsewhere"],
             "--set train.path would be ignored: a stream counts the files moved into --watch",
