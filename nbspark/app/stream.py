@@ -15,6 +15,7 @@ import argparse
 from nbspark.app.cli import _run, _spark
 from nbspark.app.options import common_options, config_of, parse_sets
 from nbspark.errors import ConfigError
+from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB
 from nbspark.spine.streaming import (
     SESSION_DEFAULTS,
     TRIGGER_SECONDS,
@@ -49,7 +50,12 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         help="Spark's checkpoint: which files each batch held (default: MODEL.stream/checkpoint); "
         "restart with the same one to resume",
     )
-    parser.add_argument("--trigger-seconds", type=float, metavar="N", help="look for new files every N s (5)")
+    parser.add_argument(
+        "--trigger-seconds",
+        type=float,
+        metavar="N",
+        help=f"look for new files every N s ({TRIGGER_SECONDS:g})",
+    )
     parser.add_argument(
         "--available-now",
         action="store_true",
@@ -77,10 +83,9 @@ def _parser(prog: str) -> argparse.ArgumentParser:
     parser.add_argument(
         "--in-process-below",
         type=float,
-        default=64.0,
         metavar="MB",
         help="count a micro-batch of at most MB megabytes in this process, without a Spark job (naive Bayes "
-        "models; the same table); 0: always Spark (64)",
+        f"models; the same table); 0: always Spark ({IN_PROCESS_BELOW_MB:g})",
     )
     return parser
 
@@ -112,13 +117,19 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
             "--trigger-seconds paces a running stream; --available-now counts what is there and stops"
         )
     trigger_seconds = TRIGGER_SECONDS if args.trigger_seconds is None else args.trigger_seconds
+    if args.in_process_below is not None and cfg.task != "naive_bayes":
+        parser.error(
+            "--in-process-below bounds a naive Bayes stream's batches; a backoff stream's are counted by "
+            "Spark"
+        )
+    in_process_below = IN_PROCESS_BELOW_MB if args.in_process_below is None else args.in_process_below
     try:  # before Spark starts
         check_stream_options(
             {
                 "trigger_seconds": trigger_seconds,
                 "max_files": args.max_files_per_batch,
                 "compact_every": args.compact_every,
-                "in_process_below_mb": args.in_process_below,
+                "in_process_below_mb": in_process_below,
             }
         )
     except ConfigError as exc:
@@ -156,7 +167,7 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
             compact_every=args.compact_every,
             progress=location(args.progress) if args.progress else None,
             force=args.force,
-            in_process_below_mb=args.in_process_below,
+            in_process_below_mb=in_process_below,
         )
         with _spark(f"nbspark-stream-{cfg.name}", SESSION_DEFAULTS) as spark:
             committed = run_stream(spark, plan)

@@ -154,6 +154,10 @@ def test_an_empty_out_is_refused(capsys):
             ["stream", "--watch", "in", "--model", "m", "--available-now", "--trigger-seconds", "5"],
             "--trigger-seconds paces a running stream; --available-now counts what is there and stops",
         ),
+        (  # a backoff stream's batches are Spark's: the bound was ignored in silence
+            ["stream", "--watch", "in", "--model", "m", "--in-process-below", "10"],
+            "--in-process-below bounds a naive Bayes stream's batches; a backoff stream's are counted",
+        ),
         (
             ["stream", "--watch", "in", "--model", "m", "--set", "train.path=elsewhere"],
             "--set train.path would be ignored: a stream counts the files moved into --watch",
@@ -199,7 +203,10 @@ def test_an_sklearn_input_that_is_not_a_classification_table_is_refused(capsys, 
         (["--trigger-seconds", "0"], "--trigger-seconds must be > 0, got 0.0"),
         (["--max-files-per-batch", "0"], "--max-files-per-batch must be >= 1, got 0"),
         (["--compact-every", "0"], "--compact-every must be >= 1, got 0"),
-        (["--in-process-below", "-5"], "--in-process-below must be >= 0, got -5.0"),
+        (  # a naive Bayes stream's bound (a backoff stream has none)
+            ["--set", "task=naive_bayes", "--set", "train.format=sms", "--in-process-below", "-5"],
+            "--in-process-below must be >= 0, got -5.0",
+        ),
     ],
 )
 def test_a_streams_numbers_are_refused_before_spark_starts(tmp_path, capsys, monkeypatch, option, says):
