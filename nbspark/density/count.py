@@ -22,6 +22,7 @@ from nbspark.density.model import COUNT_DDL, count_rows, row_key
 from nbspark.errors import InputError
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted
+from nbspark.spine.frames import named_column
 
 __all__ = [
     "NGRAM_COUNT",
@@ -229,10 +230,10 @@ def checked_weight(df, weight_column: str):
     if not weight_column:
         weight = F.lit(1.0)
     elif dict(df.dtypes)[weight_column] == "string":
-        text = F.col(weight_column)
+        text = named_column(weight_column)
         weight = F.when(text.rlike(f"^{WEIGHT_TEXT}\\z"), text).cast("double")
     else:
-        weight = F.col(weight_column).cast("double")
+        weight = named_column(weight_column).cast("double")
     return weight, weight.isNotNull() & ~F.isnan(weight) & (weight >= 0) & (weight < float("inf"))
 
 
@@ -247,7 +248,18 @@ def _spark_counts(spark, cfg, inputs) -> Counted:
     example = df.where(~valid).first().asDict() if summary["bad"] else None
     stats = {"rows_read": summary["n"], "rows": summary["n"] - summary["bad"]}
     stats.update(_malformed(cfg, inputs, summary["bad"], example))
-    grouped = df.where(valid).groupBy(*columns).agg(F.sum(weight).alias("__n"))
+    # positional names: a column named with a dot ("col.a") read as a nested field, in groupBy and
+    # in pyspark's mapInArrow, which names its input columns unquoted
+    picked = df.select(
+        *(named_column(c).alias(f"__{i}") for i, c in enumerate(columns)),
+        weight.alias("__w"),
+        valid.alias("__valid"),
+    )
+    grouped = (
+        picked.where("__valid")
+        .groupBy(*(f"__{i}" for i in range(len(columns))))
+        .agg(F.sum("__w").alias("__n"))
+    )
     width = len(columns)
 
     def rows_of(batches):

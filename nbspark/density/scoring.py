@@ -23,6 +23,7 @@ from nbspark.errors import InputError
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.classifying import Scored
 from nbspark.spine.counting import Tally
+from nbspark.spine.frames import named_column
 
 __all__ = ["add_scores", "density_metrics", "score_density"]
 
@@ -36,7 +37,6 @@ def score_density(
     both estimators; with a ``classifier`` (``density.classifier.DensityClassifier``), each row's
     ``predicted`` class and its ``probability`` too, and the ``accuracy`` against the row's own
     value of the class column."""
-    from pyspark.sql import functions as F
 
     df = read_table(spark, inputs, width)
     columns = list(model.columns)
@@ -62,8 +62,12 @@ def score_density(
     ordered = [c for c in df.columns if c in columns or c in carried]  # the table's order
     tally = spark.sparkContext.accumulator({}, Tally())
     shared = spark.sparkContext.broadcast((model, classifier))
+    # positional names in: pyspark's mapInArrow names its input columns unquoted, so a column named
+    # with a dot ("odd name.x") was not found; the output schema gives the table's names back
     rows = df.select(
-        *(F.col(_quoted(c)) for c in [*columns, *carried]), weight.alias("weight"), valid.alias("__valid")
+        *(named_column(c).alias(f"__{i}") for i, c in enumerate([*columns, *carried])),
+        weight.alias("__weight"),
+        valid.alias("__valid"),
     )
     width, ride = len(columns), len(carried)
 
@@ -100,19 +104,17 @@ def score_density(
             yield pa.RecordBatch.from_pydict(out)
         tally.add(counts)
 
-    types = dict(df.dtypes)
-    schema = ", ".join(
-        [f"{_quoted(c)} {'STRING' if c in columns else types[c]}" for c in ordered]
-        + ["weight DOUBLE"]
-        + [f"log_density_{e} DOUBLE" for e in DENSITY_MODELS]
-        + (["predicted STRING", "probability DOUBLE"] if classifier is not None else [])
-    )
-    predictions = rows.mapInArrow(scored, schema)
+    from pyspark.sql.types import DoubleType, StringType, StructField, StructType
+
+    # a StructType, not DDL: a carried column keeps its type whatever its nested fields are named
+    fields = [StructField(c, StringType() if c in columns else df.schema[c].dataType) for c in ordered]
+    fields += [
+        StructField(name, DoubleType()) for name in ["weight", *(f"log_density_{e}" for e in DENSITY_MODELS)]
+    ]
+    if classifier is not None:
+        fields += [StructField("predicted", StringType()), StructField("probability", DoubleType())]
+    predictions = rows.mapInArrow(scored, StructType(fields))
     return Scored(predictions, lambda: density_metrics(dict(tally.value)))
-
-
-def _quoted(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
 
 
 def add_scores(counts: dict, estimator: str, logs: list[float], weights: list[float]) -> None:

@@ -22,6 +22,7 @@ from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
 from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.spark.faults import maybe_inject
+from nbspark.spine.frames import named_column
 
 __all__ = [
     "Doc",
@@ -278,7 +279,7 @@ def _rows_in_file_order(df, header: int = 0):
     ]
     tagged = df.select("*", *piece)
     # every column counted, so the reader parses each row as the numbering pass will (no column pruning)
-    whole = F.struct(*[F.col("`" + c.replace("`", "``") + "`") for c in df.columns])
+    whole = F.struct(*[named_column(c) for c in df.columns])
     starts, total, first = {}, 0, {}
     for r in sorted(tagged.groupBy("__file", "__start").agg(F.count(whole).alias("count")).collect()):
         starts[(r["__file"], r["__start"])] = total

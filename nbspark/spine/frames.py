@@ -12,7 +12,24 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["checked_tokens", "checked_weight", "collect_checked", "failed_check", "local_frame", "schema_of"]
+__all__ = [
+    "checked_tokens",
+    "checked_weight",
+    "collect_checked",
+    "failed_check",
+    "local_frame",
+    "named_column",
+    "schema_of",
+]
+
+
+def named_column(name: str):
+    """The column a table names ``name``, taken literally: Spark reads ``F.col("a.b")`` as the field
+    ``b`` of a column ``a``, so a CSV header's ``col.a`` was not found (quoted, with a backtick in
+    the name doubled)."""
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
 
 
 def schema_of(ddl: str):

@@ -10,7 +10,7 @@ import pytest
 
 import nbspark
 from nbspark.app.command import main
-from nbspark.density.jobs import train_density, train_density_in_process
+from nbspark.density.jobs import classify_density, train_density, train_density_in_process
 from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
@@ -70,6 +70,34 @@ def test_spark_counts_the_table_that_the_process_counts(spark, tmp_path):
     assert model.probability({"A": "1"}, {"B": "1"}) == pytest.approx(0.7)
     manifest = json.loads((tmp_path / "spark" / "manifest.json").read_text())
     assert manifest["kind"] == "nbspark.density-counts" and manifest["engine"] == "arrow"
+
+
+def test_columns_named_with_a_dot_or_a_backtick_count_and_score_in_spark(spark, tmp_path):
+    """Spark reads ``F.col("col.a")`` as a field of a column ``col``: a CSV header naming ``col.a``
+    (or a weight ``w.t``) stopped the Spark count with UNRESOLVED_COLUMN, where the count in process
+    ran; and scoring a table whose other column is so named stopped in pyspark's mapInArrow. Both
+    count the same table now, and the predictions give the names back."""
+    (tmp_path / "t.csv").write_text("col.a,col`b,w.t,id.x\nx,1,2,r1\nx,2,1,r2\ny,1,1,r3\n")
+    cfg = _cfg(tmp_path / "t.csv", **{"density.weight_column": "w.t", "density.columns": "col.a,col`b"})
+    train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    train_density_in_process(cfg, tmp_path / "local")
+    assert _rows(tmp_path / "spark") == _rows(tmp_path / "local")
+    assert nbspark.load(tmp_path / "spark").probability({"col.a": "x"}) == pytest.approx(
+        3 / 4
+    )  # weights 2 + 1
+    test = load_config(
+        None,
+        {
+            "task": "density",
+            "density.weight_column": "w.t",
+            "test.format": "csv",
+            "test.path": str(tmp_path / "t.csv"),
+        },
+    )
+    classify_density(spark, test, tmp_path / "spark", resolve_input(test.test, None), tmp_path / "r")
+    scored = pq.read_table(tmp_path / "r" / "predictions")
+    assert scored.column_names[:4] == ["col.a", "col`b", "id.x", "weight"]
+    assert scored.column("id.x").to_pylist() == ["r1", "r2", "r3"]
 
 
 def test_an_awkward_csv_counts_in_process_as_sparks_csv_reader_reads_it(spark, tmp_path):
