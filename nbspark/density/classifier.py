@@ -24,7 +24,7 @@ import numpy as np
 
 from nbspark.backoff.model import model_from_counts
 from nbspark.backoff.predict import UNSEEN, predict
-from nbspark.density.model import DensityModel
+from nbspark.density.model import DensityModel, row_cells
 from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_rows
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.predictor import accuracy, as_batch, refuse_unknown_columns
@@ -82,21 +82,13 @@ class DensityClassifier:
         else:
             self._nb = build_nb_model(_nb_rows(joint, self.features), "categorical", alpha=alpha)
 
-    def _row(self, row: Mapping, i: int) -> tuple:
-        if not isinstance(row, Mapping):
-            raise TypeError(f"rows are mappings of column -> cell; row {i} is a {type(row).__name__}")
-        missing = [c for c in self.features if c not in row]
-        if missing:
-            raise ValueError(f"row {i} lacks column(s) {', '.join(missing)}")
-        return tuple(row[c] for c in self.features)
-
     def explain(self, rows: Iterable[Mapping], extra_columns: Iterable[str] = ()) -> list[dict]:
         """Per row: ``label``, ``probability``, ``probabilities`` by class and, for the joint,
         ``level``: the columns of the subset that decided (``[]`` the prior). A row may hold the
         target; a column the model does not know is refused unless ``extra_columns`` names it
         (``spine.predictor.refuse_unknown_columns``)."""
         rows = as_batch(rows, "rows")
-        xs = [self._row(row, i) for i, row in enumerate(rows)]
+        xs = [row_cells(row, i, self.features) for i, row in enumerate(rows)]
         columns = (*self.features, self.target)
         refuse_unknown_columns(rows, set(columns), columns, extra_columns)
         if self.kind == "naive":  # the rows scored together, as naive Bayes scores a batch

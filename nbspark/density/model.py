@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.predictor import refuse_unknown_columns
 
-__all__ = ["COUNT_DDL", "DensityModel", "count_rows", "row_key"]
+__all__ = ["COUNT_DDL", "DensityModel", "count_rows", "row_cells", "row_key"]
 
 COUNT_DDL = "event STRING NOT NULL, column STRING, value STRING, n DOUBLE NOT NULL"
 
@@ -56,6 +56,16 @@ def count_rows(rows: Iterable[tuple[Sequence[str | None], float]], columns: Sequ
         ]
     out += [("J", None, key, w) for key, w in sorted(summed.items())]
     return out
+
+
+def row_cells(row, i: int, columns: Sequence[str], why: str = "") -> tuple:
+    """The cells of ``columns`` in row ``i``, a mapping of column -> cell: ``TypeError`` for a row
+    that is not one, ``ValueError`` naming the columns it lacks (and ``why`` they are needed)."""
+    if not isinstance(row, Mapping):
+        raise TypeError(f"rows are mappings of column -> cell; row {i} is a {type(row).__name__}")
+    if missing := [c for c in columns if c not in row]:
+        raise ValueError(f"row {i} lacks column(s) {', '.join(missing)}{why}")
+    return tuple(row[c] for c in columns)
 
 
 @dataclass(frozen=True)
@@ -151,14 +161,12 @@ class DensityModel:
         probability 0 (never seen, under the unsmoothed joint). A column the model does not know is
         refused unless ``extra_columns`` names it (an id), as a naive Bayes table model refuses it
         (``spine.predictor.refuse_unknown_columns``)."""
-        for i, row in enumerate(rows):
-            if not isinstance(row, Mapping):
-                raise TypeError(f"rows are mappings of column -> cell; row {i} is a {type(row).__name__}")
-            if missing := [c for c in self.columns if c not in row]:
-                raise ValueError(f"row {i} lacks column(s) {', '.join(missing)}: a density is of whole rows")
+        cells = [
+            row_cells(row, i, self.columns, ": a density is of whole rows") for i, row in enumerate(rows)
+        ]
         refuse_unknown_columns(rows, set(self.columns), self.columns, extra_columns)
         out = []
-        for i, row in enumerate(rows):
-            p = self.probability({c: row[c] for c in self.columns}, model=model, what=f"row {i}")
+        for i, x in enumerate(cells):
+            p = self.probability(dict(zip(self.columns, x)), model=model, what=f"row {i}")
             out.append(math.log(p) if p > 0 else -math.inf)
         return out
