@@ -31,6 +31,7 @@ __all__ = [
     "local_rows",
     "modelled_columns",
     "read_table",
+    "refuse_missing",
     "text_only",
     "weight_column",
 ]
@@ -105,6 +106,16 @@ def text_only(names_types: dict[str, str], columns: list[str], root) -> None:
         )
 
 
+def refuse_missing(inputs, columns: list[str], names: list[str]) -> None:
+    """Refuse a table to score (``names``: its columns) that lacks a column the model counts
+    (``InputError`` naming them and the table's), in process and in Spark alike."""
+    if missing := [c for c in columns if c not in names]:
+        raise InputError(
+            f"{inputs.named}: no column(s) {', '.join(missing)}, which the model counts "
+            f"(columns: {', '.join(names)})"
+        )
+
+
 def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str], list, dict]:
     """``(columns, rows, stats)`` of a local table read with pyarrow (a CSV's cells as text):
     ``rows`` the ``(values, weight)`` of each row whose weight is a number >= 0, in the table's
@@ -117,11 +128,8 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
     names = table.column_names
     if columns is None:
         columns = modelled_columns(cfg, names, inputs.root, fmt)
-    elif missing := [c for c in columns if c not in names]:
-        raise InputError(
-            f"{inputs.named}: no column(s) {', '.join(missing)}, which the model counts "
-            f"(columns: {', '.join(names)})"
-        )
+    else:
+        refuse_missing(inputs, columns, names)
     text_only({f.name: str(f.type) for f in table.schema}, columns, inputs.root)
     weight = weight_column(cfg, fmt)
     weight = weight if weight in names else ""

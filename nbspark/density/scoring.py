@@ -17,17 +17,26 @@ from __future__ import annotations
 import logging
 import math
 
-from nbspark.density.count import checked_weight, read_table, text_only
+from nbspark.density.count import checked_weight, read_table, refuse_missing, text_only
 from nbspark.density.model import DensityModel
-from nbspark.errors import InputError
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.classifying import Scored
 from nbspark.spine.counting import Tally
 from nbspark.spine.frames import named_column
 
-__all__ = ["add_scores", "density_metrics", "score_density"]
+__all__ = ["OUTPUTS", "add_scores", "density_metrics", "score_density"]
 
 log = logging.getLogger(__name__)
+
+#: The columns the predictions add after the table's, with their types; the ``CLASSIFIED`` ones only
+#: with a classifier. A table's column of one of these names is left out of the predictions.
+OUTPUTS = {
+    "weight": "double",
+    **{f"log_density_{e}": "double" for e in DENSITY_MODELS},
+    "predicted": "string",
+    "probability": "double",
+}
+CLASSIFIED = ("predicted", "probability")
 
 
 def score_density(
@@ -40,25 +49,19 @@ def score_density(
 
     df = read_table(spark, inputs, width)
     columns = list(model.columns)
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        raise InputError(
-            f"{inputs.named}: no column(s) {', '.join(missing)}, which the model counts (columns: "
-            f"{', '.join(df.columns)})"
-        )
+    refuse_missing(inputs, columns, df.columns)
     text_only(dict(df.dtypes), columns, inputs.root)
     weight_column = weight_column if weight_column in df.columns else ""
     weight, valid = checked_weight(df, weight_column)
     # the table's other columns (an id) ride along, so that a ranked row can be found again
-    own = {"weight", *(f"log_density_{e}" for e in DENSITY_MODELS), "predicted", "probability"}
     carried = [c for c in df.columns if c not in columns and c != weight_column]
-    if clash := [c for c in carried if c in own]:
+    if clash := [c for c in carried if c in OUTPUTS]:
         log.warning(
             "%s: column(s) %s left out of the predictions, which name their own so",
             inputs.named,
             ", ".join(clash),
         )
-        carried = [c for c in carried if c not in own]
+        carried = [c for c in carried if c not in OUTPUTS]
     ordered = [c for c in df.columns if c in columns or c in carried]  # the table's order
     tally = spark.sparkContext.accumulator({}, Tally())
     shared = spark.sparkContext.broadcast((model, classifier))
@@ -107,12 +110,13 @@ def score_density(
     from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
     # a StructType, not DDL: a carried column keeps its type whatever its nested fields are named
+    kinds = {"double": DoubleType(), "string": StringType()}
     fields = [StructField(c, StringType() if c in columns else df.schema[c].dataType) for c in ordered]
     fields += [
-        StructField(name, DoubleType()) for name in ["weight", *(f"log_density_{e}" for e in DENSITY_MODELS)]
+        StructField(name, kinds[kind])
+        for name, kind in OUTPUTS.items()
+        if classifier is not None or name not in CLASSIFIED
     ]
-    if classifier is not None:
-        fields += [StructField("predicted", StringType()), StructField("probability", DoubleType())]
     predictions = rows.mapInArrow(scored, StructType(fields))
     return Scored(predictions, lambda: density_metrics(dict(tally.value)))
 
