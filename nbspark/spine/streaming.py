@@ -28,7 +28,6 @@ from dataclasses import dataclass
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.inputs.files import bytes_to_read, in_nbspark_output
 from nbspark.inputs.resolve import Inputs
-from nbspark.report.format import nothing_found
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, resolve_engine
 from nbspark.settings.config import check_number
 from nbspark.spark.faults import maybe_kill_driver
@@ -37,9 +36,9 @@ from nbspark.spine.counting import Counted
 from nbspark.spine.training import (
     Family,
     check_recount,
+    nothing_counted,
     read_counts,
     run_manifest,
-    why_empty,
     write_counts,
 )
 from nbspark.storage.locations import Location, location
@@ -219,7 +218,7 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
             if not counted.stats.get(family.unit):
                 raise InputError(
                     f"{plan.watch}: no training {family.unit} in the first files "
-                    f"({why_empty(cfg.task, cfg.centres)}{nothing_found(counted.stats, counted.bad)}); "
+                    f"({nothing_counted(cfg, counted)}); "
                     "nothing written"
                 )
             out, kind = model, "model"

@@ -53,6 +53,7 @@ __all__ = [
     "run_manifest",
     "train_in_process",
     "train_model",
+    "nothing_counted",
     "why_empty",
     "write_counts",
 ]
@@ -262,9 +263,7 @@ def _count_and_write(spark, plan: TrainPlan, family: Family, started: float) -> 
     try:
         if not counted.stats.get(family.unit):
             raise InputError(
-                f"{inputs.root}: no training {family.unit} ({why_empty(cfg.task, cfg.centres)}"
-                f"{nothing_found(counted.stats, counted.bad)}); nothing "
-                "written"
+                f"{inputs.root}: no training {family.unit} ({nothing_counted(cfg, counted)}); nothing written"
             )
         counts = counted.counts
         if old is not None:
@@ -337,6 +336,12 @@ def run_manifest(
         "seconds": round(time.time() - started, 2),
     }
     return {**merged_manifest(old, manifest), **(extra or {})}
+
+
+def nothing_counted(cfg, counted: Counted) -> str:
+    """Why a training run (a batch train, a stream's first batch) counted nothing: ``why_empty``'s
+    rule, then what its input held (``report.format.nothing_found``)."""
+    return why_empty(cfg.task, cfg.centres) + nothing_found(counted.stats, counted.bad)
 
 
 def why_empty(task: str, centres=()) -> str:
