@@ -33,9 +33,11 @@ def prediction_objects(model, items: Sequence, shown: Sequence | None = None, ex
     Bayes or density) only; given for a backoff model they are refused (a naive Bayes text model
     refuses them itself), not ignored."""
     shown = items if shown is None else shown
-    if extra_columns and isinstance(model, BackoffPredictor):
-        raise ConfigError("extra_columns name columns of a table model's rows; a backoff model takes none")
     if isinstance(model, BackoffPredictor):
+        if extra_columns:
+            raise ConfigError(
+                "extra_columns name columns of a table model's rows; a backoff model takes none"
+            )
         return _backoff_objects(model, items, shown)
     if isinstance(model, DensityPredictor):
         logs = model.log_density(list(items), extra_columns=extra_columns)

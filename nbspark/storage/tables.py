@@ -226,14 +226,13 @@ def staged_output(path, kind: str, atomic: bool | None = None):
                 old = path.parent / f".{path.name}.old-{token}"
                 path.rename(old)
                 maybe_kill_driver("commit-aside")
+            replaced = False
             try:
                 staging.rename(path)
             except (OSError, StorageError):
                 if not path.exists():
                     raise
                 replaced = True  # another run committed between our two renames: its output stands
-            else:
-                replaced = False
             if old is not None:
                 old.rmtree()
             if replaced:
