@@ -78,23 +78,14 @@ def test_columns_named_with_a_dot_or_a_backtick_count_and_score_in_spark(spark, 
     ran; and scoring a table whose other column is so named stopped in pyspark's mapInArrow. Both
     count the same table now, and the predictions give the names back."""
     (tmp_path / "t.csv").write_text("col.a,col`b,w.t,id.x\nx,1,2,r1\nx,2,1,r2\ny,1,1,r3\n")
-    cfg = _cfg(tmp_path / "t.csv", **{"density.weight_column": "w.t", "density.columns": "col.a,col`b"})
+    settings = {"density.weight_column": "w.t", "density.columns": "col.a,col`b", "test.format": "csv"}
+    cfg = _cfg(tmp_path / "t.csv", **settings, **{"test.path": str(tmp_path / "t.csv")})
     train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
     train_density_in_process(cfg, tmp_path / "local")
     assert _rows(tmp_path / "spark") == _rows(tmp_path / "local")
-    assert nbspark.load(tmp_path / "spark").probability({"col.a": "x"}) == pytest.approx(
-        3 / 4
-    )  # weights 2 + 1
-    test = load_config(
-        None,
-        {
-            "task": "density",
-            "density.weight_column": "w.t",
-            "test.format": "csv",
-            "test.path": str(tmp_path / "t.csv"),
-        },
-    )
-    classify_density(spark, test, tmp_path / "spark", resolve_input(test.test, None), tmp_path / "r")
+    p_x = nbspark.load(tmp_path / "spark").probability({"col.a": "x"})
+    assert p_x == pytest.approx(3 / 4)  # weights 2 + 1 of 4
+    classify_density(spark, cfg, tmp_path / "spark", resolve_input(cfg.test, None), tmp_path / "r")
     scored = pq.read_table(tmp_path / "r" / "predictions")
     assert scored.column_names[:4] == ["col.a", "col`b", "id.x", "weight"]
     assert scored.column("id.x").to_pylist() == ["r1", "r2", "r3"]
