@@ -19,6 +19,7 @@ __all__ = [
     "config_of",
     "overrides_of",
     "parse_sets",
+    "report_undecodable",
     "setup_logging",
     "spark_settings_given",
     "submit_args",
@@ -195,3 +196,13 @@ def check_factor(parser: argparse.ArgumentParser, args) -> None:
 
     if args.factor is not None and (problem := factor_problem(args.factor)):
         parser.error(f"--factor {problem}")
+
+
+def report_undecodable(command: str, name: str, replaced: int) -> None:
+    """Read all the same, but never in silence: the line on stderr for text that was not UTF-8."""
+    if replaced:
+        print(
+            f"nbspark {command}: {name}: {replaced:,} undecodable byte sequence(s) read as U+FFFD: is it "
+            "UTF-8?",
+            file=sys.stderr,
+        )

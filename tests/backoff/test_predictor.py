@@ -161,7 +161,7 @@ def test_command_line(model_dir, tmp_path, capsys):
     assert piped == [line.replace(str(doc), str(tmp_path / "fifo"), 1) for line in lines]
     assert main(["-q", "check", "--model", str(model_dir), "/dev/null"]) == 0  # as an empty file
     assert capsys.readouterr().out == ""
-    from nbspark.app.command import _flag_line
+    from nbspark.app.check import _flag_line
 
     flag = {
         "file": "d",
