@@ -160,7 +160,7 @@ class TrainPlan:
     ``cfg`` is the run's config (the manifest records it); ``counting`` what the engine counts with
     (an update's: with what the model settled, ``Family.update_settings``); ``engine`` the resolved
     engine (never ``auto``); ``out`` the checked model directory; ``old`` the manifest of the model
-    an update adds to (None: a new model); ``replaces``: an ``--overwrite`` of an output that exists."""
+    an update adds to (None: a new model)."""
 
     cfg: object
     counting: object
@@ -168,7 +168,6 @@ class TrainPlan:
     out: Location
     engine: str
     old: dict | None = None
-    replaces: bool = False
 
 
 def plan_training(
@@ -196,9 +195,6 @@ def plan_training(
         old = load_manifest(location(out), family.kind)
         refuse_live_stream(out, "--update it")
     out = check_output(out, overwrite or update, [inputs.root])
-    replaces = old is None and out.exists()
-    if replaces:  # a stream's or an update's version committed meanwhile would be lost
-        refuse_live_stream(out, "--overwrite it")
     if old is not None:
         check_update(old, cfg, family.update_keys)
         if family.check_old is not None:
@@ -207,7 +203,7 @@ def plan_training(
     counting = (
         family.update_settings(old, cfg) if old is not None and family.update_settings is not None else cfg
     )
-    return TrainPlan(cfg, counting, inputs, out, engine, old, replaces)
+    return TrainPlan(cfg, counting, inputs, out, engine, old)
 
 
 def refuse_remote(cfg, data_dir, model=None) -> None:
@@ -241,11 +237,10 @@ def train_model(spark, plan: TrainPlan, family: Family) -> dict:
     streaming property: no recounting of the old data) and the model is replaced whole, under the
     model's writer lock (``storage.versions.take_writer_lock``): a second update, a stream or a
     ``save`` meanwhile is refused, and an update whose model changed since its plan read it stops
-    (its counts would be added to a model that no longer is). An ``--overwrite`` of an existing
-    output (``plan.replaces``) holds the lock too: a second one at once is refused before it counts."""
+    (its counts would be added to a model that no longer is)."""
     started = time.time()
     out, old = plan.out, plan.old
-    release = take_writer_lock(out) if old is not None or plan.replaces else (lambda: None)
+    release = take_writer_lock(out) if old is not None else (lambda: None)
     try:
         if old is not None and load_manifest(out, family.kind) != old:
             raise OutputError(

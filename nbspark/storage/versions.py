@@ -132,11 +132,7 @@ def take_writer_lock(model_dir: Location, checkpoint: str | None = None):
                 f"{held.get('host')}); stop it first"
             )
         if live or (stream is not None and stream != checkpoint):
-            who = (
-                f"a stream (checkpoint {stream}, "
-                if stream
-                else "another run (an update, an --overwrite or a save, "
-            )
+            who = f"a stream (checkpoint {stream}, " if stream else "a save ("
             raise OutputError(
                 f"{model_dir}: {who}pid {held.get('pid')} on {held.get('host')}) writes this model; "
                 + ("resume that stream with --checkpoint, or " if stream else "")
@@ -196,16 +192,16 @@ def _lives(held: dict) -> bool:
 
 
 def refuse_live_stream(model_dir: Location, doing: str) -> None:
-    """Refuse to ``doing`` (replace the model whole: ``--update``, ``--overwrite``) while a writer
-    whose process lives holds the model's lock: a version it commits meanwhile would be lost
-    (``OutputError``). Checked when the run is planned, before any work; the run then takes the lock itself
+    """Refuse to ``doing`` (replace the model whole: ``--update``) while a writer whose process lives
+    holds the model's lock: a version it commits meanwhile would be lost (``OutputError``). Checked
+    when the run is planned, before any work; the update then takes the lock itself
     (``spine.training.train_model``)."""
     held = _holder(lock_location(model_dir))
     if not held or held.get("pid") == os.getpid():
         return
     if _lives(held):
         stream = held.get("checkpoint")
-        who = "a stream" if stream else "another writer (an update, an --overwrite or a save)"
+        who = "a stream" if stream else "another writer (an update or a save)"
         raise OutputError(
             f"{model_dir}: {who} writes this model (pid {held.get('pid')} on {held.get('host')}); cannot "
             f"{doing} meanwhile: "

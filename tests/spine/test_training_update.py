@@ -204,9 +204,7 @@ def test_an_update_holds_the_models_lock_and_never_loses_another(spark, fixtures
     alive = subprocess.Popen(["sleep", "30"])
     try:
         lock.write_text(json.dumps({"checkpoint": None, "host": os.uname().nodename, "pid": alive.pid}))
-        with pytest.raises(
-            OutputError, match=r"another writer \(an update, an --overwrite or a save\) writes this model"
-        ):
+        with pytest.raises(OutputError, match=r"another writer \(an update or a save\) writes this model"):
             backoff(spark, tmp_path / "b.txt", tmp_path / "m", update=True)
     finally:
         alive.kill()
