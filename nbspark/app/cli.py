@@ -26,6 +26,7 @@ from nbspark.app.options import (
     setup_logging,
 )
 from nbspark.errors import ConfigError, NbsparkError, OutputError
+from nbspark.settings.capabilities import QUERY_TOP
 from nbspark.storage.locations import location, use_hadoop
 from nbspark.storage.tables import check_output
 
@@ -324,7 +325,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         metavar="PATH",
         help="answer straight from an n-gram count file or directory (relative paths: under the data dir)",
     )
-    parser.add_argument("--top", type=int, help="how many bindings to print (default 10)")
+    parser.add_argument("--top", type=int, help=f"how many bindings to print (default {QUERY_TOP})")
     parser.add_argument(
         "--fold-case",
         action="store_true",
@@ -344,7 +345,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         )
     if prog.startswith("nbspark") and not args.ngrams and (args.master or args.conf):
         parser.error("--master and --conf go to Spark, and a model's query is answered without it")
-    top = 10 if args.top is None else args.top
+    top = QUERY_TOP if args.top is None else args.top
 
     def body():
         from nbspark.backoff.query import query

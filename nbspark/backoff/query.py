@@ -14,6 +14,7 @@ from nbspark.inputs.files import ngram_lines
 from nbspark.inputs.parsers import MalformedLine, parse_ngram_line
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import PartitionStats, is_stat, run_failfast, split_stats
+from nbspark.settings.capabilities import QUERY_TOP
 from nbspark.spine.counting import count_events
 from nbspark.spine.training import read_counts
 from nbspark.storage.locations import Location, location
@@ -60,7 +61,7 @@ def _model_table(spark, model_dir: Location):
 def query(
     spark,
     bindings: dict[str, str],
-    top: int = 10,
+    top: int = QUERY_TOP,
     model_dir: Location | None = None,
     ngram_inputs: Inputs | None = None,
     fold_case: bool = False,
@@ -105,7 +106,7 @@ def query(
     return _finished(result, source, stats, bindings, lowercase)
 
 
-def query_model(model_dir, bindings: dict[str, str], top: int = 10) -> dict:
+def query_model(model_dir, bindings: dict[str, str], top: int = QUERY_TOP) -> dict:
     """``query``'s answer from a model, in this process (no Spark, no JVM for a local model): its
     full-context table read by pyarrow, checked as every reader checks it (``storage.counts``), and
     answered by ``answer_rows``. What ``nbspark query --model`` runs."""

@@ -239,6 +239,8 @@ def test_problem(cfg) -> str | None:
 #: micro-batch of ``nbspark stream``. Spark's start (10 s and more) outweighs counting such an input
 #: on one core (the 5,574-message SMS collection, 0.5 MB: 0.5 s in process, 9 s with Spark).
 IN_PROCESS_BELOW_MB = 64.0
+#: How many bindings a backoff query answers unless told (``nbspark query --top``).
+QUERY_TOP = 10
 
 
 #: Test formats that hold one label per record (a tsv line may hold several, "c,j"; a Reuters story
