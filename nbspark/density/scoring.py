@@ -14,7 +14,6 @@ over the other rows. A row whose weight is not a number >= 0 is skipped and coun
 
 from __future__ import annotations
 
-import logging
 import math
 
 from nbspark.density.count import checked_weight, read_table, refuse_missing, text_only
@@ -22,11 +21,9 @@ from nbspark.density.model import DensityModel
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.classifying import Scored
 from nbspark.spine.counting import Tally
-from nbspark.spine.frames import named_column
+from nbspark.spine.frames import carried_columns, named_column
 
 __all__ = ["OUTPUTS", "add_scores", "density_metrics", "score_density"]
-
-log = logging.getLogger(__name__)
 
 #: The columns the predictions add after the table's, with their types; the ``CLASSIFIED`` ones only
 #: with a classifier. A table's column of one of these names is left out of the predictions.
@@ -54,14 +51,7 @@ def score_density(
     weight_column = weight_column if weight_column in df.columns else ""
     weight, valid = checked_weight(df, weight_column)
     # the table's other columns (an id) ride along, so that a ranked row can be found again
-    carried = [c for c in df.columns if c not in columns and c != weight_column]
-    if clash := [c for c in carried if c in OUTPUTS]:
-        log.warning(
-            "%s: column(s) %s left out of the predictions, which name their own so",
-            inputs.named,
-            ", ".join(clash),
-        )
-        carried = [c for c in carried if c not in OUTPUTS]
+    carried = carried_columns(df.columns, {*columns, weight_column}, OUTPUTS, inputs.named)
     ordered = [c for c in df.columns if c in columns or c in carried]  # the table's order
     tally = spark.sparkContext.accumulator({}, Tally())
     shared = spark.sparkContext.broadcast((model, classifier))

@@ -52,7 +52,7 @@ def count_nb(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Count
 
 def _python_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Counted:
     kind = cfg.nb.model
-    mixed, columns = records_rdd(spark, inputs, cfg)
+    mixed, columns, _ = records_rdd(spark, inputs, cfg)
     reduced = count_events(
         mixed.flatMap(lambda r: record_events(r, kind)), cfg.partitions, engine, add_values
     ).cache()

@@ -194,7 +194,8 @@ def _header_rows(fmt: str) -> int:
 
 
 def _table_source(spark, inputs: Inputs, nb: NBSpec):
-    """``(RDD of (index, dict), numeric columns, categorical columns)`` for csv, parquet, sklearn."""
+    """``(RDD of (index, dict, place), numeric columns, categorical columns, the table's fields)`` for
+    csv, parquet, sklearn (no fields: every column of a scikit-learn table is a feature or the label)."""
     fmt = inputs.spec.format
     if fmt == "sklearn":
         records, places, names = _sklearn_records(inputs, nb)
@@ -202,7 +203,7 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
             [(i, r, place) for i, (r, place) in enumerate(zip(records, places))],
             max(2, spark.sparkContext.defaultParallelism),
         )
-        return (rdd, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
+        return (rdd, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}), [])
     explicit = bool(nb.numeric_columns or nb.categorical_columns)
     if fmt == "csv":
         # every cell as the file writes it, in training as in classify (where the model names
@@ -222,7 +223,7 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))
     }
     numeric, categorical = table_columns(inputs, nb, df.columns, numeric_types, nested)  # refusals first
-    return _rows_in_file_order(df, _header_rows(fmt)), numeric, categorical
+    return _rows_in_file_order(df, _header_rows(fmt)), numeric, categorical, df.schema.fields
 
 
 def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> tuple[list[str], list[str]]:
@@ -300,7 +301,9 @@ def _rows_in_file_order(df, header: int = 0):
 
 
 def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
-    """RDD mixing ``Doc`` or ``Row`` records with statistics records; also the table columns."""
+    """``(RDD mixing Doc or Row records with statistics records, the table's feature columns, its rows)``:
+    a table's rows are ``(RDD of (index, dict, place), the table's fields)`` for what rides along into
+    its predictions (``naive_bayes.scoring``); None for text."""
     nb, spec = cfg.nb, inputs.spec
     splits, holdout, seed = frozenset(spec.splits), spec.holdout, spec.seed
     mode, keep = cfg.mode, cfg.max_bad_examples
@@ -310,14 +313,16 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
         if cfg.partitions:
             lines = lines.repartition(cfg.partitions)
         fmt = spec.format
-        return lines.mapPartitions(
-            lambda it: _text_partition(it, fmt, nb, splits, holdout, seed, mode, keep)
-        ), {}
+        return (
+            lines.mapPartitions(lambda it: _text_partition(it, fmt, nb, splits, holdout, seed, mode, keep)),
+            {},
+            None,
+        )
     if spec.format == "reuters_topics":
         texts = sgml_texts(sc, list(inputs.files))
-        return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, mode, keep)), {}
+        return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, mode, keep)), {}, None
     if spec.format in ("csv", "parquet", "sklearn"):
-        rdd, numeric, categorical = _table_source(spark, inputs, nb)
+        rdd, numeric, categorical, fields = _table_source(spark, inputs, nb)
         label = nb.label_column
         bern = frozenset(nb.bernoulli_columns)
         mixed = rdd.mapPartitions(
@@ -325,7 +330,7 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
                 it, label, numeric, categorical, splits, holdout, seed, mode, keep, bern
             )
         )
-        return mixed, {"numeric": numeric, "categorical": categorical}
+        return mixed, {"numeric": numeric, "categorical": categorical}, (rdd, fields)
     raise InputError(
         f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)"
     )

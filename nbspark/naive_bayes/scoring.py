@@ -41,7 +41,8 @@ from nbspark.naive_bayes.model import (
 from nbspark.settings.config import ExperimentConfig
 from nbspark.spine.classifying import Scored
 from nbspark.spine.counting import Tally, count_events
-from nbspark.spine.frames import local_frame
+from nbspark.spine.frames import carried_columns, local_frame
+from nbspark.storage.tables import ddl_fields
 
 __all__ = ["BATCH", "PREDICTION_DDL", "RANKED", "score"]
 
@@ -49,6 +50,8 @@ PREDICTION_DDL = (
     "id STRING NOT NULL, gold ARRAY<STRING> NOT NULL, predicted ARRAY<STRING> NOT NULL, "
     "probability DOUBLE, ranked_labels ARRAY<STRING> NOT NULL, ranked_probabilities ARRAY<DOUBLE> NOT NULL"
 )
+#: The predictions' own columns; a test table's column of one of these names is not carried into them.
+PREDICTION_COLUMNS = tuple(name for name, _, _ in ddl_fields(PREDICTION_DDL))
 BATCH = 4096  # records scored per matrix product
 RANKED = 5  # ranked classes kept per prediction
 #: What scoring counts beside the input's line statistics: tokens or values the model never saw,
@@ -65,7 +68,8 @@ def score(
     ranked = n_classes if cfg.nb.posteriors == "all" else min(RANKED, n_classes)
     if scoring == "arrow":
         return _arrow_scored(spark, cfg, inputs, model, ranked)
-    mixed = records_rdd(spark, inputs, cfg)[0].cache()
+    mixed, columns, rows = records_rdd(spark, inputs, cfg)
+    mixed = mixed.cache()
     try:
         stats, bad = split_stats(
             run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), cfg.max_bad_examples
@@ -75,12 +79,13 @@ def score(
         raise
     records = mixed.filter(lambda r: not is_stat(r))
     k, threshold = cfg.nb.top_k, cfg.nb.multilabel_threshold
+    carry = _table_columns(spark, cfg, inputs, columns, rows)
     if scoring == "join":
         predictions, unknown = _join_predictions(
             spark, counts, records, cfg.nb.model, cfg.nb.alpha, k, threshold, cfg.nb.prior_alpha, ranked
         )
         return Scored(
-            predictions,
+            carry(predictions),
             # join scoring needs alpha > 0 (capabilities), so every document has a class it can explain
             lambda: {
                 "input_stats": stats,
@@ -98,16 +103,52 @@ def score(
         mixed.unpersist()
         bc.unpersist()
 
+    predictions = spark.createDataFrame(scored, schema=PREDICTION_DDL)
+    carried = carry(predictions)
     return Scored(
-        spark.createDataFrame(scored, schema=PREDICTION_DDL),
+        carried,
         lambda: {
             "input_stats": stats,
             "malformed_examples": bad,
             **{k: tally.value.get(k, 0) for k in SCORING_COUNTS},
         },
         release,
-        scored.getNumPartitions,
+        scored.getNumPartitions if carried is predictions else None,
     )
+
+
+def _table_columns(spark, cfg: ExperimentConfig, inputs: Inputs, columns: dict, rows):
+    """What adds to a table's predictions its columns that the model does not read (an id kept out of
+    the features, a date: ``spine.frames.carried_columns``), after ``id``, in the table's order and
+    typed as the table reads them (a CSV's cells as the file writes them), joined by the row's index;
+    ``rows`` are ``records_rdd``'s. The predictions as they are for text, or a table without such
+    columns."""
+    fields = rows[1] if rows is not None else []
+    used = {cfg.nb.label_column, *columns.get("numeric", ()), *columns.get("categorical", ())}
+    carried = carried_columns([f.name for f in fields], used, PREDICTION_COLUMNS, inputs.named)
+    if not carried:
+        return lambda predictions: predictions
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    kept = [f for f in fields if f.name in carried]
+    names = [f.name for f in kept]
+    # positional names in the join: a column may be named anything (a dot, "__row")
+    schema = T.StructType(
+        [
+            T.StructField("__row", T.StringType(), False),
+            *(T.StructField(f"__{i}", f.dataType, f.nullable) for i, f in enumerate(kept)),
+        ]
+    )
+    cells = spark.createDataFrame(rows[0].map(lambda r: (str(r[0]), *(r[1].get(c) for c in names))), schema)
+
+    def carry(predictions):
+        joined = predictions.join(cells, predictions["id"] == cells["__row"], "left")
+        return joined.select(
+            "id", *(F.col(f"__{i}").alias(c) for i, c in enumerate(names)), *PREDICTION_COLUMNS[1:]
+        )
+
+    return carry
 
 
 def _score_batch(model: NBModel, batch, k, threshold, n_ranked):

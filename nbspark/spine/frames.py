@@ -10,9 +10,11 @@ the job with a message naming the column.
 
 from __future__ import annotations
 
+import logging
 import re
 
 __all__ = [
+    "carried_columns",
     "checked_tokens",
     "checked_weight",
     "collect_checked",
@@ -21,6 +23,22 @@ __all__ = [
     "named_column",
     "schema_of",
 ]
+
+
+log = logging.getLogger(__name__)
+
+
+def carried_columns(names, used, outputs, named) -> list[str]:
+    """The columns of a test table (``names``, in its order) that ride along into its predictions, so
+    that a scored row can be found again (an id, a date): every one the model does not ``used``,
+    less those named as one of the predictions' own ``outputs`` (left out, with a warning naming
+    them and the table, ``named``). The one rule of both families' table predictions."""
+    carried = [c for c in names if c not in used]
+    if clash := [c for c in carried if c in outputs]:
+        log.warning(
+            "%s: column(s) %s left out of the predictions, which name their own so", named, ", ".join(clash)
+        )
+    return [c for c in carried if c not in outputs]
 
 
 def named_column(name: str):

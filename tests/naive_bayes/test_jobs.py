@@ -113,7 +113,7 @@ def test_table_rows_are_numbered_in_file_order_whatever_the_pieces(spark, tmp_pa
     before = spark.conf.get("spark.sql.files.maxPartitionBytes")
     spark.conf.set("spark.sql.files.maxPartitionBytes", piece_bytes or before)
     try:
-        mixed, _ = records_rdd(spark, resolve_input(cfg.train, None), cfg)
+        mixed, _, _ = records_rdd(spark, resolve_input(cfg.train, None), cfg)
         got = sorted((int(r.id), r.categorical["x"]) for r in mixed.collect() if not is_stat(r))
     finally:
         spark.conf.set("spark.sql.files.maxPartitionBytes", before)
