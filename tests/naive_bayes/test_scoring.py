@@ -14,16 +14,9 @@ from nbspark.inputs.resolve import resolve_input
 from nbspark.naive_bayes.jobs import classify_nb, train_nb
 from nbspark.naive_bayes.scoring import PREDICTION_COLUMNS
 from nbspark.settings.config import load_config
+from tests.naive_bayes.test_jobs_one_label import WEATHER
 
 pytestmark = pytest.mark.spark
-
-WEATHER = {
-    "task": "naive_bayes",
-    "nb.model": "mixed",
-    "nb.label_column": "play",
-    "nb.numeric_columns": "temperature,humidity",
-    "nb.categorical_columns": "outlook,windy",
-}
 
 
 def _weather(fixtures):
