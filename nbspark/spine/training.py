@@ -193,7 +193,9 @@ def plan_training(
     old = None
     if update:
         old = load_manifest(location(out), family.kind)
-        refuse_live_stream(out, "--update it")
+        refuse_live_stream(out, "--update it", " (a stream compacts by itself, --compact-every)")
+    elif overwrite:  # the stream's next version would go, or land in the new model
+        refuse_live_stream(out, "--overwrite it")
     out = check_output(out, overwrite or update, [inputs.root])
     if old is not None:
         check_update(old, cfg, family.update_keys)

@@ -191,11 +191,12 @@ def _lives(held: dict) -> bool:
     return held.get("host") != socket.gethostname() or process_alive(held.get("pid"))
 
 
-def refuse_live_stream(model_dir: Location, doing: str) -> None:
-    """Refuse to ``doing`` (replace the model whole: ``--update``) while a writer whose process lives
-    holds the model's lock: a version it commits meanwhile would be lost (``OutputError``). Checked
-    when the run is planned, before any work; the update then takes the lock itself
-    (``spine.training.train_model``)."""
+def refuse_live_stream(model_dir: Location, doing: str, then: str = "") -> None:
+    """Refuse to ``doing`` (replace the model whole: ``--update``, ``--overwrite``) while a writer
+    whose process lives holds the model's lock: a version it commits meanwhile would be lost
+    (``OutputError``; ``then`` follows "stop it first" for a stream). Checked when the run is
+    planned, before any work; an update then takes the lock itself (``spine.training.train_model``),
+    an overwrite takes none (a lock left by an overwrite killed with its JVM could not be given back)."""
     held = _holder(lock_location(model_dir))
     if not held or held.get("pid") == os.getpid():
         return
@@ -204,10 +205,5 @@ def refuse_live_stream(model_dir: Location, doing: str) -> None:
         who = "a stream" if stream else "another writer (an update or a save)"
         raise OutputError(
             f"{model_dir}: {who} writes this model (pid {held.get('pid')} on {held.get('host')}); cannot "
-            f"{doing} meanwhile: "
-            + (
-                "stop it first (a stream compacts by itself, --compact-every)"
-                if stream
-                else "run it again once it is done"
-            )
+            f"{doing} meanwhile: " + (f"stop it first{then}" if stream else "run it again once it is done")
         )

@@ -354,6 +354,8 @@ def test_a_second_stream_on_a_model_is_refused_unless_it_resumes(spark, tmp_path
         cfg = load_config(None, {**FAMILIES["backoff"][1], "train.path": str(tmp_path / "watch")})
         with pytest.raises(OutputError, match="a stream writes this model .* cannot --update it"):
             train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "model", update=True, force=True)
+        with pytest.raises(OutputError, match=r"cannot --overwrite it meanwhile: stop it first$"):
+            train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "model", overwrite=True)
     finally:
         alive.kill()
         alive.wait()
