@@ -27,7 +27,7 @@ from nbspark.backoff.predict import UNSEEN, predict
 from nbspark.density.model import DensityModel, row_cells
 from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_rows
 from nbspark.settings.config import DENSITY_MODELS
-from nbspark.spine.predictor import accuracy, as_batch, refuse_unknown_columns
+from nbspark.spine.predictor import accuracy, as_batch, refuse_clone, refuse_unknown_columns
 
 __all__ = ["DensityClassifier"]
 
@@ -66,7 +66,7 @@ class DensityClassifier:
             raise ValueError(
                 f"the binary rule needs two classes, {positive!r} one of them; got {self.classes_}"
             )
-        self.positive, self.threshold = positive, float(threshold)
+        self.positive, self.threshold, self.alpha = positive, float(threshold), float(alpha)
         self.letters = string.ascii_uppercase[: len(self.features)]
         self.chain = tuple(self.letters[:k] for k in range(len(self.letters), -1, -1))
         if model == "joint":
@@ -117,6 +117,18 @@ class DensityClassifier:
             return self.positive if p.get(self.positive, 0.0) > self.threshold else other
         best = max(p.get(c, 0.0) for c in self.classes_)
         return next(c for c in self.classes_ if p.get(c, 0.0) == best)  # ties: the first in order
+
+    __sklearn_clone__ = refuse_clone
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The settings it was made with (``DensityPredictor.classifier``'s arguments)."""
+        keys = ("target", "model", "alpha", "positive", "threshold")
+        return dict(zip(keys, (self.target, self.kind, self.alpha, self.positive, self.threshold)))
+
+    @property
+    def feature_names_in_(self) -> np.ndarray:
+        """The columns it classifies from (the model's, less the class column)."""
+        return np.array(self.features, dtype=object)
 
     def predict(self, rows: Iterable[Mapping], extra_columns: Iterable[str] = ()) -> np.ndarray:
         return np.array([e["label"] for e in self.explain(rows, extra_columns)], dtype=object)

@@ -1,14 +1,17 @@
 """A density model in memory, read by ``nbspark.load``: ``probability(values, given=None,
 model=...)`` and ``log_density(rows, model=...)`` (``density.model.DensityModel``), with the model's
-own estimator and smoothing as defaults."""
+own estimator and smoothing as defaults; ``score_samples``, ``score`` and ``get_params`` as
+scikit-learn's density estimators name them."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
 
+import numpy as np
+
 from nbspark.density.model import COUNT_DDL, DensityModel
-from nbspark.spine.predictor import as_batch
+from nbspark.spine.predictor import as_batch, refuse_clone
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 
@@ -51,6 +54,32 @@ class DensityPredictor:
         is its rows. A column the model does not know is refused unless ``extra_columns`` names it."""
         rows = as_batch(rows, "rows", "log_density")
         return self.density.log_density(rows, model or self.model, extra_columns)
+
+    def score_samples(self, X, model: str | None = None, extra_columns: Iterable[str] = ()) -> np.ndarray:
+        """``log_density`` as scikit-learn's density estimators give it (``KernelDensity``,
+        ``GaussianMixture``): an ndarray of ``log P(row)``, ``-inf`` where the density is 0; sort by it
+        to find the least likely rows."""
+        return np.array(self.log_density(X, model, extra_columns), dtype=float)
+
+    def score(self, X, y=None, model: str | None = None, extra_columns: Iterable[str] = ()) -> float:
+        """The total log-likelihood of the rows (``KernelDensity.score``: the sum of
+        ``score_samples``; ``-inf`` if one row has density 0). ``y`` is ignored, as scikit-learn's."""
+        return float(math.fsum(self.score_samples(X, model, extra_columns)))
+
+    __sklearn_clone__ = refuse_clone
+
+    def get_params(self, deep: bool = True) -> dict:
+        """``model`` (the estimator the config named) and ``m`` (the smoothing)."""
+        return {"model": self.model, "m": self.m}
+
+    @property
+    def feature_names_in_(self) -> np.ndarray:
+        """The model's columns, in its order (what a row names)."""
+        return np.array(self.columns, dtype=object)
+
+    @property
+    def n_features_in_(self) -> int:
+        return len(self.columns)
 
     def classifier(
         self,

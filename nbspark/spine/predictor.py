@@ -110,10 +110,11 @@ def refuse_clone(model):
     """scikit-learn's ``clone`` of a loaded model (``__sklearn_clone__``): refused in one line. clone
     makes an estimator that ``fit`` trains; an nbspark model is trained by counting (``nbspark.fit``,
     ``nbspark train``), and a copy of this one is ``copy.deepcopy``."""
+    learns = [name for name in ("partial_fit", "update") if hasattr(model, name)]
     raise TypeError(
         f"an nbspark {type(model).__name__} is not an estimator to clone and fit: train one with "
-        "nbspark.fit (or nbspark train), copy this one with copy.deepcopy, learn more with "
-        "partial_fit or update"
+        "nbspark.fit (or nbspark train), copy this one with copy.deepcopy"
+        + (f", learn more with {learns[0]}" if learns else "")
     )
 
 

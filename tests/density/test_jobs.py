@@ -247,3 +247,45 @@ def test_an_ngram_file_is_a_table_of_its_positions(spark, tmp_path):
     assert model.probability({"C": "affect"}, {"B": "not"}) == pytest.approx(9 / 10)  # 6 + 3 of 10
     assert model.probability({"C": "EFFECT"}) == pytest.approx(4 / 43)
     assert model.probability({"E": ""}, {"C": "effect"}) == pytest.approx(8 / 19)  # ": the effect is "
+
+
+def test_a_density_model_answers_in_scikit_learns_shapes(tmp_path):
+    """``score_samples`` and ``score`` as ``KernelDensity`` names them: the truth table's own log P of
+    each row (the naive estimator's by hand), ``-inf`` for a row never seen, and their sum; the
+    settings and columns as scikit-learn's estimators give them; ``clone`` refused. No JVM."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.base import clone
+
+    (tmp_path / "abc.csv").write_text(TRUTH)
+    train_density_in_process(
+        _cfg(tmp_path / "abc.csv", **{"density.weight_column": "weight"}), tmp_path / "m"
+    )
+    model = nbspark.load(tmp_path / "m")
+    rows = [{"A": a, "B": b, "C": c} for a, b, c in TABLE]
+    logs = model.score_samples(rows)
+    assert isinstance(logs, np.ndarray) and logs.dtype == np.float64 and logs.shape == (8,)
+    assert logs.tolist() == pytest.approx([math.log(p) for p in TABLE.values()])
+    assert model.score(rows) == pytest.approx(math.log(0.3 * 0.05 * 0.1 * 0.05 * 0.05 * 0.1 * 0.25 * 0.1))
+    assert model.score_samples(pd.DataFrame(rows)).tolist() == logs.tolist()
+    # naive: P(A) P(¬B) P(C) = 0.5 · 0.5 · 0.3
+    assert model.score_samples([rows[5]], model="naive")[0] == pytest.approx(math.log(0.075))
+    unseen = [{"A": "2", "B": "0", "C": "1"}, rows[0]]
+    assert model.score_samples(unseen)[0] == -math.inf and model.score(unseen) == -math.inf
+    assert model.score_samples([{**rows[0], "id": "7"}], extra_columns=["id"])[0] == pytest.approx(
+        math.log(0.3)
+    )
+    assert model.get_params() == {"model": "joint", "m": 0.0}
+    assert model.feature_names_in_.tolist() == ["A", "B", "C"] and model.n_features_in_ == 3
+    classifier = model.classifier("C", model="naive", alpha=2)
+    assert classifier.get_params() == {
+        "target": "C",
+        "model": "naive",
+        "alpha": 2.0,
+        "positive": None,
+        "threshold": 0.5,
+    }
+    assert classifier.feature_names_in_.tolist() == ["A", "B"]
+    for one in (model, classifier):
+        with pytest.raises(TypeError, match=r"not an estimator to clone and fit: .* copy.deepcopy$"):
+            clone(one)
