@@ -1,0 +1,81 @@
+"""A density model trained by the command line's code (in process) as a pyspark.ml stage: each
+row's log density is the lecture's truth table's own (by hand), under either estimator, with the
+DataFrame's other columns kept; saved in a Pipeline and loaded back, and read by ``nbspark.load``
+from the stage's directory; a DataFrame the model cannot score is refused before any task."""
+
+import math
+
+import pytest
+
+import nbspark
+from nbspark.density.jobs import train_density_in_process
+from nbspark.ml import CountingDensityModel
+from nbspark.settings.config import load_config
+from tests.density.test_jobs import TRUTH
+from tests.density.test_model import TABLE
+
+pytestmark = pytest.mark.spark
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    (tmp_path / "abc.csv").write_text(TRUTH)
+    settings = {
+        "task": "density",
+        "train.format": "csv",
+        "train.path": str(tmp_path / "abc.csv"),
+        "density.weight_column": "weight",
+    }
+    train_density_in_process(load_config(None, settings), tmp_path / "m")
+    return tmp_path / "m"
+
+
+def _frame(spark):
+    rows = [(i, a, b, c, f"n{i}") for i, (a, b, c) in enumerate(TABLE)]
+    rows += [(8, "2", "0", "1", "unseen"), (9, None, "0", "1", "empty A")]
+    return spark.createDataFrame(rows, "id INT, A STRING, B STRING, C STRING, `note.x` STRING")
+
+
+def test_each_row_gets_the_tables_own_log_density(spark, model_dir, tmp_path):
+    from pyspark.ml import Pipeline, PipelineModel
+
+    stage = CountingDensityModel.fromModelDir(str(model_dir))
+    df = _frame(spark)
+    scored = stage.transform(df)
+    assert scored.columns == ["id", "A", "B", "C", "note.x", "log_density"]
+    got = {r["id"]: r for r in scored.collect()}
+    assert [got[i]["log_density"] for i in range(8)] == pytest.approx([math.log(p) for p in TABLE.values()])
+    assert got[8]["log_density"] == got[9]["log_density"] == -math.inf  # never seen, unsmoothed
+    assert [got[i]["note.x"] for i in range(3)] == ["n0", "n1", "n2"]
+    # naive: P(A) P(¬B) P(C) = 0.5 · 0.5 · 0.3 for the row (1, 0, 1)
+    naive = {
+        r["id"]: r["ln"] for r in stage.setEstimator("naive").setLogDensityCol("ln").transform(df).collect()
+    }
+    assert naive[5] == pytest.approx(math.log(0.075))
+    rows = [{"A": a, "B": b, "C": c} for _, a, b, c, _ in df.orderBy("id").collect()]
+    assert [naive[i] for i in range(10)] == nbspark.load(model_dir).score_samples(
+        rows, model="naive"
+    ).tolist()
+
+    pipe = Pipeline(stages=[CountingDensityModel.fromModelDir(str(model_dir))]).fit(df)
+    pipe.write().overwrite().save(str(tmp_path / "pipe"))
+    again = PipelineModel.load(str(tmp_path / "pipe"))
+    assert again.transform(df).orderBy("id").collect() == scored.orderBy("id").collect()
+    stage_dir = next((tmp_path / "pipe" / "stages").glob("0_*")) / "nbspark"
+    back = nbspark.load(stage_dir)  # the saved stage is a model directory
+    assert back.score_samples(rows).tolist() == [got[i]["log_density"] for i in range(10)]
+
+
+def test_a_frame_it_cannot_score_is_refused_before_any_task(spark, model_dir):
+    stage = CountingDensityModel.fromModelDir(str(model_dir))
+    df = _frame(spark)
+    with pytest.raises(ValueError, match=r"has no column\(s\) C \(the model's columns: A, B, C\)"):
+        stage.transform(df.drop("C"))
+    with pytest.raises(ValueError, match="column 'A' is int; a density model's cells are text .* cast it"):
+        stage.transform(df.withColumn("A", df["id"]))
+    with pytest.raises(ValueError, match="has a column 'note.x' already"):
+        stage.setLogDensityCol("note.x").transform(df)
+    with pytest.raises(ValueError, match="estimator must be 'joint' or 'naive', got 'both'"):
+        stage.setEstimator("both")
+    with pytest.raises(Exception, match="no such model directory"):
+        CountingDensityModel.fromModelDir(str(model_dir.parent / "absent"))
