@@ -28,6 +28,8 @@ __all__ = [
     "NGRAM_COUNT",
     "checked_weight",
     "count_density",
+    "count_fields",
+    "count_frame",
     "local_rows",
     "modelled_columns",
     "read_table",
@@ -189,10 +191,10 @@ def _local_counts(cfg, inputs) -> Counted:
     counted = count_rows(rows, columns)  # the N row at least: never empty
     table = pa.table([list(c) for c in zip(*counted)], schema=arrow_schema(COUNT_DDL))
     head = [r for r in counted if r[0] != "J"]
-    return Counted("local", table, stats, [], _known(columns, head, len(counted) - len(head)))
+    return Counted("local", table, stats, [], count_fields(columns, head, len(counted) - len(head)))
 
 
-def _known(columns: list[str], head: list[tuple], distinct: int) -> dict:
+def count_fields(columns: list[str], head: list[tuple], distinct: int) -> dict:
     """The manifest's fields from the table's ``N`` and ``X`` rows and its number of ``J`` rows."""
     return {
         "columns": columns,
@@ -251,11 +253,31 @@ def _spark_counts(spark, cfg, inputs) -> Counted:
     df = read_table(spark, inputs, cfg.width)
     columns = modelled_columns(cfg, df.columns, inputs.root, inputs.spec.format)
     text_only(dict(df.dtypes), columns, inputs.root)
-    weight, valid = checked_weight(df, weight_column(cfg, inputs.spec.format))
+    counts, read, bad, example = count_frame(df, columns, weight_column(cfg, inputs.spec.format))
+    try:
+        stats = {"rows_read": read, "rows": read - bad}
+        stats.update(_malformed(cfg, inputs, bad, example))
+        head = counts.where(F.col("event") != "J").collect()
+        known_rows = [(r["event"], r["column"], r["value"], r["n"]) for r in head]
+        distinct = counts.where(F.col("event") == "J").count()
+        known = count_fields(columns, known_rows, distinct)
+        return Counted("arrow", counts.select("event", "column", "value", "n"), stats, [], known, counts)
+    except BaseException:
+        counts.unpersist()
+        raise
+
+
+def count_frame(df, columns: list[str], weight: str):
+    """The density counts of the rows of ``df`` over its text ``columns``, each row weighted by the
+    column ``weight`` (1 without one): ``(counts, rows read, rows skipped, the first skipped row as a
+    dict or None)``, a row skipped where its weight is not a number >= 0 (``checked_weight``). The
+    counts (``COUNT_DDL``'s columns) are cached: the caller unpersists them. The one Spark count of
+    the train job and of pyspark.ml's ``CountingDensity``."""
+    from pyspark.sql import functions as F
+
+    weight, valid = checked_weight(df, weight)
     summary = df.agg(F.count(F.lit(1)).alias("n"), F.count_if(~valid).alias("bad")).first()
     example = df.where(~valid).first().asDict() if summary["bad"] else None
-    stats = {"rows_read": summary["n"], "rows": summary["n"] - summary["bad"]}
-    stats.update(_malformed(cfg, inputs, summary["bad"], example))
     # positional names: a column named with a dot ("col.a") read as a nested field, in groupBy and
     # in pyspark's mapInArrow, which names its input columns unquoted
     picked = df.select(
@@ -290,12 +312,4 @@ def _spark_counts(spark, cfg, inputs) -> Counted:
         .groupBy("event", "column", "value")
         .agg(F.sum("n").alias("n"))
     )
-    try:
-        head = counts.where(F.col("event") != "J").collect()
-        known_rows = [(r["event"], r["column"], r["value"], r["n"]) for r in head]
-        distinct = counts.where(F.col("event") == "J").count()
-        known = _known(columns, known_rows, distinct)
-        return Counted("arrow", counts.select("event", "column", "value", "n"), stats, [], known, counts)
-    except BaseException:
-        counts.unpersist()
-        raise
+    return counts, summary["n"], summary["bad"], example

@@ -1,14 +1,15 @@
-"""nbspark as ``pyspark.ml`` stages: ``CountingNaiveBayes`` (``naive_bayes``) and ``CountingBackoff``
-(``backoff``), Estimators that fit by counting, and ``CountingDensityModel`` (``density``), a density
-model trained by ``nbspark train`` as a Transformer; saved as MLlib models are (``persist``)."""
+"""nbspark as ``pyspark.ml`` stages: ``CountingNaiveBayes`` (``naive_bayes``), ``CountingBackoff``
+(``backoff``) and ``CountingDensity`` (``density``), Estimators that fit by counting, whose models
+are also made from a model directory (``fromModelDir``); saved as MLlib models are (``persist``)."""
 
 from nbspark.ml.backoff import CountingBackoff, CountingBackoffModel
-from nbspark.ml.density import CountingDensityModel
+from nbspark.ml.density import CountingDensity, CountingDensityModel
 from nbspark.ml.naive_bayes import CountingNaiveBayes, CountingNaiveBayesModel, Counts
 
 __all__ = [
     "CountingBackoff",
     "CountingBackoffModel",
+    "CountingDensity",
     "CountingDensityModel",
     "CountingNaiveBayes",
     "CountingNaiveBayesModel",

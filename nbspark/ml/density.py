@@ -1,21 +1,34 @@
-"""The density family as a ``pyspark.ml`` stage: ``CountingDensityModel``, a Transformer that adds
-each row's log density under a density model trained by ``nbspark train`` or ``nbspark.fit``
-(``fromModelDir``), as ``nbspark.load``'s ``score_samples`` gives it.
+"""The density family as ``pyspark.ml`` stages: ``CountingDensity``, an Estimator that counts a
+DataFrame's rows into the lecture's joint and naive density estimators, and ``CountingDensityModel``,
+the Transformer that adds each row's log density, fitted or made from a density model trained by
+``nbspark train`` or ``nbspark.fit`` (``fromModelDir``), as ``nbspark.load``'s ``score_samples``
+gives it.
 
-The model's columns are read from the DataFrame by name; each is a string column (a cell is text
-as the table writes it, null for an empty cell: ``density.model.row_cells``), and a DataFrame that
-lacks one, or types one otherwise, is refused before any task runs. ``logDensityCol`` (default
-``log_density``) is ``log P(row)``, ``-inf`` where the density is 0 (a row never seen, unsmoothed);
-``estimator`` is the model's own (``joint`` or ``naive``) unless set. Every other column is kept.
-The model saves as MLlib models do, with the count table and manifest in ``PATH/nbspark``
-(``ml.persist``), which ``nbspark.load`` reads.
+``inputCols`` (default: every string column but ``weightCol``) are the modelled columns; each is a
+string column (a cell is text as the table writes it, null for an empty cell:
+``density.model.row_cells``), and a DataFrame that lacks one, or types one otherwise, is refused
+before any task runs. Fitting counts as the train job counts (``density.count.count_frame``): a
+``weightCol`` weighs each row (a count), and a weight that is not a number >= 0 is refused, naming
+the row. ``logDensityCol`` (default ``log_density``) is ``log P(row)``, ``-inf`` where the density
+is 0 (a row never seen, unsmoothed); ``estimator`` is ``joint`` or ``naive``, ``m`` the smoothing
+(Dirichlet, ``DensitySpec.m``). Every other column is kept. The model saves as MLlib models do, with
+the count table and manifest in ``PATH/nbspark`` (``ml.persist``), which ``nbspark.load`` reads.
 """
 
 from __future__ import annotations
 
-from pyspark.ml.base import Model
+from pyspark import keyword_only
+from pyspark.ml.base import Estimator, Model
 from pyspark.ml.param import Param, Params, TypeConverters
-from pyspark.ml.util import MLReadable, MLReader, MLWritable, MLWriter
+from pyspark.ml.param.shared import HasWeightCol
+from pyspark.ml.util import (
+    DefaultParamsReadable,
+    DefaultParamsWritable,
+    MLReadable,
+    MLReader,
+    MLWritable,
+    MLWriter,
+)
 
 from nbspark.density.model import COUNT_DDL
 from nbspark.density.predictor import DensityPredictor
@@ -24,10 +37,22 @@ from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.frames import named_column
 from nbspark.storage.manifests import DENSITY_KIND
 
-__all__ = ["CountingDensityModel"]
+__all__ = ["CountingDensity", "CountingDensityModel"]
 
 
-class _Params(Params):
+class _Params(HasWeightCol):
+    inputCols = Param(
+        Params._dummy(),
+        "inputCols",
+        "the modelled columns, text (default: every string column but weightCol)",
+        typeConverter=TypeConverters.toListString,
+    )
+    m = Param(
+        Params._dummy(),
+        "m",
+        "Dirichlet smoothing, (# + m q) / (N + m); 0: the maximum-likelihood estimate",
+        typeConverter=TypeConverters.toFloat,
+    )
     logDensityCol = Param(
         Params._dummy(),
         "logDensityCol",
@@ -43,7 +68,97 @@ class _Params(Params):
 
     def __init__(self, *args):
         super().__init__(*args)
-        self._setDefault(logDensityCol="log_density", estimator="joint")
+        self._setDefault(logDensityCol="log_density", estimator="joint", inputCols=[], m=0.0)
+
+    def setEstimator(self, value: str):
+        if value not in DENSITY_MODELS:
+            raise ValueError(f"estimator must be 'joint' or 'naive', got {value!r}")
+        return self._set(estimator=value)
+
+    def setLogDensityCol(self, value: str):
+        return self._set(logDensityCol=value)
+
+
+class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWritable):
+    """The lecture's density estimators by counting, as a ``pyspark.ml`` Estimator (see the module
+    docstring)."""
+
+    @keyword_only
+    def __init__(
+        self, *, inputCols=None, weightCol=None, estimator="joint", m=0.0, logDensityCol="log_density"
+    ):
+        super().__init__()
+        kwargs = {k: v for k, v in self._input_kwargs.items() if v is not None}
+        if "estimator" in kwargs:
+            self.setEstimator(kwargs["estimator"])
+        self._set(**kwargs)
+
+    def _fit(self, dataset) -> CountingDensityModel:
+        import math
+
+        import pyarrow as pa
+
+        from nbspark.density.count import count_fields, count_frame
+        from nbspark.settings.config import DensitySpec, ExperimentConfig
+        from nbspark.storage.manifests import manifest_header
+        from nbspark.storage.tables import arrow_schema
+
+        weight = self.getWeightCol() if self.isDefined(self.weightCol) and self.getWeightCol() else ""
+        m = self.getOrDefault(self.m)
+        if not (math.isfinite(m) and m >= 0):
+            raise ValueError(f"CountingDensity: m must be a finite number >= 0, got {m!r}")
+        types = dict(dataset.dtypes)
+        if weight and weight not in types:
+            raise ValueError(f"CountingDensity: the DataFrame has no weight column {weight!r}")
+        columns = list(self.getOrDefault(self.inputCols)) or [
+            c for c, t in dataset.dtypes if c != weight and t == "string"
+        ]
+        if not columns:
+            raise ValueError("CountingDensity: no string column to model; name them with inputCols")
+        text_columns("CountingDensity", types, columns)
+        counts, read, bad, example = count_frame(dataset, columns, weight)
+        try:
+            if bad:
+                raise ValueError(
+                    f"CountingDensity: {bad:,} row(s) weigh no number >= 0 in {weight!r}, the first {example}"
+                )
+            rows = [tuple(r) for r in counts.select("event", "column", "value", "n").collect()]
+        finally:
+            counts.unpersist()
+        if read == 0:
+            raise ValueError("CountingDensity: the DataFrame has no rows to count")
+        head = [r for r in rows if r[0] != "J"]
+        fields = count_fields(columns, head, len(rows) - len(head))
+        density = DensitySpec(
+            model=self.getOrDefault(self.estimator), columns=tuple(columns), weight_column=weight, m=m
+        )
+        manifest = {
+            **manifest_header(
+                DENSITY_KIND, ExperimentConfig(name="pyspark.ml", task="density", density=density)
+            ),
+            "engine": "pyspark.ml",
+            **{k: fields[k] for k in ("columns", "total", "distinct_rows", "values")},
+            "count_schema": COUNT_DDL,
+            "count_rows": len(rows),
+            "stats": {"rows_read": read, "rows": read},
+            "malformed_examples": [],
+        }
+        table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(COUNT_DDL))
+        return self._copyValues(CountingDensityModel(table, manifest))
+
+
+def text_columns(who: str, types: dict, columns) -> None:
+    """Refuse (``ValueError``) ``columns`` that a DataFrame of ``types`` lacks or does not hold as text."""
+    if missing := [c for c in columns if c not in types]:
+        raise ValueError(
+            f"{who}: the DataFrame has no column(s) {', '.join(missing)} "
+            f"(the model's columns: {', '.join(columns)})"
+        )
+    if typed := [c for c in columns if types[c] != "string"]:
+        raise ValueError(
+            f"{who}: column {typed[0]!r} is {types[typed[0]]}; a density model's cells are text as the table "
+            "writes them: cast it to string first"
+        )
 
 
 class CountingDensityModel(Model, _Params, MLReadable, MLWritable):
@@ -53,14 +168,6 @@ class CountingDensityModel(Model, _Params, MLReadable, MLWritable):
         super().__init__()
         self.table, self.manifest = table, manifest
         self._predictor = None
-
-    def setLogDensityCol(self, value: str) -> CountingDensityModel:
-        return self._set(logDensityCol=value)
-
-    def setEstimator(self, value: str) -> CountingDensityModel:
-        if value not in DENSITY_MODELS:
-            raise ValueError(f"estimator must be 'joint' or 'naive', got {value!r}")
-        return self._set(estimator=value)
 
     def predictor(self) -> DensityPredictor:
         """The model as ``nbspark.load`` gives it."""
@@ -77,16 +184,7 @@ class CountingDensityModel(Model, _Params, MLReadable, MLWritable):
         columns, estimator = list(model.columns), self.getOrDefault(self.estimator)
         out = self.getOrDefault(self.logDensityCol)
         types = dict(dataset.dtypes)
-        if missing := [c for c in columns if c not in types]:
-            raise ValueError(
-                f"CountingDensityModel: the DataFrame has no column(s) {', '.join(missing)} "
-                f"(the model's columns: {', '.join(columns)})"
-            )
-        if typed := [c for c in columns if types[c] != "string"]:
-            raise ValueError(
-                f"CountingDensityModel: column {typed[0]!r} is {types[typed[0]]}; a density model's cells "
-                f"are text as the table writes them: cast it to string first"
-            )
+        text_columns("CountingDensityModel", types, columns)
         if out in types:
             raise ValueError(f"CountingDensityModel: the DataFrame has a column {out!r} already")
         names = list(dataset.columns)
@@ -139,4 +237,7 @@ class CountingDensityModel(Model, _Params, MLReadable, MLWritable):
 
         root = location(path)
         manifest = load_manifest(root, DENSITY_KIND)
-        return cls.from_counts(root, manifest)._set(estimator=manifest["config"]["density"]["model"])
+        density = manifest["config"]["density"]
+        return cls.from_counts(root, manifest)._set(
+            estimator=density["model"], m=float(density["m"]), inputCols=list(manifest["columns"])
+        )

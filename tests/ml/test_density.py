@@ -79,3 +79,58 @@ def test_a_frame_it_cannot_score_is_refused_before_any_task(spark, model_dir):
         stage.setEstimator("both")
     with pytest.raises(Exception, match="no such model directory"):
         CountingDensityModel.fromModelDir(str(model_dir.parent / "absent"))
+
+
+def test_fitting_counts_as_the_train_job_counts(spark, model_dir):
+    """The truth table as a DataFrame with its weights: the fitted model's count table equals the one
+    ``nbspark train`` wrote from the CSV, row for row, and it scores the table's own numbers."""
+    import pyarrow.parquet as pq
+
+    from nbspark.ml import CountingDensity
+
+    rows = [(a, b, c, p, f"r{i}") for i, ((a, b, c), p) in enumerate(TABLE.items())]
+    df = spark.createDataFrame(rows, "A STRING, B STRING, C STRING, weight DOUBLE, id STRING")
+    model = CountingDensity(inputCols=["A", "B", "C"], weightCol="weight", estimator="naive").fit(df)
+    written = pq.read_table(str(model_dir / "counts")).to_pylist()
+    key = lambda r: (r["event"], r["column"] or "", r["value"] or "")  # noqa: E731
+    mine, theirs = sorted(model.table.to_pylist(), key=key), sorted(written, key=key)
+    assert [key(r) for r in mine] == [key(r) for r in theirs] and len(mine) == 8 + 6 + 1
+    assert [r["n"] for r in mine] == pytest.approx([r["n"] for r in theirs], abs=1e-12)
+    assert model.manifest["total"] == 1.0 and model.manifest["distinct_rows"] == 8
+    scored = {r["id"]: r["log_density"] for r in model.transform(df).collect()}
+    # naive: P(A) P(¬B) P(C) = 0.5 · 0.5 · 0.3 for (1, 0, 1), the sixth row
+    assert scored["r5"] == pytest.approx(math.log(0.075))
+    joint = model.setEstimator("joint").transform(df).orderBy("id").collect()
+    assert [r["log_density"] for r in joint] == pytest.approx([math.log(p) for p in TABLE.values()])
+    from pyspark.ml import Pipeline, PipelineModel
+
+    fitted = Pipeline(stages=[CountingDensity(inputCols=["A", "B", "C"], weightCol="weight")]).fit(df)
+    fitted.write().overwrite().save(str(model_dir.parent / "fitted"))
+    again = PipelineModel.load(str(model_dir.parent / "fitted")).transform(df).orderBy("id").collect()
+    assert again == joint
+    stage_dir = next((model_dir.parent / "fitted" / "stages").glob("0_*")) / "nbspark"
+    assert nbspark.load(stage_dir).score_samples([{"A": "1", "B": "1", "C": "0"}])[0] == pytest.approx(
+        math.log(0.25)
+    )
+    # every string column but the weight by default: id too, each row then seen once
+    assert CountingDensity(weightCol="weight").fit(df).manifest["columns"] == ["A", "B", "C", "id"]
+
+
+def test_fitting_refuses_what_it_cannot_count(spark):
+    from nbspark.ml import CountingDensity
+
+    df = spark.createDataFrame([("x", 1, -2.0), ("y", 2, 1.0)], "A STRING, n INT, w DOUBLE")
+    with pytest.raises(ValueError, match=r"1 row\(s\) weigh no number >= 0 in 'w', the first .*'w': -2.0"):
+        CountingDensity(inputCols=["A"], weightCol="w").fit(df)
+    with pytest.raises(ValueError, match="column 'n' is int; a density model's cells are text"):
+        CountingDensity(inputCols=["A", "n"]).fit(df)
+    with pytest.raises(ValueError, match="no string column to model; name them with inputCols"):
+        CountingDensity().fit(df.select("n"))
+    with pytest.raises(ValueError, match="has no rows to count"):
+        CountingDensity(inputCols=["A"]).fit(df.where("n > 5"))
+    with pytest.raises(ValueError, match="has no weight column 'weight'"):
+        CountingDensity(weightCol="weight").fit(df)
+    with pytest.raises(ValueError, match="m must be a finite number >= 0"):
+        CountingDensity(m=-1.0).fit(df)
+    with pytest.raises(ValueError, match="estimator must be 'joint' or 'naive'"):
+        CountingDensity(estimator="both")
