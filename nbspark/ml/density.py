@@ -115,7 +115,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         ]
         if not columns:
             raise ValueError("CountingDensity: no string column to model; name them with inputCols")
-        text_columns("CountingDensity", types, columns)
+        _text_columns("CountingDensity", types, columns)
         counts, read, bad, example = count_frame(dataset, columns, weight)
         try:
             if bad:
@@ -147,7 +147,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         return self._copyValues(CountingDensityModel(table, manifest))
 
 
-def text_columns(who: str, types: dict, columns) -> None:
+def _text_columns(who: str, types: dict, columns) -> None:
     """Refuse (``ValueError``) ``columns`` that a DataFrame of ``types`` lacks or does not hold as text."""
     if missing := [c for c in columns if c not in types]:
         raise ValueError(
@@ -184,7 +184,7 @@ class CountingDensityModel(Model, _Params, MLReadable, MLWritable):
         columns, estimator = list(model.columns), self.getOrDefault(self.estimator)
         out = self.getOrDefault(self.logDensityCol)
         types = dict(dataset.dtypes)
-        text_columns("CountingDensityModel", types, columns)
+        _text_columns("CountingDensityModel", types, columns)
         if out in types:
             raise ValueError(f"CountingDensityModel: the DataFrame has a column {out!r} already")
         names = list(dataset.columns)
