@@ -15,6 +15,7 @@ counted (``malformed.weight``), or in failfast mode the end of the run.
 
 from __future__ import annotations
 
+import logging
 import math
 import re
 
@@ -23,6 +24,8 @@ from nbspark.errors import InputError
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted
 from nbspark.spine.frames import named_column
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "NGRAM_COUNT",
@@ -67,6 +70,8 @@ def modelled_columns(cfg, names: list[str], root, fmt: str = "csv") -> list[str]
         raise InputError(f"{root}: no column(s) {', '.join(missing)} (columns: {', '.join(names)})")
     if not columns:
         raise InputError(f"{root}: no column to model")
+    if left := [c for c in names if c not in columns and c != weight]:
+        log.info("%s: column(s) %s not modelled (density.columns)", root, ", ".join(left))
     return columns
 
 

@@ -5,7 +5,7 @@ scores a test table's rows (``density.scoring``): ``plan_density_classify`` then
 
 from __future__ import annotations
 
-from nbspark.density.count import count_density, weight_column
+from nbspark.density.count import count_density, count_fields, weight_column
 from nbspark.density.model import COUNT_DDL
 from nbspark.errors import ConfigError
 from nbspark.spine.training import Family, plan_training, refuse_remote, train_model
@@ -22,7 +22,18 @@ __all__ = [
 
 
 def _fields(spark, cfg, counted, read_written, updated: bool) -> dict:
+    """The density manifest's own fields: what the count learned, or (an update: old and new counts
+    summed) from the written table, its ``N`` and ``X`` rows and its number of ``J`` rows."""
     known = counted.known
+    if updated:
+        if spark is None:  # updated in this process: the written table is a pyarrow one
+            rows = list(zip(*(column.to_pylist() for column in read_written().columns)))
+            head, distinct = [r for r in rows if r[0] != "J"], sum(r[0] == "J" for r in rows)
+        else:
+            written = read_written()
+            head = [tuple(r) for r in written.where(written.event != "J").collect()]
+            distinct = written.where(written.event == "J").count()
+        known = count_fields(known["columns"], head, distinct)
     return {
         "columns": known["columns"],
         "total": known["total"],
@@ -31,8 +42,14 @@ def _fields(spark, cfg, counted, read_written, updated: bool) -> dict:
     }
 
 
-def _no_update(old, cfg) -> None:
-    raise ConfigError("a density model is not --updated yet: train it again with --overwrite")
+def _model_columns(old: dict, cfg):
+    """An update counts the model's columns (``density.columns`` naming none means every column of
+    the table the model was trained on, whatever columns the new table adds: ``count.modelled_columns``
+    logs those it leaves out)."""
+    import dataclasses
+
+    density = dataclasses.replace(cfg.density, columns=tuple(old["columns"]))
+    return dataclasses.replace(cfg, density=density)
 
 
 DENSITY = Family(
@@ -44,7 +61,7 @@ DENSITY = Family(
     unit="rows",
     update_keys=("density.columns", "density.weight_column"),
     fields=_fields,
-    check_old=_no_update,
+    update_settings=_model_columns,
 )
 
 

@@ -289,3 +289,54 @@ def test_a_density_model_answers_in_scikit_learns_shapes(tmp_path):
     for one in (model, classifier):
         with pytest.raises(TypeError, match=r"not an estimator to clone and fit: .* copy.deepcopy$"):
             clone(one)
+
+
+@pytest.mark.parametrize("how", ["--in-process", pytest.param("--spark", marks=pytest.mark.spark)])
+def test_an_update_equals_training_on_everything(tmp_path, request, caplog, capsys, how):
+    """``nbspark train --update`` of a density model adds the new rows' counts to the model's (a row in
+    both files counted twice, as one train on both counts it): the count table and the manifest's
+    total, distinct rows and values are those of one train on everything. The update counts the
+    model's columns (a column the new file adds is left out, and said); a config naming other
+    columns, or a file counted already, is refused."""
+    if how == "--spark":
+        request.getfixturevalue("spark")  # the session the command then uses
+    lines = TRUTH.splitlines(keepends=True)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.csv").write_text("".join(lines[:6]))  # the header and rows 0-4
+    (tmp_path / "in" / "b.csv").write_text(lines[0] + "".join(lines[4:]))  # rows 3-7
+    (tmp_path / "c.csv").write_text(
+        lines[0].strip() + ",note\n" + "".join(line.strip() + f",n{i}\n" for i, line in enumerate(lines[4:]))
+    )
+    sets = ["--set=task=density", "--set=train.format=csv", "--set=density.weight_column=weight"]
+
+    def train(path, *more):
+        return main(["train", how, *sets, f"--set=train.path={path}", *more])
+
+    assert train(tmp_path / "in", "--out", str(tmp_path / "all")) == 0
+    assert train(tmp_path / "in" / "a.csv", "--out", str(tmp_path / "m")) == 0
+    assert train(tmp_path / "in" / "b.csv", "--update", str(tmp_path / "m")) == 0
+    assert train(tmp_path / "in" / "a.csv", "--out", str(tmp_path / "n")) == 0
+    caplog.set_level("INFO", logger="nbspark")
+    assert train(tmp_path / "c.csv", "--update", str(tmp_path / "n")) == 0
+    assert "c.csv: column(s) note not modelled" in caplog.text
+    everything = json.loads((tmp_path / "all" / "manifest.json").read_text())
+    for model in ("m", "n"):
+        mine, theirs = _rows(tmp_path / model), _rows(tmp_path / "all")
+        assert [r[:3] for r in mine] == [r[:3] for r in theirs], model
+        assert [r[3] for r in mine] == pytest.approx([r[3] for r in theirs], abs=1e-12), model
+        updated = json.loads((tmp_path / model / "manifest.json").read_text())
+        for key in ("columns", "total", "distinct_rows", "values", "count_rows"):
+            assert updated[key] == pytest.approx(everything[key]), (model, key)
+        assert updated["version"] == 2
+    # by hand: rows 3 and 4 are in both files, each counted twice; the total is 1 + their weights
+    assert everything["total"] == pytest.approx(1.0 + 0.05 + 0.05)
+    assert nbspark.load(tmp_path / "m").probability({"A": "0", "B": "1", "C": "1"}) == pytest.approx(
+        0.1 / 1.1
+    )
+    capsys.readouterr()
+    assert train(tmp_path / "in" / "b.csv", "--update", str(tmp_path / "m")) == 1
+    assert "b.csv was already counted into this model" in capsys.readouterr().err
+    assert train(tmp_path / "c.csv", "--update", str(tmp_path / "m"), "--set=density.columns=A,B") == 1
+    assert (
+        "the model was counted with density.columns = [], this run has ['A', 'B']" in capsys.readouterr().err
+    )
