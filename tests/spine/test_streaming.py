@@ -22,7 +22,7 @@ import nbspark
 from nbspark.app.stream import stream_main
 from nbspark.backoff.events import count_ddl
 from nbspark.backoff.jobs import BACKOFF, train
-from nbspark.errors import InputError, OutputError
+from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
 from nbspark.naive_bayes.model import COUNT_DDL
@@ -188,6 +188,9 @@ def test_a_watched_path_that_is_no_directory_is_refused_for_what_it_is(tmp_path)
     (tmp_path / "watch").write_text("d1\tx\ta line\n")
     with pytest.raises(InputError, match="watch: a file, not a directory; watch the directory files are"):
         plan_stream(cfg, family, tmp_path / "model", tmp_path / "watch")
+    density = load_config(None, {"task": "density", "train.format": "csv"})
+    with pytest.raises(ConfigError, match="not streamed into yet: add new files with nbspark train --update"):
+        plan_stream(density, family, tmp_path / "model", tmp_path / "watch")
 
 
 def test_a_batch_replayed_after_its_commit_adds_nothing(spark, tmp_path):
