@@ -33,7 +33,8 @@ def _fields(spark, cfg, counted, read_written, updated: bool) -> dict:
             written = read_written()
             head = [tuple(r) for r in written.where(written.event != "J").collect()]
             distinct = written.where(written.event == "J").count()
-        known = count_fields(known["columns"], head, distinct)
+        columns = known.get("columns") or list(dict.fromkeys(r[1] for r in head if r[0] == "X"))
+        known = count_fields(columns, head, distinct)  # a compaction knows no columns: the X rows' own
     return {
         "columns": known["columns"],
         "total": known["total"],

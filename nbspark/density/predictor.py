@@ -10,8 +10,15 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from nbspark.density.model import COUNT_DDL, DensityModel
-from nbspark.spine.predictor import as_batch, refuse_clone
+from nbspark.density.model import COUNT_DDL, DensityModel, count_rows, row_cells
+from nbspark.spine.predictor import (
+    as_batch,
+    refuse_clone,
+    refuse_unknown_columns,
+    save_rows,
+    storable,
+    whole_weights,
+)
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
 
@@ -33,8 +40,70 @@ class DensityPredictor:
         self.m = float(density["m"] if m is None else m)
         if not (math.isfinite(self.m) and self.m >= 0):
             raise ValueError(f"m must be a finite number >= 0, got {m!r}")
-        self.density = DensityModel.from_rows(rows, self.columns, self.m)
+        self._rows, self._pending, self._counted = list(rows), {}, 0
+        self.density = DensityModel.from_rows(self._rows, self.columns, self.m)
         self.classes_ = ()  # no class column: a density is over whole rows
+        self.path = None  # where nbspark.load read it: where save() commits
+
+    def partial_fit(self, X, sample_weight=None, extra_columns: Iterable[str] = ()):
+        """Count more rows into the model, as training counts a table's (``density.model.count_rows``):
+        each names every column of the model, its cells text as a table writes them (None an empty
+        one), a column the model does not know refused unless ``extra_columns`` names it;
+        ``sample_weight`` their weights (default 1; finite numbers >= 0, as a weight column's). A
+        pandas DataFrame is its rows. The model scores with them at once; ``save()`` commits them.
+        A row that cannot be counted is refused, naming it, and nothing of the batch is counted."""
+        rows = as_batch(X, "rows", "partial_fit")
+        cells = [
+            row_cells(row, i, self.columns, ": a density is of whole rows") for i, row in enumerate(rows)
+        ]
+        refuse_unknown_columns(rows, set(self.columns), self.columns, extra_columns)
+        for i, values in enumerate(cells):
+            for column, cell in zip(self.columns, values):
+                if cell is not None and not isinstance(cell, str):
+                    raise ValueError(
+                        f"row {i}: a cell is text as the table writes it, or None for an empty one; "
+                        f"got {cell!r} for {column!r}"
+                    )
+                if cell is not None:
+                    storable(cell, f"row {i}, column {column!r}")
+        weights = whole_weights(sample_weight, len(rows), "row", "partial_fit", least=0, whole=False)
+        for event, column, value, n in count_rows(zip(cells, weights), self.columns):
+            key = (event, column, value)
+            self._pending[key] = self._pending.get(key, 0.0) + n
+        self._counted += len(rows)
+        self.density = DensityModel.from_rows(self._all_rows(), self.columns, self.m)
+        return self
+
+    def _all_rows(self) -> list[tuple]:
+        """The count rows read, with what ``partial_fit`` counted since added by key."""
+        if not self._pending:
+            return self._rows
+        summed = {tuple(r[:3]): r[3] for r in self._rows}
+        for key, n in self._pending.items():
+            summed[key] = summed.get(key, 0.0) + n
+        return [(*key, n) for key, n in summed.items()]
+
+    def save(self) -> int:
+        """Commit what ``partial_fit`` counted since the last save as the model's next version, a delta
+        beside its table where the model was read (``storage.versions``), under the model's writer
+        lock; the version (as ``NBPredictor.save``)."""
+        from nbspark.density.count import count_fields
+        from nbspark.storage.manifests import DENSITY_KIND
+
+        rows = [(*key, n) for key, n in self._pending.items()]
+
+        def fields(_table) -> dict:  # of the rows themselves: a version's are summed (upper bounds)
+            head = [r for r in rows if r[0] != "J"]
+            known = count_fields(list(self.columns), head, len(rows) - len(head))
+            return {k: known[k] for k in ("columns", "total", "distinct_rows", "values")}
+
+        stats = {"rows_read": self._counted, "rows": self._counted}
+        version, self.manifest = save_rows(
+            self.path, DENSITY_KIND, rows, COUNT_DDL, fields, stats, "partial_fit", self.manifest
+        )
+        if rows:
+            self._rows, self._pending, self._counted = self._all_rows(), {}, 0
+        return version
 
     def probability(
         self,
@@ -100,7 +169,9 @@ class DensityPredictor:
 def read_density(model_dir: Location, manifest: dict, m: float | None = None) -> DensityPredictor:
     """The density model in ``model_dir`` (its ``manifest`` read), its counts checked as every reader
     checks them."""
-    return DensityPredictor(manifest, read_count_rows(model_dir, COUNT_DDL, manifest), m)
+    predictor = DensityPredictor(manifest, read_count_rows(model_dir, COUNT_DDL, manifest), m)
+    predictor.path = model_dir.uri
+    return predictor
 
 
 def density_answer(model: DensityPredictor, values: dict, given: dict, estimator: str | None = None) -> dict:

@@ -81,29 +81,34 @@ def storable(text: str, what: str) -> str:
     return text
 
 
-def whole_weights(weights, n: int, noun: str, call: str, least: int) -> list[int]:
+def whole_weights(weights, n: int, noun: str, call: str, least: int, whole: bool = True) -> list:
     """One weight per item of a batch of ``n`` ``noun``s (None: 1 each), as ints: counts are whole
     numbers, so a weight is an int (numpy's too) or a float without a fraction (scikit-learn's
     ``sample_weight`` is often float), at least ``least``; anything else is refused (``ValueError``),
-    as a list of another length is."""
+    as a list of another length is. ``whole=False`` (a density's rows, weighed by any number, as a
+    weight column weighs them): finite floats >= ``least``."""
     if weights is None:
-        return [1] * n
+        return [1 if whole else 1.0] * n
     weights = as_batch(weights, "weights", call)
     if len(weights) != n:
         raise ValueError(f"{call} takes one weight per {noun}: {n} {noun}s, {len(weights)} weights")
-    whole = []
+    out = []
     for i, w in enumerate(weights):
         if isinstance(w, bool) or not isinstance(w, numbers.Real):
             counts = False
+        elif not whole:
+            counts = math.isfinite(w)
         else:  # numpy's ints are Integral; a float counts when it has no fraction
             counts = isinstance(w, numbers.Integral) or (math.isfinite(w) and w == int(w))
         if not counts or w < least:
             raise ValueError(
                 f"weight {i}: {w!r} is not a whole count >= {least} (nbspark counts whole "
                 "examples; a weight of k counts k copies)"
+                if whole
+                else f"weight {i}: {w!r} is not a finite number >= {least}"
             )
-        whole.append(int(w))
-    return whole
+        out.append(int(w) if whole else float(w))
+    return out
 
 
 def refuse_clone(model):

@@ -71,7 +71,7 @@ log = logging.getLogger("nbspark")
 #: The file source's schema (Spark's binaryFile); only path, modification time and length are selected.
 BINARY_DDL = "path STRING, modificationTime TIMESTAMP, length BIGINT, content BINARY"
 #: The manifest fields a compaction counts again (the sums over parts are upper bounds, or exact).
-RECOUNTED = ("features", "distinct_events", "label_counts")
+RECOUNTED = ("features", "distinct_events", "label_counts", "total", "distinct_rows", "values")
 #: The stream's own defaults of Spark's checkpoint settings (a session's, spark-submit's or --conf's
 #: win): the offsets and commits of 10 batches (Spark keeps 100; a restart needs the last), and the
 #: file source's logs of seen files deleted as soon as a newer compacted log holds them (Spark waits

@@ -236,8 +236,11 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
 #: Fields a delta adds to its model's: summed (counts by name), or numbers summed. ``features`` and
 #: ``distinct_events`` count distinct keys, so the sum over a base and its deltas is an upper bound
 #: until a compaction counts them again.
-_SUMMED_MAPS = ("stats", "label_counts", "distinct_events")
-_SUMMED_NUMBERS = ("features", "count_rows")
+_SUMMED_MAPS = ("stats", "label_counts", "distinct_events", "values")
+_SUMMED_NUMBERS = ("features", "count_rows", "total", "distinct_rows")
+#: The summed fields that are upper bounds until a compaction counts them again (a key in two parts
+#: counted twice): naive Bayes features, backoff events, density rows and values.
+_BOUNDS = ("features", "distinct_events", "distinct_rows", "values")
 
 
 def folded_manifest(manifest: dict, delta: dict, delta_dir: Location, model_dir: Location) -> dict:
@@ -257,7 +260,7 @@ def folded_manifest(manifest: dict, delta: dict, delta_dir: Location, model_dir:
     for key in _SUMMED_NUMBERS:
         if key in out and key in delta:
             out[key] = out[key] + delta[key]
-    out["bounds"] = [k for k in ("features", "distinct_events") if k in out]
+    out["bounds"] = [k for k in _BOUNDS if k in out]
     out["updates"] = out.get("updates", []) + delta.get("updates", [])
     out["malformed_examples"] = (out.get("malformed_examples", []) + delta.get("malformed_examples", []))[:10]
     out["version"] = delta["version"]

@@ -286,8 +286,8 @@ def test_a_density_model_answers_in_scikit_learns_shapes(tmp_path):
         "threshold": 0.5,
     }
     assert classifier.feature_names_in_.tolist() == ["A", "B"]
-    for one in (model, classifier):
-        with pytest.raises(TypeError, match=r"not an estimator to clone and fit: .* copy.deepcopy$"):
+    for one, end in ((model, "copy.deepcopy, learn more with partial_fit"), (classifier, "copy.deepcopy")):
+        with pytest.raises(TypeError, match=f"not an estimator to clone and fit: .* {end}$"):
             clone(one)
 
 
@@ -340,3 +340,86 @@ def test_an_update_equals_training_on_everything(tmp_path, request, caplog, caps
     assert (
         "the model was counted with density.columns = [], this run has ['A', 'B']" in capsys.readouterr().err
     )
+
+
+def _trained(tmp_path, name, lines):
+    (tmp_path / f"{name}.csv").write_text("".join(lines))
+    settings = {"density.weight_column": "weight"}
+    train_density_in_process(_cfg(tmp_path / f"{name}.csv", **settings), tmp_path / name)
+    return tmp_path / name
+
+
+def test_partial_fit_then_save_equals_training_on_everything(tmp_path):
+    """``partial_fit`` counts rows as training counts a table's, the model scores with them at once,
+    and ``save()`` commits them as the next version: read again, the model is the one trained on
+    every row (the two rows in both parts counted twice). Its manifest sums the totals exactly and
+    marks the distinct rows and values as upper bounds. A row that cannot be counted is refused,
+    naming it, and nothing of its batch is counted. No JVM."""
+    lines = TRUTH.splitlines(keepends=True)
+    everything = _trained(tmp_path, "all", [*lines, *lines[4:6]])  # rows 3 and 4 twice
+    model = nbspark.load(_trained(tmp_path, "m", lines[:6]))  # the header and rows 0-4
+    later = [dict(zip("ABC", line.split(",")[:3])) for line in lines[4:]]
+    weights = [float(line.split(",")[3]) for line in lines[4:]]
+    for bad, why in (
+        ([{"A": "1", "B": "1"}], r"row 1 lacks column\(s\) C"),
+        ([{"A": "1", "B": "1", "C": 1}], r"row 1: a cell is text .* got 1 for 'C'"),
+        ([{"A": "1", "B": "1", "C": "0", "D": "x"}], r"column\(s\) the model does not know: 'D'"),
+        ([{"A": "1", "B": "1", "C": "\ud83d"}], "row 1, column 'C' holds a lone surrogate"),
+    ):
+        with pytest.raises(ValueError, match=why):
+            model.partial_fit(later[:1] + bad)
+    with pytest.raises(ValueError, match=r"weight 1: -1.0 is not a finite number >= 0"):
+        model.partial_fit(later[:2], sample_weight=[1.0, -1.0])
+    assert model.probability({"A": "1", "B": "1", "C": "1"}) == 0.0  # row 7: none of the above counted
+    model.partial_fit(later, sample_weight=weights)
+    whole = nbspark.load(everything)
+    rows = [dict(zip("ABC", key)) for key in TABLE]
+    assert model.score_samples(rows).tolist() == pytest.approx(whole.score_samples(rows).tolist())
+    assert model.save() == 2 and model.save() == 2  # nothing new: no version
+    again = nbspark.load(tmp_path / "m")
+    assert again.score_samples(rows).tolist() == pytest.approx(whole.score_samples(rows).tolist())
+    manifest, reference = again.manifest, whole.manifest
+    assert manifest["version"] == 2 and manifest["total"] == pytest.approx(reference["total"]) == 1.1
+    assert manifest["bounds"] == ["distinct_rows", "values"]
+    assert manifest["distinct_rows"] == 5 + 5 > reference["distinct_rows"] == 8  # a bound: 2 rows in both
+    # an --update rewrites the model whole: its fields counted again, exact
+    from nbspark.density.jobs import DENSITY
+    from nbspark.spine.training import plan_training, train_model
+
+    (tmp_path / "zero.csv").write_text(lines[0] + "0,0,0,0\n")  # a row that weighs nothing
+    cfg = _cfg(tmp_path / "zero.csv", **{"density.weight_column": "weight"})
+    plan = plan_training(cfg, resolve_input(cfg.train, None), tmp_path / "m", DENSITY, True, in_process=True)
+    train_model(None, plan, DENSITY)
+    folded = json.loads((tmp_path / "m" / "manifest.json").read_text())
+    assert "parts" not in folded and folded["version"] == 3
+    assert (folded["distinct_rows"], folded["values"]) == (8, {"A": 2, "B": 2, "C": 2})
+    mine, theirs = _rows(tmp_path / "m"), _rows(everything)
+    assert [r[:3] for r in mine] == [r[:3] for r in theirs]
+    assert [r[3] for r in mine] == pytest.approx([r[3] for r in theirs], abs=1e-12)
+
+
+@pytest.mark.spark
+def test_a_saved_density_version_compacts_exact(spark, tmp_path):
+    """``nbspark stream --compact`` folds a density model's deltas into one table, its distinct rows
+    and values counted again (upper bounds before), the table the one of a train on every row."""
+    from nbspark.app.stream import stream_main
+
+    lines = TRUTH.splitlines(keepends=True)
+    everything = _trained(tmp_path, "all", [*lines, *lines[4:6]])
+    model = nbspark.load(_trained(tmp_path, "m", lines[:6]))
+    model.partial_fit(
+        [dict(zip("ABC", line.split(",")[:3])) for line in lines[4:]],
+        sample_weight=[float(line.split(",")[3]) for line in lines[4:]],
+    )
+    assert model.save() == 2 and nbspark.load(tmp_path / "m").manifest["distinct_rows"] == 10
+    sets = ["--set=task=density", "--set=train.format=csv", "--set=density.weight_column=weight"]
+    assert stream_main([*sets, "--model", str(tmp_path / "m"), "--compact"]) == 0
+    folded = json.loads((tmp_path / "m" / "manifest.json").read_text())
+    reference = json.loads((everything / "manifest.json").read_text())
+    assert "parts" not in folded and "bounds" not in folded and folded["version"] == 2
+    for key in ("columns", "distinct_rows", "values", "count_rows"):
+        assert folded[key] == reference[key], key
+    assert folded["total"] == pytest.approx(reference["total"])
+    mine, theirs = _rows(tmp_path / "m"), _rows(everything)
+    assert [r[:3] for r in mine] == [r[:3] for r in theirs]
+    assert [r[3] for r in mine] == pytest.approx([r[3] for r in theirs], abs=1e-12)
