@@ -142,14 +142,10 @@ def check_stream_options(options: dict) -> None:
 
 
 def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -> StreamPlan:
-    """Decide a stream: refuse a density model (its versions have no deltas), an engine or input format that
+    """Decide a stream (any family): refuse an engine or input format that
     cannot count, a watched directory that does not exist or overlaps the model, and an existing
     model counted with other settings (``--update``'s refusals). ``checkpoint`` defaults to
     ``MODEL.stream/checkpoint``; ``options`` are ``StreamPlan``'s fields."""
-    if cfg.task == "density":
-        raise ConfigError(
-            "a density model is not streamed into yet: add new files with nbspark train --update MODEL"
-        )
     check_stream_options(options)
     engine = resolve_engine(cfg)
     try:

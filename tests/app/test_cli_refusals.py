@@ -156,7 +156,7 @@ def test_an_empty_out_is_refused(capsys):
         ),
         (  # a backoff stream's batches are Spark's: the bound was ignored in silence
             ["stream", "--watch", "in", "--model", "m", "--in-process-below", "10"],
-            "--in-process-below bounds a naive Bayes stream's batches; a backoff stream's are counted",
+            "--in-process-below bounds a naive Bayes or density stream's batches; a backoff stream's are",
         ),
         (
             ["stream", "--watch", "in", "--model", "m", "--set", "train.path=elsewhere"],

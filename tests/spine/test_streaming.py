@@ -22,7 +22,7 @@ import nbspark
 from nbspark.app.stream import stream_main
 from nbspark.backoff.events import count_ddl
 from nbspark.backoff.jobs import BACKOFF, train
-from nbspark.errors import ConfigError, InputError, OutputError
+from nbspark.errors import InputError, OutputError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
 from nbspark.naive_bayes.model import COUNT_DDL
@@ -188,9 +188,6 @@ def test_a_watched_path_that_is_no_directory_is_refused_for_what_it_is(tmp_path)
     (tmp_path / "watch").write_text("d1\tx\ta line\n")
     with pytest.raises(InputError, match="watch: a file, not a directory; watch the directory files are"):
         plan_stream(cfg, family, tmp_path / "model", tmp_path / "watch")
-    density = load_config(None, {"task": "density", "train.format": "csv"})
-    with pytest.raises(ConfigError, match="not streamed into yet: add new files with nbspark train --update"):
-        plan_stream(density, family, tmp_path / "model", tmp_path / "watch")
 
 
 def test_a_batch_replayed_after_its_commit_adds_nothing(spark, tmp_path):
@@ -561,3 +558,43 @@ def test_spark_reads_every_part_of_a_version_in_one_scan_and_names_a_damaged_one
     (part.parent / f".{part.name}.crc").unlink(missing_ok=True)
     with pytest.raises(OutputError, match=rf"^{delta}: 1 row\(s\) repeat a key"):
         read_counts(spark, model, family, manifest)
+
+
+@pytest.mark.parametrize("below", [0.0, 64.0])  # each batch counted by Spark, then in process
+def test_a_density_model_streams_as_it_trains(spark, tmp_path, below):
+    """A table's CSV files streamed into a density model, one a batch and in reverse order, then
+    compacted: the table and the manifest's fields are a batch train's on the same files."""
+    from nbspark.density.jobs import DENSITY, train_density_in_process
+    from nbspark.density.model import COUNT_DDL as DENSITY_DDL
+    from tests.density.test_jobs import TRUTH
+
+    lines = TRUTH.splitlines(keepends=True)
+    side, watch = tmp_path / "side", tmp_path / "watch"
+    side.mkdir()
+    watch.mkdir()
+    for i, part in enumerate((lines[1:4], lines[4:7], lines[7:])):
+        (side / f"t{i}.csv").write_text(lines[0] + "".join(part))
+    settings_ = {"task": "density", "train.format": "csv", "density.weight_column": "weight"}
+    train_density_in_process(load_config(None, {**settings_, "train.path": str(side)}), tmp_path / "batch")
+    cfg = load_config(None, settings_)
+    for name in ("t2.csv", "t1.csv", "t0.csv"):
+        shutil.copy(side / name, watch / name)
+        plan = plan_stream(
+            cfg, DENSITY, tmp_path / "model", watch, available_now=True, in_process_below_mb=below
+        )
+        assert run_stream(spark, plan) == 1
+    compact(spark, location(tmp_path / "model"), DENSITY, cfg)
+
+    def table(model):
+        manifest = load_manifest(location(model), DENSITY.kind)
+        got = read_count_table(location(model), DENSITY_DDL, manifest).to_pylist()
+        return manifest, sorted((tuple(r.values()) for r in got), key=lambda r: tuple(map(str, r)))
+
+    (streamed, mine), (batch, theirs) = table(tmp_path / "model"), table(tmp_path / "batch")
+    assert [r[:3] for r in mine] == [r[:3] for r in theirs]
+    assert [r[3] for r in mine] == pytest.approx([r[3] for r in theirs], abs=1e-12)
+    assert streamed["version"] == 3 and "parts" not in streamed
+    for key in ("columns", "distinct_rows", "values", "count_rows"):
+        assert streamed[key] == batch[key], key
+    assert streamed["total"] == pytest.approx(batch["total"]) == 1.0
+    assert nbspark.load(tmp_path / "model").probability({"A": "1", "B": "1", "C": "0"}) == pytest.approx(0.25)
