@@ -25,13 +25,14 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def as_batch(items, what: str, call: str | None = None) -> list:
     """A call's items as a list. One text, window or row is refused, as scikit-learn refuses a lone
     string: iterating it would score its characters (or a row's keys), silently. A pandas DataFrame
-    is a list of ``rows`` (its records), and refused for anything else: iterating it gives its
-    column names, which were scored as texts. ``call`` names the method in the refusal (left out
+    is a list of ``rows`` (its records, a missing cell as None: ``pd.read_csv`` reads an empty cell as
+    NaN), and refused for anything else: iterating it gives its column names, which were scored as
+    texts. ``call`` names the method in the refusal (left out
     where several public methods share the helper that asks)."""
     said = f"{call} takes" if call else "expected"
     if hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame
-        if what == "rows":
-            return items.to_dict("records")
+        if what == "rows":  # pandas' missing cells (NaN, NA, NaT) are None, an empty cell
+            return [{k: _cell(v) for k, v in r.items()} for r in items.to_dict("records")]
         raise TypeError(
             f"{said} a list of {what}, got a DataFrame (iterating it gives its column names); pass one "
             "of its columns, df[NAME]"
@@ -39,6 +40,13 @@ def as_batch(items, what: str, call: str | None = None) -> list:
     if isinstance(items, (str, bytes, Mapping)):
         raise TypeError(f"{said} a list of {what}, got one {type(items).__name__}; wrap it in a list")
     return list(items)
+
+
+def _cell(value):
+    """A DataFrame cell, pandas' marks of a missing one (a float NaN, ``pd.NA``, ``pd.NaT``) as None."""
+    if (isinstance(value, float) and math.isnan(value)) or type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    return value
 
 
 def refuse_unknown_columns(

@@ -3,6 +3,7 @@ equals training on all of them at once, and ``save`` commits them as the model's
 
 import csv
 import json
+import math
 import pickle
 import random
 from collections import Counter
@@ -145,6 +146,35 @@ def test_a_table_model_learns_rows_as_training_reads_them(tmp_path):
     with pytest.raises(TypeError, match="extra_columns is a list of column names, not 'id'"):
         model.predict([{**day[0], "id": 7}], extra_columns="id")  # not the columns 'i' and 'd'
     assert model.predict([{**day[0], "id": 7}], extra_columns=["id"]).tolist() == model.predict(day).tolist()
+
+
+def test_a_pandas_frames_missing_cells_are_empty_ones(tmp_path):
+    """``pd.read_csv`` reads an empty cell as NaN (text columns too): a DataFrame's rows read it as
+    None, an empty cell, as the rows of mappings do, for a naive Bayes table model (the cell left out
+    of the score) and a density model (whose cells are text: NaN was refused)."""
+    import io
+
+    import pandas as pd
+
+    settings = {**WEATHER, "train.format": "csv", "train.path": str(FIXTURES / "weather.csv")}
+    model = nbspark.fit(None, tmp_path / "nb", settings=settings)
+    text = "outlook,temperature,humidity,windy\nsunny,,90,\n,70,,TRUE\n"
+    frame = pd.read_csv(io.StringIO(text), dtype={"outlook": str, "windy": str})
+    assert frame.isna().sum().sum() == 4
+    rows = [
+        {"outlook": "sunny", "temperature": None, "humidity": 90, "windy": None},
+        {"outlook": None, "temperature": 70, "humidity": None, "windy": "TRUE"},
+    ]
+    assert model.predict_proba(frame).tolist() == model.predict_proba(rows).tolist()
+    (tmp_path / "t.csv").write_text("A,B\nx,\ny,p\n")
+    density = nbspark.fit(
+        None,
+        tmp_path / "d",
+        settings={"task": "density", "train.format": "csv", "train.path": str(tmp_path / "t.csv")},
+    )
+    cells = pd.read_csv(tmp_path / "t.csv", dtype=str)
+    assert density.score_samples(cells).tolist() == [math.log(0.5)] * 2
+    assert density.probability({"A": "x", "B": None}) == 0.5
 
 
 def test_partial_fit_refuses_what_it_cannot_count_and_counts_nothing_then(tmp_path):
