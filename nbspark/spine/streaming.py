@@ -244,7 +244,7 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
         "batch": batch_id,
         "files": len(files),
         "engine": counted.engine,
-        "lines": stats.get("lines_read", 0),
+        "lines": stats.get("lines_read", stats.get("rows_read", 0)),  # a table's: its rows read
         "malformed": stats.get("malformed", 0),
         family.unit: stats.get(family.unit, 0),
         "count_rows": manifest["count_rows"],

@@ -577,12 +577,14 @@ def test_a_density_model_streams_as_it_trains(spark, tmp_path, below):
     settings_ = {"task": "density", "train.format": "csv", "density.weight_column": "weight"}
     train_density_in_process(load_config(None, {**settings_, "train.path": str(side)}), tmp_path / "batch")
     cfg = load_config(None, settings_)
+    summaries = []
     for name in ("t2.csv", "t1.csv", "t0.csv"):
         shutil.copy(side / name, watch / name)
         plan = plan_stream(
             cfg, DENSITY, tmp_path / "model", watch, available_now=True, in_process_below_mb=below
         )
-        assert run_stream(spark, plan) == 1
+        assert run_stream(spark, plan, summaries.append) == 1
+    assert [(s["lines"], s["rows"]) for s in summaries] == [(2, 2), (3, 3), (3, 3)]  # a table's rows read
     compact(spark, location(tmp_path / "model"), DENSITY, cfg)
 
     def table(model):
