@@ -137,15 +137,16 @@ class BackoffPredictor:
 
         rows = [(*key, count) for key, count in self._pending.items()]
 
-        def fields(_table) -> dict:  # of the rows themselves
+        def fields(table) -> dict:  # of a count table: these rows, or a compacted version's
+            subsets, labels, counts = (table.column(c).to_pylist() for c in ("subset", "label", "count"))
             distinct: dict = {}
-            for row in rows:
-                distinct[row[0]] = distinct.get(row[0], 0) + 1
+            for subset in subsets:
+                distinct[subset] = distinct.get(subset, 0) + 1
             return {
                 "letters": self.letters,
                 "subsets": self.manifest["subsets"],
                 "distinct_events": dict(sorted(distinct.items())),
-                "label_counts": dict(sorted((r[-2], r[-1]) for r in rows if r[0] == "")),
+                "label_counts": dict(sorted((y, n) for s, y, n in zip(subsets, labels, counts) if s == "")),
             }
 
         ddl = count_ddl(self.letters)

@@ -92,9 +92,11 @@ class DensityPredictor:
 
         rows = [(*key, n) for key, n in self._pending.items()]
 
-        def fields(_table) -> dict:  # of the rows themselves: a version's are summed (upper bounds)
-            head = [r for r in rows if r[0] != "J"]
-            known = count_fields(list(self.columns), head, len(rows) - len(head))
+        def fields(table) -> dict:  # of a count table: these rows (a version's summed: upper bounds),
+            # or a compacted version's
+            counted = list(zip(*(column.to_pylist() for column in table.columns)))
+            head = [r for r in counted if r[0] != "J"]
+            known = count_fields(list(self.columns), head, len(counted) - len(head))
             return {k: known[k] for k in ("columns", "total", "distinct_rows", "values")}
 
         stats = {"rows_read": self._counted, "rows": self._counted}

@@ -158,7 +158,8 @@ def summed_rows(rows: Sequence[Sequence], more: Sequence[Sequence], ddl: str) ->
 def save_rows(path, kind: str, rows: list, ddl: str, fields, stats: dict, engine: str, manifest: dict):
     """Commit count ``rows`` made in this process (``partial_fit``, ``update``; the schema ``ddl``) as
     the next version of the model read from ``path``: a delta (``spine.streaming.commit_counts``,
-    with ``fields(table)``, the family's manifest fields of the rows as a pyarrow table, and
+    compacted past ``COMPACT_EVERY`` deltas; ``fields(table)``: the family's manifest fields of a
+    count table as a pyarrow table, these rows' or the compacted version's; and
     ``stats``). ``(version, manifest)``: the new version and
     ``manifest`` (the model's in memory) with the delta folded in; no rows, no version. A model not
     read from a directory has nowhere to save (``ValueError``)."""
@@ -177,6 +178,8 @@ def save_rows(path, kind: str, rows: list, ddl: str, fields, stats: dict, engine
 
     model_dir = location(path)
     table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(ddl))
-    delta = commit_counts(model_dir, kind, table, fields(table), stats, engine)
+    delta, compacted = commit_counts(model_dir, kind, table, fields, stats, engine)
+    if compacted is not None:  # past COMPACT_EVERY deltas: one table again
+        return delta["version"], compacted
     where = delta_location(model_dir, delta["version"])
     return delta["version"], folded_manifest(manifest, delta, where, model_dir)

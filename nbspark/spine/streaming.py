@@ -41,6 +41,7 @@ from nbspark.spine.training import (
     run_manifest,
     write_counts,
 )
+from nbspark.storage.counts import read_count_table
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import (
     check_update,
@@ -99,7 +100,8 @@ SESSION_DEFAULTS = {
 }
 #: How often a running stream looks for new files (``--trigger-seconds``).
 TRIGGER_SECONDS = 5.0
-#: Deltas past which a stream compacts its model (reads sum this many parts at most).
+#: Deltas past which a stream (unless ``--compact-every``) or a ``save()`` compacts its model (reads
+#: sum this many parts at most).
 COMPACT_EVERY = 100
 
 
@@ -267,32 +269,44 @@ def compact(spark, model, family: Family, cfg) -> dict | None:
     old = load_manifest(model, family.kind)
     if "parts" not in old:
         return None
-    started = time.time()
     counts = cache_coalescable(read_counts(spark, model, family, old))  # not 200 partitions of a small sum
     counted = Counted(old["engine"], counts, {}, [], cached=counts)
     try:
-
-        def manifest_of(stage, written):
-            manifest = {k: v for k, v in old.items() if k not in ("parts", "bounds")}
-            manifest["updates"] = fold_stream_updates(old.get("updates", []))
-            fields = family.fields(spark, cfg, counted, written, True)
-            manifest.update({k: fields[k] for k in RECOUNTED if k in fields})
-            manifest["count_rows"] = parquet_rows(stage / "counts")
-            manifest["compacted"] = {"parts": len(old["parts"]), "seconds": round(time.time() - started, 2)}
-            return manifest
-
-        manifest = write_counts(spark, counts, model, "model", cfg.rows_per_file, None, manifest_of)
+        fields = lambda written: family.fields(spark, cfg, counted, written, True)  # noqa: E731
+        return _fold(spark, model, old, counts, fields, cfg.rows_per_file)
     finally:
         counted.release()
+
+
+def _fold(spark, model: Location, old: dict, counts, fields_of, rows_per_file: int) -> dict:
+    """Write ``counts`` (the model's parts summed: a DataFrame, or a pyarrow table where ``spark`` is
+    None) as the model's new base, its manifest ``old``'s with the parts folded and the ``RECOUNTED``
+    fields from ``fields_of(written)``; the new manifest. The one compaction of a stream and a save."""
+    started = time.time()
+
+    def manifest_of(stage, written):
+        manifest = {k: v for k, v in old.items() if k not in ("parts", "bounds")}
+        manifest["updates"] = fold_stream_updates(old.get("updates", []))
+        fields = fields_of(written)
+        manifest.update({k: fields[k] for k in RECOUNTED if k in fields})
+        manifest["count_rows"] = parquet_rows(stage / "counts")
+        manifest["compacted"] = {"parts": len(old["parts"]), "seconds": round(time.time() - started, 2)}
+        return manifest
+
+    manifest = write_counts(spark, counts, model, "model", rows_per_file, None, manifest_of)
     log.info("compacted %s: %d parts into one (version %d)", model, len(old["parts"]), manifest["version"])
     return manifest
 
 
-def commit_counts(model_dir, kind: str, table, fields: dict, stats: dict, engine: str) -> dict:
+def commit_counts(
+    model_dir, kind: str, table, fields_of, stats: dict, engine: str
+) -> tuple[dict, dict | None]:
     """Commit counts made in this process (``partial_fit``, ``update``: a pyarrow ``table`` in the
     model's count schema) as the model's next version, a delta (``storage.versions``), under the
-    model's writer lock; the delta's manifest. ``fields`` are the family's manifest fields of these
-    counts; ``stats`` their statistics."""
+    model's writer lock. ``fields_of(table)`` gives the family's manifest fields of a count table;
+    ``stats`` are these counts' statistics. Past ``COMPACT_EVERY`` deltas the version is compacted
+    here, still under the lock (the parts summed by pyarrow), as a stream compacts its own:
+    ``(the delta's manifest, the compacted manifest or None)``."""
     started = time.time()
     model_dir = location(model_dir)
     release = take_writer_lock(model_dir)
@@ -304,7 +318,7 @@ def commit_counts(model_dir, kind: str, table, fields: dict, stats: dict, engine
             manifest = {
                 **manifest_header(kind, old["config"]),
                 "engine": engine,
-                **fields,
+                **fields_of(table),
                 "count_schema": old["count_schema"],
                 "count_rows": parquet_rows(stage / "counts"),
                 "inputs": {"format": engine, "root": "python", "files": [], "signatures": []},
@@ -315,8 +329,15 @@ def commit_counts(model_dir, kind: str, table, fields: dict, stats: dict, engine
             return {**merged_manifest(None, manifest), "version": version}
 
         rows_per_file = old["config"].get("rows_per_file", 1 << 62)
-        return write_counts(
+        delta = write_counts(
             None, table, delta_location(model_dir, version), DELTA, rows_per_file, None, manifest_of
+        )
+        newest = load_manifest(model_dir, kind)
+        if len(newest.get("parts", ())) - 1 < COMPACT_EVERY:
+            return delta, None
+        summed = read_count_table(model_dir, old["count_schema"], newest)
+        return delta, _fold(
+            None, model_dir, newest, summed, lambda _written: fields_of(summed), rows_per_file
         )
     finally:
         release()
