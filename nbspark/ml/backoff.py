@@ -24,19 +24,12 @@ from pyspark import keyword_only
 from pyspark.ml.base import Estimator, Model
 from pyspark.ml.param import Param, Params, TypeConverters
 from pyspark.ml.param.shared import HasPredictionCol, HasProbabilityCol, HasWeightCol
-from pyspark.ml.util import (
-    DefaultParamsReadable,
-    DefaultParamsWritable,
-    MLReadable,
-    MLReader,
-    MLWritable,
-    MLWriter,
-)
+from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 
 from nbspark.backoff.events import count_columns, count_ddl
 from nbspark.backoff.frames import count_windows
 from nbspark.backoff.predictor import BackoffPredictor, checked_chain
-from nbspark.ml.persist import CountsReader, CountsWriter
+from nbspark.ml.persist import CountsPersisted
 from nbspark.settings.config import ExperimentConfig
 from nbspark.spine.frames import collect_checked
 from nbspark.storage.counts import read_count_rows
@@ -147,8 +140,10 @@ class CountingBackoff(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         return self._copyValues(CountingBackoffModel(rows, subsets))
 
 
-class CountingBackoffModel(Model, _Params, MLReadable, MLWritable):
+class CountingBackoffModel(Model, _Params, CountsPersisted):
     """The fitted count table; the chain is applied when transforming (``setBackoff`` reuses the counts)."""
+
+    KIND = BACKOFF_KIND
 
     def __init__(self, rows: list[tuple] | None = None, subsets: tuple[str, ...] = ()):
         super().__init__()
@@ -215,13 +210,6 @@ class CountingBackoffModel(Model, _Params, MLReadable, MLWritable):
         model = super().copy(extra)
         model.rows, model.subsets = self.rows, self.subsets
         return model
-
-    def write(self) -> MLWriter:
-        return CountsWriter(self)
-
-    @classmethod
-    def read(cls) -> MLReader:
-        return CountsReader(cls, BACKOFF_KIND)
 
     def counts_table(self):
         """The count rows as the train job's table (``backoff.events.count_ddl``) and the manifest, for

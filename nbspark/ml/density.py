@@ -21,18 +21,11 @@ from pyspark import keyword_only
 from pyspark.ml.base import Estimator, Model
 from pyspark.ml.param import Param, Params, TypeConverters
 from pyspark.ml.param.shared import HasWeightCol
-from pyspark.ml.util import (
-    DefaultParamsReadable,
-    DefaultParamsWritable,
-    MLReadable,
-    MLReader,
-    MLWritable,
-    MLWriter,
-)
+from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 
 from nbspark.density.model import COUNT_DDL
 from nbspark.density.predictor import DensityPredictor
-from nbspark.ml.persist import CountsReader, CountsWriter
+from nbspark.ml.persist import CountsPersisted
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.frames import named_column
 from nbspark.storage.manifests import DENSITY_KIND
@@ -161,8 +154,10 @@ def _text_columns(who: str, types: dict, columns) -> None:
         )
 
 
-class CountingDensityModel(Model, _Params, MLReadable, MLWritable):
+class CountingDensityModel(Model, _Params, CountsPersisted):
     """A density model's counts as a Pipeline stage (see the module docstring)."""
+
+    KIND = DENSITY_KIND
 
     def __init__(self, table=None, manifest: dict | None = None):
         super().__init__()
@@ -208,13 +203,6 @@ class CountingDensityModel(Model, _Params, MLReadable, MLWritable):
         model = super().copy(extra)
         model.table, model.manifest, model._predictor = self.table, self.manifest, self._predictor
         return model
-
-    def write(self) -> MLWriter:
-        return CountsWriter(self)
-
-    @classmethod
-    def read(cls) -> MLReader:
-        return CountsReader(cls, DENSITY_KIND)
 
     def counts_table(self):
         """The count table and manifest as ``nbspark train`` wrote them, for ``ml.persist.CountsWriter``."""

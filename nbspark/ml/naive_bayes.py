@@ -44,14 +44,7 @@ from pyspark.ml.param.shared import (
     HasRawPredictionCol,
     HasWeightCol,
 )
-from pyspark.ml.util import (
-    DefaultParamsReadable,
-    DefaultParamsWritable,
-    MLReadable,
-    MLReader,
-    MLWritable,
-    MLWriter,
-)
+from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 from scipy import sparse
 
 from nbspark.inputs.tokens import tokenizer
@@ -63,7 +56,7 @@ from nbspark.ml.labels import (
     label_names,
 )
 from nbspark.ml.naive_bayes_dir import Counts, counts_table, label_namer, model_dir_counts, read_counts
-from nbspark.ml.persist import CountsReader, CountsWriter
+from nbspark.ml.persist import CountsPersisted
 from nbspark.naive_bayes.frames import count_documents
 from nbspark.naive_bayes.model import (
     NBModel,
@@ -266,8 +259,10 @@ class CountingNaiveBayes(Estimator, _Params, DefaultParamsReadable, DefaultParam
         return Counts(classes, class_count, vocab, counts, False, declared, names)
 
 
-class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
+class CountingNaiveBayesModel(Model, _Params, CountsPersisted):
     """The fitted counts; the smoothing is applied when transforming (``setSmoothing`` reuses the counts)."""
+
+    KIND = NB_KIND
 
     def __init__(self, counts: Counts | None = None):
         super().__init__()
@@ -381,13 +376,6 @@ class CountingNaiveBayesModel(Model, _Params, MLReadable, MLWritable):
         model = super().copy(extra)
         model.counts = self.counts
         return model
-
-    def write(self) -> MLWriter:
-        return CountsWriter(self)
-
-    @classmethod
-    def read(cls) -> MLReader:
-        return CountsReader(cls, NB_KIND)
 
     def counts_table(self):
         """The counts as an nbspark count table and its manifest, for ``ml.persist.CountsWriter``

@@ -1,20 +1,28 @@
-"""Saving and loading the pyspark.ml models of both families, one way: MLlib's ``metadata/`` for
+"""Saving and loading the pyspark.ml models of every family, one way: MLlib's ``metadata/`` for
 the params, and the counts as an nbspark model in ``PATH/nbspark`` (``counts/`` + manifest +
 marker), which ``nbspark.load`` reads too.
 
-A model class gives ``counts_table()`` -> ``(pyarrow table, manifest)`` to be written, and
-``from_counts(root, manifest)`` -> a model built from a checked ``PATH/nbspark``.
+A model class inherits ``CountsPersisted``, names its manifest's ``KIND``, and gives
+``counts_table()`` -> ``(pyarrow table, manifest)`` to be written and ``from_counts(root,
+manifest)`` -> a model built from a checked ``PATH/nbspark``.
 """
 
 from __future__ import annotations
 
-from pyspark.ml.util import DefaultParamsReader, DefaultParamsWriter, MLReader, MLWriter
+from pyspark.ml.util import (
+    DefaultParamsReader,
+    DefaultParamsWriter,
+    MLReadable,
+    MLReader,
+    MLWritable,
+    MLWriter,
+)
 
 from nbspark.storage.locations import location, use_hadoop
 from nbspark.storage.manifests import load_manifest
 from nbspark.storage.tables import MARKER, write_json
 
-__all__ = ["CountsReader", "CountsWriter"]
+__all__ = ["CountsPersisted", "CountsReader", "CountsWriter"]
 
 
 def _root(path: str):
@@ -62,3 +70,17 @@ class CountsReader(MLReader):
         model._resetUid(metadata["uid"])
         DefaultParamsReader.getAndSetParams(model, metadata)
         return model
+
+
+class CountsPersisted(MLReadable, MLWritable):
+    """What makes a model saved and loaded as above: ``write()`` and ``read()`` for a class whose
+    ``KIND`` is its manifest's kind."""
+
+    KIND = ""
+
+    def write(self) -> MLWriter:
+        return CountsWriter(self)
+
+    @classmethod
+    def read(cls) -> MLReader:
+        return CountsReader(cls, cls.KIND)
