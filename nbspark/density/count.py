@@ -28,6 +28,7 @@ from nbspark.spine.frames import named_column
 log = logging.getLogger(__name__)
 
 __all__ = [
+    "MANIFEST_FIELDS",
     "NGRAM_COUNT",
     "checked_weight",
     "count_density",
@@ -37,6 +38,7 @@ __all__ = [
     "modelled_columns",
     "read_table",
     "refuse_missing",
+    "rows_fields",
     "text_only",
     "weight_column",
 ]
@@ -195,8 +197,17 @@ def _local_counts(cfg, inputs) -> Counted:
     columns, rows, stats = local_rows(cfg, inputs)
     counted = count_rows(rows, columns)  # the N row at least: never empty
     table = pa.table([list(c) for c in zip(*counted)], schema=arrow_schema(COUNT_DDL))
-    head = [r for r in counted if r[0] != "J"]
-    return Counted("local", table, stats, [], count_fields(columns, head, len(counted) - len(head)))
+    return Counted("local", table, stats, [], rows_fields(columns, counted))
+
+
+#: A density manifest's own fields (``count_fields``).
+MANIFEST_FIELDS = ("columns", "total", "distinct_rows", "values")
+
+
+def rows_fields(columns: list[str], rows: list[tuple]) -> dict:
+    """``count_fields`` of a whole count table's ``rows`` (its ``J`` rows counted, not kept)."""
+    head = [r for r in rows if r[0] != "J"]
+    return count_fields(columns, head, len(rows) - len(head))
 
 
 def count_fields(columns: list[str], head: list[tuple], distinct: int) -> dict:

@@ -5,10 +5,11 @@ scores a test table's rows (``density.scoring``): ``plan_density_classify`` then
 
 from __future__ import annotations
 
-from nbspark.density.count import count_density, count_fields, weight_column
+from nbspark.density.count import MANIFEST_FIELDS, count_density, count_fields, weight_column
 from nbspark.density.model import COUNT_DDL
 from nbspark.errors import ConfigError
 from nbspark.spine.training import Family, plan_training, refuse_remote, train_model
+from nbspark.storage.counts import table_rows
 from nbspark.storage.manifests import DENSITY_KIND
 
 __all__ = [
@@ -27,20 +28,16 @@ def _fields(spark, cfg, counted, read_written, updated: bool) -> dict:
     known = counted.known
     if updated:
         if spark is None:  # updated in this process: the written table is a pyarrow one
-            rows = list(zip(*(column.to_pylist() for column in read_written().columns)))
-            head, distinct = [r for r in rows if r[0] != "J"], sum(r[0] == "J" for r in rows)
+            rows = table_rows(read_written())
+            head = [r for r in rows if r[0] != "J"]
+            distinct = len(rows) - len(head)
         else:
             written = read_written()
             head = [tuple(r) for r in written.where(written.event != "J").collect()]
             distinct = written.where(written.event == "J").count()
         columns = known.get("columns") or list(dict.fromkeys(r[1] for r in head if r[0] == "X"))
         known = count_fields(columns, head, distinct)  # a compaction knows no columns: the X rows' own
-    return {
-        "columns": known["columns"],
-        "total": known["total"],
-        "distinct_rows": known["distinct_rows"],
-        "values": known["values"],
-    }
+    return {k: known[k] for k in MANIFEST_FIELDS}
 
 
 def _model_columns(old: dict, cfg):

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.predictor import refuse_unknown_columns
 
-__all__ = ["COUNT_DDL", "DensityModel", "count_rows", "row_cells", "row_key"]
+__all__ = ["COUNT_DDL", "DensityModel", "count_rows", "row_cells", "row_key", "text_cell"]
 
 COUNT_DDL = "event STRING NOT NULL, column STRING, value STRING, n DOUBLE NOT NULL"
 
@@ -56,6 +56,17 @@ def count_rows(rows: Iterable[tuple[Sequence[str | None], float]], columns: Sequ
         ]
     out += [("J", None, key, w) for key, w in sorted(summed.items())]
     return out
+
+
+def text_cell(value, column: str, what: str):
+    """``value``, a cell of ``column``: text as the table writes it, or None for an empty one;
+    ``ValueError`` naming ``what`` (the row) otherwise."""
+    if value is not None and not isinstance(value, str):
+        raise ValueError(
+            f"{what}: a cell is text as the table writes it, or None for an empty one; got "
+            f"{value!r} for {column!r}"
+        )
+    return value
 
 
 def row_cells(row, i: int, columns: Sequence[str], why: str = "") -> tuple:
@@ -100,12 +111,7 @@ class DensityModel:
                 raise ValueError(
                     f"{what}: no column {column!r}; the model's columns are {', '.join(self.columns)}"
                 )
-            if value is not None and not isinstance(value, str):
-                raise ValueError(
-                    f"{what}: a cell is text as the table writes it, or None for an empty one; got "
-                    f"{value!r} for {column!r}"
-                )
-            out[self.columns.index(column)] = value
+            out[self.columns.index(column)] = text_cell(value, column, what)
         return out
 
     def _mass(self, at: dict[int, str | None], model: str) -> float:

@@ -6,20 +6,23 @@ scikit-learn's density estimators name them."""
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from nbspark.density.model import COUNT_DDL, DensityModel, count_rows, row_cells
+from nbspark.density.model import COUNT_DDL, DensityModel, count_rows, row_cells, text_cell
 from nbspark.spine.predictor import (
     as_batch,
     refuse_clone,
     refuse_unknown_columns,
     save_rows,
     storable,
+    summed_rows,
     whole_weights,
+    with_events,
 )
-from nbspark.storage.counts import read_count_rows
+from nbspark.storage.counts import read_count_rows, table_rows
 from nbspark.storage.locations import Location
 
 __all__ = ["DensityPredictor", "density_answer", "read_density"]
@@ -59,45 +62,32 @@ class DensityPredictor:
         refuse_unknown_columns(rows, set(self.columns), self.columns, extra_columns)
         for i, values in enumerate(cells):
             for column, cell in zip(self.columns, values):
-                if cell is not None and not isinstance(cell, str):
-                    raise ValueError(
-                        f"row {i}: a cell is text as the table writes it, or None for an empty one; "
-                        f"got {cell!r} for {column!r}"
-                    )
-                if cell is not None:
+                if text_cell(cell, column, f"row {i}") is not None:
                     storable(cell, f"row {i}, column {column!r}")
         weights = whole_weights(sample_weight, len(rows), "row", "partial_fit", least=0, whole=False)
-        for event, column, value, n in count_rows(zip(cells, weights), self.columns):
-            key = (event, column, value)
-            self._pending[key] = self._pending.get(key, 0.0) + n
+        counted = count_rows(zip(cells, weights), self.columns)
+        self._pending = with_events(self._pending, ((r[:3], r[3]) for r in counted), operator.add)
         self._counted += len(rows)
         self.density = DensityModel.from_rows(self._all_rows(), self.columns, self.m)
         return self
 
     def _all_rows(self) -> list[tuple]:
-        """The count rows read, with what ``partial_fit`` counted since added by key."""
-        if not self._pending:
-            return self._rows
-        summed = {tuple(r[:3]): r[3] for r in self._rows}
-        for key, n in self._pending.items():
-            summed[key] = summed.get(key, 0.0) + n
-        return [(*key, n) for key, n in summed.items()]
+        """The count rows read, with what ``partial_fit`` counted since added by key (``summed_rows``)."""
+        return summed_rows(self._rows, [(*key, n) for key, n in self._pending.items()], COUNT_DDL)
 
     def save(self) -> int:
         """Commit what ``partial_fit`` counted since the last save as the model's next version, a delta
         beside its table where the model was read (``storage.versions``), under the model's writer
         lock; the version (as ``NBPredictor.save``)."""
-        from nbspark.density.count import count_fields
+        from nbspark.density.count import MANIFEST_FIELDS, rows_fields
         from nbspark.storage.manifests import DENSITY_KIND
 
         rows = [(*key, n) for key, n in self._pending.items()]
 
         def fields(table) -> dict:  # of a count table: these rows (a version's summed: upper bounds),
             # or a compacted version's
-            counted = list(zip(*(column.to_pylist() for column in table.columns)))
-            head = [r for r in counted if r[0] != "J"]
-            known = count_fields(list(self.columns), head, len(counted) - len(head))
-            return {k: known[k] for k in ("columns", "total", "distinct_rows", "values")}
+            known = rows_fields(list(self.columns), table_rows(table))
+            return {k: known[k] for k in MANIFEST_FIELDS}
 
         stats = {"rows_read": self._counted, "rows": self._counted}
         version, self.manifest = save_rows(

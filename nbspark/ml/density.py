@@ -28,6 +28,7 @@ from nbspark.density.predictor import DensityPredictor
 from nbspark.ml.persist import CountsPersisted
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.frames import named_column
+from nbspark.storage.counts import table_rows
 from nbspark.storage.manifests import DENSITY_KIND
 
 __all__ = ["CountingDensity", "CountingDensityModel"]
@@ -91,7 +92,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
 
         import pyarrow as pa
 
-        from nbspark.density.count import count_fields, count_frame
+        from nbspark.density.count import MANIFEST_FIELDS, count_frame, rows_fields
         from nbspark.settings.config import DensitySpec, ExperimentConfig
         from nbspark.storage.manifests import manifest_header
         from nbspark.storage.tables import arrow_schema
@@ -120,8 +121,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
             counts.unpersist()
         if read == 0:
             raise ValueError("CountingDensity: the DataFrame has no rows to count")
-        head = [r for r in rows if r[0] != "J"]
-        fields = count_fields(columns, head, len(rows) - len(head))
+        fields = rows_fields(columns, rows)
         density = DensitySpec(
             model=self.getOrDefault(self.estimator), columns=tuple(columns), weight_column=weight, m=m
         )
@@ -130,7 +130,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
                 DENSITY_KIND, ExperimentConfig(name="pyspark.ml", task="density", density=density)
             ),
             "engine": "pyspark.ml",
-            **{k: fields[k] for k in ("columns", "total", "distinct_rows", "values")},
+            **{k: fields[k] for k in MANIFEST_FIELDS},
             "count_schema": COUNT_DDL,
             "count_rows": len(rows),
             "stats": {"rows_read": read, "rows": read},
@@ -167,8 +167,7 @@ class CountingDensityModel(Model, _Params, CountsPersisted):
     def predictor(self) -> DensityPredictor:
         """The model as ``nbspark.load`` gives it."""
         if self._predictor is None:
-            rows = zip(*(column.to_pylist() for column in self.table.columns))
-            self._predictor = DensityPredictor(self.manifest, list(rows))
+            self._predictor = DensityPredictor(self.manifest, table_rows(self.table))
         return self._predictor
 
     def _transform(self, dataset):

@@ -145,14 +145,13 @@ def summed_rows(rows: Sequence[Sequence], more: Sequence[Sequence], ddl: str) ->
     (``storage.counts.summed_table``): what a model's ``partial_fit`` or ``update`` adds to what it read."""
     import pyarrow as pa
 
-    from nbspark.storage.counts import summed_table
+    from nbspark.storage.counts import summed_table, table_rows
     from nbspark.storage.tables import arrow_schema
 
     both = [*rows, *more]
     if not both:
         return []
-    table = summed_table(pa.table([list(c) for c in zip(*both)], schema=arrow_schema(ddl)))
-    return list(zip(*(column.to_pylist() for column in table.columns)))
+    return table_rows(summed_table(pa.table([list(c) for c in zip(*both)], schema=arrow_schema(ddl))))
 
 
 def save_rows(path, kind: str, rows: list, ddl: str, fields, stats: dict, engine: str, manifest: dict):

@@ -63,6 +63,7 @@ __all__ = [
     "commit_batch",
     "commit_counts",
     "compact",
+    "compaction_due",
     "plan_stream",
     "run_stream",
 ]
@@ -255,10 +256,16 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
         "max_lag_seconds": round(max(lags), 2),
         "committed": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
     }
-    if old is not None and len(old.get("parts", [None])) >= plan.compact_every:
+    if old is not None and compaction_due(old, plan.compact_every):
         compact(spark, model, family, cfg)
         summary["compacted"] = True
     return summary
+
+
+def compaction_due(old: dict, every: int) -> bool:
+    """Whether a version committed on top of the manifest ``old`` leaves ``every`` deltas or more:
+    ``old``'s parts are its base and its deltas, one fewer than the deltas after the commit."""
+    return len(old.get("parts", [None])) >= every
 
 
 def compact(spark, model, family: Family, cfg) -> dict | None:
@@ -332,9 +339,9 @@ def commit_counts(
         delta = write_counts(
             None, table, delta_location(model_dir, version), DELTA, rows_per_file, None, manifest_of
         )
-        newest = load_manifest(model_dir, kind)
-        if len(newest.get("parts", ())) - 1 < COMPACT_EVERY:
+        if not compaction_due(old, COMPACT_EVERY):
             return delta, None
+        newest = load_manifest(model_dir, kind)
         summed = read_count_table(model_dir, old["count_schema"], newest)
         return delta, _fold(
             None, model_dir, newest, summed, lambda _written: fields_of(summed), rows_per_file

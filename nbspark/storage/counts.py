@@ -12,12 +12,23 @@ from nbspark.storage.locations import Location
 from nbspark.storage.tables import check_table, ddl_columns, read_arrow
 from nbspark.storage.versions import count_parts
 
-__all__ = ["check_counts", "check_counts_spark", "read_count_rows", "read_count_table", "summed_table"]
+__all__ = [
+    "check_counts",
+    "check_counts_spark",
+    "read_count_rows",
+    "read_count_table",
+    "summed_table",
+    "table_rows",
+]
 
 
 def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple]:
     """The count table's rows as tuples in the schema's column order, after the same checks as the jobs'."""
-    table = read_count_table(model_dir, ddl, manifest)
+    return table_rows(read_count_table(model_dir, ddl, manifest))
+
+
+def table_rows(table) -> list[tuple]:
+    """A pyarrow table's rows as tuples in its columns' order."""
     return list(zip(*(column.to_pylist() for column in table.columns)))
 
 
