@@ -229,7 +229,8 @@ def read_table(spark, inputs, width: int = 5):
 
     from pyspark.sql import functions as F
 
-    from nbspark.inputs.files import csv_frame, parquet_frame, text_frame
+    from nbspark.inputs.files import parquet_frame, text_frame
+    from nbspark.inputs.tables import csv_frame
 
     if inputs.spec.format == "csv":
         return csv_frame(spark, inputs.files)

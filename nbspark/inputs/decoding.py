@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import codecs
 
-__all__ = ["JVM_REPLACE"]
+__all__ = ["JVM_REPLACE", "UTF16_HINT"]
 
 #: The ``errors`` of ``bytes.decode`` that decodes as the JVM's ``new String(bytes, UTF_8)``.
 JVM_REPLACE = "nbspark.jvm-replace"
+#: What NUL characters in text read as UTF-8 most likely mean (UTF-16 puts one beside every ASCII
+#: character: Notepad's "Unicode", Excel's "Unicode Text"), and the way out.
+UTF16_HINT = "a UTF-16 file? nbspark reads UTF-8 (iconv -f UTF-16 -t UTF-8)"
 
 
 def _jvm_malformed_length(data: bytes, i: int) -> int:

@@ -32,7 +32,6 @@ __all__ = [
     "extension",
     "binary_files",
     "bytes_to_read",
-    "csv_frame",
     "decode_text",
     "hadoop_input_dir",
     "in_nbspark_output",
@@ -71,23 +70,6 @@ def text_frame(spark, files: list):
     """Spark SQL's text source over ``files`` (``storage.locations.Location``: their URIs, any scheme, read
     literally): a DataFrame of one ``value`` per line."""
     return spark.read.text(spark_paths(files))
-
-
-def csv_frame(spark, files: list, infer: bool = False):
-    """Spark SQL's CSV source over ``files`` (``Location``s, read literally) as nbspark reads every
-    CSV, training and classifying (and ``inputs.tables.csv_table`` reads in process): a header row,
-    a record a line (``PERMISSIVE``: a short row ends in nulls), every cell as text unless
-    ``infer``, and quotes as RFC 4180, Excel and Python write them (``"say ""hi"" now"`` is
-    ``say "hi" now``: Spark's default escape, a backslash, kept the doubled quotes in the cell,
-    where the in-process reader took them out)."""
-    return spark.read.csv(
-        spark_paths(files),
-        header=True,
-        inferSchema=infer,
-        mode="PERMISSIVE",
-        enforceSchema=False,
-        escape='"',
-    )
 
 
 def parquet_frame(spark, files: list):

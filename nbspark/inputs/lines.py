@@ -13,9 +13,9 @@ A line that is not UTF-8 is decoded as the JVM decodes the Python engines' lines
 (``jvm_decoded``, which the n-gram arrow engine uses too), by the one decoder of bad UTF-8
 (``inputs.decoding``).
 
-Plain pyarrow and numpy, no Spark. The rules are those of ``inputs.parsers.parse_labelled_line`` and
-``parse_sms_line``, and of the SQL twin, line by line (tested against both, and the decoding
-against the JVM's on random bytes).
+Plain pyarrow and numpy, no Spark. The SQL twin follows the same rules, line by line (tested
+against each other and against the rule stated in plain Python, and the decoding against the JVM's
+on random bytes).
 """
 
 from __future__ import annotations
@@ -31,7 +31,14 @@ from nbspark.inputs.tokens import WHITESPACE
 __all__ = ["LINE_CATEGORIES", "jvm_decoded", "parse_line", "parse_lines", "parsed_lines"]
 
 #: What a line is, as the Python parsers name it: a document, or why it is not one.
-LINE_CATEGORIES = ("documents", "blank_lines", "malformed.fields", "malformed.id", "malformed.labels")
+LINE_CATEGORIES = (
+    "documents",
+    "blank_lines",
+    "malformed.fields",
+    "malformed.id",
+    "malformed.labels",
+    "malformed.nul",
+)
 
 
 def jvm_decoded(values: pa.Array) -> pa.Array:
@@ -51,6 +58,11 @@ def jvm_decoded(values: pa.Array) -> pa.Array:
 def _strip(values: pa.Array) -> pa.Array:
     """Python's ``str.strip()`` of each value (``utf8_trim_whitespace`` takes fewer characters)."""
     return pc.utf8_trim(values, WHITESPACE)
+
+
+def _has_nul(fields: pa.Array) -> np.ndarray:
+    """Whether each value holds a NUL character."""
+    return pc.match_substring(fields, "\x00").to_numpy(zero_copy_only=False)
 
 
 def _labels(fields: pa.Array, fmt: str) -> pa.ListArray:
@@ -79,7 +91,13 @@ def parse_lines(values, fmt: str) -> pa.RecordBatch:
     ``naive_bayes.inputs.text_lines`` gives them: a ``tsv`` line is ``id TAB labels TAB text`` (labels
     comma-separated), an ``sms`` line ``label TAB text`` (its ``id`` is null: the caller makes sms
     ids). ``category`` is one of ``LINE_CATEGORIES``; ``labels`` and ``text`` are those of the
-    line's fields where it has them (``text`` is null without them)."""
+    line's fields where it has them (``text`` is null without them).
+
+    A line is malformed (``nul``) when a NUL character stands before its text, in its id or labels
+    (or in the whole line, where it has no TAB): UTF-16 text read as UTF-8 holds one beside every
+    ASCII character (an Excel "Unicode Text" export, Notepad's "Unicode"), which made a class of
+    each spaced-out label, and a label opening with NUL would pass for one of the engines'
+    statistics rows (``inputs.stats.MARK``). That rule comes first, then fields, id and labels."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
     if values.type == pa.large_string():
@@ -102,11 +120,14 @@ def parse_lines(values, fmt: str) -> pa.RecordBatch:
             flat.take(pa.array(starts + (n_parts > 1))), fmt
         )  # no TAB: the line itself, as SQL's substring_index
     has_labels = np.diff(labels.offsets.to_numpy()) > 0
-    category = np.select([fields_ok & id_ok & has_labels], [0], 4)
+    nul = _has_nul(first)
+    if fmt != "sms":
+        nul |= _has_nul(flat.take(pa.array(starts + (n_parts > 1))))
+    category = np.select([fields_ok & id_ok & has_labels & ~nul], [0], 4)
     other = np.flatnonzero(category)
     if len(other):  # not documents: blank, or the first rule that fails, in the Python parsers' order
         blank = pc.equal(_strip(values.take(pa.array(other))), "").to_numpy(zero_copy_only=False)
-        category[other] = np.select([blank, ~fields_ok[other], ~id_ok[other]], [1, 2, 3], 4)
+        category[other] = np.select([blank, nul[other], ~fields_ok[other], ~id_ok[other]], [1, 5, 2, 3], 4)
     names = pc.take(pa.array(LINE_CATEGORIES), pa.array(category))
     return pa.RecordBatch.from_arrays(
         [doc_id, labels, text, names], names=["id", "labels", "text", "category"]

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 
 from nbspark.errors import InputError
-from nbspark.inputs.decoding import JVM_REPLACE
+from nbspark.inputs.decoding import JVM_REPLACE, UTF16_HINT
 from nbspark.inputs.files import line_number, line_numbers, local_lines, ngram_lines
 from nbspark.inputs.parsers import MalformedLine, parse_reuters_checked
 
@@ -36,6 +36,7 @@ __all__ = [
     "first_malformed_lines",
     "is_stat",
     "malformed_message",
+    "reason_said",
     "run_failfast",
     "split_stats",
     "where",
@@ -54,6 +55,17 @@ FAILFAST_TAG = "NBSPARK-MALFORMED"
 TABLE = "table:"
 
 
+#: What a malformed record's reason means, where its name alone does not tell a user what to do.
+REASON_HINTS = {"nul": f"a NUL character before its text: {UTF16_HINT}"}
+
+
+def reason_said(reason: str) -> str:
+    """A malformed record's reason as a message shows it: its name, and what it means where
+    ``REASON_HINTS`` says."""
+    hint = REASON_HINTS.get(reason)
+    return f"{reason}: {hint}" if hint else reason
+
+
 def where(source: str, offset: int, number: int | None = None) -> str:
     """``FILE:LINE`` for a line of a file (``FILE at byte N`` when its line number is unknown),
     ``FILE row N`` for a table's record (its source ``TABLE`` + the file)."""
@@ -66,7 +78,7 @@ def where(source: str, offset: int, number: int | None = None) -> str:
 
 def malformed_message(source: str, offset: int, reason: str, line: str, number: int | None = None) -> str:
     """The one-line failfast message: ``FILE:LINE: malformed line (reason): 'line'``."""
-    return f"{where(source, offset, number)}: malformed line ({reason}): {line!r}"
+    return f"{where(source, offset, number)}: malformed line ({reason_said(reason)}): {line!r}"
 
 
 def failfast_error(source: str, offset: int, reason: str, line: str) -> ValueError:
@@ -163,7 +175,9 @@ def run_failfast(action):
             raise
         _, source, offset, reason, line = text[at:].split("\n", 1)[0].split("\t", 4)
         number = None if source.startswith(TABLE) else line_number(source, int(offset))
-        raise InputError(f"{where(source, int(offset), number)}: malformed line ({reason}): {line}") from None
+        raise InputError(
+            f"{where(source, int(offset), number)}: malformed line ({reason_said(reason)}): {line}"
+        ) from None
 
 
 def first_malformed_lines(sc, files, parse, stats: dict, mode: str, keep: int) -> list[dict]:

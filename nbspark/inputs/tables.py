@@ -1,4 +1,6 @@
-"""Tables read in this process with pyarrow, as Spark's readers read them. Pure (no Spark)."""
+"""CSV and Parquet tables: Spark's CSV reader as nbspark sets it (``csv_frame``), and the tables
+read in this process with pyarrow as Spark's readers read them (``local_table``, ``csv_table``),
+with the one rule of a header both refuse (``header_problem``). No pyspark import."""
 
 from __future__ import annotations
 
@@ -6,10 +8,39 @@ import csv
 import io
 
 from nbspark.errors import InputError
-from nbspark.inputs.files import local_line_values
+from nbspark.inputs.decoding import UTF16_HINT
+from nbspark.inputs.files import local_line_values, spark_paths
 from nbspark.storage.locations import location
 
-__all__ = ["csv_table", "header_problem", "local_table"]
+__all__ = ["csv_frame", "csv_table", "header_problem", "local_table"]
+
+
+def csv_frame(spark, files: list, infer: bool = False):
+    """Spark SQL's CSV source over ``files`` (``Location``s, read literally) as nbspark reads every
+    CSV, training and classifying (and ``inputs.tables.csv_table`` reads in process): a header row,
+    a record a line (``PERMISSIVE``: a short row ends in nulls), every cell as text unless
+    ``infer``, and quotes as RFC 4180, Excel and Python write them (``"say ""hi"" now"`` is
+    ``say "hi" now``: Spark's default escape, a backslash, kept the doubled quotes in the cell,
+    where the in-process reader took them out). ``InputError`` naming the file for a header that
+    holds NUL characters (``inputs.tables.header_problem``: a UTF-16 file)."""
+    df = spark.read.csv(
+        spark_paths(files),
+        header=True,
+        inferSchema=infer,
+        mode="PERMISSIVE",
+        enforceSchema=False,
+        escape='"',
+    )
+    if any("\x00" in name for name in df.columns):
+        culprit = next((f for f in files if _opens_with_nul(f)), files[0])
+        raise InputError(f"{culprit}: {header_problem(df.columns)}")
+    return df
+
+
+def _opens_with_nul(f) -> bool:
+    """Whether the first KB of a file holds a NUL byte."""
+    with f.open() as stream:
+        return b"\x00" in stream.read(1024)
 
 
 def local_table(files, fmt: str, infer: bool = False):
@@ -120,8 +151,11 @@ def csv_table(f, infer: bool = False):
 def header_problem(header: list[str]) -> str | None:
     """Why Spark's CSV reader refuses a file with this ``header`` (its names), in the words every
     reader says it (``csv_table`` in process; ``app.cli.job_failure`` for Spark's "CSV header does
-    not conform to the schema"): a column left unnamed, or one named twice, case aside as Spark
-    compares names (``a,A``); None when each column has a name of its own."""
+    not conform to the schema"; ``inputs.files.csv_frame``): NUL characters (a UTF-16 file, which
+    Spark reads as UTF-8 without a word), a column left unnamed, or one named twice, case aside as
+    Spark compares names (``a,A``); None when each column has a name of its own."""
+    if any("\x00" in name for name in header):
+        return f"the header holds NUL characters: {UTF16_HINT}"
     if "" in header:
         return f"the header leaves column {header.index('') + 1} unnamed; name each column"
     seen: dict[str, str] = {}

@@ -12,12 +12,12 @@ import math
 from typing import NamedTuple
 
 from nbspark.errors import InputError
-from nbspark.inputs.files import csv_frame, ngram_lines, parquet_frame, sgml_texts
+from nbspark.inputs.files import ngram_lines, parquet_frame, sgml_texts
 from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import TABLE, PartitionStats, is_stat
-from nbspark.inputs.tables import local_table
+from nbspark.inputs.tables import csv_frame, local_table
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
 from nbspark.settings.config import ExperimentConfig, NBSpec
@@ -359,11 +359,11 @@ def decoded_lines(lines):
 
 
 def text_lines(lines, fmt: str):
-    """The SQL twin of ``inputs.parsers.parse_labelled_line`` / ``parse_sms_line``: a text DataFrame
-    (``value``) as ``(id, labels, text, category)``, the one place the SQL engines parse a tsv or
-    sms line (the arrow engine and scorer parse in pyarrow: ``inputs.lines.parse_lines``, tested
-    line by line against this and the Python parsers). ``category`` is ``documents``, ``blank_lines``,
-    ``malformed.fields``, ``malformed.id`` or ``malformed.labels`` (the Python parsers' reasons);
+    """The SQL twin of ``inputs.lines.parse_lines``: a text DataFrame (``value``) as ``(id, labels,
+    text, category)``, the one place the SQL engines parse a tsv or sms line (the arrow engine and
+    scorer parse in pyarrow, tested line by line against this and the rule in plain Python).
+    ``category`` is ``documents``, ``blank_lines`` or one of the Python parser's reasons
+    (``malformed.nul``, ``.fields``, ``.id``, ``.labels``, in that order: ``parse_lines``);
     ``labels`` is empty for a line without labels; an sms line's id is null (counting needs none;
     a record's id, ``FILE@BYTE``, is what the Python readers give).
 
@@ -371,9 +371,9 @@ def text_lines(lines, fmt: str):
     ``split``, which decodes every line into a Java string and encodes its parts back. A line that
     is not valid UTF-8 is first decoded as the JVM decodes the Python engines' lines (U+FFFD for
     bad bytes): the one string round trip kept, for those lines only. A line is a document when
-    its fields, id and labels are there; only the other lines are tested in the Python parsers'
-    order (a document is never blank: its id or label is not white space). Each step is a
-    projection of its own, which Spark does not inline."""
+    its fields, id and labels are there and no NUL stands before its text; only the other lines
+    are tested in the Python parsers' order (a document is never blank: its id or label is not
+    white space). Each step is a projection of its own, which Spark does not inline."""
     from pyspark.sql import functions as F
 
     def strip(column):  # Python's str.strip(): SQL's trim alone takes only the space
@@ -384,7 +384,8 @@ def text_lines(lines, fmt: str):
     if fmt == "sms":
         tab = F.col("tab")  # the TAB's position (1-based, in characters; 0: none)
         cut = valid.select("value", F.instr(value, "\t").alias("tab"))
-        label = strip(F.substring_index(value, "\t", 1))
+        first = F.substring_index(value, "\t", 1)  # the label field (the whole line without a TAB)
+        nul, label = F.instr(first, "\u0000") > 0, strip(first)
         labels = F.when(label != "", F.array(label)).otherwise(F.array().cast("array<string>"))
         doc_id = F.lit(None).cast("string")  # counting needs no id
         text, fields_ok, id_ok = F.when(tab > 0, F.substr(value, tab + 1)), tab > 0, F.lit(True)
@@ -394,14 +395,16 @@ def text_lines(lines, fmt: str):
         )  # the first two fields and the TAB between them (the whole line if it has fewer TABs)
         cut = valid.select("value", F.substring_index(value, "\t", 2).alias("head"))
         doc_id = strip(F.substring_index(value, "\t", 1))
+        nul = F.instr(head, "\u0000") > 0
         labels = F.filter(
             F.transform(F.split(F.substring_index(head, "\t", -1), ","), strip), lambda x: x != ""
         )
         fields_ok = F.octet_length(head) < F.octet_length(value)  # two TABs: head stops before the end
         text, id_ok = F.when(fields_ok, F.substr(value, F.char_length(head) + 2)), doc_id != ""
     category = (
-        F.when(fields_ok & id_ok & (F.size(labels) > 0), "documents")
+        F.when(fields_ok & id_ok & (F.size(labels) > 0) & ~nul, "documents")
         .when(strip(value) == "", "blank_lines")
+        .when(nul, "malformed.nul")
         .when(~fields_ok, "malformed.fields")
         .when(~id_ok, "malformed.id")
         .otherwise("malformed.labels")

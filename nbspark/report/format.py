@@ -4,7 +4,8 @@ text the command line prints and ``report.txt`` holds. Pure: no Spark, no I/O.
 
 from __future__ import annotations
 
-from nbspark.inputs.stats import where
+from nbspark.inputs.decoding import UTF16_HINT
+from nbspark.inputs.stats import reason_said, where
 from nbspark.report.metrics import format_level_table, level_name
 from nbspark.storage.manifests import confusion_sets
 
@@ -109,7 +110,8 @@ def malformed_reasons(stats: dict) -> str:
 def malformed_lines(bad: list[dict], width: int | None = None) -> list[str]:
     """One indented line per first malformed record: where it is, why, and the line (cut to ``width``)."""
     return [
-        f"  {where(b['source'], b['offset'], b.get('line_number'))} ({b['reason']}): {b['line'][:width]!r}"
+        f"  {where(b['source'], b['offset'], b.get('line_number'))} ({reason_said(b['reason'])}): "
+        f"{b['line'][:width]!r}"
         for b in bad
     ]
 
@@ -232,10 +234,8 @@ def nothing_found(stats: dict, bad: list[dict]) -> str:
         said.append(f"{stats['malformed']:,} malformed records skipped ({malformed_reasons(stats)}{at})")
     if stats.get("decode_replacements"):
         said.append(f"{stats['decode_replacements']:,} undecodable bytes read as U+FFFD")
-    if bad and "\x00" in bad[0]["line"]:
-        said.append(
-            "its lines hold NUL characters: a UTF-16 file? nbspark reads UTF-8 (iconv -f UTF-16 -t UTF-8)"
-        )
+    if stats.get("malformed.nul") or (bad and "\x00" in bad[0]["line"]):
+        said.append(f"its lines hold NUL characters: {UTF16_HINT}")
     return "".join(f"; {s}" for s in said)
 
 

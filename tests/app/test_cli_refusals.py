@@ -271,7 +271,8 @@ def test_a_failed_spark_job_names_its_root_cause(spark, fixtures, tmp_path):
 def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path):
     """Spark's reader refuses a header naming a column twice (case aside) or none, and a file whose
     header is not the first file's, as "[FAILED_READ_FILE.NO_HINT] … (caused by … CSV header does
-    not conform to the schema.)": the file and the fault in the words of the reader in process."""
+    not conform to the schema.)": the file and the fault in the words of the reader in process.
+    A UTF-16 file's header, NULs between its letters, nbspark refuses in the same words."""
     from nbspark.inputs.tables import local_table
 
     headers = {
@@ -285,13 +286,18 @@ def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path):
     (tmp_path / "two").mkdir()
     (tmp_path / "two" / "1.csv").write_text("a,b,label\n1,2,x\n")
     (tmp_path / "two" / "2.csv").write_text("a,c,label\n1,2,x\n")
+    for name, first in (("u16", ()), ("u16second", ("1.csv",))):  # Excel's "Unicode Text": UTF-16
+        (tmp_path / name).mkdir()
+        for other in first:
+            (tmp_path / name / other).write_text("a,b,label\n1,2,x\n")
+        (tmp_path / name / "t.csv").write_bytes("a,b,label\n1,2,x\n".encode("utf-16"))
     settings = {"task": "naive_bayes", "train.format": "csv", "nb.model": "categorical"}
     lines = {}
-    for name in [*headers, "two"]:
+    for name in [*headers, "two", "u16", "u16second"]:
         cfg = load_config(None, {**settings, "train.path": str(tmp_path / name)})
         with pytest.raises(Exception) as info:
             train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / f"m-{name}")
-        lines[name] = line = job_failure(info.value)
+        lines[name] = line = str(info.value) if info.type is InputError else job_failure(info.value)
         with pytest.raises(InputError) as here:
             local_table(location(tmp_path / name).files(), "csv")  # sorted by path
         if name == "two":  # Spark says "the first file's" where the reader in process names it
@@ -301,6 +307,11 @@ def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path):
     assert lines["dup"] == f"{tmp_path}/dup/t.csv: the header names column 'a' twice; name each column once"
     assert "'a' twice ('a' and 'A': Spark's reader ignores case)" in lines["case"]
     assert lines["unnamed"].endswith("t.csv: the header leaves column 2 unnamed; name each column")
+    for name in ("u16", "u16second"):  # Spark read the header as UTF-8, and said only "no label column"
+        assert lines[name] == (
+            f"{tmp_path}/{name}/t.csv: the header holds NUL characters: a UTF-16 file? nbspark reads UTF-8 "
+            "(iconv -f UTF-16 -t UTF-8)"
+        )
     assert lines["two"] == (
         f"{tmp_path}/two/2.csv: its header (a, c, label) is not the first file's (a, b, label); the CSV "
         "files of one input share one header"

@@ -29,6 +29,11 @@ HOSTILE_LINES = {
         b"d10\t,\tx",
         b"d11\t \t ",
         b"d12\ta\t\t\t",
+        "d13\tb\tx".encode("utf-16-le"),
+        b"\x00d\x00\t\x00a\x00\t\x00x\x00",
+        b"d14\ta\ta NUL in the text \x00 is no matter",
+        b"d15\ta\x00b",
+        b"\x00",
     ],
     "sms": [
         b"ham\ttext",
@@ -43,6 +48,10 @@ HOSTILE_LINES = {
         b"sp\xe9m\tx\xff y",
         "é\tü".encode(),
         b" \x0b ",
+        "ham\tx".encode("utf-16-le"),
+        b"\x00s\x00p\x00a\x00m\x00\t\x00x\x00",
+        b"ham\ta NUL in the text \x00 is no matter",
+        b"\x00",
     ],
 }
 
@@ -51,10 +60,14 @@ def expected_parse(line: str, fmt: str) -> tuple:
     """The rule as the docs state it: ``(category, id, labels, text)``. A blank line (only white
     space, as ``str.strip`` takes it) is no document; a tsv line is ``id TAB labels TAB text`` split
     on its first two TABs (labels comma-separated, stripped, empty ones dropped; the id stripped),
-    an sms line ``label TAB text`` split on its first TAB (sms lines have no id). The first missing
-    part names a malformed line: fields, then id, then labels."""
+    an sms line ``label TAB text`` split on its first TAB (sms lines have no id). A NUL character
+    before the text (in those fields, or the line without them) makes it malformed (nul: UTF-16
+    read as UTF-8); else the first missing part names a malformed line: fields, then id, then
+    labels."""
     if not line.strip():
         return ("blank_lines", None, None, None)
+    if "\x00" in "\t".join(line.split("\t", 2)[: 2 if fmt == "tsv" else 1]):
+        return ("malformed.nul", None, None, None)
     parts = line.split("\t", 2 if fmt == "tsv" else 1)
     if len(parts) != (3 if fmt == "tsv" else 2):
         return ("malformed.fields", None, None, None)
@@ -79,6 +92,7 @@ def test_a_batch_and_single_lines_follow_the_rule(fmt):
         "blank_lines",
         "malformed.fields",
         "malformed.labels",
+        "malformed.nul",
     } | ({"malformed.id"} if fmt == "tsv" else set())
     got = [
         (category, doc_id, labels, text) if category == "documents" else (category, None, None, None)

@@ -51,7 +51,8 @@ def test_every_spark_reader_reads_a_glob_named_path_literally(spark, tmp_path):
     import pyarrow.parquet as pq
 
     from nbspark.density.count import read_table
-    from nbspark.inputs.files import csv_frame, parquet_frame
+    from nbspark.inputs.files import parquet_frame
+    from nbspark.inputs.tables import csv_frame
     from nbspark.storage.locations import location
     from nbspark.storage.tables import read_parquet_checked
 

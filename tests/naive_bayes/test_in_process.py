@@ -196,7 +196,7 @@ def test_an_input_with_nothing_to_count_says_what_it_held(tmp_path):
 
     assert refusal("u16.tsv") == (
         f"{tmp_path}/u16.tsv: no training documents (no valid document or row; 3 malformed records skipped "
-        f"(fields=3, the first at {tmp_path}/u16.tsv:1); 2 undecodable bytes read as U+FFFD; its lines hold "
+        f"(nul=3, the first at {tmp_path}/u16.tsv:1); 2 undecodable bytes read as U+FFFD; its lines hold "
         "NUL characters: a UTF-16 file? nbspark reads UTF-8 (iconv -f UTF-16 -t UTF-8)); nothing written"
     )
     assert refusal("plain.tsv") == (

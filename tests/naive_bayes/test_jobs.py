@@ -594,6 +594,55 @@ def test_undecodable_bytes_are_counted_and_reported_by_every_engine_and_scorer(s
         )
 
 
+@pytest.mark.parametrize("fmt", ["tsv", "sms"])
+def test_a_utf16_file_among_utf8_ones_is_malformed_lines_not_classes(spark, tmp_path, fmt):
+    """An Excel "Unicode Text" export (UTF-16 with a byte-order mark) beside UTF-8 files: read as
+    UTF-8 its labels were spaced out with NULs, so each became a class of its own, and with the SQL
+    engines a label opening with NUL passed for a statistics row (a document counted, its class
+    gone). Now its lines are malformed (nul) in every engine and scorer. By hand: the UTF-16 file's
+    two lines end at its two \n bytes, each followed by the \x00 that opens the next line, and the
+    lone \x00 after the last \n is a third line: 3 malformed, 4 documents, the UTF-8 file's."""
+    from nbspark.report.format import format_nb_train_report
+
+    head = (lambda i: f"d{i}\t") if fmt == "tsv" else (lambda i: "")
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text(
+        "".join(
+            f"{head(i)}{y}\t{t}\n" for i, (y, t) in enumerate([("ham", "see you"), ("spam", "win cash")] * 2)
+        )
+    )
+    (tmp_path / "in" / "b.txt").write_bytes(
+        f"{head(7)}ham\thello again\n{head(8)}spam\tclaim your prize\n".encode("utf-16")
+    )
+    base = {
+        "task": "naive_bayes",
+        "nb.tokenizer": "words",
+        "train.format": fmt,
+        "train.path": str(tmp_path / "in"),
+        "test.format": fmt,
+        "test.path": str(tmp_path / "in"),
+    }
+    for engine in ("pairs", "combine", "dataframe", "arrow"):
+        manifest = fit(spark, load_config(None, {**base, "engine": engine}), tmp_path / engine)
+        assert manifest["label_counts"] == {"ham": 2, "spam": 2}, engine
+        stats = manifest["stats"]
+        assert (stats["documents"], stats["malformed"], stats["malformed.nul"]) == (4, 3, 3), engine
+        assert (
+            f"  {tmp_path}/in/b.txt:1 (nul: a NUL character before its text: a UTF-16 file? nbspark reads "
+            "UTF-8 (iconv -f UTF-16 -t UTF-8)): "
+            in "\n".join(format_nb_train_report(manifest, "m").splitlines())
+        ), engine
+    with pytest.raises(InputError, match=r"b\.txt:1: malformed line \(nul: a NUL character before its text"):
+        fit(spark, load_config(None, {**base, "mode": "failfast", "engine": "arrow"}), tmp_path / "ff")
+    for scoring in ("broadcast", "arrow") if fmt == "tsv" else ("broadcast",):  # the arrow scorer reads tsv
+        cfg = load_config(None, {**base, "scoring": scoring})
+        metrics = classify_nb(
+            spark, cfg, tmp_path / "combine", resolve_input(cfg.test, None), tmp_path / f"r-{scoring}"
+        )
+        assert metrics["input_stats"]["malformed.nul"] == 3, scoring
+        assert metrics["documents"] == 4, scoring
+
+
 def test_python_decodes_bad_utf8_as_the_jvm_does(spark, tmp_path):
     """The arrow paths decode Spark's unchecked bytes in Python (``inputs.lines.jvm_decoded``); the
     Python engines get lines the JVM decoded (Hadoop's line reader), the SQL parse decodes them in
