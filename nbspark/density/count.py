@@ -39,6 +39,7 @@ __all__ = [
     "read_table",
     "refuse_missing",
     "rows_fields",
+    "not_text",
     "text_only",
     "weight_column",
 ]
@@ -104,11 +105,19 @@ def count_density(spark, cfg, inputs, engine: str) -> Counted:
     return _spark_counts(spark, cfg, inputs)
 
 
+#: The column types a density model counts: text, as a table writes its cells (Spark's and Arrow's names).
+TEXT_TYPES = ("string", "large_string")
+
+
+def not_text(names_types: dict[str, str], columns) -> list[str]:
+    """``"column (type)"`` of each of ``columns`` that ``names_types`` holds as other than text: the
+    one rule of a density input's types (tables and the pyspark.ml stages' DataFrames)."""
+    return [f"{c} ({names_types[c]})" for c in columns if names_types.get(c, "string") not in TEXT_TYPES]
+
+
 def text_only(names_types: dict[str, str], columns: list[str], root) -> None:
-    numbers = [
-        f"{c} ({t})" for c, t in names_types.items() if c in columns and t not in ("string", "large_string")
-    ]
-    if numbers:
+    """Refuse (``InputError``) a table whose ``columns`` are not all text (``not_text``)."""
+    if numbers := not_text(names_types, columns):
         raise InputError(
             f"{root}: column(s) {', '.join(numbers)} are not text: a density model counts categorical cells; "
             "bin a number into categories first (or leave the column out with density.columns)"

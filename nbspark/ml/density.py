@@ -92,7 +92,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
 
         import pyarrow as pa
 
-        from nbspark.density.count import MANIFEST_FIELDS, count_frame, rows_fields
+        from nbspark.density.count import MANIFEST_FIELDS, count_frame, not_text, rows_fields
         from nbspark.settings.config import DensitySpec, ExperimentConfig
         from nbspark.storage.manifests import manifest_header
         from nbspark.storage.tables import arrow_schema
@@ -105,7 +105,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         if weight and weight not in types:
             raise ValueError(f"CountingDensity: the DataFrame has no weight column {weight!r}")
         columns = list(self.getOrDefault(self.inputCols)) or [
-            c for c, t in dataset.dtypes if c != weight and t == "string"
+            c for c in types if c != weight and not not_text(types, [c])
         ]
         if not columns:
             raise ValueError("CountingDensity: no string column to model; name them with inputCols")
@@ -147,10 +147,12 @@ def _text_columns(who: str, types: dict, columns) -> None:
             f"{who}: the DataFrame has no column(s) {', '.join(missing)} "
             f"(the model's columns: {', '.join(columns)})"
         )
-    if typed := [c for c in columns if types[c] != "string"]:
+    from nbspark.density.count import not_text
+
+    if typed := not_text(types, columns):
         raise ValueError(
-            f"{who}: column {typed[0]!r} is {types[typed[0]]}; a density model's cells are text as the table "
-            "writes them: cast it to string first"
+            f"{who}: column(s) {', '.join(typed)} are not text: a density model's cells are text as the "
+            "table writes them; cast them to string first"
         )
 
 
