@@ -25,7 +25,7 @@ import logging
 import zlib
 
 from nbspark.errors import InputError
-from nbspark.storage.uris import hadoop_escape
+from nbspark.storage.uris import hadoop_escape, shown_uri
 
 __all__ = [
     "EXPANSION",
@@ -40,6 +40,7 @@ __all__ = [
     "list_files",
     "local_line_values",
     "local_lines",
+    "names_by_path",
     "ngram_lines",
     "parquet_frame",
     "spark_paths",
@@ -258,7 +259,7 @@ def ngram_lines(sc, files: list):
         "org.apache.hadoop.io.Text",
         conf={"mapreduce.input.fileinputformat.inputdir": ",".join(hadoop_input_dir(f) for f in files)},
     )
-    name_of = _names_by_path(files)
+    name_of = names_by_path(files)
     names = [
         name_of(p.serializableHadoopSplit().value().getPath().toString())
         for p in rdd._jrdd.rdd().partitions()
@@ -268,11 +269,17 @@ def ngram_lines(sc, files: list):
     )
 
 
-def _names_by_path(files: list):
+def names_by_path(files: list, encoded: bool = False):
     """``path -> what records call the file`` (``str`` of its ``Location``), for the path Hadoop
-    reads it by: the one a listing gave, as ``Location.uri`` is; any other path is kept as it is."""
+    reads it by: the one a listing gave, as ``Location.uri`` is, or with ``encoded`` that URI
+    percent-encoded, as Spark SQL's ``_metadata.file_path`` gives it (``t%20%5B1%5D.csv``); any
+    other path (a file of a directory given) as ``Location`` shows it (decoded)."""
+    from urllib.parse import unquote
+
     names = {f.uri: str(f) for f in files}
-    return lambda path: names.get(path, path)
+    if encoded:
+        return lambda path: names.get(unquote(path)) or shown_uri(unquote(path))
+    return lambda path: names.get(path) or shown_uri(path)
 
 
 def binary_files(sc, files: list):
@@ -303,7 +310,7 @@ def sgml_texts(sc, files: list):
     for f in files:
         if "," in str(f):
             raise ValueError(f"{f}: SGML file names with a comma cannot be read; rename the file")
-    name_of = _names_by_path(files)
+    name_of = names_by_path(files)
     return binary_files(sc, files).map(lambda kv: (name_of(kv[0]), kv[1]))
 
 

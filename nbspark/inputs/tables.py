@@ -47,9 +47,10 @@ def local_table(files, fmt: str, infer: bool = False):
     """A CSV or Parquet input (``files``: a table's directory, or files) read in this process as
     Spark reads it: ``(table, parts, numeric)``. ``table`` holds every file's rows in path order, a
     CSV's cells as text (``csv_table``), Parquet as typed with a partition directory's value
-    (``name=value``) a column; ``parts`` is each file's ``(uri, rows)`` in that order (how a row is
-    named); ``numeric`` the columns of numbers: Parquet's by type, a CSV's inferred when ``infer``, as
-    Spark infers over every file (numbers in each file that has a value in the column), else none."""
+    (``name=value``) a column; ``parts`` is each file's ``(name, rows)`` in that order, the name as
+    records call a file (``str`` of its ``Location``: how a row is named); ``numeric`` the columns
+    of numbers: Parquet's by type, a CSV's inferred when ``infer``, as Spark infers over every file
+    (numbers in each file that has a value in the column), else none."""
     import pyarrow as pa
 
     if fmt == "parquet":
@@ -60,12 +61,12 @@ def local_table(files, fmt: str, infer: bool = False):
             data = ds.dataset(f.path, partitioning="hive")
             for fragment in sorted(data.get_fragments(), key=lambda fragment: fragment.path):
                 scanned = ds.Scanner.from_fragment(fragment, schema=data.schema).to_table()
-                named.append((location(fragment.path).uri, scanned))
+                named.append((str(location(fragment.path)), scanned))
         table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
         return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
     read = _one_header(files, [csv_table(f, infer) for f in files])  # None: an empty file, no rows
     table = pa.concat_tables([t for t, _ in filter(None, read)] or [pa.table({})])
-    parts = [(f.uri, 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
+    parts = [(str(f), 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
     if not infer:
         return table, parts, set()
     typed = [schema for _, schema in filter(None, read)]

@@ -12,7 +12,7 @@ import math
 from typing import NamedTuple
 
 from nbspark.errors import InputError
-from nbspark.inputs.files import ngram_lines, parquet_frame, sgml_texts
+from nbspark.inputs.files import names_by_path, ngram_lines, parquet_frame, sgml_texts
 from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
@@ -223,7 +223,8 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))
     }
     numeric, categorical = table_columns(inputs, nb, df.columns, numeric_types, nested)  # refusals first
-    return _rows_in_file_order(df, _header_rows(fmt)), numeric, categorical, df.schema.fields
+    rows = _rows_in_file_order(df, _header_rows(fmt), names_by_path(inputs.files, encoded=True))
+    return rows, numeric, categorical, df.schema.fields
 
 
 def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> tuple[list[str], list[str]]:
@@ -264,10 +265,11 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
     return numeric, categorical
 
 
-def _rows_in_file_order(df, header: int = 0):
+def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path):
     """``(index, row as a dict, (file, row in the file))``: the row's 0-based position in the files
-    read in path order, each from its start, whatever the partitioning, and where it is (1-based in
-    its file after ``header`` rows, ``_header_rows``: how a malformed row is named). (``zipWithIndex`` numbers
+    read in path order, each from its start, whatever the partitioning, and where it is (the file
+    as ``name_of`` names Spark's path of it, ``inputs.files.names_by_path``; the row 1-based in its
+    file after ``header`` rows, ``_header_rows``: how a malformed row is named). (``zipWithIndex`` numbers
     partitions in Spark's order, which puts a large file's pieces before a smaller file and its
     last, shorter piece after it, and cuts files by the cores: the hold-out and the ids moved with
     ``local[N]``.) One pass
@@ -295,7 +297,7 @@ def _rows_in_file_order(df, header: int = 0):
             seen = 0 if at != key else seen + 1
             key = at
             index = starts[at] + seen
-            yield index, d, (at[0], index - first[at[0]] + 1 + header)
+            yield index, d, (name_of(at[0]), index - first[at[0]] + 1 + header)
 
     return tagged.rdd.mapPartitions(numbered)
 
@@ -467,5 +469,5 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
     }
     numeric, categorical = table_columns(inputs, nb, table.column_names, numeric_types, nested)
     header = _header_rows(inputs.spec.format)
-    places = [(uri, k + 1 + header) for uri, rows in parts for k in range(rows)]
+    places = [(name, k + 1 + header) for name, rows in parts for k in range(rows)]
     return table.to_pylist(), places, numeric, categorical

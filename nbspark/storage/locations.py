@@ -41,6 +41,7 @@ from nbspark.storage.uris import (
     normal_uri,
     parent_uri,
     scheme_of,
+    shown_uri,
 )
 
 __all__ = ["LocalStorage", "Location", "location", "resolved", "use_hadoop"]
@@ -63,7 +64,7 @@ class Location:
     known: tuple[int, int] | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
-        return self.uri[len("file:") :] if self.uri.startswith("file:") else self.uri
+        return shown_uri(self.uri)
 
     def __repr__(self) -> str:
         return f"Location({self.uri!r})"

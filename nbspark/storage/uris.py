@@ -15,6 +15,7 @@ __all__ = [
     "link_loop",
     "name_of",
     "scheme_of",
+    "shown_uri",
 ]
 
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*):")
@@ -52,6 +53,11 @@ def normal_uri(uri: str) -> str:
     while uri.endswith("/") and not uri.endswith(":/") and not uri.endswith("//") and uri.count("/") > 1:
         uri = uri[:-1]
     return uri
+
+
+def shown_uri(uri: str) -> str:
+    """A URI as the user sees it: the local path for ``file:`` (``file:///x`` too), else the URI."""
+    return normal_uri(uri)[len("file:") :] if uri.startswith("file:") else uri
 
 
 def _split(uri: str) -> tuple[str, str]:

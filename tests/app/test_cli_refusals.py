@@ -3,6 +3,7 @@ every test here failed before: the run went on with a wrong answer, or ended in 
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -246,11 +247,53 @@ def test_failfast_on_a_table_names_the_row(spark, fixtures, tmp_path):
             "train.path": str(fixtures / "weather.csv"),
         },
     )
-    # the file and the row in it (its header is row 1, as a spreadsheet counts), and the row's cells
+    # the file (its path, as a line's file is named) and the row in it (its header is row 1, as a
+    # spreadsheet counts), and the row's cells
     with pytest.raises(
-        Exception, match=r"weather\.csv row 16: malformed line \(numeric\): 'outlook=cloudy, temperature=warm"
+        Exception,
+        match="^" + re.escape(f"{fixtures}/weather.csv row 16: malformed line (numeric): 'outlook=cloudy, "),
     ):
         train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_tables_malformed_row_names_its_file_as_a_lines_file_is_named(spark, tmp_path, fmt):
+    """Spark named a table's file by its percent-encoded URI (``file:/tmp/sp%20ace/t%20%5B1%5D.csv
+    row 3``) and the reader in process by its URI (``file:/tmp/…``), where a line's file is its path
+    (``/tmp/sp ace/t [1].tsv:3``): now every table reader names it so."""
+    import pyarrow as pa
+
+    from nbspark.naive_bayes.jobs import train_nb_in_process
+
+    folder = tmp_path / "sp ace"
+    folder.mkdir()
+    path = folder / f"t [1].{fmt}"
+    if fmt == "csv":
+        path.write_text("a,label\n1,x\n2,\n3,y\n")
+    else:
+        pq.write_table(pa.table({"a": ["1", "2", "3"], "label": ["x", None, "y"]}), path)
+    settings = {
+        "task": "naive_bayes",
+        "nb.model": "categorical",
+        "train.format": fmt,
+        "train.path": str(folder),
+    }
+    cfg = load_config(None, settings)
+    row = 3 if fmt == "csv" else 2  # a CSV's header is row 1
+    for manifest in (
+        train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark"),
+        train_nb_in_process(cfg, tmp_path / "here"),
+    ):
+        (bad,) = manifest["malformed_examples"]
+        assert (bad["source"], bad["offset"]) == (f"table:{path}", row)
+        assert manifest["label_counts"] == {"x": 1, "y": 1}
+    with pytest.raises(InputError, match=re.escape(f"{path} row {row}: malformed line (label)")):
+        train_nb(
+            spark,
+            load_config(None, {**settings, "mode": "failfast"}),
+            resolve_input(cfg.train, None),
+            tmp_path / "f",
+        )
 
 
 def test_a_failed_spark_job_names_its_root_cause(spark, fixtures, tmp_path):
