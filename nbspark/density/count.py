@@ -142,7 +142,11 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
     from nbspark.inputs.tables import local_table
 
     fmt = inputs.spec.format
-    table = _ngram_table(cfg, inputs) if fmt == "ngrams" else local_table(inputs.files, fmt)[0]
+    table = (
+        _ngram_table(cfg, inputs)
+        if fmt == "ngrams"
+        else local_table(inputs.files, fmt, delimiter=inputs.spec.delimiter)[0]
+    )
     names = table.column_names
     if columns is None:
         columns = modelled_columns(cfg, names, inputs.root, fmt)
@@ -242,7 +246,7 @@ def read_table(spark, inputs, width: int = 5):
     from nbspark.inputs.tables import csv_frame
 
     if inputs.spec.format == "csv":
-        return csv_frame(spark, inputs.files)
+        return csv_frame(spark, inputs.files, delimiter=inputs.spec.delimiter)
     if inputs.spec.format == "ngrams":
         lines = text_frame(spark, inputs.files).where(F.trim("value") != "")
         parts = F.split(F.regexp_replace("value", "\r$", ""), "\t")

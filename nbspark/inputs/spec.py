@@ -34,3 +34,6 @@ class InputSpec:
     # Plain text (format "text"): a document is a whole file ("file") or a paragraph, lines
     # separated by blank lines ("paragraph"); windows are padded at the document's edges.
     document: str = "file"
+    # A CSV table (format "csv"): the one character between its cells: "," (the default), ";" (what
+    # Excel writes where the comma is the decimal mark), "\t", "|".
+    delimiter: str = ","

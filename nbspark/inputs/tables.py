@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 
 from nbspark.errors import InputError
 from nbspark.inputs.decoding import UTF16_HINT
@@ -14,15 +15,23 @@ from nbspark.storage.locations import location
 
 __all__ = ["csv_frame", "csv_table", "header_problem", "local_table"]
 
+log = logging.getLogger(__name__)
 
-def csv_frame(spark, files: list, infer: bool = False):
+#: The characters a CSV's cells are most often separated by, for the hint on a header read as one
+#: column (``_one_column``).
+DELIMITERS = (",", ";", "\t", "|")
+
+
+def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):
     """Spark SQL's CSV source over ``files`` (``Location``s, read literally) as nbspark reads every
     CSV, training and classifying (and ``inputs.tables.csv_table`` reads in process): a header row,
-    a record a line (``PERMISSIVE``: a short row ends in nulls), every cell as text unless
-    ``infer``, and quotes as RFC 4180, Excel and Python write them (``"say ""hi"" now"`` is
-    ``say "hi" now``: Spark's default escape, a backslash, kept the doubled quotes in the cell,
-    where the in-process reader took them out). ``InputError`` naming the file for a header that
-    holds NUL characters (``inputs.tables.header_problem``: a UTF-16 file)."""
+    cells separated by ``delimiter`` (the input's setting), a record a line (``PERMISSIVE``: a
+    short row ends in nulls), every cell as text unless ``infer``, and quotes as RFC 4180, Excel
+    and Python write them (``"say ""hi"" now"`` is ``say "hi" now``: Spark's default escape, a
+    backslash, kept the doubled quotes in the cell, where the in-process reader took them out).
+    ``InputError`` naming the file for a header that holds NUL characters
+    (``inputs.tables.header_problem``: a UTF-16 file); a warning for a header read as one column
+    that another delimiter would cut (``_one_column``)."""
     df = spark.read.csv(
         spark_paths(files),
         header=True,
@@ -30,11 +39,29 @@ def csv_frame(spark, files: list, infer: bool = False):
         mode="PERMISSIVE",
         enforceSchema=False,
         escape='"',
+        sep=delimiter,
     )
     if any("\x00" in name for name in df.columns):
         culprit = next((f for f in files if _opens_with_nul(f)), files[0])
         raise InputError(f"{culprit}: {header_problem(df.columns)}")
+    if not infer:  # once: a reader that infers types reads the same files again
+        _one_column(files[0] if len(files) == 1 else files[0].parent, df.columns, delimiter)
     return df
+
+
+def _one_column(where, header: list[str], delimiter: str) -> None:
+    """Warn of a header read as one column that another of ``DELIMITERS`` would cut into several:
+    a file separated by semicolons (Excel's where the comma is the decimal mark) read with commas
+    gave one column whose cells are whole lines, and a density model of it, or no label column."""
+    if len(header) == 1 and (cut := [d for d in DELIMITERS if d != delimiter and d in header[0]]):
+        log.warning(
+            "%s: its header is one column, %r: are its cells separated by %r? Set the input's "
+            "delimiter (train.delimiter or test.delimiter = %r)",
+            where,
+            header[0],
+            cut[0],
+            cut[0],
+        )
 
 
 def _opens_with_nul(f) -> bool:
@@ -43,14 +70,15 @@ def _opens_with_nul(f) -> bool:
         return b"\x00" in stream.read(1024)
 
 
-def local_table(files, fmt: str, infer: bool = False):
+def local_table(files, fmt: str, infer: bool = False, delimiter: str = ","):
     """A CSV or Parquet input (``files``: a table's directory, or files) read in this process as
     Spark reads it: ``(table, parts, numeric)``. ``table`` holds every file's rows in path order, a
     CSV's cells as text (``csv_table``), Parquet as typed with a partition directory's value
     (``name=value``) a column; ``parts`` is each file's ``(name, rows)`` in that order, the name as
     records call a file (``str`` of its ``Location``: how a row is named); ``numeric`` the columns
     of numbers: Parquet's by type, a CSV's inferred when ``infer``, as Spark infers over every file
-    (numbers in each file that has a value in the column), else none."""
+    (numbers in each file that has a value in the column), else none. A CSV's cells are separated
+    by ``delimiter``."""
     import pyarrow as pa
 
     if fmt == "parquet":
@@ -64,7 +92,9 @@ def local_table(files, fmt: str, infer: bool = False):
                 named.append((str(location(fragment.path)), scanned))
         table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
         return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
-    read = _one_header(files, [csv_table(f, infer) for f in files])  # None: an empty file, no rows
+    read = _one_header(files, [csv_table(f, infer, delimiter) for f in files])  # None: empty, no rows
+    if first := next(filter(None, read), None):
+        _one_column(files[0] if len(files) == 1 else files[0].parent, first[0].column_names, delimiter)
     table = pa.concat_tables([t for t, _ in filter(None, read)] or [pa.table({})])
     parts = [(str(f), 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
     if not infer:
@@ -106,28 +136,29 @@ def _numbers(schema) -> set[str]:
     }
 
 
-def csv_table(f, infer: bool = False):
+def csv_table(f, infer: bool = False, delimiter: str = ","):
     """One CSV file (a ``Location``) with its header, as Spark's CSV reader reads it (``header``,
-    ``PERMISSIVE``, one line a record): ``(table, typed)``, the table with every column as text, and
-    with ``infer`` the schema pyarrow infers from the same cells (else None). ``.gz`` and ``.bz2``
-    are decompressed, bytes that are not UTF-8 read as U+FFFD, empty lines skipped, an empty cell
-    null. A row with fewer cells than the header ends in nulls, one with more loses the extra cells
-    (Spark's rule), and a quote left open ends with its line. None for an empty file (it holds no
-    rows, as Spark reads it); a header naming a column twice, or leaving one unnamed, is refused
-    (``InputError``). The file is read once."""
+    ``PERMISSIVE``, one line a record, cells separated by ``delimiter``): ``(table, typed)``, the
+    table with every column as text, and with ``infer`` the schema pyarrow infers from the same
+    cells (else None). ``.gz`` and ``.bz2`` are decompressed, bytes that are not UTF-8 read as
+    U+FFFD, empty lines skipped, an empty cell null. A row with fewer cells than the header ends in
+    nulls, one with more loses the extra cells (Spark's rule), and a quote left open ends with its
+    line. None for an empty file (it holds no rows, as Spark reads it); a header naming a column
+    twice, or leaving one unnamed, is refused (``InputError``). The file is read once."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
     lines = [line for line in local_line_values(f) if line]  # Spark skips empty lines
     if not lines:
         return None
-    header = _cells(lines[0].decode("utf-8", "replace"))
+    header = _cells(lines[0].decode("utf-8", "replace"), delimiter)
     if problem := header_problem(header):
         raise InputError(f"{f}: {problem}")
 
     def read(data: bytes, types):
         options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
-        return pacsv.read_csv(io.BytesIO(data), convert_options=options)
+        parse = pacsv.ParseOptions(delimiter=delimiter)
+        return pacsv.read_csv(io.BytesIO(data), parse_options=parse, convert_options=options)
 
     text = {name: pa.string() for name in header}
     data = b"\n".join(lines).decode("utf-8", "replace").encode("utf-8")
@@ -141,9 +172,9 @@ def csv_table(f, infer: bool = False):
         # a row of another width than the header, or a quote open at a line's end: each line parsed
         # on its own, cut or padded to the header's width
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
         for line in data.decode("utf-8").split("\n"):
-            writer.writerow((_cells(line) + [""] * len(header))[: len(header)])
+            writer.writerow((_cells(line, delimiter) + [""] * len(header))[: len(header)])
         data = out.getvalue().encode("utf-8")
         table = read(data, text)
     return table, read(data, None).schema if infer else None
@@ -168,9 +199,9 @@ def header_problem(header: list[str]) -> str | None:
     return None
 
 
-def _cells(line: str) -> list[str]:
+def _cells(line: str, delimiter: str = ",") -> list[str]:
     """The cells of one CSV line, by Python's reader with its field limit raised to the line's length
     (Spark's reader has none: a 200 KB cell is read)."""
     if len(line) > csv.field_size_limit():
         csv.field_size_limit(len(line))
-    return next(csv.reader([line]), [])
+    return next(csv.reader([line], delimiter=delimiter), [])

@@ -210,8 +210,9 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
         # what schema inference made of it ("True", "1", "85.5"); inference only finds the
         # numeric columns when the config names none
-        df = csv_frame(spark, inputs.files)
-        typed = df if explicit else csv_frame(spark, inputs.files, infer=True)
+        sep = inputs.spec.delimiter
+        df = csv_frame(spark, inputs.files, delimiter=sep)
+        typed = df if explicit else csv_frame(spark, inputs.files, infer=True, delimiter=sep)
     else:
         df = typed = parquet_frame(spark, inputs.files)
     from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
@@ -461,7 +462,7 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
         records, places, names = _sklearn_records(inputs, nb)
         return (records, places, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
     infer = not (nb.numeric_columns or nb.categorical_columns)
-    table, parts, numeric_types = local_table(inputs.files, inputs.spec.format, infer)
+    table, parts, numeric_types = local_table(inputs.files, inputs.spec.format, infer, inputs.spec.delimiter)
     nested = {
         f.name: str(f.type)
         for f in table.schema

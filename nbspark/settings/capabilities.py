@@ -66,6 +66,7 @@ INPUT_SETTINGS = {
     "seed": _HOLDOUT_FORMATS,
     **dict.fromkeys(("year_min", "year_max", "min_count", "pos", "whole_file_mb"), _GOOGLE),
     "document": ("text",),
+    "delimiter": ("csv",),
 }
 
 

@@ -283,6 +283,11 @@ def validate(cfg: ExperimentConfig) -> None:
             raise ConfigError(f"{part}.pos must be strip or keep, got {spec.pos!r}")
         if spec.document not in ("file", "paragraph"):
             raise ConfigError(f"{part}.document must be file or paragraph, got {spec.document!r}")
+        if len(spec.delimiter) != 1 or spec.delimiter in '"\r\n':
+            raise ConfigError(
+                f"{part}.delimiter must be one character, not a quote or a line end, got {spec.delimiter!r} "
+                '(a TAB: "\\t" in TOML)'
+            )
         if spec.min_count < 0 or spec.year_min > spec.year_max:
             raise ConfigError(f"{part}.min_count must be >= 0 and {part}.year_min <= {part}.year_max")
         check_number(f"{part}.holdout", spec.holdout, 0.0)

@@ -56,8 +56,12 @@ def normal_uri(uri: str) -> str:
 
 
 def shown_uri(uri: str) -> str:
-    """A URI as the user sees it: the local path for ``file:`` (``file:///x`` too), else the URI."""
-    return normal_uri(uri)[len("file:") :] if uri.startswith("file:") else uri
+    """A URI as the user sees it: the local path for ``file:`` (``file:///x`` and
+    ``file://host/x`` too), else the URI."""
+    if not uri.startswith("file:"):
+        return uri
+    rest = uri[len("file:") :]
+    return "/" + rest[2:].partition("/")[2] if rest.startswith("//") else rest
 
 
 def _split(uri: str) -> tuple[str, str]:

@@ -144,23 +144,26 @@ def test_a_parquet_table_in_process_is_the_spark_jobs(spark, tmp_path):
     assert bad["source"].endswith("shop=south/part-0.parquet") and bad["reason"] == "label"
 
 
-def _awkward_csv(where) -> None:
+def _awkward_csv(where, delimiter: bytes = b",") -> None:
     """CSV files as people leave them: gzipped, with numbers written two ways ('01', '1.0'), rows
     shorter and longer than the header, a quote left open at a line's end, a quoted line end, empty
-    lines, an empty file, a byte that is not UTF-8, a cell of 200 KB and quotes doubled in a cell."""
+    lines, an empty file, a byte that is not UTF-8, a cell of 200 KB and quotes doubled in a cell;
+    their cells separated by ``delimiter`` (no cell holds a comma)."""
     import gzip
 
+    def cut(data: bytes) -> bytes:
+        return data.replace(b",", delimiter)
+
     where.mkdir()
-    (where / "a.csv.gz").write_bytes(gzip.compress(b"n,c,label\n1,x,y\n01,x,y\n1.0,z,n\n\n2,z\n"))
+    (where / "a.csv.gz").write_bytes(gzip.compress(cut(b"n,c,label\n1,x,y\n01,x,y\n1.0,z,n\n\n2,z\n")))
     (where / "b.csv").write_bytes(
-        b'n,c,label\r\n3,z,n,extra\r\n"4,z,y\r\n5,"two\nlines",n\r\n6,caf\xe9,y\r\n'
-        + b"7,"
+        cut(b'n,c,label\r\n3,z,n,extra\r\n"4,z,y\r\n5,"two\nlines",n\r\n6,caf\xe9,y\r\n7,')
         + b"w" * 200_000
-        + b",n\n"  # over Python's csv field limit
+        + cut(b",n\n")  # over Python's csv field limit
     )
     (where / "c.csv").write_bytes(b"")
     # quotes as RFC 4180 (and Excel, and Python) write them: Spark's default escape kept them doubled
-    (where / "d.csv").write_bytes(b'n,"c",label\n8,"say ""hi"" now",y\n9,"""",n\n')
+    (where / "d.csv").write_bytes(cut(b'n,"c",label\n8,"say ""hi"" now",y\n9,"""",n\n'))
 
 
 @pytest.mark.parametrize("model", ["mixed", "categorical"])
@@ -177,6 +180,55 @@ def test_an_awkward_csv_in_process_is_read_as_sparks_csv_reader_reads_it(spark, 
         "nb.model": model,
     }
     _same_model(spark, tmp_path, settings)
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t", "|"])
+def test_a_csv_of_another_delimiter_is_the_comma_ones_table(spark, tmp_path, delimiter, caplog):
+    """Excel writes ';' between cells where the comma is the decimal mark: read with commas its
+    header was one column (no label column; a density model of whole lines). With the input's
+    delimiter the awkward files give, in process and in Spark alike, the comma files' table; read
+    without it, a warning names the delimiter to set."""
+    settings = {
+        "task": "naive_bayes",
+        "train.format": "csv",
+        "nb.label_column": "label",
+        "nb.model": "categorical",
+    }
+    _awkward_csv(tmp_path / "commas")
+    comma = load_config(None, {**settings, "train.path": str(tmp_path / "commas")})
+    train_nb_in_process(comma, tmp_path / "comma")
+    _awkward_csv(tmp_path / "in", delimiter.encode())
+    other = {**settings, "train.path": str(tmp_path / "in"), "train.delimiter": delimiter}
+    _same_model(spark, tmp_path, other)
+    assert _table(tmp_path / "local") == _table(tmp_path / "comma")
+    assert _manifest(tmp_path / "local")["stats"] == _manifest(tmp_path / "comma")["stats"]
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "t.csv").write_text(f"a{delimiter}label\nx{delimiter}y\n")
+    with pytest.raises(InputError, match=r"no label column 'label'"):
+        train_nb_in_process(
+            load_config(None, {**settings, "train.path": str(tmp_path / "one")}), tmp_path / "m"
+        )
+    assert (
+        f"{tmp_path}/one/t.csv: its header is one column, {'a' + delimiter + 'label'!r}: are its cells "
+        f"separated by {delimiter!r}? Set the input's delimiter (train.delimiter or test.delimiter = "
+        f"{delimiter!r})"
+    ) in caplog.messages
+
+
+@pytest.mark.parametrize(
+    "settings, says",
+    [
+        (
+            {"train.delimiter": ";;"},
+            "train.delimiter must be one character, not a quote or a line end, got ';;'",
+        ),
+        ({"train.delimiter": '"'}, "train.delimiter must be one character"),
+        ({"train.delimiter": ""}, "train.delimiter must be one character"),
+    ],
+)
+def test_a_delimiter_that_cannot_apply_is_refused(settings, says):
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        load_config(None, {"task": "naive_bayes", "train.format": "csv", "train.path": "t.csv", **settings})
 
 
 def test_an_input_with_nothing_to_count_says_what_it_held(tmp_path):

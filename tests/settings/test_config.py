@@ -367,6 +367,10 @@ def test_a_setting_of_the_other_task_is_refused(overrides, message):
             "test.document (read by text) does not apply to test.format 'reuters'",
         ),
         (
+            {"test.delimiter": ";"},
+            "test.delimiter (read by csv) does not apply to test.format 'reuters'",
+        ),
+        (
             {**NB_SMS, "train.holdout": "0", "train.splits": "train"},
             "train.splits: sms input has no split of its own; set train.holdout",
         ),
