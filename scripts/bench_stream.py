@@ -23,7 +23,7 @@ text`` lines, the ``sms`` format, multinomial naive Bayes, the words tokenizer),
   so the two must be equal.
 
 ``--bounded N``: only the memory check, N micro-batches of one small file each over a fixed
-vocabulary (``--compact-every``, 50): ``rss_ratio`` and ``disk_ratio`` (the model and
+vocabulary (``--vocabulary``, 500 words; ``--compact-every``, 50): ``rss_ratio`` and ``disk_ratio`` (the model and
 ``MODEL.stream/``) after batch N over after batch 20 (goal <= 1.2); beside them the JVM's
 (``jvm_rss_ratio``, and ``jvm_heap_ratio``: its heap in use after a full collection; and that
 heap after batch N over after batch 40, once Spark's status store is full), and every measure
@@ -143,15 +143,17 @@ def disk_mb(*paths: Path) -> float:
     return sum(f.stat().st_size for p in paths if p.exists() for f in p.rglob("*") if f.is_file()) / 1e6
 
 
-def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
-    """``batches`` micro-batches of one small file each over a fixed vocabulary (the same 50
-    documents, new files): the driver's RSS, the JVM's, its heap, and the model and checkpoint on
+def bounded(spark, work: Path, batches: int, compact_every: int, vocabulary: int = 500) -> dict:
+    """``batches`` micro-batches of one small file each over a fixed vocabulary of ``vocabulary``
+    words (the same documents, new files: 50, or one per 10 words, of 30 words each): the driver's RSS, the JVM's, its heap, and the model and checkpoint on
     disk every 20 batches and after the last."""
     import random
 
     rng = random.Random(1)
-    words = [f"w{i}" for i in range(500)]
-    docs = [f"{rng.choice('abc')}\t{' '.join(rng.choices(words, k=30))}\n" for _ in range(50)]
+    words = [f"w{i}" for i in range(vocabulary)]
+    docs = [
+        f"{rng.choice('abc')}\t{' '.join(rng.choices(words, k=30))}\n" for _ in range(max(50, vocabulary // 10))
+    ]
     watch, model = work / "bounded-watch", work / "bounded-model"
     watch.mkdir()
     cfg = load_config(None, SETTINGS)
@@ -178,6 +180,8 @@ def bounded(spark, work: Path, batches: int, compact_every: int) -> dict:
     return {
         "batches": batches,
         "compact_every": compact_every,
+        "vocabulary": vocabulary,
+        "file_bytes": len(text),
         "after_20": first,
         f"after_{batches}": last,
         # the JVM's heap fills while Spark's status store (100 jobs, stages, SQL runs: SESSION_DEFAULTS),
@@ -225,6 +229,9 @@ def main() -> int:
         help="only the memory check: N one-file batches over a fixed vocabulary",
     )
     parser.add_argument("--compact-every", type=int, default=50)
+    parser.add_argument(
+        "--vocabulary", type=int, default=500, help="with --bounded: the words the documents are drawn from"
+    )
     args = parser.parse_args()
     if args.bounded:
         work = Path(tempfile.mkdtemp(prefix="nbspark-bench-stream-"))
@@ -233,7 +240,7 @@ def main() -> int:
                 "nbspark-bench-stream",
                 {"spark.master": args.master, "spark.ui.enabled": "false", **SESSION_DEFAULTS},
             )
-            result = bounded(spark, work, args.bounded, args.compact_every)
+            result = bounded(spark, work, args.bounded, args.compact_every, args.vocabulary)
         finally:
             shutil.rmtree(work, ignore_errors=True)
         print(json.dumps(result, indent=2))
