@@ -152,7 +152,8 @@ def bounded(spark, work: Path, batches: int, compact_every: int, vocabulary: int
     rng = random.Random(1)
     words = [f"w{i}" for i in range(vocabulary)]
     docs = [
-        f"{rng.choice('abc')}\t{' '.join(rng.choices(words, k=30))}\n" for _ in range(max(50, vocabulary // 10))
+        f"{rng.choice('abc')}\t{' '.join(rng.choices(words, k=30))}\n"
+        for _ in range(max(50, vocabulary // 10))
     ]
     watch, model = work / "bounded-watch", work / "bounded-model"
     watch.mkdir()
