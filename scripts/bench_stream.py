@@ -23,11 +23,11 @@ text`` lines, the ``sms`` format, multinomial naive Bayes, the words tokenizer),
   so the two must be equal.
 
 ``--bounded N``: only the memory check, N micro-batches of one small file each over a fixed
-vocabulary (``--vocabulary``, 500 words; ``--compact-every``, 50): ``rss_ratio`` and ``disk_ratio`` (the model and
-``MODEL.stream/``) after batch N over after batch 20 (goal <= 1.2); beside them the JVM's
-(``jvm_rss_ratio``, and ``jvm_heap_ratio``: its heap in use after a full collection; and that
-heap after batch N over after batch 40, once Spark's status store is full), and every measure
-every 20 batches (``*_by_batch``).
+vocabulary (``--vocabulary``, 500 words; ``--compact-every``, 50): ``rss_ratio`` and
+``disk_ratio`` (the model and ``MODEL.stream/``) after batch N over after batch 20 (goal <= 1.2);
+beside them the JVM's (``jvm_rss_ratio``, and ``jvm_heap_ratio``: its heap in use after a full
+collection; and that heap after batch N over after batch 40, once Spark's status store is full),
+and every measure every 20 batches (``*_by_batch``).
 """
 
 from __future__ import annotations
@@ -145,8 +145,9 @@ def disk_mb(*paths: Path) -> float:
 
 def bounded(spark, work: Path, batches: int, compact_every: int, vocabulary: int = 500) -> dict:
     """``batches`` micro-batches of one small file each over a fixed vocabulary of ``vocabulary``
-    words (the same documents, new files: 50, or one per 10 words, of 30 words each): the driver's RSS, the JVM's, its heap, and the model and checkpoint on
-    disk every 20 batches and after the last."""
+    words (the same documents, new files: 50, or one per 10 words, of 30 words each): the driver's
+    RSS, the JVM's, its heap, and the model and checkpoint on disk every 20 batches and after the
+    last."""
     import random
 
     rng = random.Random(1)
