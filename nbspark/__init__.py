@@ -23,6 +23,10 @@ def __getattr__(name: str):
         from nbspark import loading
 
         return getattr(loading, name)
+    if name == "NaiveBayes":  # scikit-learn's shape of an estimator: fit, clone, cross_val_score
+        from nbspark.naive_bayes.estimator import NaiveBayes
+
+        return NaiveBayes
     raise AttributeError(f"module 'nbspark' has no attribute {name!r}")
 
 
@@ -33,6 +37,7 @@ __all__ = [
     "ExperimentConfig",
     "InputSpec",
     "MalformedLine",
+    "NaiveBayes",
     "Story",
     "__version__",
     "build_model",

@@ -117,21 +117,11 @@ def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool 
     same model as ``nbspark train``'s with Spark (``spine.training.train_in_process``); a backoff
     config, or one that cannot be counted in process, is refused with a ``ConfigError``.
     """
-    import json
-    import os
-    from collections.abc import Mapping
-
-    from nbspark.settings.config import load_config
+    from nbspark.settings.config import load_config, overrides_of
     from nbspark.spine.training import train_in_process
     from nbspark.tasks import family_of
 
-    if settings is not None and not isinstance(settings, Mapping):
-        raise TypeError(f"settings is a dict of setting -> value, not a {type(settings).__name__}")
-    overrides = {  # a path object (pathlib.Path) is a path, as a string names it
-        k: v if isinstance(v, str) else os.fspath(v) if isinstance(v, os.PathLike) else json.dumps(v)
-        for k, v in (settings or {}).items()
-    }
-    cfg = load_config(config, overrides)
+    cfg = load_config(config, overrides_of({} if settings is None else settings))
     out = cfg.model_dir if out is None else out
     train_in_process(cfg, family_of(cfg.task), out, data_dir, overwrite)
     return load(out)

@@ -88,8 +88,9 @@ class NBPredictor:
         self.prior_alpha = nb.get("prior_alpha", 0.0)
         self._options = model_options({**nb, "alpha": self.alpha, "var_smoothing": self.var_smoothing})
         self._rows = list(rows)
-        self.model = build_nb_model(self._rows, self.kind, **self._options)
-        self.classes_ = self.model.classes
+        # no rows: a model of no examples yet, which partial_fit fills (nbspark.NaiveBayes.fit)
+        self.model = build_nb_model(self._rows, self.kind, **self._options) if self._rows else None
+        self.classes_ = self.model.classes if self.model else ()
         # where ``save`` commits: where it was read (``read_nb``), as a URI (a Location does not pickle)
         self.path: str | None = None
         self._pending: dict = {}  # what partial_fit counted since the last save, by event key
@@ -172,21 +173,21 @@ class NBPredictor:
         from nbspark.storage.manifests import NB_KIND
 
         rows = [event_row(k, v) for k, v in self._pending.items()]
-
-        def fields(table) -> dict:
-            return {
-                "model": self.manifest["model"],
-                "columns": self.manifest.get("columns", {}),
-                **table_fields(table),
-            }
-
         stats = {"documents": self._examples}
         version, self.manifest = save_rows(
-            self.path, NB_KIND, rows, COUNT_DDL, fields, stats, "partial_fit", self.manifest
+            self.path, NB_KIND, rows, COUNT_DDL, self.manifest_fields, stats, "partial_fit", self.manifest
         )
         if rows:
             self._rows, self._pending, self._examples = self._all_rows(), {}, 0
         return version
+
+    def manifest_fields(self, table) -> dict:
+        """This model's manifest fields of a count table in pyarrow (its rows, or a delta's)."""
+        return {
+            "model": self.manifest["model"],
+            "columns": self.manifest.get("columns", {}),
+            **table_fields(table),
+        }
 
     def _jll(self, items: Sequence, extra_columns=()) -> tuple[np.ndarray, list | None]:
         """Joint log-likelihoods of ``items``, and a table model's rows as scored (``_table_row``;

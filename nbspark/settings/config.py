@@ -387,6 +387,21 @@ def _section(section: dict, base, where: str):
     return dataclasses.replace(base, **values)
 
 
+def overrides_of(settings) -> dict[str, str]:
+    """Settings by key with Python values (``{"nb.alpha": 0.5, "train.path": Path("x")}``) as
+    ``--set`` gives them, strings: a string as it is, a path object as its path, anything else as
+    JSON writes it (TOML reads it the same: numbers, booleans, lists of strings)."""
+    import json
+    from collections.abc import Mapping
+
+    if not isinstance(settings, Mapping):
+        raise TypeError(f"settings is a dict of setting -> value, not a {type(settings).__name__}")
+    return {
+        k: v if isinstance(v, str) else os.fspath(v) if isinstance(v, os.PathLike) else json.dumps(v)
+        for k, v in settings.items()
+    }
+
+
 def load_config(
     path: str | os.PathLike | None = None, overrides: dict[str, str] | None = None
 ) -> ExperimentConfig:

@@ -64,6 +64,7 @@ __all__ = [
     "commit_counts",
     "compact",
     "compaction_due",
+    "counted_here",
     "plan_stream",
     "run_stream",
 ]
@@ -305,6 +306,26 @@ def _fold(spark, model: Location, old: dict, counts, fields_of, rows_per_file: i
     return manifest
 
 
+def counted_here(
+    kind: str, config, fields: dict, count_schema: str, stage, stats: dict, engine: str, started
+):
+    """The manifest of counts made in this process by ``engine`` (``partial_fit``, ``update``; no
+    input files), written to ``stage`` since ``started``: the header of ``config``, the family's
+    ``fields`` of the table, its schema and rows, ``stats``. A delta's (``commit_counts``) and a
+    whole model's (``naive_bayes.estimator.NaiveBayes.save``)."""
+    return {
+        **manifest_header(kind, config),
+        "engine": engine,
+        **fields,
+        "count_schema": count_schema,
+        "count_rows": parquet_rows(stage / "counts"),
+        "inputs": {"format": engine, "root": "python", "files": [], "signatures": []},
+        "stats": stats,
+        "malformed_examples": [],
+        "seconds": round(time.time() - started, 2),
+    }
+
+
 def commit_counts(
     model_dir, kind: str, table, fields_of, stats: dict, engine: str
 ) -> tuple[dict, dict | None]:
@@ -322,17 +343,10 @@ def commit_counts(
         version = model_version(old) + 1
 
         def manifest_of(stage, written):
-            manifest = {
-                **manifest_header(kind, old["config"]),
-                "engine": engine,
-                **fields_of(table),
-                "count_schema": old["count_schema"],
-                "count_rows": parquet_rows(stage / "counts"),
-                "inputs": {"format": engine, "root": "python", "files": [], "signatures": []},
-                "stats": stats,
-                "malformed_examples": [],
-                "seconds": round(time.time() - started, 2),
-            }
+            fields = fields_of(table)
+            manifest = counted_here(
+                kind, old["config"], fields, old["count_schema"], stage, stats, engine, started
+            )
             return {**merged_manifest(None, manifest), "version": version}
 
         rows_per_file = old["config"].get("rows_per_file", 1 << 62)

@@ -198,3 +198,21 @@ def test_a_command_line_sms_model_in_a_pipeline_against_mllibs(spark, data_dir, 
             f"({seconds:.2f} s to score), MLlib {mllib_accuracy:.4f}, the same label {agree:.4f}"
         )
     assert accuracy > 0.95 and abs(accuracy - mllib_accuracy) < 0.01 and agree > 0.99
+
+
+def test_an_estimator_fitted_in_python_is_a_pipeline_stage(spark, tmp_path, fixtures):
+    """nbspark.NaiveBayes fitted on texts in memory and saved: the stage scores as the estimator."""
+    from nbspark.ml import CountingNaiveBayesModel
+
+    lines = [line.split("\t") for line in (fixtures / "china_train.tsv").read_text().splitlines()]
+    documents = [(labels, text) for _, labels, text in (x for x in lines if len(x) == 3 and x[1])]
+    estimator = nbspark.NaiveBayes(tokenizer="words").fit(
+        [t for _, t in documents], [y for y, _ in documents]
+    )
+    estimator.save(tmp_path / "fitted")
+    stage = CountingNaiveBayesModel.fromModelDir(str(tmp_path / "fitted")).setFeaturesCol("text")
+    texts = _texts(fixtures)
+    rows = stage.transform(spark.createDataFrame([(t,) for t in texts], "text STRING")).collect()
+    assert [stage.labels[int(r["prediction"])] for r in rows] == estimator.predict(texts).tolist()
+    got = np.array([r["probability"].toArray() for r in rows])
+    np.testing.assert_allclose(got, estimator.predict_proba(texts), rtol=0, atol=1e-12)

@@ -1,0 +1,146 @@
+"""``nbspark.NaiveBayes``, scikit-learn's shape of an estimator: made from its settings, fitted on
+examples in memory, cloned by scikit-learn's model selection, and saved as a model directory that
+the other tools read. Held against scikit-learn's own naive Bayes on the same counts, and against a
+model trained from a file by ``nbspark.fit``."""
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.model_selection import GridSearchCV, cross_val_score
+from sklearn.naive_bayes import CategoricalNB, GaussianNB, MultinomialNB
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import OrdinalEncoder
+
+import nbspark
+from nbspark.errors import ConfigError, OutputError
+from tests.naive_bayes.test_partial_fit import TSV, WORDS, docs, table, write_tsv
+
+
+def _split(items):
+    return [t for _, t in items], [y for y, _ in items]
+
+
+def test_fit_scores_as_scikit_learns_multinomial_nb_on_the_same_counts():
+    texts, labels = _split(docs(60, 3))
+    ours = nbspark.NaiveBayes(alpha=0.5, tokenizer="words").fit(texts, labels)
+    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(WORDS)
+    theirs = MultinomialNB(alpha=0.5).fit(vectorizer.transform(texts), labels)
+    probe = ["alpha beta", "theta theta zeta gamma", "nothing known"]
+    assert list(ours.classes_) == list(theirs.classes_)
+    np.testing.assert_allclose(
+        ours.predict_proba(probe), theirs.predict_proba(vectorizer.transform(probe)), rtol=1e-9
+    )
+    np.testing.assert_array_equal(ours.class_count_, theirs.class_count_)
+    assert ours.score(texts, labels) == theirs.score(vectorizer.transform(texts), labels)
+
+
+def test_scikit_learns_model_selection_clones_and_fits_it():
+    """clone, cross_val_score (a classifier's stratified folds) and GridSearchCV: the same scores and
+    the same best setting as scikit-learn's Pipeline of a vectorizer and MultinomialNB."""
+    texts, labels = _split(docs(90, 5))
+    ours = nbspark.NaiveBayes(tokenizer="words")
+    theirs = make_pipeline(CountVectorizer(token_pattern=r"\w+"), MultinomialNB())
+    copy = clone(ours.set_params(alpha=0.25))
+    assert copy.get_params() == ours.get_params() and not hasattr(copy, "model_")
+    np.testing.assert_allclose(
+        cross_val_score(ours, texts, labels, cv=3),
+        cross_val_score(theirs.set_params(multinomialnb__alpha=0.25), texts, labels, cv=3),
+    )
+    grid = [0.01, 0.5, 4.0]
+    mine = GridSearchCV(nbspark.NaiveBayes(tokenizer="words"), {"alpha": grid}, cv=3).fit(texts, labels)
+    sk = GridSearchCV(theirs, {"multinomialnb__alpha": grid}, cv=3).fit(texts, labels)
+    np.testing.assert_allclose(mine.cv_results_["mean_test_score"], sk.cv_results_["mean_test_score"])
+    assert mine.best_params_["alpha"] == sk.best_params_["multinomialnb__alpha"]
+
+
+def test_a_saved_estimator_is_the_model_a_file_trains(tmp_path):
+    """fit on the lines of a file, saved, is the model nbspark.fit counts from that file: the same
+    table row for row; the command line scores with it; the saved model learns on as versions."""
+    items = docs(40, 7)
+    write_tsv(tmp_path / "t.tsv", items)
+    trained = nbspark.fit(None, tmp_path / "trained", settings={**TSV, "train.path": str(tmp_path / "t.tsv")})
+    ours = nbspark.NaiveBayes(tokenizer="words").fit(*_split(items))
+    manifest = ours.save(tmp_path / "fitted")
+    assert table(tmp_path / "fitted") == table(tmp_path / "trained")
+    assert manifest["label_counts"] == trained.manifest["label_counts"]
+    assert manifest["features"] == trained.manifest["features"] and manifest["version"] == 1
+    assert manifest["stats"]["documents"] == trained.manifest["stats"]["documents"] == 40
+    probe = ["alpha beta", "eta eta"]
+    loaded = nbspark.load(tmp_path / "fitted")
+    np.testing.assert_array_equal(loaded.predict_proba(probe), trained.predict_proba(probe))
+    import contextlib
+    import io
+
+    from nbspark.app.command import main
+
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said):
+        assert main(["predict", "--model", str(tmp_path / "fitted"), "--json", *probe]) == 0
+    assert [json.loads(line)["label"] for line in said.getvalue().splitlines()] == list(loaded.predict(probe))
+    with pytest.raises(OutputError, match="overwrite"):
+        ours.save(tmp_path / "fitted")
+    more = docs(5, 8)
+    ours.partial_fit(*_split(more))
+    assert ours.model_.save() == 2  # the next version, beside the saved table
+    assert nbspark.load(tmp_path / "fitted").predict(probe).tolist() == ours.predict(probe).tolist()
+
+
+def test_a_table_estimator_fits_a_dataframe_as_gaussian_nb_and_categorical_nb_do():
+    pd = pytest.importorskip("pandas")
+    from sklearn.datasets import load_wine
+
+    wine = load_wine(as_frame=True)
+    X, y = wine.data, [str(wine.target_names[t]) for t in wine.target]
+    ours = nbspark.NaiveBayes(model="gaussian").fit(X, y)
+    names = list(ours.feature_names_in_)  # theta_'s columns
+    assert sorted(names) == sorted(X.columns)
+    theirs = GaussianNB().fit(X[names], y)
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X[names]), rtol=1e-6, atol=1e-12)
+
+    rows = pd.DataFrame(
+        {"outlook": ["sun", "rain", "sun", "fog", "rain", "sun"], "windy": ["y", "n", "n", "y", "y", "n"]}
+    )
+    labels = ["no", "yes", "yes", "no", "yes", "yes"]
+    cat = nbspark.NaiveBayes(model="categorical").fit(rows, labels)
+    encoder = OrdinalEncoder().fit(rows)
+    sk = CategoricalNB(alpha=1.0).fit(encoder.transform(rows), labels)
+    np.testing.assert_allclose(cat.predict_proba(rows), sk.predict_proba(encoder.transform(rows)), rtol=1e-9)
+
+
+def test_a_mixed_estimator_reads_each_columns_kind_from_its_cells():
+    """Numbers (not bools) are a numeric column, anything else a categorical one, a missing cell
+    counting for neither: the rule of a table's reader."""
+    rows = [
+        {"temp": 20.5, "sky": "sun", "flag": True},
+        {"temp": None, "sky": "rain", "flag": False},
+        {"temp": 11, "sky": "rain", "flag": True},
+    ]
+    model = nbspark.NaiveBayes(model="mixed").fit(rows, ["out", "in", "in"])
+    assert model.model_.manifest["columns"] == {"numeric": ["temp"], "categorical": ["sky", "flag"]}
+
+
+@pytest.mark.parametrize(
+    ("make", "call", "error", "says"),
+    [
+        (lambda: nbspark.NaiveBayes(alpha=-1), "fit", ConfigError, "alpha"),
+        (lambda: nbspark.NaiveBayes(model="ridge"), "fit", ConfigError, "nb.model"),
+        (lambda: nbspark.NaiveBayes(), "predict", AttributeError, "not fitted yet: call fit"),
+        (lambda: nbspark.NaiveBayes(model="categorical"), "label", ValueError, "column 'label'"),
+        (lambda: nbspark.NaiveBayes(), "set", ValueError, "no setting 'alpah'"),
+    ],
+)
+def test_what_it_cannot_do_is_refused_in_one_line(make, call, error, says):
+    estimator = make()
+    with pytest.raises(error, match=says):
+        if call == "fit":
+            estimator.fit(["a b"], ["x"])
+        elif call == "predict":
+            estimator.predict(["a b"])
+        elif call == "label":
+            estimator.fit([{"label": "x", "a": "1"}], ["x"])
+        else:
+            estimator.set_params(alpah=2)
