@@ -27,6 +27,10 @@ def __getattr__(name: str):
         from nbspark.naive_bayes.estimator import NaiveBayes
 
         return NaiveBayes
+    if name == "Density":
+        from nbspark.density.estimator import Density
+
+        return Density
     raise AttributeError(f"module 'nbspark' has no attribute {name!r}")
 
 
@@ -34,6 +38,7 @@ __all__ = [
     "DEFAULT",
     "BackoffModel",
     "Decision",
+    "Density",
     "ExperimentConfig",
     "InputSpec",
     "MalformedLine",

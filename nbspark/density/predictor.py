@@ -79,23 +79,36 @@ class DensityPredictor:
         """Commit what ``partial_fit`` counted since the last save as the model's next version, a delta
         beside its table where the model was read (``storage.versions``), under the model's writer
         lock; the version (as ``NBPredictor.save``)."""
-        from nbspark.density.count import MANIFEST_FIELDS, rows_fields
         from nbspark.storage.manifests import DENSITY_KIND
 
         rows = [(*key, n) for key, n in self._pending.items()]
-
-        def fields(table) -> dict:  # of a count table: these rows (a version's summed: upper bounds),
-            # or a compacted version's
-            known = rows_fields(list(self.columns), table_rows(table))
-            return {k: known[k] for k in MANIFEST_FIELDS}
-
         stats = {"rows_read": self._counted, "rows": self._counted}
         version, self.manifest = save_rows(
-            self.path, DENSITY_KIND, rows, COUNT_DDL, fields, stats, "partial_fit", self.manifest
+            self.path,
+            DENSITY_KIND,
+            rows,
+            COUNT_DDL,
+            self.manifest_fields,
+            stats,
+            "partial_fit",
+            self.manifest,
         )
         if rows:
             self._rows, self._pending, self._counted = self._all_rows(), {}, 0
         return version
+
+    def manifest_fields(self, table) -> dict:
+        """This model's manifest fields of a count table in pyarrow: its rows (a version's summed:
+        upper bounds), or a compacted version's."""
+        from nbspark.density.count import MANIFEST_FIELDS, rows_fields
+
+        known = rows_fields(list(self.columns), table_rows(table))
+        return {k: known[k] for k in MANIFEST_FIELDS}
+
+    def whole_stats(self) -> dict:
+        """The statistics of the whole model: the read one's and what ``partial_fit`` counted since."""
+        stats = self.manifest.get("stats", {})
+        return {k: stats.get(k, 0) + self._counted for k in ("rows_read", "rows")}
 
     def probability(
         self,

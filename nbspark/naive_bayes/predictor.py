@@ -181,6 +181,10 @@ class NBPredictor:
             self._rows, self._pending, self._examples = self._all_rows(), {}, 0
         return version
 
+    def whole_stats(self) -> dict:
+        """The statistics of the whole model: the read one's and what ``partial_fit`` counted since."""
+        return {"documents": self.manifest.get("stats", {}).get("documents", 0) + self._examples}
+
     def manifest_fields(self, table) -> dict:
         """This model's manifest fields of a count table in pyarrow (its rows, or a delta's)."""
         return {

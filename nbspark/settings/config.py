@@ -32,6 +32,7 @@ __all__ = [
     "check_number",
     "load_config",
     "other_task_keys",
+    "overrides_of",
     "other_task_settings",
     "position_letters",
     "validate",

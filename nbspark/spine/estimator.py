@@ -1,0 +1,119 @@
+"""What scikit-learn's shape of an estimator needs, for both counting families
+(``naive_bayes.estimator.NaiveBayes``, ``density.estimator.Density``): settings by name
+(``get_params``, ``set_params``, so scikit-learn's ``clone`` makes a new one), the fitted model's
+attributes, and ``save``: the counts made in this process written as a whole model directory, as a
+train writes one.
+
+An estimator fits by making an empty model of its settings (the model ``nbspark.load`` gives) and
+counting the examples into it with that model's ``partial_fit``: the one rule of counting in this
+process. The fitted model is ``model_``. scikit-learn's ``BaseEstimator`` is a base where
+scikit-learn is installed (its tags, its HTML repr); nothing here needs it.
+"""
+
+from __future__ import annotations
+
+import time
+
+__all__ = ["BASES", "CLASSIFIER", "DENSITY", "CountingEstimator"]
+
+try:  # scikit-learn's base classes where it is installed: its tags and checks know the estimator
+    from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin
+
+    BASES: tuple = (BaseEstimator,)
+    CLASSIFIER: tuple = (ClassifierMixin,)  # a classifier: stratified folds, accuracy
+    DENSITY: tuple = (DensityMixin,)  # a density estimator
+except ImportError:  # pragma: no cover - scikit-learn is optional
+    BASES = CLASSIFIER = DENSITY = ()
+
+
+class CountingEstimator(*BASES):
+    """The settings (``PARAMS``: name -> default, each the config's key ``SECTION.name``) and the
+    fitted model (``model_``) of an estimator; a subclass's ``fit`` makes ``model_``."""
+
+    PARAMS: dict = {}
+    SECTION = ""
+    KIND = ""  # the manifest's kind of the model it saves
+
+    def get_params(self, deep: bool = True) -> dict:
+        """The settings (scikit-learn's ``get_params``): what ``clone`` makes a new estimator of."""
+        return {name: getattr(self, name) for name in self.PARAMS}
+
+    def set_params(self, **params):
+        """Change settings (scikit-learn's ``set_params``); an unknown one is refused. The next
+        ``fit`` uses them."""
+        if unknown := sorted(set(params) - set(self.PARAMS)):
+            raise ValueError(
+                f"{type(self).__name__} has no setting {unknown[0]!r} (settings: {', '.join(self.PARAMS)})"
+            )
+        for name, value in params.items():
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        changed = [f"{k}={v!r}" for k, v in self.get_params().items() if v != self.PARAMS[k]]
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def _config(self, extra: dict | None = None):
+        """The settings as an experiment config of the family's task, checked by its rules
+        (``ConfigError`` naming the key); tuples and lists of names as lists."""
+        from nbspark.settings.config import load_config, overrides_of
+
+        settings = {
+            "task": self.KIND,
+            **{
+                f"{self.SECTION}.{k}": list(v) if isinstance(v, tuple | list) else v
+                for k, v in self.get_params().items()
+            },
+            **(extra or {}),
+        }
+        return load_config(None, overrides_of(settings))
+
+    def _fitted(self):
+        if "model_" not in self.__dict__:
+            raise AttributeError(f"this {type(self).__name__} is not fitted yet: call fit first")
+        return self.model_
+
+    def __getattr__(self, name: str):
+        # the fitted model's attributes (classes_, vocabulary_, feature_names_in_, …), once fitted
+        if name.endswith("_") and not name.startswith("_") and name != "model_" and "model_" in self.__dict__:
+            return getattr(self.__dict__["model_"], name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+    def save(self, path, overwrite: bool = False) -> dict:
+        """Write the fitted model as an nbspark model directory at ``path`` (any file system nbspark
+        writes to), whole or not at all, as ``nbspark train`` writes one: the command line, the
+        pyspark.ml stages' ``fromModelDir`` and ``nbspark.load`` read it. An existing directory is
+        replaced only with ``overwrite``. The manifest; the fitted model is then the one at
+        ``path`` (its ``save()`` commits later counts there as versions)."""
+        import pyarrow as pa
+
+        from nbspark.spine.streaming import counted_here
+        from nbspark.spine.training import write_counts
+        from nbspark.storage.manifests import merged_manifest
+        from nbspark.storage.tables import arrow_schema, check_output
+        from nbspark.storage.versions import refuse_live_stream
+
+        model = self._fitted()
+        started = time.time()
+        out = check_output(path, overwrite)
+        refuse_live_stream(out, "replace it")
+        rows = model._all_rows()
+        ddl, config = model.manifest["count_schema"], model.manifest["config"]
+        table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(ddl))
+
+        def manifest_of(stage, written):
+            fields, stats = model.manifest_fields(table), model.whole_stats()
+            return merged_manifest(
+                None,
+                counted_here(
+                    model.manifest["kind"], config, fields, ddl, stage, stats, "partial_fit", started
+                ),
+            )
+
+        manifest = write_counts(
+            None, table, out, "model", config.get("rows_per_file", 1 << 62), None, manifest_of
+        )
+        fresh = type(model)(manifest, rows)
+        fresh.path = out.uri
+        self.model_ = fresh
+        return manifest
