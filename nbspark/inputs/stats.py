@@ -76,9 +76,12 @@ def where(source: str, offset: int, number: int | None = None) -> str:
     return f"{source}:{number}" if number else f"{source} at byte {offset}"
 
 
-def malformed_message(source: str, offset: int, reason: str, line: str, number: int | None = None) -> str:
-    """The one-line failfast message: ``FILE:LINE: malformed line (reason): 'line'``."""
-    return f"{where(source, offset, number)}: malformed line ({reason_said(reason)}): {line!r}"
+def malformed_message(
+    source: str, offset: int, reason: str, line: str, number: int | None = None, shown: str | None = None
+) -> str:
+    """The one-line failfast message: ``FILE:LINE: malformed line (reason): 'line'`` (``shown``: the
+    line as a worker already wrote it, quoted)."""
+    return f"{where(source, offset, number)}: malformed line ({reason_said(reason)}): {shown or repr(line)}"
 
 
 def failfast_error(source: str, offset: int, reason: str, line: str) -> ValueError:
@@ -175,9 +178,7 @@ def run_failfast(action):
             raise
         _, source, offset, reason, line = text[at:].split("\n", 1)[0].split("\t", 4)
         number = None if source.startswith(TABLE) else line_number(source, int(offset))
-        raise InputError(
-            f"{where(source, int(offset), number)}: malformed line ({reason_said(reason)}): {line}"
-        ) from None
+        raise InputError(malformed_message(source, int(offset), reason, "", number, shown=line)) from None
 
 
 def first_malformed_lines(sc, files, parse, stats: dict, mode: str, keep: int) -> list[dict]:
