@@ -53,6 +53,7 @@ def score_density(
     # the table's other columns (an id) ride along, so that a ranked row can be found again
     carried = carried_columns(df.columns, {*columns, weight_column}, OUTPUTS, inputs.named)
     ordered = [c for c in df.columns if c in columns or c in carried]  # the table's order
+    shown = {c: carried.get(c, c) for c in ordered}  # a carried column's name in the predictions
     tally = spark.sparkContext.accumulator({}, Tally())
     shared = spark.sparkContext.broadcast((model, classifier))
     # positional names in: pyspark's mapInArrow names its input columns unquoted, so a column named
@@ -77,7 +78,7 @@ def score_density(
             counts["malformed"] = counts.get("malformed", 0) + len(ok) - len(keep)
             cells = {c: [values[j][i] for i in keep] for j, c in enumerate(columns)}
             cells.update((c, batch.column(width + k).take(keep)) for k, c in enumerate(carried))
-            out = {c: cells[c] for c in ordered}
+            out = {shown[c]: cells[c] for c in ordered}
             out["weight"] = [weights[i] for i in keep]
             records = [{c: cells[c][k] for c in columns} for k in range(len(keep))]
             for estimator in DENSITY_MODELS:
@@ -101,7 +102,7 @@ def score_density(
 
     # a StructType, not DDL: a carried column keeps its type whatever its nested fields are named
     kinds = {"double": DoubleType(), "string": StringType()}
-    fields = [StructField(c, StringType() if c in columns else df.schema[c].dataType) for c in ordered]
+    fields = [StructField(shown[c], StringType() if c in columns else df.schema[c].dataType) for c in ordered]
     fields += [
         StructField(name, kinds[kind])
         for name, kind in OUTPUTS.items()

@@ -119,7 +119,8 @@ def score(
 
 def _table_columns(spark, cfg: ExperimentConfig, inputs: Inputs, columns: dict, rows):
     """What adds to a table's predictions its columns that the model does not read (an id kept out of
-    the features, a date: ``spine.frames.carried_columns``), after ``id``, in the table's order and
+    the features, a date: ``spine.frames.carried_columns``, a table's own ``id`` as ``table_id``),
+    after ``id``, in the table's order and
     typed as the table reads them (a CSV's cells as the file writes them), joined by the row's index;
     ``rows`` are ``records_rdd``'s. The predictions as they are for text, or a table without such
     columns."""
@@ -145,7 +146,7 @@ def _table_columns(spark, cfg: ExperimentConfig, inputs: Inputs, columns: dict, 
     def carry(predictions):
         joined = predictions.join(cells, predictions["id"] == cells["__row"], "left")
         return joined.select(
-            "id", *(F.col(f"__{i}").alias(c) for i, c in enumerate(names)), *PREDICTION_COLUMNS[1:]
+            "id", *(F.col(f"__{i}").alias(carried[c]) for i, c in enumerate(names)), *PREDICTION_COLUMNS[1:]
         )
 
     return carry

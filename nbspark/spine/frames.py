@@ -28,17 +28,35 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 
-def carried_columns(names, used, outputs, named) -> list[str]:
+#: What a test table's column named as one of the predictions' own is called in them.
+RENAMED = "table_{}"
+
+
+def carried_columns(names, used, outputs, named) -> dict[str, str]:
     """The columns of a test table (``names``, in its order) that ride along into its predictions, so
-    that a scored row can be found again (an id, a date): every one the model does not ``used``,
-    less those named as one of the predictions' own ``outputs`` (left out, with a warning naming
-    them and the table, ``named``). The one rule of both families' table predictions."""
-    carried = [c for c in names if c not in used]
-    if clash := [c for c in carried if c in outputs]:
+    that a scored row can be found again (an id, a date), each with its name there: every one the
+    model does not ``used``, under its own name, or as ``table_NAME`` where the predictions name one
+    of their own ``outputs`` so (a table's ``id`` beside the prediction's; logged); left out, with a
+    warning naming them and the table (``named``), only where that name is taken too. The one rule
+    of both families' table predictions."""
+    carried, clash = {}, []
+    taken = {*names, *outputs}
+    for c in (c for c in names if c not in used):
+        if c not in outputs:
+            carried[c] = c
+        elif RENAMED.format(c) not in taken:
+            carried[c] = RENAMED.format(c)
+            log.info("%s: column %r is %r in the predictions, which name their own so", named, c, carried[c])
+        else:
+            clash.append(c)
+    if clash:
         log.warning(
-            "%s: column(s) %s left out of the predictions, which name their own so", named, ", ".join(clash)
+            "%s: column(s) %s left out of the predictions, which name their own so (and %s is taken)",
+            named,
+            ", ".join(clash),
+            ", ".join(RENAMED.format(c) for c in clash),
         )
-    return [c for c in carried if c not in outputs]
+    return carried
 
 
 def named_column(name: str):

@@ -91,7 +91,8 @@ def test_the_tables_other_columns_ride_along_so_a_ranked_row_can_be_found(spark,
     """The predictions held only the modelled columns: ranking rows by density, an analyst could not
     tell which row of theirs was the odd one. Every other column of the test table (an id, typed as
     the table holds it) now rides along in the table's order; the weight column is ``weight``, and a
-    column named as the predictions' own is left out with a warning."""
+    column named as one of the predictions' own is ``table_NAME``; left out, with a warning, only
+    where that name is taken too."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -105,6 +106,8 @@ def test_the_tables_other_columns_ride_along_so_a_ranked_row_can_be_found(spark,
                 "tags": [["a"], [], None, ["b", "c"], ["d"]],
                 "w": [2.0, 1.0, 1.0, 1.0, 3.0],
                 "probability": [0.5] * len(test),
+                "weight": [9.0] * len(test),
+                "table_weight": ["taken"] * len(test),
             }
         ),
         tmp_path / "test.parquet",
@@ -121,7 +124,16 @@ def test_the_tables_other_columns_ride_along_so_a_ranked_row_can_be_found(spark,
     )
     classify_density(spark, test_cfg, tmp_path / "m", resolve_input(test_cfg.test, None), tmp_path / "r")
     scored = pq.read_table(tmp_path / "r" / "predictions")
-    assert scored.column_names == ["id", *COLUMNS, "tags", "weight", "log_density_joint", "log_density_naive"]
+    assert scored.column_names == [
+        "id",
+        *COLUMNS,
+        "tags",
+        "table_probability",
+        "table_weight",
+        "weight",
+        "log_density_joint",
+        "log_density_naive",
+    ]
     assert scored.schema.field("id").type == pa.int64() and scored.schema.field("tags").type == pa.list_(
         pa.string()
     )
@@ -131,7 +143,11 @@ def test_the_tables_other_columns_ride_along_so_a_ranked_row_can_be_found(spark,
     assert [r["weight"] for r in rows] == [2.0, 1.0, 1.0, 1.0, 3.0]
     want = nbspark.load(tmp_path / "m").log_density(test.to_dict("records"), model="joint")
     assert [r["log_density_joint"] for r in rows] == pytest.approx(want, abs=1e-12)
-    assert "column(s) probability left out of the predictions, which name their own so" in caplog.text
+    assert [r["table_probability"] for r in rows] == [0.5] * 5
+    assert (
+        "column(s) weight left out of the predictions, which name their own so (and table_weight is taken)"
+        in caplog.text
+    )
 
 
 def test_the_command_scores_a_density_model(spark, tmp_path, capsys):

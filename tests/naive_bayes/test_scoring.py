@@ -48,9 +48,9 @@ def test_a_csv_tables_other_columns_ride_along(spark, fixtures, tmp_path, caplog
     rows = _weather(fixtures)
     with open(tmp_path / "days.csv", "w", newline="") as f:
         out = csv.writer(f)
-        out.writerow(["day", *rows[0], "probability", "note.x"])
+        out.writerow(["day", "id", *rows[0], "probability", "note.x"])
         for i, r in enumerate(rows):
-            out.writerow([f"D{i + 1:02d}", *r.values(), "0.5", f"n{i}" if i % 3 else ""])
+            out.writerow([f"D{i + 1:02d}", f"row-{i}", *r.values(), "0.5", f"n{i}" if i % 3 else ""])
     if piece:
         spark.conf.set("spark.sql.files.maxPartitionBytes", piece)
     try:
@@ -59,13 +59,22 @@ def test_a_csv_tables_other_columns_ride_along(spark, fixtures, tmp_path, caplog
     finally:
         spark.conf.unset("spark.sql.files.maxPartitionBytes")
     assert list(plain.columns) == list(PREDICTION_COLUMNS)
-    assert list(days.columns) == ["id", "day", "note.x", *PREDICTION_COLUMNS[1:]]
+    # the table's own id and probability beside the prediction's, renamed (they were left out)
+    assert list(days.columns) == [
+        "id",
+        "day",
+        "table_id",
+        "table_probability",
+        "note.x",
+        *PREDICTION_COLUMNS[1:],
+    ]
     assert len(days) == 14  # the fixture's one malformed row (temperature "warm") is skipped
     # each row's own cells, as the file writes them (an empty cell is read as null, as Spark reads it)
     assert days["day"].tolist() == [f"D{i + 1:02d}" for i in days["id"]]
     assert days["note.x"].tolist() == [f"n{i}" if i % 3 else None for i in days["id"]]
+    assert days["table_id"].tolist() == [f"row-{i}" for i in days["id"]]
+    assert days["table_probability"].tolist() == ["0.5"] * 14
     pd.testing.assert_frame_equal(days[list(PREDICTION_COLUMNS)], plain)
-    assert "column(s) probability left out of the predictions, which name their own so" in caplog.text
 
 
 def test_a_parquet_tables_other_columns_keep_their_types(spark, fixtures, tmp_path):
