@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from nbspark.density.predictor import DensityPredictor
-from nbspark.spine.estimator import DENSITY, CountingEstimator
+from nbspark.spine.estimator import DENSITY, CountingEstimator, columns_of
 
 __all__ = ["Density"]
 
@@ -47,14 +47,7 @@ class Density(*DENSITY, CountingEstimator):
         from nbspark.storage.manifests import DENSITY_KIND, manifest_header
 
         rows = as_batch(X, "rows", "fit")
-        names: dict[str, None] = {}
-        for i, row in enumerate(rows):
-            if not isinstance(row, Mapping):
-                raise TypeError(
-                    f"a density model learns rows, mappings of column -> cell; item {i} is a "
-                    f"{type(row).__name__}"
-                )
-            names.update(dict.fromkeys(row))
+        names, _ = columns_of(rows, "a density model")
         columns = list(self.columns) or list(names)
         if not columns:
             raise ValueError("fit takes rows with at least one column")

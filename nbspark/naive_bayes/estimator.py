@@ -10,13 +10,13 @@ by ``nbspark train`` on the same examples. No Spark, no JVM.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from types import SimpleNamespace
 
 import numpy as np
 
 from nbspark.naive_bayes.predictor import NBPredictor
-from nbspark.spine.estimator import CLASSIFIER, CountingEstimator
+from nbspark.spine.estimator import CLASSIFIER, CountingEstimator, columns_of
 
 __all__ = ["NaiveBayes"]
 
@@ -132,30 +132,15 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
 
 
 def _table_columns(nb, rows: list) -> tuple[list[str], list[str]]:
-    """``(numeric, categorical)`` feature columns of rows in memory (mappings, or a pandas DataFrame's
-    records): the settings', else every column by its cells and the model, by the rule of every
-    table reader (``naive_bayes.inputs.table_columns``). A column is numeric when each of its cells
-    that is not missing is a number (not a bool)."""
-    from numbers import Real
-
+    """``(numeric, categorical)`` feature columns of rows in memory (``spine.estimator.columns_of``):
+    the settings', else every column by its cells and the model, by the rule of every table reader
+    (``naive_bayes.inputs.table_columns``)."""
     from nbspark.naive_bayes.inputs import table_columns
 
-    names: dict[str, None] = {}
-    numeric: dict[str, bool] = {}
-    for i, row in enumerate(rows):
-        if not isinstance(row, Mapping):
-            raise TypeError(
-                f"a {nb.model} model learns rows, each a mapping of column -> value; item {i} is a "
-                f"{type(row).__name__}"
-            )
-        for c, v in row.items():
-            names.setdefault(c, None)
-            if v is not None and not (isinstance(v, float) and v != v):
-                numeric[c] = numeric.get(c, True) and isinstance(v, Real) and not isinstance(v, bool)
+    names, numeric = columns_of(rows, f"a {nb.model} model")
     if nb.label_column in names:
         raise ValueError(
             f"the rows hold a column {nb.label_column!r}, the label column's name: the labels are y; "
             "name another label_column, or leave the column out"
         )
-    kinds = {c for c, is_number in numeric.items() if is_number}
-    return table_columns(SimpleNamespace(named="the rows"), nb, [*names, nb.label_column], kinds, {})
+    return table_columns(SimpleNamespace(named="the rows"), nb, [*names, nb.label_column], numeric, {})

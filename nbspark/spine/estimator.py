@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["BASES", "CLASSIFIER", "DENSITY", "CountingEstimator"]
+__all__ = ["BASES", "CLASSIFIER", "DENSITY", "CountingEstimator", "columns_of"]
 
 try:  # scikit-learn's base classes where it is installed: its tags and checks know the estimator
     from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin
@@ -117,3 +117,25 @@ class CountingEstimator(*BASES):
         fresh.path = out.uri
         self.model_ = fresh
         return manifest
+
+
+def columns_of(rows: list, who: str) -> tuple[list[str], set[str]]:
+    """The columns of rows in memory (mappings; a pandas DataFrame's records), in the order they are
+    first seen, and those whose every cell that is not missing (None, NaN) is a number (not a bool):
+    what a table estimator fits when no columns are named. ``who`` names the model in a refusal of
+    an item that is no mapping."""
+    from collections.abc import Mapping
+    from numbers import Real
+
+    names: dict[str, None] = {}
+    numeric: dict[str, bool] = {}
+    for i, row in enumerate(rows):
+        if not isinstance(row, Mapping):
+            raise TypeError(
+                f"{who} learns rows, each a mapping of column -> value; item {i} is a {type(row).__name__}"
+            )
+        for c, v in row.items():
+            names.setdefault(c, None)
+            if v is not None and not (isinstance(v, float) and v != v):
+                numeric[c] = numeric.get(c, True) and isinstance(v, Real) and not isinstance(v, bool)
+    return list(names), {c for c, is_number in numeric.items() if is_number}
