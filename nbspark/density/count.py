@@ -217,14 +217,17 @@ def _local_counts(cfg, inputs) -> Counted:
 MANIFEST_FIELDS = ("columns", "total", "distinct_rows", "values")
 
 
-def rows_fields(columns: list[str], rows: list[tuple]) -> dict:
+def rows_fields(columns: list[str] | None, rows: list[tuple]) -> dict:
     """``count_fields`` of a whole count table's ``rows`` (its ``J`` rows counted, not kept)."""
     head = [r for r in rows if r[0] != "J"]
     return count_fields(columns, head, len(rows) - len(head))
 
 
-def count_fields(columns: list[str], head: list[tuple], distinct: int) -> dict:
-    """The manifest's fields from the table's ``N`` and ``X`` rows and its number of ``J`` rows."""
+def count_fields(columns: list[str] | None, head: list[tuple], distinct: int) -> dict:
+    """The manifest's fields from the table's ``N`` and ``X`` rows and its number of ``J`` rows;
+    ``columns`` None: those the ``X`` rows name, in their order."""
+    if columns is None:
+        columns = list(dict.fromkeys(r[1] for r in head if r[0] == "X"))
     return {
         "columns": columns,
         "total": next((r[3] for r in head if r[0] == "N"), 0.0),

@@ -5,7 +5,7 @@ scores a test table's rows (``density.scoring``): ``plan_density_classify`` then
 
 from __future__ import annotations
 
-from nbspark.density.count import MANIFEST_FIELDS, count_density, count_fields, weight_column
+from nbspark.density.count import MANIFEST_FIELDS, count_density, count_fields, rows_fields, weight_column
 from nbspark.density.model import COUNT_DDL
 from nbspark.errors import ConfigError
 from nbspark.spine.training import Family, plan_training, refuse_remote, train_model
@@ -26,17 +26,13 @@ def _fields(spark, cfg, counted, read_written, updated: bool) -> dict:
     """The density manifest's own fields: what the count learned, or (an update: old and new counts
     summed) from the written table, its ``N`` and ``X`` rows and its number of ``J`` rows."""
     known = counted.known
-    if updated:
+    if updated:  # a compaction knows no columns: count_fields takes the X rows' own
         if spark is None:  # updated in this process: the written table is a pyarrow one
-            rows = table_rows(read_written())
-            head = [r for r in rows if r[0] != "J"]
-            distinct = len(rows) - len(head)
+            known = rows_fields(known.get("columns"), table_rows(read_written()))
         else:
             written = read_written()
             head = [tuple(r) for r in written.where(written.event != "J").collect()]
-            distinct = written.where(written.event == "J").count()
-        columns = known.get("columns") or list(dict.fromkeys(r[1] for r in head if r[0] == "X"))
-        known = count_fields(columns, head, distinct)  # a compaction knows no columns: the X rows' own
+            known = count_fields(known.get("columns"), head, written.where(written.event == "J").count())
     return {k: known[k] for k in MANIFEST_FIELDS}
 
 

@@ -45,15 +45,17 @@ def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):
         culprit = next((f for f in files if _opens_with_nul(f)), files[0])
         raise InputError(f"{culprit}: {header_problem(df.columns)}")
     if not infer:  # once: a reader that infers types reads the same files again
-        _one_column(files[0] if len(files) == 1 else files[0].parent, df.columns, delimiter)
+        _one_column(files, df.columns, delimiter)
     return df
 
 
-def _one_column(where, header: list[str], delimiter: str) -> None:
-    """Warn of a header read as one column that another of ``DELIMITERS`` would cut into several:
-    a file separated by semicolons (Excel's where the comma is the decimal mark) read with commas
-    gave one column whose cells are whole lines, and a density model of it, or no label column."""
+def _one_column(files: list, header: list[str], delimiter: str) -> None:
+    """Warn of a header of ``files`` read as one column that another of ``DELIMITERS`` would cut into
+    several: a file separated by semicolons (Excel's where the comma is the decimal mark) read with
+    commas gave one column whose cells are whole lines, and a density model of it, or no label
+    column. The warning names the file, or the directory of several."""
     if len(header) == 1 and (cut := [d for d in DELIMITERS if d != delimiter and d in header[0]]):
+        where = files[0] if len(files) == 1 else files[0].parent
         log.warning(
             "%s: its header is one column, %r: are its cells separated by %r? Set the input's "
             "delimiter (train.delimiter or test.delimiter = %r)",
@@ -94,7 +96,7 @@ def local_table(files, fmt: str, infer: bool = False, delimiter: str = ","):
         return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
     read = _one_header(files, [csv_table(f, infer, delimiter) for f in files])  # None: empty, no rows
     if first := next(filter(None, read), None):
-        _one_column(files[0] if len(files) == 1 else files[0].parent, first[0].column_names, delimiter)
+        _one_column(files, first[0].column_names, delimiter)
     table = pa.concat_tables([t for t, _ in filter(None, read)] or [pa.table({})])
     parts = [(str(f), 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
     if not infer:
@@ -183,7 +185,7 @@ def csv_table(f, infer: bool = False, delimiter: str = ","):
 def header_problem(header: list[str]) -> str | None:
     """Why Spark's CSV reader refuses a file with this ``header`` (its names), in the words every
     reader says it (``csv_table`` in process; ``app.cli.job_failure`` for Spark's "CSV header does
-    not conform to the schema"; ``inputs.files.csv_frame``): NUL characters (a UTF-16 file, which
+    not conform to the schema"; ``csv_frame``): NUL characters (a UTF-16 file, which
     Spark reads as UTF-8 without a word), a column left unnamed, or one named twice, case aside as
     Spark compares names (``a,A``); None when each column has a name of its own."""
     if any("\x00" in name for name in header):

@@ -92,7 +92,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
 
         import pyarrow as pa
 
-        from nbspark.density.count import MANIFEST_FIELDS, count_frame, not_text, rows_fields
+        from nbspark.density.count import MANIFEST_FIELDS, TEXT_TYPES, count_frame, rows_fields
         from nbspark.settings.config import DensitySpec, ExperimentConfig
         from nbspark.storage.manifests import manifest_header
         from nbspark.storage.tables import arrow_schema
@@ -105,7 +105,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         if weight and weight not in types:
             raise ValueError(f"CountingDensity: the DataFrame has no weight column {weight!r}")
         columns = list(self.getOrDefault(self.inputCols)) or [
-            c for c in types if c != weight and not not_text(types, [c])
+            c for c, t in types.items() if c != weight and t in TEXT_TYPES
         ]
         if not columns:
             raise ValueError("CountingDensity: no string column to model; name them with inputCols")

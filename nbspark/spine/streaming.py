@@ -280,7 +280,10 @@ def compact(spark, model, family: Family, cfg) -> dict | None:
     counts = cache_coalescable(read_counts(spark, model, family, old))  # not 200 partitions of a small sum
     counted = Counted(old["engine"], counts, {}, [], cached=counts)
     try:
-        fields = lambda written: family.fields(spark, cfg, counted, written, True)  # noqa: E731
+
+        def fields(written) -> dict:
+            return family.fields(spark, cfg, counted, written, True)
+
         return _fold(spark, model, old, counts, fields, cfg.rows_per_file)
     finally:
         counted.release()
