@@ -76,6 +76,21 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     def fit(self, X, y, sample_weight=None) -> NaiveBayes:
         """Count the examples ``X`` (texts, or rows of a table) with their labels ``y`` into a new
         model, what was fitted before forgotten; ``sample_weight`` as ``partial_fit`` takes it."""
+        model, X = self._empty(X)
+        self.model_ = model.partial_fit(X, y, sample_weight=sample_weight)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None) -> NaiveBayes:
+        """Count more examples into the fitted model (the first call makes an empty one of the
+        settings): scikit-learn's ``partial_fit``, by the rules of ``nbspark.load``'s
+        (``NBPredictor.partial_fit``, which checks ``classes`` too)."""
+        model, X = (self.model_, X) if "model_" in self.__dict__ else self._empty(X)
+        self.model_ = model.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        return self
+
+    def _empty(self, X) -> tuple[NBPredictor, object]:
+        """A model of the settings that has counted nothing, and ``X`` as it learns it (a table
+        model's rows as a list: its columns are read from them)."""
         from nbspark.naive_bayes.model import COUNT_DDL
         from nbspark.settings.capabilities import TEXT_MODELS
         from nbspark.spine.predictor import as_batch
@@ -93,22 +108,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
             "columns": columns,
             "count_schema": COUNT_DDL,
         }
-        model = NBPredictor(manifest, [])
-        model.partial_fit(X, y, sample_weight=sample_weight)
-        self.model_ = model
-        return self
-
-    def partial_fit(self, X, y, classes=None, sample_weight=None) -> NaiveBayes:
-        """Count more examples into the fitted model (the first call fits one): scikit-learn's
-        ``partial_fit``, by the rules of ``nbspark.load``'s (``NBPredictor.partial_fit``)."""
-        if "model_" not in self.__dict__:
-            self.fit(X, y, sample_weight)
-            if classes is not None and (left := sorted(set(self.model_.classes_) - set(classes))):
-                del self.model_
-                raise ValueError(f"labels {left} are not among classes")
-            return self
-        self.model_.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-        return self
+        return NBPredictor(manifest, []), X
 
     def predict(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
         return self._fitted().predict(X, extra_columns)
