@@ -19,6 +19,7 @@ __all__ = [
     "cache_coalescable",
     "get_spark",
     "quick_replies",
+    "quiet_while",
     "settings_while",
     "stop_spark",
 ]
@@ -116,18 +117,38 @@ QUIET_LOGGERS = {
 }
 
 
-def _quiet(spark, levels: dict[str, str]) -> None:
+def _quiet(spark, levels: dict[str, str]) -> list[str]:
+    """Set Spark's loggers ``levels`` (log4j's), each unless the logging configuration names it or
+    the ``nbspark`` logger is at DEBUG (``-v``); the names set."""
     if logging.getLogger("nbspark").isEnabledFor(logging.DEBUG):
-        return
+        return []
     jvm = spark.sparkContext._jvm
+    done = []
     try:
         log4j = jvm.org.apache.logging.log4j
         configured = log4j.LogManager.getContext(False).getConfiguration().getLoggers()
         for name, level in levels.items():
             if not configured.containsKey(name):
                 log4j.core.config.Configurator.setLevel(name, log4j.Level.getLevel(level))
+                done.append(name)
     except Exception as exc:  # another logging back end: its lines stay
         log.debug("Spark's loggers left as they are: %s", exc)
+    return done
+
+
+@contextmanager
+def quiet_while(spark, levels: dict[str, str]):
+    """Spark's loggers at ``levels`` for the block, by ``_quiet``'s rule; after it, those it set
+    inherit their level again, as before (and may be quieted again)."""
+    done = _quiet(spark, levels)
+    try:
+        yield
+    finally:
+        if done:
+            context = spark.sparkContext._jvm.org.apache.logging.log4j.LogManager.getContext(False)
+            for name in done:
+                context.getConfiguration().removeLogger(name)
+            context.updateLoggers()
 
 
 def cache_coalescable(frame):

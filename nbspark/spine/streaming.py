@@ -31,7 +31,7 @@ from nbspark.inputs.resolve import Inputs
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, resolve_engine
 from nbspark.settings.config import check_number
 from nbspark.spark.faults import maybe_kill_driver
-from nbspark.spark.session import cache_coalescable, settings_while
+from nbspark.spark.session import cache_coalescable, quiet_while, settings_while
 from nbspark.spine.counting import Counted
 from nbspark.spine.training import (
     Family,
@@ -100,6 +100,9 @@ SESSION_DEFAULTS = {
     "spark.ui.retainedStages": "100",
     "spark.sql.ui.retainedExecutions": "100",
 }
+#: Spark's loggers quieted while a stream stops: the query's end cancels its job group twice (the
+#: stop, then the query's own thread), and the scheduler warns that no job was running to cancel.
+STOP_QUIET = {"org.apache.spark.scheduler.DAGScheduler": "ERROR"}
 #: How often a running stream looks for new files (``--trigger-seconds``).
 TRIGGER_SECONDS = 5.0
 #: Deltas past which a stream (unless ``--compact-every``) or a ``save()`` compacts its model (reads
@@ -429,8 +432,9 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
                 query.awaitTermination(1)
             if stopping.is_set():
                 log.info("stopping the stream; the model keeps its last whole version")
-                with busy:
+                with busy, quiet_while(spark, STOP_QUIET):
                     query.stop()
+                    query.awaitTermination()
             query.awaitTermination()
         except Exception:
             if failure:

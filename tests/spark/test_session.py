@@ -258,3 +258,31 @@ def test_spark_loggers_nbspark_speaks_for_are_quieted_unless_configured_or_verbo
         configured.removeLogger("nbspark.test.quiet.b")
     for name in QUIET_LOGGERS:  # Spark's classes, under these names (they moved in Spark 4)
         spark.sparkContext._jvm.java.lang.Class.forName(name)
+
+
+def test_loggers_quieted_for_a_block_get_their_levels_back(spark):
+    """session.quiet_while (a stream's stop quiets the scheduler's warnings of its own cancels):
+    the level within the block, the inherited one after it (and quieted again by the next block),
+    and a level the configuration names untouched."""
+    from nbspark.spark.session import quiet_while
+    from nbspark.spine.streaming import STOP_QUIET
+
+    log4j = spark.sparkContext._jvm.org.apache.logging.log4j
+    level = lambda name: log4j.LogManager.getLogger(name).getLevel().toString()  # noqa: E731
+    inherited = level("nbspark.test.while.a")
+    quiet = "OFF" if inherited != "OFF" else "ERROR"
+    configured = log4j.LogManager.getContext(False).getConfiguration()
+    configured.addLogger(
+        "nbspark.test.while.b", log4j.core.config.LoggerConfig("nbspark.test.while.b", log4j.Level.INFO, True)
+    )
+    try:
+        for _ in range(2):
+            with quiet_while(spark, {"nbspark.test.while.a": quiet, "nbspark.test.while.b": "OFF"}):
+                assert level("nbspark.test.while.a") == quiet
+                assert level("nbspark.test.while.b") == "INFO"
+            assert level("nbspark.test.while.a") == inherited
+            assert level("nbspark.test.while.b") == "INFO"
+    finally:
+        configured.removeLogger("nbspark.test.while.b")
+    for name in STOP_QUIET:
+        spark.sparkContext._jvm.java.lang.Class.forName(name)
