@@ -27,6 +27,10 @@ def __getattr__(name: str):
         from nbspark.naive_bayes.estimator import NaiveBayes
 
         return NaiveBayes
+    if name == "Backoff":
+        from nbspark.backoff.estimator import Backoff
+
+        return Backoff
     if name == "Density":
         from nbspark.density.estimator import Density
 
@@ -36,6 +40,7 @@ def __getattr__(name: str):
 
 __all__ = [
     "DEFAULT",
+    "Backoff",
     "BackoffModel",
     "Decision",
     "Density",

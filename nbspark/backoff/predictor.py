@@ -136,27 +136,34 @@ class BackoffPredictor:
         from nbspark.storage.manifests import BACKOFF_KIND
 
         rows = [(*key, count) for key, count in self._pending.items()]
-
-        def fields(table) -> dict:  # of a count table: these rows, or a compacted version's
-            subsets, labels, counts = (table.column(c).to_pylist() for c in ("subset", "label", "count"))
-            distinct: dict = {}
-            for subset in subsets:
-                distinct[subset] = distinct.get(subset, 0) + 1
-            return {
-                "letters": self.letters,
-                "subsets": self.manifest["subsets"],
-                "distinct_events": dict(sorted(distinct.items())),
-                "label_counts": dict(sorted((y, n) for s, y, n in zip(subsets, labels, counts) if s == "")),
-            }
-
         ddl = count_ddl(self.letters)
         version, self.manifest = save_rows(
-            self.path, BACKOFF_KIND, rows, ddl, fields, self._stats, "update", self.manifest
+            self.path, BACKOFF_KIND, rows, ddl, self.manifest_fields, self._stats, "update", self.manifest
         )
         if rows:
             self._rows, self._pending = self._all_rows(), {}
             self._stats = {"examples": 0, "weight": 0}
         return version
+
+    def manifest_fields(self, table) -> dict:
+        """This model's manifest fields of a count table in pyarrow (its rows, a delta's, or a
+        compacted version's): the events per subset and the prior's label counts."""
+        subsets, labels, counts = (table.column(c).to_pylist() for c in ("subset", "label", "count"))
+        distinct: dict = {}
+        for subset in subsets:
+            distinct[subset] = distinct.get(subset, 0) + 1
+        return {
+            "letters": self.letters,
+            "subsets": self.manifest["subsets"],
+            "distinct_events": dict(sorted(distinct.items())),
+            "label_counts": dict(sorted((y, n) for s, y, n in zip(subsets, labels, counts) if s == "")),
+        }
+
+    def whole_stats(self) -> dict:
+        """The statistics of the whole model: the read one's windows and weight, and what ``update``
+        counted since."""
+        read = self.manifest.get("stats", {})
+        return {key: read.get(key, 0) + self._stats[key] for key in ("examples", "weight")}
 
     def words_shown(self) -> str:
         """The model's confusion-set words for a message: the first eight, then an ellipsis."""

@@ -54,14 +54,14 @@ class CountingEstimator(*BASES):
         return f"{type(self).__name__}({', '.join(changed)})"
 
     def _config(self, extra: dict | None = None):
-        """The settings as an experiment config of the family's task, checked by its rules
-        (``ConfigError`` naming the key); tuples and lists of names as lists."""
+        """The settings as an experiment config of the family's task (the keys of its ``SECTION``,
+        or top-level keys without one), checked by its rules (``ConfigError`` naming the key)."""
         from nbspark.settings.config import load_config, overrides_of
 
         settings = {
             "task": self.KIND,
             **{
-                f"{self.SECTION}.{k}": list(v) if isinstance(v, tuple | list) else v
+                (f"{self.SECTION}.{k}" if self.SECTION else k): _listed(v)
                 for k, v in self.get_params().items()
             },
             **(extra or {}),
@@ -117,6 +117,12 @@ class CountingEstimator(*BASES):
         fresh.path = out.uri
         self.model_ = fresh
         return manifest
+
+
+def _listed(value):
+    """A setting as the config takes it: tuples and lists as lists, of lists where they nest (a
+    backoff estimator's confusion sets)."""
+    return [_listed(v) for v in value] if isinstance(value, tuple | list) else value
 
 
 def columns_of(rows: list, who: str) -> tuple[list[str], set[str]]:
