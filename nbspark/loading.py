@@ -113,9 +113,10 @@ def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool 
     by key, as ``--set`` gives them (``{"train.path": "mail.tsv", "nb.model": "bernoulli"}``; values
     that are not strings are written as TOML would, a ``pathlib.Path`` as its path). ``out`` is the
     model directory (default: the config's ``model_dir``); an existing one is replaced only with
-    ``overwrite``. The config's ``task`` picks the model (``family_of``): naive Bayes or density, the
-    same model as ``nbspark train``'s with Spark (``spine.training.train_in_process``); a backoff
-    config, or one that cannot be counted in process, is refused with a ``ConfigError``.
+    ``overwrite``. The config's ``task`` picks the model (``family_of``): naive Bayes, backoff or
+    density, the same model as ``nbspark train``'s with Spark (``spine.training.train_in_process``);
+    a config that cannot be counted in process (a URI, ``engine = dataframe``) is refused with a
+    ``ConfigError``.
     """
     from nbspark.settings.config import load_config, overrides_of
     from nbspark.spine.training import train_in_process

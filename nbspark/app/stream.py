@@ -84,8 +84,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         "--in-process-below",
         type=float,
         metavar="MB",
-        help="count a micro-batch of at most MB megabytes in this process, without a Spark job (naive Bayes "
-        f"and density models; the same table); 0: always Spark ({IN_PROCESS_BELOW_MB:g})",
+        help="count a micro-batch of at most MB megabytes in this process, without a Spark job (the "
+        f"same table); 0: always Spark ({IN_PROCESS_BELOW_MB:g})",
     )
     return parser
 
@@ -117,11 +117,6 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
             "--trigger-seconds paces a running stream; --available-now counts what is there and stops"
         )
     trigger_seconds = TRIGGER_SECONDS if args.trigger_seconds is None else args.trigger_seconds
-    if args.in_process_below is not None and cfg.task == "backoff":
-        parser.error(
-            "--in-process-below bounds a naive Bayes or density stream's batches; a backoff stream's are "
-            "counted by Spark"
-        )
     in_process_below = IN_PROCESS_BELOW_MB if args.in_process_below is None else args.in_process_below
     try:  # before Spark starts
         check_stream_options(

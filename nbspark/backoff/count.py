@@ -6,6 +6,8 @@
 * ``dataframe``: Google Books shards scanned whole by RE2 in Python, or their lines filtered in
   the JVM (``backoff.google_filter``): only the lines that might be centred on the set, or malformed, are
   parsed, as ``combine`` parses them.
+* ``local`` (``nbspark train --in-process``, ``nbspark.fit``): ``combine``'s rule without Spark,
+  over the same readers' records of local files (``backoff.inputs.local_examples``).
 * ``arrow``: ``ngrams`` lines read by Spark SQL, each Arrow batch parsed and counted by pyarrow
   (``backoff.arrow_events.ngram_events``), summed in the task, then by ``groupBy``; statistics are rows
   whose subset starts with ``MARK``, and the first malformed lines are found afterwards.
@@ -24,7 +26,7 @@ from nbspark.inputs.parsers import MAX_COUNT, parse_google_v2, parse_google_v3, 
 from nbspark.inputs.stats import MARK, STAT, first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.spark.faults import maybe_inject
 from nbspark.spark.session import cache_coalescable
-from nbspark.spine.counting import Counted, count_events
+from nbspark.spine.counting import Counted, combine_partition, count_events
 from nbspark.spine.frames import schema_of
 
 __all__ = ["count_ngrams"]
@@ -35,10 +37,14 @@ def count_ngrams(spark, cfg, inputs, engine: str) -> Counted:
     (resolved by the plan: ``settings.capabilities.resolve_engine``)."""
     if engine == "arrow":
         return _arrow_counts(spark, cfg, inputs)
+    if engine == "local":
+        return _local_counts(cfg, inputs)
     return _python_counts(spark, cfg, inputs, engine)
 
 
-def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
+def _pairs_of(cfg):
+    """The events of a record (``backoff.events.example_events``, every counted subset), or the
+    record itself for a statistic; an example left out of the sample is counted as one."""
     letters, subsets = cfg.letters, cfg.counted_subsets
     fraction, seed = cfg.sample, cfg.sample_seed
 
@@ -49,6 +55,44 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
             return [((STAT, "examples_not_sampled"), 1)]
         return example_events(record, subsets, letters)
 
+    return to_pairs
+
+
+def _local_counts(cfg, inputs) -> Counted:
+    """The Python engines without Spark: the records of ``backoff.inputs.local_examples`` (the Spark
+    readers' partition functions over local files), their events summed in a dict as the
+    ``combine`` engine sums a partition's (``spine.counting.combine_partition``); statistics, the
+    first malformed lines and the manifest's fields (``_stats_and_summary``) as from one partition."""
+    import pyarrow as pa
+
+    from nbspark.backoff.inputs import local_examples
+    from nbspark.storage.tables import arrow_schema
+
+    to_pairs = _pairs_of(cfg)
+
+    def reduce():
+        pairs = (pair for record in local_examples(inputs, cfg) for pair in to_pairs(record))
+        return dict(combine_partition(pairs))
+
+    sums = run_failfast(reduce)  # failfast's error, as the Spark engines raise it
+    collected = list(_stats_and_summary(sums.items()))
+    stats, bad = split_stats([r for r in collected if r[0] != SUMMARY], cfg.max_bad_examples)
+    _check_weight(stats)
+    rows = [_count_row(kv) for kv in sums.items() if not is_stat(kv)]
+    schema = arrow_schema(count_ddl(cfg.letters))
+    table = pa.table([list(c) for c in zip(*rows)] if rows else [[] for _ in schema], schema=schema)
+    return Counted("local", table, stats, bad, _known([r[1] for r in collected if r[0] == SUMMARY]))
+
+
+def _check_weight(stats: dict) -> None:
+    """The total weight is stored as one 64-bit number, as the arrow engine's statistics are."""
+    if stats.get("weight", 0) > MAX_COUNT:
+        raise OverflowError(f"count overflow: the total weight passes {MAX_COUNT}, the largest 64-bit count")
+
+
+def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
+    letters = cfg.letters
+    to_pairs = _pairs_of(cfg)
     cached = []
     if engine == "dataframe":  # Google Books: only the lines that might be centred or malformed parsed
         records, cached = google_examples(spark, inputs, cfg)
@@ -86,12 +130,7 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
                 cfg.mode,
                 cfg.max_bad_examples,
             )
-        if (
-            stats.get("weight", 0) > MAX_COUNT
-        ):  # stored as one 64-bit number, as the arrow engine's statistics are
-            raise OverflowError(
-                f"count overflow: the total weight passes {MAX_COUNT}, the largest 64-bit count"
-            )
+        _check_weight(stats)
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(_count_row)
         counts = spark.createDataFrame(rows, schema=schema_of(count_ddl(letters)))
         return Counted(engine, counts, stats, bad, known, reduced)

@@ -14,7 +14,7 @@ import time
 from nbspark.backoff.count import count_ngrams
 from nbspark.backoff.events import count_ddl
 from nbspark.backoff.inputs import examples_rdd
-from nbspark.backoff.model import BackoffModel, build_model
+from nbspark.backoff.model import BackoffModel, build_model, table_fields
 from nbspark.backoff.predict import parse_pattern, predict
 from nbspark.errors import InputError, OutputError
 from nbspark.inputs.resolve import Inputs
@@ -60,6 +60,9 @@ def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) 
     known = counted.known
     if "distinct_events" in known and not updated:
         per_subset, label_counts = known["distinct_events"], known["label_counts"]
+    elif spark is None:  # counted (and updated) in this process: the written table is a pyarrow one
+        got = table_fields(read_written())
+        per_subset, label_counts = got["distinct_events"], got["label_counts"]
     else:
         written = read_written()
         per_subset = {

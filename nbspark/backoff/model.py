@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["BackoffModel", "build_model", "count_tables", "model_from_counts", "rank"]
+__all__ = ["BackoffModel", "build_model", "count_tables", "model_from_counts", "rank", "table_fields"]
 
 Ranked = tuple[tuple[str, float], ...]
 
@@ -76,3 +76,16 @@ def model_from_counts(
     return BackoffModel(
         letters, tuple(chain), tuple({key: rank(dist) for key, dist in tables[s].items()} for s in chain)
     )
+
+
+def table_fields(table) -> dict:
+    """The manifest's fields of a backoff count table in pyarrow (a model's, a delta's, a compacted
+    version's): its rows per subset (``distinct_events``) and the prior's label counts."""
+    subsets, labels, counts = (table.column(c).to_pylist() for c in ("subset", "label", "count"))
+    distinct: dict = {}
+    for subset in subsets:
+        distinct[subset] = distinct.get(subset, 0) + 1
+    return {
+        "distinct_events": dict(sorted(distinct.items())),
+        "label_counts": dict(sorted((y, n) for s, y, n in zip(subsets, labels, counts) if s == "")),
+    }

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from nbspark.backoff.events import Example, count_ddl, example_events
-from nbspark.backoff.model import count_tables, model_from_counts
+from nbspark.backoff.model import count_tables, model_from_counts, table_fields
 from nbspark.backoff.predict import UNSEEN, predict
 from nbspark.backoff.rules import flag_ratio, judge
 from nbspark.errors import OutputError
@@ -148,16 +148,7 @@ class BackoffPredictor:
     def manifest_fields(self, table) -> dict:
         """This model's manifest fields of a count table in pyarrow (its rows, a delta's, or a
         compacted version's): the events per subset and the prior's label counts."""
-        subsets, labels, counts = (table.column(c).to_pylist() for c in ("subset", "label", "count"))
-        distinct: dict = {}
-        for subset in subsets:
-            distinct[subset] = distinct.get(subset, 0) + 1
-        return {
-            "letters": self.letters,
-            "subsets": self.manifest["subsets"],
-            "distinct_events": dict(sorted(distinct.items())),
-            "label_counts": dict(sorted((y, n) for s, y, n in zip(subsets, labels, counts) if s == "")),
-        }
+        return {"letters": self.letters, "subsets": self.manifest["subsets"], **table_fields(table)}
 
     def whole_stats(self) -> dict:
         """The statistics of the whole model: the read one's windows and weight, and what ``update``

@@ -258,10 +258,8 @@ def one_label(cfg) -> bool:
 
 def in_process_fits(cfg, input_bytes: int, below_mb: float = IN_PROCESS_BELOW_MB) -> str | None:
     """Why ``cfg``'s training cannot or should not be counted in process, or None when it fits: a
-    family that needs Spark (backoff), an engine only Spark runs, or over ``below_mb`` MB to read
-    (``inputs.resolve.input_bytes``: the input's files, and an updated model's)."""
-    if cfg.task == "backoff":
-        return "a backoff model is counted by Spark"
+    engine only Spark runs, or over ``below_mb`` MB to read (``inputs.resolve.input_bytes``: the
+    input's files, and an updated model's)."""
     try:
         resolve_engine(cfg, in_process=True)
     except ConfigError as exc:
@@ -277,17 +275,13 @@ def in_process_fits(cfg, input_bytes: int, below_mb: float = IN_PROCESS_BELOW_MB
 def resolve_engine(cfg, in_process: bool = False) -> str:
     """The counting engine for ``cfg``: ``auto`` resolved; a training input, sampling or engine
     that cannot apply refused (``ConfigError``). ``in_process`` (``nbspark train --in-process``,
-    ``nbspark.fit``) counts with ``local``: a naive Bayes model, by the arrow engine's rule where it
-    applies and the Python engines' elsewhere, without Spark."""
+    ``nbspark.fit``) counts with ``local``, without Spark: a naive Bayes model by the arrow engine's
+    rule where it applies and the Python engines' elsewhere, a backoff model by ``combine``'s, a
+    density model by the arrow engine's."""
     problem = train_problem(cfg)
     if problem:
         raise ConfigError(problem)
     if in_process:
-        if cfg.task == "backoff":
-            raise ConfigError(
-                "in process (no Spark), nbspark trains naive Bayes and density models; a backoff model needs "
-                "Spark: leave out --in-process"
-            )
         if cfg.engine == "dataframe":
             raise ConfigError("in process, engine = dataframe (Spark SQL) cannot count: leave it at auto")
         return "local"

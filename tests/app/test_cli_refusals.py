@@ -155,10 +155,6 @@ def test_an_empty_out_is_refused(capsys):
             ["stream", "--watch", "in", "--model", "m", "--available-now", "--trigger-seconds", "5"],
             "--trigger-seconds paces a running stream; --available-now counts what is there and stops",
         ),
-        (  # a backoff stream's batches are Spark's: the bound was ignored in silence
-            ["stream", "--watch", "in", "--model", "m", "--in-process-below", "10"],
-            "--in-process-below bounds a naive Bayes or density stream's batches; a backoff stream's are",
-        ),
         (
             ["stream", "--watch", "in", "--model", "m", "--set", "train.path=elsewhere"],
             "--set train.path would be ignored: a stream counts the files moved into --watch",

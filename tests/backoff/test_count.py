@@ -18,11 +18,22 @@ from nbspark.inputs.decoding import JVM_REPLACE
 from nbspark.inputs.parsers import MAX_COUNT, MalformedLine, parse_ngram_line
 from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
-from nbspark.spine.training import read_counts
+from nbspark.spine.training import read_counts, train_in_process
 
 pytestmark = pytest.mark.spark
 
-ENGINES = ("pairs", "combine", "arrow")
+ENGINES = ("pairs", "combine", "arrow", "local")
+
+
+def _train(spark, path, engine: str, out, **settings):
+    """Train with one engine: ``local`` in this process (``nbspark train --in-process``), the others
+    by the Spark job."""
+    if engine == "local":
+        return train_in_process(load_config(None, {"train.path": str(path), **settings}), BACKOFF, out)
+    cfg = load_config(None, {"train.path": str(path), "engine": engine, **settings})
+    return train(spark, cfg, resolve_input(cfg.train, None), out)
+
+
 WORDS = [
     "effect",
     "affect",
@@ -112,18 +123,17 @@ def test_every_engine_agrees_with_plain_python(spark, lines):
         overflow = stats.get("weight", 0) > MAX_COUNT or any(n > MAX_COUNT for n in events.values())
         results = {}
         for engine in ENGINES:
-            cfg = load_config(None, {"train.path": str(path), "partitions": "3", "engine": engine})
             out = Path(tmp) / engine
             if overflow:
                 with pytest.raises(Exception, match="(?i)overflow"):
-                    train(spark, cfg, resolve_input(cfg.train, None), out)
+                    _train(spark, path, engine, out, partitions="3")
                 assert not out.exists()
                 continue
             if not stats.get("examples"):
                 with pytest.raises(Exception, match="no training examples"):
-                    train(spark, cfg, resolve_input(cfg.train, None), out)
+                    _train(spark, path, engine, out, partitions="3")
                 continue
-            manifest = train(spark, cfg, resolve_input(cfg.train, None), out)
+            manifest = _train(spark, path, engine, out, partitions="3")
             table = Counter(
                 {tuple(r[:-1]): r[-1] for r in read_counts(spark, out, BACKOFF, manifest).collect()}
             )
@@ -140,14 +150,12 @@ def test_a_count_past_64_bits_is_malformed_and_a_sum_past_64_bits_is_an_error(sp
     path = tmp_path / "big.txt"
     path.write_text(f"a b effect d e\t{MAX_COUNT}\na b effect d e\t{MAX_COUNT}\n", encoding="utf-8")
     for engine in ENGINES:
-        cfg = load_config(None, {"train.path": str(path), "engine": engine})
         with pytest.raises(Exception, match="(?i)overflow"):
-            train(spark, cfg, resolve_input(cfg.train, None), tmp_path / engine)
+            _train(spark, path, engine, tmp_path / engine)
         assert not (tmp_path / engine).exists()
     # one count above 2**63 − 1 is a malformed line, skipped and counted (it used to abort the run)
     path.write_text(f"a b effect d g\t{MAX_COUNT + 1}\na b effect d e\t{MAX_COUNT}\n", encoding="utf-8")
     for engine in ENGINES:
-        cfg = load_config(None, {"train.path": str(path), "engine": engine})
-        manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / f"{engine}-ok")
+        manifest = _train(spark, path, engine, tmp_path / f"{engine}-ok")
         assert manifest["stats"]["malformed.count"] == 1 and manifest["stats"]["weight"] == MAX_COUNT
         assert [(b["line_number"], b["reason"]) for b in manifest["malformed_examples"]] == [(1, "count")]

@@ -112,9 +112,7 @@ def test_streamed_in_any_order_and_split_equals_the_batch_train(spark, name, dat
         want = batch_model(spark, name, tmp / "side", tmp / "batch")
         order = data.draw(st.permutations(parts))
         cut = data.draw(st.integers(1, 3))  # files in the first round; the rest in a restarted stream
-        below = data.draw(
-            st.sampled_from([0.0, 64.0])
-        )  # naive Bayes: each batch counted by Spark, or in process
+        below = data.draw(st.sampled_from([0.0, 64.0]))  # each batch counted by Spark, or in process
         (tmp / "watch").mkdir()
         for round_ in (order[:cut], order[cut:]):
             for path in round_:
@@ -255,6 +253,7 @@ def test_compaction_folds_the_deltas_and_keeps_table_and_version(spark, tmp_path
         max_files=1,
         compact_every=2,
         progress=progress,
+        in_process_below_mb=0.0,  # each batch counted by Spark (by itself it would be in process)
     )
     last = json.loads((tmp_path / "progress.json").read_text())  # the last batch's summary, for a dashboard
     assert {k: last[k] for k in ("version", "batch", "files", "batches_committed", "engine")} == {

@@ -1,0 +1,143 @@
+"""A backoff model trained in process (``nbspark train --in-process``, ``nbspark.fit``, and
+``nbspark train`` by itself below 64 MB): no Spark, no JVM, and the Spark job's model of every
+backoff input, table and manifest."""
+
+import gzip
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+import nbspark
+from nbspark.app.command import main
+from nbspark.backoff.jobs import BACKOFF, train
+from nbspark.errors import InputError
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
+from nbspark.spine.training import train_in_process
+from tests.backoff.test_jobs_confusion_sets import brown_zip
+from tests.conftest import FIXTURES
+
+#: what a run records of itself, not of the model
+VOLATILE = ("created", "seconds", "engine", "updates")
+TEXT = (
+    "Would the cuts affect the outcome? Their effect was small.\n\n"
+    "It will not effect the plan; the effect of it, in effect, was nil.\n"
+)
+
+
+def _table(model) -> list[tuple]:
+    rows = pq.read_table(str(model / "counts")).to_pylist()
+    return sorted(tuple("" if v is None else v for v in r.values()) for r in rows)
+
+
+def _manifest(model) -> dict:
+    manifest = json.loads((model / "manifest.json").read_text())
+    return {k: v for k, v in manifest.items() if k not in VOLATILE}
+
+
+def _inputs(tmp_path) -> dict:
+    (tmp_path / "doc.txt").write_text(TEXT)
+    (tmp_path / "shard.gz").write_bytes(gzip.compress((FIXTURES / "google_v3.txt").read_bytes()))
+    return {
+        "ngrams": {"train.path": str(FIXTURES / "ngrams.txt")},
+        "ngrams-sampled": {"train.path": str(FIXTURES / "ngrams.txt"), "sample": "0.5"},
+        "text": {"train.format": "text", "train.path": str(tmp_path / "doc.txt")},
+        "paragraphs": {
+            "train.format": "text",
+            "train.path": str(tmp_path / "doc.txt"),
+            "train.document": "paragraph",
+        },
+        "reuters": {"train.format": "reuters", "train.path": str(FIXTURES / "mini.sgm")},
+        "brown": {
+            "train.format": "brown",
+            "train.path": str(brown_zip(tmp_path / "brown.zip")),
+            "confusion_set": '["their", "there"]',
+        },
+        "google_v2": {"train.format": "google_v2", "train.path": str(FIXTURES / "google_v2.txt")},
+        "google_v3-gz": {"train.format": "google_v3", "train.path": str(tmp_path / "shard.gz")},
+    }
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(
+    "name",
+    ["ngrams", "ngrams-sampled", "text", "paragraphs", "reuters", "brown", "google_v2", "google_v3-gz"],
+)
+def test_every_backoff_input_in_process_is_the_spark_jobs(spark, tmp_path, name):
+    """The Spark job (its default engine for the input) and the same readers in process: the same
+    count table row for row and the same manifest (statistics, malformed lines and their numbers)."""
+    cfg = load_config(None, _inputs(tmp_path)[name])
+    train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    train_in_process(cfg, BACKOFF, tmp_path / "local")
+    assert _table(tmp_path / "local") == _table(tmp_path / "spark")
+    assert _manifest(tmp_path / "local") == _manifest(tmp_path / "spark")
+    assert json.loads((tmp_path / "local" / "manifest.json").read_text())["engine"] == "local"
+
+
+def test_the_fixture_in_process_counts_as_a_plain_python_count(tmp_path):
+    """No JVM (no spark mark): the well-formed lines of the n-gram fixture (tests/data/README.md), a
+    count after the TAB, five tokens, a confusion-set word at the centre, counted by hand into every
+    level of the chain (line 11's fifth token is empty); the other lines are the statistics."""
+    model = nbspark.fit(None, tmp_path / "m", settings={"train.path": str(FIXTURES / "ngrams.txt")})
+    events: dict = {}
+    for line in (FIXTURES / "ngrams.txt").read_text().splitlines():
+        gram, _, count = line.partition("\t")
+        tokens = gram.lower().split(" ")
+        if not (count.isdigit() and len(tokens) == 5 and tokens[2] in ("affect", "effect")):
+            continue
+        a, b, c, d, e = tokens
+        for subset, context in (
+            ("ABDE", (a, b, d, e)),
+            ("ABD", (a, b, d, "")),
+            ("BD", ("", b, d, "")),
+            ("B", ("", b, "", "")),
+            ("", ("", "", "", "")),
+        ):
+            events[(subset, *context, c)] = events.get((subset, *context, c), 0) + int(count)
+    assert _table(tmp_path / "m") == sorted((*k, n) for k, n in events.items())
+    stats = model.manifest["stats"]
+    assert (stats["lines_read"], stats["examples"], stats["malformed"]) == (11, 7, 3)
+    assert stats["lines_not_in_confusion_set"] == 1 and stats["weight"] == 34
+
+
+def test_an_update_in_process_adds_to_the_model_and_refuses_a_file_twice(tmp_path, capsys):
+    lines = (FIXTURES / "ngrams.txt").read_text().splitlines(keepends=True)
+    (tmp_path / "a.txt").write_text("".join(lines[:4]))
+    (tmp_path / "b.txt").write_text("".join(lines[4:]))
+    everything = nbspark.fit(None, tmp_path / "all", settings={"train.path": str(FIXTURES / "ngrams.txt")})
+    assert (
+        main(
+            [
+                "train",
+                "--in-process",
+                "--set",
+                f"train.path={tmp_path / 'a.txt'}",
+                "--out",
+                str(tmp_path / "m"),
+            ]
+        )
+        == 0
+    )
+    args = [
+        "train",
+        "--in-process",
+        "--set",
+        f"train.path={tmp_path / 'b.txt'}",
+        "--update",
+        str(tmp_path / "m"),
+    ]
+    assert main(args) == 0
+    assert _table(tmp_path / "m") == _table(tmp_path / "all")
+    assert nbspark.load(tmp_path / "m").manifest["label_counts"] == everything.manifest["label_counts"]
+    capsys.readouterr()
+    assert main(args) == 1  # b.txt again: refused, the model as it was
+    assert "b.txt was already counted into this model" in capsys.readouterr().err
+    assert _table(tmp_path / "m") == _table(tmp_path / "all")
+
+
+def test_failfast_in_process_names_the_first_malformed_line(tmp_path):
+    cfg = load_config(None, {"train.path": str(FIXTURES / "ngrams.txt"), "mode": "failfast"})
+    with pytest.raises(InputError, match=r"ngrams\.txt:8.*malformed line \(tokens\)"):
+        train_in_process(cfg, BACKOFF, tmp_path / "m")
+    assert not (tmp_path / "m").exists()
