@@ -10,7 +10,9 @@ if ! command -v chromium >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get 
 fi
 # Two pytest processes, each test file whole in one (its module fixtures made once), and the test
 # JVMs compiling with C1 only: a test's Spark jobs are small, and C2's compiling was most of their
-# JVM's CPU (docs/performance.md). NBSPARK_TEST_WORKERS=0 runs in this process; your own
-# SPARK_SUBMIT_OPTS come after the flag, so -XX:TieredStopAtLevel=4 there gives C2 back.
-export SPARK_SUBMIT_OPTS="-XX:TieredStopAtLevel=1${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"
+# JVM's CPU (docs/performance.md). C1 alone sizes the code cache at 48 MB, not the 240 MB of the
+# default JVM, and one worker's JVM runs half the suite: it filled up ("Out of space in CodeCache for
+# adapters", a failed job), so the default's size is given back. NBSPARK_TEST_WORKERS=0 runs in this
+# process; your own SPARK_SUBMIT_OPTS come after the flags, so -XX:TieredStopAtLevel=4 there gives C2 back.
+export SPARK_SUBMIT_OPTS="-XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"
 exec python -m pytest --numprocesses "${NBSPARK_TEST_WORKERS:-2}" --dist loadfile "$@"
