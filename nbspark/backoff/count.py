@@ -6,8 +6,10 @@
 * ``dataframe``: Google Books shards scanned whole by RE2 in Python, or their lines filtered in
   the JVM (``backoff.google_filter``): only the lines that might be centred on the set, or malformed, are
   parsed, as ``combine`` parses them.
-* ``local`` (``nbspark train --in-process``, ``nbspark.fit``): ``combine``'s rule without Spark,
-  over the same readers' records of local files (``backoff.inputs.local_examples``).
+* ``local`` (``nbspark train --in-process``, ``nbspark.fit``): without Spark, the arrow engine's
+  rule where it applies (``ngrams`` without sampling; ``engine = combine`` or ``pairs`` asks for the
+  other), else ``combine``'s over the same readers' records of local files
+  (``backoff.inputs.local_examples``).
 * ``arrow``: ``ngrams`` lines read by Spark SQL, each Arrow batch parsed and counted by pyarrow
   (``backoff.arrow_events.ngram_events``), summed in the task, then by ``groupBy``; statistics are rows
   whose subset starts with ``MARK``, and the first malformed lines are found afterwards.
@@ -24,6 +26,7 @@ from nbspark.backoff.inputs import examples_rdd, google_summed
 from nbspark.inputs.files import text_frame
 from nbspark.inputs.parsers import MAX_COUNT, parse_google_v2, parse_google_v3, parse_ngram_line
 from nbspark.inputs.stats import MARK, STAT, first_malformed_lines, is_stat, run_failfast, split_stats
+from nbspark.settings.capabilities import engine_problem
 from nbspark.spark.faults import maybe_inject
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted, combine_partition, count_events
@@ -37,7 +40,9 @@ def count_ngrams(spark, cfg, inputs, engine: str) -> Counted:
     (resolved by the plan: ``settings.capabilities.resolve_engine``)."""
     if engine == "arrow":
         return _arrow_counts(spark, cfg, inputs)
-    if engine == "local":
+    if engine == "local":  # the arrow engine's rule where it applies, unless the config names another
+        if cfg.engine in ("auto", "arrow") and engine_problem(cfg, "arrow") is None:
+            return _local_arrow_counts(cfg, inputs)
         return _local_counts(cfg, inputs)
     return _python_counts(spark, cfg, inputs, engine)
 
@@ -82,6 +87,36 @@ def _local_counts(cfg, inputs) -> Counted:
     schema = arrow_schema(count_ddl(cfg.letters))
     table = pa.table([list(c) for c in zip(*rows)] if rows else [[] for _ in schema], schema=schema)
     return Counted("local", table, stats, bad, _known([r[1] for r in collected if r[0] == SUMMARY]))
+
+
+def _local_arrow_counts(cfg, inputs) -> Counted:
+    """The arrow engine without Spark: every file's lines as Spark's text reader gives them
+    (``spine.arrow_counts.local_batches``) through ``_arrow_batches`` (the engine's own rule, a task's
+    work) on a thread per core, summed by pyarrow as the engine's ``groupBy`` sums them; statistics
+    are its marked rows, and the first malformed lines are found afterwards, as in Spark."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from nbspark.backoff.arrow_events import ngram_schema
+    from nbspark.backoff.model import table_fields
+    from nbspark.spine.arrow_counts import checked_sum, count_on_threads, local_batches
+    from nbspark.storage.tables import arrow_schema
+
+    letters, names, width = cfg.letters, count_columns(cfg.letters), cfg.width
+    rule = (width, tuple(cfg.centres), cfg.lowercase, tuple(cfg.counted_subsets), letters)
+    batches = count_on_threads(local_batches(inputs.files), lambda it: _arrow_batches(it, *rule))
+    agg = checked_sum(pa.Table.from_batches(batches, ngram_schema(letters)), names[:-1], "count")
+    marker = pc.starts_with(agg["subset"], MARK)
+    marked = agg.filter(marker)
+    stats = dict(sorted(zip((s[1:] for s in marked["subset"].to_pylist()), marked["count_sum"].to_pylist())))
+    if stats.pop("overflow", 0):
+        raise OverflowError(f"count overflow: counts sum past {MAX_COUNT}, the largest 64-bit count")
+    events = agg.filter(pc.invert(marker))
+    table = events.rename_columns(names).cast(arrow_schema(count_ddl(letters)))
+    bad = first_malformed_lines(
+        None, inputs.files, lambda line: parse_ngram_line(line, width), stats, cfg.mode, cfg.max_bad_examples
+    )
+    return Counted("local", table, stats, bad, {**table_fields(table), "rows": table.num_rows})
 
 
 def _check_weight(stats: dict) -> None:

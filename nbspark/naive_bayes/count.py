@@ -362,29 +362,6 @@ def _arrow_agg(lines, fmt: str, model_kind: str, partitions: int = 0):
     return cache_coalescable(by_token.groupBy("label", "token").agg(F.sum("n").alias("count")))
 
 
-#: Arrow batches when counting in process, of at most this many lines and about this many bytes (the
-#: counts do not depend on them): a file of a few MB is already counted on every core
-LOCAL_BATCH, LOCAL_BATCH_BYTES = 65_536, 1 << 21
-
-
-def _local_batches(files):
-    """Every file's lines (``inputs.files.local_line_values``) in Arrow batches of ``value`` strings."""
-    import numpy as np
-    import pyarrow as pa
-
-    from nbspark.inputs.files import local_line_values
-
-    for f in files:
-        lines = local_line_values(f)
-        ends = np.cumsum(np.fromiter(map(len, lines), np.int64, len(lines)) + 1)
-        by_bytes = np.searchsorted(
-            ends, np.arange(LOCAL_BATCH_BYTES, ends[-1] if len(ends) else 0, LOCAL_BATCH_BYTES)
-        )
-        cuts = sorted({0, len(lines), *by_bytes.tolist(), *range(0, len(lines), LOCAL_BATCH)})
-        for a, b in zip(cuts, cuts[1:]):
-            yield pa.record_batch([pa.array(lines[a:b], pa.binary()).view(pa.string())], names=["value"])
-
-
 def _local_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     """Counting in this process, no Spark: the arrow engine's rule where it applies (tsv or sms text
     without holdout, the words tokenizer), else the Python engines' (``_local_python_counts``)."""
@@ -423,21 +400,21 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
 
 def _local_arrow_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     """The arrow engine without Spark: every file's lines as Spark's text reader gives them
-    (``_local_batches``) through ``_arrow_count_batches`` (the engine's own rule) on a thread per
-    core (``spine.arrow_counts.count_on_threads``), summed by pyarrow, then the count table assembled
-    as ``_finish_counts`` assembles it in Spark. That assembly is a true twin of ``_finish_counts``,
-    kept for inputs that fit one process (no JVM to start): tests hold the two tables and manifests
-    equal."""
+    (``spine.arrow_counts.local_batches``) through ``_arrow_count_batches`` (the engine's own rule) on
+    a thread per core (``spine.arrow_counts.count_on_threads``), summed by pyarrow, then the count
+    table assembled as ``_finish_counts`` assembles it in Spark. That assembly is a true twin of
+    ``_finish_counts``, kept for inputs that fit one process (no JVM to start): tests hold the two
+    tables and manifests equal."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from nbspark.naive_bayes.arrow_count import LABEL_TOKEN_SCHEMA
-    from nbspark.spine.arrow_counts import checked_sum, count_on_threads
+    from nbspark.spine.arrow_counts import checked_sum, count_on_threads, local_batches
     from nbspark.storage.tables import arrow_schema
 
     fmt, kind = inputs.spec.format, cfg.nb.model
     count = lambda batches: _arrow_count_batches(batches, fmt, kind)  # noqa: E731
-    partial = pa.Table.from_batches(count_on_threads(_local_batches(inputs.files), count), LABEL_TOKEN_SCHEMA)
+    partial = pa.Table.from_batches(count_on_threads(local_batches(inputs.files), count), LABEL_TOKEN_SCHEMA)
     agg = checked_sum(partial, ["label", "token"], "n")
     marker = pc.or_(pc.starts_with(agg.column("label"), MARK), pc.starts_with(agg.column("token"), MARK))
     special = agg.filter(marker).rename_columns(["label", "token", "count"]).to_pylist()

@@ -1,6 +1,7 @@
 """Count tables summed on Arrow inside a task, for the arrow engines of both families: in-mapper
 combining (``PartialCounts``), a sum that refuses to overflow (``checked_sum``), and counting in
-this process on a thread per core (``count_on_threads``). Pure pyarrow."""
+this process on a thread per core (``count_on_threads``) over local files' lines (``local_batches``).
+Pure pyarrow."""
 
 from __future__ import annotations
 
@@ -14,7 +15,14 @@ import pyarrow.compute as pc
 
 from nbspark.inputs.parsers import MAX_COUNT
 
-__all__ = ["PartialCounts", "checked_sum", "count_on_threads"]
+__all__ = [
+    "LOCAL_BATCH",
+    "LOCAL_BATCH_BYTES",
+    "PartialCounts",
+    "checked_sum",
+    "count_on_threads",
+    "local_batches",
+]
 
 
 class PartialCounts:
@@ -96,3 +104,26 @@ def count_on_threads(
         return list(count(pulled()))
     with ThreadPoolExecutor(workers, thread_name_prefix="nbspark-count") as pool:
         return [b for part in pool.map(lambda _: list(count(pulled())), range(workers)) for b in part]
+
+
+#: Arrow batches when counting in process, of at most this many lines and about this many bytes (the
+#: counts do not depend on them): a file of a few MB is already counted on every core
+LOCAL_BATCH, LOCAL_BATCH_BYTES = 65_536, 1 << 21
+
+
+def local_batches(files):
+    """Every file's lines (``inputs.files.local_line_values``: as Spark's text reader gives them) in
+    Arrow batches of ``value`` strings, for an arrow engine's rule run in this process."""
+    import numpy as np
+
+    from nbspark.inputs.files import local_line_values
+
+    for f in files:
+        lines = local_line_values(f)
+        ends = np.cumsum(np.fromiter(map(len, lines), np.int64, len(lines)) + 1)
+        by_bytes = np.searchsorted(
+            ends, np.arange(LOCAL_BATCH_BYTES, ends[-1] if len(ends) else 0, LOCAL_BATCH_BYTES)
+        )
+        cuts = sorted({0, len(lines), *by_bytes.tolist(), *range(0, len(lines), LOCAL_BATCH)})
+        for a, b in zip(cuts, cuts[1:]):
+            yield pa.record_batch([pa.array(lines[a:b], pa.binary()).view(pa.string())], names=["value"])

@@ -22,14 +22,16 @@ from nbspark.spine.training import read_counts, train_in_process
 
 pytestmark = pytest.mark.spark
 
-ENGINES = ("pairs", "combine", "arrow", "local")
+ENGINES = ("pairs", "combine", "arrow", "local", "local-combine")
 
 
 def _train(spark, path, engine: str, out, **settings):
-    """Train with one engine: ``local`` in this process (``nbspark train --in-process``), the others
-    by the Spark job."""
-    if engine == "local":
-        return train_in_process(load_config(None, {"train.path": str(path), **settings}), BACKOFF, out)
+    """Train with one engine: ``local`` in this process (``nbspark train --in-process``: the arrow
+    rule, or with ``local-combine`` the Python engines'), the others by the Spark job."""
+    if engine.startswith("local"):
+        named = {"engine": "combine"} if engine == "local-combine" else {}
+        cfg = load_config(None, {"train.path": str(path), **named, **settings})
+        return train_in_process(cfg, BACKOFF, out)
     cfg = load_config(None, {"train.path": str(path), "engine": engine, **settings})
     return train(spark, cfg, resolve_input(cfg.train, None), out)
 

@@ -42,6 +42,7 @@ def _inputs(tmp_path) -> dict:
     return {
         "ngrams": {"train.path": str(FIXTURES / "ngrams.txt")},
         "ngrams-sampled": {"train.path": str(FIXTURES / "ngrams.txt"), "sample": "0.5"},
+        "ngrams-combine": {"train.path": str(FIXTURES / "ngrams.txt"), "engine": "combine"},
         "text": {"train.format": "text", "train.path": str(tmp_path / "doc.txt")},
         "paragraphs": {
             "train.format": "text",
@@ -62,7 +63,17 @@ def _inputs(tmp_path) -> dict:
 @pytest.mark.spark
 @pytest.mark.parametrize(
     "name",
-    ["ngrams", "ngrams-sampled", "text", "paragraphs", "reuters", "brown", "google_v2", "google_v3-gz"],
+    [
+        "ngrams",
+        "ngrams-sampled",
+        "ngrams-combine",
+        "text",
+        "paragraphs",
+        "reuters",
+        "brown",
+        "google_v2",
+        "google_v3-gz",
+    ],
 )
 def test_every_backoff_input_in_process_is_the_spark_jobs(spark, tmp_path, name):
     """The Spark job (its default engine for the input) and the same readers in process: the same
