@@ -26,7 +26,7 @@ from nbspark.app.options import (
     setup_logging,
 )
 from nbspark.errors import ConfigError, NbsparkError, OutputError
-from nbspark.settings.capabilities import QUERY_TOP
+from nbspark.settings.capabilities import BACKOFF_IN_PROCESS_BELOW_MB, IN_PROCESS_BELOW_MB, QUERY_TOP
 from nbspark.storage.locations import location, use_hadoop
 from nbspark.storage.tables import check_output
 
@@ -191,10 +191,11 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         where.add_argument(
             "--in-process",
             action="store_true",
-            help="count in this process, without Spark or a JVM (naive Bayes and density models of local "
-            "files that fit in memory); the same model as Spark's. Without --in-process or --spark, "
-            "a naive Bayes or density model of local files of at most 64 MB is counted in process "
-            "(a .gz or .bz2 file counting 8 times its size), unless --master or --conf asks for Spark",
+            help="count in this process, without Spark or a JVM (local files that fit in memory); the "
+            f"same model as Spark's. Without --in-process or --spark, local files of at most "
+            f"{IN_PROCESS_BELOW_MB:g} MB ({BACKOFF_IN_PROCESS_BELOW_MB:g} for a backoff model) are "
+            "counted in process (a .gz or .bz2 file counting 8 times its size), unless --master or "
+            "--conf asks for Spark",
         )
         where.add_argument("--spark", action="store_true", help="count with Spark, whatever the input's size")
     args = parser.parse_args(argv)

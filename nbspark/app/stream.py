@@ -15,7 +15,11 @@ import argparse
 from nbspark.app.cli import _run, _spark
 from nbspark.app.options import common_options, config_of, parse_sets
 from nbspark.errors import ConfigError
-from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB
+from nbspark.settings.capabilities import (
+    BACKOFF_IN_PROCESS_BELOW_MB,
+    IN_PROCESS_BELOW_MB,
+    in_process_below_mb,
+)
 from nbspark.spine.streaming import (
     SESSION_DEFAULTS,
     TRIGGER_SECONDS,
@@ -85,7 +89,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         type=float,
         metavar="MB",
         help="count a micro-batch of at most MB megabytes in this process, without a Spark job (the "
-        f"same table); 0: always Spark ({IN_PROCESS_BELOW_MB:g})",
+        f"same table); 0: always Spark ({IN_PROCESS_BELOW_MB:g}; "
+        f"{BACKOFF_IN_PROCESS_BELOW_MB:g} for a backoff model)",
     )
     return parser
 
@@ -117,7 +122,7 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
             "--trigger-seconds paces a running stream; --available-now counts what is there and stops"
         )
     trigger_seconds = TRIGGER_SECONDS if args.trigger_seconds is None else args.trigger_seconds
-    in_process_below = IN_PROCESS_BELOW_MB if args.in_process_below is None else args.in_process_below
+    in_process_below = in_process_below_mb(cfg) if args.in_process_below is None else args.in_process_below
     try:  # before Spark starts
         check_stream_options(
             {

@@ -27,6 +27,7 @@ from nbspark.storage.manifests import counted_files
 
 __all__ = [
     "BACKOFF_FORMATS",
+    "BACKOFF_IN_PROCESS_BELOW_MB",
     "ENGINES",
     "INPUT_SETTINGS",
     "IN_PROCESS_BELOW_MB",
@@ -37,6 +38,7 @@ __all__ = [
     "TEXT_MODELS",
     "config_problems",
     "engine_problem",
+    "in_process_below_mb",
     "in_process_fits",
     "one_label",
     "resolve_engine",
@@ -240,6 +242,11 @@ def test_problem(cfg) -> str | None:
 #: micro-batch of ``nbspark stream``. Spark's start (10 s and more) outweighs counting such an input
 #: on one core (the 5,574-message SMS collection, 0.5 MB: 0.5 s in process, 9 s with Spark).
 IN_PROCESS_BELOW_MB = 64.0
+#: A backoff model's bound: its count table holds about five rows an n-gram line (one a level), so
+#: memory, not Spark's start, decides: 64 MB of n-grams peaked at 1.7 GB in process, 16 MB at 0.6–0.75
+#: GB (naive Bayes text: 64 MB at 0.4 GB), and 16 MB still counts in about 2 s against Spark's 10 s
+#: and more (docs/backoff.md).
+BACKOFF_IN_PROCESS_BELOW_MB = 16.0
 #: How many bindings a backoff query answers unless told (``nbspark query --top``).
 QUERY_TOP = 10
 
@@ -256,10 +263,19 @@ def one_label(cfg) -> bool:
     return cfg.test.format in ONE_LABEL_FORMATS and cfg.nb.top_k == 1 and cfg.nb.multilabel_threshold == 0
 
 
-def in_process_fits(cfg, input_bytes: int, below_mb: float = IN_PROCESS_BELOW_MB) -> str | None:
-    """Why ``cfg``'s training cannot or should not be counted in process, or None when it fits: a
-    engine only Spark runs, or over ``below_mb`` MB to read (``inputs.resolve.input_bytes``: the
-    input's files, and an updated model's)."""
+def in_process_below_mb(cfg) -> float:
+    """The most MB of input ``cfg``'s family counts in process by itself (``nbspark train``, a
+    stream's micro-batch): ``BACKOFF_IN_PROCESS_BELOW_MB`` for a backoff model, else
+    ``IN_PROCESS_BELOW_MB``."""
+    return BACKOFF_IN_PROCESS_BELOW_MB if cfg.task == "backoff" else IN_PROCESS_BELOW_MB
+
+
+def in_process_fits(cfg, input_bytes: int, below_mb: float | None = None) -> str | None:
+    """Why ``cfg``'s training cannot or should not be counted in process, or None when it fits: an
+    engine only Spark runs, or over ``below_mb`` MB to read (default: the family's bound,
+    ``in_process_below_mb``; ``inputs.resolve.input_bytes``: the input's files, and an updated
+    model's)."""
+    below_mb = in_process_below_mb(cfg) if below_mb is None else below_mb
     try:
         resolve_engine(cfg, in_process=True)
     except ConfigError as exc:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.inputs.files import bytes_to_read, in_nbspark_output
 from nbspark.inputs.resolve import Inputs
-from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, resolve_engine
+from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, in_process_below_mb, resolve_engine
 from nbspark.settings.config import check_number
 from nbspark.spark.faults import maybe_kill_driver
 from nbspark.spark.session import cache_coalescable, quiet_while, settings_while
@@ -154,10 +154,11 @@ def plan_stream(cfg, family: Family, model, watch, checkpoint=None, **options) -
     model counted with other settings (``--update``'s refusals). ``checkpoint`` defaults to
     ``MODEL.stream/checkpoint``; ``options`` are ``StreamPlan``'s fields."""
     check_stream_options(options)
+    options = {"in_process_below_mb": in_process_below_mb(cfg), **options}  # the family's bound by default
     engine = resolve_engine(cfg)
     try:
         local = resolve_engine(cfg, in_process=True) == "local"
-    except ConfigError:  # a backoff model, or an engine that must be Spark's
+    except ConfigError:  # an engine that must be Spark's
         local = False
     model, watch = location(model), location(watch)
     if not watch.is_dir():

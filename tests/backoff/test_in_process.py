@@ -152,3 +152,27 @@ def test_failfast_in_process_names_the_first_malformed_line(tmp_path):
     with pytest.raises(InputError, match=r"ngrams\.txt:8.*malformed line \(tokens\)"):
         train_in_process(cfg, BACKOFF, tmp_path / "m")
     assert not (tmp_path / "m").exists()
+
+
+def test_a_backoff_model_counts_in_process_below_its_own_bound(tmp_path):
+    """16 MB for a backoff model (its count table holds about five rows a line: memory decides),
+    for ``nbspark train`` by itself and a stream's batches alike; 64 MB for naive Bayes."""
+    from nbspark.settings.capabilities import in_process_fits
+    from nbspark.spine.streaming import plan_stream
+
+    books = load_config(None, {})
+    assert in_process_fits(books, 16_000_000) is None
+    assert in_process_fits(books, 16_000_001) == (
+        "16.0 MB to read (the input, and a model to update), over the 16 MB counted in process"
+    )
+    assert (
+        in_process_fits(load_config(None, {"task": "naive_bayes", "train.format": "sms"}), 64_000_000) is None
+    )
+    (tmp_path / "in").mkdir()
+    assert plan_stream(books, BACKOFF, tmp_path / "m", tmp_path / "in").in_process_below_mb == 16
+    assert (
+        plan_stream(
+            books, BACKOFF, tmp_path / "m", tmp_path / "in", in_process_below_mb=0
+        ).in_process_below_mb
+        == 0
+    )
