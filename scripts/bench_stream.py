@@ -54,8 +54,8 @@ from nbspark.inputs.tokens import tokenizer
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
 from nbspark.naive_bayes.model import COUNT_DDL
 from nbspark.settings.config import load_config
-from nbspark.spark.session import get_spark
-from nbspark.spine.streaming import SESSION_DEFAULTS, plan_stream, run_stream
+from nbspark.spark.session import get_spark, quiet_while
+from nbspark.spine.streaming import SESSION_DEFAULTS, STOP_QUIET, plan_stream, run_stream
 from nbspark.storage.counts import read_count_table
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import NB_KIND, load_manifest
@@ -107,9 +107,10 @@ def drip(spark, plan, watch: Path, files, on_batch, wait_s: float) -> None:
             if not committed.wait(wait_s):
                 raise RuntimeError(f"no version within {wait_s:g} s")
     finally:
-        for query in spark.streams.active:
-            query.stop()
-        runner.join()
+        with quiet_while(spark, STOP_QUIET):  # as the stream's own stop: no warnings of its cancels
+            for query in spark.streams.active:
+                query.stop()
+            runner.join()
 
 
 def commit_lags(spark, side: Path, work: Path, count: int, trigger: float) -> list[float]:

@@ -57,6 +57,7 @@ from nbspark.storage.versions import DELTA, delta_location, take_writer_lock
 
 __all__ = [
     "SESSION_DEFAULTS",
+    "STOP_QUIET",
     "TRIGGER_SECONDS",
     "StreamPlan",
     "check_stream_options",
