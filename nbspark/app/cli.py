@@ -149,17 +149,18 @@ def _run(prog: str, body) -> int:
 
 
 def _may_count_here(args, prog: str, cfg) -> bool:
-    """Whether ``nbspark train`` may choose to count in process (``settings.capabilities.in_process_fits``
-    then decides by size): the command, not ``spark-submit jobs/train.py``; no ``--spark``,
-    ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS`` asking for Spark; local files only, and a
-    local model to ``--update``."""
+    """Whether ``nbspark train`` (or ``curve``) may choose to count in process
+    (``settings.capabilities.in_process_fits`` then decides by size): the command, not ``spark-submit
+    jobs/*.py``; no ``--spark``, ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS`` asking for Spark;
+    local files only (a curve's test files too), and a local model to ``--update``."""
     from nbspark.app.options import spark_settings_given
     from nbspark.storage.uris import scheme_of
 
     asked = (getattr(args, o, None) for o in ("spark", "master", "conf"))
     if not prog.startswith("nbspark") or any(asked) or spark_settings_given():
         return False
-    paths = (cfg.train.path, args.data_dir, args.update)
+    paths = (cfg.train.path, args.data_dir, getattr(args, "update", None))
+    paths += (cfg.test.path,) if prog.endswith("curve") else ()
     return all(not p or scheme_of(str(p)) in (None, "file") for p in paths)
 
 
@@ -431,7 +432,8 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         parser.error("--fractions must lie in (0, 1]")
 
     def body():
-        from nbspark.inputs.resolve import resolve_input
+        from nbspark.inputs.resolve import input_bytes, resolve_input
+        from nbspark.settings.capabilities import in_process_fits
 
         if cfg.task == "density":  # in process: the curve of a table of local files, no Spark
             return density_curve_command(cfg, args, fractions)
@@ -439,13 +441,22 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         from nbspark.report.format import format_curve
 
         check_curve(cfg)
-        use_hadoop()
-        train_inputs = resolve_input(cfg.train, args.data_dir)
+        here = _may_count_here(args, prog, cfg)  # then in process below the bound, as train chooses
+        train_inputs = resolve_input(cfg.train, args.data_dir) if here else None  # local: no JVM
+        if here and (why_not := in_process_fits(cfg, input_bytes(train_inputs))) is not None:
+            log.info("counting with Spark: %s", why_not)
+            here = False
+        if not here:
+            use_hadoop()
+            train_inputs = resolve_input(cfg.train, args.data_dir)
         test_inputs = resolve_input(cfg.test, args.data_dir)
         default = location(cfg.results_dir).parent / "learning_curve"
         out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
-        with _spark(f"nbspark-curve-{cfg.name}") as spark:
-            rows = learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
+        if here:
+            rows = learning_curve(None, cfg, train_inputs, test_inputs, out, fractions, args.seed)
+        else:
+            with _spark(f"nbspark-curve-{cfg.name}") as spark:
+                rows = learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
         print(format_curve(rows))
         print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 

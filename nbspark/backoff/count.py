@@ -76,7 +76,10 @@ def _local_counts(cfg, inputs) -> Counted:
     to_pairs = _pairs_of(cfg)
 
     def reduce():
-        pairs = (pair for record in local_examples(inputs, cfg) for pair in to_pairs(record))
+        records = local_examples(
+            inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples
+        )
+        pairs = (pair for record in records for pair in to_pairs(record))
         return dict(combine_partition(pairs))
 
     sums = run_failfast(reduce)  # failfast's error, as the Spark engines raise it

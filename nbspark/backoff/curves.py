@@ -9,12 +9,15 @@ from __future__ import annotations
 import dataclasses
 import logging
 
-from nbspark.backoff.jobs import classify, train
+from nbspark.backoff.inputs import local_examples
+from nbspark.backoff.jobs import BACKOFF, classify, metrics_in_process, train
 from nbspark.errors import ConfigError
 from nbspark.inputs.resolve import Inputs
+from nbspark.inputs.stats import is_stat, run_failfast
 from nbspark.report.plots import plot_learning_curve, require_matplotlib
 from nbspark.settings.capabilities import resolve_engine, resolve_scoring
 from nbspark.settings.config import ExperimentConfig
+from nbspark.spine.training import plan_training, train_model
 from nbspark.storage.locations import Location
 from nbspark.storage.tables import staged_output, write_json
 
@@ -43,15 +46,24 @@ def learning_curve(
     seed: int = 0,
 ) -> list[dict]:
     """Rows (one per fraction) of training size, accuracy, baseline and per-level coverage,
-    written to ``out`` as ``curve.json``, ``curve.csv`` and ``curve.png``."""
+    written to ``out`` as ``curve.json``, ``curve.csv`` and ``curve.png``. ``spark`` None: in this
+    process, each fraction trained as ``nbspark train --in-process`` trains and the test examples
+    read once and scored by the classify job's rule (``backoff.jobs.metrics_in_process``): the same
+    rows as with Spark (tested)."""
     check_curve(cfg)
     rows = []
+    examples = None if spark is not None else _test_examples(cfg, test_inputs)
     with staged_output(out, "learning-curve") as stage:
         work = stage / "work"
         for fraction in sorted(fractions):
             run = dataclasses.replace(cfg, sample=fraction, sample_seed=seed, worked_examples=())
-            manifest = train(spark, run, train_inputs, work / "model")
-            metrics = classify(spark, run, work / "model", test_inputs, work / "results")
+            if spark is None:
+                plan = plan_training(run, lambda: train_inputs, work / "model", BACKOFF, in_process=True)
+                manifest = train_model(None, plan, BACKOFF)
+                metrics = metrics_in_process(run, work / "model", examples)
+            else:
+                manifest = train(spark, run, train_inputs, work / "model")
+                metrics = classify(spark, run, work / "model", test_inputs, work / "results")
             rows.append(
                 {
                     "fraction": fraction,
@@ -88,3 +100,10 @@ def learning_curve(
         (stage / "curve.csv").write_text("\n".join(lines) + "\n")
         plot_learning_curve(rows, stage / "curve.png", f"{cfg.name}: accuracy grows with training data")
     return rows
+
+
+def _test_examples(cfg: ExperimentConfig, inputs: Inputs) -> list:
+    """The test set's examples, read once in this process as the classify job reads them (its
+    statistics left out: a curve reports accuracy; failfast still stops at a bad line)."""
+    records = local_examples(inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples)
+    return run_failfast(lambda: [r for r in records if not is_stat(r)])

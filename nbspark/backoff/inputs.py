@@ -196,9 +196,10 @@ def examples_rdd(
     raise ConfigError(f"format {inputs.spec.format!r} is not a backoff input ({', '.join(BACKOFF_FORMATS)})")
 
 
-def local_examples(inputs: Inputs, cfg):
-    """``examples_rdd``'s records, read in this process (``nbspark train --in-process``): local files
-    through the same partition functions, so an example and every statistic are the Spark readers'.
+def local_examples(inputs: Inputs, confusion, width: int, lowercase: bool, mode: str, keep_bad: int):
+    """``examples_rdd``'s records, read in this process (``nbspark train --in-process``, a learning
+    curve's test set): local files through the same partition functions, so an example and every
+    statistic are the Spark readers'.
     Lines are read as Hadoop's text reader gives them (``inputs.files.local_lines``), decoded as the
     JVM decodes them; a Google n-gram's years are summed in a dict, as ``google_summed`` sums them
     by key (``spine.counting.combine_partition``)."""
@@ -206,21 +207,20 @@ def local_examples(inputs: Inputs, cfg):
     from nbspark.inputs.files import local_lines
     from nbspark.spine.counting import combine_partition
 
-    spec, confusion = inputs.spec, frozenset(cfg.centres)
-    width, lowercase, mode, keep = cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples
+    spec, confusion = inputs.spec, frozenset(confusion)
     lines = (
         (str(f), at, raw.decode("utf-8", JVM_REPLACE)) for f in inputs.files for at, raw in local_lines(f)
     )
     files = ((str(f), f.read_bytes()) for f in inputs.files)
     if spec.format in ("google_v2", "google_v3"):
-        records = _google_partition(lines, spec, confusion, width, lowercase, mode, keep)
-        return _min_count_partition(combine_partition(records), spec.min_count, keep)
+        records = _google_partition(lines, spec, confusion, width, lowercase, mode, keep_bad)
+        return _min_count_partition(combine_partition(records), spec.min_count, keep_bad)
     if spec.format == "ngrams":
-        return ngram_partition(lines, confusion, width, lowercase, mode, keep)
+        return ngram_partition(lines, confusion, width, lowercase, mode, keep_bad)
     if spec.format == "brown":
-        return _brown_partition(files, confusion, width, lowercase, keep)
+        return _brown_partition(files, confusion, width, lowercase, keep_bad)
     if spec.format == "text":
-        return _text_partition(files, confusion, width, lowercase, spec.document, keep)
+        return _text_partition(files, confusion, width, lowercase, spec.document, keep_bad)
     if spec.format == "reuters":
-        return _reuters_partition(files, confusion, width, lowercase, frozenset(spec.splits), mode, keep)
+        return _reuters_partition(files, confusion, width, lowercase, frozenset(spec.splits), mode, keep_bad)
     raise ConfigError(f"format {spec.format!r} is not a backoff input ({', '.join(BACKOFF_FORMATS)})")

@@ -33,6 +33,7 @@ __all__ = [
     "BACKOFF",
     "classify",
     "load_backoff_manifest",
+    "metrics_in_process",
     "per_set_metrics",
     "plan_backoff_classify",
     "prediction_ddl",
@@ -190,12 +191,7 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
     cfg, model_dir, manifest, inputs, out = plan.cfg, plan.model_dir, plan.manifest, plan.inputs, plan.out
     overlap = plan.overlap
     mcfg, letters = manifest["config"], manifest["letters"]
-    # the model is built in the driver and broadcast: its rows read as nbspark.load reads them, checked
-    # whole (storage.counts: no negative count, no key twice) and with no Spark job
-    chain = set(cfg.backoff)
-    rows = [r for r in read_count_rows(model_dir, count_ddl(letters), manifest) if r[0] in chain]
-    model = build_model(rows, letters, cfg.backoff)
-    sets = confusion_sets(mcfg)
+    model, sets, majority = _scoring_model(cfg, model_dir, manifest)  # broadcast
     set_of = set_of_word(sets)
     width = mcfg["width"]
     bc = spark.sparkContext.broadcast(model)
@@ -217,7 +213,6 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
     scored = mixed.filter(lambda r: not is_stat(r)).mapPartitions(lambda it: _score_partition(it, bc, set_of))
     predictions = spark.createDataFrame(scored, schema=prediction_ddl(letters))
     label_counts = manifest.get("label_counts") or {}
-    majority = min(label_counts, key=lambda k: (-label_counts[k], k)) if label_counts else None
 
     def metrics_of(written) -> dict:
         triples = written.counts(["gold", "predicted", "subset"])
@@ -249,6 +244,33 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
         started,
         empty=(BACKOFF.unit, why_empty("backoff", set_of)),
     )
+
+
+def _scoring_model(cfg: ExperimentConfig, model_dir, manifest: dict):
+    """``(model, confusion sets, majority label)`` of a classify run: the model built in the driver
+    from its rows of ``cfg``'s chain, read as ``nbspark.load`` reads them (checked whole:
+    ``storage.counts``, no negative count, no key twice; no Spark job); the majority is training's
+    most frequent word (the baseline)."""
+    letters, chain = manifest["letters"], set(cfg.backoff)
+    rows = [r for r in read_count_rows(model_dir, count_ddl(letters), manifest) if r[0] in chain]
+    label_counts = manifest.get("label_counts") or {}
+    majority = min(label_counts, key=lambda k: (-label_counts[k], k)) if label_counts else None
+    return build_model(rows, letters, cfg.backoff), confusion_sets(manifest["config"]), majority
+
+
+def metrics_in_process(cfg: ExperimentConfig, model_dir, examples: list) -> dict:
+    """A classify run's accuracy, baseline and per-level table without Spark and without writing
+    predictions (a learning curve's point): test ``examples`` (``Example`` records, read once by
+    ``backoff.inputs.local_examples``) scored by the job's own rule (``_score_partition``) and
+    counted as its metrics count them (``report.metrics.backoff_metrics``)."""
+    from collections import Counter
+    from types import SimpleNamespace
+
+    model_dir = location(model_dir)
+    model, sets, majority = _scoring_model(cfg, model_dir, load_manifest(model_dir, BACKOFF_KIND))
+    scored = _score_partition(examples, SimpleNamespace(value=model), set_of_word(sets))
+    triples = Counter((row[-4], row[-3], row[-1]) for row in scored)  # gold, predicted, deciding subset
+    return backoff_metrics([(*k, n) for k, n in triples.items()], cfg.backoff, majority)
 
 
 def per_set_metrics(triples, sets, chain, label_counts) -> list[dict]:
