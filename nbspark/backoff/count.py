@@ -68,10 +68,8 @@ def _local_counts(cfg, inputs) -> Counted:
     readers' partition functions over local files), their events summed in a dict as the
     ``combine`` engine sums a partition's (``spine.counting.combine_partition``); statistics, the
     first malformed lines and the manifest's fields (``_stats_and_summary``) as from one partition."""
-    import pyarrow as pa
-
     from nbspark.backoff.inputs import local_examples
-    from nbspark.storage.tables import arrow_schema
+    from nbspark.storage.counts import rows_table
 
     to_pairs = _pairs_of(cfg)
 
@@ -86,9 +84,7 @@ def _local_counts(cfg, inputs) -> Counted:
     collected = list(_stats_and_summary(sums.items()))
     stats, bad = split_stats([r for r in collected if r[0] != SUMMARY], cfg.max_bad_examples)
     _check_weight(stats)
-    rows = [_count_row(kv) for kv in sums.items() if not is_stat(kv)]
-    schema = arrow_schema(count_ddl(cfg.letters))
-    table = pa.table([list(c) for c in zip(*rows)] if rows else [[] for _ in schema], schema=schema)
+    table = rows_table([_count_row(kv) for kv in sums.items() if not is_stat(kv)], count_ddl(cfg.letters))
     return Counted("local", table, stats, bad, _known([r[1] for r in collected if r[0] == SUMMARY]))
 
 

@@ -203,13 +203,11 @@ def _ngram_schema(letters: str):
 
 
 def _local_counts(cfg, inputs) -> Counted:
-    import pyarrow as pa
-
-    from nbspark.storage.tables import arrow_schema
+    from nbspark.storage.counts import rows_table
 
     columns, rows, stats = local_rows(cfg, inputs)
     counted = count_rows(rows, columns)  # the N row at least: never empty
-    table = pa.table([list(c) for c in zip(*counted)], schema=arrow_schema(COUNT_DDL))
+    table = rows_table(counted, COUNT_DDL)
     return Counted("local", table, stats, [], rows_fields(columns, counted))
 
 

@@ -90,12 +90,10 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
     def _fit(self, dataset) -> CountingDensityModel:
         import math
 
-        import pyarrow as pa
-
         from nbspark.density.count import MANIFEST_FIELDS, TEXT_TYPES, count_frame, rows_fields
         from nbspark.settings.config import DensitySpec, ExperimentConfig
+        from nbspark.storage.counts import rows_table
         from nbspark.storage.manifests import manifest_header
-        from nbspark.storage.tables import arrow_schema
 
         weight = self.getWeightCol() if self.isDefined(self.weightCol) and self.getWeightCol() else ""
         m = self.getOrDefault(self.m)
@@ -136,7 +134,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
             "stats": {"rows_read": read, "rows": read},
             "malformed_examples": [],
         }
-        table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(COUNT_DDL))
+        table = rows_table(rows, COUNT_DDL)
         return self._copyValues(CountingDensityModel(table, manifest))
 
 

@@ -374,10 +374,8 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     """The Python engines without Spark: the records of ``naive_bayes.inputs.local_records`` (the
     Spark readers' partition functions over local files), their events (``record_events``) summed
     by ``add_values`` in a dict, as ``reduceByKey`` sums them; statistics and bad records ride along."""
-    import pyarrow as pa
-
     from nbspark.naive_bayes.inputs import local_records
-    from nbspark.storage.tables import arrow_schema
+    from nbspark.storage.counts import rows_table
 
     kind = cfg.nb.model
 
@@ -392,8 +390,7 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     sums, columns = run_failfast(reduce)  # failfast's worker error, as the Spark engines raise it
     stats, bad = split_stats([kv for kv in sums.items() if is_stat(kv)], cfg.max_bad_examples)
     rows = [event_row(k, v) for k, v in sums.items() if not is_stat((k, v))]
-    schema = arrow_schema(COUNT_DDL)
-    table = pa.table([list(c) for c in zip(*rows)] if rows else [[] for _ in schema], schema=schema)
+    table = rows_table(rows, COUNT_DDL)
     known = {"columns": columns, **table_fields(table), "rows": len(rows)}
     return Counted("local", table, stats, bad, known)
 

@@ -291,9 +291,9 @@ def in_process_fits(cfg, input_bytes: int, below_mb: float | None = None) -> str
 def resolve_engine(cfg, in_process: bool = False) -> str:
     """The counting engine for ``cfg``: ``auto`` resolved; a training input, sampling or engine
     that cannot apply refused (``ConfigError``). ``in_process`` (``nbspark train --in-process``,
-    ``nbspark.fit``) counts with ``local``, without Spark: a naive Bayes model by the arrow engine's
-    rule where it applies and the Python engines' elsewhere, a backoff model by ``combine``'s, a
-    density model by the arrow engine's."""
+    ``nbspark.fit``) counts with ``local``, without Spark: a naive Bayes or backoff model by the arrow
+    engine's rule where it applies and the Python engines' elsewhere, a density model by the arrow
+    engine's."""
     problem = train_problem(cfg)
     if problem:
         raise ConfigError(problem)

@@ -85,12 +85,11 @@ class CountingEstimator(*BASES):
         pyspark.ml stages' ``fromModelDir`` and ``nbspark.load`` read it. An existing directory is
         replaced only with ``overwrite``. The manifest; the fitted model is then the one at
         ``path`` (its ``save()`` commits later counts there as versions)."""
-        import pyarrow as pa
-
         from nbspark.spine.streaming import counted_here
         from nbspark.spine.training import write_counts
+        from nbspark.storage.counts import rows_table
         from nbspark.storage.manifests import merged_manifest
-        from nbspark.storage.tables import arrow_schema, check_output
+        from nbspark.storage.tables import check_output
         from nbspark.storage.versions import refuse_live_stream
 
         model = self._fitted()
@@ -99,7 +98,7 @@ class CountingEstimator(*BASES):
         refuse_live_stream(out, "replace it")
         rows = model._all_rows()
         ddl, config = model.manifest["count_schema"], model.manifest["config"]
-        table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(ddl))
+        table = rows_table(rows, ddl)
 
         def manifest_of(stage, written):
             fields, stats = model.manifest_fields(table), model.whole_stats()

@@ -143,15 +143,12 @@ def accuracy(predicted: Sequence, labels, what: str) -> float:
 def summed_rows(rows: Sequence[Sequence], more: Sequence[Sequence], ddl: str) -> list[tuple]:
     """Count rows in the schema ``ddl`` with ``more`` added, rows of equal keys summed by the one rule
     (``storage.counts.summed_table``): what a model's ``partial_fit`` or ``update`` adds to what it read."""
-    import pyarrow as pa
-
-    from nbspark.storage.counts import summed_table, table_rows
-    from nbspark.storage.tables import arrow_schema
+    from nbspark.storage.counts import rows_table, summed_table, table_rows
 
     both = [*rows, *more]
     if not both:
         return []
-    return table_rows(summed_table(pa.table([list(c) for c in zip(*both)], schema=arrow_schema(ddl))))
+    return table_rows(summed_table(rows_table(both, ddl)))
 
 
 def save_rows(path, kind: str, rows: list, ddl: str, fields, stats: dict, engine: str, manifest: dict):
@@ -168,15 +165,13 @@ def save_rows(path, kind: str, rows: list, ddl: str, fields, stats: dict, engine
 
     if not rows:
         return model_version(manifest), manifest
-    import pyarrow as pa
-
     from nbspark.spine.streaming import commit_counts
+    from nbspark.storage.counts import rows_table
     from nbspark.storage.locations import location
-    from nbspark.storage.tables import arrow_schema
     from nbspark.storage.versions import delta_location
 
     model_dir = location(path)
-    table = pa.table([list(c) for c in zip(*rows)], schema=arrow_schema(ddl))
+    table = rows_table(rows, ddl)
     delta, compacted = commit_counts(model_dir, kind, table, fields, stats, engine)
     if compacted is not None:  # past COMPACT_EVERY deltas: one table again
         return delta["version"], compacted

@@ -17,6 +17,7 @@ __all__ = [
     "check_counts_spark",
     "read_count_rows",
     "read_count_table",
+    "rows_table",
     "summed_table",
     "table_rows",
 ]
@@ -30,6 +31,17 @@ def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple
 def table_rows(table) -> list[tuple]:
     """A pyarrow table's rows as tuples in its columns' order."""
     return list(zip(*(column.to_pylist() for column in table.columns)))
+
+
+def rows_table(rows, ddl: str):
+    """Rows (tuples in the schema's column order) as a pyarrow table of the schema ``ddl``; no rows,
+    an empty table of it: ``table_rows`` the other way."""
+    import pyarrow as pa
+
+    from nbspark.storage.tables import arrow_schema
+
+    schema = arrow_schema(ddl)
+    return pa.table([list(c) for c in zip(*rows)] if rows else [[] for _ in schema], schema=schema)
 
 
 def read_count_table(model_dir: Location, ddl: str, manifest: dict):
