@@ -63,14 +63,15 @@ class Backoff(*CLASSIFIER, CountingEstimator):
         """Count the windows ``X`` with the words used at their centres (``y``, or the centres) into
         a new model, what was fitted before forgotten."""
         model = self._empty()
-        self.model_ = model.update(_windows(model, X, y), weights=sample_weight)
+        self.model_ = model.update(_windows(model, X, y, first=True), weights=sample_weight)
         return self
 
     def partial_fit(self, X, y=None, sample_weight=None) -> Backoff:
         """Count more windows into the fitted model (the first call makes an empty one of the
         settings), by ``update``'s rule."""
-        model = self.model_ if "model_" in self.__dict__ else self._empty()
-        self.model_ = model.update(_windows(model, X, y), weights=sample_weight)
+        first = "model_" not in self.__dict__
+        model = self._empty() if first else self.model_
+        self.model_ = model.update(_windows(model, X, y, first), weights=sample_weight)
         return self
 
     def _empty(self) -> BackoffPredictor:
@@ -114,12 +115,15 @@ class Backoff(*CLASSIFIER, CountingEstimator):
         return self._fitted().flags(text, factor, rule)
 
 
-def _windows(model: BackoffPredictor, X, y) -> list:
+def _windows(model: BackoffPredictor, X, y, first: bool) -> list:
     """The windows to count: ``X``'s, each centre the word of ``y`` where given (a word of the
-    model's confusion sets, else a ``ValueError`` naming it)."""
+    model's confusion sets, else a ``ValueError`` naming it); none, for the ``first`` counts of a
+    model, is refused (a model of nothing: no prior to back off to, and nothing to save)."""
     from nbspark.spine.predictor import as_batch
 
     X = as_batch(X, "windows", "fit")
+    if first and not X:
+        raise ValueError("fit takes at least one window: a model of no window has nothing to back off to")
     if y is None:
         return X
     words = as_batch(y, "words", "fit")

@@ -139,6 +139,8 @@ def test_a_saved_estimator_is_the_model_the_train_job_counts(spark, fixtures, tm
         (lambda: nbspark.Backoff(), lambda e: e.fit(["a _ d"], ["affect"]), ValueError, "has 5 tokens"),
         (lambda: nbspark.Backoff(), lambda e: e.fit("a b _ d e", ["affect"]), TypeError, "wrap it in a list"),
         (lambda: nbspark.Backoff(), lambda e: e.predict(["a b _ d e"]), AttributeError, "not fitted yet"),
+        (lambda: nbspark.Backoff(), lambda e: e.fit([], []), ValueError, "at least one window"),
+        (lambda: nbspark.Backoff(), lambda e: e.partial_fit([]), ValueError, "at least one window"),
         (lambda: nbspark.Backoff(width=4), lambda e: e.fit(["a b _ d"], ["affect"]), ConfigError, "width"),
         (
             lambda: nbspark.Backoff(backoff=("XY",)),
