@@ -1,4 +1,6 @@
-"""Command lines of the jobs (``jobs/train.py``, ``jobs/classify.py``, ``jobs/query.py``).
+"""Command lines of the jobs (``jobs/train.py``, ``jobs/classify.py``, ``jobs/query.py``,
+``jobs/learning_curve.py``, ``jobs/check.py``; ``nbspark train|classify|query|curve``). ``train``
+and ``curve`` count local inputs within the in-process bound without Spark (``_may_count_here``).
 
 Every check (config, inputs, output paths) runs before the SparkSession starts, so a mistake
 leaves nothing behind. Paths go through Hadoop's FileSystem (``storage.locations.use_hadoop``: the JVM
