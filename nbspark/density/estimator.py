@@ -46,6 +46,7 @@ class Density(*DENSITY, CountingEstimator):
         from nbspark.spine.predictor import as_batch
         from nbspark.storage.manifests import DENSITY_KIND, manifest_header
 
+        self._refuse_no_weight(sample_weight)
         rows = as_batch(X, "rows", "fit")
         names, _ = columns_of(rows, "a density model")
         columns = list(self.columns) or list(names)

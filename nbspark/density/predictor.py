@@ -55,7 +55,7 @@ class DensityPredictor:
         ``sample_weight`` their weights (default 1; finite numbers >= 0, as a weight column's). A
         pandas DataFrame is its rows. The model scores with them at once; ``save()`` commits them.
         A row that cannot be counted is refused, naming it, and nothing of the batch is counted."""
-        rows = as_batch(X, "rows", "partial_fit")
+        rows = as_batch(X, "rows", "partial_fit", self.columns)
         cells = [
             row_cells(row, i, self.columns, ": a density is of whole rows") for i, row in enumerate(rows)
         ]
@@ -126,7 +126,7 @@ class DensityPredictor:
     ) -> list[float]:
         """``log P(row)`` of each row (``density.model.DensityModel.log_density``); a pandas DataFrame
         is its rows. A column the model does not know is refused unless ``extra_columns`` names it."""
-        rows = as_batch(rows, "rows", "log_density")
+        rows = as_batch(rows, "rows", "log_density", self.columns)
         return self.density.log_density(rows, model or self.model, extra_columns)
 
     def score_samples(self, X, model: str | None = None, extra_columns: Iterable[str] = ()) -> np.ndarray:

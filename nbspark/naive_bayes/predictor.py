@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -115,7 +116,7 @@ class NBPredictor:
         far: one named in ``classes`` enters it with its first example. ``sample_weight``: one whole
         number >= 0 per example (``spine.predictor.whole_weights``), an example of weight k counted
         as k copies of it (scikit-learn's result for whole weights)."""
-        X = as_batch(X, "texts" if self.text else "rows", "partial_fit")
+        X = as_batch(X, "texts" if self.text else "rows", "partial_fit", self._array_columns())
         y = as_batch(y, "labels", "partial_fit")
         if len(X) != len(y):
             raise ValueError(f"partial_fit takes one label per example: {len(X)} examples, {len(y)} labels")
@@ -232,10 +233,13 @@ class NBPredictor:
             )
         num = {}
         for c in self._numeric:
+            if not isinstance(cell := row.get(c), str | numbers.Number | None):  # a dict, a list
+                said = f"argument must be a string or a number, not {type(cell).__name__}"
+                raise TypeError(f"row {i}, column {c!r}: {said}")
             try:
-                x = number_cell(row.get(c))
+                x = number_cell(cell)
             except (TypeError, ValueError):
-                raise ValueError(f"row {i}, column {c!r}: {row[c]!r} is not a number") from None
+                raise ValueError(f"row {i}, column {c!r}: {cell!r} is not a number") from None
             if x is not None and math.isfinite(x):
                 num[c] = x
         cat = {}
@@ -313,12 +317,20 @@ class NBPredictor:
 
     @property
     def feature_names_in_(self) -> np.ndarray:
-        """A table model's columns (scikit-learn's ``feature_names_in_``): the numeric ones in
-        ``theta_``'s order, then the categorical ones; a text model has none (AttributeError, as
-        scikit-learn's models fitted without names)."""
+        """A table model's columns (scikit-learn's ``feature_names_in_``), what the columns of a 2-D
+        array of rows are: the numeric ones (``theta_``'s columns), then the categorical ones, each in
+        the order the training table had them (its header's, or the config's where it named them); a
+        text model has none (AttributeError, as scikit-learn's models fitted without names)."""
         if self.text:
             raise AttributeError(f"a {self.kind} model scores texts; it has no feature_names_in_")
+        if self._numeric or self._categorical:  # the manifest's, as the model was defined
+            return np.array([*self._numeric, *self._categorical], dtype=object)
         return np.array([*self.model.numeric, *self.model.categorical], dtype=object)
+
+    @property
+    def n_features_in_(self) -> int:
+        """A table model's number of columns (scikit-learn's ``n_features_in_``): a 2-D array's width."""
+        return len(self.feature_names_in_)
 
     @property
     def vocabulary_(self) -> dict[str, int]:
@@ -341,7 +353,12 @@ class NBPredictor:
         ``feature_names_in_``'s order)."""
         if self.model.theta is None:
             raise AttributeError(f"theta_ is a model with numeric columns'; this {self.kind} model has none")
-        return self.model.theta
+        return self.model.theta[:, self._numeric_order()]
+
+    def _numeric_order(self) -> list[int]:
+        """The model's numeric columns (by name) in ``feature_names_in_``'s order."""
+        at = {c: j for j, c in enumerate(self.model.numeric)}
+        return [at[c] for c in self.feature_names_in_ if c in at]
 
     @property
     def var_(self) -> np.ndarray:
@@ -349,7 +366,7 @@ class NBPredictor:
         (``GaussianNB.var_``)."""
         if self.model.var is None:
             raise AttributeError(f"var_ is a model with numeric columns'; this {self.kind} model has none")
-        return self.model.var
+        return self.model.var[:, self._numeric_order()]
 
     def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """The most probable class of each text or row, an array (scikit-learn's shape; ties: the
@@ -358,7 +375,12 @@ class NBPredictor:
         return np.array([self.classes_[i] for i in np.argmax(proba, axis=1)], dtype=object)
 
     def _batch(self, items) -> list:
-        return as_batch(items, "texts" if self.text else "rows")
+        return as_batch(items, "texts" if self.text else "rows", columns=self._array_columns())
+
+    def _array_columns(self) -> list[str] | None:
+        """What the columns of a 2-D array of rows are (``spine.predictor.array_rows``): a table model's
+        ``feature_names_in_``, in order; None for a text model or one that has no columns yet."""
+        return None if self.text or self.model is None else list(self.feature_names_in_)
 
     def explain(self, items: Iterable, extra_columns: Iterable[str] = ()) -> list[dict]:
         """Per text or row, what ``predict`` decided from: ``label``, ``probability`` and

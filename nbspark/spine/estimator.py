@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-__all__ = ["BASES", "CLASSIFIER", "DENSITY", "CountingEstimator", "columns_of"]
+__all__ = ["BASES", "CLASSIFIER", "DENSITY", "CountingEstimator", "NotFittedError", "columns_of"]
 
 try:  # scikit-learn's base classes where it is installed: its tags and checks know the estimator
     from sklearn.base import BaseEstimator, ClassifierMixin, DensityMixin
@@ -22,8 +22,12 @@ try:  # scikit-learn's base classes where it is installed: its tags and checks k
     BASES: tuple = (BaseEstimator,)
     CLASSIFIER: tuple = (ClassifierMixin,)  # a classifier: stratified folds, accuracy
     DENSITY: tuple = (DensityMixin,)  # a density estimator
+    from sklearn.exceptions import NotFittedError
 except ImportError:  # pragma: no cover - scikit-learn is optional
     BASES = CLASSIFIER = DENSITY = ()
+
+    class NotFittedError(ValueError, AttributeError):
+        """A call that needs a fitted estimator, before ``fit`` (scikit-learn's, where it is installed)."""
 
 
 class CountingEstimator(*BASES):
@@ -68,9 +72,16 @@ class CountingEstimator(*BASES):
         }
         return load_config(None, overrides_of(settings))
 
+    def _refuse_no_weight(self, sample_weight) -> None:
+        """``fit``'s refusal of weights that are all zero: it would count nothing, a model of nothing."""
+        import numpy as np
+
+        if sample_weight is not None and len(w := np.asarray(sample_weight)) and not np.any(w):
+            raise ValueError(f"every sample_weight is zero: {type(self).__name__}.fit would count nothing")
+
     def _fitted(self):
         if "model_" not in self.__dict__:
-            raise AttributeError(f"this {type(self).__name__} is not fitted yet: call fit first")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
         return self.model_
 
     def __getattr__(self, name: str):

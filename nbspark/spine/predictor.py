@@ -9,6 +9,8 @@ from collections.abc import Mapping, Sequence
 
 __all__ = [
     "accuracy",
+    "array_names",
+    "array_rows",
     "as_batch",
     "refuse_clone",
     "refuse_unknown_columns",
@@ -22,24 +24,95 @@ __all__ = [
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def as_batch(items, what: str, call: str | None = None) -> list:
+def as_batch(items, what: str, call: str | None = None, columns: Sequence[str] | None = None) -> list:
     """A call's items as a list. One text, window or row is refused, as scikit-learn refuses a lone
     string: iterating it would score its characters (or a row's keys), silently. A pandas DataFrame
     is a list of ``rows`` (its records, a missing cell as None: ``pd.read_csv`` reads an empty cell as
     NaN), and refused for anything else: iterating it gives its column names, which were scored as
     texts. ``call`` names the method in the refusal (left out
-    where several public methods share the helper that asks)."""
+    where several public methods share the helper that asks).
+
+    ``rows`` may also be a 2-D array (numpy's, or a list of equal lists), scikit-learn's ``X``: its
+    columns are ``columns`` in order (a fitted model's ``feature_names_in_``; another width is
+    refused, as scikit-learn refuses it), or ``x0``, ``x1``, … (``array_names``) where no model names
+    them yet or the model was fitted on an array (``array_rows``)."""
     said = f"{call} takes" if call else "expected"
     if hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame
+        if what == "rows" and not all(isinstance(c, str) for c in items.columns):
+            return array_rows(items.to_numpy(dtype=object), columns)  # unnamed columns: by position
         if what == "rows":  # pandas' missing cells (NaN, NA, NaT) are None, an empty cell
             return [{k: _cell(v) for k, v in r.items()} for r in items.to_dict("records")]
         raise TypeError(
             f"{said} a list of {what}, got a DataFrame (iterating it gives its column names); pass one "
             "of its columns, df[NAME]"
         )
+    if type(items).__module__.startswith("scipy.sparse"):  # before Mapping: a dok_matrix is a dict
+        raise TypeError(f"{said} {what}; sparse input is not supported: pass a dense array (X.toarray())")
     if isinstance(items, (str, bytes, Mapping)):
         raise TypeError(f"{said} a list of {what}, got one {type(items).__name__}; wrap it in a list")
+    if what == "rows" and (grid := _grid(items, said)) is not None:
+        return array_rows(grid, columns)
+    if hasattr(items, "__array__") and not hasattr(items, "__iter__"):  # an array-like, not a sequence
+        import numpy as np
+
+        return np.asarray(items).tolist()
     return list(items)
+
+
+def _grid(items, said: str):
+    """``items`` as a 2-D numpy array of objects when they are one (an array, or a list of lists,
+    tuples or arrays), else None (rows as mappings); a 1-D or 3-D array is refused."""
+    import numpy as np
+
+    if isinstance(items, list | tuple):
+        if not items or not all(isinstance(r, list | tuple | np.ndarray) for r in items):
+            return None
+        widths = sorted({len(r) for r in items})
+        if len(widths) > 1:
+            raise ValueError(f"{said} a 2-D array of rows, all of one width; got rows of {widths} cells")
+        items = np.array([list(r) for r in items] or [[]], dtype=object)
+    elif not hasattr(items, "__array__"):
+        return None
+    grid = np.asarray(items)
+    if grid.ndim != 2:
+        raise ValueError(
+            f"{said} a 2-D array of rows (one row per example), got a {grid.ndim}-D array"
+            + (
+                ". Reshape your data: X.reshape(-1, 1) if it is one feature, X.reshape(1, -1) if one row"
+                if grid.ndim == 1
+                else ""
+            )
+        )
+    if np.iscomplexobj(grid):
+        raise ValueError(f"Complex data not supported: {said} real numbers or text")
+    return grid
+
+
+def array_rows(grid, columns: Sequence[str] | None) -> list[dict]:
+    """The rows of a 2-D array: column j is ``array_names``' j-th where no model names the columns
+    (``columns`` None) or the model was fitted on an array (its columns are those names), else
+    ``columns[j]`` (a model's, in ``feature_names_in_``'s order). An array of another width than
+    ``columns`` is refused. A cell is a plain Python value (numpy's scalars too), a float NaN None: a missing
+    cell, as a DataFrame's is."""
+    width = grid.shape[1]
+    if width == 0:
+        raise ValueError(f"0 feature(s) (shape={grid.shape}) while a minimum of 1 is required: no columns")
+    if columns is not None and width != len(columns):
+        shown = ", ".join(columns[:12]) + (", …" if len(columns) > 12 else "")
+        raise ValueError(
+            f"X has {width} features, but it is expecting {len(columns)} features as input (the model's "
+            f"columns, in order: {shown})"
+        )
+    names = array_names(width)
+    if columns is not None and set(columns) != set(names):  # named columns (else fitted on an array)
+        names = list(columns)
+    return [{n: _cell(v.item() if hasattr(v, "item") else v) for n, v in zip(names, row)} for row in grid]
+
+
+def array_names(width: int) -> list[str]:
+    """The names of a 2-D array's columns where no model names them: ``x0``, ``x1``, …, as
+    scikit-learn's ``get_feature_names_out`` names them."""
+    return [f"x{j}" for j in range(width)]
 
 
 def _cell(value):

@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.model_selection import GridSearchCV, cross_val_score
 from sklearn.naive_bayes import CategoricalNB, GaussianNB, MultinomialNB
@@ -144,3 +145,77 @@ def test_what_it_cannot_do_is_refused_in_one_line(make, call, error, says):
             estimator.fit([{"label": "x", "a": "1"}], ["x"])
         else:
             estimator.set_params(alpah=2)
+
+
+def test_a_table_estimator_fits_arrays_and_numbers_as_gaussian_nb_does():
+    """scikit-learn's first example: numpy arrays and integer classes (iris; digits, ten classes,
+    whose names would sort "10" before "2" as text). Same classes_ (numbers), means, variances,
+    posteriors in classes_' order, predictions and cross-validated scores."""
+    from sklearn.datasets import load_digits, load_iris
+
+    for X, y in (load_iris(return_X_y=True), load_digits(return_X_y=True)):
+        ours, theirs = nbspark.NaiveBayes(model="gaussian").fit(X, y), GaussianNB().fit(X, y)
+        np.testing.assert_array_equal(ours.classes_, theirs.classes_)
+        np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12)
+        np.testing.assert_allclose(ours.var_, theirs.var_, rtol=1e-9)
+        np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-9)
+        np.testing.assert_array_equal(ours.predict(X), theirs.predict(X))
+        assert ours.n_features_in_ == X.shape[1] and ours.feature_names_in_[1] == "x1"
+    X, y = load_iris(return_X_y=True)
+    np.testing.assert_allclose(
+        cross_val_score(nbspark.NaiveBayes(model="gaussian"), X, y, cv=5),
+        cross_val_score(GaussianNB(), X, y, cv=5),
+    )
+    named = nbspark.NaiveBayes(model="gaussian").fit(X, np.array(["setosa", "versicolor", "virginica"])[y])
+    assert named.predict(X[:1]).tolist() == ["setosa"]
+
+
+def test_a_model_fitted_on_named_columns_reads_an_array_in_their_order():
+    """Fitted on a DataFrame, an array's columns are ``feature_names_in_``: the frame's order, as
+    GaussianNB reads ``df.values``; another width is refused, as scikit-learn refuses it."""
+    from sklearn.datasets import load_wine
+
+    wine = load_wine(as_frame=True)
+    frame = wine.data[list(reversed(wine.data.columns))]  # not the names' sorted order
+    ours = nbspark.NaiveBayes(model="gaussian").fit(frame, wine.target)
+    theirs = GaussianNB().fit(frame.values, wine.target)
+    assert list(ours.feature_names_in_) == list(frame.columns)
+    np.testing.assert_allclose(ours.theta_, theirs.theta_, rtol=1e-12)
+    values = frame.values
+    np.testing.assert_allclose(ours.predict_proba(values), theirs.predict_proba(values), atol=1e-9)
+    with pytest.raises(ValueError, match="X has 12 features, but it is expecting 13 features as input"):
+        ours.predict(frame.values[:, 1:])
+
+
+def test_labels_that_are_no_classes_are_refused_as_scikit_learn_refuses_them():
+    X = np.arange(8.0).reshape(4, 2)
+    with pytest.raises(ValueError, match="Unknown label type: continuous"):
+        nbspark.NaiveBayes(model="gaussian").fit(X, [0.5, 1.5, 0.5, 1.5])
+    with pytest.raises(ValueError, match=r"Mix of label input types \(string and number\)"):
+        nbspark.NaiveBayes(model="gaussian").fit(X, [0, "a", 0, "a"])
+    with pytest.raises(ValueError, match="requires y to be passed, but the target y is None"):
+        nbspark.NaiveBayes(model="gaussian").fit(X, None)
+    with pytest.raises(ValueError, match="every sample_weight is zero"):
+        nbspark.NaiveBayes(model="gaussian").fit(X, [0, 1, 0, 1], sample_weight=[0, 0, 0, 0])
+    fitted = nbspark.NaiveBayes(model="gaussian").fit(X, [0, 1, 0, 1])
+    with pytest.raises(ValueError, match=r"Mix of label input types"):
+        fitted.partial_fit(X, ["a", "b", "a", "b"])
+    assert fitted.partial_fit(X[:1], np.array([2])).classes_.tolist() == [0, 1, 2]
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        nbspark.NaiveBayes(model="gaussian").predict(X)
+
+
+@pytest.mark.filterwarnings("ignore")  # the checks' own warnings (a skipped array-API check, …)
+def test_the_gaussian_estimator_passes_scikit_learns_own_checks():
+    """scikit-learn's ``check_estimator``, every check (61 in 1.9): fit and predict on arrays of
+    every dtype, pickling, cloning, refusals of bad input with scikit-learn's messages, invariance
+    to the order and subsets of samples. A missing cell (NaN, inf) is left out of a row, as training
+    reads it, which its tags say."""
+    from sklearn.utils.estimator_checks import check_estimator
+
+    failed = [
+        (r["check_name"], str(r["exception"])[:200])
+        for r in check_estimator(nbspark.NaiveBayes(model="gaussian"), on_fail=None)
+        if r["status"] == "failed"
+    ]
+    assert failed == []

@@ -140,9 +140,12 @@ def test_a_table_model_learns_rows_as_training_reads_them(tmp_path):
         )
     model.save()
     assert table(tmp_path / "m") == table(tmp_path / "all")
-    assert model.feature_names_in_.tolist() == ["humidity", "temperature", "outlook", "windy"]
+    # the numeric columns, then the categorical ones, each in the header's order (outlook,temperature,…)
+    assert model.feature_names_in_.tolist() == ["temperature", "humidity", "outlook", "windy"]
     day = [{"outlook": "sunny", "temperature": 70}]
     assert model.predict(day).tolist() == everything.predict(day).tolist()
+    # a 2-D array's columns are feature_names_in_, by position
+    assert model.predict([[70, None, "sunny", None]]).tolist() == model.predict(day).tolist()
     with pytest.raises(TypeError, match="extra_columns is a list of column names, not 'id'"):
         model.predict([{**day[0], "id": 7}], extra_columns="id")  # not the columns 'i' and 'd'
     assert model.predict([{**day[0], "id": 7}], extra_columns=["id"]).tolist() == model.predict(day).tolist()
