@@ -46,6 +46,12 @@ def as_batch(items, what: str, call: str | None = None, columns: Sequence[str] |
             f"{said} a list of {what}, got a DataFrame (iterating it gives its column names); pass one "
             "of its columns, df[NAME]"
         )
+    matrix = type(items).__module__.startswith("scipy.sparse") or getattr(items, "ndim", 1) == 2
+    if what == "texts" and matrix:  # CountVectorizer's output, given to a model that counts texts itself
+        raise TypeError(
+            f"{said} texts (str), not a matrix: the model counts a text's tokens itself, as CountVectorizer "
+            "would; pass the texts"
+        )
     if type(items).__module__.startswith("scipy.sparse"):  # before Mapping: a dok_matrix is a dict
         raise TypeError(f"{said} {what}; sparse input is not supported: pass a dense array (X.toarray())")
     if isinstance(items, (str, bytes, Mapping)):

@@ -219,3 +219,15 @@ def test_the_gaussian_estimator_passes_scikit_learns_own_checks():
         if r["status"] == "failed"
     ]
     assert failed == []
+
+
+def test_categorical_arrays_of_codes_score_as_categorical_nb():
+    """CategoricalNB's input, integer codes per column: the same posteriors; a text model given
+    CountVectorizer's matrix instead of the texts is told to pass the texts."""
+    rng = np.random.RandomState(0)
+    X, y = rng.randint(0, 4, size=(200, 5)), rng.randint(0, 3, size=200)
+    ours, theirs = nbspark.NaiveBayes(model="categorical").fit(X, y), CategoricalNB().fit(X, y)
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
+    counts = CountVectorizer().fit_transform(["cheap pills", "lunch at noon"])
+    with pytest.raises(TypeError, match="fit takes texts \\(str\\), not a matrix: .* pass the texts"):
+        nbspark.NaiveBayes().fit(counts, ["spam", "ham"])
