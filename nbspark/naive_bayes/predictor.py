@@ -116,7 +116,7 @@ class NBPredictor:
         far: one named in ``classes`` enters it with its first example. ``sample_weight``: one whole
         number >= 0 per example (``spine.predictor.whole_weights``), an example of weight k counted
         as k copies of it (scikit-learn's result for whole weights)."""
-        X = as_batch(X, "texts" if self.text else "rows", "partial_fit", self._array_columns())
+        X = as_batch(X, "texts" if self.text else "rows", "partial_fit", *self._array_columns())
         y = as_batch(y, "labels", "partial_fit")
         if len(X) != len(y):
             raise ValueError(f"partial_fit takes one label per example: {len(X)} examples, {len(y)} labels")
@@ -375,12 +375,16 @@ class NBPredictor:
         return np.array([self.classes_[i] for i in np.argmax(proba, axis=1)], dtype=object)
 
     def _batch(self, items) -> list:
-        return as_batch(items, "texts" if self.text else "rows", columns=self._array_columns())
+        return as_batch(items, "texts" if self.text else "rows", None, *self._array_columns())
 
-    def _array_columns(self) -> list[str] | None:
+    def _array_columns(self) -> tuple[list[str] | None, bool]:
         """What the columns of a 2-D array of rows are (``spine.predictor.array_rows``): a table model's
-        ``feature_names_in_``, in order; None for a text model or one that has no columns yet."""
-        return None if self.text or self.model is None else list(self.feature_names_in_)
+        ``feature_names_in_``, in order (None for a text model or one that has no columns yet), and
+        whether an array may give them by position: not a mixed model's named columns, whose numeric
+        and categorical ones are kept apart (the training table's order between them is not kept)."""
+        if self.text or self.model is None:
+            return None, True
+        return list(self.feature_names_in_), not (self._numeric and self._categorical)
 
     def explain(self, items: Iterable, extra_columns: Iterable[str] = ()) -> list[dict]:
         """Per text or row, what ``predict`` decided from: ``label``, ``probability`` and

@@ -24,7 +24,9 @@ __all__ = [
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def as_batch(items, what: str, call: str | None = None, columns: Sequence[str] | None = None) -> list:
+def as_batch(
+    items, what: str, call: str | None = None, columns: Sequence[str] | None = None, by_position: bool = True
+) -> list:
     """A call's items as a list. One text, window or row is refused, as scikit-learn refuses a lone
     string: iterating it would score its characters (or a row's keys), silently. A pandas DataFrame
     is a list of ``rows`` (its records, a missing cell as None: ``pd.read_csv`` reads an empty cell as
@@ -35,11 +37,12 @@ def as_batch(items, what: str, call: str | None = None, columns: Sequence[str] |
     ``rows`` may also be a 2-D array (numpy's, or a list of equal lists), scikit-learn's ``X``: its
     columns are ``columns`` in order (a fitted model's ``feature_names_in_``; another width is
     refused, as scikit-learn refuses it), or ``x0``, ``x1``, … (``array_names``) where no model names
-    them yet or the model was fitted on an array (``array_rows``)."""
+    them yet or the model was fitted on an array (``array_rows``). ``by_position=False``: the model's
+    named columns have no order an array could follow, and an array is refused."""
     said = f"{call} takes" if call else "expected"
     if hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame
         if what == "rows" and not all(isinstance(c, str) for c in items.columns):
-            return array_rows(items.to_numpy(dtype=object), columns)  # unnamed columns: by position
+            return array_rows(items.to_numpy(dtype=object), columns, by_position)  # unnamed: by position
         if what == "rows":  # pandas' missing cells (NaN, NA, NaT) are None, an empty cell
             return [{k: _cell(v) for k, v in r.items()} for r in items.to_dict("records")]
         raise TypeError(
@@ -57,7 +60,7 @@ def as_batch(items, what: str, call: str | None = None, columns: Sequence[str] |
     if isinstance(items, (str, bytes, Mapping)):
         raise TypeError(f"{said} a list of {what}, got one {type(items).__name__}; wrap it in a list")
     if what == "rows" and (grid := _grid(items, said)) is not None:
-        return array_rows(grid, columns)
+        return array_rows(grid, columns, by_position)
     if hasattr(items, "__array__") and not hasattr(items, "__iter__"):  # an array-like, not a sequence
         import numpy as np
 
@@ -94,11 +97,12 @@ def _grid(items, said: str):
     return grid
 
 
-def array_rows(grid, columns: Sequence[str] | None) -> list[dict]:
+def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) -> list[dict]:
     """The rows of a 2-D array: column j is ``array_names``' j-th where no model names the columns
     (``columns`` None) or the model was fitted on an array (its columns are those names), else
     ``columns[j]`` (a model's, in ``feature_names_in_``'s order). An array of another width than
-    ``columns`` is refused. A cell is a plain Python value (numpy's scalars too), a float NaN None: a missing
+    ``columns`` is refused, and so is any array but one of ``array_names`` where not ``by_position``.
+    A cell is a plain Python value (numpy's scalars too), a float NaN None: a missing
     cell, as a DataFrame's is."""
     width = grid.shape[1]
     if width == 0:
@@ -111,6 +115,12 @@ def array_rows(grid, columns: Sequence[str] | None) -> list[dict]:
         )
     names = array_names(width)
     if columns is not None and set(columns) != set(names):  # named columns (else fitted on an array)
+        if not by_position:
+            shown = ", ".join(columns[:12]) + (", …" if len(columns) > 12 else "")
+            raise TypeError(
+                f"the model's columns ({shown}) are named and have no order an array could follow: "
+                "give rows by name (a DataFrame, or mappings of column -> value)"
+            )
         names = list(columns)
     return [{n: _cell(v.item() if hasattr(v, "item") else v) for n, v in zip(names, row)} for row in grid]
 
