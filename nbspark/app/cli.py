@@ -1,6 +1,6 @@
 """Command lines of the jobs (``jobs/train.py``, ``jobs/classify.py``, ``jobs/query.py``,
-``jobs/learning_curve.py``, ``jobs/check.py``; ``nbspark train|classify|query|curve``). ``train``
-and ``curve`` count local inputs within the in-process bound without Spark (``_may_count_here``).
+``jobs/check.py``; ``nbspark train|classify|query``; the learning curve's is ``app.curve``). ``train``
+and ``curve`` count local inputs within the in-process bound without Spark (``_count_here``).
 
 Every check (config, inputs, output paths) runs before the SparkSession starts, so a mistake
 leaves nothing behind. Paths go through Hadoop's FileSystem (``storage.locations.use_hadoop``: the JVM
@@ -18,7 +18,7 @@ import re
 import sys
 from contextlib import contextmanager
 
-from nbspark.app.density import density_cells, density_curve_command, density_options, density_query
+from nbspark.app.density import density_cells, density_options, density_query
 from nbspark.app.options import (
     add_check_options,
     check_factor,
@@ -35,7 +35,6 @@ from nbspark.storage.tables import check_output
 __all__ = [
     "check_main",
     "classify_main",
-    "curve_main",
     "job_failure",
     "query_main",
     "train_main",
@@ -166,6 +165,27 @@ def _may_count_here(args, prog: str, cfg) -> bool:
     return all(not p or scheme_of(str(p)) in (None, "file") for p in paths)
 
 
+def _count_here(args, prog: str, cfg, update=None):
+    """Where a train or a curve counts, decided once before any JVM starts: in process when asked
+    (``--in-process``), or when it may choose (``_may_count_here``) and its local inputs fit
+    (``settings.capabilities.in_process_fits``, with the model to ``update``), logged; else with
+    Spark. Also the local training inputs it listed to decide (None where it listed none)."""
+    from nbspark.inputs.resolve import input_bytes, resolve_input
+    from nbspark.settings.capabilities import in_process_fits
+
+    if getattr(args, "in_process", False):
+        return True, None
+    if not _may_count_here(args, prog, cfg):
+        return False, None
+    local = resolve_input(cfg.train, args.data_dir)  # local files: no JVM to list them
+    why_not = in_process_fits(cfg, input_bytes(local, update))
+    log.info(
+        "counting %s",
+        "in process (--spark counts with Spark)" if why_not is None else f"with Spark: {why_not}",
+    )
+    return why_not is None, local
+
+
 def train_main(argv=None, prog: str = "train.py") -> int:
     parser = argparse.ArgumentParser(
         prog=prog, description="Count a corpus into an nbspark model (count tables as Parquet)."
@@ -211,25 +231,16 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         parser.error("--master and --conf go to Spark, and --in-process starts none")
 
     def body():
-        from nbspark.inputs.resolve import input_bytes, resolve_input
+        from nbspark.inputs.resolve import resolve_input
         from nbspark.report import format as reports
-        from nbspark.settings.capabilities import in_process_fits
         from nbspark.spine.training import plan_training, refuse_remote, train_model
         from nbspark.tasks import family_of
 
         family = family_of(cfg.task)
         out = args.update or args.out or cfg.model_dir
-        in_process, local = getattr(args, "in_process", False), None
-        if in_process:
+        if getattr(args, "in_process", False):
             refuse_remote(cfg, args.data_dir, args.update)
-        elif _may_count_here(args, prog, cfg):
-            local = resolve_input(cfg.train, args.data_dir)  # local files: no JVM to list them
-            why_not = in_process_fits(cfg, input_bytes(local, args.update))
-            in_process = why_not is None
-            log.info(
-                "counting %s",
-                "in process (--spark counts with Spark)" if in_process else f"with Spark: {why_not}",
-            )
+        in_process, local = _count_here(args, prog, cfg, args.update)
 
         def inputs():  # called by the plan once the engine is known to apply: only then paths, and the JVM
             if in_process and local is not None:
@@ -393,74 +404,6 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         print(format_query_report(result))
         if args.json:
             answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
-
-    return _run(prog, body)
-
-
-def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
-    parser = argparse.ArgumentParser(
-        prog=prog,
-        description="Train on nested seeded fractions of the training data, classify the same test set "
-        "each time; "
-        "write curve.json, curve.csv and curve.png.",
-    )
-    common_options(parser, prog)
-    parser.add_argument(
-        "--out",
-        metavar="DIR",
-        help="where the curve goes (default: next to the config's results_dir, learning_curve/)",
-    )
-    parser.add_argument(
-        "--fractions", default="0.01,0.03,0.1,0.3,1", help="training fractions (default 0.01,0.03,0.1,0.3,1)"
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--overwrite", action="store_true")
-    parser.add_argument(
-        "--target",
-        metavar="COLUMN",
-        help="density models: also classify this column by each density and draw the test accuracy",
-    )
-    args = parser.parse_args(argv)
-    cfg = config_of(args, parser)
-    if args.target and cfg.task != "density":
-        parser.error("--target goes with a density task (task = density)")
-    if cfg.task == "density" and (getattr(args, "master", None) or getattr(args, "conf", None)):
-        parser.error("--master and --conf go to Spark, and a density curve runs in process without it")
-    try:
-        fractions = sorted({float(f) for f in args.fractions.split(",")})
-    except ValueError:
-        parser.error(f"--fractions must be numbers, got {args.fractions!r}")
-    if not fractions or not all(0 < f <= 1 for f in fractions):  # NaN too: it would sample nothing
-        parser.error("--fractions must lie in (0, 1]")
-
-    def body():
-        from nbspark.inputs.resolve import input_bytes, resolve_input
-        from nbspark.settings.capabilities import in_process_fits
-
-        if cfg.task == "density":  # in process: the curve of a table of local files, no Spark
-            return density_curve_command(cfg, args, fractions)
-        from nbspark.backoff.curves import check_curve, learning_curve
-        from nbspark.report.format import format_curve
-
-        check_curve(cfg)
-        here = _may_count_here(args, prog, cfg)  # then in process below the bound, as train chooses
-        train_inputs = resolve_input(cfg.train, args.data_dir) if here else None  # local: no JVM
-        if here and (why_not := in_process_fits(cfg, input_bytes(train_inputs))) is not None:
-            log.info("counting with Spark: %s", why_not)
-            here = False
-        if not here:
-            use_hadoop()
-            train_inputs = resolve_input(cfg.train, args.data_dir)
-        test_inputs = resolve_input(cfg.test, args.data_dir)
-        default = location(cfg.results_dir).parent / "learning_curve"
-        out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
-        if here:
-            rows = learning_curve(None, cfg, train_inputs, test_inputs, out, fractions, args.seed)
-        else:
-            with _spark(f"nbspark-curve-{cfg.name}") as spark:
-                rows = learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
-        print(format_curve(rows))
-        print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 
     return _run(prog, body)
 

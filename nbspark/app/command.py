@@ -90,14 +90,14 @@ class _JobsDir(argparse.Action):
 
 def _job(name: str, argv: list[str]) -> int:
     """A Spark job in this process; its ``--master`` and ``--conf`` are spark-submit's (``app.cli``)."""
-    from nbspark.app import cli, stream
+    from nbspark.app import cli, curve, stream
 
     mains = {
         "train": cli.train_main,
         "stream": stream.stream_main,
         "classify": cli.classify_main,
         "query": cli.query_main,
-        "curve": cli.curve_main,
+        "curve": curve.curve_main,
     }
     return mains[name](argv, prog=f"nbspark {name}")
 

@@ -2,18 +2,15 @@
 failed before the spine change: the run went on and gave a wrong answer with exit status 0."""
 
 import os
-import sys
 
 import pytest
 
-from nbspark.app.cli import curve_main
 from nbspark.backoff.jobs import train
 from nbspark.backoff.query import query
 from nbspark.errors import InputError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.naive_bayes.jobs import classify_nb, train_nb
 from nbspark.settings.config import load_config
-from tests.conftest import ROOT
 
 
 def china(fixtures, tmp_path, **extra):
@@ -29,36 +26,6 @@ def china(fixtures, tmp_path, **extra):
             **extra,
         },
     )
-
-
-def test_learning_curve_refuses_a_naive_bayes_config(capsys, tmp_path):
-    """It used to train an affect/effect model on Reuters and draw curve.png titled reuters_top10."""
-    code = curve_main(
-        ["--config", str(ROOT / "conf/experiments/reuters_top10.toml"), "--out", str(tmp_path / "c")]
-    )
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and err == [
-        "learning_curve.py: error: learning curves are drawn for backoff models; reuters_top10 has task = "
-        "'naive_bayes'"
-    ]
-    assert not (tmp_path / "c").exists()
-
-
-def test_learning_curve_without_matplotlib_refuses_before_any_work(capsys, tmp_path, monkeypatch, fixtures):
-    """It used to train every fraction, then lose the CSV and JSON in a traceback."""
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
-    code = curve_main(
-        [
-            "--set",
-            f"train.path={fixtures / 'ngrams.txt'}",
-            "--set",
-            f"test.path={fixtures / 'mini.sgm'}",
-            "--out",
-            str(tmp_path / "c"),
-        ]
-    )
-    assert code == 2 and "needs matplotlib: pip install 'nbspark[plot]'" in capsys.readouterr().err
-    assert not (tmp_path / "c").exists()
 
 
 def test_classify_takes_the_smoothing_of_the_model(spark, fixtures, tmp_path):
@@ -186,13 +153,13 @@ def test_spark_submits_options_after_a_job_are_named_as_such(job, capsys):
     """``python jobs/train.py --conf K=V``: spark-submit's option given to the job was read as an
     abbreviation of ``--config`` ("cannot read the config"); now one line that says where it goes.
     Abbreviations are off (``--over`` is not ``--overwrite``)."""
-    from nbspark.app import cli, stream
+    from nbspark.app import cli, curve, stream
 
     main = {
         "train": cli.train_main,
         "classify": cli.classify_main,
         "query": cli.query_main,
-        "curve": cli.curve_main,
+        "curve": curve.curve_main,
         "stream": stream.stream_main,
     }[job]
     for option in ("--conf", "--master"):

@@ -45,7 +45,7 @@ def test_learning_curve_on_fixtures(spark, fixtures, tmp_path):
 @pytest.mark.parametrize("fractions", ["0,1", "0.5,1.5", "nan", "0.1,nan"])
 def test_fractions_outside_the_unit_interval_are_refused(fractions, capsys):
     """Before any work (no Spark): NaN passed the old bounds check and sampled nothing."""
-    from nbspark.app.cli import curve_main
+    from nbspark.app.curve import curve_main
 
     with pytest.raises(SystemExit) as exit_:
         curve_main(["--fractions", fractions, "--out", "unused"])
