@@ -167,7 +167,7 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
         _check_weight(stats)
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(_count_row)
         counts = spark.createDataFrame(rows, schema=schema_of(count_ddl(letters)))
-        return Counted(engine, counts, stats, bad, known, reduced)
+        return Counted(engine, counts, stats, bad, known, reduced, rows)
     except BaseException:
         reduced.unpersist()
         for data in cached:

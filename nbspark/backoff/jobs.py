@@ -25,7 +25,7 @@ from nbspark.settings.config import ExperimentConfig, position_letters
 from nbspark.spine.classifying import ClassifyPlan, Scored, plan_classify, write_results
 from nbspark.spine.counting import count_events
 from nbspark.spine.training import Family, plan_training, train_model, why_empty
-from nbspark.storage.counts import read_count_rows
+from nbspark.storage.counts import is_arrow_table, read_count_rows
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import BACKOFF_KIND, confusion_sets, load_manifest, set_of_word
 
@@ -61,11 +61,10 @@ def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) 
     known = counted.known
     if "distinct_events" in known and not updated:
         per_subset, label_counts = known["distinct_events"], known["label_counts"]
-    elif spark is None:  # counted (and updated) in this process: the written table is a pyarrow one
-        got = table_fields(read_written())
+    elif is_arrow_table(written := read_written()):  # written by this process (spine.training.write_counts)
+        got = table_fields(written)
         per_subset, label_counts = got["distinct_events"], got["label_counts"]
     else:
-        written = read_written()
         per_subset = {
             r["subset"]: r["n"]
             for r in written.groupBy("subset").count().withColumnRenamed("count", "n").collect()

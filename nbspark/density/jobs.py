@@ -9,7 +9,7 @@ from nbspark.density.count import MANIFEST_FIELDS, count_density, count_fields, 
 from nbspark.density.model import COUNT_DDL
 from nbspark.errors import ConfigError
 from nbspark.spine.training import Family, plan_training, refuse_remote, train_model
-from nbspark.storage.counts import table_rows
+from nbspark.storage.counts import is_arrow_table, table_rows
 from nbspark.storage.manifests import DENSITY_KIND
 
 __all__ = [
@@ -27,10 +27,9 @@ def _fields(spark, cfg, counted, read_written, updated: bool) -> dict:
     summed) from the written table, its ``N`` and ``X`` rows and its number of ``J`` rows."""
     known = counted.known
     if updated:  # a compaction knows no columns: count_fields takes the X rows' own
-        if spark is None:  # updated in this process: the written table is a pyarrow one
-            known = rows_fields(known.get("columns"), table_rows(read_written()))
+        if is_arrow_table(written := read_written()):  # written by this process (training.write_counts)
+            known = rows_fields(known.get("columns"), table_rows(written))
         else:
-            written = read_written()
             head = [tuple(r) for r in written.where(written.event != "J").collect()]
             known = count_fields(known.get("columns"), head, written.where(written.event == "J").count())
     return {k: known[k] for k in MANIFEST_FIELDS}

@@ -68,6 +68,7 @@ def _python_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) ->
             bad,
             {"columns": columns},
             reduced,
+            rows,
         )
     except BaseException:
         reduced.unpersist()

@@ -33,7 +33,7 @@ from nbspark.spine.training import (
     train_model,
     why_empty,
 )
-from nbspark.storage.counts import read_count_table
+from nbspark.storage.counts import is_arrow_table, read_count_table
 from nbspark.storage.locations import Location
 from nbspark.storage.manifests import NB_KIND, load_manifest
 from nbspark.storage.tables import write_json
@@ -69,11 +69,10 @@ def _fields(spark, cfg: ExperimentConfig, counted, read_written, updated: bool) 
     known = counted.known
     if "label_counts" in known and not updated:
         labels, features = known["label_counts"], known["features"]
-    elif spark is None:  # counted (and updated) in this process: the written table is a pyarrow one
-        got = table_fields(read_written())
+    elif is_arrow_table(written := read_written()):  # written by this process (spine.training.write_counts)
+        got = table_fields(written)
         labels, features = got["label_counts"], got["features"]
     else:
-        written = read_written()
         labels = {
             r["label"]: r["n"] for r in written.where(written.event == "Y").select("label", "n").collect()
         }

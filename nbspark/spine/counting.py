@@ -21,7 +21,8 @@ class Counted:
     (lines read, malformed lines by reason, examples …); ``bad``: the first malformed lines
     (``source``, ``offset``, ``line_number``, ``reason``, ``line``); ``known``: values the engine
     learned while counting (label counts, number of features, table columns) so the manifest needs
-    no read-back; ``cached``: the cached aggregate behind ``counts``, released by ``release``.
+    no read-back; ``cached``: the cached aggregate behind ``counts``, released by ``release``;
+    ``rows``: where the engine summed in Python, the rows ``counts`` was made of (``arrow``).
     """
 
     engine: str
@@ -30,6 +31,14 @@ class Counted:
     bad: list
     known: dict = field(default_factory=dict)
     cached: object = None
+    rows: object = None  # the count rows as a Python RDD, where the engine made them in Python
+
+    def arrow(self, ddl: str):
+        """The count table in the driver, pyarrow's (``spine.training.write_counts``' ``collect``): the
+        engine's Python rows collected where it has them (no Spark SQL), else the DataFrame's."""
+        from nbspark.storage.counts import rows_table
+
+        return rows_table(self.rows.collect(), ddl) if self.rows is not None else self.counts.toArrow()
 
     def release(self) -> None:
         if self.cached is not None:

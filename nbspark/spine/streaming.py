@@ -24,6 +24,7 @@ import statistics
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.inputs.files import bytes_to_read, in_nbspark_output
@@ -241,7 +242,10 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
             return manifest
 
         rows = counted.known.get("rows")
-        manifest = write_counts(session, counted.counts, out, kind, cfg.rows_per_file, rows, manifest_of)
+        collect = partial(counted.arrow, family.ddl(cfg.to_dict()))
+        manifest = write_counts(
+            session, counted.counts, out, kind, cfg.rows_per_file, rows, manifest_of, collect
+        )
     finally:
         counted.release()
     maybe_kill_driver("committed")

@@ -17,10 +17,11 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.report.format import nothing_found
-from nbspark.settings.capabilities import resolve_engine
+from nbspark.settings.capabilities import DRIVER_WRITE_ROWS, resolve_engine
 from nbspark.spine.counting import Counted, merge_counts
 from nbspark.storage.counts import check_counts_spark, read_count_table, summed_table
 from nbspark.storage.locations import Location, location, resolved
@@ -270,7 +271,10 @@ def _count_and_write(spark, plan: TrainPlan, family: Family, started: float) -> 
         def manifest_of(stage, written):
             return run_manifest(spark, cfg, family, counted, inputs, stage, written, old, started)
 
-        return write_counts(spark, counts, out, "model", cfg.rows_per_file, rows, manifest_of)
+        collect = None  # how the driver takes a table Spark counted (write_counts); pyarrow's already here
+        if spark is not None:
+            collect = counts.toArrow if old is not None else partial(counted.arrow, family.ddl(cfg.to_dict()))
+        return write_counts(spark, counts, out, "model", cfg.rows_per_file, rows, manifest_of, collect)
     finally:
         counted.release()
 
@@ -285,17 +289,26 @@ def _added_counts(spark, new, old, family: Family):
     return summed_table(pa.concat_tables([new, old.select(new.column_names)], promote_options="default"))
 
 
-def write_counts(spark, counts, out, kind: str, rows_per_file: int, rows: int | None, manifest_of) -> dict:
+def write_counts(
+    spark, counts, out, kind: str, rows_per_file: int, rows: int | None, manifest_of, collect=None
+) -> dict:
     """Write a count table and its manifest into ``out``, whole or not at all: ``counts`` (a
     DataFrame, or an Arrow table when ``spark`` is None) as ``counts/`` in one file per
     ``rows_per_file`` rows (``rows``: the rows, or a bound on them; None: counted), then
-    ``manifest_of(stage, written)`` (``written()`` reads the table back: a DataFrame, or in this
-    process the Arrow table) as ``manifest.json``; staged and renamed into place with a marker of
-    ``kind`` (``storage.tables.staged_output``)."""
+    ``manifest_of(stage, written)`` (``written()`` reads the table back: a DataFrame, or the Arrow
+    table written in this process) as ``manifest.json``; staged and renamed into place with a marker
+    of ``kind`` (``storage.tables.staged_output``). ``collect``: how this process gets the table as
+    pyarrow's (``spine.counting.Counted.arrow``), for a caller whose ``manifest_of`` takes an Arrow
+    table from ``written()`` (``storage.counts.is_arrow_table``): a DataFrame of one file's rows, at
+    most ``settings.capabilities.DRIVER_WRITE_ROWS``, is then collected and written here (the same
+    file, without Spark SQL's cold Parquet write)."""
     local = spark is None
     if not local:
-        files = max(1, -(-(counts.count() if rows is None else rows) // rows_per_file))
-        counts = counts.coalesce(files)  # coalesce never adds files
+        rows = counts.count() if rows is None else rows
+        if collect is not None and rows <= min(rows_per_file, DRIVER_WRITE_ROWS):
+            counts, local = collect(), True
+        else:
+            counts = counts.coalesce(max(1, -(-rows // rows_per_file)))  # coalesce never adds files
     with staged_output(out, kind) as stage:
         if local:
             write_arrow_table(counts, stage / "counts")

@@ -13,6 +13,7 @@ from nbspark.storage.tables import check_table, ddl_columns, read_arrow
 from nbspark.storage.versions import count_parts
 
 __all__ = [
+    "is_arrow_table",
     "check_counts",
     "check_counts_spark",
     "read_count_rows",
@@ -26,6 +27,14 @@ __all__ = [
 def read_count_rows(model_dir: Location, ddl: str, manifest: dict) -> list[tuple]:
     """The count table's rows as tuples in the schema's column order, after the same checks as the jobs'."""
     return table_rows(read_count_table(model_dir, ddl, manifest))
+
+
+def is_arrow_table(table) -> bool:
+    """Whether a written count table is a pyarrow one (counted in this process, or collected by the
+    driver: ``spine.training.write_counts``), not a Spark DataFrame."""
+    import pyarrow as pa
+
+    return isinstance(table, pa.Table)
 
 
 def table_rows(table) -> list[tuple]:

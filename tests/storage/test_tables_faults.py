@@ -138,8 +138,11 @@ def test_a_full_disk_under_spark_leaves_the_old_model(filled):
     """The same with Spark's writers: the job fails with one line naming the device, the old model
     stays, and Spark's staging directory is gone."""
     model, big, old = filled
+    # a table of more than one file's rows is Spark's to write (one file's is collected and written
+    # by the driver, as in the test above: spine.training.write_counts)
+    many = ["--set", "rows_per_file=1000"]
     failed = command(
-        "train", *TSV, "--set", f"train.path={big}", "--out", str(model), "--overwrite", "--spark"
+        "train", *TSV, *many, "--set", f"train.path={big}", "--out", str(model), "--overwrite", "--spark"
     )
     lines = failed.stderr.decode().strip().splitlines()
     assert failed.returncode == 1 and "No space left on device" in lines[-1], lines[-5:]

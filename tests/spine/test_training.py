@@ -1,0 +1,48 @@
+"""``spine.training.write_counts``: a count table Spark counted is written by the driver when it is
+one file's rows, and it is the table Spark's writer writes, row for row, with the same manifest."""
+
+import pyarrow.parquet as pq
+import pytest
+
+from nbspark.backoff.jobs import train
+from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.jobs import train_nb
+from nbspark.settings.config import load_config
+
+pytestmark = pytest.mark.spark
+
+#: what Spark's Parquet writer leaves in a file's metadata, and pyarrow's does not
+SPARK_WRITER = b"org.apache.spark.version"
+
+
+def _written(out):
+    parts = sorted((out / "counts").glob("part-*.parquet"))
+    rows = sorted(r for p in parts for r in pq.read_table(p).to_pylist() for r in [tuple(r.values())])
+    by_spark = {SPARK_WRITER in (pq.read_metadata(p).metadata or {}) for p in parts}
+    return rows, by_spark
+
+
+def _fields(manifest):
+    return {k: v for k, v in manifest.items() if k not in ("created", "seconds", "config", "updates")}
+
+
+@pytest.mark.parametrize("family", ["backoff", "naive_bayes"])
+def test_one_files_rows_are_written_by_the_driver_as_spark_writes_them(spark, fixtures, tmp_path, family):
+    settings = (
+        {"train.path": str(fixtures / "ngrams.txt")}
+        if family == "backoff"
+        else {"task": "naive_bayes", "train.format": "tsv", "train.path": str(fixtures / "china_train.tsv")}
+    )
+    trainer = train if family == "backoff" else train_nb
+
+    def run(out, **extra):
+        cfg = load_config(None, {**settings, **extra})
+        return trainer(spark, cfg, resolve_input(cfg.train, None), tmp_path / out)
+
+    driver = run("driver")
+    rows, by_spark = _written(tmp_path / "driver")
+    spark_written = run("spark", rows_per_file=str(driver["count_rows"] - 1))  # two files' rows: Spark's
+    theirs, theirs_by_spark = _written(tmp_path / "spark")
+    assert by_spark == {False} and theirs_by_spark == {True}
+    assert rows == theirs and len(rows) == driver["count_rows"] > 1
+    assert _fields(driver) == _fields(spark_written)
