@@ -97,11 +97,13 @@ def overrides_of(args, parser) -> dict[str, str]:
 
 
 def submit_args(args, parser) -> None:
-    """The nbspark command's ``--master`` and ``--conf`` (and ``-q``: no stage bars unless a
-    ``--conf`` sets them) become spark-submit's settings, ``PYSPARK_SUBMIT_ARGS``, before Spark
-    starts. Where ``PYSPARK_SUBMIT_ARGS`` is already set it wins, and a warning names what is not
-    used. Only the nbspark command has these options: a job run by spark-submit (or its main called
-    from Python) leaves the environment as it is."""
+    """The nbspark command's ``--master`` and ``--conf`` (and, unless a ``--conf`` sets them, its own
+    settings, ``args.submit_defaults``: a stream's session's; and under ``-q`` no stage bars) become
+    spark-submit's settings, ``PYSPARK_SUBMIT_ARGS``, before Spark starts: a setting the launcher
+    makes for a shell (the stage bars of ``pyspark-shell``) can be changed there and only there.
+    Where ``PYSPARK_SUBMIT_ARGS`` is already set it wins, and a warning names what is not used. Only
+    the nbspark command has these options: a job run by spark-submit (or its main called from
+    Python) leaves the environment as it is."""
     import os
     import shlex
 
@@ -112,13 +114,13 @@ def submit_args(args, parser) -> None:
         if "=" not in item:
             parser.error(f"--conf needs KEY=VALUE, got {item!r}")
     given = bool(master or conf)
-    if log.getEffectiveLevel() > logging.INFO and not any(
-        c.startswith("spark.ui.showConsoleProgress=") for c in conf
-    ):
-        conf.append("spark.ui.showConsoleProgress=false")
+    ours = dict(getattr(args, "submit_defaults", None) or {})
+    if log.getEffectiveLevel() > logging.INFO:
+        ours["spark.ui.showConsoleProgress"] = "false"
+    conf += [f"{k}={v}" for k, v in ours.items() if not any(c.startswith(f"{k}=") for c in conf)]
     if not (master or conf):
         return
-    if "PYSPARK_SUBMIT_ARGS" in os.environ:
+    if spark_settings_given():  # the user's (one this process set for an earlier command is replaced)
         if given:
             log.warning(
                 "--master and --conf are not used: PYSPARK_SUBMIT_ARGS is set (%s) and wins",

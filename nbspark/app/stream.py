@@ -92,6 +92,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         f"same table); 0: always Spark ({IN_PROCESS_BELOW_MB:g}; "
         f"{BACKOFF_IN_PROCESS_BELOW_MB:g} for a backoff model)",
     )
+    parser.set_defaults(submit_defaults=SESSION_DEFAULTS)  # the nbspark command's: spark-submit's settings
     return parser
 
 

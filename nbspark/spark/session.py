@@ -109,11 +109,16 @@ _STREAMING = "org.apache.spark.sql.execution.streaming."
 #: * ``ResolveWriteToStream`` warns at each stream's start that adaptive execution (on for the
 #:   batch jobs) does not apply to a stream, which Spark turns off for it by itself;
 #: * ``MicroBatchExecution`` logs a failed stream's whole trace (a hundred lines and more: a bad
-#:   line in failfast mode, a file that vanished), which ``nbspark stream`` says in one line.
+#:   line in failfast mode, a file that vanished), which ``nbspark stream`` says in one line;
+#: * ``ProcessingTimeExecutor`` warns that a batch took longer than the trigger ("falling behind"),
+#:   as a stream's first batch does while the JVM warms up: the stream's own line for each batch
+#:   gives its seconds and the lag from a file's landing to its version, which grows where it
+#:   falls behind.
 QUIET_LOGGERS = {
     _STREAMING + "sinks.FileStreamSink": "ERROR",
     _STREAMING + "runtime.ResolveWriteToStream": "ERROR",
     _STREAMING + "runtime.MicroBatchExecution": "OFF",
+    _STREAMING + "runtime.ProcessingTimeExecutor": "ERROR",
 }
 
 

@@ -96,11 +96,13 @@ RAW_LOCAL_CHECKPOINT = (
 )
 #: A stream's own session, where nothing else set them: Spark's status store keeps this many jobs,
 #: stages and SQL runs (1,000 each by default, with or without the UI; a stream runs 3 to 5 jobs a
-#: batch), so the JVM's heap stays flat over a long stream.
+#: batch), so the JVM's heap stays flat over a long stream; and no console progress bar, whose
+#: stages of a second or two ran into the line each committed batch logs.
 SESSION_DEFAULTS = {
     "spark.ui.retainedJobs": "100",
     "spark.ui.retainedStages": "100",
     "spark.sql.ui.retainedExecutions": "100",
+    "spark.ui.showConsoleProgress": "false",
 }
 #: Spark's loggers quieted while a stream stops: the query's end cancels its job group twice (the
 #: stop, then the query's own thread), and the scheduler warns that no job was running to cancel.

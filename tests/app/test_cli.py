@@ -137,6 +137,24 @@ def test_the_commands_spark_options_are_in_help_and_reach_spark(capsys, monkeypa
         cli.setup_logging("nbspark", logging.INFO)
 
 
+def test_a_stream_command_shows_no_stage_bars_unless_asked(monkeypatch):
+    """``nbspark stream``: Spark's console progress bar (which the launcher turns on for
+    ``pyspark-shell``, whatever the session's defaults) ran into the line of each committed batch;
+    the stream's session settings now reach spark-submit, and a ``--conf`` of the user's wins."""
+    from nbspark.app import options, stream
+
+    parser = stream._parser("nbspark stream")
+    for conf, bars in (([], "false"), (["spark.ui.showConsoleProgress=true"], "true")):
+        monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
+        args = parser.parse_args(["--watch", "in", *(x for c in conf for x in ("--conf", c))])
+        options.submit_args(args, parser)
+        submitted = os.environ["PYSPARK_SUBMIT_ARGS"].split()
+        assert [c for c in submitted if c.startswith("spark.ui.showConsoleProgress=")] == [
+            f"spark.ui.showConsoleProgress={bars}"
+        ]
+        assert "spark.ui.retainedJobs=100" in submitted and submitted[-1] == "pyspark-shell"
+
+
 def test_a_jobs_own_command_line_leaves_the_environment_alone(monkeypatch, tmp_path):
     """``jobs/train.py``'s parser has no --master: nothing of PYSPARK_SUBMIT_ARGS is set by it."""
     import argparse
