@@ -30,6 +30,37 @@ try:  # scikit-learn's warning of a column vector y, where it is installed
 except ImportError:  # pragma: no cover - scikit-learn is optional
     _CONVERSION = UserWarning
 
+
+def _is_matrix(X) -> bool:
+    """Whether ``X`` is a matrix (scipy's sparse, or a 2-D numpy array) rather than texts."""
+    return type(X).__module__.startswith("scipy.sparse") or getattr(X, "ndim", 0) == 2
+
+
+def _matrix_texts(X, width: int, call: str) -> list[str]:
+    """The rows of a count matrix as texts: column j's count c as the token ``xj`` c times (the
+    tokenizers keep it whole). Counts are whole numbers >= 0, as a token's are: a fraction
+    (``TfidfVectorizer``'s weights) is refused, as is a matrix of another width."""
+    import scipy.sparse
+
+    rows, columns = X.shape
+    if columns != width:
+        raise ValueError(f"X has {columns} features, but it is expecting {width} features as input")
+    csr = scipy.sparse.csr_matrix(X)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(csr.data) & (csr.data >= 0) & (csr.data == np.floor(csr.data)))
+    if bad.any():
+        raise ValueError(
+            f"{call} takes a matrix of counts, whole numbers >= 0 (CountVectorizer's), got "
+            f"{float(csr.data[bad][0])!r}: nbspark counts whole tokens (TfidfVectorizer's weights are none)"
+        )
+    texts = []
+    for i in range(rows):
+        start, end = csr.indptr[i], csr.indptr[i + 1]
+        cells = zip(csr.indices[start:end].tolist(), csr.data[start:end].tolist())
+        texts.append(" ".join(f"x{j}" for j, c in cells for _ in range(int(c))))
+    return texts
+
+
 #: the fitted model's attributes with a row per class, in the model's order of classes
 _PER_CLASS = ("class_count_", "feature_log_prob_", "theta_", "var_")
 
@@ -164,6 +195,8 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         with their labels ``y`` into a new model, what was fitted before forgotten; ``sample_weight``
         as ``partial_fit`` takes it. Labels are class names, or numbers (``_Labels``)."""
         self._refuse_no_weight(sample_weight)
+        self.__dict__.pop("_width", None)  # what was fitted before, forgotten
+        X = self._x(X, "fit", fitting=True)
         model, X = self._empty(X)
         labels = _Labels()
         self.model_ = model.partial_fit(X, labels.names(y, "fit"), sample_weight=sample_weight)
@@ -175,6 +208,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         settings): scikit-learn's ``partial_fit``, by the rules of ``nbspark.load``'s
         (``NBPredictor.partial_fit``, which checks ``classes`` too)."""
         fitted = "model_" in self.__dict__
+        X = self._x(X, "partial_fit", fitting=not fitted)
         model, X = (self.model_, X) if fitted else self._empty(X)
         labels = copy.deepcopy(self._labels) if fitted else _Labels()
         y = labels.names(y, "partial_fit")
@@ -192,7 +226,30 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     def __getattr__(self, name: str):
         if name in _PER_CLASS and "model_" in self.__dict__:  # rows in classes_' order
             return getattr(self.__dict__["model_"], name)[self._order()]
+        if name == "n_features_in_" and "_width" in self.__dict__:  # a count matrix's columns
+            return self.__dict__["_width"]
         return super().__getattr__(name)
+
+    def _x(self, X, call: str, fitting: bool = False):
+        """``X`` as the model takes it: for a text model fitted (or ``fitting``) on a count matrix
+        (``CountVectorizer``'s, sparse or dense), the matrix's rows as texts of its columns' tokens
+        (``_matrix_texts``: column j is the token ``xj``, as often as the row counts it), and
+        texts refused there; anything else as it is."""
+        from nbspark.settings.capabilities import TEXT_MODELS
+
+        if self.model not in TEXT_MODELS:
+            return X
+        width = self.__dict__.get("_width")
+        if width is None and fitting and _is_matrix(X):
+            width = self._width = X.shape[1]
+        if width is None:
+            return X
+        if not _is_matrix(X):
+            raise TypeError(
+                f"{call} takes a count matrix of {width} columns, as this {type(self).__name__} was "
+                "fitted on one, not texts"
+            )
+        return _matrix_texts(X, width, call)
 
     def _order(self) -> np.ndarray:
         """The model's classes (class names, sorted as text) in the order of ``classes_``."""
@@ -232,13 +289,14 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         return tags
 
     def predict(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        return self._labels.values(self._fitted().predict(X, extra_columns))
+        return self._labels.values(self._fitted().predict(self._x(X, "predict"), extra_columns))
 
     def predict_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        return self._fitted().predict_proba(X, extra_columns)[:, self._order()]
+        return self._fitted().predict_proba(self._x(X, "predict_proba"), extra_columns)[:, self._order()]
 
     def predict_log_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        return self._fitted().predict_log_proba(X, extra_columns)[:, self._order()]
+        log_proba = self._fitted().predict_log_proba(self._x(X, "predict_log_proba"), extra_columns)
+        return log_proba[:, self._order()]
 
     def score(self, X, y, sample_weight=None, extra_columns: Iterable[str] = ()) -> float:
         """Accuracy on ``X`` against ``y`` (scikit-learn's ``score``), each example weighing its
@@ -253,7 +311,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
 
     def explain(self, X, extra_columns: Iterable[str] = ()) -> list[dict]:
         """``NBPredictor.explain``'s, the labels as ``y`` gave them."""
-        found = self._fitted().explain(X, extra_columns)
+        found = self._fitted().explain(self._x(X, "explain"), extra_columns)
         value = self._labels.value
         for f in found:
             f["label"] = value(f["label"])

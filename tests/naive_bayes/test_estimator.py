@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
-from sklearn.feature_extraction.text import CountVectorizer
+from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.model_selection import GridSearchCV, cross_val_score
-from sklearn.naive_bayes import CategoricalNB, GaussianNB, MultinomialNB
+from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB, MultinomialNB
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
 
@@ -222,12 +222,46 @@ def test_the_gaussian_estimator_passes_scikit_learns_own_checks():
 
 
 def test_categorical_arrays_of_codes_score_as_categorical_nb():
-    """CategoricalNB's input, integer codes per column: the same posteriors; a text model given
-    CountVectorizer's matrix instead of the texts is told to pass the texts."""
+    """CategoricalNB's input, integer codes per column: the same posteriors; a text model fitted on
+    texts and given CountVectorizer's matrix is told to pass the texts."""
     rng = np.random.RandomState(0)
     X, y = rng.randint(0, 4, size=(200, 5)), rng.randint(0, 3, size=200)
     ours, theirs = nbspark.NaiveBayes(model="categorical").fit(X, y), CategoricalNB().fit(X, y)
     np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), atol=1e-12)
     counts = CountVectorizer().fit_transform(["cheap pills", "lunch at noon"])
-    with pytest.raises(TypeError, match="fit takes texts \\(str\\), not a matrix: .* pass the texts"):
-        nbspark.NaiveBayes().fit(counts, ["spam", "ham"])
+    with pytest.raises(TypeError, match="expected texts \\(str\\), not a matrix: .* pass the texts"):
+        nbspark.NaiveBayes().fit(["cheap pills", "lunch at noon"], ["spam", "ham"]).predict(counts)
+
+
+@pytest.mark.parametrize(
+    "model, theirs",
+    [("multinomial", MultinomialNB), ("bernoulli", BernoulliNB), ("complement", ComplementNB)],
+)
+def test_a_text_model_fits_countvectorizers_matrix_as_scikit_learns_nb_does(model, theirs):
+    """MultinomialNB's usual input, a count matrix (sparse or dense): column j is the token ``xj``,
+    counted as often as the matrix says; the same posteriors as scikit-learn's model on the same
+    matrix, where every column was seen in training (the vectorizer fitted on the training texts)."""
+    texts, labels = _split(docs(60, 3))
+    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(texts)
+    X = vectorizer.transform(texts)
+    ours, reference = nbspark.NaiveBayes(model=model).fit(X, labels), theirs().fit(X, labels)
+    probe = vectorizer.transform(["alpha beta", "theta theta zeta gamma", "nothing known"])
+    np.testing.assert_allclose(ours.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
+    np.testing.assert_allclose(ours.predict_proba(probe.toarray()), reference.predict_proba(probe), rtol=1e-9)
+    assert ours.n_features_in_ == X.shape[1] and ours.score(X, labels) == reference.score(X, labels)
+
+
+def test_a_count_matrix_of_another_width_or_not_of_counts_is_refused():
+    texts, labels = _split(docs(20, 2))
+    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(texts)
+    fitted = nbspark.NaiveBayes().fit(vectorizer.transform(texts), labels)
+    weights = TfidfVectorizer(token_pattern=r"\w+", vocabulary=vectorizer.vocabulary_).fit_transform(texts)
+    with pytest.raises(ValueError, match=r"takes a matrix of counts, whole numbers >= 0 .*, got 0\.\d+"):
+        fitted.predict(weights)
+    with pytest.raises(
+        ValueError, match=f"X has 3 features, but it is expecting {len(vectorizer.vocabulary_)}"
+    ):
+        fitted.predict(vectorizer.transform(texts)[:, :3])
+    with pytest.raises(TypeError, match="predict takes a count matrix of .* columns, .* not texts"):
+        fitted.predict(["alpha beta"])
+    assert nbspark.NaiveBayes().fit(texts, labels).predict(["alpha beta"]).shape == (1,)  # texts again
