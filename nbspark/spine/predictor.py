@@ -108,18 +108,16 @@ def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) ->
     if width == 0:
         raise ValueError(f"0 feature(s) (shape={grid.shape}) while a minimum of 1 is required: no columns")
     if columns is not None and width != len(columns):
-        shown = ", ".join(columns[:12]) + (", …" if len(columns) > 12 else "")
         raise ValueError(
             f"X has {width} features, but it is expecting {len(columns)} features as input (the model's "
-            f"columns, in order: {shown})"
+            f"columns, in order: {_some(columns, 12)})"
         )
     names = array_names(width)
     if columns is not None and set(columns) != set(names):  # named columns (else fitted on an array)
         if not by_position:
-            shown = ", ".join(columns[:12]) + (", …" if len(columns) > 12 else "")
             raise TypeError(
-                f"the model's columns ({shown}) are named and have no order an array could follow: "
-                "give rows by name (a DataFrame, or mappings of column -> value)"
+                f"the model's columns ({_some(columns, 12)}) are named and have no order an array could "
+                "follow: give rows by name (a DataFrame, or mappings of column -> value)"
             )
         names = list(columns)
     return [{n: _cell(v.item() if hasattr(v, "item") else v) for n, v in zip(names, row)} for row in grid]
@@ -129,6 +127,11 @@ def array_names(width: int) -> list[str]:
     """The names of a 2-D array's columns where no model names them: ``x0``, ``x1``, …, as
     scikit-learn's ``get_feature_names_out`` names them."""
     return [f"x{j}" for j in range(width)]
+
+
+def _some(names: Sequence[str], most: int) -> str:
+    """The first ``most`` of ``names``, joined, and ``…`` where there are more: a refusal's list."""
+    return ", ".join(names[:most]) + (", …" if len(names) > most else "")
 
 
 def _cell(value):
@@ -149,10 +152,9 @@ def refuse_unknown_columns(
     if isinstance(extra_columns, str) or not all(isinstance(c, str) for c in extra_columns):
         raise TypeError(f"extra_columns is a list of column names, not {extra_columns!r}")
     if unknown := sorted({str(k) for r in rows for k in r} - set(known) - set(extra_columns)):
-        more, beyond = ", …" if len(unknown) > 6 else "", ", …" if len(columns) > 12 else ""
         raise ValueError(
-            f"column(s) the model does not know: {', '.join(map(repr, unknown[:6]))}{more}; its columns: "
-            f"{', '.join(columns[:12])}{beyond} (name columns to leave out with extra_columns)"
+            f"column(s) the model does not know: {_some(list(map(repr, unknown)), 6)}; its columns: "
+            f"{_some(columns, 12)} (name columns to leave out with extra_columns)"
         )
 
 
