@@ -21,6 +21,7 @@ import numpy as np
 
 from nbspark.naive_bayes.predictor import NBPredictor
 from nbspark.spine.estimator import CLASSIFIER, CountingEstimator, columns_of
+from nbspark.spine.predictor import is_matrix
 
 __all__ = ["NaiveBayes"]
 
@@ -29,11 +30,6 @@ try:  # scikit-learn's warning of a column vector y, where it is installed
     from sklearn.exceptions import DataConversionWarning as _CONVERSION
 except ImportError:  # pragma: no cover - scikit-learn is optional
     _CONVERSION = UserWarning
-
-
-def _is_matrix(X) -> bool:
-    """Whether ``X`` is a matrix (scipy's sparse, or a 2-D numpy array) rather than texts."""
-    return type(X).__module__.startswith("scipy.sparse") or getattr(X, "ndim", 0) == 2
 
 
 def _matrix_texts(X, width: int, call: str) -> list[str]:
@@ -240,11 +236,11 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         if self.model not in TEXT_MODELS:
             return X
         width = self.__dict__.get("_width")
-        if width is None and fitting and _is_matrix(X):
+        if width is None and fitting and is_matrix(X):
             width = self._width = X.shape[1]
         if width is None:
             return X
-        if not _is_matrix(X):
+        if not is_matrix(X):
             raise TypeError(
                 f"{call} takes a count matrix of {width} columns, as this {type(self).__name__} was "
                 "fitted on one, not texts"

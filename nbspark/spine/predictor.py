@@ -12,6 +12,7 @@ __all__ = [
     "array_names",
     "array_rows",
     "as_batch",
+    "is_matrix",
     "refuse_clone",
     "refuse_unknown_columns",
     "save_rows",
@@ -49,8 +50,7 @@ def as_batch(
             f"{said} a list of {what}, got a DataFrame (iterating it gives its column names); pass one "
             "of its columns, df[NAME]"
         )
-    matrix = type(items).__module__.startswith("scipy.sparse") or getattr(items, "ndim", 1) == 2
-    if what == "texts" and matrix:  # CountVectorizer's output, given to a model that counts texts itself
+    if what == "texts" and is_matrix(items):  # CountVectorizer's output, to a model that counts texts itself
         raise TypeError(
             f"{said} texts (str), not a matrix: the model counts a text's tokens itself, as CountVectorizer "
             "would; pass the texts"
@@ -66,6 +66,14 @@ def as_batch(
 
         return np.asarray(items).tolist()
     return list(items)
+
+
+def is_matrix(items) -> bool:
+    """Whether ``items`` is a matrix (scipy's sparse, or a 2-D numpy array) rather than a list of
+    items (a pandas DataFrame is rows, or refused, by ``as_batch``)."""
+    if hasattr(items, "to_dict") and hasattr(items, "columns"):
+        return False
+    return type(items).__module__.startswith("scipy.sparse") or getattr(items, "ndim", 1) == 2
 
 
 def _grid(items, said: str):
