@@ -69,6 +69,9 @@ class Served:
         }
         if self.backoff:
             out["rules"] = rules(self.model.sets, self.name)
+        columns = getattr(self.model, "feature_names_in_", None)  # a table's or a density's
+        if columns is not None:
+            out["columns"] = list(columns)  # what a row given as an array holds, in order
         return out
 
 

@@ -378,10 +378,13 @@ def test_a_density_model_answers_each_rows_density(tmp_path):
     train_density_in_process(load_config(None, cfg), tmp_path / "ab")
     with running([f"ab={tmp_path / 'ab'}"], Limits()) as (url, _):  # no checker: no factor, no rule
         (listed,) = requests.get(f"{url}/v1/models", timeout=10).json()["models"]
-        assert (listed["kind"], listed["classes"]) == ("density", [])
+        assert (listed["kind"], listed["classes"], listed["columns"]) == ("density", [], ["A", "B"])
         rows = [{"A": "1", "B": "1"}, {"A": "0", "B": "0"}]
         got = requests.post(f"{url}/v1/predict", json={"rows": rows}, timeout=10).json()
         assert [(r["text"], r["density"]) for r in got["results"]] == list(zip(rows, [0.5, 0.0]))
+        cells = [["1", "1"], ["0", "0"]]  # rows as arrays: the listed columns, in order
+        by_position = requests.post(f"{url}/v1/predict", json={"rows": cells}, timeout=10).json()
+        assert [r["density"] for r in by_position["results"]] == [0.5, 0.0]
         assert got["results"][0]["log_density"] == pytest.approx(math.log(0.5))
         assert got["results"][1]["log_density"] is None and got["unscored"] == 0
         refused = requests.post(f"{url}/v1/predict", json={"texts": ["A B"]}, timeout=10)
