@@ -159,6 +159,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     }
     SECTION, KIND = "nb", "naive_bayes"
     _labels = _Labels()  # what fit learnt of y (its own, there); none before
+    _width = None  # the count matrix's width, where a text model was fitted on one (its own, there)
 
     def __init__(
         self,
@@ -191,12 +192,11 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         with their labels ``y`` into a new model, what was fitted before forgotten; ``sample_weight``
         as ``partial_fit`` takes it. Labels are class names, or numbers (``_Labels``)."""
         self._refuse_no_weight(sample_weight)
-        self.__dict__.pop("_width", None)  # what was fitted before, forgotten
-        X = self._x(X, "fit", fitting=True)
-        model, X = self._empty(X)
+        width = self._fresh_width(X)
+        model, X = self._empty(self._x(X, "fit", width))
         labels = _Labels()
         self.model_ = model.partial_fit(X, labels.names(y, "fit"), sample_weight=sample_weight)
-        self._labels = labels
+        self._labels, self._width = labels, width
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None) -> NaiveBayes:
@@ -204,13 +204,14 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         settings): scikit-learn's ``partial_fit``, by the rules of ``nbspark.load``'s
         (``NBPredictor.partial_fit``, which checks ``classes`` too)."""
         fitted = "model_" in self.__dict__
-        X = self._x(X, "partial_fit", fitting=not fitted)
+        width = self._width if fitted else self._fresh_width(X)
+        X = self._x(X, "partial_fit", width)
         model, X = (self.model_, X) if fitted else self._empty(X)
         labels = copy.deepcopy(self._labels) if fitted else _Labels()
         y = labels.names(y, "partial_fit")
         classes = None if classes is None else labels.names(classes, "partial_fit")
         self.model_ = model.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-        self._labels = labels
+        self._labels, self._width = labels, width
         return self
 
     @property
@@ -222,22 +223,21 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     def __getattr__(self, name: str):
         if name in _PER_CLASS and "model_" in self.__dict__:  # rows in classes_' order
             return getattr(self.__dict__["model_"], name)[self._order()]
-        if name == "n_features_in_" and "_width" in self.__dict__:  # a count matrix's columns
-            return self.__dict__["_width"]
+        if name == "n_features_in_" and self._width is not None:  # a count matrix's columns
+            return self._width
         return super().__getattr__(name)
 
-    def _x(self, X, call: str, fitting: bool = False):
-        """``X`` as the model takes it: for a text model fitted (or ``fitting``) on a count matrix
-        (``CountVectorizer``'s, sparse or dense), the matrix's rows as texts of its columns' tokens
-        (``_matrix_texts``: column j is the token ``xj``, as often as the row counts it), and
-        texts refused there; anything else as it is."""
+    def _fresh_width(self, X) -> int | None:
+        """The width of ``X`` where it is a count matrix a text model fits (``CountVectorizer``'s,
+        sparse or dense); None for texts and for a table model's rows."""
         from nbspark.settings.capabilities import TEXT_MODELS
 
-        if self.model not in TEXT_MODELS:
-            return X
-        width = self.__dict__.get("_width")
-        if width is None and fitting and is_matrix(X):
-            width = self._width = X.shape[1]
+        return X.shape[1] if self.model in TEXT_MODELS and is_matrix(X) else None
+
+    def _x(self, X, call: str, width: int | None):
+        """``X`` as the model takes it: where the model counts a count matrix of ``width`` columns,
+        the matrix's rows as texts of its columns' tokens (``_matrix_texts``: column j is the token
+        ``xj``, as often as the row counts it), and texts refused; anything else as it is."""
         if width is None:
             return X
         if not is_matrix(X):
@@ -285,14 +285,15 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         return tags
 
     def predict(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        return self._labels.values(self._fitted().predict(self._x(X, "predict"), extra_columns))
+        return self._labels.values(self._fitted().predict(self._x(X, "predict", self._width), extra_columns))
 
     def predict_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        return self._fitted().predict_proba(self._x(X, "predict_proba"), extra_columns)[:, self._order()]
+        proba = self._fitted().predict_proba(self._x(X, "predict_proba", self._width), extra_columns)
+        return proba[:, self._order()]
 
     def predict_log_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        log_proba = self._fitted().predict_log_proba(self._x(X, "predict_log_proba"), extra_columns)
-        return log_proba[:, self._order()]
+        X = self._x(X, "predict_log_proba", self._width)
+        return self._fitted().predict_log_proba(X, extra_columns)[:, self._order()]
 
     def score(self, X, y, sample_weight=None, extra_columns: Iterable[str] = ()) -> float:
         """Accuracy on ``X`` against ``y`` (scikit-learn's ``score``), each example weighing its
@@ -307,7 +308,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
 
     def explain(self, X, extra_columns: Iterable[str] = ()) -> list[dict]:
         """``NBPredictor.explain``'s, the labels as ``y`` gave them."""
-        found = self._fitted().explain(self._x(X, "explain"), extra_columns)
+        found = self._fitted().explain(self._x(X, "explain", self._width), extra_columns)
         value = self._labels.value
         for f in found:
             f["label"] = value(f["label"])
