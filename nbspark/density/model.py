@@ -60,11 +60,17 @@ def count_rows(rows: Iterable[tuple[Sequence[str | None], float]], columns: Sequ
 
 def text_cell(value, column: str, what: str):
     """``value``, a cell of ``column``: text as the table writes it, or None for an empty one;
-    ``ValueError`` naming ``what`` (the row) otherwise."""
+    ``ValueError`` naming ``what`` (the row) otherwise (a number says how to give it: as text, binned
+    first where it is a measurement, as a Parquet number column is refused)."""
     if value is not None and not isinstance(value, str):
+        hint = (
+            " (a density counts categories: give a number as text, binned first if it is a measurement)"
+            if isinstance(value, int | float)
+            else ""
+        )
         raise ValueError(
             f"{what}: a cell is text as the table writes it, or None for an empty one; got "
-            f"{value!r} for {column!r}"
+            f"{value!r} for {column!r}{hint}"
         )
     return value
 

@@ -72,9 +72,8 @@ def test_refusals_say_what_is_wrong():
     model = _model()
     with pytest.raises(ValueError, match="no column 'D'; the model's columns are A, B, C"):
         model.probability({"D": "1"})
-    with pytest.raises(
-        ValueError, match="^values: a cell is text as the table writes it, or None for an empty"
-    ):
+    said = "^values: a cell is text as the table writes it, or None for an empty one; got 1 for 'A'"
+    with pytest.raises(ValueError, match=said + r" \(a density counts categories: give a number as text"):
         model.probability({"A": 1})
     with pytest.raises(ValueError, match="model must be 'joint' or 'naive'"):
         model.probability({"A": "1"}, model="both")
@@ -97,7 +96,7 @@ def test_a_row_names_every_column_the_model_knows_and_no_other():
         model.log_density([{**row, "id": "7"}], extra_columns="id")
     with pytest.raises(ValueError, match=r"^row 1 lacks column\(s\) C: a density is of whole rows$"):
         model.log_density([row, {"A": "1", "B": "1"}])
-    with pytest.raises(ValueError, match=r"^row 1: a cell is text .*got 1 for 'A'$"):
+    with pytest.raises(ValueError, match=r"^row 1: a cell is text .*got 1 for 'A' \(a density counts categ"):
         model.log_density([row, {**row, "A": 1}])
     with pytest.raises(TypeError, match=r"^rows are mappings of column -> cell; row 0 is a list$"):
         model.log_density([["1", "1", "0"]])
