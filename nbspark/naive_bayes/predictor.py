@@ -39,6 +39,7 @@ from nbspark.spine.predictor import (
     refuse_clone,
     refuse_unknown_columns,
     save_rows,
+    some_names,
     storable,
     summed_rows,
     whole_weights,
@@ -222,20 +223,20 @@ class NBPredictor:
         if not isinstance(row, Mapping):
             raise TypeError(
                 f"a {self.kind} model scores rows, each a mapping of column -> value "
-                f"({', '.join(columns[:6])}"
-                f"{', …' if len(columns) > 6 else ''}); item {i} is a {type(row).__name__}"
+                f"({some_names(columns, 6)}); item {i} is a {type(row).__name__}"
             )
         if not any(c in row for c in columns):  # every key misspelt would be scored on the prior alone
             raise ValueError(
-                f"row {i} has none of the model's columns "
-                f"({', '.join(columns[:6])}{', …' if len(columns) > 6 else ''}); "
+                f"row {i} has none of the model's columns ({some_names(columns, 6)}); "
                 f"its keys: {', '.join(map(repr, list(row)[:6]))}"
             )
-        num = {}
-        for c in self._numeric:
-            if not isinstance(cell := row.get(c), str | numbers.Number | None):  # a dict, a list
+        for c in columns:  # a dict or a list is no one value, a number's nor a category's
+            if not isinstance(cell := row.get(c), str | numbers.Number | None):
                 said = f"argument must be a string or a number, not {type(cell).__name__}"
                 raise TypeError(f"row {i}, column {c!r}: {said}")
+        num = {}
+        for c in self._numeric:
+            cell = row.get(c)
             try:
                 x = number_cell(cell)
             except (TypeError, ValueError):
@@ -259,9 +260,8 @@ class NBPredictor:
                 seen = sorted(x for f, x in self.model.vocab if f == c)
                 raise ValueError(
                     f"row {i}, column {c!r}: {v!r} is not a value the model saw there "
-                    f"({', '.join(map(repr, seen[:6]))}"
-                    f"{', …' if len(seen) > 6 else ''}); give a category as the training data wrote it, "
-                    "as text"
+                    f"({some_names(list(map(repr, seen)), 6)}); give a category as the training data "
+                    "wrote it, as text"
                 )
             if v is not None:
                 cat[c] = storable(str(v), f"row {i}, column {c!r}") if learning else str(v)

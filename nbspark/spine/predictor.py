@@ -16,6 +16,7 @@ __all__ = [
     "refuse_clone",
     "refuse_unknown_columns",
     "save_rows",
+    "some_names",
     "storable",
     "summed_rows",
     "whole_weights",
@@ -118,13 +119,13 @@ def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) ->
     if columns is not None and width != len(columns):
         raise ValueError(
             f"X has {width} features, but it is expecting {len(columns)} features as input (the model's "
-            f"columns, in order: {_some(columns, 12)})"
+            f"columns, in order: {some_names(columns, 12)})"
         )
     names = array_names(width)
     if columns is not None and set(columns) != set(names):  # named columns (else fitted on an array)
         if not by_position:
             raise TypeError(
-                f"the model's columns ({_some(columns, 12)}) are named and have no order an array could "
+                f"the model's columns ({some_names(columns, 12)}) are named and have no order an array could "
                 "follow: give rows by name (a DataFrame, or mappings of column -> value)"
             )
         names = list(columns)
@@ -137,7 +138,7 @@ def array_names(width: int) -> list[str]:
     return [f"x{j}" for j in range(width)]
 
 
-def _some(names: Sequence[str], most: int) -> str:
+def some_names(names: Sequence[str], most: int) -> str:
     """The first ``most`` of ``names``, joined, and ``…`` where there are more: a refusal's list."""
     return ", ".join(names[:most]) + (", …" if len(names) > most else "")
 
@@ -161,8 +162,8 @@ def refuse_unknown_columns(
         raise TypeError(f"extra_columns is a list of column names, not {extra_columns!r}")
     if unknown := sorted({str(k) for r in rows for k in r} - set(known) - set(extra_columns)):
         raise ValueError(
-            f"column(s) the model does not know: {_some(list(map(repr, unknown)), 6)}; its columns: "
-            f"{_some(columns, 12)} (name columns to leave out with extra_columns)"
+            f"column(s) the model does not know: {some_names(list(map(repr, unknown)), 6)}; its columns: "
+            f"{some_names(columns, 12)} (name columns to leave out with extra_columns)"
         )
 
 

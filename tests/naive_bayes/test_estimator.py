@@ -206,16 +206,18 @@ def test_labels_that_are_no_classes_are_refused_as_scikit_learn_refuses_them():
 
 
 @pytest.mark.filterwarnings("ignore")  # the checks' own warnings (a skipped array-API check, …)
-def test_the_gaussian_estimator_passes_scikit_learns_own_checks():
+@pytest.mark.parametrize("model", ["gaussian", "mixed"])
+def test_a_numeric_table_estimator_passes_scikit_learns_own_checks(model):
     """scikit-learn's ``check_estimator``, every check (61 in 1.9): fit and predict on arrays of
-    every dtype, pickling, cloning, refusals of bad input with scikit-learn's messages, invariance
-    to the order and subsets of samples. A missing cell (NaN, inf) is left out of a row, as training
-    reads it, which its tags say."""
+    every dtype, pickling, cloning, refusals of bad input with scikit-learn's messages (a dict in a
+    cell, in a numeric column or a mixed model's categorical one), invariance to the order and
+    subsets of samples. A missing cell (NaN, inf) is left out of a row, as training reads it, which
+    its tags say."""
     from sklearn.utils.estimator_checks import check_estimator
 
     failed = [
         (r["check_name"], str(r["exception"])[:200])
-        for r in check_estimator(nbspark.NaiveBayes(model="gaussian"), on_fail=None)
+        for r in check_estimator(nbspark.NaiveBayes(model=model), on_fail=None)
         if r["status"] == "failed"
     ]
     assert failed == []
