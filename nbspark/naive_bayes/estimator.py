@@ -21,7 +21,7 @@ import numpy as np
 
 from nbspark.naive_bayes.predictor import NBPredictor
 from nbspark.spine.estimator import CLASSIFIER, CountingEstimator, columns_of
-from nbspark.spine.predictor import is_matrix
+from nbspark.spine.predictor import is_matrix, refuse_width
 
 __all__ = ["NaiveBayes"]
 
@@ -40,7 +40,7 @@ def _matrix_texts(X, width: int, call: str) -> list[str]:
 
     rows, columns = X.shape
     if columns != width:
-        raise ValueError(f"X has {columns} features, but it is expecting {width} features as input")
+        refuse_width(columns, width)
     csr = scipy.sparse.csr_matrix(X)
     with np.errstate(invalid="ignore"):
         bad = ~(np.isfinite(csr.data) & (csr.data >= 0) & (csr.data == np.floor(csr.data)))

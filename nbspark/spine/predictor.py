@@ -15,6 +15,7 @@ __all__ = [
     "is_matrix",
     "refuse_clone",
     "refuse_unknown_columns",
+    "refuse_width",
     "save_rows",
     "some_names",
     "storable",
@@ -117,10 +118,7 @@ def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) ->
     if width == 0:
         raise ValueError(f"0 feature(s) (shape={grid.shape}) while a minimum of 1 is required: no columns")
     if columns is not None and width != len(columns):
-        raise ValueError(
-            f"X has {width} features, but it is expecting {len(columns)} features as input (the model's "
-            f"columns, in order: {some_names(columns, 12)})"
-        )
+        refuse_width(width, len(columns), f" (the model's columns, in order: {some_names(columns, 12)})")
     names = array_names(width)
     if columns is not None and set(columns) != set(names):  # named columns (else fitted on an array)
         if not by_position:
@@ -130,6 +128,12 @@ def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) ->
             )
         names = list(columns)
     return [{n: _cell(v.item() if hasattr(v, "item") else v) for n, v in zip(names, row)} for row in grid]
+
+
+def refuse_width(width: int, expected: int, more: str = "") -> None:
+    """An ``X`` of ``width`` columns where the model takes ``expected``: refused in scikit-learn's
+    words (a table's rows, a count matrix), ``more`` said after them."""
+    raise ValueError(f"X has {width} features, but it is expecting {expected} features as input{more}")
 
 
 def array_names(width: int) -> list[str]:
