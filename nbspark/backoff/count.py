@@ -107,9 +107,7 @@ def _local_arrow_counts(cfg, inputs) -> Counted:
     agg = checked_sum(pa.Table.from_batches(batches, ngram_schema(letters)), names[:-1], "count")
     marker = pc.starts_with(agg["subset"], MARK)
     marked = agg.filter(marker)
-    stats = dict(sorted(zip((s[1:] for s in marked["subset"].to_pylist()), marked["count_sum"].to_pylist())))
-    if stats.pop("overflow", 0):
-        raise OverflowError(f"count overflow: counts sum past {MAX_COUNT}, the largest 64-bit count")
+    stats = _marked_stats(zip(marked["subset"].to_pylist(), marked["count_sum"].to_pylist()))
     events = agg.filter(pc.invert(marker))
     table = events.rename_columns(names).cast(arrow_schema(count_ddl(letters)))
     bad = first_malformed_lines(
@@ -257,6 +255,19 @@ def _arrow_batches(batches, width, centres, lowercase, subsets, letters):
         yield from pa.table(rows, schema=ngram_schema(letters)).to_batches()
 
 
+def _marked_stats(rows) -> dict:
+    """The arrow engine's statistics, in Spark or in process, from its summed ``(subset, count)`` rows
+    whose subset is ``MARK + name``. A task's ``overflow`` row, or a sum past 64 bits (``NULL``, Spark's
+    ``try_sum``), refuses the run."""
+    stats = {}
+    for subset, count in rows:
+        if count is None or subset == MARK + "overflow":
+            raise OverflowError(f"count overflow: counts sum past {MAX_COUNT}, the largest 64-bit count")
+        if subset.startswith(MARK):
+            stats[subset[1:]] = count
+    return dict(sorted(stats.items()))
+
+
 def _arrow_counts(spark, cfg, inputs) -> Counted:
     """The arrow engine for ``ngrams`` input: the same table and statistics as the Python engines
     (tested); the first malformed lines are named afterwards, only when there are any."""
@@ -281,9 +292,7 @@ def _arrow_counts(spark, cfg, inputs) -> Counted:
     try:
         marker = F.col("subset").startswith(MARK)
         found = agg.where(marker | F.col("count").isNull()).select("subset", "count").collect()
-        stats = dict(sorted((r["subset"][1:], r["count"]) for r in found if r["subset"].startswith(MARK)))
-        if stats.pop("overflow", 0) or any(r["count"] is None for r in found):
-            raise OverflowError(f"count overflow: counts sum past {MAX_COUNT}, the largest 64-bit count")
+        stats = _marked_stats((r["subset"], r["count"]) for r in found)
         bad = first_malformed_lines(
             spark.sparkContext,
             inputs.files,
