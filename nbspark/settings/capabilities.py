@@ -252,6 +252,22 @@ BACKOFF_IN_PROCESS_BELOW_MB = 16.0
 #: (``spine.training.write_counts``): Spark SQL's first Parquet write of a run costs about 2 s cold
 #: (1.4 s of a 7.5 s Books train, 67,358 rows), the collect and pyarrow's write 0.2–0.4 s.
 DRIVER_WRITE_ROWS = 1_000_000
+#: What a collected count table's row is taken to weigh against ``spark.driver.maxResultSize`` (1 GB
+#: unless set: the whole ``DRIVER_WRITE_ROWS``); a Books row weighs about 60 bytes in Arrow.
+DRIVER_ROW_BYTES = 1024
+
+
+def driver_writes(rows: int, rows_per_file: int, max_result_bytes: int) -> bool:
+    """Whether the driver collects and writes a count table of ``rows`` rows that Spark counted: one
+    file's rows, at most ``DRIVER_WRITE_ROWS``, and within what the session lets a collect bring back
+    (``max_result_bytes``, Spark's ``spark.driver.maxResultSize``; 0: no limit), so that a low limit
+    leaves the write to Spark rather than fails the collect."""
+    bound = min(rows_per_file, DRIVER_WRITE_ROWS)
+    if max_result_bytes > 0:
+        bound = min(bound, max_result_bytes // DRIVER_ROW_BYTES)
+    return rows <= bound
+
+
 #: How many bindings a backoff query answers unless told (``nbspark query --top``).
 QUERY_TOP = 10
 

@@ -18,6 +18,7 @@ __all__ = [
     "active_session",
     "cache_coalescable",
     "get_spark",
+    "max_result_bytes",
     "quick_replies",
     "quiet_while",
     "settings_while",
@@ -154,6 +155,12 @@ def quiet_while(spark, levels: dict[str, str]):
             for name in done:
                 context.getConfiguration().removeLogger(name)
             context.updateLoggers()
+
+
+def max_result_bytes(spark) -> int:
+    """What one collect may bring back to the driver, in bytes (``spark.driver.maxResultSize``, read
+    as Spark reads it: 1 GB unless set; 0: no limit)."""
+    return int(spark.sparkContext._jsc.sc().conf().getSizeAsBytes("spark.driver.maxResultSize", "1g"))
 
 
 def cache_coalescable(frame):

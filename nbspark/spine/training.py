@@ -21,7 +21,8 @@ from functools import partial
 
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.report.format import nothing_found
-from nbspark.settings.capabilities import DRIVER_WRITE_ROWS, resolve_engine
+from nbspark.settings.capabilities import driver_writes, resolve_engine
+from nbspark.spark.session import max_result_bytes
 from nbspark.spine.counting import Counted, merge_counts
 from nbspark.storage.counts import check_counts_spark, read_count_table, summed_table
 from nbspark.storage.locations import Location, location, resolved
@@ -300,12 +301,12 @@ def write_counts(
     of ``kind`` (``storage.tables.staged_output``). ``collect``: how this process gets the table as
     pyarrow's (``spine.counting.Counted.arrow``), for a caller whose ``manifest_of`` takes an Arrow
     table from ``written()`` (``storage.counts.is_arrow_table``): a DataFrame of one file's rows, at
-    most ``settings.capabilities.DRIVER_WRITE_ROWS``, is then collected and written here (the same
+    within ``settings.capabilities.driver_writes``, is then collected and written here (the same
     file, without Spark SQL's cold Parquet write)."""
     local = spark is None
     if not local:
         rows = counts.count() if rows is None else rows
-        if collect is not None and rows <= min(rows_per_file, DRIVER_WRITE_ROWS):
+        if collect is not None and driver_writes(rows, rows_per_file, max_result_bytes(spark)):
             counts, local = collect(), True
         else:
             counts = counts.coalesce(max(1, -(-rows // rows_per_file)))  # coalesce never adds files

@@ -286,3 +286,12 @@ def test_loggers_quieted_for_a_block_get_their_levels_back(spark):
         configured.removeLogger("nbspark.test.while.b")
     for name in STOP_QUIET:
         spark.sparkContext._jvm.java.lang.Class.forName(name)
+
+
+def test_what_a_collect_may_bring_back_is_read_as_spark_reads_it(spark):
+    """session.max_result_bytes: Spark's own default of ``spark.driver.maxResultSize`` (1g) where
+    the session does not set it, in bytes."""
+    from nbspark.spark.session import max_result_bytes
+
+    assert spark.sparkContext.getConf().get("spark.driver.maxResultSize") is None
+    assert max_result_bytes(spark) == 1 << 30

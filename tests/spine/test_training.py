@@ -46,3 +46,26 @@ def test_one_files_rows_are_written_by_the_driver_as_spark_writes_them(spark, fi
     assert by_spark == {False} and theirs_by_spark == {True}
     assert rows == theirs and len(rows) == driver["count_rows"] > 1
     assert _fields(driver) == _fields(spark_written)
+
+
+def test_a_table_past_what_a_collect_may_bring_back_is_written_by_spark(
+    spark, fixtures, tmp_path, monkeypatch
+):
+    """A session whose ``spark.driver.maxResultSize`` is below the table's rows at
+    ``DRIVER_ROW_BYTES`` each leaves the write to Spark (the collect would fail the run: the Books
+    model at 1m did), the same table; at one row more the driver writes it, and with no limit (0)."""
+    import nbspark.spine.training as training
+    from nbspark.settings.capabilities import DRIVER_ROW_BYTES
+
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
+
+    def written_by_spark(out, limit):
+        monkeypatch.setattr(training, "max_result_bytes", lambda _spark: limit)
+        train(spark, cfg, resolve_input(cfg.train, None), tmp_path / out)
+        rows, by_spark = _written(tmp_path / out)
+        return rows, by_spark == {True}
+
+    rows, by_spark = written_by_spark("none", 0)
+    assert not by_spark
+    assert written_by_spark("low", (len(rows) - 1) * DRIVER_ROW_BYTES) == (rows, True)
+    assert written_by_spark("fits", len(rows) * DRIVER_ROW_BYTES) == (rows, False)
