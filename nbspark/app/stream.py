@@ -20,11 +20,11 @@ from nbspark.settings.capabilities import (
     IN_PROCESS_BELOW_MB,
     in_process_below_mb,
 )
+from nbspark.spine.committing import compact
 from nbspark.spine.streaming import (
     SESSION_DEFAULTS,
     TRIGGER_SECONDS,
     check_stream_options,
-    compact,
     plan_stream,
     run_stream,
 )

@@ -37,6 +37,7 @@ __all__ = [
     "SCORERS",
     "TEXT_MODELS",
     "config_problems",
+    "driver_writes",
     "engine_problem",
     "in_process_below_mb",
     "in_process_fits",

@@ -96,7 +96,7 @@ class CountingEstimator(*BASES):
         pyspark.ml stages' ``fromModelDir`` and ``nbspark.load`` read it. An existing directory is
         replaced only with ``overwrite``. The manifest; the fitted model is then the one at
         ``path`` (its ``save()`` commits later counts there as versions)."""
-        from nbspark.spine.streaming import counted_here
+        from nbspark.spine.committing import counted_here
         from nbspark.spine.training import write_counts
         from nbspark.storage.counts import rows_table
         from nbspark.storage.manifests import merged_manifest

@@ -257,7 +257,7 @@ def summed_rows(rows: Sequence[Sequence], more: Sequence[Sequence], ddl: str) ->
 
 def save_rows(path, kind: str, rows: list, ddl: str, fields, stats: dict, engine: str, manifest: dict):
     """Commit count ``rows`` made in this process (``partial_fit``, ``update``; the schema ``ddl``) as
-    the next version of the model read from ``path``: a delta (``spine.streaming.commit_counts``,
+    the next version of the model read from ``path``: a delta (``spine.committing.commit_counts``,
     compacted past ``COMPACT_EVERY`` deltas; ``fields(table)``: the family's manifest fields of a
     count table as a pyarrow table, these rows' or the compacted version's; and
     ``stats``). ``(version, manifest)``: the new version and
@@ -269,7 +269,7 @@ def save_rows(path, kind: str, rows: list, ddl: str, fields, stats: dict, engine
 
     if not rows:
         return model_version(manifest), manifest
-    from nbspark.spine.streaming import commit_counts
+    from nbspark.spine.committing import commit_counts
     from nbspark.storage.counts import rows_table
     from nbspark.storage.locations import location
     from nbspark.storage.versions import delta_location

@@ -13,7 +13,7 @@ Version numbers only go up, one per commit. A delta is written whole or not at a
 renamed into place, ``storage.tables.staged_output``), and only after every lower one, so a
 reader takes the base and the complete deltas numbered B+1, B+2, … up to the first gap
 (``newest_deltas``): the counts of that version are the sum of those parts. A compaction
-(``spine.streaming.compact``) writes the summed table as a new base of the same version and the
+(``spine.committing.compact``) writes the summed table as a new base of the same version and the
 deltas it folded go with the old base (the whole directory is replaced): a reader that listed
 them before gets a file that vanished, reads the model again and sees the compacted version
 (``loading.load`` does, three times at most).

@@ -24,7 +24,7 @@ def test_naive_bayes_saves_past_the_threshold_compact(tmp_path, monkeypatch):
     """No JVM: three saves of one document each, compacted at two deltas; the model is then the
     one trained on every document (features and label counts exact), and a fourth save is a delta
     on the new base."""
-    monkeypatch.setattr("nbspark.spine.streaming.COMPACT_EVERY", 2)
+    monkeypatch.setattr("nbspark.spine.committing.COMPACT_EVERY", 2)
     items = docs(6, 3)
     write_tsv(tmp_path / "first.tsv", items[:3])
     write_tsv(tmp_path / "all.tsv", items[:5])
@@ -51,7 +51,7 @@ def test_naive_bayes_saves_past_the_threshold_compact(tmp_path, monkeypatch):
 
 def test_density_saves_past_the_threshold_compact(tmp_path, monkeypatch):
     """No JVM: the distinct rows and values, upper bounds over two parts, exact once compacted."""
-    monkeypatch.setattr("nbspark.spine.streaming.COMPACT_EVERY", 1)
+    monkeypatch.setattr("nbspark.spine.committing.COMPACT_EVERY", 1)
     lines = TRUTH.splitlines(keepends=True)
     (tmp_path / "a.csv").write_text("".join(lines[:5]))
     settings = {"task": "density", "train.format": "csv", "density.weight_column": "weight"}
@@ -69,7 +69,7 @@ def test_density_saves_past_the_threshold_compact(tmp_path, monkeypatch):
 def test_backoff_saves_past_the_threshold_compact(spark, fixtures, tmp_path, monkeypatch):
     """A backoff model's updates, compacted at two deltas: its events and prior counted again from
     the summed table (one more window of each kind), and it decides as the model in memory did."""
-    monkeypatch.setattr("nbspark.spine.streaming.COMPACT_EVERY", 2)
+    monkeypatch.setattr("nbspark.spine.committing.COMPACT_EVERY", 2)
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
     train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     before = _manifest(tmp_path / "m")

@@ -27,7 +27,8 @@ from nbspark.inputs.resolve import resolve_input
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
 from nbspark.naive_bayes.model import COUNT_DDL
 from nbspark.settings.config import load_config
-from nbspark.spine.streaming import compact, plan_stream, run_stream
+from nbspark.spine.committing import compact
+from nbspark.spine.streaming import plan_stream, run_stream
 from nbspark.spine.training import check_recount
 from nbspark.storage.counts import read_count_table
 from nbspark.storage.locations import location
