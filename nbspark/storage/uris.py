@@ -8,6 +8,7 @@ import re
 
 __all__ = [
     "atomic_rename_schemes",
+    "decoded_uri",
     "hadoop_escape",
     "normal_uri",
     "parent_uri",
@@ -53,6 +54,17 @@ def normal_uri(uri: str) -> str:
     while uri.endswith("/") and not uri.endswith(":/") and not uri.endswith("//") and uri.count("/") > 1:
         uri = uri[:-1]
     return uri
+
+
+def decoded_uri(encoded: str) -> str:
+    """A URI in its encoded form (Hadoop's ``Path.toUri().toString()``, as Spark's file-source log
+    holds it: ``in%5B1%5D``, ``a%20b``) in nbspark's (Hadoop's ``Path.toString()``: ``in[1]``,
+    ``a b``), normal (``normal_uri``): only the path is decoded, not the scheme or the authority."""
+    from urllib.parse import unquote, urlsplit
+
+    parts = urlsplit(encoded)
+    path = unquote(parts.path)
+    return normal_uri(f"{parts.scheme}://{parts.netloc}{path}" if parts.netloc else f"{parts.scheme}:{path}")
 
 
 def shown_uri(uri: str) -> str:

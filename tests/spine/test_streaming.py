@@ -163,6 +163,53 @@ def test_a_watched_directory_named_with_glob_characters_is_watched_literally(spa
     assert sorted(str(location(f).parent) for f in held) == [str(tmp_path / "in[1]")] * 2
 
 
+def test_a_batchs_files_are_read_from_sparks_checkpoint_as_its_frame_holds_them(spark, tmp_path, monkeypatch):
+    """``spine.streaming._logged_files``: each batch's files from the checkpoint's logs (no Spark job)
+    equal its frame's rows (paths, modification times, sizes), for names Spark's log encodes (a
+    space, brackets, ``%``, non-ASCII), across the file-source log's compaction (every 10 of its
+    batches) and for a batch of several files; the frame is read only where the logs are not there."""
+    import nbspark.spine.streaming as streaming
+
+    seen, asked = [], []
+    logged_files = streaming._logged_files
+
+    def both(checkpoint, frame, batch_id):
+        logged = logged_files(checkpoint, batch_id)
+        collected = [
+            (location(r.path).uri, r.modificationTime.timestamp(), r.length) for r in frame.collect()
+        ]
+        seen.append((batch_id, sorted(logged), sorted(collected)))
+        return logged
+
+    def none_logged(checkpoint, batch_id):
+        asked.append(batch_id)
+
+    monkeypatch.setattr(streaming, "_batch_files", both)
+    lines = source_lines("naive_bayes")
+    names = ["a b.txt", "in[1].txt", "100%.txt", "ü.txt"] + [f"p{i}.txt" for i in range(8)]
+    (tmp_path / "in").mkdir()
+    for i, name in enumerate(names):
+        (tmp_path / "in" / name).write_text("".join(lines[2 * i : 2 * i + 2]), encoding="utf-8")
+    stream(spark, "naive_bayes", tmp_path / "in", tmp_path / "model", max_files=1)
+    for i in range(3):
+        (tmp_path / "in" / f"more{i}.txt").write_text(lines[25 + i], encoding="utf-8")
+    stream(spark, "naive_bayes", tmp_path / "in", tmp_path / "model")
+    assert [b for b, _, _ in seen] == list(range(len(names) + 1))
+    assert all(logged == collected for _, logged, collected in seen)
+    assert sorted(location(f).name for _, logged, _ in seen for f, _, _ in logged) == sorted(
+        names + [f"more{i}.txt" for i in range(3)]
+    )
+    assert (
+        len(seen[-1][1]) == 3
+        and (tmp_path / "model.stream" / "checkpoint" / "sources" / "0" / "9.compact").exists()
+    )
+    want = batch_model(spark, "naive_bayes", tmp_path / "in", tmp_path / "batch")
+    monkeypatch.undo()
+    monkeypatch.setattr(streaming, "_logged_files", none_logged)  # the frame's rows instead
+    stream(spark, "naive_bayes", tmp_path / "in", tmp_path / "again")
+    assert asked == [0] and rows(tmp_path / "again") == rows(tmp_path / "model") == want
+
+
 def test_a_checkpoint_or_progress_file_in_the_watched_directory_is_refused(tmp_path):
     """Both would be written where the stream reads its input: Spark's offsets and the progress JSON
     counted as documents."""
