@@ -19,9 +19,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from nbspark.naive_bayes.predictor import NBPredictor
+from nbspark.naive_bayes.predictor import NBPredictor, matrix_texts
 from nbspark.spine.estimator import CLASSIFIER, CountingEstimator, columns_of
-from nbspark.spine.predictor import is_matrix, refuse_width
+from nbspark.spine.predictor import is_matrix
 
 __all__ = ["NaiveBayes"]
 
@@ -30,31 +30,6 @@ try:  # scikit-learn's warning of a column vector y, where it is installed
     from sklearn.exceptions import DataConversionWarning as _CONVERSION
 except ImportError:  # pragma: no cover - scikit-learn is optional
     _CONVERSION = UserWarning
-
-
-def _matrix_texts(X, width: int, call: str) -> list[str]:
-    """The rows of a count matrix as texts: column j's count c as the token ``xj`` c times (the
-    tokenizers keep it whole). Counts are whole numbers >= 0, as a token's are: a fraction
-    (``TfidfVectorizer``'s weights) is refused, as is a matrix of another width."""
-    import scipy.sparse
-
-    rows, columns = X.shape
-    if columns != width:
-        refuse_width(columns, width)
-    csr = scipy.sparse.csr_matrix(X)
-    with np.errstate(invalid="ignore"):
-        bad = ~(np.isfinite(csr.data) & (csr.data >= 0) & (csr.data == np.floor(csr.data)))
-    if bad.any():
-        raise ValueError(
-            f"{call} takes a matrix of counts, whole numbers >= 0 (CountVectorizer's), got "
-            f"{float(csr.data[bad][0])!r}: nbspark counts whole tokens (TfidfVectorizer's weights are none)"
-        )
-    texts = []
-    for i in range(rows):
-        start, end = csr.indptr[i], csr.indptr[i + 1]
-        cells = zip(csr.indices[start:end].tolist(), csr.data[start:end].tolist())
-        texts.append(" ".join(f"x{j}" for j, c in cells for _ in range(int(c))))
-    return texts
 
 
 #: the fitted model's attributes with a row per class, in the model's order of classes
@@ -193,7 +168,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         as ``partial_fit`` takes it. Labels are class names, or numbers (``_Labels``)."""
         self._refuse_no_weight(sample_weight)
         width = self._fresh_width(X)
-        model, X = self._empty(self._x(X, "fit", width))
+        model, X = self._empty(self._x(X, "fit", width), width)
         labels = _Labels()
         self.model_ = model.partial_fit(X, labels.names(y, "fit"), sample_weight=sample_weight)
         self._labels, self._width = labels, width
@@ -206,7 +181,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         fitted = "model_" in self.__dict__
         width = self._width if fitted else self._fresh_width(X)
         X = self._x(X, "partial_fit", width)
-        model, X = (self.model_, X) if fitted else self._empty(X)
+        model, X = (self.model_, X) if fitted else self._empty(X, width)
         labels = copy.deepcopy(self._labels) if fitted else _Labels()
         y = labels.names(y, "partial_fit")
         classes = None if classes is None else labels.names(classes, "partial_fit")
@@ -245,15 +220,16 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
                 f"{call} takes a count matrix of {width} columns, as this {type(self).__name__} was "
                 "fitted on one, not texts"
             )
-        return _matrix_texts(X, width, call)
+        return matrix_texts(X, width, call)
 
     def _order(self) -> np.ndarray:
         """The model's classes (class names, sorted as text) in the order of ``classes_``."""
         return self._labels.order(self._fitted().classes_)
 
-    def _empty(self, X) -> tuple[NBPredictor, object]:
+    def _empty(self, X, width: int | None = None) -> tuple[NBPredictor, object]:
         """A model of the settings that has counted nothing, and ``X`` as it learns it (a table
-        model's rows as a list: its columns are read from them)."""
+        model's rows as a list: its columns are read from them); ``width``: the count matrix's that a
+        text model is fitted on, which the model keeps (``matrix_columns``: saved, it takes them)."""
         from nbspark.naive_bayes.model import COUNT_DDL
         from nbspark.settings.capabilities import TEXT_MODELS
         from nbspark.spine.predictor import as_batch
@@ -270,6 +246,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
             "model": cfg.nb.model,
             "columns": columns,
             "count_schema": COUNT_DDL,
+            **({} if width is None else {"matrix_columns": width}),
         }
         return NBPredictor(manifest, []), X
 

@@ -36,8 +36,10 @@ from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
 from nbspark.spine.predictor import (
     accuracy,
     as_batch,
+    is_matrix,
     refuse_clone,
     refuse_unknown_columns,
+    refuse_width,
     save_rows,
     some_names,
     storable,
@@ -50,7 +52,33 @@ from nbspark.storage.locations import Location
 
 log = logging.getLogger(__name__)
 
-__all__ = ["NBPredictor", "read_nb"]
+__all__ = ["NBPredictor", "matrix_texts", "read_nb"]
+
+
+def matrix_texts(X, width: int, call: str) -> list[str]:
+    """The rows of a count matrix as texts: column j's count c as the token ``xj`` c times (the
+    tokenizers keep it whole). Counts are whole numbers >= 0, as a token's are: a fraction
+    (``TfidfVectorizer``'s weights) is refused, as is a matrix of another width. A model fitted on a
+    count matrix (``NaiveBayes.fit``) keeps its width (``matrix_columns``) and takes matrices so."""
+    import scipy.sparse
+
+    rows, columns = X.shape
+    if columns != width:
+        refuse_width(columns, width)
+    csr = scipy.sparse.csr_matrix(X)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(csr.data) & (csr.data >= 0) & (csr.data == np.floor(csr.data)))
+    if bad.any():
+        raise ValueError(
+            f"{call} takes a matrix of counts, whole numbers >= 0 (CountVectorizer's), got "
+            f"{float(csr.data[bad][0])!r}: nbspark counts whole tokens (TfidfVectorizer's weights are none)"
+        )
+    texts = []
+    for i in range(rows):
+        start, end = csr.indptr[i], csr.indptr[i + 1]
+        cells = zip(csr.indices[start:end].tolist(), csr.data[start:end].tolist())
+        texts.append(" ".join(f"x{j}" for j, c in cells for _ in range(int(c))))
+    return texts
 
 
 class NBPredictor:
@@ -104,6 +132,8 @@ class NBPredictor:
             list(columns.get("categorical", ())),
         )
         self._binary = frozenset(nb.get("bernoulli_columns", ()))
+        #: a text model fitted on a count matrix (``NaiveBayes.fit``): its width; it takes such matrices
+        self.matrix_columns: int | None = manifest.get("matrix_columns")
 
     def partial_fit(self, X: Iterable, y: Iterable, classes=None, sample_weight=None) -> NBPredictor:
         """Count more labelled examples into the model, as training counts them (scikit-learn's
@@ -117,7 +147,7 @@ class NBPredictor:
         far: one named in ``classes`` enters it with its first example. ``sample_weight``: one whole
         number >= 0 per example (``spine.predictor.whole_weights``), an example of weight k counted
         as k copies of it (scikit-learn's result for whole weights)."""
-        X = as_batch(X, "texts" if self.text else "rows", "partial_fit", *self._array_columns())
+        X = self._batch(X, "partial_fit")
         y = as_batch(y, "labels", "partial_fit")
         if len(X) != len(y):
             raise ValueError(f"partial_fit takes one label per example: {len(X)} examples, {len(y)} labels")
@@ -192,6 +222,7 @@ class NBPredictor:
         return {
             "model": self.manifest["model"],
             "columns": self.manifest.get("columns", {}),
+            **({} if self.matrix_columns is None else {"matrix_columns": self.matrix_columns}),
             **table_fields(table),
         }
 
@@ -329,7 +360,10 @@ class NBPredictor:
 
     @property
     def n_features_in_(self) -> int:
-        """A table model's number of columns (scikit-learn's ``n_features_in_``): a 2-D array's width."""
+        """A table model's number of columns (scikit-learn's ``n_features_in_``): a 2-D array's width;
+        a text model's, where it was fitted on a count matrix."""
+        if self.text and self.matrix_columns is not None:
+            return self.matrix_columns
         return len(self.feature_names_in_)
 
     @property
@@ -374,8 +408,12 @@ class NBPredictor:
         proba = self.predict_proba(items, extra_columns)
         return np.array([self.classes_[i] for i in np.argmax(proba, axis=1)], dtype=object)
 
-    def _batch(self, items) -> list:
-        return as_batch(items, "texts" if self.text else "rows", None, *self._array_columns())
+    def _batch(self, items, call: str | None = None) -> list:
+        """The items of a call as a list (``spine.predictor.as_batch``), a count matrix as texts where
+        the model was fitted on one (``matrix_texts``)."""
+        if self.matrix_columns is not None and is_matrix(items):
+            return matrix_texts(items, self.matrix_columns, call or "predict")
+        return as_batch(items, "texts" if self.text else "rows", call, *self._array_columns())
 
     def _array_columns(self) -> tuple[list[str] | None, bool]:
         """What the columns of a 2-D array of rows are (``spine.predictor.array_rows``): a table model's

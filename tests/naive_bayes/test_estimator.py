@@ -253,6 +253,27 @@ def test_a_text_model_fits_countvectorizers_matrix_as_scikit_learns_nb_does(mode
     assert ours.n_features_in_ == X.shape[1] and ours.score(X, labels) == reference.score(X, labels)
 
 
+def test_a_model_fitted_on_a_count_matrix_saved_and_loaded_takes_the_matrix(tmp_path):
+    """No JVM: saved, the model keeps the matrix's width (``matrix_columns``); ``nbspark.load`` scores
+    and learns matrices of it as scikit-learn's ``MultinomialNB`` does (``partial_fit`` then
+    ``save()``, a delta, read back), and refuses another width."""
+    texts, labels = _split(docs(60, 3))
+    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(texts)
+    X = vectorizer.transform(texts)
+    nbspark.NaiveBayes().fit(X[:40], labels[:40]).save(tmp_path / "m")
+    loaded = nbspark.load(tmp_path / "m")
+    reference = MultinomialNB().fit(X[:40], labels[:40])
+    assert loaded.n_features_in_ == X.shape[1] and list(loaded.classes_) == list(reference.classes_)
+    np.testing.assert_allclose(loaded.predict_proba(X), reference.predict_proba(X), rtol=1e-9)
+    loaded.partial_fit(X[40:], labels[40:])
+    assert loaded.save() == 2
+    again, reference = nbspark.load(tmp_path / "m"), MultinomialNB().fit(X, labels)
+    assert again.manifest["matrix_columns"] == X.shape[1]
+    np.testing.assert_allclose(again.predict_proba(X.toarray()), reference.predict_proba(X), rtol=1e-9)
+    with pytest.raises(ValueError, match=f"X has 3 features, but it is expecting {X.shape[1]}"):
+        again.predict(X[:, :3])
+
+
 def test_a_count_matrix_of_another_width_or_not_of_counts_is_refused():
     texts, labels = _split(docs(20, 2))
     vectorizer = CountVectorizer(token_pattern=r"\w+").fit(texts)
