@@ -109,7 +109,7 @@ def test_a_saved_estimator_is_the_model_the_train_job_counts(spark, fixtures, tm
     from nbspark.backoff.jobs import train
     from nbspark.inputs.resolve import resolve_input
     from nbspark.settings.config import load_config
-    from tests.spine.test_predictor import _manifest
+    from tests.spine.test_committing import _manifest
 
     cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt")})
     train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "trained")
