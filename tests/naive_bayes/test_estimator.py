@@ -242,15 +242,26 @@ def test_categorical_arrays_of_codes_score_as_categorical_nb():
 def test_a_text_model_fits_countvectorizers_matrix_as_scikit_learns_nb_does(model, theirs):
     """MultinomialNB's usual input, a count matrix (sparse or dense): column j is the token ``xj``,
     counted as often as the matrix says; the same posteriors as scikit-learn's model on the same
-    matrix, where every column was seen in training (the vectorizer fitted on the training texts)."""
+    matrix, the columns no training row holds too (the vectorizer fitted on every text, the test
+    ones' words as well: each column is in the vocabulary, smoothed over as scikit-learn does), and
+    the same ``feature_log_prob_``, column for column; cross-validated on the matrix, the same scores."""
     texts, labels = _split(docs(60, 3))
-    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(texts)
-    X = vectorizer.transform(texts)
+    probe = ["alpha beta", "theta theta zeta gamma", "nothing known", "words only the test has"]
+    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(texts + probe)
+    X, P = vectorizer.transform(texts), vectorizer.transform(probe)
+    assert (np.asarray(X.sum(axis=0)).ravel() == 0).sum() >= 5  # columns that training never saw
     ours, reference = nbspark.NaiveBayes(model=model).fit(X, labels), theirs().fit(X, labels)
-    probe = vectorizer.transform(["alpha beta", "theta theta zeta gamma", "nothing known"])
-    np.testing.assert_allclose(ours.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
-    np.testing.assert_allclose(ours.predict_proba(probe.toarray()), reference.predict_proba(probe), rtol=1e-9)
+    np.testing.assert_allclose(ours.predict_proba(P), reference.predict_proba(P), rtol=1e-9)
+    np.testing.assert_allclose(ours.predict_proba(P.toarray()), reference.predict_proba(P), rtol=1e-9)
     assert ours.n_features_in_ == X.shape[1] and ours.score(X, labels) == reference.score(X, labels)
+    if model == "multinomial":
+        np.testing.assert_allclose(ours.feature_log_prob_, reference.feature_log_prob_, rtol=1e-12)
+    everything = vectorizer.transform(texts + probe[:2])
+    y = labels + labels[:2]
+    np.testing.assert_allclose(
+        cross_val_score(nbspark.NaiveBayes(model=model), everything, y, cv=3),
+        cross_val_score(theirs(), everything, y, cv=3),
+    )
 
 
 def test_a_model_fitted_on_a_count_matrix_saved_and_loaded_takes_the_matrix(tmp_path):
