@@ -10,11 +10,7 @@ by ``nbspark train`` on the same examples. No Spark, no JVM.
 
 from __future__ import annotations
 
-import copy
-import math
-import warnings
 from collections.abc import Iterable
-from numbers import Real as numbers_Real
 from types import SimpleNamespace
 
 import numpy as np
@@ -24,73 +20,6 @@ from nbspark.spine.estimator import CLASSIFIER, CountingEstimator, columns_of
 from nbspark.spine.predictor import is_matrix
 
 __all__ = ["NaiveBayes"]
-
-
-try:  # scikit-learn's warning of a column vector y, where it is installed
-    from sklearn.exceptions import DataConversionWarning as _CONVERSION
-except ImportError:  # pragma: no cover - scikit-learn is optional
-    _CONVERSION = UserWarning
-
-
-#: the fitted model's attributes with a row per class, in the model's order of classes
-_PER_CLASS = ("class_count_", "feature_log_prob_", "theta_", "var_")
-
-
-class _Labels:
-    """The labels an estimator learnt, as the model holds them: class names (``str``; a text's list of
-    them) are themselves; numbers (scikit-learn's ``y`` of ints, and floats without a fraction, and
-    bools) are held as their text (``str(3)``) and given back as the numbers, ``classes_`` sorted
-    as numbers. One ``y`` holds one kind; a float with a fraction is a regression target, refused
-    as scikit-learn refuses it, and so are NaN and infinity."""
-
-    def __init__(self) -> None:
-        self.numbers: dict[str, object] | None = None  # text -> the number, once y held numbers
-        self.kind: str | None = None  # "names" or "numbers", from the first y
-
-    def names(self, y, call: str) -> list:
-        """``y`` as the model's class names."""
-        from nbspark.spine.predictor import as_batch
-
-        if y is None:
-            raise ValueError(f"{call} requires y to be passed, but the target y is None")
-        if getattr(y, "ndim", 1) == 2 and y.shape[1] == 1:  # a column vector: its one column
-            said = "A column-vector y was passed when a 1d array was expected"
-            warnings.warn(_CONVERSION(said), stacklevel=3)
-            y = np.asarray(y).ravel()
-        y = [v.item() if isinstance(v, np.generic) else v for v in as_batch(y, "labels", call)]
-        numbers = [isinstance(v, numbers_Real) for v in y]
-        kind = "numbers" if y and all(numbers) else "names" if not any(numbers) else "mixed"
-        if kind == "mixed" or (self.kind and y and kind != self.kind):
-            raise ValueError("Mix of label input types (string and number): y holds class names or numbers")
-        if kind == "names":
-            self.kind = self.kind or ("names" if y else None)
-            return y
-        for i, v in enumerate(y):
-            if isinstance(v, float) and not math.isfinite(v):
-                raise ValueError(f"Input y contains {'NaN' if v != v else 'infinity'} (label {i})")
-            if isinstance(v, float) and v != int(v):
-                raise ValueError(
-                    f"Unknown label type: continuous (label {i} is {v!r}): a classifier's labels are "
-                    "classes, not a quantity to regress"
-                )
-        self.kind, self.numbers = "numbers", {**(self.numbers or {}), **{str(v): v for v in y}}
-        return [str(v) for v in y]
-
-    def value(self, name: str):
-        """A class name of the model as ``y`` gave it."""
-        return name if self.numbers is None else self.numbers.get(name, name)
-
-    def values(self, names) -> np.ndarray:
-        """Class names of the model as ``y`` gave them, an array."""
-        if self.numbers is None:
-            return np.asarray(names, dtype=object)
-        return np.array([self.value(n) for n in names])
-
-    def order(self, classes) -> np.ndarray:
-        """The positions of the model's ``classes`` in ``classes_``' order (as numbers, where they are)."""
-        if self.numbers is None:
-            return np.arange(len(classes))
-        return np.argsort(self.values(classes), kind="stable")
 
 
 def _table_columns(nb, rows: list) -> tuple[list[str], list[str]]:
@@ -133,7 +62,6 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         "bernoulli_columns": (),
     }
     SECTION, KIND = "nb", "naive_bayes"
-    _labels = _Labels()  # what fit learnt of y (its own, there); none before
     _width = None  # the count matrix's width, where a text model was fitted on one (its own, there)
 
     def __init__(
@@ -165,13 +93,11 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     def fit(self, X, y, sample_weight=None) -> NaiveBayes:
         """Count the examples ``X`` (texts, or rows of a table: a DataFrame, mappings, or a 2-D array)
         with their labels ``y`` into a new model, what was fitted before forgotten; ``sample_weight``
-        as ``partial_fit`` takes it. Labels are class names, or numbers (``_Labels``)."""
+        as ``partial_fit`` takes it. Labels are class names, or numbers (``naive_bayes.shapes.Labels``)."""
         self._refuse_no_weight(sample_weight)
         width = self._fresh_width(X)
         model, X = self._empty(self._x(X, "fit", width), width)
-        labels = _Labels()
-        self.model_ = model.partial_fit(X, labels.names(y, "fit"), sample_weight=sample_weight)
-        self._labels, self._width = labels, width
+        self.model_, self._width = model._learn(X, y, None, sample_weight, "fit"), width
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None) -> NaiveBayes:
@@ -182,22 +108,17 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         width = self._width if fitted else self._fresh_width(X)
         X = self._x(X, "partial_fit", width)
         model, X = (self.model_, X) if fitted else self._empty(X, width)
-        labels = copy.deepcopy(self._labels) if fitted else _Labels()
-        y = labels.names(y, "partial_fit")
-        classes = None if classes is None else labels.names(classes, "partial_fit")
-        self.model_ = model.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
-        self._labels, self._width = labels, width
+        self.model_, self._width = model._learn(X, y, classes, sample_weight, "partial_fit"), width
         return self
 
     @property
     def classes_(self) -> np.ndarray:
         """The classes, sorted (scikit-learn's ``classes_``; numbers as numbers where ``y`` held
         numbers): the order of ``predict_proba``'s columns and of every per-class attribute."""
-        return self._labels.values(self._fitted().classes_)[self._order()]
+        classes = self._fitted().classes_  # names as a tuple, numbers as an array
+        return classes if isinstance(classes, np.ndarray) else np.asarray(classes, dtype=object)
 
     def __getattr__(self, name: str):
-        if name in _PER_CLASS and "model_" in self.__dict__:  # rows in classes_' order
-            return getattr(self.__dict__["model_"], name)[self._order()]
         if name == "n_features_in_" and self._width is not None:  # a count matrix's columns
             return self._width
         return super().__getattr__(name)
@@ -221,10 +142,6 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
                 "fitted on one, not texts"
             )
         return matrix_texts(X, width, call)
-
-    def _order(self) -> np.ndarray:
-        """The model's classes (class names, sorted as text) in the order of ``classes_``."""
-        return self._labels.order(self._fitted().classes_)
 
     def _empty(self, X, width: int | None = None) -> tuple[NBPredictor, object]:
         """A model of the settings that has counted nothing, and ``X`` as it learns it (a table
@@ -262,15 +179,13 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         return tags
 
     def predict(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        return self._labels.values(self._fitted().predict(self._x(X, "predict", self._width), extra_columns))
+        return self._fitted().predict(self._x(X, "predict", self._width), extra_columns)
 
     def predict_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        proba = self._fitted().predict_proba(self._x(X, "predict_proba", self._width), extra_columns)
-        return proba[:, self._order()]
+        return self._fitted().predict_proba(self._x(X, "predict_proba", self._width), extra_columns)
 
     def predict_log_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        X = self._x(X, "predict_log_proba", self._width)
-        return self._fitted().predict_log_proba(X, extra_columns)[:, self._order()]
+        return self._fitted().predict_log_proba(self._x(X, "predict_log_proba", self._width), extra_columns)
 
     def score(self, X, y, sample_weight=None, extra_columns: Iterable[str] = ()) -> float:
         """Accuracy on ``X`` against ``y`` (scikit-learn's ``score``), each example weighing its
@@ -284,10 +199,5 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         return float(np.average(right, weights=np.asarray(sample_weight, dtype=float)))
 
     def explain(self, X, extra_columns: Iterable[str] = ()) -> list[dict]:
-        """``NBPredictor.explain``'s, the labels as ``y`` gave them."""
-        found = self._fitted().explain(self._x(X, "explain", self._width), extra_columns)
-        value = self._labels.value
-        for f in found:
-            f["label"] = value(f["label"])
-            f["probabilities"] = {value(c): p for c, p in f["probabilities"].items()}
-        return found
+        """``NBPredictor.explain``'s."""
+        return self._fitted().explain(self._x(X, "explain", self._width), extra_columns)

@@ -5,6 +5,7 @@ DataFrame (table models)."""
 
 from __future__ import annotations
 
+import copy
 import logging
 import math
 import numbers
@@ -30,6 +31,7 @@ from nbspark.naive_bayes.model import (
     score_rows,
     unexplained,
 )
+from nbspark.naive_bayes.shapes import Labels, matrix_texts
 from nbspark.report.format import UNEXPLAINED
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
@@ -39,7 +41,6 @@ from nbspark.spine.predictor import (
     is_matrix,
     refuse_clone,
     refuse_unknown_columns,
-    refuse_width,
     save_rows,
     some_names,
     storable,
@@ -52,33 +53,7 @@ from nbspark.storage.locations import Location
 
 log = logging.getLogger(__name__)
 
-__all__ = ["NBPredictor", "matrix_texts", "read_nb"]
-
-
-def matrix_texts(X, width: int, call: str) -> list[str]:
-    """The rows of a count matrix as texts: column j's count c as the token ``xj`` c times (the
-    tokenizers keep it whole). Counts are whole numbers >= 0, as a token's are: a fraction
-    (``TfidfVectorizer``'s weights) is refused, as is a matrix of another width. A model fitted on a
-    count matrix (``NaiveBayes.fit``) keeps its width (``matrix_columns``) and takes matrices so."""
-    import scipy.sparse
-
-    rows, columns = X.shape
-    if columns != width:
-        refuse_width(columns, width)
-    csr = scipy.sparse.csr_matrix(X)
-    with np.errstate(invalid="ignore"):
-        bad = ~(np.isfinite(csr.data) & (csr.data >= 0) & (csr.data == np.floor(csr.data)))
-    if bad.any():
-        raise ValueError(
-            f"{call} takes a matrix of counts, whole numbers >= 0 (CountVectorizer's), got "
-            f"{float(csr.data[bad][0])!r}: nbspark counts whole tokens (TfidfVectorizer's weights are none)"
-        )
-    texts = []
-    for i in range(rows):
-        start, end = csr.indptr[i], csr.indptr[i + 1]
-        cells = zip(csr.indices[start:end].tolist(), csr.data[start:end].tolist())
-        texts.append(" ".join(f"x{j}" for j, c in cells for _ in range(int(c))))
-    return texts
+__all__ = ["NBPredictor", "read_nb"]
 
 
 class NBPredictor:
@@ -120,7 +95,7 @@ class NBPredictor:
         self._rows = list(rows)
         # no rows: a model of no examples yet, which partial_fit fills (nbspark.NaiveBayes.fit)
         self.model = build_nb_model(self._rows, self.kind, **self._options) if self._rows else None
-        self.classes_ = self.model.classes if self.model else ()
+        self._labels = Labels(manifest.get("label_numbers"), bool(self.model and self.model.classes))
         # where ``save`` commits: where it was read (``read_nb``), as a URI (a Location does not pickle)
         self.path: str | None = None
         self._pending: dict = {}  # what partial_fit counted since the last save, by event key
@@ -146,15 +121,21 @@ class NBPredictor:
         them, and so must every class the model holds. ``classes_`` lists the classes counted so
         far: one named in ``classes`` enters it with its first example. ``sample_weight``: one whole
         number >= 0 per example (``spine.predictor.whole_weights``), an example of weight k counted
-        as k copies of it (scikit-learn's result for whole weights)."""
-        X = self._batch(X, "partial_fit")
-        y = as_batch(y, "labels", "partial_fit")
+        as k copies of it (scikit-learn's result for whole weights). Labels are class names, or
+        numbers (``naive_bayes.shapes.Labels``), given back as numbers."""
+        return self._learn(X, y, classes, sample_weight, "partial_fit")
+
+    def _learn(self, X, y, classes, sample_weight, call: str) -> NBPredictor:
+        """``partial_fit``, its refusals naming ``call`` (``NaiveBayes.fit`` learns by it too)."""
+        X = self._batch(X, call)
+        learnt = copy.deepcopy(self._labels)  # this model's only once the whole batch is counted
+        y = learnt.names(y, call)
         if len(X) != len(y):
-            raise ValueError(f"partial_fit takes one label per example: {len(X)} examples, {len(y)} labels")
-        weights = whole_weights(sample_weight, len(X), "example", "partial_fit", least=0)
-        declared = None if classes is None else set(as_batch(classes, "classes", "partial_fit"))
-        if declared is not None and (left := sorted(set(self.classes_) - declared)):
-            raise ValueError(f"classes leaves out {left}, which the model holds")
+            raise ValueError(f"{call} takes one label per example: {len(X)} examples, {len(y)} labels")
+        weights = whole_weights(sample_weight, len(X), "example", call, least=0)
+        declared = None if classes is None else set(learnt.names(classes, call))
+        if declared is not None and (left := sorted(set(self._names()) - declared)):
+            raise ValueError(f"classes leaves out {[learnt.value(c) for c in left]}, which the model holds")
         counted_as = COUNTED_AS.get(self.manifest["model"], self.manifest["model"])
         events = []
         for i, (x, label, weight) in enumerate(zip(X, y, weights)):
@@ -186,11 +167,7 @@ class NBPredictor:
         events += self._matrix_vocabulary([v for v, w in zip(y, weights) if w])
         pending = with_events(self._pending, events, add_values)
         self.model = build_nb_model(self._all_rows(pending), self.kind, **self._options)
-        self._pending, self._examples, self.classes_ = (
-            pending,
-            self._examples + sum(weights),
-            self.model.classes,
-        )
+        self._pending, self._examples, self._labels = pending, self._examples + sum(weights), learnt
         return self
 
     def _matrix_vocabulary(self, labels: list) -> list[tuple[tuple, int]]:
@@ -236,6 +213,7 @@ class NBPredictor:
             "model": self.manifest["model"],
             "columns": self.manifest.get("columns", {}),
             **({} if self.matrix_columns is None else {"matrix_columns": self.matrix_columns}),
+            **({} if self._labels.numbers is None else {"label_numbers": self._labels.numbers}),
             **table_fields(table),
         }
 
@@ -324,7 +302,7 @@ class NBPredictor:
         """``predict_log_proba``'s array, and a table model's rows as scored (``_jll``)."""
         items = self._batch(items)
         if not items:
-            return np.zeros((0, len(self.classes_))), []
+            return np.zeros((0, len(self._names()))), []
         jll, rows = self._jll(items, extra_columns)  # log P(y) + log P(x | y)
         dead = unexplained(jll)
         if dead:
@@ -335,7 +313,24 @@ class NBPredictor:
                 "texts" if self.text else "rows",
                 UNEXPLAINED,
             )
-        return log_posteriors(jll), rows
+        return log_posteriors(jll)[:, self._order()], rows
+
+    @property
+    def classes_(self):
+        """The classes (scikit-learn's ``classes_``), the order of ``predict_proba``'s columns and of
+        every per-class attribute: class names sorted (a tuple), or the numbers ``y`` gave, sorted
+        as numbers (an array)."""
+        names = self._names()
+        return names if self._labels.numbers is None else self._labels.values(names)
+
+    def _names(self) -> tuple:
+        """The class names in ``classes_``' order."""
+        names = self.model.classes if self.model is not None else ()
+        return tuple(names[i] for i in self._order())
+
+    def _order(self) -> np.ndarray:
+        """The model's classes (class names, sorted as text) in ``classes_``' order."""
+        return self._labels.order(self.model.classes if self.model is not None else ())
 
     def score(self, items: Iterable, labels: Iterable[str], extra_columns: Iterable[str] = ()) -> float:
         """The accuracy of ``predict`` against ``labels`` (scikit-learn's ``score``)."""
@@ -357,7 +352,7 @@ class NBPredictor:
     def class_count_(self) -> np.ndarray:
         """Examples counted per class, in ``classes_`` order (scikit-learn's ``class_count_``)."""
         counts = {r[1]: r[4] for r in self._all_rows() if r[0] == "Y"}
-        return np.array([counts.get(c, 0) for c in self.classes_], dtype=np.float64)
+        return np.array([counts.get(c, 0) for c in self._names()], dtype=np.float64)
 
     @property
     def feature_names_in_(self) -> np.ndarray:
@@ -392,10 +387,10 @@ class NBPredictor:
         (scikit-learn's ``MultinomialNB.feature_log_prob_``, columns by ``vocabulary_``)."""
         if self.kind != "multinomial":
             raise AttributeError(f"feature_log_prob_ is a multinomial model's; this is a {self.kind} model")
-        vocab = self.model.vocab
+        vocab, weights = self.model.vocab, self.model.weights[self._order()]
         if self.matrix_columns is not None and len(vocab) == self.matrix_columns:  # the matrix's order
-            return self.model.weights[:, [vocab[f"x{j}"] for j in range(self.matrix_columns)]]
-        return self.model.weights
+            return weights[:, [vocab[f"x{j}"] for j in range(self.matrix_columns)]]
+        return weights
 
     @property
     def theta_(self) -> np.ndarray:
@@ -403,7 +398,7 @@ class NBPredictor:
         ``feature_names_in_``'s order)."""
         if self.model.theta is None:
             raise AttributeError(f"theta_ is a model with numeric columns'; this {self.kind} model has none")
-        return self.model.theta[:, self._numeric_order()]
+        return self.model.theta[self._order()][:, self._numeric_order()]
 
     def _numeric_order(self) -> list[int]:
         """The model's numeric columns (by name) in ``feature_names_in_``'s order."""
@@ -416,13 +411,14 @@ class NBPredictor:
         (``GaussianNB.var_``)."""
         if self.model.var is None:
             raise AttributeError(f"var_ is a model with numeric columns'; this {self.kind} model has none")
-        return self.model.var[:, self._numeric_order()]
+        return self.model.var[self._order()][:, self._numeric_order()]
 
     def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """The most probable class of each text or row, an array (scikit-learn's shape; ties: the
         class that sorts first, as the jobs)."""
-        proba = self.predict_proba(items, extra_columns)
-        return np.array([self.classes_[i] for i in np.argmax(proba, axis=1)], dtype=object)
+        names = self._names()
+        best = np.argmax(self.predict_log_proba(items, extra_columns), axis=1)
+        return self._labels.values([names[i] for i in best])
 
     def _batch(self, items, call: str | None = None) -> list:
         """The items of a call as a list (``spine.predictor.as_batch``), a count matrix as texts where
@@ -446,11 +442,12 @@ class NBPredictor:
         categories the model never saw in their column, by column: those features are left out of
         the score, as a missing cell is (the classify job counts them in ``unknown_features``)."""
         log_post, rows = self._log_posteriors(items, extra_columns)
+        classes = [self._labels.value(c) for c in self._names()]
         found = [
             {
-                "label": self.classes_[int(p.argmax())],
+                "label": classes[int(p.argmax())],
                 "probability": float(p.max()),
-                "probabilities": dict(zip(self.classes_, map(float, p))),
+                "probabilities": dict(zip(classes, map(float, p))),
             }
             for p in np.exp(log_post)
         ]

@@ -285,6 +285,30 @@ def test_a_model_fitted_on_a_count_matrix_saved_and_loaded_takes_the_matrix(tmp_
         again.predict(X[:, :3])
 
 
+def test_class_numbers_saved_and_loaded_are_numbers_in_their_order(tmp_path):
+    """No JVM: a model fitted on ``y`` of ints (0, 1, 10: as text, "10" sorts before "2") saves them
+    (``label_numbers``); ``nbspark.load`` gives the numbers back, sorted as numbers, as
+    ``GaussianNB`` does: ``classes_``, ``predict``, ``predict_proba``'s columns, ``score`` and the
+    per-class attributes; it learns numbers and refuses a class name among them."""
+    rng = np.random.RandomState(3)
+    X = np.vstack([rng.normal(m, 1.0, size=(30, 3)) for m in (0.0, 2.0, 4.0)])
+    y = np.repeat([0, 10, 2], 30)
+    nbspark.NaiveBayes(model="gaussian").fit(X, y).save(tmp_path / "m")
+    loaded, reference = nbspark.load(tmp_path / "m"), GaussianNB().fit(X, y)
+    assert list(loaded.classes_) == [0, 2, 10] == list(reference.classes_)
+    assert loaded.predict(X).tolist() == reference.predict(X).tolist()
+    np.testing.assert_allclose(loaded.predict_proba(X), reference.predict_proba(X), atol=1e-9)
+    np.testing.assert_allclose(loaded.theta_, reference.theta_, rtol=1e-12)
+    np.testing.assert_array_equal(loaded.class_count_, reference.class_count_)
+    assert loaded.score(X, y) == reference.score(X, y) > 0.9
+    assert loaded.explain(X[:1])[0]["label"] == reference.predict(X[:1])[0]
+    loaded.partial_fit(X[:5], [2] * 5)
+    assert loaded.save() == 2
+    np.testing.assert_array_equal(nbspark.load(tmp_path / "m").class_count_, [30, 35, 30])
+    with pytest.raises(ValueError, match="Mix of label input types"):
+        loaded.partial_fit(X[:1], ["two"])
+
+
 def test_a_count_matrix_of_another_width_or_not_of_counts_is_refused():
     texts, labels = _split(docs(20, 2))
     vectorizer = CountVectorizer(token_pattern=r"\w+").fit(texts)

@@ -1,0 +1,108 @@
+"""scikit-learn's shapes of ``X`` and ``y`` for a naive Bayes model of this process
+(``NBPredictor``, and the ``NaiveBayes`` estimator over it): a count matrix as texts of its columns'
+tokens (``matrix_texts``), and class numbers as class names (``Labels``). A model keeps both in its
+manifest (``matrix_columns``, ``label_numbers``), so that one saved and loaded again takes and gives
+what the estimator took and gave.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from numbers import Real as numbers_Real
+
+import numpy as np
+
+from nbspark.spine.predictor import refuse_width
+
+__all__ = ["Labels", "matrix_texts"]
+
+try:  # scikit-learn's warning of a column vector y, where it is installed
+    from sklearn.exceptions import DataConversionWarning as _CONVERSION
+except ImportError:  # pragma: no cover - scikit-learn is optional
+    _CONVERSION = UserWarning
+
+
+def matrix_texts(X, width: int, call: str) -> list[str]:
+    """The rows of a count matrix as texts: column j's count c as the token ``xj`` c times (the
+    tokenizers keep it whole). Counts are whole numbers >= 0, as a token's are: a fraction
+    (``TfidfVectorizer``'s weights) is refused, as is a matrix of another width. A model fitted on a
+    count matrix (``NaiveBayes.fit``) keeps its width (``matrix_columns``) and takes matrices so."""
+    import scipy.sparse
+
+    rows, columns = X.shape
+    if columns != width:
+        refuse_width(columns, width)
+    csr = scipy.sparse.csr_matrix(X)
+    with np.errstate(invalid="ignore"):
+        bad = ~(np.isfinite(csr.data) & (csr.data >= 0) & (csr.data == np.floor(csr.data)))
+    if bad.any():
+        raise ValueError(
+            f"{call} takes a matrix of counts, whole numbers >= 0 (CountVectorizer's), got "
+            f"{float(csr.data[bad][0])!r}: nbspark counts whole tokens (TfidfVectorizer's weights are none)"
+        )
+    texts = []
+    for i in range(rows):
+        start, end = csr.indptr[i], csr.indptr[i + 1]
+        cells = zip(csr.indices[start:end].tolist(), csr.data[start:end].tolist())
+        texts.append(" ".join(f"x{j}" for j, c in cells for _ in range(int(c))))
+    return texts
+
+
+class Labels:
+    """The labels a model learnt, as it holds them: class names (``str``; a text's list of
+    them) are themselves; numbers (scikit-learn's ``y`` of ints, and floats without a fraction, and
+    bools) are held as their text (``str(3)``) and given back as the numbers, ``classes_`` sorted
+    as numbers. One ``y`` holds one kind; a float with a fraction is a regression target, refused
+    as scikit-learn refuses it, and so are NaN and infinity."""
+
+    def __init__(self, numbers: dict | None = None, held: bool = False) -> None:
+        """``numbers``: a saved model's (its manifest's ``label_numbers``); ``held``: whether the model
+        holds classes already (class names, where it has no ``numbers``)."""
+        self.numbers: dict[str, object] | None = dict(numbers) if numbers else None  # text -> number
+        self.kind: str | None = "numbers" if numbers else ("names" if held else None)
+
+    def names(self, y, call: str) -> list:
+        """``y`` as the model's class names."""
+        from nbspark.spine.predictor import as_batch
+
+        if y is None:
+            raise ValueError(f"{call} requires y to be passed, but the target y is None")
+        if getattr(y, "ndim", 1) == 2 and y.shape[1] == 1:  # a column vector: its one column
+            said = "A column-vector y was passed when a 1d array was expected"
+            warnings.warn(_CONVERSION(said), stacklevel=3)
+            y = np.asarray(y).ravel()
+        y = [v.item() if isinstance(v, np.generic) else v for v in as_batch(y, "labels", call)]
+        numbers = [isinstance(v, numbers_Real) for v in y]
+        kind = "numbers" if y and all(numbers) else "names" if not any(numbers) else "mixed"
+        if kind == "mixed" or (self.kind and y and kind != self.kind):
+            raise ValueError("Mix of label input types (string and number): y holds class names or numbers")
+        if kind == "names":
+            self.kind = self.kind or ("names" if y else None)
+            return y
+        for i, v in enumerate(y):
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(f"Input y contains {'NaN' if v != v else 'infinity'} (label {i})")
+            if isinstance(v, float) and v != int(v):
+                raise ValueError(
+                    f"Unknown label type: continuous (label {i} is {v!r}): a classifier's labels are "
+                    "classes, not a quantity to regress"
+                )
+        self.kind, self.numbers = "numbers", {**(self.numbers or {}), **{str(v): v for v in y}}
+        return [str(v) for v in y]
+
+    def value(self, name: str):
+        """A class name of the model as ``y`` gave it."""
+        return name if self.numbers is None else self.numbers.get(name, name)
+
+    def values(self, names) -> np.ndarray:
+        """Class names of the model as ``y`` gave them, an array."""
+        if self.numbers is None:
+            return np.asarray(names, dtype=object)
+        return np.array([self.value(n) for n in names])
+
+    def order(self, classes) -> np.ndarray:
+        """The positions of the model's ``classes`` in ``classes_``' order (as numbers, where they are)."""
+        if self.numbers is None:
+            return np.arange(len(classes))
+        return np.argsort(self.values(classes), kind="stable")
