@@ -63,7 +63,8 @@ class Served:
             "name": self.name,
             "path": self.path,
             "kind": "backoff" if self.backoff else self.model.kind,
-            "classes": list(self.model.classes_),
+            # class numbers (a model fitted on y of ints) as JSON's, not numpy's
+            "classes": [c.item() if hasattr(c, "item") else c for c in self.model.classes_],
             "version": self.version,
             "trained": updates[-1].get("created", manifest.get("created")),
         }

@@ -391,6 +391,22 @@ def test_a_density_model_answers_each_rows_density(tmp_path):
         assert (refused.status_code, refused.text) == (400, "Error: model 'ab' scores rows, not texts")
 
 
+def test_a_model_of_class_numbers_lists_and_answers_them_as_numbers(tmp_path):
+    """A Gaussian model fitted on y of ints (0, 2, 10): /v1/models lists the numbers in their order
+    (it was a 500: numpy's ints are not JSON), /v1/predict answers a row's class as a number."""
+    import numpy as np
+
+    import nbspark
+
+    X = np.array([[0.0, 0.1], [0.2, 0.0], [5.0, 5.1], [5.2, 4.9], [9.0, 9.2], [9.1, 8.8]])
+    nbspark.NaiveBayes(model="gaussian").fit(X, [0, 0, 2, 2, 10, 10]).save(tmp_path / "g")
+    with running([f"g={tmp_path / 'g'}"], Limits()) as (url, _):
+        (listed,) = requests.get(f"{url}/v1/models", timeout=10).json()["models"]
+        assert (listed["classes"], listed["columns"]) == ([0, 2, 10], ["x0", "x1"])
+        got = requests.post(f"{url}/v1/predict", json={"rows": [[9.0, 9.0], [0.1, 0.1]]}, timeout=10).json()
+        assert [r["label"] for r in got["results"]] == [10, 0]
+
+
 def test_a_refusal_that_quotes_half_an_emoji_is_still_answered():
     """A refusal's message may quote the request, and a lone surrogate from its JSON has no UTF-8:
     it is written escaped (it was a 500)."""
