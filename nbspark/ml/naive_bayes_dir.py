@@ -98,6 +98,8 @@ def _manifest(c: Counts, kind: str, smoothing: float, rows: int) -> dict:
         "declared_classes": c.declared,
         "label_counts": {label_namer(c)(y): float(n) for y, n in zip(c.classes, c.class_count)},
         "label_names": list(c.names),
+        # unnamed label values are numbers: nbspark.load gives them back as MLlib's prediction does
+        **({} if c.names else {"label_numbers": {label_namer(c)(y): float(y) for y in c.classes}}),
         "prior_follows_smoothing": c.prior_alpha is None,
         "features": len(c.features),
         "count_schema": COUNT_DDL,

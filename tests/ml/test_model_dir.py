@@ -216,3 +216,36 @@ def test_an_estimator_fitted_in_python_is_a_pipeline_stage(spark, tmp_path, fixt
     assert [stage.labels[int(r["prediction"])] for r in rows] == estimator.predict(texts).tolist()
     got = np.array([r["probability"].toArray() for r in rows])
     np.testing.assert_allclose(got, estimator.predict_proba(texts), rtol=0, atol=1e-12)
+
+
+def test_a_pipeline_model_of_label_values_gives_nbspark_load_those_numbers(spark, tmp_path):
+    """Label values with no names (0, 2, 10: no StringIndexer): the saved counts keep them as numbers
+    (``label_numbers``), so nbspark.load's classes_ are 0.0, 2.0, 10.0 in that order, and its
+    predictions are the stage's prediction column, its probabilities the stage's."""
+    from pyspark.ml import Pipeline
+    from pyspark.ml.feature import RegexTokenizer
+
+    from nbspark.ml import CountingNaiveBayes
+
+    rows = [
+        (10.0, "win a free prize now"),
+        (10.0, "prize prize now"),
+        (2.0, "see you at six"),
+        (2.0, "free at six"),
+        (0.0, "the report is due"),
+        (0.0, "report due at noon"),
+    ]
+    df = spark.createDataFrame(rows, "label DOUBLE, text STRING")
+    pipe = Pipeline(
+        stages=[
+            RegexTokenizer(inputCol="text", outputCol="tokens", pattern="(?U)\\W+"),
+            CountingNaiveBayes(featuresCol="tokens"),
+        ]
+    ).fit(df)
+    pipe.save(str(tmp_path / "pipe"))
+    loaded = nbspark.load(next((tmp_path / "pipe" / "stages").glob("1_*")) / "nbspark")
+    assert list(loaded.classes_) == [0.0, 2.0, 10.0]
+    scored = pipe.transform(df).collect()
+    assert loaded.predict([t for _, t in rows]).tolist() == [r["prediction"] for r in scored]
+    for r, ours in zip(scored, loaded.predict_proba([t for _, t in rows])):
+        assert ours.tolist() == pytest.approx(r["probability"].toArray()[[0, 2, 10]].tolist(), abs=1e-12)
