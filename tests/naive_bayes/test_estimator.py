@@ -16,6 +16,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OrdinalEncoder
 
 import nbspark
+from nbspark.app.command import main as command_main
 from nbspark.errors import ConfigError, OutputError
 from tests.naive_bayes.test_partial_fit import TSV, WORDS, docs, table, write_tsv
 
@@ -307,6 +308,24 @@ def test_class_numbers_saved_and_loaded_are_numbers_in_their_order(tmp_path):
     np.testing.assert_array_equal(nbspark.load(tmp_path / "m").class_count_, [30, 35, 30])
     with pytest.raises(ValueError, match="Mix of label input types"):
         loaded.partial_fit(X[:1], ["two"])
+    (tmp_path / "more.csv").write_text(
+        "x0,x1,x2,label\n4.1,3.9,4.0,10\n"
+    )  # the command line's update keeps them
+    settings = [
+        "task=naive_bayes",
+        "nb.model=gaussian",
+        "train.format=csv",
+        f"train.path={tmp_path / 'more.csv'}",
+    ]
+    assert (
+        command_main(
+            ["train", "-q", "--in-process", "--update", str(tmp_path / "m")]
+            + [a for kv in settings for a in ("--set", kv)]
+        )
+        == 0
+    )
+    updated = nbspark.load(tmp_path / "m")
+    assert list(updated.classes_) == [0, 2, 10] and updated.class_count_.tolist() == [30, 35, 31]
 
 
 def test_a_count_matrix_of_another_width_or_not_of_counts_is_refused():
