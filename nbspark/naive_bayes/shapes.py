@@ -92,8 +92,18 @@ class Labels:
         return [str(v) for v in y]
 
     def value(self, name: str):
-        """A class name of the model as ``y`` gave it."""
-        return name if self.numbers is None else self.numbers.get(name, name)
+        """A class name of the model as ``y`` gave it; in a model of numbers, a class that the command
+        line's ``--update`` added (named as text: ``"3"``) as the number it names, where it is one."""
+        if self.numbers is None:
+            return name
+        if name in self.numbers:
+            return self.numbers[name]
+        for number in (int, float):
+            try:
+                return number(name)
+            except ValueError:
+                continue
+        return name
 
     def values(self, names) -> np.ndarray:
         """Class names of the model as ``y`` gave them, an array."""

@@ -308,9 +308,8 @@ def test_class_numbers_saved_and_loaded_are_numbers_in_their_order(tmp_path):
     np.testing.assert_array_equal(nbspark.load(tmp_path / "m").class_count_, [30, 35, 30])
     with pytest.raises(ValueError, match="Mix of label input types"):
         loaded.partial_fit(X[:1], ["two"])
-    (tmp_path / "more.csv").write_text(
-        "x0,x1,x2,label\n4.1,3.9,4.0,10\n"
-    )  # the command line's update keeps them
+    # the command line's update keeps the numbers, and names a class it adds (3) as one
+    (tmp_path / "more.csv").write_text("x0,x1,x2,label\n4.1,3.9,4.0,10\n6,6,6,3\n")
     settings = [
         "task=naive_bayes",
         "nb.model=gaussian",
@@ -325,7 +324,7 @@ def test_class_numbers_saved_and_loaded_are_numbers_in_their_order(tmp_path):
         == 0
     )
     updated = nbspark.load(tmp_path / "m")
-    assert list(updated.classes_) == [0, 2, 10] and updated.class_count_.tolist() == [30, 35, 31]
+    assert list(updated.classes_) == [0, 2, 3, 10] and updated.class_count_.tolist() == [30, 35, 1, 31]
 
 
 def test_a_count_matrix_of_another_width_or_not_of_counts_is_refused():
