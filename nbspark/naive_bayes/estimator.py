@@ -187,6 +187,10 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     def predict_log_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
         return self._fitted().predict_log_proba(self._x(X, "predict_log_proba", self._width), extra_columns)
 
+    def predict_joint_log_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
+        X = self._x(X, "predict_joint_log_proba", self._width)
+        return self._fitted().predict_joint_log_proba(X, extra_columns)
+
     def score(self, X, y, sample_weight=None, extra_columns: Iterable[str] = ()) -> float:
         """Accuracy on ``X`` against ``y`` (scikit-learn's ``score``), each example weighing its
         ``sample_weight`` where given."""

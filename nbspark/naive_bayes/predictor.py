@@ -332,6 +332,14 @@ class NBPredictor:
         """The model's classes (class names, sorted as text) in ``classes_``' order."""
         return self._labels.order(self.model.classes if self.model is not None else ())
 
+    def predict_joint_log_proba(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
+        """``log P(x, y)`` of each item for each class, ``(n, len(classes_))``: the prior and the
+        likelihood before the posteriors are normalised (scikit-learn's name)."""
+        items = self._batch(items, "predict_joint_log_proba")
+        if not items:
+            return np.zeros((0, len(self._names())))
+        return self._jll(items, extra_columns)[0][:, self._order()]
+
     def score(self, items: Iterable, labels: Iterable[str], extra_columns: Iterable[str] = ()) -> float:
         """The accuracy of ``predict`` against ``labels`` (scikit-learn's ``score``)."""
         return accuracy(self.predict(items, extra_columns), labels, "item")

@@ -255,6 +255,9 @@ def test_a_text_model_fits_countvectorizers_matrix_as_scikit_learns_nb_does(mode
     np.testing.assert_allclose(ours.predict_proba(P), reference.predict_proba(P), rtol=1e-9)
     np.testing.assert_allclose(ours.predict_proba(P.toarray()), reference.predict_proba(P), rtol=1e-9)
     assert ours.n_features_in_ == X.shape[1] and ours.score(X, labels) == reference.score(X, labels)
+    np.testing.assert_allclose(
+        ours.predict_joint_log_proba(P), reference.predict_joint_log_proba(P), rtol=1e-9
+    )
     if model == "multinomial":
         np.testing.assert_allclose(ours.feature_log_prob_, reference.feature_log_prob_, rtol=1e-12)
     everything = vectorizer.transform(texts + probe[:2])
@@ -300,6 +303,9 @@ def test_class_numbers_saved_and_loaded_are_numbers_in_their_order(tmp_path):
     assert loaded.predict(X).tolist() == reference.predict(X).tolist()
     np.testing.assert_allclose(loaded.predict_proba(X), reference.predict_proba(X), atol=1e-9)
     np.testing.assert_allclose(loaded.theta_, reference.theta_, rtol=1e-12)
+    np.testing.assert_allclose(
+        loaded.predict_joint_log_proba(X), reference.predict_joint_log_proba(X), rtol=1e-9
+    )
     np.testing.assert_array_equal(loaded.class_count_, reference.class_count_)
     assert loaded.score(X, y) == reference.score(X, y) > 0.9
     assert loaded.explain(X[:1])[0]["label"] == reference.predict(X[:1])[0]
