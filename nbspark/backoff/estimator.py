@@ -100,10 +100,9 @@ class Backoff(*CLASSIFIER, CountingEstimator):
     def score(self, X, y, sample_weight=None) -> float:
         """Accuracy on the windows ``X`` against the words ``y`` (scikit-learn's ``score``), each
         window weighing its ``sample_weight`` where given."""
-        if sample_weight is None:
-            return self._fitted().score(X, y)
-        right = self.predict(X) == np.asarray(list(y), dtype=object)
-        return float(np.average(right, weights=np.asarray(sample_weight, dtype=float)))
+        from nbspark.spine.predictor import accuracy
+
+        return accuracy(self.predict(X), y, "window", sample_weight)
 
     def explain(self, X) -> list[dict]:
         return self._fitted().explain(X)

@@ -194,13 +194,9 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     def score(self, X, y, sample_weight=None, extra_columns: Iterable[str] = ()) -> float:
         """Accuracy on ``X`` against ``y`` (scikit-learn's ``score``), each example weighing its
         ``sample_weight`` where given."""
-        from nbspark.spine.predictor import accuracy, as_batch
+        from nbspark.spine.predictor import accuracy
 
-        predicted = self.predict(X, extra_columns)
-        if sample_weight is None:
-            return accuracy(predicted, y, "example")
-        right = predicted == np.asarray(as_batch(y, "labels", "score"), dtype=object)
-        return float(np.average(right, weights=np.asarray(sample_weight, dtype=float)))
+        return accuracy(self.predict(X, extra_columns), y, "example", sample_weight)
 
     def explain(self, X, extra_columns: Iterable[str] = ()) -> list[dict]:
         """``NBPredictor.explain``'s."""

@@ -235,13 +235,43 @@ def refuse_clone(model):
     )
 
 
-def accuracy(predicted: Sequence, labels, what: str) -> float:
-    """The share of ``predicted`` equal to ``labels`` (scikit-learn's ``score``; NaN for none), one
-    label per item of ``what`` (``ValueError`` otherwise: a shorter list would be scored in silence)."""
+def accuracy(predicted: Sequence, labels, what: str, weights=None) -> float:
+    """The share of ``predicted`` equal to ``labels`` (scikit-learn's ``score``; NaN for none), each
+    weighing its ``weights`` where given, one label per item of ``what`` (``ValueError`` otherwise: a
+    shorter list would be scored in silence), of the kind the predictions are (``_refuse_other_kind``)."""
     labels = as_batch(labels, "labels", "score")
     if len(predicted) != len(labels):
         raise ValueError(f"score takes one label per {what}: {len(predicted)} {what}s, {len(labels)} labels")
-    return sum(p == y for p, y in zip(predicted, labels)) / len(labels) if labels else float("nan")
+    _refuse_other_kind(predicted, labels)
+    right = [p == y for p, y in zip(predicted, labels)]
+    if weights is not None:
+        import numpy as np
+
+        return float(np.average(right, weights=np.asarray(weights, dtype=float)))
+    return sum(right) / len(labels) if labels else float("nan")
+
+
+def _refuse_other_kind(predicted: Sequence, labels: Sequence) -> None:
+    """Refuse labels that no prediction can equal: numbers against a model whose classes are names
+    (a model trained from a file names its classes as text, ``"0"``, ``"1"``), or names against one
+    of class numbers. Scored, they were an accuracy of 0 in silence."""
+    import numbers
+
+    def kinds(values) -> set:
+        return {
+            "names" if isinstance(v, str) else "numbers"
+            for v in values
+            if isinstance(v, str) or (isinstance(v, numbers.Real) and not isinstance(v, bool))
+        }
+
+    theirs, mine = kinds(labels), kinds(predicted)
+    if len(mine) == 1 and theirs and not theirs & mine:
+        (kind,) = mine
+        hint = "as text, y.astype(str)" if kind == "names" else "as the numbers the model was fitted on"
+        raise ValueError(
+            f"score compares predictions with labels: this model's classes are {kind}, the labels "
+            f"{'numbers' if kind == 'names' else 'names'}, so none can be equal; give the labels {hint}"
+        )
 
 
 def summed_rows(rows: Sequence[Sequence], more: Sequence[Sequence], ddl: str) -> list[tuple]:

@@ -43,3 +43,22 @@ def test_a_density_scores_an_array_of_its_cells_as_its_rows():
     cells = [[r["A"], r["B"]] for r in rows]
     assert model.score_samples(np.array(cells, dtype=object)).tolist() == model.score_samples(rows).tolist()
     assert nbspark.Density(m=1.0).fit(np.array(cells)).feature_names_in_.tolist() == ["x0", "x1"]
+
+
+def test_score_refuses_labels_no_prediction_can_equal():
+    """A model trained from a file names its classes as text ("0", "1"): labels given as numbers
+    scored 0.0 in silence; now refused, as names against a model of class numbers are. Labels of the
+    model's kind score as scikit-learn's ``accuracy_score`` does, weighted too."""
+    from sklearn.metrics import accuracy_score
+
+    names = nbspark.NaiveBayes().fit(["a b", "c d", "a a"], ["0", "1", "0"])
+    with pytest.raises(ValueError, match="classes are names, the labels numbers.*y.astype\\(str\\)"):
+        names.score(["a", "c"], np.array([0, 1]))
+    numbers = nbspark.NaiveBayes(model="gaussian").fit(np.array([[0.0], [1.0], [0.1]]), [0, 1, 0])
+    with pytest.raises(ValueError, match="classes are numbers, the labels names"):
+        numbers.score(np.array([[0.0]]), ["0"])
+    X, y, w = np.array([[0.0], [1.0], [1.0]]), [0, 1, 0], [1.0, 2.0, 3.0]  # the last one wrong
+    assert numbers.score(X, y) == accuracy_score(y, numbers.predict(X)) == pytest.approx(2 / 3)
+    weighted = numbers.score(X, y, sample_weight=w)
+    assert weighted == accuracy_score(y, numbers.predict(X), sample_weight=w) == pytest.approx(0.5)
+    assert names.score(["a", "c"], ["0", "1"]) == 1.0
