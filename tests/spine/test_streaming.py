@@ -580,6 +580,36 @@ def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, 
     assert streamed["version"] == len(files)
 
 
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize(
+    "below", [0.0, 64.0]
+)  # each batch counted by Spark (the shard scanner), then in process
+def test_google_shards_stream_as_they_train(spark, tmp_path, version, below):
+    """Google Books shards, a plain one and a gzip one, one a batch (the gzip one's size looked up
+    from Spark's log): the batch train's table, statistics and malformed lines alike."""
+    from ..backoff.test_google_filter import shards
+
+    folder = shards(tmp_path, version)
+    settings_ = {"train.format": f"google_v{version}", "train.year_min": "1800", "train.min_count": "0"}
+    cfg = load_config(None, {**settings_, "train.path": str(folder)})
+    batch = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "batch")
+    plan = plan_stream(
+        load_config(None, settings_),
+        BACKOFF,
+        tmp_path / "m",
+        folder,
+        available_now=True,
+        max_files=1,
+        in_process_below_mb=below,
+    )
+    assert run_stream(spark, plan) == 2
+    assert rows(tmp_path / "m") == rows(tmp_path / "batch")
+    streamed = load_manifest(location(tmp_path / "m"), BACKOFF.kind)
+    assert streamed["stats"]["lines_read"] == batch["stats"]["lines_read"]
+    assert streamed["stats"]["malformed"] == batch["stats"]["malformed"] >= 4
+    assert (streamed["engine"] == "local") == (below > 0)
+
+
 @pytest.mark.parametrize("name", ["backoff", "naive_bayes"])
 def test_spark_reads_every_part_of_a_version_in_one_scan_and_names_a_damaged_one(spark, tmp_path, name):
     """``read_counts`` (the join scorer, ``--update``, compaction, the query job) reads a streamed
