@@ -580,10 +580,48 @@ def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, 
     assert streamed["version"] == len(files)
 
 
-@pytest.mark.parametrize("version", [2, 3])
 @pytest.mark.parametrize(
-    "below", [0.0, 64.0]
-)  # each batch counted by Spark (the shard scanner), then in process
+    "family, settings_, files",
+    [
+        (BACKOFF, {"train.format": "text"}, {"a.txt": "Would the cuts affect the outcome?\n", "b.txt": None}),
+        (NAIVE_BAYES, {"task": "naive_bayes", "train.format": "reuters_topics"}, {"a.sgm": "mini.sgm"}),
+    ],
+    ids=["text", "reuters_topics"],
+)
+@pytest.mark.parametrize("below", [0.0, 64.0])
+def test_plain_text_and_reuters_topics_stream_as_they_train(spark, tmp_path, family, settings_, files, below):
+    """The formats the other stream tests leave out: a backoff model of plain text files, and a
+    naive Bayes model of Reuters' topics, each file a batch counted by Spark or in process: the batch
+    train's table."""
+    from ..backoff.test_in_process import TEXT
+
+    watch = tmp_path / "watch"
+    watch.mkdir()
+    for name, content in files.items():
+        if content is None:
+            (watch / name).write_text(TEXT)
+        elif content.endswith(".sgm"):
+            shutil.copy(ROOT / "tests" / "data" / content, watch / name)
+        else:
+            (watch / name).write_text(content)
+    cfg = load_config(None, {**settings_, "train.path": str(watch)})
+    trainer = train if family is BACKOFF else train_nb
+    trainer(spark, cfg, resolve_input(cfg.train, None), tmp_path / "batch")
+    plan = plan_stream(
+        load_config(None, settings_),
+        family,
+        tmp_path / "m",
+        watch,
+        available_now=True,
+        max_files=1,
+        in_process_below_mb=below,
+    )
+    assert run_stream(spark, plan) == len(files)
+    assert rows(tmp_path / "m") == rows(tmp_path / "batch") != []
+
+
+@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("below", [0.0, 64.0])  # each batch counted by Spark, then in process
 def test_google_shards_stream_as_they_train(spark, tmp_path, version, below):
     """Google Books shards, a plain one and a gzip one, one a batch (the gzip one's size looked up
     from Spark's log): the batch train's table, statistics and malformed lines alike."""
