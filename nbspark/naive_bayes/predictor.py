@@ -15,7 +15,7 @@ import numpy as np
 
 from nbspark.errors import OutputError
 from nbspark.inputs.tokens import tokenizer
-from nbspark.naive_bayes.count_table import YX, table_fields
+from nbspark.naive_bayes.count_table import table_fields
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
     add_values,
@@ -31,12 +31,13 @@ from nbspark.naive_bayes.model import (
     score_rows,
     unexplained,
 )
-from nbspark.naive_bayes.shapes import Labels, matrix_texts
+from nbspark.naive_bayes.shapes import Labels, matrix_texts, matrix_vocabulary
 from nbspark.report.format import UNEXPLAINED
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
 from nbspark.spine.predictor import (
     accuracy,
+    array_names,
     as_batch,
     is_matrix,
     refuse_clone,
@@ -164,23 +165,13 @@ class NBPredictor:
             else:
                 mine = row_events(labels[0], *self._table_row(x, i, learning=True))
             events.extend((key, scaled(value, weight)) for key, value in mine if weight)
-        events += self._matrix_vocabulary([v for v, w in zip(y, weights) if w])
+        if self.matrix_columns is not None:  # every column in the vocabulary, counted or not
+            known = self.model.vocab if self.model is not None else {}
+            events += matrix_vocabulary(self.matrix_columns, known, [v for v, w in zip(y, weights) if w])
         pending = with_events(self._pending, events, add_values)
         self.model = build_nb_model(self._all_rows(pending), self.kind, **self._options)
         self._pending, self._examples, self._labels = pending, self._examples + sum(weights), learnt
         return self
-
-    def _matrix_vocabulary(self, labels: list) -> list[tuple[tuple, int]]:
-        """A count matrix's columns (``xj``) that the model has not counted yet, as events of count 0
-        (of a class this batch counts): every column of the matrix is in the vocabulary, counted or
-        not, so that the smoothing is over all of them, as scikit-learn's ``MultinomialNB``,
-        ``BernoulliNB`` and ``ComplementNB`` smooth over ``n_features_in_``; every scorer reads them
-        from the count table."""
-        if self.matrix_columns is None or not labels:
-            return []
-        label = labels[0] if isinstance(labels[0], str) else labels[0][0]
-        known = self.model.vocab if self.model is not None else {}
-        return [((YX, label, f"x{j}", None), 0) for j in range(self.matrix_columns) if f"x{j}" not in known]
 
     def _all_rows(self, pending: dict | None = None) -> list:
         """The rows read with what ``partial_fit`` counted since (``pending``: what it is counting) added."""
@@ -397,7 +388,7 @@ class NBPredictor:
             raise AttributeError(f"feature_log_prob_ is a multinomial model's; this is a {self.kind} model")
         vocab, weights = self.model.vocab, self.model.weights[self._order()]
         if self.matrix_columns is not None and len(vocab) == self.matrix_columns:  # the matrix's order
-            return weights[:, [vocab[f"x{j}"] for j in range(self.matrix_columns)]]
+            return weights[:, [vocab[name] for name in array_names(self.matrix_columns)]]
         return weights
 
     @property

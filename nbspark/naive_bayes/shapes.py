@@ -13,9 +13,10 @@ from numbers import Real as numbers_Real
 
 import numpy as np
 
-from nbspark.spine.predictor import refuse_width
+from nbspark.naive_bayes.count_table import YX
+from nbspark.spine.predictor import array_names, refuse_width
 
-__all__ = ["Labels", "matrix_texts"]
+__all__ = ["Labels", "matrix_texts", "matrix_vocabulary"]
 
 try:  # scikit-learn's warning of a column vector y, where it is installed
     from sklearn.exceptions import DataConversionWarning as _CONVERSION
@@ -24,8 +25,8 @@ except ImportError:  # pragma: no cover - scikit-learn is optional
 
 
 def matrix_texts(X, width: int, call: str) -> list[str]:
-    """The rows of a count matrix as texts: column j's count c as the token ``xj`` c times (the
-    tokenizers keep it whole). Counts are whole numbers >= 0, as a token's are: a fraction
+    """The rows of a count matrix as texts: column j's count c as the token ``xj`` (``array_names``)
+    c times (the tokenizers keep it whole). Counts are whole numbers >= 0, as a token's are: a fraction
     (``TfidfVectorizer``'s weights) is refused, as is a matrix of another width. A model fitted on a
     count matrix (``NaiveBayes.fit``) keeps its width (``matrix_columns``) and takes matrices so."""
     import scipy.sparse
@@ -41,12 +42,25 @@ def matrix_texts(X, width: int, call: str) -> list[str]:
             f"{call} takes a matrix of counts, whole numbers >= 0 (CountVectorizer's), got "
             f"{float(csr.data[bad][0])!r}: nbspark counts whole tokens (TfidfVectorizer's weights are none)"
         )
-    texts = []
+    names, texts = array_names(width), []
     for i in range(rows):
         start, end = csr.indptr[i], csr.indptr[i + 1]
         cells = zip(csr.indices[start:end].tolist(), csr.data[start:end].tolist())
-        texts.append(" ".join(f"x{j}" for j, c in cells for _ in range(int(c))))
+        texts.append(" ".join(names[j] for j, c in cells for _ in range(int(c))))
     return texts
+
+
+def matrix_vocabulary(width: int, known, labels: list) -> list[tuple[tuple, int]]:
+    """The columns of a count matrix of ``width`` (its tokens, ``array_names``) that a model has not
+    counted yet (``known``: its vocabulary), as events of count 0 of a class the batch counts (the
+    first of ``labels``; none without one): every column of the matrix is in the vocabulary, counted
+    or not, so that the smoothing is over all of them, as scikit-learn's ``MultinomialNB``,
+    ``BernoulliNB`` and ``ComplementNB`` smooth over ``n_features_in_``; every scorer reads them from
+    the count table."""
+    if not labels:
+        return []
+    label = labels[0] if isinstance(labels[0], str) else labels[0][0]
+    return [((YX, label, name, None), 0) for name in array_names(width) if name not in known]
 
 
 class Labels:

@@ -300,9 +300,10 @@ def write_counts(
     table written in this process) as ``manifest.json``; staged and renamed into place with a marker
     of ``kind`` (``storage.tables.staged_output``). ``collect``: how this process gets the table as
     pyarrow's (``spine.counting.Counted.arrow``), for a caller whose ``manifest_of`` takes an Arrow
-    table from ``written()`` (``storage.counts.is_arrow_table``): a DataFrame of one file's rows, at
-    within ``settings.capabilities.driver_writes``, is then collected and written here (the same
-    file, without Spark SQL's cold Parquet write)."""
+    table from ``written()`` (``storage.counts.is_arrow_table``): a DataFrame within
+    ``settings.capabilities.driver_writes`` (one file's rows, at most a million, within
+    ``spark.driver.maxResultSize``) is then collected and written here (the same file, without Spark
+    SQL's cold Parquet write)."""
     local = spark is None
     if not local:
         rows = counts.count() if rows is None else rows
