@@ -17,6 +17,7 @@ names the stream's checkpoint (``storage.versions.take_writer_lock``).
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import logging
@@ -198,7 +199,9 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
     if not files:
         log.info("batch %d: only files of nbspark outputs; nothing to count", batch_id)
         return None
-    inputs = Inputs(cfg.train, plan.watch, tuple(location(f[0]) for f in files))
+    # each file with its size and time as the batch's listing saw them: no second lookup of each
+    listed = (dataclasses.replace(location(p), known=(size, round(t * 1000))) for p, t, size in files)
+    inputs = Inputs(cfg.train, plan.watch, tuple(listed))
     if old is not None:
         check_recount(old, inputs, plan.force)
     counting = family.update_settings(old, cfg) if old is not None and family.update_settings else cfg
