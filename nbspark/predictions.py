@@ -6,11 +6,12 @@
   gives one object per confusion-set word in it (with ``written``), scored in its window, and none
   when it holds no such word (counted as unscored).
 * A naive Bayes model scores a text (text models) or a row (table models: a mapping of column ->
-  value): ``text`` (the item as given), ``label``, ``probability`` and ``probabilities`` by class;
-  a row also ``unseen``: its categories the model never saw in their column, left out of the score.
-* A density model scores a row (a mapping of column -> cell): ``text`` (the row as given),
-  ``density`` (its probability under the model's estimator) and ``log_density`` (null where the
-  density is 0).
+  value, or a list of the cells of its columns in order): ``text`` (the item as given), ``label``,
+  ``probability`` and ``probabilities`` by class; a row also ``unseen``: its categories the model
+  never saw in their column, left out of the score.
+* A density model scores a row (a mapping of column -> cell, or a list of them in order): ``text``
+  (the row as given), ``density`` (its probability under the model's estimator) and
+  ``log_density`` (null where the density is 0).
 """
 
 from __future__ import annotations
@@ -71,14 +72,17 @@ def _shown(explained: dict) -> dict:
     return {k: explained[k] for k in ("label", "probability", "level", "window")}
 
 
-def json_row(text: str) -> dict:
-    """A table model's row, given as a JSON object of column -> value."""
+def json_row(text: str) -> dict | list:
+    """A table model's row, given as a JSON object of column -> value, or as a JSON array of its
+    cells in the model's column order (``feature_names_in_``, the ``columns`` of ``/v1/models``), as
+    ``/v1/predict`` and ``predict(X)`` take a row."""
     try:
         row = json.loads(text)
     except ValueError:
         row = None
-    if not isinstance(row, dict):
+    if not isinstance(row, dict | list):
         raise ValueError(
-            f"a table model scores rows: give each as a JSON object of column -> value, got {text[:60]!r}"
+            "a table model scores rows: give each as a JSON object of column -> value, or a JSON array "
+            f"of its cells in the model's column order, got {text[:60]!r}"
         )
     return row

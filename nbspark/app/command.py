@@ -110,7 +110,8 @@ def predict_main(argv: list[str]) -> int:
         "confusion-set word) at the centre, or a sentence, whose every confusion-set word is scored in its "
         "window. Naive Bayes text models: one document per argument (or per line with '-'); table models "
         "(gaussian, categorical, mixed) and density models: one JSON object of column -> value per argument "
-        "or line (a density model answers each row's density).",
+        "or line, or a JSON array of the cells in the model's column order (a density model answers each "
+        "row's density).",
     )
     parser.add_argument("--model", required=True, metavar="DIR", help="the model directory")
     parser.add_argument("--json", action="store_true", help="one JSON object per result")

@@ -353,7 +353,7 @@ def test_a_table_model_outside_spark(spark, fixtures, tmp_path, capsys, caplog):
     assert main(["predict", "--model", str(tmp_path / "w"), "sunny,66,90,TRUE"]) == 1
     assert capsys.readouterr().err.strip() == (
         "nbspark predict: error: a table model scores rows: give each as a JSON object of column -> "
-        "value, got 'sunny,66,90,TRUE'"
+        "value, or a JSON array of its cells in the model's column order, got 'sunny,66,90,TRUE'"
     )
 
 

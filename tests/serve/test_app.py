@@ -385,6 +385,8 @@ def test_a_density_model_answers_each_rows_density(tmp_path):
         cells = [["1", "1"], ["0", "0"]]  # rows as arrays: the listed columns, in order
         by_position = requests.post(f"{url}/v1/predict", json={"rows": cells}, timeout=10).json()
         assert [r["density"] for r in by_position["results"]] == [0.5, 0.0]
+        said = _predict_json(["--model", str(tmp_path / "ab"), *map(json.dumps, cells)])  # the command too
+        assert [{**r, "text": json.loads(r["text"])} for r in said] == by_position["results"]
         assert got["results"][0]["log_density"] == pytest.approx(math.log(0.5))
         assert got["results"][1]["log_density"] is None and got["unscored"] == 0
         refused = requests.post(f"{url}/v1/predict", json={"texts": ["A B"]}, timeout=10)
@@ -405,6 +407,10 @@ def test_a_model_of_class_numbers_lists_and_answers_them_as_numbers(tmp_path):
         assert (listed["classes"], listed["columns"]) == ([0, 2, 10], ["x0", "x1"])
         got = requests.post(f"{url}/v1/predict", json={"rows": [[9.0, 9.0], [0.1, 0.1]]}, timeout=10).json()
         assert [r["label"] for r in got["results"]] == [10, 0]
+    # the command takes a row as an array too, and answers the same objects (it refused arrays), its
+    # text the argument as given
+    said = _predict_json(["--model", str(tmp_path / "g"), "[9.0, 9.0]", "[0.1, 0.1]"])
+    assert [{**r, "text": json.loads(r["text"])} for r in said] == got["results"]
 
 
 def test_a_refusal_that_quotes_half_an_emoji_is_still_answered():
