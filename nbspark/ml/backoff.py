@@ -29,7 +29,7 @@ from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 from nbspark.backoff.events import count_columns, count_ddl
 from nbspark.backoff.frames import count_windows
 from nbspark.backoff.predictor import BackoffPredictor, checked_chain
-from nbspark.ml.persist import CountsPersisted
+from nbspark.ml.persist import CountsPersisted, model_dir_manifest
 from nbspark.settings.config import ExperimentConfig
 from nbspark.spine.frames import collect_checked
 from nbspark.storage.counts import read_count_rows
@@ -242,11 +242,9 @@ class CountingBackoffModel(Model, _Params, CountsPersisted):
         """A backoff model trained by the command line or the train job (``nbspark train``), as a
         Pipeline stage, read and checked as ``nbspark.load`` reads it, with the model's width, chain,
         confusion sets and lower-casing: it decides each window as ``nbspark.load`` does."""
-        from nbspark.storage.locations import location
-        from nbspark.storage.manifests import confusion_sets, load_manifest
+        from nbspark.storage.manifests import confusion_sets
 
-        root = location(path)
-        manifest = load_manifest(root, BACKOFF_KIND)
+        root, manifest = model_dir_manifest(path, BACKOFF_KIND)
         cfg = manifest["config"]
         return cls.from_counts(root, manifest)._set(
             width=cfg["width"],

@@ -25,7 +25,7 @@ from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 
 from nbspark.density.model import COUNT_DDL
 from nbspark.density.predictor import DensityPredictor
-from nbspark.ml.persist import CountsPersisted
+from nbspark.ml.persist import CountsPersisted, model_dir_manifest
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.frames import named_column
 from nbspark.storage.counts import table_rows
@@ -219,11 +219,7 @@ class CountingDensityModel(Model, _Params, CountsPersisted):
     def fromModelDir(cls, path) -> CountingDensityModel:
         """A density model trained by ``nbspark train`` or ``nbspark.fit``, as a Pipeline stage with the
         estimator the model's config named."""
-        from nbspark.storage.locations import location
-        from nbspark.storage.manifests import load_manifest
-
-        root = location(path)
-        manifest = load_manifest(root, DENSITY_KIND)
+        root, manifest = model_dir_manifest(path, DENSITY_KIND)
         density = manifest["config"]["density"]
         return cls.from_counts(root, manifest)._set(
             estimator=density["model"], m=float(density["m"]), inputCols=list(manifest["columns"])

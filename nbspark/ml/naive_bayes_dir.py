@@ -155,11 +155,9 @@ def model_dir_counts(path) -> tuple[Counts, float, str]:
     """``(counts, smoothing, model type)`` of a text model trained by ``nbspark train`` (or the train
     job), read and checked as ``nbspark.load`` reads it; refused with one line when a pyspark.ml
     stage cannot score it as ``nbspark.load`` does."""
-    from nbspark.storage.locations import location
-    from nbspark.storage.manifests import load_manifest
+    from nbspark.ml.persist import model_dir_manifest
 
-    root = location(path)
-    manifest = load_manifest(root, NB_KIND)
+    root, manifest = model_dir_manifest(path, NB_KIND)
     nb, kind = manifest["config"]["nb"], manifest["model"]
     if kind not in ("multinomial", "bernoulli"):
         raise ValueError(

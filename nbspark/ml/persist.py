@@ -19,10 +19,32 @@ from pyspark.ml.util import (
 )
 
 from nbspark.storage.locations import location, use_hadoop
-from nbspark.storage.manifests import load_manifest
+from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, NB_KIND, TASK_OF_KIND, load_manifest
 from nbspark.storage.tables import MARKER, write_json
 
-__all__ = ["CountsPersisted", "CountsReader", "CountsWriter"]
+__all__ = ["STAGE_OF_KIND", "CountsPersisted", "CountsReader", "CountsWriter", "model_dir_manifest"]
+
+#: the stage whose ``fromModelDir`` reads a model directory of each kind
+STAGE_OF_KIND = {
+    NB_KIND: "CountingNaiveBayesModel",
+    BACKOFF_KIND: "CountingBackoffModel",
+    DENSITY_KIND: "CountingDensityModel",
+}
+
+
+def model_dir_manifest(path, kind: str):
+    """``(root, manifest)`` of a model directory that ``fromModelDir`` of the stage of ``kind`` reads:
+    refused as ``nbspark.load`` refuses what is not a complete model, and a model of another family
+    refused naming the stage that reads it (a job's hint, ``--set task=``, means nothing here)."""
+    root = location(path)
+    manifest = load_manifest(root, tuple(STAGE_OF_KIND))
+    found = manifest["kind"]
+    if found != kind:
+        raise ValueError(
+            f"{root}: a {TASK_OF_KIND[found]} model, which {STAGE_OF_KIND[found]}.fromModelDir reads; "
+            f"{STAGE_OF_KIND[kind]} reads a {TASK_OF_KIND[kind]} one"
+        )
+    return root, manifest
 
 
 def _root(path: str):

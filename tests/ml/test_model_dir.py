@@ -84,6 +84,28 @@ def test_a_model_dir_a_stage_cannot_score_as_nbspark_load_is_refused_in_one_line
         CountingNaiveBayesModel.fromModelDir(str(table))
     with pytest.raises(Exception, match="nothing-here: no such model directory"):
         CountingNaiveBayesModel.fromModelDir(str(tmp_path / "nothing-here"))
+    # a model of another family names the stage that reads it (it said "--set task=", a job's hint)
+    from nbspark.ml import CountingBackoffModel, CountingDensityModel
+
+    density = tmp_path / "density"
+    nbspark.fit(
+        settings={"task": "density", "train.format": "csv", "train.path": str(fixtures / "weather.csv")},
+        out=density,
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"density: a density model, which CountingDensityModel.fromModelDir reads; "
+        r"CountingNaiveBayesModel reads a naive_bayes one$",
+    ):
+        CountingNaiveBayesModel.fromModelDir(str(density))
+    with pytest.raises(
+        ValueError, match=r"a naive_bayes model, which CountingNaiveBayesModel.fromModelDir reads"
+    ):
+        CountingBackoffModel.fromModelDir(str(table))
+    with pytest.raises(
+        ValueError, match=r"a naive_bayes model, which CountingNaiveBayesModel.fromModelDir reads"
+    ):
+        CountingDensityModel.fromModelDir(str(table))
 
 
 def test_a_pipeline_model_keeps_the_indexers_label_names_for_nbspark_load(spark, tmp_path):
