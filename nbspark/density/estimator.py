@@ -48,6 +48,8 @@ class Density(*DENSITY, CountingEstimator):
 
         self._refuse_no_weight(sample_weight)
         rows = as_batch(X, "rows", "fit")
+        if len(rows) == 0:
+            raise ValueError("fit takes at least one row: a density of none has no total to divide by")
         names, _ = columns_of(rows, "a density model")
         columns = list(self.columns) or list(names)
         if not columns:

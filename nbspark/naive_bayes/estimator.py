@@ -107,7 +107,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         fitted = "model_" in self.__dict__
         width = self._width if fitted else self._fresh_width(X)
         X = self._x(X, "partial_fit", width)
-        model, X = (self.model_, X) if fitted else self._empty(X, width)
+        model, X = (self.model_, X) if fitted else self._empty(X, width, "partial_fit")
         self.model_, self._width = model._learn(X, y, classes, sample_weight, "partial_fit"), width
         return self
 
@@ -143,10 +143,11 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
             )
         return matrix_texts(X, width, call)
 
-    def _empty(self, X, width: int | None = None) -> tuple[NBPredictor, object]:
+    def _empty(self, X, width: int | None = None, call: str = "fit") -> tuple[NBPredictor, object]:
         """A model of the settings that has counted nothing, and ``X`` as it learns it (a table
         model's rows as a list: its columns are read from them); ``width``: the count matrix's that a
-        text model is fitted on, which the model keeps (``matrix_columns``: saved, it takes them)."""
+        text model is fitted on, which the model keeps (``matrix_columns``: saved, it takes them).
+        ``X`` of no example is refused (``call`` named): a model of none has no class."""
         from nbspark.naive_bayes.model import COUNT_DDL
         from nbspark.settings.capabilities import TEXT_MODELS
         from nbspark.spine.predictor import as_batch
@@ -154,8 +155,11 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
 
         cfg = self._config()
         columns = {}
-        if cfg.nb.model not in TEXT_MODELS:
-            X = as_batch(X, "rows", "fit")
+        table = cfg.nb.model not in TEXT_MODELS
+        X = as_batch(X, "rows", call) if table else X
+        if len(X) == 0:
+            raise ValueError(f"{call} takes at least one example: a model of none has no class to predict")
+        if table:
             numeric, categorical = _table_columns(cfg.nb, X)
             columns = {"numeric": numeric, "categorical": categorical}
         manifest = {

@@ -90,7 +90,8 @@ def test_scikit_learns_grid_search_chooses_m_by_held_out_likelihood():
         (lambda: nbspark.Density(m=-1), [{"A": "1"}], ConfigError, "density.m"),
         (lambda: nbspark.Density(), [{"A": 1}], ValueError, "a cell is text"),
         (lambda: nbspark.Density(columns=["A", "A"]), [{"A": "1"}], ConfigError, "distinct columns"),
-        (lambda: nbspark.Density(), [], ValueError, "at least one column"),
+        (lambda: nbspark.Density(), [{}], ValueError, "at least one column"),
+        (lambda: nbspark.Density(), [], ValueError, "^fit takes at least one row"),  # said "one column"
     ],
 )
 def test_what_it_cannot_fit_is_refused_in_one_line(estimator, rows, error, says):

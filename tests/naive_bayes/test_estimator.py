@@ -133,6 +133,15 @@ def test_a_mixed_estimator_reads_each_columns_kind_from_its_cells():
         (lambda: nbspark.NaiveBayes(), "predict", AttributeError, "not fitted yet: call fit"),
         (lambda: nbspark.NaiveBayes(model="categorical"), "label", ValueError, "column 'label'"),
         (lambda: nbspark.NaiveBayes(), "set", ValueError, "no setting 'alpah'"),
+        # no example: it said "the count table has no class counts (Y rows)"
+        (lambda: nbspark.NaiveBayes(), "empty", ValueError, "^fit takes at least one example"),
+        (
+            lambda: nbspark.NaiveBayes(model="gaussian"),
+            "empty",
+            ValueError,
+            "^fit takes at least one example",
+        ),
+        (lambda: nbspark.NaiveBayes(), "partial", ValueError, "^partial_fit takes at least one example"),
     ],
 )
 def test_what_it_cannot_do_is_refused_in_one_line(make, call, error, says):
@@ -144,6 +153,10 @@ def test_what_it_cannot_do_is_refused_in_one_line(make, call, error, says):
             estimator.predict(["a b"])
         elif call == "label":
             estimator.fit([{"label": "x", "a": "1"}], ["x"])
+        elif call == "empty":
+            estimator.fit(np.empty((0, 2)), [])
+        elif call == "partial":
+            estimator.partial_fit([], [], classes=["x"])
         else:
             estimator.set_params(alpah=2)
 
