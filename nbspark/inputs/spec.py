@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["InputSpec"]
+__all__ = ["DECIMAL_COMMA", "InputSpec"]
+
+#: A number written with a decimal comma (an input's ``decimal = ","``): ``1,5``, ``-0,25``, ``,5``,
+#: ``1,5e3``, and ``1.234,5`` with points grouping the thousands (``1.234`` is 1234). The one rule
+#: of reading such a cell (``naive_bayes.model.number_cell``) and of finding a CSV's columns of them
+#: (``inputs.tables.decimal_comma_columns``, in Spark and in process). No backslash: Python's ``re``,
+#: Java's regex and a Spark SQL string literal read it alike.
+DECIMAL_COMMA = (
+    "^[ \t]*[+-]?([0-9]{1,3}([.][0-9]{3})+(,[0-9]*)?|[0-9]+(,[0-9]*)?|,[0-9]+)([eE][+-]?[0-9]+)?[ \t]*$"
+)
 
 
 @dataclass(frozen=True)
@@ -37,3 +46,6 @@ class InputSpec:
     # A CSV table (format "csv"): the one character between its cells: "," (the default), ";" (what
     # Excel writes where the comma is the decimal mark), "\t", "|".
     delimiter: str = ","
+    # A CSV table's decimal mark in its numbers: "." (the default) or "," ("1,5", and "1.234,5" with
+    # points grouping the thousands: what Excel writes in much of Europe, cells separated by ";").
+    decimal: str = "."

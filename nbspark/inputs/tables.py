@@ -7,13 +7,15 @@ from __future__ import annotations
 import csv
 import io
 import logging
+import re
 
 from nbspark.errors import InputError
 from nbspark.inputs.decoding import UTF16_HINT
 from nbspark.inputs.files import local_line_values, spark_paths
+from nbspark.inputs.spec import DECIMAL_COMMA
 from nbspark.storage.locations import location
 
-__all__ = ["csv_frame", "csv_table", "header_problem", "local_table"]
+__all__ = ["csv_frame", "csv_table", "decimal_comma_columns", "header_problem", "local_table"]
 
 log = logging.getLogger(__name__)
 
@@ -72,15 +74,39 @@ def _opens_with_nul(f) -> bool:
         return b"\x00" in stream.read(1024)
 
 
-def local_table(files, fmt: str, infer: bool = False, delimiter: str = ","):
+def decimal_comma_columns(table) -> set[str]:
+    """The columns of a CSV read as text (a Spark DataFrame, or a pyarrow table read in process)
+    whose cells are numbers written with a decimal comma (``inputs.spec.DECIMAL_COMMA``): at least
+    one, and every one that is not empty, as Spark infers a column of numbers (it infers none
+    written ``1,5``). On a DataFrame, one aggregation (a job) where Spark's inference would have read
+    the files."""
+    if hasattr(table, "selectExpr"):
+        names = table.columns
+
+        def numbers(i, name):
+            cell = "`" + name.replace("`", "``") + "`"
+            return f"count({cell}) > 0 AND coalesce(bool_and({cell} RLIKE '{DECIMAL_COMMA}'), false) AS c{i}"
+
+        row = table.selectExpr(*(numbers(i, n) for i, n in enumerate(names))).first()
+        return {n for i, n in enumerate(names) if row[f"c{i}"]}
+    pattern = re.compile(DECIMAL_COMMA)
+    found = set()
+    for name in table.column_names:
+        cells = [v for v in table.column(name).to_pylist() if v is not None]
+        if cells and all(isinstance(v, str) and pattern.match(v) for v in cells):
+            found.add(name)
+    return found
+
+
+def local_table(files, fmt: str, infer: bool = False, delimiter: str = ",", decimal: str = "."):
     """A CSV or Parquet input (``files``: a table's directory, or files) read in this process as
     Spark reads it: ``(table, parts, numeric)``. ``table`` holds every file's rows in path order, a
     CSV's cells as text (``csv_table``), Parquet as typed with a partition directory's value
     (``name=value``) a column; ``parts`` is each file's ``(name, rows)`` in that order, the name as
     records call a file (``str`` of its ``Location``: how a row is named); ``numeric`` the columns
     of numbers: Parquet's by type, a CSV's inferred when ``infer``, as Spark infers over every file
-    (numbers in each file that has a value in the column), else none. A CSV's cells are separated
-    by ``delimiter``."""
+    (numbers in each file that has a value in the column; with ``decimal`` ``","``, by
+    ``decimal_comma_columns``), else none. A CSV's cells are separated by ``delimiter``."""
     import pyarrow as pa
 
     if fmt == "parquet":
@@ -94,13 +120,16 @@ def local_table(files, fmt: str, infer: bool = False, delimiter: str = ","):
                 named.append((str(location(fragment.path)), scanned))
         table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
         return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
-    read = _one_header(files, [csv_table(f, infer, delimiter) for f in files])  # None: empty, no rows
+    comma = decimal == ","
+    read = _one_header(files, [csv_table(f, infer and not comma, delimiter) for f in files])  # None: no rows
     if first := next(filter(None, read), None):
         _one_column(files, first[0].column_names, delimiter)
     table = pa.concat_tables([t for t, _ in filter(None, read)] or [pa.table({})])
     parts = [(str(f), 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
     if not infer:
         return table, parts, set()
+    if comma:
+        return table, parts, decimal_comma_columns(table)
     typed = [schema for _, schema in filter(None, read)]
     numeric = {
         name

@@ -17,7 +17,7 @@ from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import TABLE, PartitionStats, is_stat
-from nbspark.inputs.tables import csv_frame, local_table
+from nbspark.inputs.tables import csv_frame, decimal_comma_columns, local_table
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
 from nbspark.settings.config import ExperimentConfig, NBSpec
@@ -131,8 +131,20 @@ def _topics_partition(records, nb: NBSpec, splits, mode, keep_bad):
 
 
 def _table_partition(
-    records, label_col, numeric, categorical, splits, holdout, seed, mode, keep_bad, bernoulli=frozenset()
+    records,
+    label_col,
+    numeric,
+    categorical,
+    splits,
+    holdout,
+    seed,
+    mode,
+    keep_bad,
+    bernoulli=frozenset(),
+    decimal=".",
 ):
+    """Table records -> ``Row``s: numbers read with the input's ``decimal`` mark (``number_cell``),
+    a row without a label or with a cell that is not a number in a numeric column malformed."""
     stats = PartitionStats(keep_bad, mode)
     for index, record, (source, row) in records:
         stats.add("rows_read")
@@ -142,13 +154,13 @@ def _table_partition(
             stats.bad_record(TABLE + source, row, "label", _cells(record))
             continue
         try:
-            values = {c: number_cell(record.get(c)) for c in numeric}
+            values = {c: number_cell(record.get(c), decimal) for c in numeric}
         except ValueError:
             stats.bad_record(TABLE + source, row, "numeric", _cells(record))
             continue
         num = {c: x for c, x in values.items() if x is not None and math.isfinite(x)}
         try:
-            binary = {c: binary_cell(record.get(c)) for c in bernoulli}
+            binary = {c: binary_cell(record.get(c), decimal) for c in bernoulli}
         except ValueError:
             stats.bad_record(TABLE + source, row, "bernoulli", _cells(record))
             continue
@@ -209,15 +221,19 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         # every cell as the file writes it, in training as in classify (where the model names
         # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
         # what schema inference made of it ("True", "1", "85.5"); inference only finds the
-        # numeric columns when the config names none
-        sep = inputs.spec.delimiter
+        # numeric columns when the config names none (Spark infers no number written "1,5": with
+        # decimal = "," the columns of them are found by the one rule, decimal_comma_columns)
+        sep, comma = inputs.spec.delimiter, inputs.spec.decimal == ","
         df = csv_frame(spark, inputs.files, delimiter=sep)
-        typed = df if explicit else csv_frame(spark, inputs.files, infer=True, delimiter=sep)
+        typed = df if explicit or comma else csv_frame(spark, inputs.files, infer=True, delimiter=sep)
     else:
         df = typed = parquet_frame(spark, inputs.files)
+        comma = False
     from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
 
     numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
+    if comma and not explicit:
+        numeric_types = decimal_comma_columns(df)
     nested = {
         f.name: f.dataType.simpleString()
         for f in df.schema.fields
@@ -327,10 +343,10 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
     if spec.format in ("csv", "parquet", "sklearn"):
         rdd, numeric, categorical, fields = _table_source(spark, inputs, nb)
         label = nb.label_column
-        bern = frozenset(nb.bernoulli_columns)
+        bern, decimal = frozenset(nb.bernoulli_columns), spec.decimal
         mixed = rdd.mapPartitions(
             lambda it: _table_partition(
-                it, label, numeric, categorical, splits, holdout, seed, mode, keep, bern
+                it, label, numeric, categorical, splits, holdout, seed, mode, keep, bern, decimal
             )
         )
         return mixed, {"numeric": numeric, "categorical": categorical}, (rdd, fields)
@@ -443,7 +459,7 @@ def local_records(inputs: Inputs, cfg: ExperimentConfig):
         label = nb.label_column
         records = ((i, r, place) for i, (r, place) in enumerate(zip(rows, places)))
         mixed = _table_partition(
-            records, label, numeric, categorical, splits, holdout, seed, mode, keep, bernoulli
+            records, label, numeric, categorical, splits, holdout, seed, mode, keep, bernoulli, spec.decimal
         )
         return mixed, {"numeric": numeric, "categorical": categorical}
     raise InputError(
@@ -462,7 +478,8 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
         records, places, names = _sklearn_records(inputs, nb)
         return (records, places, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
     infer = not (nb.numeric_columns or nb.categorical_columns)
-    table, parts, numeric_types = local_table(inputs.files, inputs.spec.format, infer, inputs.spec.delimiter)
+    spec = inputs.spec
+    table, parts, numeric_types = local_table(inputs.files, spec.format, infer, spec.delimiter, spec.decimal)
     nested = {
         f.name: str(f.type)
         for f in table.schema

@@ -34,6 +34,7 @@ ties go to the class that sorts first.
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -125,9 +126,11 @@ def doc_events(labels: Sequence[str], tokens: Sequence[str], kind: str) -> Itera
                 yield (YX, y, w, None), 1
 
 
-def number_cell(value) -> float | None:
+def number_cell(value, decimal: str = ".") -> float | None:
     """A numeric table cell (training, classify, ``nbspark.load``): None if blank; ValueError if not a
-    number. An integer past a double's range is infinite, as the text of one is (``float("1e400")``)."""
+    number. An integer past a double's range is infinite, as the text of one is (``float("1e400")``).
+    Text is read with the input's ``decimal`` mark: with ``","`` a cell must match
+    ``inputs.spec.DECIMAL_COMMA`` (``1.5`` is refused there: a point only groups thousands)."""
     if value is None:
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -138,15 +141,21 @@ def number_cell(value) -> float | None:
     text = str(value).strip()
     if not text:
         return None
+    if decimal == ",":
+        from nbspark.inputs.spec import DECIMAL_COMMA
+
+        if not re.match(DECIMAL_COMMA, text):
+            raise ValueError(f"{text!r} is not a number written with a decimal comma")
+        text = text.replace(".", "").replace(",", ".")
     return float(text)  # ValueError for a non-number
 
 
-def binary_cell(value) -> str | None:
+def binary_cell(value, decimal: str = ".") -> str | None:
     """A Bernoulli cell as "0" or "1" (None when missing): 0 or 1 as a number, a bool, or true/false
     in any case (a CSV's TRUE, a Parquet boolean); ValueError for anything else."""
     if (word := str(value).strip().lower()) in ("true", "false"):  # str(True) is "True"
         return "1" if word == "true" else "0"
-    x = number_cell(value)
+    x = number_cell(value, decimal)
     if x is None:
         return None
     if x not in (0.0, 1.0):

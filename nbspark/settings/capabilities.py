@@ -70,6 +70,7 @@ INPUT_SETTINGS = {
     **dict.fromkeys(("year_min", "year_max", "min_count", "pos", "whole_file_mb"), _GOOGLE),
     "document": ("text",),
     "delimiter": ("csv",),
+    "decimal": ("csv",),
 }
 
 
@@ -114,6 +115,8 @@ def _format_problem(cfg, part: str) -> str | None:
                 f"{part}.format {fmt!r} is not a density input: a table ({', '.join(DENSITY_FORMATS)}; "
                 "an n-gram file is a table of its positions)"
             )
+        if spec.decimal != ".":
+            return f"{part}.decimal does not apply to a density task: it counts cells as text, numbers too"
         return _input_settings_problem(spec, part)
     if cfg.task == "backoff":
         if fmt not in BACKOFF_FORMATS:

@@ -289,6 +289,13 @@ def validate(cfg: ExperimentConfig) -> None:
                 f"{part}.delimiter must be one character, not a quote or a line end, got {spec.delimiter!r} "
                 '(a TAB: "\\t" in TOML)'
             )
+        if spec.decimal not in (".", ","):
+            raise ConfigError(f"{part}.decimal must be . or , (the decimal mark), got {spec.decimal!r}")
+        if spec.decimal == spec.delimiter:
+            raise ConfigError(
+                f"{part}.decimal {spec.decimal!r} is also the delimiter between cells: a file whose numbers "
+                f'are written "1,5" separates its cells by another character (set {part}.delimiter, ";")'
+            )
         if spec.min_count < 0 or spec.year_min > spec.year_max:
             raise ConfigError(f"{part}.min_count must be >= 0 and {part}.year_min <= {part}.year_max")
         check_number(f"{part}.holdout", spec.holdout, 0.0)

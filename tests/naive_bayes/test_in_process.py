@@ -215,6 +215,85 @@ def test_a_csv_of_another_delimiter_is_the_comma_ones_table(spark, tmp_path, del
     ) in caplog.messages
 
 
+#: one table, written as Excel writes it in much of Europe (cells separated by ';', a decimal comma,
+#: points grouping thousands) and with points: heights and weights are numbers, colour and code
+#: categories (code holds '7' and '12' beside 'A1': text), one height missing
+EUROPE = (
+    "height;weight;colour;code;label\n1,75;1.234,5;red;A1;y\n1,6;-0,25;blue;7;n\n;2,5e1;red;12;y\n"
+    ",5;900;blue;x;n\n-1,5;1.000.000;red;7;y\n"
+)
+POINTS = (
+    "height,weight,colour,code,label\n1.75,1234.5,red,A1,y\n1.6,-0.25,blue,7,n\n,25.0,red,12,y\n"
+    "0.5,900,blue,x,n\n-1.5,1000000,red,7,y\n"
+)
+
+
+@pytest.mark.parametrize("model", ["mixed", "gaussian"])
+def test_numbers_written_with_a_decimal_comma_are_the_numbers_written_with_points(spark, tmp_path, model):
+    """``decimal = ","``: the European file's model (its numeric columns found by the one rule, in
+    Spark and in process alike) is the pointed file's, row for row; without it, a mixed model read
+    its numbers as categories and a Gaussian one refused every row."""
+    (tmp_path / "europe.csv").write_text(EUROPE)
+    (tmp_path / "points.csv").write_text(POINTS)
+    settings = {"task": "naive_bayes", "train.format": "csv", "nb.label_column": "label", "nb.model": model}
+    if model == "gaussian":
+        settings["nb.numeric_columns"] = "height,weight"
+    europe = {**settings, "train.path": str(tmp_path / "europe.csv"), "train.delimiter": ";"}
+    _same_model(spark, tmp_path, {**europe, "train.decimal": ","})
+    train_nb_in_process(
+        load_config(None, {**settings, "train.path": str(tmp_path / "points.csv")}), tmp_path / "p"
+    )
+    assert _table(tmp_path / "local") == _table(tmp_path / "p")
+    # classified, the European file's rows are the pointed file's (test.decimal, test.delimiter)
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.naive_bayes.jobs import classify_nb
+
+    predicted = {}
+    for name, extra in (("europe", {"test.delimiter": ";", "test.decimal": ","}), ("points", {})):
+        run = load_config(
+            None, {**settings, "test.format": "csv", "test.path": str(tmp_path / f"{name}.csv"), **extra}
+        )
+        classify_nb(spark, run, tmp_path / "p", resolve_input(run.test, None), tmp_path / f"r-{name}")
+        rows = spark.read.parquet(str(tmp_path / f"r-{name}" / "predictions")).collect()
+        predicted[name] = sorted((r["id"], r["predicted"][0], round(r["probability"], 12)) for r in rows)
+    assert predicted["europe"] == predicted["points"] and len(predicted["points"]) == 5
+    if model == "mixed":
+        assert _manifest(tmp_path / "local")["columns"] == {
+            "numeric": ["height", "weight"],
+            "categorical": ["colour", "code"],
+        }
+        train_nb_in_process(load_config(None, europe), tmp_path / "as-text")  # no decimal: categories
+        assert _manifest(tmp_path / "as-text")["columns"]["numeric"] == []
+    else:
+        with pytest.raises(InputError, match=r"5 malformed records skipped \(numeric=5"):
+            train_nb_in_process(load_config(None, europe), tmp_path / "refused")
+
+
+@pytest.mark.parametrize(
+    "settings, says",
+    [
+        ({"train.decimal": "x"}, "train.decimal must be . or , (the decimal mark), got 'x'"),
+        ({"train.decimal": ","}, "train.decimal ',' is also the delimiter between cells"),
+        (
+            {"train.decimal": ",", "train.delimiter": ";", "task": "density"},
+            "train.decimal does not apply to a density task",
+        ),
+        (
+            {"train.decimal": ",", "train.delimiter": ";", "train.format": "tsv"},
+            "train.delimiter (read by csv), train.decimal (read by csv) do not apply to train.format 'tsv'",
+        ),
+    ],
+)
+def test_a_decimal_mark_that_cannot_apply_is_refused(settings, says):
+    from nbspark.settings.capabilities import train_problem
+
+    base = {"task": "naive_bayes", "train.format": "csv", "train.path": "t.csv"}
+    base.update({} if "task" in settings or "train.format" in settings else {"nb.model": "mixed"})
+    with pytest.raises(ConfigError, match=re.escape(says)):
+        if problem := train_problem(load_config(None, {**base, **settings})):
+            raise ConfigError(problem)
+
+
 @pytest.mark.parametrize(
     "settings, says",
     [

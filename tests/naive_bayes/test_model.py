@@ -284,3 +284,19 @@ def test_complement_agrees_with_sklearn(norm, alpha):
     ours = log_posteriors(score_docs(m, [toks for _, toks in test])[0])
     np.testing.assert_allclose(ours, ref.predict_log_proba(dense(test, m.vocab)), rtol=0, atol=1e-9)
     assert [t[0][0] for t in top_labels(ours, m.classes, 1)] == list(ref.predict(dense(test, m.vocab)))
+
+
+def test_a_number_with_a_decimal_comma_is_read_by_the_one_rule():
+    """``decimal = ","``, by hand: the comma marks the fraction, a point groups thousands (in threes
+    only); a point as the decimal mark is refused there, not read as a thousand."""
+    from nbspark.naive_bayes.model import number_cell
+
+    read = {"1,5": 1.5, "-0,25": -0.25, ",5": 0.5, "1,": 1.0, "1,5e3": 1500.0, "1.234,5": 1234.5}
+    read |= {"1.234": 1234.0, "1.000.000": 1e6, " 12 ": 12.0, "": None, "   ": None}
+    assert {text: number_cell(text, ",") for text in read} == read
+    for text in ("1.5", "1,2,3", "1.23,4", "12.34", "1 000,5", "abc", "1,5,"):
+        with pytest.raises(ValueError, match="not a number written with a decimal comma"):
+            number_cell(text, ",")
+    assert number_cell(2.5, ",") == 2.5 and number_cell("1.5") == 1.5  # a number is one; "." reads points
+    with pytest.raises(ValueError):
+        number_cell("1,5")
