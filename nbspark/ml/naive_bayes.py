@@ -289,7 +289,8 @@ class CountingNaiveBayesModel(Model, _Params, CountsPersisted):
         self._checked()
         c, lam = self.counts, self.getSmoothing()
         prior = lam if c.prior_alpha is None else c.prior_alpha
-        pi = class_log_prior(c.class_count, c.class_count.sum(), np.log, prior, len(c.classes))
+        with np.errstate(divide="ignore"):  # a class of no example (partial_fit's classes): log 0 = -inf
+            pi = class_log_prior(c.class_count, c.class_count.sum(), np.log, prior, len(c.classes))
         kind = self.getModelType()
         if kind == "complement":  # MLlib's: the complement weights (not normalised), no class prior
             weights, bias = complement_log_weights(c.counts, lam), np.zeros(len(c.classes))

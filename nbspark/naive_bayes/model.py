@@ -64,6 +64,7 @@ __all__ = [
     "number_cell",
     "bernoulli_log_probs",
     "class_log_prior",
+    "scalar_log",
     "complement_log_weights",
     "multinomial_log_prob",
     "build_nb_model",
@@ -176,22 +177,28 @@ def row_events(
 
 
 # ---------------------------------------------------------------- smoothing, defined once
-# ``log`` is math.log for numbers, np.log for arrays or pyspark's F.log for columns: the broadcast
-# scorer's arrays and the join scorer's SQL are both derived from these formulas.
+# ``log`` is ``scalar_log`` for numbers, np.log for arrays or pyspark's F.log for columns: the
+# broadcast scorer's arrays and the join scorer's SQL are both derived from these formulas.
 
 
-def class_log_prior(class_count, total, log=math.log, prior_alpha: float = 0.0, n_classes: int = 0):
+def scalar_log(x) -> float:
+    """``math.log``, but log 0 = −inf, as numpy's log gives it: the prior of a class of no example
+    (``partial_fit``'s ``classes``), a factor of ``alpha`` 0."""
+    return math.log(x) if x != 0 else -math.inf
+
+
+def class_log_prior(class_count, total, log=scalar_log, prior_alpha: float = 0.0, n_classes: int = 0):
     """``log P(y) = log(C(Y=y) + a) − log(C(Y=ANY) + K·a)``: the maximum-likelihood prior with
     ``prior_alpha`` a = 0 (scikit-learn's), MLlib's smoothed prior with a = λ, Cohen's v1/v2 with a = 1."""
     return log(class_count + prior_alpha) - log(total + n_classes * prior_alpha)
 
 
-def multinomial_log_prob(count, class_total, alpha: float, vocab_size: int, log=math.log):
+def multinomial_log_prob(count, class_total, alpha: float, vocab_size: int, log=scalar_log):
     """``log P(w|y) = log(C(y,w) + α) − log(C(y,ANY) + α|V|)``."""
     return log(count + alpha) - log(class_total + alpha * vocab_size)
 
 
-def bernoulli_log_probs(df, docs, alpha: float, log=math.log):
+def bernoulli_log_probs(df, docs, alpha: float, log=scalar_log):
     """``(log p, log(1 − p))`` with ``p = (df(y,w) + α) / (N_y + 2α)``."""
     return log(df + alpha) - log(docs + 2 * alpha), log(docs - df + alpha) - log(docs + 2 * alpha)
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from nbspark.errors import OutputError
 from nbspark.inputs.tokens import tokenizer
-from nbspark.naive_bayes.count_table import table_fields
+from nbspark.naive_bayes.count_table import Y, table_fields
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
     add_values,
@@ -55,6 +55,11 @@ from nbspark.storage.locations import Location
 log = logging.getLogger(__name__)
 
 __all__ = ["NBPredictor", "read_nb"]
+
+
+def _labels_of(label) -> set:
+    """The class names of one example's label (a text's may be a list of them)."""
+    return set(label) if isinstance(label, list | tuple) else {label}
 
 
 class NBPredictor:
@@ -119,8 +124,10 @@ class NBPredictor:
 
         ``classes``, which scikit-learn asks for at the first call, is checked, not needed (the model
         already holds its classes, and a new label adds one): every label of ``y`` must be among
-        them, and so must every class the model holds. ``classes_`` lists the classes counted so
-        far: one named in ``classes`` enters it with its first example. ``sample_weight``: one whole
+        them, and so must every class the model holds. Each class it names is one of the model's
+        from then on, counted or not, as in scikit-learn: a class of no example yet is in
+        ``classes_``, with a count of 0 in the count table (saved so), and its probability 0 (but a
+        complement model's, which has no prior, as ``ComplementNB``'s). ``sample_weight``: one whole
         number >= 0 per example (``spine.predictor.whole_weights``), an example of weight k counted
         as k copies of it (scikit-learn's result for whole weights). Labels are class names, or
         numbers (``naive_bayes.shapes.Labels``), given back as numbers."""
@@ -165,6 +172,11 @@ class NBPredictor:
             else:
                 mine = row_events(labels[0], *self._table_row(x, i, learning=True))
             events.extend((key, scaled(value, weight)) for key, value in mine if weight)
+        if declared:  # every class named is the model's, counted or not (0), as scikit-learn's
+            held = set(self._names()).union(*(_labels_of(label) for label, w in zip(y, weights) if w))
+            events += [
+                ((Y, storable(c, "a class of classes"), None, None), 0) for c in sorted(declared - held)
+            ]
         if self.matrix_columns is not None:  # every column in the vocabulary, counted or not
             known = self.model.vocab if self.model is not None else {}
             events += matrix_vocabulary(self.matrix_columns, known, [v for v, w in zip(y, weights) if w])
@@ -397,7 +409,7 @@ class NBPredictor:
         ``feature_names_in_``'s order)."""
         if self.model.theta is None:
             raise AttributeError(f"theta_ is a model with numeric columns'; this {self.kind} model has none")
-        return self.model.theta[self._order()][:, self._numeric_order()]
+        return self._uncounted_as(self.model.theta, 0.0)
 
     def _numeric_order(self) -> list[int]:
         """The model's numeric columns (by name) in ``feature_names_in_``'s order."""
@@ -410,7 +422,15 @@ class NBPredictor:
         (``GaussianNB.var_``)."""
         if self.model.var is None:
             raise AttributeError(f"var_ is a model with numeric columns'; this {self.kind} model has none")
-        return self.model.var[self._order()][:, self._numeric_order()]
+        return self._uncounted_as(self.model.var, self.model.epsilon)
+
+    def _uncounted_as(self, per_class: np.ndarray, value: float) -> np.ndarray:
+        """``per_class`` (theta or var) in ``classes_`` order and ``feature_names_in_``'s, a class of
+        no example yet (``partial_fit``'s ``classes``) holding ``value``, as scikit-learn's
+        ``GaussianNB`` holds it (a mean of 0, a variance of its ``epsilon_``), not 0/0."""
+        out = per_class[self._order()][:, self._numeric_order()]
+        out[self.class_count_ == 0] = value
+        return out
 
     def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """The most probable class of each text or row, an array (scikit-learn's shape; ties: the

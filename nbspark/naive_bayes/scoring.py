@@ -15,7 +15,6 @@ once; it is read after the write. Which scorer applies is ``settings.capabilitie
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from itertools import islice
 
@@ -32,6 +31,7 @@ from nbspark.naive_bayes.model import (
     log_posteriors,
     multinomial_log_prob,
     ranked_columns,
+    scalar_log,
     score_docs,
     score_rows,
     text_jll,
@@ -324,7 +324,7 @@ def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
         rows = [
             (
                 c,
-                class_log_prior(docs_y[c], total, math.log, prior_alpha, len(classes)),
+                class_log_prior(docs_y[c], total, scalar_log, prior_alpha, len(classes)),
                 0.0,
                 multinomial_log_prob(0, tokens_y.get(c, 0), alpha, vocab_size),
             )
@@ -355,7 +355,7 @@ def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
             rows.append(
                 (
                     c,
-                    class_log_prior(docs_y[c], total, math.log, prior_alpha, len(classes)),
+                    class_log_prior(docs_y[c], total, scalar_log, prior_alpha, len(classes)),
                     (vocab_size - nnz) * q0 + q_sum,
                     p0 - q0,
                 )

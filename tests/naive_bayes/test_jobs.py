@@ -548,6 +548,35 @@ def test_every_engine_and_scorer_tokenizes_any_script_as_python(spark, tmp_path)
     assert predictions["arrow"] == predictions["broadcast"] == predictions["join"]
 
 
+@pytest.mark.parametrize("kind", ["multinomial", "bernoulli"])
+def test_a_class_of_no_example_yet_is_scored_alike_by_every_scorer_and_stage(spark, tmp_path, kind):
+    """A model saved by ``partial_fit`` with a class named in ``classes`` and never counted (a count
+    table row of 0): the classify job's scorers and the pyspark.ml stage give each test document the
+    posteriors of ``nbspark.load`` (the join scorer stopped on math.log(0), the prior of that class)."""
+    from nbspark.ml import CountingNaiveBayesModel
+
+    nbspark.NaiveBayes(model=kind, tokenizer="words").partial_fit(
+        ["a b a", "c d", "a c"], ["x", "y", "x"], classes=["x", "y", "z"]
+    ).save(tmp_path / "m")
+    texts = ["a b a", "c d", "a c e"]
+    (tmp_path / "t.tsv").write_text(
+        "".join(f"d{i}\t{y}\t{t}\n" for i, (y, t) in enumerate(zip("xyx", texts)))
+    )
+    want = nbspark.load(tmp_path / "m").predict_proba(texts)
+    assert want[:, 2].tolist() == [0.0, 0.0, 0.0]
+    settings = {"task": "naive_bayes", "nb.model": kind, "nb.tokenizer": "words", "test.format": "tsv"}
+    for scoring in ("broadcast", "arrow", "join"):
+        cfg = load_config(None, {**settings, "test.path": str(tmp_path / "t.tsv"), "scoring": scoring})
+        classify_nb(spark, cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / f"r-{scoring}")
+        rows = sorted(spark.read.parquet(str(tmp_path / f"r-{scoring}" / "predictions")).collect())
+        got = [(r["predicted"][0], r["probability"]) for r in rows]
+        assert got == [("xyx"[i], pytest.approx(want[i].max(), abs=1e-12)) for i in range(3)], scoring
+    stage = CountingNaiveBayesModel.fromModelDir(str(tmp_path / "m")).setFeaturesCol("text")
+    frame = spark.createDataFrame([(t,) for t in texts], ["text"])
+    probabilities = [r["probability"].toArray() for r in stage.transform(frame).collect()]
+    np.testing.assert_allclose(probabilities, want, atol=1e-12)
+
+
 @pytest.mark.parametrize("fmt", ["tsv", "sms"])
 def test_undecodable_bytes_are_counted_and_reported_by_every_engine_and_scorer(spark, tmp_path, fmt):
     """Latin-1 bytes in a UTF-8 read: the Python engines counted them, the SQL engines and the arrow

@@ -348,11 +348,56 @@ def test_classes_and_sample_weight_are_checked_and_a_refused_batch_counts_nothin
         with pytest.raises(ValueError, match=says):
             model.partial_fit(texts, labels)
     assert np.array_equal(model.predict_proba(["alpha"]), before) and model.save() == 1
-    # a class named in classes enters classes_ with its first example, as a new label does
+    # a class named in classes is the model's from then on, as scikit-learn's: counted 0, of
+    # probability 0 (it entered classes_ only with its first example, so predict_proba had a
+    # column fewer than scikit-learn's); its examples count as any class's
     model.partial_fit(["alpha"], ["x"], classes=["w", "x", "y", "z"])
-    assert list(model.classes_) == ["x", "y", "z"]
+    assert list(model.classes_) == ["w", "x", "y", "z"] and model.class_count_[0] == 0
+    assert model.predict_proba(["alpha"])[0][0] == 0.0
     model.partial_fit(["beta"], ["w"], classes=["w", "x", "y", "z"], sample_weight=[np.int64(2)])
     assert list(model.classes_) == ["w", "x", "y", "z"] and model.class_count_[0] == 2
+
+
+def test_a_class_named_before_its_first_example_is_scikit_learns(tmp_path):
+    """scikit-learn's out-of-core loop names every class at the first call, whose batch may lack
+    one: each model then has its column of ``predict_proba`` (0, but a complement model's, which
+    has no prior), its ``class_count_`` of 0 (a Gaussian's mean 0 and variance ``epsilon_``), equal
+    to scikit-learn's; saved and loaded, the same; and a later example of the class counts."""
+    from sklearn.naive_bayes import BernoulliNB, CategoricalNB, ComplementNB, GaussianNB
+
+    texts, labels, probe = ["a b a", "c d", "a c e"], ["x", "y", "x"], ["a", "c d d", "e b"]
+    matrix = CountVectorizer(token_pattern=r"\w+").fit(texts + probe)
+    for kind, theirs in (
+        ("multinomial", MultinomialNB),
+        ("bernoulli", BernoulliNB),
+        ("complement", ComplementNB),
+    ):
+        ours = nbspark.NaiveBayes(model=kind, tokenizer="words").partial_fit(
+            texts, labels, classes=["x", "y", "z"]
+        )
+        sk = theirs().partial_fit(matrix.transform(texts), labels, classes=["x", "y", "z"])
+        assert list(ours.classes_) == list(sk.classes_) and ours.class_count_.tolist() == [2, 1, 0]
+        np.testing.assert_allclose(
+            ours.predict_proba(probe), sk.predict_proba(matrix.transform(probe)), atol=1e-12
+        )
+        ours.save(tmp_path / kind)
+        loaded = nbspark.load(tmp_path / kind)
+        np.testing.assert_allclose(loaded.predict_proba(probe), ours.predict_proba(probe), atol=1e-15)
+        loaded.partial_fit(["e e"], ["z"])
+        assert loaded.class_count_.tolist() == [2, 1, 1] and loaded.predict(["e e"]).tolist() == ["z"]
+    X = np.array([[1.0, 2.0], [3.0, 1.0], [2.0, 2.5]])
+    ours = nbspark.NaiveBayes(model="gaussian").partial_fit(X, [0, 1, 0], classes=[0, 1, 2])
+    sk = GaussianNB().partial_fit(X, [0, 1, 0], classes=[0, 1, 2])
+    assert ours.classes_.tolist() == [0, 1, 2]
+    np.testing.assert_allclose(ours.theta_, sk.theta_, rtol=1e-12)
+    np.testing.assert_allclose(ours.var_, sk.var_, rtol=1e-9)
+    with np.errstate(divide="ignore"):  # scikit-learn's log of the prior 0 warns
+        np.testing.assert_allclose(ours.predict_proba(X), sk.predict_proba(X), atol=1e-12)
+    cells = [{"c": "u"}, {"c": "v"}, {"c": "u"}]
+    ours = nbspark.NaiveBayes(model="categorical").partial_fit(cells, labels, classes=["x", "y", "z"])
+    sk = CategoricalNB().partial_fit([[0], [1], [0]], labels, classes=["x", "y", "z"])
+    with np.errstate(divide="ignore"):
+        np.testing.assert_allclose(ours.predict_proba(cells), sk.predict_proba([[0], [1], [0]]), atol=1e-12)
 
 
 def test_scikit_learns_clone_is_refused_in_one_line(tmp_path):
