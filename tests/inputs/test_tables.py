@@ -7,7 +7,7 @@ from nbspark.storage.locations import location
 
 #: by hand: 'a b' and 'x.y' hold only numbers with a decimal comma (1.000 is a thousand); 'q`r' holds
 #: a word, 'é' a number in one row and a word in the other, 'none' only empty cells (no number in it)
-WEIRD = "a b;x.y;q`r;é;none;label\n1,5;2;3,0;x;;y\n-2,5;1.000;a;4;;n\n;,5;1;x;;y\n"
+WEIRD = "a b;x.y;q`r;é;none;label\n1,5;2;3,0;x;;y\n-2,5;1.000;a;4;;n\n;,5;1;x;;y\nNaN;-Inf;Inf;NaN;;n\n"
 
 
 @pytest.mark.spark

@@ -217,14 +217,14 @@ def test_a_csv_of_another_delimiter_is_the_comma_ones_table(spark, tmp_path, del
 
 #: one table, written as Excel writes it in much of Europe (cells separated by ';', a decimal comma,
 #: points grouping thousands) and with points: heights and weights are numbers, colour and code
-#: categories (code holds '7' and '12' beside 'A1': text), one height missing
+#: categories (code holds '7' and '12' beside 'A1': text), one height missing and one not a number
 EUROPE = (
     "height;weight;colour;code;label\n1,75;1.234,5;red;A1;y\n1,6;-0,25;blue;7;n\n;2,5e1;red;12;y\n"
-    ",5;900;blue;x;n\n-1,5;1.000.000;red;7;y\n"
+    ",5;900;blue;x;n\n-1,5;1.000.000;red;7;y\nNaN;3,5;blue;x;n\n"
 )
 POINTS = (
     "height,weight,colour,code,label\n1.75,1234.5,red,A1,y\n1.6,-0.25,blue,7,n\n,25.0,red,12,y\n"
-    "0.5,900,blue,x,n\n-1.5,1000000,red,7,y\n"
+    "0.5,900,blue,x,n\n-1.5,1000000,red,7,y\nNaN,3.5,blue,x,n\n"
 )
 
 
@@ -256,7 +256,7 @@ def test_numbers_written_with_a_decimal_comma_are_the_numbers_written_with_point
         classify_nb(spark, run, tmp_path / "p", resolve_input(run.test, None), tmp_path / f"r-{name}")
         rows = spark.read.parquet(str(tmp_path / f"r-{name}" / "predictions")).collect()
         predicted[name] = sorted((r["id"], r["predicted"][0], round(r["probability"], 12)) for r in rows)
-    assert predicted["europe"] == predicted["points"] and len(predicted["points"]) == 5
+    assert predicted["europe"] == predicted["points"] and len(predicted["points"]) == 6
     if model == "mixed":
         assert _manifest(tmp_path / "local")["columns"] == {
             "numeric": ["height", "weight"],
@@ -265,7 +265,7 @@ def test_numbers_written_with_a_decimal_comma_are_the_numbers_written_with_point
         train_nb_in_process(load_config(None, europe), tmp_path / "as-text")  # no decimal: categories
         assert _manifest(tmp_path / "as-text")["columns"]["numeric"] == []
     else:
-        with pytest.raises(InputError, match=r"5 malformed records skipped \(numeric=5"):
+        with pytest.raises(InputError, match=r"6 malformed records skipped \(numeric=6"):
             train_nb_in_process(load_config(None, europe), tmp_path / "refused")
 
 

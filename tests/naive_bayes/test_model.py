@@ -293,8 +293,10 @@ def test_a_number_with_a_decimal_comma_is_read_by_the_one_rule():
 
     read = {"1,5": 1.5, "-0,25": -0.25, ",5": 0.5, "1,": 1.0, "1,5e3": 1500.0, "1.234,5": 1234.5}
     read |= {"1.234": 1234.0, "1.000.000": 1e6, " 12 ": 12.0, "": None, "   ": None}
+    read |= {"Inf": math.inf, "-Inf": -math.inf, "+Inf": math.inf}  # Spark's words for them
     assert {text: number_cell(text, ",") for text in read} == read
-    for text in ("1.5", "1,2,3", "1.23,4", "12.34", "1 000,5", "abc", "1,5,"):
+    assert math.isnan(number_cell("NaN", ","))
+    for text in ("1.5", "1,2,3", "1.23,4", "12.34", "1 000,5", "abc", "1,5,", "nan", "Infinity", "-NaN"):
         with pytest.raises(ValueError, match="not a number written with a decimal comma"):
             number_cell(text, ",")
     assert number_cell(2.5, ",") == 2.5 and number_cell("1.5") == 1.5  # a number is one; "." reads points
