@@ -300,5 +300,10 @@ def test_a_number_with_a_decimal_comma_is_read_by_the_one_rule():
         with pytest.raises(ValueError, match="not a number written with a decimal comma"):
             number_cell(text, ",")
     assert number_cell(2.5, ",") == 2.5 and number_cell("1.5") == 1.5  # a number is one; "." reads points
+    from nbspark.naive_bayes.model import binary_cell  # a 0/1 column (nb.bernoulli_columns) by the same rule
+
+    assert [binary_cell(c, ",") for c in ("1,0", "0,0", "1", "TRUE", "")] == ["1", "0", "1", "1", None]
+    with pytest.raises(ValueError):
+        binary_cell("0,5", ",")
     with pytest.raises(ValueError):
         number_cell("1,5")
