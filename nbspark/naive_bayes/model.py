@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from nbspark.inputs.spec import DECIMAL_COMMA
 from nbspark.naive_bayes.count_table import (
     Y_ANY,
     YG,
@@ -127,6 +128,9 @@ def doc_events(labels: Sequence[str], tokens: Sequence[str], kind: str) -> Itera
                 yield (YX, y, w, None), 1
 
 
+_DECIMAL_COMMA = re.compile(DECIMAL_COMMA)
+
+
 def number_cell(value, decimal: str = ".") -> float | None:
     """A numeric table cell (training, classify, ``nbspark.load``): None if blank; ValueError if not a
     number. An integer past a double's range is infinite, as the text of one is (``float("1e400")``).
@@ -143,9 +147,7 @@ def number_cell(value, decimal: str = ".") -> float | None:
     if not text:
         return None
     if decimal == ",":
-        from nbspark.inputs.spec import DECIMAL_COMMA
-
-        if not re.match(DECIMAL_COMMA, text):
+        if not _DECIMAL_COMMA.match(text):
             raise ValueError(f"{text!r} is not a number written with a decimal comma")
         text = text.replace(".", "").replace(",", ".")
     return float(text)  # ValueError for a non-number
