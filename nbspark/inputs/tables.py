@@ -15,7 +15,14 @@ from nbspark.inputs.files import local_line_values, spark_paths
 from nbspark.inputs.spec import DECIMAL_COMMA
 from nbspark.storage.locations import location
 
-__all__ = ["csv_frame", "csv_table", "decimal_comma_columns", "header_problem", "local_table"]
+__all__ = [
+    "csv_frame",
+    "csv_table",
+    "decimal_comma_columns",
+    "header_problem",
+    "local_table",
+    "warn_decimal_comma",
+]
 
 log = logging.getLogger(__name__)
 
@@ -74,14 +81,16 @@ def _opens_with_nul(f) -> bool:
         return b"\x00" in stream.read(1024)
 
 
-def decimal_comma_columns(table) -> set[str]:
-    """The columns of a CSV read as text (a Spark DataFrame, or a pyarrow table read in process)
-    whose cells are numbers written with a decimal comma (``inputs.spec.DECIMAL_COMMA``): at least
-    one, and every one that is not empty, as Spark infers a column of numbers (it infers none
-    written ``1,5``). On a DataFrame, one aggregation (a job) where Spark's inference would have read
-    the files."""
+def decimal_comma_columns(table, columns=None) -> set[str]:
+    """The columns of a CSV read as text (a Spark DataFrame, or a pyarrow table read in process;
+    ``columns`` of them, default all) whose cells are numbers written with a decimal comma
+    (``inputs.spec.DECIMAL_COMMA``): at least one, and every one that is not empty, as Spark infers a
+    column of numbers (it infers none written ``1,5``). On a DataFrame, one aggregation (a job)
+    where Spark's inference would have read the files."""
+    if columns is not None and not columns:
+        return set()
     if hasattr(table, "selectExpr"):
-        names = table.columns
+        names = table.columns if columns is None else list(columns)
 
         def numbers(i, name):
             cell = "`" + name.replace("`", "``") + "`"
@@ -91,11 +100,28 @@ def decimal_comma_columns(table) -> set[str]:
         return {n for i, n in enumerate(names) if row[f"c{i}"]}
     pattern = re.compile(DECIMAL_COMMA)
     found = set()
-    for name in table.column_names:
+    for name in table.column_names if columns is None else columns:
         cells = [v for v in table.column(name).to_pylist() if v is not None]
         if cells and all(isinstance(v, str) and pattern.match(v) for v in cells):
             found.add(name)
     return found
+
+
+def warn_decimal_comma(table, where, text_columns, delimiter: str, decimal: str) -> None:
+    """Warn where a CSV read with points (``decimal = "."``) has ``text_columns`` (not inferred as
+    numbers) whose every cell is a number written with a decimal comma, ``1,5``: a mixed model would
+    count them as categories, a Gaussian one refuse every row. Only for cells not separated by
+    commas (where a comma in a cell is rare: it must be quoted), at one aggregation's cost."""
+    if decimal != "." or delimiter == ",":
+        return
+    if found := sorted(decimal_comma_columns(table, text_columns)):
+        log.warning(
+            "%s: %s hold%s numbers written with a decimal comma (1,5), not read as numbers; set the "
+            "input's decimal mark (train.decimal or test.decimal = ',') to read them",
+            where,
+            ", ".join(found),
+            "s" if len(found) == 1 else "",
+        )
 
 
 def local_table(files, fmt: str, infer: bool = False, delimiter: str = ",", decimal: str = "."):

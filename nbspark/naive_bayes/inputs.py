@@ -17,7 +17,7 @@ from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import TABLE, PartitionStats, is_stat
-from nbspark.inputs.tables import csv_frame, decimal_comma_columns, local_table
+from nbspark.inputs.tables import csv_frame, decimal_comma_columns, local_table, warn_decimal_comma
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
 from nbspark.settings.config import ExperimentConfig, NBSpec
@@ -234,6 +234,9 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
     numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
     if comma and not explicit:
         numeric_types = decimal_comma_columns(df)
+    elif fmt == "csv" and not explicit:
+        text = [c for c in df.columns if c not in numeric_types and c != nb.label_column]
+        warn_decimal_comma(df, inputs.named, text, inputs.spec.delimiter, inputs.spec.decimal)
     nested = {
         f.name: f.dataType.simpleString()
         for f in df.schema.fields
@@ -480,6 +483,9 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
     infer = not (nb.numeric_columns or nb.categorical_columns)
     spec = inputs.spec
     table, parts, numeric_types = local_table(inputs.files, spec.format, infer, spec.delimiter, spec.decimal)
+    if infer and spec.format == "csv":
+        text = [c for c in table.column_names if c not in numeric_types and c != nb.label_column]
+        warn_decimal_comma(table, inputs.named, text, spec.delimiter, spec.decimal)
     nested = {
         f.name: str(f.type)
         for f in table.schema

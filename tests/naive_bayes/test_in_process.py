@@ -229,10 +229,13 @@ POINTS = (
 
 
 @pytest.mark.parametrize("model", ["mixed", "gaussian"])
-def test_numbers_written_with_a_decimal_comma_are_the_numbers_written_with_points(spark, tmp_path, model):
+def test_numbers_written_with_a_decimal_comma_are_the_numbers_written_with_points(
+    spark, tmp_path, model, caplog
+):
     """``decimal = ","``: the European file's model (its numeric columns found by the one rule, in
-    Spark and in process alike) is the pointed file's, row for row; without it, a mixed model read
-    its numbers as categories and a Gaussian one refused every row."""
+    Spark and in process alike) is the pointed file's, row for row; without it, a mixed model reads
+    its numbers as categories, after a warning that names the columns and the setting (it did so in
+    silence), and a Gaussian one refuses every row."""
     (tmp_path / "europe.csv").write_text(EUROPE)
     (tmp_path / "points.csv").write_text(POINTS)
     settings = {"task": "naive_bayes", "train.format": "csv", "nb.label_column": "label", "nb.model": model}
@@ -262,8 +265,19 @@ def test_numbers_written_with_a_decimal_comma_are_the_numbers_written_with_point
             "numeric": ["height", "weight"],
             "categorical": ["colour", "code"],
         }
-        train_nb_in_process(load_config(None, europe), tmp_path / "as-text")  # no decimal: categories
-        assert _manifest(tmp_path / "as-text")["columns"]["numeric"] == []
+        caplog.clear()  # no decimal: categories, in Spark and in process, each after the warning
+        (tmp_path / "as-text").mkdir()
+        _same_model(spark, tmp_path / "as-text", europe)
+        assert _manifest(tmp_path / "as-text" / "local")["columns"]["numeric"] == []
+        warned = f"{tmp_path / 'europe.csv'}: height, weight hold numbers written with a decimal comma (1,5)"
+        assert caplog.text.count(warned) == 2
+        caplog.clear()  # the same data with points, cells separated by ';': nothing to say
+        (tmp_path / "pointed").mkdir()
+        (tmp_path / "pointed" / "t.csv").write_text(POINTS.replace(",", ";"))
+        _same_model(
+            spark, tmp_path / "pointed", {**europe, "train.path": str(tmp_path / "pointed" / "t.csv")}
+        )
+        assert "decimal comma" not in caplog.text
     else:
         with pytest.raises(InputError, match=r"6 malformed records skipped \(numeric=6"):
             train_nb_in_process(load_config(None, europe), tmp_path / "refused")
