@@ -56,7 +56,11 @@ TABLE = "table:"
 
 
 #: What a malformed record's reason means, where its name alone does not tell a user what to do.
-REASON_HINTS = {"nul": f"a NUL character before its text: {UTF16_HINT}"}
+REASON_HINTS = {
+    "nul": f"a NUL character before its text: {UTF16_HINT}",
+    "decimal_comma": "a number written with a decimal comma (1,5): set the input's decimal mark "
+    "(train.decimal or test.decimal = ',')",
+}
 
 
 def reason_said(reason: str) -> str:

@@ -156,7 +156,8 @@ def _table_partition(
         try:
             values = {c: number_cell(record.get(c), decimal) for c in numeric}
         except ValueError:
-            stats.bad_record(TABLE + source, row, "numeric", _cells(record))
+            reason = "decimal_comma" if decimal == "." and _comma_numbers(record, numeric) else "numeric"
+            stats.bad_record(TABLE + source, row, reason, _cells(record))
             continue
         num = {c: x for c, x in values.items() if x is not None and math.isfinite(x)}
         try:
@@ -179,6 +180,20 @@ def _table_partition(
         stats.add("non_finite_values", sum(x is not None and not math.isfinite(x) for x in values.values()))
         yield Row(row_id, str(label), cat, num)
     yield from stats.records()
+
+
+def _comma_numbers(record: dict, numeric) -> bool:
+    """Whether a row refused as not a number holds, in a numeric column, a number written with a
+    decimal comma (``1,5``) where the input reads points: its reason then names the setting."""
+    for c in numeric:
+        cell = record.get(c)
+        if isinstance(cell, str) and "," in cell:
+            try:
+                number_cell(cell, ",")
+                return True
+            except ValueError:
+                pass
+    return False
 
 
 def _cells(record: dict) -> str:

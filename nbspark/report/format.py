@@ -5,7 +5,7 @@ text the command line prints and ``report.txt`` holds. Pure: no Spark, no I/O.
 from __future__ import annotations
 
 from nbspark.inputs.decoding import UTF16_HINT
-from nbspark.inputs.stats import reason_said, where
+from nbspark.inputs.stats import REASON_HINTS, reason_said, where
 from nbspark.report.metrics import format_level_table, level_name
 from nbspark.storage.manifests import confusion_sets
 
@@ -232,6 +232,8 @@ def nothing_found(stats: dict, bad: list[dict]) -> str:
             else ""
         )
         said.append(f"{stats['malformed']:,} malformed records skipped ({malformed_reasons(stats)}{at})")
+    if stats.get("malformed.decimal_comma"):
+        said.append(REASON_HINTS["decimal_comma"])
     if stats.get("decode_replacements"):
         said.append(f"{stats['decode_replacements']:,} undecodable bytes read as U+FFFD")
     if stats.get("malformed.nul") or (bad and "\x00" in bad[0]["line"]):

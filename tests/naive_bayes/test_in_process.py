@@ -279,8 +279,19 @@ def test_numbers_written_with_a_decimal_comma_are_the_numbers_written_with_point
         )
         assert "decimal comma" not in caplog.text
     else:
-        with pytest.raises(InputError, match=r"6 malformed records skipped \(numeric=6"):
+        # every row refused (it said only "numeric=6"): the reason names the setting that reads them
+        said = r"6 malformed records skipped \(decimal_comma=6, .*\); a number written with a decimal comma"
+        with pytest.raises(InputError, match=said + r" \(1,5\): set the input's decimal mark"):
             train_nb_in_process(load_config(None, europe), tmp_path / "refused")
+        with pytest.raises(InputError, match=r"europe.csv row 2: malformed line \(decimal_comma: a number"):
+            train_nb_in_process(load_config(None, {**europe, "mode": "failfast"}), tmp_path / "failfast")
+        (tmp_path / "words.csv").write_text(
+            "height;weight;label\ntall;1;y\n"
+        )  # not a number at all: as before
+        with pytest.raises(InputError, match=r"\(numeric=1, the first at"):
+            train_nb_in_process(
+                load_config(None, {**europe, "train.path": str(tmp_path / "words.csv")}), tmp_path / "w"
+            )
 
 
 @pytest.mark.parametrize(
