@@ -57,11 +57,6 @@ log = logging.getLogger(__name__)
 __all__ = ["NBPredictor", "read_nb"]
 
 
-def _labels_of(label) -> set:
-    """The class names of one example's label (a text's may be a list of them)."""
-    return set(label) if isinstance(label, list | tuple) else {label}
-
-
 class NBPredictor:
     """A naive Bayes model in memory (``naive_bayes.model.NBModel``), scored with the classify job's maths."""
 
@@ -145,7 +140,7 @@ class NBPredictor:
         if declared is not None and (left := sorted(set(self._names()) - declared)):
             raise ValueError(f"classes leaves out {[learnt.value(c) for c in left]}, which the model holds")
         counted_as = COUNTED_AS.get(self.manifest["model"], self.manifest["model"])
-        events = []
+        events, counted = [], set()  # counted: the classes of the examples of weight > 0
         for i, (x, label, weight) in enumerate(zip(X, y, weights)):
             if isinstance(label, str):
                 labels = (label,)
@@ -172,8 +167,9 @@ class NBPredictor:
             else:
                 mine = row_events(labels[0], *self._table_row(x, i, learning=True))
             events.extend((key, scaled(value, weight)) for key, value in mine if weight)
+            counted.update(labels if weight else ())
         if declared:  # every class named is the model's, counted or not (0), as scikit-learn's
-            held = set(self._names()).union(*(_labels_of(label) for label, w in zip(y, weights) if w))
+            held = counted.union(self._names())
             events += [
                 ((Y, storable(c, "a class of classes"), None, None), 0) for c in sorted(declared - held)
             ]
