@@ -3,9 +3,10 @@ by ``settings.config`` and resolved into files by ``inputs.resolve``."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-__all__ = ["DECIMAL_COMMA", "InputSpec"]
+__all__ = ["DECIMAL_COMMA", "InputSpec", "is_decimal_comma"]
 
 #: A number written with a decimal comma (an input's ``decimal = ","``): ``1,5``, ``-0,25``, ``,5``,
 #: ``1,5e3``, and ``1.234,5`` with points grouping the thousands (``1.234`` is 1234); and ``NaN``,
@@ -18,6 +19,12 @@ DECIMAL_COMMA = (
     "^[ \t]*([+-]?([0-9]{1,3}([.][0-9]{3})+(,[0-9]*)?|[0-9]+(,[0-9]*)?|,[0-9]+)([eE][+-]?[0-9]+)?"
     "|NaN|[+-]?Inf)[ \t]*$"
 )
+_DECIMAL_COMMA = re.compile(DECIMAL_COMMA)
+
+
+def is_decimal_comma(text: str) -> bool:
+    """Whether ``text`` is a number written with a decimal comma (``DECIMAL_COMMA``), in Python."""
+    return _DECIMAL_COMMA.match(text) is not None
 
 
 @dataclass(frozen=True)

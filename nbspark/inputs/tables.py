@@ -7,21 +7,20 @@ from __future__ import annotations
 import csv
 import io
 import logging
-import re
 
 from nbspark.errors import InputError
 from nbspark.inputs.decoding import UTF16_HINT
 from nbspark.inputs.files import local_line_values, spark_paths
-from nbspark.inputs.spec import DECIMAL_COMMA
+from nbspark.inputs.spec import DECIMAL_COMMA, is_decimal_comma
 from nbspark.storage.locations import location
 
 __all__ = [
     "csv_frame",
+    "csv_numbers",
     "csv_table",
     "decimal_comma_columns",
     "header_problem",
     "local_table",
-    "warn_decimal_comma",
 ]
 
 log = logging.getLogger(__name__)
@@ -98,41 +97,48 @@ def decimal_comma_columns(table, columns=None) -> set[str]:
 
         row = table.selectExpr(*(numbers(i, n) for i, n in enumerate(names))).first()
         return {n for i, n in enumerate(names) if row[f"c{i}"]}
-    pattern = re.compile(DECIMAL_COMMA)
     found = set()
     for name in table.column_names if columns is None else columns:
         cells = [v for v in table.column(name).to_pylist() if v is not None]
-        if cells and all(isinstance(v, str) and pattern.match(v) for v in cells):
+        if cells and all(isinstance(v, str) and is_decimal_comma(v) for v in cells):
             found.add(name)
     return found
 
 
-def warn_decimal_comma(table, where, text_columns, delimiter: str, decimal: str) -> None:
-    """Warn where a CSV read with points (``decimal = "."``) has ``text_columns`` (not inferred as
-    numbers) whose every cell is a number written with a decimal comma, ``1,5``: a mixed model would
-    count them as categories, a Gaussian one refuse every row. Only for cells not separated by
-    commas (where a comma in a cell is rare: it must be quoted), at one aggregation's cost."""
-    if decimal != "." or delimiter == ",":
-        return
-    if found := sorted(decimal_comma_columns(table, text_columns)):
-        log.warning(
-            "%s: %s hold%s numbers written with a decimal comma (1,5), not read as numbers; set the "
-            "input's decimal mark (train.decimal or test.decimal = ',') to read them",
-            where,
-            ", ".join(found),
-            "s" if len(found) == 1 else "",
-        )
+def csv_numbers(table, inferred: set[str], label: str, where, delimiter: str, decimal: str) -> set[str]:
+    """The numeric columns of a CSV read as text (a Spark DataFrame, or a pyarrow table read in
+    process) whose config names none, in Spark and in process alike: with ``decimal`` ``","`` those
+    of ``decimal_comma_columns`` (no reader infers them); else ``inferred``, the reader's inference
+    of numbers written with points, after a warning naming the other columns (the ``label`` aside)
+    whose every cell is a number written with a decimal comma, ``1,5``: a mixed model would count
+    them as categories, a Gaussian one refuse every row. That look costs one aggregation, and is
+    made only where cells are not separated by commas (a comma in a cell must be quoted there)."""
+    if decimal == ",":
+        return decimal_comma_columns(table)
+    if delimiter != ",":
+        names = table.columns if hasattr(table, "selectExpr") else table.column_names
+        if found := sorted(
+            decimal_comma_columns(table, [c for c in names if c not in inferred and c != label])
+        ):
+            log.warning(
+                "%s: %s hold%s numbers written with a decimal comma (1,5), not read as numbers; set the "
+                "input's decimal mark (train.decimal or test.decimal = ',') to read them",
+                where,
+                ", ".join(found),
+                "s" if len(found) == 1 else "",
+            )
+    return set(inferred)
 
 
-def local_table(files, fmt: str, infer: bool = False, delimiter: str = ",", decimal: str = "."):
+def local_table(files, fmt: str, infer: bool = False, delimiter: str = ","):
     """A CSV or Parquet input (``files``: a table's directory, or files) read in this process as
     Spark reads it: ``(table, parts, numeric)``. ``table`` holds every file's rows in path order, a
     CSV's cells as text (``csv_table``), Parquet as typed with a partition directory's value
     (``name=value``) a column; ``parts`` is each file's ``(name, rows)`` in that order, the name as
     records call a file (``str`` of its ``Location``: how a row is named); ``numeric`` the columns
     of numbers: Parquet's by type, a CSV's inferred when ``infer``, as Spark infers over every file
-    (numbers in each file that has a value in the column; with ``decimal`` ``","``, by
-    ``decimal_comma_columns``), else none. A CSV's cells are separated by ``delimiter``."""
+    (numbers in each file that has a value in the column), else none. A CSV's cells are separated
+    by ``delimiter``."""
     import pyarrow as pa
 
     if fmt == "parquet":
@@ -146,16 +152,13 @@ def local_table(files, fmt: str, infer: bool = False, delimiter: str = ",", deci
                 named.append((str(location(fragment.path)), scanned))
         table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
         return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
-    comma = decimal == ","
-    read = _one_header(files, [csv_table(f, infer and not comma, delimiter) for f in files])  # None: no rows
+    read = _one_header(files, [csv_table(f, infer, delimiter) for f in files])  # None: empty, no rows
     if first := next(filter(None, read), None):
         _one_column(files, first[0].column_names, delimiter)
     table = pa.concat_tables([t for t, _ in filter(None, read)] or [pa.table({})])
     parts = [(str(f), 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
     if not infer:
         return table, parts, set()
-    if comma:
-        return table, parts, decimal_comma_columns(table)
     typed = [schema for _, schema in filter(None, read)]
     numeric = {
         name

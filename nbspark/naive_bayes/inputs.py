@@ -16,8 +16,9 @@ from nbspark.inputs.files import names_by_path, ngram_lines, parquet_frame, sgml
 from nbspark.inputs.lines import parsed_lines
 from nbspark.inputs.parsers import decode_reuters, holdout_part
 from nbspark.inputs.resolve import Inputs
+from nbspark.inputs.spec import is_decimal_comma
 from nbspark.inputs.stats import TABLE, PartitionStats, is_stat
-from nbspark.inputs.tables import csv_frame, decimal_comma_columns, local_table, warn_decimal_comma
+from nbspark.inputs.tables import csv_frame, csv_numbers, local_table
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.model import binary_cell, doc_events, number_cell, row_events
 from nbspark.settings.config import ExperimentConfig, NBSpec
@@ -185,15 +186,10 @@ def _table_partition(
 def _comma_numbers(record: dict, numeric) -> bool:
     """Whether a row refused as not a number holds, in a numeric column, a number written with a
     decimal comma (``1,5``) where the input reads points: its reason then names the setting."""
-    for c in numeric:
-        cell = record.get(c)
-        if isinstance(cell, str) and "," in cell:
-            try:
-                number_cell(cell, ",")
-                return True
-            except ValueError:
-                pass
-    return False
+    return any(
+        isinstance(cell := record.get(c), str) and "," in cell and is_decimal_comma(cell.strip())
+        for c in numeric
+    )
 
 
 def _cells(record: dict) -> str:
@@ -236,22 +232,20 @@ def _table_source(spark, inputs: Inputs, nb: NBSpec):
         # every cell as the file writes it, in training as in classify (where the model names
         # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
         # what schema inference made of it ("True", "1", "85.5"); inference only finds the
-        # numeric columns when the config names none (Spark infers no number written "1,5": with
-        # decimal = "," the columns of them are found by the one rule, decimal_comma_columns)
+        # numeric columns when the config names none (Spark infers no number written "1,5":
+        # csv_numbers, in Spark as in process)
         sep, comma = inputs.spec.delimiter, inputs.spec.decimal == ","
         df = csv_frame(spark, inputs.files, delimiter=sep)
         typed = df if explicit or comma else csv_frame(spark, inputs.files, infer=True, delimiter=sep)
     else:
         df = typed = parquet_frame(spark, inputs.files)
-        comma = False
     from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
 
     numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
-    if comma and not explicit:
-        numeric_types = decimal_comma_columns(df)
-    elif fmt == "csv" and not explicit:
-        text = [c for c in df.columns if c not in numeric_types and c != nb.label_column]
-        warn_decimal_comma(df, inputs.named, text, inputs.spec.delimiter, inputs.spec.decimal)
+    if fmt == "csv" and not explicit:
+        numeric_types = csv_numbers(
+            df, numeric_types, nb.label_column, inputs.named, sep, inputs.spec.decimal
+        )
     nested = {
         f.name: f.dataType.simpleString()
         for f in df.schema.fields
@@ -496,11 +490,14 @@ def _local_table(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str
         records, places, names = _sklearn_records(inputs, nb)
         return (records, places, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
     infer = not (nb.numeric_columns or nb.categorical_columns)
-    spec = inputs.spec
-    table, parts, numeric_types = local_table(inputs.files, spec.format, infer, spec.delimiter, spec.decimal)
+    spec = inputs.spec  # pyarrow, as Spark, infers no number written "1,5": csv_numbers finds them
+    table, parts, numeric_types = local_table(
+        inputs.files, spec.format, infer and spec.decimal != ",", spec.delimiter
+    )
     if infer and spec.format == "csv":
-        text = [c for c in table.column_names if c not in numeric_types and c != nb.label_column]
-        warn_decimal_comma(table, inputs.named, text, spec.delimiter, spec.decimal)
+        numeric_types = csv_numbers(
+            table, numeric_types, nb.label_column, inputs.named, spec.delimiter, spec.decimal
+        )
     nested = {
         f.name: str(f.type)
         for f in table.schema

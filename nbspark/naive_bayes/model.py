@@ -34,7 +34,6 @@ ties go to the class that sorts first.
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -42,7 +41,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nbspark.inputs.spec import DECIMAL_COMMA
+from nbspark.inputs.spec import is_decimal_comma
 from nbspark.naive_bayes.count_table import (
     Y_ANY,
     YG,
@@ -128,9 +127,6 @@ def doc_events(labels: Sequence[str], tokens: Sequence[str], kind: str) -> Itera
                 yield (YX, y, w, None), 1
 
 
-_DECIMAL_COMMA = re.compile(DECIMAL_COMMA)
-
-
 def number_cell(value, decimal: str = ".") -> float | None:
     """A numeric table cell (training, classify, ``nbspark.load``): None if blank; ValueError if not a
     number. An integer past a double's range is infinite, as the text of one is (``float("1e400")``).
@@ -147,7 +143,7 @@ def number_cell(value, decimal: str = ".") -> float | None:
     if not text:
         return None
     if decimal == ",":
-        if not _DECIMAL_COMMA.match(text):
+        if not is_decimal_comma(text):
             raise ValueError(f"{text!r} is not a number written with a decimal comma")
         text = text.replace(".", "").replace(",", ".")
     return float(text)  # ValueError for a non-number

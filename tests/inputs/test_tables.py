@@ -16,4 +16,4 @@ def test_the_columns_of_decimal_comma_numbers_are_found_alike_in_spark_and_in_pr
     (tmp_path / "w.csv").write_text(WEIRD)
     files = [location(tmp_path / "w.csv")]
     by_spark = decimal_comma_columns(csv_frame(spark, files, delimiter=";"))
-    assert by_spark == local_table(files, "csv", True, ";", ",")[2] == {"a b", "x.y"}
+    assert by_spark == decimal_comma_columns(local_table(files, "csv", False, ";")[0]) == {"a b", "x.y"}
