@@ -220,9 +220,10 @@ def class_sizes(label_counts: dict, shown: int = 12) -> str:
 
 def nothing_found(stats: dict, bad: list[dict]) -> str:
     """What an input that gave a run nothing to count or score held, for its one-line refusal
-    (``; …`` clauses, '' for none): its malformed records by reason and where the first is, its
-    bytes that were not UTF-8, and NUL characters in its lines, which a UTF-16 file (Windows'
-    "Unicode") read as UTF-8 gives every other byte."""
+    (``; …`` clauses, '' for none): its malformed records by reason and where the first is, what a
+    reason among them means (``inputs.stats.REASON_HINTS``), its bytes that were not UTF-8, and NUL
+    characters in its lines, which a UTF-16 file (Windows' "Unicode") read as UTF-8 gives every
+    other byte."""
     said = []
     if stats.get("malformed"):
         first = bad[0] if bad else None
@@ -232,8 +233,8 @@ def nothing_found(stats: dict, bad: list[dict]) -> str:
             else ""
         )
         said.append(f"{stats['malformed']:,} malformed records skipped ({malformed_reasons(stats)}{at})")
-    if stats.get("malformed.decimal_comma"):
-        said.append(REASON_HINTS["decimal_comma"])
+    # what a reason means (REASON_HINTS); a NUL's is said below, where no reason names it too
+    said += [h for r, h in REASON_HINTS.items() if r != "nul" and stats.get(f"malformed.{r}")]
     if stats.get("decode_replacements"):
         said.append(f"{stats['decode_replacements']:,} undecodable bytes read as U+FFFD")
     if stats.get("malformed.nul") or (bad and "\x00" in bad[0]["line"]):
