@@ -27,6 +27,7 @@ __all__ = [
     "PSEUDO_TAGS",
     "google_line",
     "holdout_part",
+    "kept",
     "parse_brown_zip",
     "parse_google_v2",
     "parse_google_v3",
@@ -162,6 +163,14 @@ def holdout_part(record_id: str, seed: int, fraction: float) -> str:
     """
     digest = hashlib.blake2b(f"{seed}:{record_id}".encode(), digest_size=8).digest()
     return "test" if int.from_bytes(digest, "big") / 2**64 < fraction else "train"
+
+
+def kept(splits, holdout: float, seed: int, record_id: str) -> bool:
+    """Whether a record is read: every one without a ``holdout``, else those whose part
+    (``holdout_part``) is among ``splits`` (every one when none are named)."""
+    if not holdout:
+        return True
+    return not splits or holdout_part(record_id, seed, holdout) in splits
 
 
 #: Google Books part-of-speech tags (the universal tag set of the 2012 corpus), as suffixes

@@ -25,8 +25,8 @@ __all__ = ["NaiveBayes"]
 def _table_columns(nb, rows: list) -> tuple[list[str], list[str]]:
     """``(numeric, categorical)`` feature columns of rows in memory (``spine.estimator.columns_of``):
     the settings', else every column by its cells and the model, by the rule of every table reader
-    (``naive_bayes.inputs.table_columns``)."""
-    from nbspark.naive_bayes.inputs import table_columns
+    (``naive_bayes.tables.table_columns``)."""
+    from nbspark.naive_bayes.tables import table_columns
 
     names, numeric = columns_of(rows, f"a {nb.model} model")
     if nb.label_column in names:
@@ -46,7 +46,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     directory. The settings are the config's ``[nb]`` keys of the same names. A table model
     (``categorical``, ``gaussian``, ``mixed``) fits rows: a pandas DataFrame or mappings of column ->
     value, its feature columns those named, else every column by its cells and the model, as a CSV
-    table's are (``naive_bayes.inputs.table_columns``)."""
+    table's are (``naive_bayes.tables.table_columns``)."""
 
     PARAMS = {
         "model": "multinomial",

@@ -1,0 +1,259 @@
+"""The naive Bayes family's table inputs (csv, parquet, a scikit-learn dataset): which columns are
+numbers and which categories (``table_columns``, the one rule of every table reader), the rows in
+file order with where each is (in Spark, ``table_source``; in process, ``local_table_rows``), and
+each row read into a ``Row`` or named malformed (``table_partition``)."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from nbspark.errors import InputError
+from nbspark.inputs.files import names_by_path, parquet_frame
+from nbspark.inputs.parsers import kept
+from nbspark.inputs.resolve import Inputs
+from nbspark.inputs.spec import is_decimal_comma
+from nbspark.inputs.stats import TABLE, PartitionStats
+from nbspark.inputs.tables import csv_frame, csv_numbers, local_table
+from nbspark.naive_bayes.model import binary_cell, number_cell
+from nbspark.settings.config import NBSpec
+from nbspark.spine.frames import named_column
+
+__all__ = ["Row", "local_table_rows", "table_columns", "table_partition", "table_source"]
+
+
+class Row(NamedTuple):
+    id: str
+    label: str
+    categorical: dict
+    numeric: dict
+
+
+def table_partition(
+    records,
+    label_col,
+    numeric,
+    categorical,
+    splits,
+    holdout,
+    seed,
+    mode,
+    keep_bad,
+    bernoulli=frozenset(),
+    decimal=".",
+):
+    """Table records -> ``Row``s: numbers read with the input's ``decimal`` mark (``number_cell``),
+    a row without a label or with a cell that is not a number in a numeric column malformed."""
+    stats = PartitionStats(keep_bad, mode)
+    for index, record, (source, row) in records:
+        stats.add("rows_read")
+        row_id = str(index)
+        label = record.get(label_col)
+        if label is None or str(label).strip() == "":
+            stats.bad_record(TABLE + source, row, "label", _cells(record))
+            continue
+        try:
+            values = {c: number_cell(record.get(c), decimal) for c in numeric}
+        except ValueError:
+            reason = "decimal_comma" if decimal == "." and _comma_numbers(record, numeric) else "numeric"
+            stats.bad_record(TABLE + source, row, reason, _cells(record))
+            continue
+        num = {c: x for c, x in values.items() if x is not None and math.isfinite(x)}
+        try:
+            binary = {c: binary_cell(record.get(c), decimal) for c in bernoulli}
+        except ValueError:
+            stats.bad_record(TABLE + source, row, "bernoulli", _cells(record))
+            continue
+        cat = {
+            c: binary[c] if c in bernoulli else str(record[c])
+            for c in categorical
+            if record.get(c) is not None
+        }
+        cat = {c: v for c, v in cat.items() if v is not None}
+        if not kept(splits, holdout, seed, row_id):
+            continue
+        stats.add("documents")
+        # a missing or non-finite cell, numeric or categorical, leaves that feature out of the row
+        # (naive Bayes skips it); counted for the rows of this part only
+        stats.add("missing_values", sum(x is None for x in values.values()) + len(categorical) - len(cat))
+        stats.add("non_finite_values", sum(x is not None and not math.isfinite(x) for x in values.values()))
+        yield Row(row_id, str(label), cat, num)
+    yield from stats.records()
+
+
+def _comma_numbers(record: dict, numeric) -> bool:
+    """Whether a row refused as not a number holds, in a numeric column, a number written with a
+    decimal comma (``1,5``) where the input reads points: its reason then names the setting."""
+    return any(
+        isinstance(cell := record.get(c), str) and "," in cell and is_decimal_comma(cell.strip())
+        for c in numeric
+    )
+
+
+def _cells(record: dict) -> str:
+    """A table's record as its cells, ``name=value, …`` (``(empty)`` for an empty cell): how a
+    malformed row is shown."""
+    return ", ".join(f"{k}={'(empty)' if v is None or v == '' else v}" for k, v in record.items())
+
+
+def _sklearn_records(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list[tuple], list[str]]:
+    """A scikit-learn dataset's rows (features as floats, the label its target's name), where each
+    is (``("sklearn:NAME", row)``, as ``_rows_in_file_order`` places a file's) and its columns."""
+    from sklearn import datasets  # scikit-learn is needed only for this format
+
+    data = getattr(datasets, f"load_{inputs.spec.path}")()  # one of inputs.SKLEARN_DATASETS
+    names = [str(n).replace(" ", "_") for n in data.feature_names]
+    target = [str(data.target_names[t]) for t in data.target]
+    rows = [dict(zip(names, map(float, x)), **{nb.label_column: y}) for x, y in zip(data.data, target)]
+    return rows, [(f"sklearn:{inputs.spec.path}", i + 1) for i in range(len(rows))], names
+
+
+def _header_rows(fmt: str) -> int:
+    """The rows before a table's first record in its file: a CSV's header, row 1 as a spreadsheet
+    counts (how a malformed row is numbered)."""
+    return int(fmt == "csv")
+
+
+def table_source(spark, inputs: Inputs, nb: NBSpec):
+    """``(RDD of (index, dict, place), numeric columns, categorical columns, the table's fields)`` for
+    csv, parquet, sklearn (no fields: every column of a scikit-learn table is a feature or the label)."""
+    fmt = inputs.spec.format
+    if fmt == "sklearn":
+        records, places, names = _sklearn_records(inputs, nb)
+        rdd = spark.sparkContext.parallelize(
+            [(i, r, place) for i, (r, place) in enumerate(zip(records, places))],
+            max(2, spark.sparkContext.defaultParallelism),
+        )
+        return (rdd, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}), [])
+    explicit = bool(nb.numeric_columns or nb.categorical_columns)
+    if fmt == "csv":
+        # every cell as the file writes it, in training as in classify (where the model names
+        # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
+        # what schema inference made of it ("True", "1", "85.5"); inference only finds the
+        # numeric columns when the config names none (Spark infers no number written "1,5":
+        # csv_numbers, in Spark as in process)
+        sep, comma = inputs.spec.delimiter, inputs.spec.decimal == ","
+        df = csv_frame(spark, inputs.files, delimiter=sep)
+        typed = df if explicit or comma else csv_frame(spark, inputs.files, infer=True, delimiter=sep)
+    else:
+        df = typed = parquet_frame(spark, inputs.files)
+    from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
+
+    numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
+    if fmt == "csv" and not explicit:
+        numeric_types = csv_numbers(
+            df, numeric_types, nb.label_column, inputs.named, sep, inputs.spec.decimal
+        )
+    nested = {
+        f.name: f.dataType.simpleString()
+        for f in df.schema.fields
+        if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))
+    }
+    numeric, categorical = table_columns(inputs, nb, df.columns, numeric_types, nested)  # refusals first
+    rows = _rows_in_file_order(df, _header_rows(fmt), names_by_path(inputs.files, encoded=True))
+    return rows, numeric, categorical, df.schema.fields
+
+
+def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> tuple[list[str], list[str]]:
+    """``(numeric, categorical)`` feature columns of a table whose columns are ``names`` (the label
+    among them), ``numeric_types`` those read as numbers, ``nested`` the list, map, struct or bytes
+    ones (by type name): the config's, else by type and model; ``InputError`` for a missing label or
+    column, or a nested one used. The one rule of every table reader, in Spark or in process."""
+    if nb.label_column not in names:
+        raise InputError(f"{inputs.named}: no label column {nb.label_column!r} (columns: {', '.join(names)})")
+    columns = [c for c in names if c != nb.label_column]
+    numeric = list(nb.numeric_columns)
+    categorical = list(nb.categorical_columns)
+    if not numeric and not categorical:
+        if nb.model == "gaussian":
+            numeric = columns
+        elif nb.model == "categorical":
+            categorical = columns
+        else:
+            numeric = [c for c in columns if c in numeric_types]
+            categorical = [c for c in columns if c not in numeric_types]
+    bernoulli = list(nb.bernoulli_columns)
+    numeric = [c for c in numeric if c not in bernoulli]
+    categorical = categorical + [c for c in bernoulli if c not in categorical]
+    missing = [c for c in numeric + categorical if c not in columns]
+    if missing:
+        raise InputError(f"{inputs.named}: no column(s) {', '.join(missing)}")
+    # a list, map, struct or bytes cell is no number and no one category (its text would be a value seen once)
+    if bad := [c for c in [nb.label_column, *numeric, *categorical] if c in nested]:
+        raise InputError(
+            f"{inputs.named}: column {bad[0]!r} is {nested[bad[0]]}, which cannot be a label or a table "
+            "feature; "
+            "name the feature columns (nb.numeric_columns, nb.categorical_columns) to leave it out"
+        )
+    if nb.model == "gaussian":
+        numeric, categorical = numeric + categorical, []
+    elif nb.model == "categorical":
+        numeric, categorical = [], categorical + numeric
+    return numeric, categorical
+
+
+def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path):
+    """``(index, row as a dict, (file, row in the file))``: the row's 0-based position in the files
+    read in path order, each from its start, whatever the partitioning, and where it is (the file
+    as ``name_of`` names Spark's path of it, ``inputs.files.names_by_path``; the row 1-based in its
+    file after ``header`` rows, ``_header_rows``: how a malformed row is named). (``zipWithIndex`` numbers
+    partitions in Spark's order, which puts a large file's pieces before a smaller file and its
+    last, shorter piece after it, and cuts files by the cores: the hold-out and the ids moved with
+    ``local[N]``.) One pass
+    counts the rows of each piece of a file (``_metadata``), as ``zipWithIndex`` counts partitions."""
+    from pyspark.sql import functions as F
+
+    piece = [
+        F.col("_metadata.file_path").alias("__file"),
+        F.col("_metadata.file_block_start").alias("__start"),
+    ]
+    tagged = df.select("*", *piece)
+    # every column counted, so the reader parses each row as the numbering pass will (no column pruning)
+    whole = F.struct(*[named_column(c) for c in df.columns])
+    starts, total, first = {}, 0, {}
+    for r in sorted(tagged.groupBy("__file", "__start").agg(F.count(whole).alias("count")).collect()):
+        starts[(r["__file"], r["__start"])] = total
+        first.setdefault(r["__file"], total)  # the file's first piece (pieces sort by their start)
+        total += r["count"]
+
+    def numbered(rows):
+        key = seen = None
+        for r in rows:  # a piece's rows come together, in file order, within one partition
+            d = r.asDict()
+            at = (d.pop("__file"), d.pop("__start"))
+            seen = 0 if at != key else seen + 1
+            key = at
+            index = starts[at] + seen
+            yield index, d, (name_of(at[0]), index - first[at[0]] + 1 + header)
+
+    return tagged.rdd.mapPartitions(numbered)
+
+
+def local_table_rows(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str], list[str]]:
+    """A table's rows in file order and where each is (``(file, row in it)``, as
+    ``_rows_in_file_order`` gives them), read as Spark reads it (``inputs.tables.local_table``: a
+    CSV's cells as their text, with numbers inferred only to find the numeric columns when the config
+    names none; Parquet as typed). Then ``table_columns``, the rule of every table reader."""
+    import pyarrow as pa
+
+    if inputs.spec.format == "sklearn":
+        records, places, names = _sklearn_records(inputs, nb)
+        return (records, places, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
+    infer = not (nb.numeric_columns or nb.categorical_columns)
+    spec = inputs.spec  # pyarrow, as Spark, infers no number written "1,5": csv_numbers finds them
+    table, parts, numeric_types = local_table(
+        inputs.files, spec.format, infer and spec.decimal != ",", spec.delimiter
+    )
+    if infer and spec.format == "csv":
+        numeric_types = csv_numbers(
+            table, numeric_types, nb.label_column, inputs.named, spec.delimiter, spec.decimal
+        )
+    nested = {
+        f.name: str(f.type)
+        for f in table.schema
+        if pa.types.is_nested(f.type) or pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)
+    }
+    numeric, categorical = table_columns(inputs, nb, table.column_names, numeric_types, nested)
+    header = _header_rows(inputs.spec.format)
+    places = [(name, k + 1 + header) for name, rows in parts for k in range(rows)]
+    return table.to_pylist(), places, numeric, categorical
