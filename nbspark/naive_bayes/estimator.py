@@ -41,8 +41,8 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     """Naive Bayes by counting, trained in this process: ``NaiveBayes(model="multinomial",
     alpha=1.0).fit(texts, labels)``, then ``predict``, ``predict_proba``, ``predict_log_proba``,
     ``score``, ``explain``, ``partial_fit`` and the fitted model's attributes (``classes_``,
-    ``class_count_``, ``feature_log_prob_``, ``vocabulary_``, ``theta_``, ``var_``,
-    ``feature_names_in_``), as ``nbspark.load`` gives them; ``save(DIR)`` writes the model
+    ``class_count_``, ``feature_count_``, ``feature_log_prob_``, ``theta_``, …:
+    ``naive_bayes.attributes``), as ``nbspark.load`` gives them; ``save(DIR)`` writes the model
     directory. The settings are the config's ``[nb]`` keys of the same names. A table model
     (``categorical``, ``gaussian``, ``mixed``) fits rows: a pandas DataFrame or mappings of column ->
     value, its feature columns those named, else every column by its cells and the model, as a CSV

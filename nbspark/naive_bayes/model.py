@@ -64,6 +64,7 @@ __all__ = [
     "number_cell",
     "bernoulli_log_probs",
     "class_log_prior",
+    "class_log_priors",
     "scalar_log",
     "complement_log_weights",
     "multinomial_log_prob",
@@ -191,6 +192,15 @@ def class_log_prior(class_count, total, log=scalar_log, prior_alpha: float = 0.0
     return log(class_count + prior_alpha) - log(total + n_classes * prior_alpha)
 
 
+def class_log_priors(class_count: np.ndarray, total_docs, prior_alpha: float = 0.0) -> np.ndarray:
+    """``class_log_prior`` of every class from the counts of a table: ``total_docs`` its Y=ANY count
+    (the class counts' sum where it has none); a class of no example, −inf."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return class_log_prior(
+            class_count, total_docs or class_count.sum(), np.log, prior_alpha, len(class_count)
+        )
+
+
 def multinomial_log_prob(count, class_total, alpha: float, vocab_size: int, log=scalar_log):
     """``log P(w|y) = log(C(y,w) + α) − log(C(y,ANY) + α|V|)``."""
     return log(count + alpha) - log(class_total + alpha * vocab_size)
@@ -265,10 +275,7 @@ def build_nb_model(
     classes = tuple(sorted(docs))
     cidx = {c: i for i, c in enumerate(classes)}
     class_count = np.array([docs[c] for c in classes], dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        prior = class_log_prior(
-            class_count, total_docs or class_count.sum(), np.log, prior_alpha, len(classes)
-        )
+    prior = class_log_priors(class_count, total_docs, prior_alpha)
     if kind == "complement":  # no class prior, as in scikit-learn's ComplementNB and MLlib's complement model
         prior = np.zeros(len(classes))
     out = {"kind": kind, "classes": classes, "class_log_prior": prior, "alpha": alpha}

@@ -15,6 +15,7 @@ import numpy as np
 
 from nbspark.errors import OutputError
 from nbspark.inputs.tokens import tokenizer
+from nbspark.naive_bayes.attributes import FittedAttributes
 from nbspark.naive_bayes.count_table import Y, table_fields
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
@@ -37,7 +38,6 @@ from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
 from nbspark.spine.predictor import (
     accuracy,
-    array_names,
     as_batch,
     is_matrix,
     refuse_clone,
@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 __all__ = ["NBPredictor", "read_nb"]
 
 
-class NBPredictor:
+class NBPredictor(FittedAttributes):
     """A naive Bayes model in memory (``naive_bayes.model.NBModel``), scored with the classify job's maths."""
 
     def __init__(
@@ -356,12 +356,6 @@ class NBPredictor:
         }
 
     @property
-    def class_count_(self) -> np.ndarray:
-        """Examples counted per class, in ``classes_`` order (scikit-learn's ``class_count_``)."""
-        counts = {r[1]: r[4] for r in self._all_rows() if r[0] == "Y"}
-        return np.array([counts.get(c, 0) for c in self._names()], dtype=np.float64)
-
-    @property
     def feature_names_in_(self) -> np.ndarray:
         """A table model's columns (scikit-learn's ``feature_names_in_``), what the columns of a 2-D
         array of rows are: the numeric ones (``theta_``'s columns), then the categorical ones, each in
@@ -380,53 +374,6 @@ class NBPredictor:
         if self.text and self.matrix_columns is not None:
             return self.matrix_columns
         return len(self.feature_names_in_)
-
-    @property
-    def vocabulary_(self) -> dict[str, int]:
-        """A text model's tokens -> their column in ``feature_log_prob_`` (``CountVectorizer``'s name)."""
-        if not self.text:
-            raise AttributeError(f"a {self.kind} model scores table rows; it has no vocabulary_")
-        return dict(self.model.vocab)
-
-    @property
-    def feature_log_prob_(self) -> np.ndarray:
-        """``log P(token | class)``, ``(len(classes_), len(vocabulary_))``, of a multinomial model
-        (scikit-learn's ``MultinomialNB.feature_log_prob_``, columns by ``vocabulary_``)."""
-        if self.kind != "multinomial":
-            raise AttributeError(f"feature_log_prob_ is a multinomial model's; this is a {self.kind} model")
-        vocab, weights = self.model.vocab, self.model.weights[self._order()]
-        if self.matrix_columns is not None and len(vocab) == self.matrix_columns:  # the matrix's order
-            return weights[:, [vocab[name] for name in array_names(self.matrix_columns)]]
-        return weights
-
-    @property
-    def theta_(self) -> np.ndarray:
-        """Per class, each numeric column's mean (``GaussianNB.theta_``; columns in
-        ``feature_names_in_``'s order)."""
-        if self.model.theta is None:
-            raise AttributeError(f"theta_ is a model with numeric columns'; this {self.kind} model has none")
-        return self._uncounted_as(self.model.theta, 0.0)
-
-    def _numeric_order(self) -> list[int]:
-        """The model's numeric columns (by name) in ``feature_names_in_``'s order."""
-        at = {c: j for j, c in enumerate(self.model.numeric)}
-        return [at[c] for c in self.feature_names_in_ if c in at]
-
-    @property
-    def var_(self) -> np.ndarray:
-        """Per class, each numeric column's variance plus ``var_smoothing`` times the largest
-        (``GaussianNB.var_``)."""
-        if self.model.var is None:
-            raise AttributeError(f"var_ is a model with numeric columns'; this {self.kind} model has none")
-        return self._uncounted_as(self.model.var, self.model.epsilon)
-
-    def _uncounted_as(self, per_class: np.ndarray, value: float) -> np.ndarray:
-        """``per_class`` (theta or var) in ``classes_`` order and ``feature_names_in_``'s, a class of
-        no example yet (``partial_fit``'s ``classes``) holding ``value``, as scikit-learn's
-        ``GaussianNB`` holds it (a mean of 0, a variance of its ``epsilon_``), not 0/0."""
-        out = per_class[self._order()][:, self._numeric_order()]
-        out[self.class_count_ == 0] = value
-        return out
 
     def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """The most probable class of each text or row, an array (scikit-learn's shape; ties: the

@@ -360,3 +360,84 @@ def test_a_count_matrix_of_another_width_or_not_of_counts_is_refused():
     with pytest.raises(TypeError, match="predict takes a count matrix of .* columns, .* not texts"):
         fitted.predict(["alpha beta"])
     assert nbspark.NaiveBayes().fit(texts, labels).predict(["alpha beta"]).shape == (1,)  # texts again
+
+
+TEXT_ATTRIBUTES = ["class_count_", "class_log_prior_", "feature_count_", "feature_log_prob_"]
+
+
+@pytest.mark.parametrize(
+    "model, theirs, names",
+    [
+        ("multinomial", MultinomialNB(alpha=0.5), TEXT_ATTRIBUTES),
+        ("bernoulli", BernoulliNB(alpha=0.5), TEXT_ATTRIBUTES),
+        ("complement", ComplementNB(alpha=0.5), [*TEXT_ATTRIBUTES, "feature_all_"]),
+        ("complement", ComplementNB(alpha=0.5, norm=True), [*TEXT_ATTRIBUTES, "feature_all_"]),
+    ],
+)
+def test_a_text_models_fitted_attributes_are_scikit_learns(tmp_path, model, theirs, names):
+    """The fitted attributes scikit-learn's text models have, of the same names and values on the
+    same count matrix (a column no training row holds too), fitted here and loaded from the saved
+    directory; fitted on texts, the same per token (``vocabulary_`` names the columns)."""
+    texts, labels = _split(docs(60, 3))
+    vectorizer = CountVectorizer(token_pattern=r"\w+").fit(texts + ["words only the test has"])
+    X = vectorizer.transform(texts)
+    settings = {"model": model, "alpha": 0.5, **({"norm": True} if getattr(theirs, "norm", False) else {})}
+    ours, reference = nbspark.NaiveBayes(**settings).fit(X, labels), theirs.fit(X, labels)
+    ours.save(tmp_path / "m")
+    for fitted in (ours, nbspark.load(tmp_path / "m")):
+        for name in names:
+            np.testing.assert_allclose(
+                getattr(fitted, name), getattr(reference, name), rtol=1e-12, err_msg=name
+            )
+    on_texts = nbspark.NaiveBayes(**settings, tokenizer="words").fit(texts, labels)
+    seen = [w for w in vectorizer.get_feature_names_out() if w in on_texts.vocabulary_]
+    ours_at, theirs_at = [on_texts.vocabulary_[w] for w in seen], [vectorizer.vocabulary_[w] for w in seen]
+    np.testing.assert_array_equal(on_texts.feature_count_[:, ours_at], reference.feature_count_[:, theirs_at])
+    with pytest.raises(AttributeError, match="category_count_ is a categorical or mixed model's; this is a"):
+        _ = ours.category_count_
+
+
+def test_a_table_models_fitted_attributes_are_categorical_nbs_and_gaussian_nbs():
+    """``CategoricalNB``'s attributes per column (``categories_`` naming the codes
+    ``OrdinalEncoder`` gives), ``GaussianNB``'s per class, a mixed model's both; another kind's
+    attribute is an AttributeError, as on scikit-learn's models."""
+    pd = pytest.importorskip("pandas")
+    from sklearn.datasets import load_wine
+
+    rows = pd.DataFrame(
+        {
+            "windy": ["y", "n", "n", "y", "y", "n", "n"],
+            "outlook": ["sun", "rain", "sun", "fog", "rain", "sun", "sun"],
+        }
+    )
+    labels = ["no", "yes", "yes", "no", "yes", "yes", "no"]
+    cat = nbspark.NaiveBayes(model="categorical", alpha=0.7).fit(rows, labels)
+    assert list(cat.feature_names_in_) == ["windy", "outlook"]
+    encoder = OrdinalEncoder().fit(rows)
+    sk = CategoricalNB(alpha=0.7).fit(encoder.transform(rows), labels)
+    assert [list(c) for c in cat.categories_] == [list(c) for c in encoder.categories_]
+    assert cat.n_categories_.tolist() == sk.n_categories_.tolist() == [2, 3]
+    np.testing.assert_array_equal(cat.category_count_[1], [[1, 0, 2], [0, 2, 2]])  # fog rain sun, by hand
+    for name in ["class_count_", "class_log_prior_"]:
+        np.testing.assert_allclose(getattr(cat, name), getattr(sk, name), rtol=1e-12)
+    for name in ["category_count_", "feature_log_prob_"]:
+        for ours, theirs in zip(getattr(cat, name), getattr(sk, name), strict=True):
+            np.testing.assert_allclose(ours, theirs, rtol=1e-12, err_msg=name)
+
+    wine = load_wine(as_frame=True)
+    X, y = wine.data, [str(wine.target_names[t]) for t in wine.target]
+    gaussian = nbspark.NaiveBayes(model="gaussian").fit(X, y)
+    reference = GaussianNB().fit(X[list(gaussian.feature_names_in_)], y)
+    for name in ["class_count_", "class_prior_", "epsilon_", "theta_", "var_"]:
+        np.testing.assert_allclose(getattr(gaussian, name), getattr(reference, name), rtol=1e-9, err_msg=name)
+    for name in ["feature_count_", "feature_log_prob_", "category_count_", "vocabulary_"]:
+        with pytest.raises(AttributeError):
+            getattr(gaussian, name)
+
+    mixed = nbspark.NaiveBayes(model="mixed").fit(
+        [{"t": 1.0, "s": "a"}, {"t": 2.0, "s": "b"}, {"t": 3.0, "s": "a"}], ["x", "y", "x"]
+    )
+    assert [list(c) for c in mixed.categories_] == [["a", "b"]]
+    np.testing.assert_array_equal(mixed.category_count_[0], [[2, 0], [0, 1]])
+    np.testing.assert_allclose(mixed.theta_, [[2.0], [2.0]])
+    np.testing.assert_allclose(mixed.class_prior_, [2 / 3, 1 / 3])
