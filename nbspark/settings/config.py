@@ -20,7 +20,7 @@ from nbspark.errors import ConfigError
 from nbspark.inputs.spec import InputSpec
 from nbspark.inputs.tokens import sets_problem
 from nbspark.settings.capabilities import config_problems
-from nbspark.settings.values import checked_value, coerced_value, toml_file
+from nbspark.settings.values import checked_value, close_to, coerced_value, toml_file
 
 __all__ = [
     "CheckSpec",
@@ -381,6 +381,13 @@ _TOP_KEYS = {f.name for f in dataclasses.fields(ExperimentConfig)}
 _SECTIONS = {"train": InputSpec, "test": InputSpec, "nb": NBSpec, "check": CheckSpec, "density": DensitySpec}
 
 
+def _dotted_keys() -> list[str]:
+    """Every setting as ``--set`` names it (``nb.alpha``, ``mode``)."""
+    return [f"{head}.{key}" for head, cls in _SECTIONS.items() for key in _hints(cls)] + sorted(
+        _TOP_KEYS - set(_SECTIONS)
+    )
+
+
 def _hints(cls) -> dict:
     return typing.get_type_hints(cls)
 
@@ -390,7 +397,9 @@ def _section(section: dict, base, where: str):
     hints = _hints(cls)
     unknown = set(section) - set(hints)
     if unknown:
-        raise ConfigError(f"unknown key(s) in [{where}]: {', '.join(sorted(unknown))}")
+        raise ConfigError(
+            f"unknown key(s) in [{where}]: {', '.join(sorted(unknown))}{close_to(unknown, hints)}"
+        )
     values = {k: checked_value(f"{where}.{k}", v, hints[k]) for k, v in section.items()}
     return dataclasses.replace(base, **values)
 
@@ -429,7 +438,9 @@ def load_config(
             raise ConfigError(f"{key} is now {renamed[key]}")
     unknown = set(raw) - _TOP_KEYS
     if unknown:
-        raise ConfigError(f"unknown key(s) in {path}: {', '.join(sorted(unknown))}")
+        raise ConfigError(
+            f"unknown key(s) in {path}: {', '.join(sorted(unknown))}{close_to(unknown, _TOP_KEYS)}"
+        )
     hints = _hints(ExperimentConfig)
     values = {f.name: getattr(DEFAULT, f.name) for f in dataclasses.fields(ExperimentConfig)}
     for key, value in raw.items():
@@ -445,14 +456,14 @@ def load_config(
             spec = values[head]
             section_hints = _hints(type(spec))
             if tail not in section_hints:
-                raise ConfigError(f"unknown setting {dotted!r}")
+                raise ConfigError(f"unknown setting {dotted!r}{close_to([tail], section_hints, head + '.')}")
             values[head] = dataclasses.replace(
                 spec, **{tail: coerced_value(dotted, text, section_hints[tail])}
             )
         elif head in _TOP_KEYS and not tail and head not in _SECTIONS:
             values[head] = coerced_value(dotted, text, hints[head])
         else:
-            raise ConfigError(f"unknown setting {dotted!r}")
+            raise ConfigError(f"unknown setting {dotted!r}{close_to([dotted], _dotted_keys())}")
     from nbspark.settings.naive_bayes import apply_preset
 
     explicit = set((raw.get("nb") or {}) if isinstance(raw.get("nb"), dict) else ()) | {

@@ -8,7 +8,7 @@ import typing
 
 from nbspark.errors import ConfigError
 
-__all__ = ["checked_value", "coerced_value", "toml_file"]
+__all__ = ["checked_value", "coerced_value", "close_to", "toml_file"]
 
 
 def toml_file(path: str | os.PathLike) -> dict:
@@ -27,6 +27,16 @@ def toml_file(path: str | os.PathLike) -> dict:
         ) from None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read the config: {exc.strerror}") from None
+
+
+def close_to(names, known, prefix: str = "") -> str:
+    """``"; did you mean 'nb.alpha'?"`` for the known names closest to each misspelt one (difflib's
+    measure; ``prefix``, a section's ``nb.``, put before the name suggested, not compared), or nothing
+    where none is close: an unknown setting's message ends with it."""
+    import difflib
+
+    near = [m for n in names for m in difflib.get_close_matches(n, sorted(known), n=1, cutoff=0.75)]
+    return f"; did you mean {' or '.join(repr(prefix + m) for m in dict.fromkeys(near))}?" if near else ""
 
 
 def _type_name(hint) -> str:

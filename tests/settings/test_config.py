@@ -60,8 +60,11 @@ def test_overrides_are_typed():
         ({"width": "4"}, "width must be odd"),
         ({"width": "x"}, "must be an integer"),
         ({"confusion_set": "affect"}, "at least two distinct"),
-        ({"colour": "red"}, "unknown setting"),
-        ({"train.colour": "red"}, "unknown setting"),
+        ({"colour": "red"}, "unknown setting 'colour'$"),
+        ({"train.colour": "red"}, "unknown setting 'train.colour'$"),
+        ({"nb.alpah": "1"}, "unknown setting 'nb.alpah'; did you mean 'nb.alpha'\\?$"),
+        ({"train.pth": "x"}, "unknown setting 'train.pth'; did you mean 'train.path'\\?$"),
+        ({"mod": "failfast"}, "unknown setting 'mod'; did you mean 'mode'\\?$"),
         ({"train.format": "xml"}, "train.format must be one of"),
         ({"train.path": ""}, "train.path must name a file or a directory, got an empty string"),
         ({"test.path": " "}, "test.path must name a file or a directory, got an empty string"),
@@ -92,7 +95,10 @@ def test_bad_toml(tmp_path):
     with pytest.raises(ValueError, match="not valid TOML"):
         load_config(bad)
     bad.write_text('nmae = "typo"\n')
-    with pytest.raises(ValueError, match="unknown key"):
+    with pytest.raises(ValueError, match="unknown key\\(s\\) in .*x.toml: nmae; did you mean 'name'\\?$"):
+        load_config(bad)
+    bad.write_text("[nb]\nalpah = 1\n")
+    with pytest.raises(ValueError, match=r"unknown key\(s\) in \[nb\]: alpah; did you mean 'alpha'\?$"):
         load_config(bad)
     # a file saved in another encoding: one line (was tomllib's UnicodeDecodeError, a traceback)
     bad.write_bytes('name = "café"\n'.encode("latin-1"))
