@@ -7,6 +7,7 @@ nbspark check --model DIR [--factor F] [--rule R] [--json] [--fail-on-flag] FILE
 nbspark check --model DIR --evaluate FORMAT:PATH … --out DIR            the checker's p and r (LanguageTool's
 protocol)
 nbspark serve --model [NAME=]DIR … [--host H] [--port P]               LanguageTool's API, /v1/predict, no JVM
+nbspark show --model DIR [--top K] [--json]                            what a model holds, no JVM
 nbspark config show [--config F] [--set K=V …]                        the resolved config as TOML
 nbspark --version | --jobs-dir                                         (the jobs: spark-submit "$(nbspark
 --jobs-dir)/train.py")
@@ -35,7 +36,7 @@ from nbspark.settings.config import check_number
 __all__ = ["config_main", "config_toml", "main", "predict_main", "serve_main"]
 
 JOBS = ("train", "stream", "classify", "query", "curve")
-COMMANDS = (*JOBS, "predict", "check", "serve", "config")
+COMMANDS = (*JOBS, "predict", "check", "serve", "show", "config")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -72,6 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         return check_main(rest)
     if args.command == "serve":
         return serve_main(rest)
+    if args.command == "show":
+        from nbspark.app.show import show_main
+
+        return show_main(rest)
     if args.command == "config":
         return config_main(rest)
     return _job(args.command, rest)

@@ -82,6 +82,17 @@ class FittedAttributes:
             return [vocab[name] for name in array_names(self.matrix_columns)]
         return slice(None)
 
+    def get_feature_names_out(self, input_features=None) -> np.ndarray:
+        """A text model's tokens in the order of ``feature_count_``'s and ``feature_log_prob_``'s
+        columns (``CountVectorizer.get_feature_names_out``): ``vocabulary_``'s, or a count matrix's
+        column names ``x0``, ``x1``, … where it was fitted on one."""
+        if not self.text:
+            raise AttributeError(f"a {self.kind} model scores table rows; its columns are feature_names_in_")
+        names = np.empty(len(self.model.vocab), dtype=object)
+        for token, at in self.model.vocab.items():
+            names[at] = token
+        return names[self._text_columns()]
+
     def _yx(self) -> np.ndarray:
         """``C(y, feature)``, classes × the model's vocabulary, in ``classes_``' order."""
         vocab, cidx = self.model.vocab, {c: i for i, c in enumerate(self.model.classes)}

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from nbspark.backoff.predictor import BackoffPredictor
+from nbspark.describing import summary
 from nbspark.errors import ConfigError, NbsparkError
 from nbspark.loading import load
 from nbspark.serve.languagetool import rule_id_clash, rules
@@ -56,23 +57,11 @@ class Served:
         return model_version(self.model.manifest)
 
     def info(self) -> dict:
-        """What ``/v1/models`` says of the model."""
-        manifest = self.model.manifest
-        updates = manifest.get("updates") or [{}]
-        out = {
-            "name": self.name,
-            "path": self.path,
-            "kind": "backoff" if self.backoff else self.model.kind,
-            # class numbers (a model fitted on y of ints) as JSON's, not numpy's
-            "classes": [c.item() if hasattr(c, "item") else c for c in self.model.classes_],
-            "version": self.version,
-            "trained": updates[-1].get("created", manifest.get("created")),
-        }
+        """What ``/v1/models`` says of the model: its name and path, ``describing.summary`` (kind,
+        classes, version, when trained, a table's columns), and a backoff model's rules."""
+        out = {"name": self.name, "path": self.path, **summary(self.model)}
         if self.backoff:
             out["rules"] = rules(self.model.sets, self.name)
-        columns = getattr(self.model, "feature_names_in_", None)  # a table's or a density's
-        if columns is not None:
-            out["columns"] = list(columns)  # what a row given as an array holds, in order
         return out
 
 
