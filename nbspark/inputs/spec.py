@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["DECIMAL_COMMA", "InputSpec", "is_decimal_comma"]
+__all__ = ["DECIMAL_COMMA", "InputSpec", "format_by_name", "is_decimal_comma"]
 
 #: A number written with a decimal comma (an input's ``decimal = ","``): ``1,5``, ``-0,25``, ``,5``,
 #: ``1,5e3``, and ``1.234,5`` with points grouping the thousands (``1.234`` is 1234); and ``NaN``,
@@ -25,6 +25,18 @@ _DECIMAL_COMMA = re.compile(DECIMAL_COMMA)
 def is_decimal_comma(text: str) -> bool:
     """Whether ``text`` is a number written with a decimal comma (``DECIMAL_COMMA``), in Python."""
     return _DECIMAL_COMMA.match(text) is not None
+
+
+#: A table's format by how its path ends, for a naive Bayes or density config that names none
+#: (``settings.config.load_config``): a ``.tsv`` is not among them, as its lines may be tsv's
+#: ``id TAB labels TAB text`` or sms's ``label TAB text``.
+FORMAT_BY_NAME = {".csv": "csv", ".csv.gz": "csv", ".parquet": "parquet"}
+
+
+def format_by_name(path: str) -> str | None:
+    """The format ``FORMAT_BY_NAME`` gives a path (a file, a directory or a glob), or None."""
+    name = str(path).lower().rstrip("/")
+    return next((fmt for end, fmt in FORMAT_BY_NAME.items() if name.endswith(end)), None)
 
 
 @dataclass(frozen=True)

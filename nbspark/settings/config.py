@@ -17,7 +17,7 @@ import typing
 from dataclasses import dataclass
 
 from nbspark.errors import ConfigError
-from nbspark.inputs.spec import InputSpec
+from nbspark.inputs.spec import InputSpec, format_by_name
 from nbspark.inputs.tokens import sets_problem
 from nbspark.settings.capabilities import config_problems
 from nbspark.settings.values import checked_value, close_to, coerced_value, toml_file
@@ -470,6 +470,11 @@ def load_config(
         k.partition(".")[2] for k in (overrides or {}) if k.startswith("nb.")
     }
     values["nb"] = apply_preset(values["nb"], explicit)
+    for part in ("train", "test"):  # a table named by its path, where a table's task names no format
+        named = "format" in (raw.get(part) or {}) or f"{part}.format" in (overrides or {})
+        found = format_by_name(values[part].path)
+        if values["task"] != "backoff" and not named and found:
+            values[part] = dataclasses.replace(values[part], format=found)
     return ExperimentConfig(**values)
 
 

@@ -596,3 +596,24 @@ def test_a_model_is_read_as_another_kind_only_on_the_same_counts():
         read_as("multinomial", "bernoulli")
     with pytest.raises(ConfigError, match="model='complement': a gaussian model is read as itself only"):
         read_as("gaussian", "complement")
+
+
+def test_a_tables_format_is_read_from_its_path_where_a_table_task_names_none(tmp_path):
+    """A naive Bayes or density config whose input ends in .csv, .csv.gz or .parquet (a file, a
+    directory or a glob) and names no format reads it as that table; a format named (by --set or in
+    the file) wins, a backoff config is left as it is, and a .tsv is not guessed (tsv or sms lines)."""
+    density = load_config(
+        None, {"task": "density", "train.path": "/d/rows.CSV", "test.path": "/d/t/*.csv.gz"}
+    )
+    assert (density.train.format, density.test.format) == ("csv", "csv")
+    nb = load_config(None, {"task": "naive_bayes", "nb.model": "gaussian", "train.path": "/d/table.parquet/"})
+    assert nb.train.format == "parquet" and nb.test.format == "reuters"
+    named = load_config(None, {"task": "density", "train.path": "/d/x.csv", "train.format": "parquet"})
+    assert named.train.format == "parquet"
+    assert load_config(None, {"train.path": "/d/x.csv"}).train.format == "ngrams"  # backoff: its own formats
+    assert load_config(None, {"task": "naive_bayes", "train.path": "/d/x.tsv"}).train.format == "ngrams"
+    toml = tmp_path / "c.toml"
+    toml.write_text('task = "density"\n[train]\nformat = "parquet"\npath = "/d/x.csv"\n')
+    assert load_config(toml).train.format == "parquet"
+    toml.write_text('task = "density"\n[train]\npath = "/d/x.csv"\n')
+    assert load_config(toml).train.format == "csv"
