@@ -283,28 +283,75 @@ class CountingNaiveBayesModel(Model, _Params, CountsPersisted):
     def numFeatures(self) -> int:
         return len(self.counts.features)
 
-    def scoring_model(self) -> NBModel:
-        """The counts under the current smoothing as ``naive_bayes.model.NBModel``, scored by the one
-        joint log-likelihood of nbspark (``text_jll``: ``X @ weights.T + bias + class_log_prior``)."""
+    def _smoothed(self, class_count: np.ndarray, counts: np.ndarray) -> tuple:
+        """``(pi, weights, bias, theta)`` of per-class counts under the current smoothing: the class
+        prior (MLlib's smoothed one over the fitted classes, or the model directory's), the scoring
+        weights and bias, and
+        MLlib's ``theta`` (multinomial ``log P(feature | class)``, Bernoulli ``log p``, complement
+        the weights). The one place the stage applies the formulas of ``naive_bayes.model``."""
         self._checked()
         c, lam = self.counts, self.getSmoothing()
         prior = lam if c.prior_alpha is None else c.prior_alpha
         with np.errstate(divide="ignore"):  # a class of no example (partial_fit's classes): log 0 = -inf
-            pi = class_log_prior(c.class_count, c.class_count.sum(), np.log, prior, len(c.classes))
+            pi = class_log_prior(class_count, c.class_count.sum(), np.log, prior, len(c.classes))
         kind = self.getModelType()
         if kind == "complement":  # MLlib's: the complement weights (not normalised), no class prior
-            weights, bias = complement_log_weights(c.counts, lam), np.zeros(len(c.classes))
+            weights = complement_log_weights(counts, lam)
+            return pi, weights, np.zeros(len(class_count)), weights
+        if kind == "multinomial":
+            weights = multinomial_log_prob(counts, counts.sum(axis=1)[:, None], lam, counts.shape[1], np.log)
+            return pi, weights, np.zeros(len(class_count)), weights
+        p_log, q_log = bernoulli_log_probs(counts, class_count[:, None], lam, np.log)
+        return pi, p_log - q_log, q_log.sum(axis=1), p_log
+
+    def scoring_model(self) -> NBModel:
+        """The counts under the current smoothing as ``naive_bayes.model.NBModel``, scored by the one
+        joint log-likelihood of nbspark (``text_jll``: ``X @ weights.T + bias + class_log_prior``)."""
+        c = self.counts
+        pi, weights, bias, _ = self._smoothed(c.class_count, c.counts)
+        if self.getModelType() == "complement":
             pi = np.zeros(len(c.classes))
-        elif kind == "multinomial":
-            weights = multinomial_log_prob(
-                c.counts, c.counts.sum(axis=1)[:, None], lam, len(c.features), np.log
-            )
-            bias = np.zeros(len(c.classes))
-        else:
-            p_log, q_log = bernoulli_log_probs(c.counts, c.class_count[:, None], lam, np.log)
-            weights, bias = p_log - q_log, q_log.sum(axis=1)
         vocab = {t: i for i, t in enumerate(c.features)}
-        return NBModel(kind, tuple(c.classes), pi, vocab=vocab, weights=weights, bias=bias, alpha=lam)
+        return NBModel(
+            self.getModelType(),
+            tuple(c.classes),
+            pi,
+            vocab=vocab,
+            weights=weights,
+            bias=bias,
+            alpha=self.getSmoothing(),
+        )
+
+    def _by_label(self) -> tuple[np.ndarray, np.ndarray]:
+        """The class counts and counts with a row for each label value 0 … ``numClasses`` − 1, a
+        label training never saw counted 0."""
+        c, at = self.counts, np.array(self.counts.classes).astype(int)
+        class_count, counts = np.zeros(self.numClasses), np.zeros((self.numClasses, c.counts.shape[1]))
+        class_count[at], counts[at] = c.class_count, c.counts
+        return class_count, counts
+
+    @property
+    def pi(self):
+        """MLlib's ``NaiveBayesModel.pi``: ``log P(label)`` of each label value 0 … ``numClasses`` − 1
+        (MLlib's smoothed prior; a label never seen in training, −inf). A complement model has it
+        too, as MLlib's, though it scores without it."""
+        from pyspark.ml.linalg import DenseVector
+
+        pi = np.full(self.numClasses, -np.inf)
+        pi[np.array(self.counts.classes).astype(int)] = self._smoothed(
+            self.counts.class_count, self.counts.counts
+        )[0]
+        return DenseVector(pi)
+
+    @property
+    def theta(self):
+        """MLlib's ``NaiveBayesModel.theta``, ``numClasses`` × ``numFeatures``: ``log P(feature |
+        label)`` (multinomial), ``log p`` (Bernoulli) or the complement weights, its columns the
+        vector's indices, or the tokens in ``nbspark.load``'s ``vocabulary_`` order (sorted)."""
+        from pyspark.ml.linalg import DenseMatrix
+
+        theta = self._smoothed(*self._by_label())[3]
+        return DenseMatrix(theta.shape[0], theta.shape[1], theta.ravel(order="F").tolist())
 
     def _transform(self, dataset):
         from pyspark.ml.linalg import DenseVector, VectorUDT

@@ -2,6 +2,7 @@
 NaiveBayes (multinomial and Bernoulli, same smoothing), a PipelineModel round trip, nbspark.load
 on the saved counts, and a CrossValidator over the smoothing that counts once per fold."""
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.spark
@@ -62,7 +63,14 @@ def test_equals_mllib_on_a_small_table(spark, model_type):
     ]
     df = spark.createDataFrame(rows, "category STRING, text STRING")
     ours, mllib = pipelines(model_type, 0.5)
-    compare(ours.fit(df).transform(df), mllib.fit(df).transform(df))
+    ours, mllib = ours.fit(df), mllib.fit(df)
+    compare(ours.transform(df), mllib.transform(df))
+    # MLlib's pi and theta, theta's columns mapped from CountVectorizer's vocabulary to the sorted tokens
+    mine, theirs, tokens = ours.stages[-1], mllib.stages[-1], mllib.stages[2].vocabulary
+    assert mine.pi.toArray().tolist() == pytest.approx(theirs.pi.toArray().tolist(), abs=1e-12)
+    at = [sorted(tokens).index(t) for t in tokens]
+    assert mine.theta.numRows == theirs.numClasses and mine.theta.numCols == len(tokens)
+    np.testing.assert_allclose(mine.theta.toArray()[:, at], theirs.theta.toArray(), atol=1e-12)
 
 
 @pytest.mark.realdata
@@ -299,6 +307,12 @@ def test_a_label_missing_from_training_keeps_every_label_at_its_place(spark):
         )
         assert r["rawPrediction"][1] == float("-inf") and r["rawPrediction"][2] == pytest.approx(joint[2.0])
         assert r["prediction"] == max(joint, key=joint.get)
+    # MLlib's pi and theta, a row per label value: label 1 never seen, prior -inf, its theta the
+    # smoothing of no count ((0 + 1) / (0 + 3))
+    assert model.pi.toArray().tolist() == pytest.approx([math.log(3 / 5), -math.inf, math.log(2 / 5)])
+    np.testing.assert_allclose(
+        model.theta.toArray(), np.log([theta[0.0], [1 / 3, 1 / 3, 1 / 3], theta[2.0]]), rtol=1e-12
+    )
     loss = MulticlassClassificationEvaluator(metricName="logLoss").evaluate(model.transform(train))
     assert loss == pytest.approx(-sum(math.log(r["probability"][int(r["label"])]) for r in rows) / 3)
 
