@@ -4,6 +4,8 @@ text the command line prints and ``report.txt`` holds. Pure: no Spark, no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from nbspark.inputs.decoding import UTF16_HINT
 from nbspark.inputs.stats import REASON_HINTS, reason_said, where
 from nbspark.report.metrics import format_level_table, level_name
@@ -23,6 +25,7 @@ __all__ = [
     "malformed_lines",
     "malformed_reasons",
     "missing_cells",
+    "near_unique_columns",
     "never_counted",
     "nothing_found",
     "undecodable",
@@ -137,6 +140,18 @@ def format_nb_train_report(manifest: dict, out) -> str:
     return "\n".join(lines)
 
 
+#: a column of at least this many values, more than half as many as the rows, is nearly a value per row
+NEAR_UNIQUE_VALUES = 20
+
+
+def near_unique_columns(values: Mapping[str, int], rows: float) -> list[str]:
+    """The columns whose cells are nearly all different (``NEAR_UNIQUE_VALUES`` values or more, and
+    more than half as many as the rows): an id, or a measurement written as numbers, over which a
+    density of whole rows says little (most rows alone in their value; an unseen value, probability 0
+    under ``m = 0``); the train report names them, to be left out or binned first."""
+    return [c for c, n in values.items() if n >= NEAR_UNIQUE_VALUES and n > rows / 2]
+
+
 def format_density_train_report(manifest: dict, out) -> str:
     stats, density = manifest["stats"], manifest["config"]["density"]
     weight = (
@@ -152,6 +167,12 @@ def format_density_train_report(manifest: dict, out) -> str:
             f"{stats.get('malformed', 0):,}{weight}",
             "columns: "
             + ", ".join(f"{c} ({n} value{'s' if n != 1 else ''})" for c, n in manifest["values"].items()),
+        ]
+        + [
+            f"note: {c} has {manifest['values'][c]:,} values in {stats['rows']:,} rows, nearly one a row: a "
+            "density of rows says little over it (an unseen value has probability 0 at m = 0); leave it out "
+            "(density.columns) or bin it into categories first"
+            for c in near_unique_columns(manifest["values"], stats["rows"])
         ]
     )
 
