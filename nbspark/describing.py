@@ -100,7 +100,8 @@ def indicative_tokens(model, top: int = 10) -> dict:
 def describe(model, top: int = 10) -> dict:
     """``summary``, with ``family``, ``settings`` (``get_params()``), ``created`` and ``nbspark_version``
     (of its first version), ``updates`` (each version's or run's inputs: format, root and number of
-    files, and when), ``stats`` (its statistics, every version's added), and by family: a naive Bayes
+    files, and when), ``stats`` (its statistics, every version's added), ``malformed_examples`` (the
+    first records skipped, as the train report named them), and by family: a naive Bayes
     model's ``examples`` per class and ``features`` (tokens, or table columns), with
     ``indicative_tokens`` (``top`` per class) for a text model; a backoff model's ``confusion_sets``,
     ``chain`` and ``distinct_events`` per context; a density model's number of ``values`` per column.
@@ -120,6 +121,7 @@ def describe(model, top: int = 10) -> dict:
         for u in manifest.get("updates") or ()
     ]
     out["stats"] = {**manifest.get("stats", {}), **model.whole_stats()}
+    out["malformed_examples"] = manifest.get("malformed_examples") or []  # the first ones skipped
     if family == "naive_bayes":
         out["examples"] = dict(zip(out["classes"], map(_count, model.class_count_)))
         if model.text:

@@ -9,6 +9,7 @@ import json
 import sys
 
 from nbspark.errors import NbsparkError
+from nbspark.report.format import malformed_lines
 
 __all__ = ["show_main", "show_text"]
 
@@ -47,6 +48,9 @@ def show_text(d: dict, path: str) -> list[str]:
     lines.append(f"  counted from ({len(updates)} run{'s' if len(updates) != 1 else ''}):")
     lines += [f"    … {len(updates) - 2:,} more" if u is None else f"    {_update(u)}" for u in shown]
     lines.append("  statistics: " + "  ".join(f"{k}={_number(v)}" for k, v in d["stats"].items()))
+    if d["malformed_examples"]:
+        lines.append("  the first records skipped:")
+        lines += [f"  {line}" for line in malformed_lines(d["malformed_examples"], 80)]
     if "columns" in d:
         lines.append(f"  columns ({len(d['columns'])}): {', '.join(d['columns'])}")
     if d["family"] == "naive_bayes":

@@ -41,3 +41,23 @@ def test_show_json_and_refusals(sms_like, tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:
         main(["show", "--model", str(sms_like), "--top", "-1"])
     assert refused.value.code == 2 and "--top must be >= 0" in capsys.readouterr().err
+
+
+def test_show_names_the_first_records_skipped(tmp_path, capsys):
+    (tmp_path / "sms.txt").write_text("spam\tfree money now\nno tab on this line\nham\tsee you at six\n")
+    sets = [
+        "--set",
+        "task=naive_bayes",
+        "--set",
+        "train.format=sms",
+        "--set",
+        f"train.path={tmp_path / 'sms.txt'}",
+    ]
+    assert main(["train", "-q", "--in-process", *sets, "--out", str(tmp_path / "m")]) == 0
+    capsys.readouterr()
+    assert main(["show", "--model", str(tmp_path / "m")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    at = out.index("  the first records skipped:")
+    assert (
+        out[at + 1].startswith(f"    {tmp_path / 'sms.txt'}:2 (") and "'no tab on this line'" in out[at + 1]
+    )
