@@ -104,7 +104,9 @@ def describe(model, top: int = 10) -> dict:
     first records skipped, as the train report named them), and by family: a naive Bayes
     model's ``examples`` per class and ``features`` (tokens, or table columns), with
     ``indicative_tokens`` (``top`` per class) for a text model; a backoff model's ``confusion_sets``,
-    ``chain`` and ``distinct_events`` per context; a density model's number of ``values`` per column.
+    ``chain`` and ``distinct_events`` (count rows per context of the chain); a density model's
+    number of ``values`` per column, ``distinct_rows`` and ``total`` weight. Counts come from the model
+    read, every version summed: exact, where a manifest's over a base and its deltas are bounds.
     ``model``: a loaded model, or a fitted estimator."""
     model = _model(model)
     manifest = model.manifest
@@ -130,10 +132,13 @@ def describe(model, top: int = 10) -> dict:
                 out["indicative_tokens"] = indicative_tokens(model, top)
         else:
             out["features"] = len(model.feature_names_in_)
-    elif family == "backoff":
+    elif family == "backoff":  # counted from the model read, not the manifest's (a sum over versions)
         out["confusion_sets"] = _plain(model.sets)
         out["chain"] = _plain(model.chain)
-        out["distinct_events"] = manifest.get("distinct_events", {})
+        tables = zip(model.model.chain, model.model.tables)
+        out["distinct_events"] = {s: sum(len(ranked) for ranked in t.values()) for s, t in tables}
     else:
-        out["values"] = manifest.get("values", {})
+        density = model.density
+        out["values"] = {c: len(seen) for c, seen in zip(density.columns, density.marginals)}
+        out["distinct_rows"], out["total"] = len(density.joint), density.total
     return out

@@ -57,7 +57,8 @@ def test_each_family_is_described_by_its_own_counts():
     described = describe(backoff)
     assert described["confusion_sets"] == [["affect", "effect"]]
     assert described["chain"] == ["ABDE", "ABD", "BD", "B", ""]
-    assert described["distinct_events"] == {}  # an estimator's model: no manifest counts yet
+    # each context of the two windows holds one label: two count rows a level, the prior two labels
+    assert described["distinct_events"] == {"ABDE": 2, "ABD": 2, "BD": 2, "B": 2, "": 2}
     assert summary(backoff) == {
         "kind": "backoff",
         "classes": ["affect", "effect"],
@@ -67,6 +68,21 @@ def test_each_family_is_described_by_its_own_counts():
     rows = [{"a": "x", "b": "1"}, {"a": "y", "b": "1"}, {"a": "x", "b": "2"}]
     density = describe(nbspark.Density().fit(rows).model_)
     assert density["family"] == density["kind"] == "density" and density["columns"] == ["a", "b"]
+    assert density["values"] == {"a": 2, "b": 2} and density["distinct_rows"] == 3 and density["total"] == 3
     table = describe(nbspark.NaiveBayes(model="categorical").fit(rows, ["p", "q", "p"]).model_)
     assert table["columns"] == ["a", "b"] and table["examples"] == {"p": 2, "q": 1}
     assert table["features"] == 2 and "indicative_tokens" not in table
+
+
+def test_a_model_of_several_versions_is_described_by_its_counts_not_its_manifests_bounds(tmp_path):
+    """A delta's manifest sums distinct values over the versions (an upper bound: x counted in
+    both); the description counts the model read: a 2 values, b 3, 4 distinct rows of weight 5."""
+    nbspark.Density().fit([{"a": "x", "b": "1"}, {"a": "y", "b": "2"}]).save(tmp_path / "d")
+    model = nbspark.load(tmp_path / "d")
+    model.partial_fit([{"a": "x", "b": "1"}, {"a": "x", "b": "3"}, {"a": "y", "b": "3"}])
+    model.save()
+    again = nbspark.load(tmp_path / "d")
+    assert again.manifest["values"] == {"a": 4, "b": 4}  # the bounds
+    described = describe(again)
+    assert described["values"] == {"a": 2, "b": 3} and described["distinct_rows"] == 4
+    assert described["total"] == 5 and described["version"] == 2

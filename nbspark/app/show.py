@@ -73,6 +73,7 @@ def show_text(d: dict, path: str) -> list[str]:
             + ", ".join(f"{c or '∅'} {_number(d['distinct_events'].get(c, 0))}" for c in d["chain"])
         )
     else:
+        lines.append(f"  distinct rows: {d['distinct_rows']:,} (total weight {d['total']:g})")
         lines.append("  values per column: " + ", ".join(f"{c} {n:,}" for c, n in d["values"].items()))
     return lines
 
