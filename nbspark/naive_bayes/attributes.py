@@ -36,7 +36,10 @@ class FittedAttributes:
     def _counts(self) -> tuple[dict, int, dict]:
         """Documents per class, all documents, and ``C(y, feature)`` by ``(class, feature)`` (a token,
         or a ``(column, value)`` pair), as counted (with what ``partial_fit`` added since)."""
-        docs, total, yx, _, _ = collect_counts(self._all_rows())
+        rows = self._all_rows()
+        if not rows:  # a model of no example yet
+            return {}, 0, {}
+        docs, total, yx, _, _ = collect_counts(rows)
         return docs, total, yx
 
     @property
