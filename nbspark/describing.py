@@ -105,7 +105,8 @@ def describe(model, top: int = 10) -> dict:
     model's ``examples`` per class and ``features`` (tokens, or table columns), with
     ``indicative_tokens`` (``top`` per class) for a text model; a backoff model's ``confusion_sets``,
     ``chain`` and ``distinct_events`` (count rows per context of the chain); a density model's
-    number of ``values`` per column, ``distinct_rows`` and ``total`` weight. Counts come from the model
+    number of ``values`` per column, ``distinct_rows``, ``total`` weight and ``bins`` (the binned
+    columns' edges). Counts come from the model
     read, every version summed: exact, where a manifest's over a base and its deltas are bounds.
     ``model``: a loaded model, or a fitted estimator."""
     model = _model(model)
@@ -141,4 +142,5 @@ def describe(model, top: int = 10) -> dict:
         density = model.density
         out["values"] = {c: len(seen) for c, seen in zip(density.columns, density.marginals)}
         out["distinct_rows"], out["total"] = len(density.joint), density.total
+        out["bins"] = {c: list(edges) for c, edges in density.bins.items()}  # the binned columns' edges
     return out

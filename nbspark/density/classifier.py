@@ -54,7 +54,7 @@ class DensityClassifier:
         if model not in DENSITY_MODELS:
             raise ValueError(f"model must be 'joint' or 'naive', got {model!r}")
         at = density.columns.index(target)
-        self.target, self.kind = target, model
+        self.target, self.kind, self._cell = target, model, density.cell
         self.features = tuple(c for c in density.columns if c != target)
         if len(self.features) > len(string.ascii_uppercase):
             raise ValueError(
@@ -88,7 +88,12 @@ class DensityClassifier:
         target; a column the model does not know is refused unless ``extra_columns`` names it
         (``spine.predictor.refuse_unknown_columns``)."""
         rows = as_batch(rows, "rows")
-        xs = [row_cells(row, i, self.features) for i, row in enumerate(rows)]
+        xs = [  # as the counts name them: a binned column's number its bin
+            tuple(
+                self._cell(c, v, f"row {i}") for c, v in zip(self.features, row_cells(row, i, self.features))
+            )
+            for i, row in enumerate(rows)
+        ]
         columns = (*self.features, self.target)
         refuse_unknown_columns(rows, set(columns), columns, extra_columns)
         if self.kind == "naive":  # the rows scored together, as naive Bayes scores a batch

@@ -21,6 +21,7 @@ import re
 
 from nbspark.density.model import COUNT_DDL, count_rows, row_key
 from nbspark.errors import InputError
+from nbspark.inputs.bins import NUMBER_TEXT, bin_cell, bin_labels, parse_bins
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted
 from nbspark.spine.frames import named_column
@@ -30,6 +31,9 @@ log = logging.getLogger(__name__)
 __all__ = [
     "MANIFEST_FIELDS",
     "NGRAM_COUNT",
+    "bin_expressions",
+    "binned",
+    "cell_types",
     "checked_weight",
     "count_density",
     "count_fields",
@@ -48,12 +52,6 @@ __all__ = [
 #: An n-gram file (``w1 … wN TAB count``, the backoff family's ``ngrams`` format) read as a table:
 #: one column per position, named by its letter (A, B, C, …, ``width`` of them), and ``count``.
 NGRAM_COUNT = "count"
-
-#: A weight written as text: a decimal number, maybe with an exponent, spaces or tabs around it.
-#: Python's ``float`` and Spark's cast each read more, and not the same more (``1_000`` and other
-#: scripts' digits only Python, ``5d`` and ``0x1p3`` only Java), so a text weight counts only when
-#: it matches this, in process and in Spark alike.
-WEIGHT_TEXT = r"[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]*"
 
 
 def weight_column(cfg, fmt: str) -> str:
@@ -79,8 +77,8 @@ def modelled_columns(cfg, names: list[str], root, fmt: str = "csv") -> list[str]
 
 
 def _weight(cell) -> float | None:
-    """A weight cell as a number >= 0, or None when it is not one (text: ``WEIGHT_TEXT``)."""
-    if isinstance(cell, str) and not re.fullmatch(WEIGHT_TEXT, cell):
+    """A weight cell as a number >= 0, or None when it is not one (text: ``inputs.bins.NUMBER_TEXT``)."""
+    if isinstance(cell, str) and not re.fullmatch(NUMBER_TEXT, cell):
         return None
     try:
         w = float(cell)
@@ -89,13 +87,41 @@ def _weight(cell) -> float | None:
     return w if math.isfinite(w) and w >= 0 else None
 
 
-def _malformed(cfg, inputs, bad: int, example) -> dict:
-    if bad and cfg.mode == "failfast":
-        raise InputError(
-            f"{inputs.named}: a row whose weight ({weight_column(cfg, inputs.spec.format)}) is not a number "
-            f">= 0 (an n-gram line that does not parse has none): {example!r}"
+def _malformed(cfg, inputs, bad: dict, example) -> dict:
+    """The statistics of the rows skipped (``bad``: by reason, ``weight`` or ``bin``), or in failfast
+    mode the end of the run at the first (``example``)."""
+    if sum(bad.values()) and cfg.mode == "failfast":
+        why = (
+            f"whose weight ({weight_column(cfg, inputs.spec.format)}) is not a number >= 0 (an n-gram "
+            "line that does not parse has none)"
+            if bad.get("weight")
+            else f"with a cell that is not a number in a binned column ({', '.join(binned(cfg))})"
         )
-    return {"malformed": bad, "malformed.weight": bad} if bad else {}
+        raise InputError(f"{inputs.named}: a row {why}: {example!r}")
+    counted = {f"malformed.{reason}": n for reason, n in bad.items() if n}
+    return {"malformed": sum(counted.values()), **counted} if counted else {}
+
+
+def binned(cfg) -> dict[str, tuple[float, ...]]:
+    """The binned columns' edges (``density.bins``)."""
+    return parse_bins(cfg.density.bins)
+
+
+#: A column type that a binned column may have besides text (Spark's and Arrow's names of numbers).
+_NUMBER_TYPE = re.compile(r"(u?int\d*|(tiny|small|big)int|double|float|halffloat|decimal.*)")
+
+
+def cell_types(names_types: dict[str, str], columns, bins, root) -> None:
+    """Refuse (``InputError``) ``columns`` of a table that are not text (``text_only``), but for the
+    binned ones, which may hold numbers."""
+    text_only(names_types, [c for c in columns if c not in bins], root)
+    if other := [
+        f"{c} ({names_types[c]})"
+        for c in bins
+        if c in columns
+        and not (names_types.get(c, "string") in TEXT_TYPES or _NUMBER_TYPE.fullmatch(names_types[c]))
+    ]:
+        raise InputError(f"{root}: binned column(s) {', '.join(other)} hold neither numbers nor text")
 
 
 def count_density(spark, cfg, inputs, engine: str) -> Counted:
@@ -120,7 +146,7 @@ def text_only(names_types: dict[str, str], columns: list[str], root) -> None:
     if numbers := not_text(names_types, columns):
         raise InputError(
             f"{root}: column(s) {', '.join(numbers)} are not text: a density model counts categorical cells; "
-            "bin a number into categories first (or leave the column out with density.columns)"
+            "cut numbers into bins (density.bins), or leave the column out (density.columns)"
         )
 
 
@@ -152,19 +178,28 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
         columns = modelled_columns(cfg, names, inputs.root, fmt)
     else:
         refuse_missing(inputs, columns, names)
-    text_only({f.name: str(f.type) for f in table.schema}, columns, inputs.root)
+    bins = binned(cfg)
+    cell_types({f.name: str(f.type) for f in table.schema}, columns, bins, inputs.root)
     weight = weight_column(cfg, fmt)
     weight = weight if weight in names else ""
     cells = [table.column(c).to_pylist() for c in columns]
     weights = table.column(weight).to_pylist() if weight else [1.0] * table.num_rows
-    rows, bad, example = [], 0, None
+    labels = {c: bin_labels(edges) for c, edges in bins.items()}
+    cuts = [(j, bins[c], labels[c]) for j, c in enumerate(columns) if c in bins]
+    rows, bad, example = [], {"weight": 0, "bin": 0}, None
     for i, cell in enumerate(weights):
-        w = _weight(cell)
-        if w is None:
-            bad += 1
+        values, w = [col[i] for col in cells], _weight(cell)
+        try:
+            reason = "weight" if w is None else None
+            for j, edges, names_of in cuts if reason is None else ():
+                values[j] = bin_cell(values[j], edges, names_of)
+        except ValueError:
+            reason = "bin"
+        if reason is not None:
+            bad[reason] += 1
             example = example or {c: col[i] for c, col in zip([*columns, weight], [*cells, weights])}
             continue
-        rows.append(([col[i] for col in cells], w))
+        rows.append((values, w))
     stats = {"rows_read": table.num_rows, "rows": len(rows), **_malformed(cfg, inputs, bad, example)}
     return columns, rows, stats
 
@@ -265,14 +300,14 @@ def read_table(spark, inputs, width: int = 5):
 def checked_weight(df, weight_column: str):
     """``(weight, valid)`` columns of ``df``: the weight column as a double (1 without one), and
     whether it is a number >= 0 (``_weight``'s rule, in Spark: a text cast only where it matches
-    ``WEIGHT_TEXT``, so that no cell stops the job with Spark's cast error)."""
+    ``NUMBER_TEXT``, so that no cell stops the job with Spark's cast error)."""
     from pyspark.sql import functions as F
 
     if not weight_column:
         weight = F.lit(1.0)
     elif dict(df.dtypes)[weight_column] == "string":
         text = named_column(weight_column)
-        weight = F.when(text.rlike(f"^{WEIGHT_TEXT}\\z"), text).cast("double")
+        weight = F.when(text.rlike(f"^{NUMBER_TEXT}\\z"), text).cast("double")
     else:
         weight = named_column(weight_column).cast("double")
     return weight, weight.isNotNull() & ~F.isnan(weight) & (weight >= 0) & (weight < float("inf"))
@@ -283,10 +318,13 @@ def _spark_counts(spark, cfg, inputs) -> Counted:
 
     df = read_table(spark, inputs, cfg.width)
     columns = modelled_columns(cfg, df.columns, inputs.root, inputs.spec.format)
-    text_only(dict(df.dtypes), columns, inputs.root)
-    counts, read, bad, example = count_frame(df, columns, weight_column(cfg, inputs.spec.format))
+    bins = binned(cfg)
+    cell_types(dict(df.dtypes), columns, bins, inputs.root)
+    counts, read, bad, example = count_frame(
+        df, columns, weight_column(cfg, inputs.spec.format), *bin_expressions(df, bins)
+    )
     try:
-        stats = {"rows_read": read, "rows": read - bad}
+        stats = {"rows_read": read, "rows": read - sum(bad.values())}
         stats.update(_malformed(cfg, inputs, bad, example))
         head = counts.where(F.col("event") != "J").collect()
         known_rows = [(r["event"], r["column"], r["value"], r["n"]) for r in head]
@@ -298,23 +336,54 @@ def _spark_counts(spark, cfg, inputs) -> Counted:
         raise
 
 
-def count_frame(df, columns: list[str], weight: str):
+def bin_expressions(df, bins: dict) -> tuple[dict, object]:
+    """``(cells, numbers)``: each binned column of ``df`` as its bin's label (``inputs.bins``' rule in
+    Spark SQL, from the same edges and labels: a text cell read only where it matches
+    ``NUMBER_TEXT``, a number column cast), and whether every binned cell of a row is a number or
+    empty (a row where one is not is malformed, ``bin``)."""
+    from pyspark.sql import functions as F
+
+    cells, numbers = {}, F.lit(True)
+    types = dict(df.dtypes)
+    for column, edges in bins.items():
+        raw = named_column(column)
+        text = types[column] == "string"
+        x = (F.when(raw.rlike(f"^{NUMBER_TEXT}\\z"), raw) if text else raw).cast("double")
+        number = x.isNotNull() & ~F.isnan(x)
+        labels = bin_labels(edges)
+        label = F.when(x < edges[0], labels[0])
+        for edge, name in zip(edges[1:], labels[1:-1]):
+            label = label.when(x < edge, name)
+        cells[column] = F.when(number, label.otherwise(labels[-1]))
+        numbers = numbers & (raw.isNull() | number)
+    return cells, numbers
+
+
+def count_frame(df, columns: list[str], weight: str, cells: dict | None = None, cells_valid=None):
     """The density counts of the rows of ``df`` over its text ``columns``, each row weighted by the
-    column ``weight`` (1 without one): ``(counts, rows read, rows skipped, the first skipped row as a
-    dict or None)``, a row skipped where its weight is not a number >= 0 (``checked_weight``). The
-    counts (``COUNT_DDL``'s columns) are cached: the caller unpersists them. The one Spark count of
-    the train job and of pyspark.ml's ``CountingDensity``."""
+    column ``weight`` (1 without one): ``(counts, rows read, rows skipped by reason, the first
+    skipped row as a dict or None)``, a row skipped where its weight is not a number >= 0
+    (``weight``: ``checked_weight``) or where ``cells_valid`` is false (``bin``: ``bin_expressions``,
+    whose ``cells`` are counted in place of those columns). The counts (``COUNT_DDL``'s columns) are
+    cached: the caller unpersists them. The one Spark count of the train job and of pyspark.ml's
+    ``CountingDensity``."""
     from pyspark.sql import functions as F
 
     weight, valid = checked_weight(df, weight)
-    summary = df.agg(F.count(F.lit(1)).alias("n"), F.count_if(~valid).alias("bad")).first()
-    example = df.where(~valid).first().asDict() if summary["bad"] else None
+    good = valid if cells_valid is None else valid & cells_valid
+    summary = df.agg(
+        F.count(F.lit(1)).alias("n"),
+        F.count_if(~valid).alias("weight"),
+        F.count_if(valid & ~good).alias("bin"),
+    ).first()
+    bad = {"weight": summary["weight"], "bin": summary["bin"]}
+    example = df.where(~good).first().asDict() if sum(bad.values()) else None
     # positional names: a column named with a dot ("col.a") read as a nested field, in groupBy and
     # in pyspark's mapInArrow, which names its input columns unquoted
     picked = df.select(
-        *(named_column(c).alias(f"__{i}") for i, c in enumerate(columns)),
+        *((cells or {}).get(c, named_column(c)).alias(f"__{i}") for i, c in enumerate(columns)),
         weight.alias("__w"),
-        valid.alias("__valid"),
+        good.alias("__valid"),
     )
     grouped = (
         picked.where("__valid")
@@ -343,4 +412,4 @@ def count_frame(df, columns: list[str], weight: str):
         .groupBy("event", "column", "value")
         .agg(F.sum("n").alias("n"))
     )
-    return counts, summary["n"], summary["bad"], example
+    return counts, summary["n"], bad, example

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from nbspark.density.count import MANIFEST_FIELDS, count_density, count_fields, rows_fields, weight_column
 from nbspark.density.model import COUNT_DDL
-from nbspark.errors import ConfigError
+from nbspark.errors import ConfigError, InputError
 from nbspark.spine.training import Family, plan_training, refuse_remote, train_model
 from nbspark.storage.counts import is_arrow_table, table_rows
 from nbspark.storage.manifests import DENSITY_KIND
@@ -45,6 +45,15 @@ def _model_columns(old: dict, cfg):
     return dataclasses.replace(cfg, density=density)
 
 
+def _same_bins(old: dict, cfg) -> None:
+    """Refuse an update whose bins are not the model's (a model written before bins has none)."""
+    theirs, mine = list(old["config"]["density"].get("bins", [])), list(cfg.density.bins)
+    if theirs != mine:
+        raise InputError(
+            f"cannot update: the model was counted with density.bins = {theirs!r}, this run has {mine!r}"
+        )
+
+
 DENSITY = Family(
     kind=DENSITY_KIND,
     task="density",
@@ -54,6 +63,7 @@ DENSITY = Family(
     unit="rows",
     update_keys=("density.columns", "density.weight_column"),
     fields=_fields,
+    check_old=_same_bins,
     update_settings=_model_columns,
 )
 

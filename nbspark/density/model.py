@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from nbspark.inputs.bins import bin_cell
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.predictor import refuse_unknown_columns
 
@@ -64,7 +65,7 @@ def text_cell(value, column: str, what: str):
     first where it is a measurement, as a Parquet number column is refused)."""
     if value is not None and not isinstance(value, str):
         hint = (
-            " (a density counts categories: give a number as text, binned first if it is a measurement)"
+            " (a density counts categories: give a number as text, or bin its column: density.bins)"
             if isinstance(value, int | float)
             else ""
         )
@@ -94,10 +95,14 @@ class DensityModel:
     marginals: tuple[dict, ...]  # per column: value -> weight
     joint: dict  # row (a tuple of values) -> weight
     m: float = 0.0
+    # the binned columns' edges (``density.bins``, ``inputs.bins``): a number given is its bin's label
+    bins: dict = field(default_factory=dict)
 
     @classmethod
-    def from_rows(cls, rows: Iterable[Sequence], columns: Sequence[str], m: float = 0.0) -> DensityModel:
-        """The model of count rows ``(event, column, value, n)``."""
+    def from_rows(
+        cls, rows: Iterable[Sequence], columns: Sequence[str], m: float = 0.0, bins: Mapping | None = None
+    ) -> DensityModel:
+        """The model of count rows ``(event, column, value, n)``; ``bins`` its binned columns' edges."""
         at = {c: i for i, c in enumerate(columns)}
         total, marginals, joint = 0.0, [{} for _ in columns], {}
         for event, column, value, n in rows:
@@ -107,17 +112,31 @@ class DensityModel:
                 marginals[at[column]][value] = n
             else:
                 joint[tuple(json.loads(value))] = n
-        return cls(tuple(columns), total, tuple(marginals), joint, m)
+        return cls(tuple(columns), total, tuple(marginals), joint, m, dict(bins or {}))
+
+    def cell(self, column: str, value, what: str) -> str | None:
+        """``value`` of ``column`` as the counts name it: its bin's label in a binned column (a number,
+        or text that is one; ``inputs.bins.bin_cell``), else the text itself (``text_cell``);
+        ``ValueError`` naming ``what`` (the row) for one that is neither."""
+        if column not in self.bins:
+            return text_cell(value, column, what)
+        try:
+            return bin_cell(value, self.bins[column])
+        except ValueError:
+            raise ValueError(
+                f"{what}: {value!r} in {column!r} is not a number, and the column is binned (density.bins)"
+            ) from None
 
     def _at(self, values: Mapping[str, str | None], what: str) -> dict[int, str | None]:
-        """Column positions of ``values``, refusing an unknown column or a value that is not text."""
+        """Column positions of ``values`` as the counts name them (``cell``), refusing an unknown
+        column or a value that is not a cell."""
         out = {}
         for column, value in values.items():
             if column not in self.columns:
                 raise ValueError(
                     f"{what}: no column {column!r}; the model's columns are {', '.join(self.columns)}"
                 )
-            out[self.columns.index(column)] = text_cell(value, column, what)
+            out[self.columns.index(column)] = self.cell(column, value, what)
         return out
 
     def _mass(self, at: dict[int, str | None], model: str) -> float:

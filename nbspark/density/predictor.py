@@ -11,7 +11,8 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from nbspark.density.model import COUNT_DDL, DensityModel, count_rows, row_cells, text_cell
+from nbspark.density.model import COUNT_DDL, DensityModel, count_rows, row_cells
+from nbspark.inputs.bins import parse_bins
 from nbspark.spine.predictor import (
     as_batch,
     refuse_clone,
@@ -44,7 +45,8 @@ class DensityPredictor:
         if not (math.isfinite(self.m) and self.m >= 0):
             raise ValueError(f"m must be a finite number >= 0, got {m!r}")
         self._rows, self._pending, self._counted = list(rows), {}, 0
-        self.density = DensityModel.from_rows(self._rows, self.columns, self.m)
+        self.bins = parse_bins(density.get("bins", ()))  # a manifest written before bins has none
+        self.density = DensityModel.from_rows(self._rows, self.columns, self.m, self.bins)
         self.classes_ = ()  # no class column: a density is over whole rows
         self.path = None  # where nbspark.load read it: where save() commits
 
@@ -60,15 +62,19 @@ class DensityPredictor:
             row_cells(row, i, self.columns, ": a density is of whole rows") for i, row in enumerate(rows)
         ]
         refuse_unknown_columns(rows, set(self.columns), self.columns, extra_columns)
+        cells = [
+            tuple(self.density.cell(c, cell, f"row {i}") for c, cell in zip(self.columns, values))
+            for i, values in enumerate(cells)
+        ]  # as the counts name them: a binned column's number its bin
         for i, values in enumerate(cells):
             for column, cell in zip(self.columns, values):
-                if text_cell(cell, column, f"row {i}") is not None:
+                if cell is not None:
                     storable(cell, f"row {i}, column {column!r}")
         weights = whole_weights(sample_weight, len(rows), "row", "partial_fit", least=0, whole=False)
         counted = count_rows(zip(cells, weights), self.columns)
         self._pending = with_events(self._pending, ((r[:3], r[3]) for r in counted), operator.add)
         self._counted += len(rows)
-        self.density = DensityModel.from_rows(self._all_rows(), self.columns, self.m)
+        self.density = DensityModel.from_rows(self._all_rows(), self.columns, self.m, self.bins)
         return self
 
     def _all_rows(self) -> list[tuple]:
@@ -184,10 +190,17 @@ def density_answer(model: DensityPredictor, values: dict, given: dict, estimator
     if not values:
         raise ValueError("a density query needs --value COLUMN=CELL (what to give the probability of)")
     estimator = estimator or model.model
-    return {
+    answer = {
         "values": values,
         "given": given,
         "model": estimator,
         "m": model.m,
         "probability": model.probability(values, given, estimator),
     }
+    asked = [*values.items(), *(given or {}).items()]
+    binned = [(c, v) for c, v in asked if c in model.bins and v is not None]
+    if binned:  # each binned column's number, and the bin it counts in
+        answer["bins"] = {c: {} for c, _ in binned}
+        for c, v in binned:
+            answer["bins"][c][v] = model.density.cell(c, v, "values")
+    return answer

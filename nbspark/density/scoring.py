@@ -9,14 +9,15 @@ its ``stats()`` are the metrics: ``rows`` scored, their ``weight``, and per esti
 ``held_out_log_likelihood`` (the weighted mean of the rows' log-densities, ``-inf`` as soon as one
 row has probability 0) with ``zero_probability_rows`` (how many rows, and their weight) and the mean
 over the other rows. A row whose weight is not a number >= 0 is skipped and counted
-(``malformed.weight``), as training skips it.
+(``malformed.weight``), and so is one with a binned cell that is no number (``malformed.bin``), as
+training skips them.
 """
 
 from __future__ import annotations
 
 import math
 
-from nbspark.density.count import checked_weight, read_table, refuse_missing, text_only
+from nbspark.density.count import bin_expressions, cell_types, checked_weight, read_table, refuse_missing
 from nbspark.density.model import DensityModel
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.classifying import Scored
@@ -47,9 +48,10 @@ def score_density(
     df = read_table(spark, inputs, width)
     columns = list(model.columns)
     refuse_missing(inputs, columns, df.columns)
-    text_only(dict(df.dtypes), columns, inputs.root)
+    cell_types(dict(df.dtypes), columns, model.bins, inputs.root)
     weight_column = weight_column if weight_column in df.columns else ""
     weight, valid = checked_weight(df, weight_column)
+    numbers = bin_expressions(df, model.bins)[1]  # a binned cell that is no number: malformed, bin
     # the table's other columns (an id) ride along, so that a ranked row can be found again
     carried = carried_columns(df.columns, {*columns, weight_column}, OUTPUTS, inputs.named)
     ordered = [c for c in df.columns if c in columns or c in carried]  # the table's order
@@ -62,6 +64,7 @@ def score_density(
         *(named_column(c).alias(f"__{i}") for i, c in enumerate([*columns, *carried])),
         weight.alias("__weight"),
         valid.alias("__valid"),
+        numbers.alias("__numbers"),
     )
     width, ride = len(columns), len(carried)
 
@@ -74,8 +77,12 @@ def score_density(
             values = [batch.column(i).to_pylist() for i in range(width)]
             weights = batch.column(width + ride).to_pylist()
             ok = batch.column(width + ride + 1).to_pylist()
-            keep = [i for i, good in enumerate(ok) if good]
-            counts["malformed"] = counts.get("malformed", 0) + len(ok) - len(keep)
+            numbers = batch.column(width + ride + 2).to_pylist()
+            keep = [i for i, (good, n) in enumerate(zip(ok, numbers)) if good and n]
+            counts["malformed.weight"] = counts.get("malformed.weight", 0) + ok.count(False)
+            counts["malformed.bin"] = counts.get("malformed.bin", 0) + sum(
+                g and not n for g, n in zip(ok, numbers)
+            )
             cells = {c: [values[j][i] for i in keep] for j, c in enumerate(columns)}
             cells.update((c, batch.column(width + k).take(keep)) for k, c in enumerate(carried))
             out = {shown[c]: cells[c] for c in ordered}
@@ -102,7 +109,10 @@ def score_density(
 
     # a StructType, not DDL: a carried column keeps its type whatever its nested fields are named
     kinds = {"double": DoubleType(), "string": StringType()}
-    fields = [StructField(shown[c], StringType() if c in columns else df.schema[c].dataType) for c in ordered]
+    fields = [  # a modelled column as text, but a binned one as the table typed it
+        StructField(shown[c], StringType() if c in columns and c not in model.bins else df.schema[c].dataType)
+        for c in ordered
+    ]
     fields += [
         StructField(name, kinds[kind])
         for name, kind in OUTPUTS.items()
@@ -134,8 +144,9 @@ def density_metrics(counts: dict) -> dict:
     if "classified" in counts:  # a classifier ran: its accuracy over the rows with a class
         out["classified"], out["correct"] = counts["classified"], counts.get("correct", 0)
         out["accuracy"] = out["correct"] / out["classified"] if out["classified"] else None
-    if counts.get("malformed"):
-        out["input_stats"] = {"malformed": counts["malformed"], "malformed.weight": counts["malformed"]}
+    skipped = {k: counts[k] for k in ("malformed.weight", "malformed.bin") if counts.get(k)}
+    if skipped:
+        out["input_stats"] = {"malformed": sum(skipped.values()), **skipped}
     for e in DENSITY_MODELS:
         kept, zero_weight = counts.get(f"{e}.weight", 0.0), counts.get(f"{e}.zero_weight", 0.0)
         total = kept + zero_weight

@@ -110,9 +110,10 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         _text_columns("CountingDensity", types, columns)
         counts, read, bad, example = count_frame(dataset, columns, weight)
         try:
-            if bad:
+            if bad["weight"]:
                 raise ValueError(
-                    f"CountingDensity: {bad:,} row(s) weigh no number >= 0 in {weight!r}, the first {example}"
+                    f"CountingDensity: {bad['weight']:,} row(s) weigh no number >= 0 in {weight!r}, the "
+                    f"first {example}"
                 )
             rows = [tuple(r) for r in counts.select("event", "column", "value", "n").collect()]
         finally:
@@ -138,8 +139,9 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         return self._copyValues(CountingDensityModel(table, manifest))
 
 
-def _text_columns(who: str, types: dict, columns) -> None:
-    """Refuse (``ValueError``) ``columns`` that a DataFrame of ``types`` lacks or does not hold as text."""
+def _text_columns(who: str, types: dict, columns, bins=()) -> None:
+    """Refuse (``ValueError``) ``columns`` that a DataFrame of ``types`` lacks or does not hold as text
+    (but for the binned ones, ``bins``, whose numbers the model cuts into its bins)."""
     if missing := [c for c in columns if c not in types]:
         raise ValueError(
             f"{who}: the DataFrame has no column(s) {', '.join(missing)} "
@@ -147,7 +149,7 @@ def _text_columns(who: str, types: dict, columns) -> None:
         )
     from nbspark.density.count import not_text
 
-    if typed := not_text(types, columns):
+    if typed := not_text(types, [c for c in columns if c not in bins]):
         raise ValueError(
             f"{who}: column(s) {', '.join(typed)} are not text: a density model's cells are text as the "
             "table writes them; cast them to string first"
@@ -178,7 +180,7 @@ class CountingDensityModel(Model, _Params, CountsPersisted):
         columns, estimator = list(model.columns), self.getOrDefault(self.estimator)
         out = self.getOrDefault(self.logDensityCol)
         types = dict(dataset.dtypes)
-        _text_columns("CountingDensityModel", types, columns)
+        _text_columns("CountingDensityModel", types, columns, model.bins)
         if out in types:
             raise ValueError(f"CountingDensityModel: the DataFrame has a column {out!r} already")
         names = list(dataset.columns)

@@ -171,7 +171,7 @@ def format_density_train_report(manifest: dict, out) -> str:
         + [
             f"note: {c} has {manifest['values'][c]:,} values in {stats['rows']:,} rows, nearly one a row: a "
             "density of rows says little over it (an unseen value has probability 0 at m = 0); leave it out "
-            "(density.columns) or bin it into categories first"
+            "(density.columns) or cut it into bins (density.bins)"
             for c in near_unique_columns(manifest["values"], stats["rows"])
         ]
     )
@@ -215,8 +215,13 @@ def format_density_report(metrics: dict) -> str:
 def format_density_answer(answer: dict) -> str:
     """``P(A=1, B=0 | C=1) = 0.25 (joint, m = 0)``: a density query's answer on one line."""
 
+    binned = answer.get("bins") or {}  # a binned column's number, with the bin it counts in
+
     def cells(values: dict) -> str:
-        return ", ".join(f"{k}={'(empty)' if v is None else v}" for k, v in values.items())
+        return ", ".join(
+            f"{k}={'(empty)' if v is None else v}{f' (in {binned[k][v]})' if v in binned.get(k, {}) else ''}"
+            for k, v in values.items()
+        )
 
     given = f" | {cells(answer['given'])}" if answer["given"] else ""
     p = answer["probability"]

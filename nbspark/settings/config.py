@@ -77,6 +77,9 @@ class DensitySpec:
     target: str = ""
     # ... by the "joint" (backing off over columns) or the "naive" density (categorical naive Bayes)
     classifier: str = "joint"
+    # numbers cut into categories, "COLUMN=EDGE,EDGE,…" each ("age=30,50,65": <30, [30, 50), …, >=65;
+    # on the command line age=30|50|65); inputs.bins
+    bins: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -322,6 +325,7 @@ def validate(cfg: ExperimentConfig) -> None:
         raise ConfigError("density.target must be a modelled column, not the weight column")
     if len(set(density.columns)) != len(density.columns) or density.weight_column in density.columns:
         raise ConfigError("density.columns must name distinct columns, and not the weight column")
+    _check_bins(density)
     for key in ("max_bad_examples", "partitions", "broadcast_limit_mb"):
         check_number(key, getattr(cfg, key), 0)
     if cfg.rows_per_file < 1:
@@ -333,6 +337,22 @@ def validate(cfg: ExperimentConfig) -> None:
         problems.append(_other_task_message(cfg, other))
     if problems:
         raise ConfigError(problems[0])
+
+
+def _check_bins(density) -> None:
+    """``density.bins`` read (``inputs.bins.parse_bins``), each a modelled column, not the class one."""
+    from nbspark.inputs.bins import parse_bins
+
+    try:
+        binned = parse_bins(density.bins)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if outside := [
+        c for c in binned if c == density.weight_column or density.columns and c not in density.columns
+    ]:
+        raise ConfigError(f"density.bins: {outside[0]!r} is not a modelled column (density.columns)")
+    if density.target in binned:
+        raise ConfigError(f"density.bins: the class column {density.target!r} is not binned (bin it first)")
 
 
 def _other_task_message(cfg: ExperimentConfig, other: list[str]) -> str:

@@ -1,0 +1,124 @@
+"""A density over numbers cut into bins (``density.bins``): counted alike in process and in Spark,
+from CSV text and from a Parquet number column, scored and asked by the numbers themselves; a cell
+that is no number is a malformed row."""
+
+import json
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import nbspark
+from nbspark.app.command import main
+from nbspark.density.jobs import classify_density, train_density, train_density_in_process
+from nbspark.errors import InputError
+from nbspark.inputs.resolve import resolve_input
+from nbspark.settings.config import load_config
+from tests.density.test_jobs import _rows
+
+AGES = ["23", "35", "41", "n/a", "52", "67", "29", "30", "", "71"]
+CITIES = ["a", "b", "a", "b", "a", "b", "a", "a", "b", "a"]
+BINS = "age=30|50|65"
+
+
+def _table(tmp_path):
+    lines = ["age,city"] + [f"{a},{c}" for a, c in zip(AGES, CITIES)]
+    (tmp_path / "people.csv").write_text("\n".join(lines) + "\n")
+    return tmp_path / "people.csv"
+
+
+def _cfg(path, **more):
+    return load_config(None, {"task": "density", "train.path": str(path), "density.bins": BINS, **more})
+
+
+def test_numbers_are_counted_in_their_bins_by_hand(tmp_path, capsys):
+    """No JVM. Of the ten rows, 'n/a' is no number (malformed, bin); the empty cell is an empty one.
+    Ages by bin: <30 23, 29; [30, 50) 35, 41, 30; [50, 65) 52; >=65 67, 71; and one empty."""
+    manifest = train_density_in_process(_cfg(_table(tmp_path)), tmp_path / "m")
+    assert manifest["stats"]["malformed.bin"] == 1 and manifest["stats"]["rows"] == 9
+    model = nbspark.load(tmp_path / "m")
+    by_hand = {"<30": 2, "[30, 50)": 3, "[50, 65)": 1, ">=65": 2, None: 1}
+    assert {v: round(n) for v, n in model.density.marginals[0].items()} == by_hand
+    assert model.probability({"age": "41"}) == pytest.approx(3 / 9)
+    assert model.probability({"age": 64.9}, {"city": "a"}) == pytest.approx(1 / 6)  # 52, of a's six
+    assert model.score_samples([{"age": 30, "city": "a"}])[0] == pytest.approx(__import__("math").log(2 / 9))
+    with pytest.raises(ValueError, match="row 0: 'old' in 'age' is not a number, and the column is binned"):
+        model.score_samples([{"age": "old", "city": "a"}])
+    assert main(["query", "--model", str(tmp_path / "m"), "--value", "age=41", "--given", "city=a"]) == 0
+    assert capsys.readouterr().out.startswith("P(age=41 (in [30, 50)) | city=a) = 0.333333")
+    model.partial_fit([{"age": 80, "city": "b"}, {"age": "12.5", "city": "b"}])
+    model.save()
+    again = nbspark.load(tmp_path / "m")
+    assert again.probability({"age": "99"}) == pytest.approx(3 / 11)
+    ask = again.classifier("city")
+    assert ask.predict([{"age": 23}]).tolist() == ["a"]  # <30: 23 and 29 in a, 12.5 in b
+    update = ["train", "--in-process", "--set", "task=density", "--set", f"train.path={_table(tmp_path)}"]
+    assert main([*update, "--set", "density.bins=age=40", "--update", str(tmp_path / "m")]) != 0
+    assert (
+        "cannot update: the model was counted with density.bins = ['age=30|50|65']" in capsys.readouterr().err
+    )
+    with pytest.raises(
+        InputError, match="a row with a cell that is not a number in a binned column \\(age\\)"
+    ):
+        train_density_in_process(_cfg(_table(tmp_path), mode="failfast"), tmp_path / "m3")
+
+
+def test_a_parquet_number_column_is_binned_and_unbinned_refused(tmp_path):
+    ages = [23, 35, None, 71, 30]
+    pq.write_table(
+        pa.table({"age": pa.array(ages, pa.int64()), "city": list("ababa")}), tmp_path / "p.parquet"
+    )
+    train_density_in_process(_cfg(tmp_path / "p.parquet"), tmp_path / "m")
+    assert nbspark.load(tmp_path / "m").probability({"age": 30}) == pytest.approx(2 / 5)
+    with pytest.raises(InputError, match="column\\(s\\) age \\(int64\\) are not text"):
+        train_density_in_process(_cfg(tmp_path / "p.parquet", **{"density.bins": ""}), tmp_path / "m2")
+
+
+@pytest.mark.spark
+def test_spark_counts_and_scores_the_bins_the_process_counts(spark, tmp_path):
+    """The CSV's text and a Parquet number column, counted in Spark and in process: the same table;
+    the classify job scores a test table's numbers in their bins, keeps them as the table had them,
+    and skips a cell that is no number (malformed, bin)."""
+    cfg = _cfg(_table(tmp_path))
+    train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    local = train_density_in_process(cfg, tmp_path / "local")
+    assert _rows(tmp_path / "spark") == _rows(tmp_path / "local")
+    spark_manifest = json.loads((tmp_path / "spark" / "manifest.json").read_text())
+    assert spark_manifest["stats"] == local["stats"]
+    ages = [23, 35, None, 71, 30]
+    pq.write_table(
+        pa.table({"age": pa.array(ages, pa.float64()), "city": list("ababa")}), tmp_path / "p.parquet"
+    )
+    numbers = _cfg(tmp_path / "p.parquet")
+    train_density(spark, numbers, resolve_input(numbers.train, None), tmp_path / "pspark")
+    train_density_in_process(numbers, tmp_path / "plocal")
+    assert _rows(tmp_path / "pspark") == _rows(tmp_path / "plocal")
+
+    run = load_config(None, {"task": "density", "test.path": str(_table(tmp_path)), "density.bins": BINS})
+    metrics = classify_density(
+        spark, run, tmp_path / "local", resolve_input(run.test, None), tmp_path / "out"
+    )
+    assert metrics["rows"] == 9 and metrics["input_stats"] == {"malformed": 1, "malformed.bin": 1}
+    predictions = pq.read_table(str(tmp_path / "out" / "predictions")).to_pylist()
+    model = nbspark.load(tmp_path / "local")
+    for p in predictions:
+        row = {"age": p["age"] or None, "city": p["city"]}
+        assert p["log_density_joint"] == pytest.approx(model.score_samples([row])[0])
+    assert sorted(p["age"] or "" for p in predictions) == sorted(a for a in AGES if a != "n/a")
+
+
+@pytest.mark.spark
+def test_a_binned_model_as_a_pipeline_stage_bins_a_number_column(spark, tmp_path):
+    """``CountingDensityModel.fromModelDir`` of a binned model scores a DataFrame whose ages are
+    doubles, each row's log density the model's own (``score_samples``)."""
+    from nbspark.ml import CountingDensityModel
+
+    train_density_in_process(_cfg(_table(tmp_path)), tmp_path / "m")
+    df = spark.createDataFrame(
+        [(23.0, "a"), (52.5, "a"), (None, "b"), (99.0, "b")], "age DOUBLE, city STRING"
+    )
+    scored = CountingDensityModel.fromModelDir(str(tmp_path / "m")).transform(df).collect()
+    model = nbspark.load(tmp_path / "m")
+    for r in scored:
+        expected = model.score_samples([{"age": r["age"], "city": r["city"]}])[0]
+        assert r["log_density"] == pytest.approx(expected)
