@@ -20,6 +20,7 @@ from nbspark.errors import ConfigError
 from nbspark.inputs.spec import InputSpec, format_by_name
 from nbspark.inputs.tokens import sets_problem
 from nbspark.settings.capabilities import config_problems
+from nbspark.settings.density import DENSITY_MODELS
 from nbspark.settings.values import checked_value, close_to, coerced_value, toml_file
 
 __all__ = [
@@ -56,7 +57,6 @@ FORMATS = (
 MODES = ("permissive", "failfast")
 
 TASKS = ("backoff", "naive_bayes", "density")
-DENSITY_MODELS = ("joint", "naive")
 
 
 @dataclass(frozen=True)
@@ -313,19 +313,9 @@ def validate(cfg: ExperimentConfig) -> None:
     from nbspark.settings.naive_bayes import check_nb
 
     check_nb(cfg.nb, check_number)
-    density = cfg.density
-    if density.model not in DENSITY_MODELS:
-        raise ConfigError(f"density.model must be one of {', '.join(DENSITY_MODELS)}, got {density.model!r}")
-    check_number("density.m", density.m, 0.0)
-    if density.classifier not in DENSITY_MODELS:
-        raise ConfigError(
-            f"density.classifier must be one of {', '.join(DENSITY_MODELS)}, got {density.classifier!r}"
-        )
-    if density.target and density.target == density.weight_column:
-        raise ConfigError("density.target must be a modelled column, not the weight column")
-    if len(set(density.columns)) != len(density.columns) or density.weight_column in density.columns:
-        raise ConfigError("density.columns must name distinct columns, and not the weight column")
-    _check_bins(density)
+    from nbspark.settings.density import check_density
+
+    check_density(cfg.density, check_number)
     for key in ("max_bad_examples", "partitions", "broadcast_limit_mb"):
         check_number(key, getattr(cfg, key), 0)
     if cfg.rows_per_file < 1:
@@ -337,22 +327,6 @@ def validate(cfg: ExperimentConfig) -> None:
         problems.append(_other_task_message(cfg, other))
     if problems:
         raise ConfigError(problems[0])
-
-
-def _check_bins(density) -> None:
-    """``density.bins`` read (``inputs.bins.parse_bins``), each a modelled column, not the class one."""
-    from nbspark.inputs.bins import parse_bins
-
-    try:
-        binned = parse_bins(density.bins)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    if outside := [
-        c for c in binned if c == density.weight_column or density.columns and c not in density.columns
-    ]:
-        raise ConfigError(f"density.bins: {outside[0]!r} is not a modelled column (density.columns)")
-    if density.target in binned:
-        raise ConfigError(f"density.bins: the class column {density.target!r} is not binned (bin it first)")
 
 
 def _other_task_message(cfg: ExperimentConfig, other: list[str]) -> str:
