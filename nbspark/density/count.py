@@ -114,6 +114,8 @@ _NUMBER_TYPE = re.compile(r"(u?int\d*|(tiny|small|big)int|double|float|halffloat
 def cell_types(names_types: dict[str, str], columns, bins, root) -> None:
     """Refuse (``InputError``) ``columns`` of a table that are not text (``text_only``), but for the
     binned ones, which may hold numbers."""
+    if unknown := [c for c in bins if c not in columns]:
+        raise InputError(f"{root}: density.bins names {', '.join(unknown)}, not a modelled column")
     text_only(names_types, [c for c in columns if c not in bins], root)
     if other := [
         f"{c} ({names_types[c]})"

@@ -27,16 +27,20 @@ class Density(*DENSITY, CountingEstimator):
     ``nbspark.load`` gives them; ``save(DIR)`` writes the model directory. The settings are the
     config's ``[density]`` keys of the same names: ``model`` (``joint`` or ``naive``), ``m`` (Dirichlet
     smoothing; 0 gives an unseen row density 0, so held-out scores need ``m`` > 0), ``columns`` (the
-    columns modelled; empty: every column of the rows, in their order). Cells are text, as a table
-    writes them (``None`` an empty one)."""
+    columns modelled; empty: every column of the rows, in their order), ``bins`` (numbers cut into
+    categories: ``["age=30,50,65"]``, ``inputs.bins``). Cells are text, as a table writes them
+    (``None`` an empty one), or a binned column's numbers."""
 
-    PARAMS = {"model": "joint", "m": 0.0, "columns": ()}
+    PARAMS = {"model": "joint", "m": 0.0, "columns": (), "bins": ()}
     SECTION, KIND = "density", "density"
 
-    def __init__(self, model: str = "joint", m: float = 0.0, columns: Iterable[str] = ()):
+    def __init__(
+        self, model: str = "joint", m: float = 0.0, columns: Iterable[str] = (), bins: Iterable[str] = ()
+    ):
         self.model = model
         self.m = m
         self.columns = columns
+        self.bins = bins
 
     def fit(self, X, y=None, sample_weight=None) -> Density:
         """Count the rows ``X`` into a new model, what was fitted before forgotten; ``y`` is ignored,

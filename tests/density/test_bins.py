@@ -70,6 +70,8 @@ def test_a_parquet_number_column_is_binned_and_unbinned_refused(tmp_path):
     )
     train_density_in_process(_cfg(tmp_path / "p.parquet"), tmp_path / "m")
     assert nbspark.load(tmp_path / "m").probability({"age": 30}) == pytest.approx(2 / 5)
+    with pytest.raises(InputError, match="density.bins names agee, not a modelled column"):
+        train_density_in_process(_cfg(tmp_path / "p.parquet", **{"density.bins": "agee=1"}), tmp_path / "m3")
     with pytest.raises(InputError, match="column\\(s\\) age \\(int64\\) are not text"):
         train_density_in_process(_cfg(tmp_path / "p.parquet", **{"density.bins": ""}), tmp_path / "m2")
 
@@ -122,3 +124,12 @@ def test_a_binned_model_as_a_pipeline_stage_bins_a_number_column(spark, tmp_path
     for r in scored:
         expected = model.score_samples([{"age": r["age"], "city": r["city"]}])[0]
         assert r["log_density"] == pytest.approx(expected)
+
+
+def test_the_estimator_bins_as_training_does(tmp_path):
+    """``nbspark.Density(bins=…)`` on the table's rows in memory (the malformed one left out, the
+    ages as numbers): the count table of the train of the CSV, row for row."""
+    train_density_in_process(_cfg(_table(tmp_path)), tmp_path / "trained")
+    rows = [{"age": float(a) if a else None, "city": c} for a, c in zip(AGES, CITIES) if a != "n/a"]
+    nbspark.Density(bins=[BINS.replace("|", ",")]).fit(rows).save(tmp_path / "fitted")
+    assert _rows(tmp_path / "fitted") == _rows(tmp_path / "trained")

@@ -81,7 +81,7 @@ def test_scikit_learns_grid_search_chooses_m_by_held_out_likelihood():
             )
         )
     np.testing.assert_allclose(cross_val_score(nbspark.Density(m=m), rows, cv=folds), by_hand, rtol=1e-12)
-    assert clone(nbspark.Density(m=m)).get_params() == {"model": "joint", "m": m, "columns": ()}
+    assert clone(nbspark.Density(m=m)).get_params() == {"model": "joint", "m": m, "columns": (), "bins": ()}
 
 
 @pytest.mark.parametrize(
