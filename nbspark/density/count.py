@@ -91,11 +91,11 @@ def _malformed(cfg, inputs, bad: dict, example) -> dict:
     """The statistics of the rows skipped (``bad``: by reason, ``weight`` or ``bin``), or in failfast
     mode the end of the run at the first (``example``)."""
     if sum(bad.values()) and cfg.mode == "failfast":
-        why = (
-            f"whose weight ({weight_column(cfg, inputs.spec.format)}) is not a number >= 0 (an n-gram "
-            "line that does not parse has none)"
-            if bad.get("weight")
-            else f"with a cell that is not a number in a binned column ({', '.join(binned(cfg))})"
+        weight = weight_column(cfg, inputs.spec.format)
+        why = (  # the example's own reason: its weight first, as both engines judge a row
+            f"with a cell that is not a number in a binned column ({', '.join(binned(cfg))})"
+            if not (weight and _weight(example.get(weight)) is None) and _not_binned(cfg, example)
+            else f"whose weight ({weight}) is not a number >= 0 (an n-gram line that does not parse has none)"
         )
         raise InputError(f"{inputs.named}: a row {why}: {example!r}")
     counted = {f"malformed.{reason}": n for reason, n in bad.items() if n}
@@ -105,6 +105,16 @@ def _malformed(cfg, inputs, bad: dict, example) -> dict:
 def binned(cfg) -> dict[str, tuple[float, ...]]:
     """The binned columns' edges (``density.bins``)."""
     return parse_bins(cfg.density.bins)
+
+
+def _not_binned(cfg, row: dict) -> bool:
+    """Whether a cell of ``row`` (a malformed row's cells by column) is no number of its bins."""
+    for column, edges in binned(cfg).items():
+        try:
+            bin_cell(row.get(column), edges)
+        except ValueError:
+            return True
+    return False
 
 
 #: A column type that a binned column may have besides text (Spark's and Arrow's names of numbers).

@@ -133,3 +133,16 @@ def test_the_estimator_bins_as_training_does(tmp_path):
     rows = [{"age": float(a) if a else None, "city": c} for a, c in zip(AGES, CITIES) if a != "n/a"]
     nbspark.Density(bins=[BINS.replace("|", ",")]).fit(rows).save(tmp_path / "fitted")
     assert _rows(tmp_path / "fitted") == _rows(tmp_path / "trained")
+
+
+def test_failfast_names_the_first_bad_rows_own_reason(tmp_path):
+    """A weighted table whose first bad row has a weight of no number (and a fine age), its second an
+    age of none: failfast names the weight; skipped, each is counted under its own reason."""
+    (tmp_path / "w.csv").write_text("age,w\n20,1\n31,heavy\nold,2\n70,1\n")
+    cfg = _cfg(tmp_path / "w.csv", **{"density.weight_column": "w"})
+    counted = train_density_in_process(cfg, tmp_path / "m")
+    assert counted["stats"]["malformed.weight"] == 1 and counted["stats"]["malformed.bin"] == 1
+    with pytest.raises(InputError, match="a row whose weight \\(w\\) is not a number >= 0"):
+        train_density_in_process(
+            _cfg(tmp_path / "w.csv", mode="failfast", **{"density.weight_column": "w"}), tmp_path / "f"
+        )
