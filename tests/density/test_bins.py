@@ -46,6 +46,9 @@ def test_numbers_are_counted_in_their_bins_by_hand(tmp_path, capsys):
         model.score_samples([{"age": "old", "city": "a"}])
     assert main(["query", "--model", str(tmp_path / "m"), "--value", "age=41", "--given", "city=a"]) == 0
     assert capsys.readouterr().out.startswith("P(age=41 (in [30, 50)) | city=a) = 0.333333")
+    assert main(["show", "--model", str(tmp_path / "m")]) == 0
+    shown = capsys.readouterr().out.splitlines()
+    assert "  values per column: age 5, city 2" in shown and "  age binned at 30, 50, 65" in shown
     model.partial_fit([{"age": 80, "city": "b"}, {"age": "12.5", "city": "b"}])
     model.save()
     again = nbspark.load(tmp_path / "m")
