@@ -196,15 +196,14 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
     weight = weight if weight in names else ""
     cells = [table.column(c).to_pylist() for c in columns]
     weights = table.column(weight).to_pylist() if weight else [1.0] * table.num_rows
-    labels = {c: bin_labels(edges) for c, edges in bins.items()}
-    cuts = [(j, bins[c], labels[c]) for j, c in enumerate(columns) if c in bins]
+    cuts = [(j, bins[c]) for j, c in enumerate(columns) if c in bins]
     rows, bad, example = [], {"weight": 0, "bin": 0}, None
     for i, cell in enumerate(weights):
         values, w = [col[i] for col in cells], _weight(cell)
         try:
             reason = "weight" if w is None else None
-            for j, edges, names_of in cuts if reason is None else ():
-                values[j] = bin_cell(values[j], edges, names_of)
+            for j, edges in cuts if reason is None else ():
+                values[j] = bin_cell(values[j], edges)
         except ValueError:
             reason = "bin"
         if reason is not None:

@@ -12,6 +12,7 @@ the column, and the row is malformed (``malformed.bin``), as a row whose weight 
 from __future__ import annotations
 
 import bisect
+import functools
 import math
 import re
 from collections.abc import Iterable
@@ -53,11 +54,17 @@ def _edge(e: float) -> str:
 
 def bin_labels(edges: tuple[float, ...]) -> list[str]:
     """The names of the ``len(edges) + 1`` bins, lowest first: ``<a``, ``[a, b)``, …, ``>=z``."""
+    return list(_labels(edges))
+
+
+@functools.lru_cache(maxsize=256)
+def _labels(edges: tuple[float, ...]) -> tuple[str, ...]:
+    """``bin_labels``, made once per edges: ``bin_cell`` names every cell it bins by them."""
     inner = [f"[{_edge(a)}, {_edge(b)})" for a, b in zip(edges, edges[1:])]
-    return [f"<{_edge(edges[0])}", *inner, f">={_edge(edges[-1])}"]
+    return (f"<{_edge(edges[0])}", *inner, f">={_edge(edges[-1])}")
 
 
-def bin_cell(value, edges: tuple[float, ...], labels: list[str] | None = None) -> str | None:
+def bin_cell(value, edges: tuple[float, ...]) -> str | None:
     """The bin of ``value`` (its label, ``bin_labels``), None for an empty cell; ``ValueError`` for
     a cell that is not a number (text ``NUMBER_TEXT`` does not read, NaN, a bool, anything else)."""
     if value is None:
@@ -72,4 +79,4 @@ def bin_cell(value, edges: tuple[float, ...], labels: list[str] | None = None) -
         x = float(value)
     if math.isnan(x):
         raise ValueError(value)
-    return (labels or bin_labels(edges))[bisect.bisect_right(edges, x)]
+    return _labels(edges)[bisect.bisect_right(edges, x)]
