@@ -13,6 +13,7 @@ import numpy as np
 
 from nbspark.backoff.predictor import BackoffPredictor
 from nbspark.density.predictor import DensityPredictor
+from nbspark.inputs.bins import quantiles_settled
 from nbspark.storage.manifests import model_version
 
 __all__ = ["describe", "indicative_tokens", "summary"]
@@ -105,9 +106,10 @@ def describe(model, top: int = 10) -> dict:
     model's ``examples`` per class and ``features`` (tokens, or table columns), with
     ``indicative_tokens`` (``top`` per class) for a text model; a backoff model's ``confusion_sets``,
     ``chain`` and ``distinct_events`` (count rows per context of the chain); a density model's
-    number of ``values`` per column, ``distinct_rows``, ``total`` weight and ``bins`` (the binned
-    columns' edges). Counts come from the model
-    read, every version summed: exact, where a manifest's over a base and its deltas are bounds.
+    number of ``values`` per column, ``distinct_rows``, ``total`` weight, ``bins`` (the binned
+    columns' edges) and ``quantiles`` (the K of those that ``quantiles:K`` settled). Counts come
+    from the model read, every version summed: exact, where a manifest's over a base and its deltas
+    are bounds.
     ``model``: a loaded model, or a fitted estimator."""
     model = _model(model)
     manifest = model.manifest
@@ -143,4 +145,5 @@ def describe(model, top: int = 10) -> dict:
         out["values"] = {c: len(seen) for c, seen in zip(density.columns, density.marginals)}
         out["distinct_rows"], out["total"] = len(density.joint), density.total
         out["bins"] = {c: list(edges) for c, edges in density.bins.items()}  # the binned columns' edges
+        out["quantiles"] = quantiles_settled(manifest["config"]["density"].get("bins", ()))  # K, where asked
     return out

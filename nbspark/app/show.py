@@ -75,7 +75,11 @@ def show_text(d: dict, path: str) -> list[str]:
     else:
         lines.append(f"  distinct rows: {d['distinct_rows']:,} (total weight {d['total']:g})")
         lines.append("  values per column: " + ", ".join(f"{c} {n:,}" for c, n in d["values"].items()))
-        lines += [f"  {c} binned at {', '.join(f'{e:g}' for e in edges)}" for c, edges in d["bins"].items()]
+        for c, edges in d["bins"].items():
+            settled = (
+                f" (quantiles:{d['quantiles'][c]} of the first data counted)" if c in d["quantiles"] else ""
+            )
+            lines.append(f"  {c} binned at {', '.join(f'{e:g}' for e in edges)}{settled}")
     return lines
 
 

@@ -21,7 +21,13 @@ import re
 
 from nbspark.density.model import COUNT_DDL, count_rows, row_key
 from nbspark.errors import InputError
-from nbspark.inputs.bins import NUMBER_TEXT, bin_cell, bin_labels, parse_bins
+from nbspark.inputs.bins import (
+    NUMBER_TEXT,
+    bin_cell,
+    bin_labels,
+    parse_bins,
+    quantiles_asked,
+)
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted
 from nbspark.spine.frames import named_column
@@ -39,6 +45,8 @@ __all__ = [
     "count_fields",
     "count_frame",
     "local_rows",
+    "local_table",
+    "number_of",
     "modelled_columns",
     "read_table",
     "refuse_missing",
@@ -46,6 +54,7 @@ __all__ = [
     "not_text",
     "text_only",
     "weight_column",
+    "weight_of",
 ]
 
 
@@ -76,7 +85,7 @@ def modelled_columns(cfg, names: list[str], root, fmt: str = "csv") -> list[str]
     return columns
 
 
-def _weight(cell) -> float | None:
+def weight_of(cell) -> float | None:
     """A weight cell as a number >= 0, or None when it is not one (text: ``inputs.bins.NUMBER_TEXT``)."""
     if isinstance(cell, str) and not re.fullmatch(NUMBER_TEXT, cell):
         return None
@@ -94,7 +103,7 @@ def _malformed(cfg, inputs, bad: dict, example) -> dict:
         weight = weight_column(cfg, inputs.spec.format)
         why = (  # the example's own reason: its weight first, as both engines judge a row
             f"with a cell that is not a number in a binned column ({', '.join(binned(cfg))})"
-            if not (weight and _weight(example.get(weight)) is None) and _not_binned(cfg, example)
+            if not (weight and weight_of(example.get(weight)) is None) and _not_binned(cfg, example)
             else f"whose weight ({weight}) is not a number >= 0 (an n-gram line that does not parse has none)"
         )
         raise InputError(f"{inputs.named}: a row {why}: {example!r}")
@@ -103,8 +112,11 @@ def _malformed(cfg, inputs, bad: dict, example) -> dict:
 
 
 def binned(cfg) -> dict[str, tuple[float, ...]]:
-    """The binned columns' edges (``density.bins``)."""
-    return parse_bins(cfg.density.bins)
+    """The binned columns' edges (``density.bins``, its quantiles settled: ``settle_bins``)."""
+    bins = parse_bins(cfg.density.bins)
+    if asked := quantiles_asked(bins):
+        raise AssertionError(f"density.bins: the quantiles of {', '.join(asked)} are not settled")
+    return bins
 
 
 def _not_binned(cfg, row: dict) -> bool:
@@ -177,19 +189,9 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
     ``rows`` the ``(values, weight)`` of each row whose weight is a number >= 0, in the table's
     order, ``values`` in the order of ``columns`` (default: ``modelled_columns``); a weight column
     the table lacks weighs every row 1 when ``columns`` are given (a test table)."""
-    from nbspark.inputs.tables import local_table
-
     fmt = inputs.spec.format
-    table = (
-        _ngram_table(cfg, inputs)
-        if fmt == "ngrams"
-        else local_table(inputs.files, fmt, delimiter=inputs.spec.delimiter)[0]
-    )
+    table, columns = local_table(cfg, inputs, columns)
     names = table.column_names
-    if columns is None:
-        columns = modelled_columns(cfg, names, inputs.root, fmt)
-    else:
-        refuse_missing(inputs, columns, names)
     bins = binned(cfg)
     cell_types({f.name: str(f.type) for f in table.schema}, columns, bins, inputs.root)
     weight = weight_column(cfg, fmt)
@@ -199,7 +201,7 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
     cuts = [(j, bins[c]) for j, c in enumerate(columns) if c in bins]
     rows, bad, example = [], {"weight": 0, "bin": 0}, None
     for i, cell in enumerate(weights):
-        values, w = [col[i] for col in cells], _weight(cell)
+        values, w = [col[i] for col in cells], weight_of(cell)
         try:
             reason = "weight" if w is None else None
             for j, edges in cuts if reason is None else ():
@@ -213,6 +215,23 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
         rows.append((values, w))
     stats = {"rows_read": table.num_rows, "rows": len(rows), **_malformed(cfg, inputs, bad, example)}
     return columns, rows, stats
+
+
+def local_table(cfg, inputs, columns: list[str] | None = None):
+    """``(table, columns)``: a local input read with pyarrow (``inputs.tables.local_table``; an
+    n-gram file ``_ngram_table``) and its modelled columns (``columns`` given: refused if missing)."""
+    from nbspark.inputs.tables import local_table
+
+    fmt = inputs.spec.format
+    table = (
+        _ngram_table(cfg, inputs)
+        if fmt == "ngrams"
+        else local_table(inputs.files, fmt, delimiter=inputs.spec.delimiter)[0]
+    )
+    if columns is None:
+        return table, modelled_columns(cfg, table.column_names, inputs.root, fmt)
+    refuse_missing(inputs, columns, table.column_names)
+    return table, columns
 
 
 def _ngram_table(cfg, inputs):
@@ -310,7 +329,7 @@ def read_table(spark, inputs, width: int = 5):
 
 def checked_weight(df, weight_column: str):
     """``(weight, valid)`` columns of ``df``: the weight column as a double (1 without one), and
-    whether it is a number >= 0 (``_weight``'s rule, in Spark: a text cast only where it matches
+    whether it is a number >= 0 (``weight_of``'s rule, in Spark: a text cast only where it matches
     ``NUMBER_TEXT``, so that no cell stops the job with Spark's cast error)."""
     from pyspark.sql import functions as F
 
@@ -355,19 +374,28 @@ def bin_expressions(df, bins: dict) -> tuple[dict, object]:
     from pyspark.sql import functions as F
 
     cells, numbers = {}, F.lit(True)
-    types = dict(df.dtypes)
     for column, edges in bins.items():
-        raw = named_column(column)
-        text = types[column] == "string"
-        x = (F.when(raw.rlike(f"^{NUMBER_TEXT}\\z"), raw) if text else raw).cast("double")
-        number = x.isNotNull() & ~F.isnan(x)
+        x = number_of(df, column)
         labels = bin_labels(edges)
         label = F.when(x < edges[0], labels[0])
         for edge, name in zip(edges[1:], labels[1:-1]):
             label = label.when(x < edge, name)
-        cells[column] = F.when(number, label.otherwise(labels[-1]))
-        numbers = numbers & (raw.isNull() | number)
+        cells[column] = F.when(x.isNotNull(), label.otherwise(labels[-1]))
+        numbers = numbers & (named_column(column).isNull() | x.isNotNull())
     return cells, numbers
+
+
+def number_of(df, column: str):
+    """A cell of ``df``'s ``column`` as a double, null where it is no number (``inputs.bins.cell_number``'s
+    rule in Spark SQL: a text cell read only where it matches ``NUMBER_TEXT``, a number column cast,
+    NaN none)."""
+    from pyspark.sql import functions as F
+
+    raw = named_column(column)
+    x = (F.when(raw.rlike(f"^{NUMBER_TEXT}\\z"), raw) if dict(df.dtypes)[column] == "string" else raw).cast(
+        "double"
+    )
+    return F.when(~F.isnan(x), x)
 
 
 def count_frame(df, columns: list[str], weight: str, cells: dict | None = None, cells_valid=None):

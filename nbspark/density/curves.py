@@ -16,6 +16,7 @@ import logging
 
 from nbspark.density.classifier import DensityClassifier
 from nbspark.density.count import local_rows
+from nbspark.density.edges import settle_bins
 from nbspark.density.model import DensityModel, count_rows
 from nbspark.density.scoring import add_scores, density_metrics
 from nbspark.inputs.parsers import holdout_part
@@ -34,6 +35,7 @@ def density_curve(
     """Rows (one per fraction) of training rows, distinct rows and, per estimator, the held-out
     log-likelihood (``density.scoring.density_metrics``) and, with a ``target`` column, the test
     accuracy of classifying it by that density (``density.classifier``), written to ``out``."""
+    cfg = settle_bins(None, cfg, train_inputs)  # quantiles of the whole training table, at every fraction
     columns, rows, _ = local_rows(cfg, train_inputs)
     _, test, _ = local_rows(cfg, test_inputs, columns)
     records, weights = [dict(zip(columns, values)) for values, _ in test], [w for _, w in test]

@@ -28,7 +28,8 @@ class Density(*DENSITY, CountingEstimator):
     config's ``[density]`` keys of the same names: ``model`` (``joint`` or ``naive``), ``m`` (Dirichlet
     smoothing; 0 gives an unseen row density 0, so held-out scores need ``m`` > 0), ``columns`` (the
     columns modelled; empty: every column of the rows, in their order), ``bins`` (numbers cut into
-    categories: ``["age=30,50,65"]``, ``inputs.bins``). Cells are text, as a table writes them
+    categories: ``["age=30,50,65"]``, or ``["age=quantiles:4"]``: edges from the rows ``fit`` counts,
+    ``inputs.bins``). Cells are text, as a table writes them
     (``None`` an empty one), or a binned column's numbers."""
 
     PARAMS = {"model": "joint", "m": 0.0, "columns": (), "bins": ()}
@@ -58,7 +59,7 @@ class Density(*DENSITY, CountingEstimator):
         columns = list(self.columns) or list(names)
         if not columns:
             raise ValueError("fit takes rows with at least one column")
-        cfg = self._config({"density.columns": columns})
+        cfg = _settled(self._config({"density.columns": columns}), rows, sample_weight)
         manifest = {**manifest_header(DENSITY_KIND, cfg), "columns": columns, "count_schema": COUNT_DDL}
         model = DensityPredictor(manifest, [])
         model.partial_fit(rows, sample_weight, extra_columns=[c for c in names if c not in columns])
@@ -86,3 +87,32 @@ class Density(*DENSITY, CountingEstimator):
 
     def probability(self, values: Mapping, given: Mapping | None = None, model: str | None = None) -> float:
         return self._fitted().probability(values, given, model)
+
+
+def _settled(cfg, rows, sample_weight):
+    """``cfg`` with each ``quantiles:K`` of its bins cut at ``inputs.bins.quantile_edges`` of the
+    column's numbers in ``rows``, weighted by ``sample_weight`` (as ``density.count.settle_bins``
+    settles a table's); a row ``partial_fit`` refuses (a cell that is no number) weighs in no edge."""
+    import dataclasses
+
+    from nbspark.density.model import row_cells
+    from nbspark.inputs.bins import bins_text, cell_number, parse_bins, quantile_edges, quantiles_asked
+    from nbspark.spine.predictor import whole_weights
+
+    bins = parse_bins(cfg.density.bins)
+    if not (asked := quantiles_asked(bins)):
+        return cfg
+    weights = whole_weights(sample_weight, len(rows), "row", "fit", least=0, whole=False)
+    numbers: dict[str, list] = {c: [] for c in asked}
+    for i, (row, w) in enumerate(zip(rows, weights)):
+        try:
+            xs = [cell_number(x) for x in row_cells(row, i, list(bins))]
+        except ValueError:
+            continue
+        for c, x in zip(bins, xs):
+            if c in asked and x is not None:
+                numbers[c].append((x, w))
+    bins.update({c: quantile_edges(numbers[c], k, c) for c, k in asked.items()})
+    return dataclasses.replace(
+        cfg, density=dataclasses.replace(cfg.density, bins=tuple(bins_text(bins, asked)))
+    )

@@ -5,9 +5,11 @@ scores a test table's rows (``density.scoring``): ``plan_density_classify`` then
 
 from __future__ import annotations
 
-from nbspark.density.count import MANIFEST_FIELDS, count_density, count_fields, rows_fields, weight_column
+from nbspark.density.count import MANIFEST_FIELDS, count_fields, rows_fields, weight_column
+from nbspark.density.edges import counted_with_edges
 from nbspark.density.model import COUNT_DDL
 from nbspark.errors import ConfigError, InputError
+from nbspark.inputs.bins import parse_bins, quantiles_settled
 from nbspark.spine.training import Family, plan_training, refuse_remote, train_model
 from nbspark.storage.counts import is_arrow_table, table_rows
 from nbspark.storage.manifests import DENSITY_KIND
@@ -38,26 +40,32 @@ def _fields(spark, cfg, counted, read_written, updated: bool) -> dict:
 def _model_columns(old: dict, cfg):
     """An update counts the model's columns (``density.columns`` naming none means every column of
     the table the model was trained on, whatever columns the new table adds: ``count.modelled_columns``
-    logs those it leaves out)."""
+    logs those it leaves out), cut at the model's edges (``_same_bins`` checked them)."""
     import dataclasses
 
-    density = dataclasses.replace(cfg.density, columns=tuple(old["columns"]))
+    bins = tuple(old["config"]["density"].get("bins", ()))
+    density = dataclasses.replace(cfg.density, columns=tuple(old["columns"]), bins=bins)
     return dataclasses.replace(cfg, density=density)
 
 
 def _same_bins(old: dict, cfg) -> None:
-    """Refuse an update whose bins are not the model's (a model written before bins has none)."""
-    theirs, mine = list(old["config"]["density"].get("bins", [])), list(cfg.density.bins)
+    """Refuse an update whose bins are not the model's (a model written before bins has none): the
+    same edges, however written, or the same ``quantiles:K``, which stands for the edges the model's
+    first training settled (counts cut at other edges could not be added)."""
+    written = old["config"]["density"].get("bins", [])
+    theirs, settled, mine = parse_bins(written), quantiles_settled(written), parse_bins(cfg.density.bins)
+    mine = {c: theirs[c] if isinstance(k, int) and settled.get(c) == k else k for c, k in mine.items()}
     if theirs != mine:
         raise InputError(
-            f"cannot update: the model was counted with density.bins = {theirs!r}, this run has {mine!r}"
+            f"cannot update: the model was counted with density.bins = {list(written)!r}, this run "
+            f"has {list(cfg.density.bins)!r}"
         )
 
 
 DENSITY = Family(
     kind=DENSITY_KIND,
     task="density",
-    count=count_density,
+    count=counted_with_edges,
     ddl=lambda config: COUNT_DDL,
     sums=("n",),
     unit="rows",

@@ -7,6 +7,10 @@ from 30 up to (not including) 50 is ``[30, 50)``, then ``[50, 65)``, and 65 or m
 cell is a number: text that ``NUMBER_TEXT`` reads (as a CSV writes it), or a number of a typed
 column; an empty cell (None) stays empty; anything else (``n/a``, NaN, a date) is not a number of
 the column, and the row is malformed (``malformed.bin``), as a row whose weight is not a number.
+
+``bins = ["age=quantiles:4"]`` asks the training data for the edges: ``quantile_edges`` of the
+column's numbers, over the rows the count keeps, weighted as counted. The model records the edges
+it was counted with, and every later reader, update, stream and ``partial_fit`` cuts by those.
 """
 
 from __future__ import annotations
@@ -17,7 +21,17 @@ import math
 import re
 from collections.abc import Iterable
 
-__all__ = ["NUMBER_TEXT", "bin_cell", "bin_labels", "parse_bins"]
+__all__ = [
+    "NUMBER_TEXT",
+    "bin_cell",
+    "bin_labels",
+    "bins_text",
+    "cell_number",
+    "parse_bins",
+    "quantile_edges",
+    "quantiles_asked",
+    "quantiles_settled",
+]
 
 #: A number written as text: a decimal number, maybe with an exponent, spaces or tabs around it.
 #: Python's ``float`` and Spark's cast each read more, and not the same more (``1_000`` and other
@@ -27,25 +41,118 @@ NUMBER_TEXT = r"[ \t]*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[ \t]
 _NUMBER = re.compile(NUMBER_TEXT)
 
 
-def parse_bins(items: Iterable[str], key: str = "density.bins") -> dict[str, tuple[float, ...]]:
-    """``["age=30,50,65", …]`` -> ``{"age": (30.0, 50.0, 65.0)}``, the edges also separated by ``|``
-    (``--set density.bins=age=30|50|65,income=40000|60000``); ``ValueError`` naming ``key`` for
-    an item that is not ``COLUMN=EDGE,EDGE,…``, edges that are not finite numbers rising strictly,
-    or a column named twice."""
-    out: dict[str, tuple[float, ...]] = {}
+#: ``COLUMN=quantiles:K``: edges that cut the training data's numbers into ``K`` bins of equal weight;
+#: ``COLUMN=quantiles:K=EDGE,EDGE,…`` the edges they settled (what a model's manifest records).
+_QUANTILES = re.compile(r"[ \t]*quantiles:[ \t]*([0-9]+)[ \t]*(?:=(.*))?", re.DOTALL)
+MAX_QUANTILES = 1000
+
+
+def parse_bins(items: Iterable[str], key: str = "density.bins") -> dict[str, tuple[float, ...] | int]:
+    """``["age=30,50,65", "income=quantiles:4", …]`` -> ``{"age": (30.0, 50.0, 65.0), "income": 4}``:
+    a column's edges, or the number of quantile bins asked (``quantile_edges`` settles the edges from
+    the training data, recorded as ``income=quantiles:4=EDGE,…``, read as its edges); the edges also
+    separated by ``|`` (``--set density.bins=age=30|50|65,income=quantiles:4``). ``ValueError``
+    naming ``key`` for an item that is neither, edges that are not finite numbers rising strictly,
+    quantiles not from 2 to ``MAX_QUANTILES``, or a column named twice."""
+    out: dict[str, tuple[float, ...] | int] = {}
     for item in items:
         column, sep, edges = item.partition("=")
         column = column.strip()
+        if column in out:
+            raise ValueError(f"{key}: column {column!r} is binned twice")
+        if column and (asked := _QUANTILES.fullmatch(edges)):
+            if not 2 <= int(asked.group(1)) <= MAX_QUANTILES:
+                raise ValueError(f"{key}: {item!r} asks for 2 to {MAX_QUANTILES} quantile bins")
+            if asked.group(2) is None:
+                out[column] = int(asked.group(1))
+                continue
+            edges = asked.group(2)
         texts = [e.strip() for e in edges.replace("|", ",").split(",")] if sep else []
         if not column or not texts or not all(_NUMBER.fullmatch(e) for e in texts):
-            raise ValueError(f'{key}: {item!r} is not COLUMN=EDGE,EDGE,… (numbers, e.g. "age=30,50,65")')
+            raise ValueError(
+                f'{key}: {item!r} is not COLUMN=EDGE,EDGE,… (numbers, e.g. "age=30,50,65") '
+                'or COLUMN=quantiles:K ("age=quantiles:4")'
+            )
         numbers = tuple(float(e) for e in texts)
         if not all(math.isfinite(e) for e in numbers) or any(a >= b for a, b in zip(numbers, numbers[1:])):
             raise ValueError(f"{key}: the edges of {column!r} must be finite numbers, each above the last")
-        if column in out:
-            raise ValueError(f"{key}: column {column!r} is binned twice")
         out[column] = numbers
     return out
+
+
+def quantiles_asked(bins: dict) -> dict[str, int]:
+    """The columns of ``parse_bins``' answer whose edges the training data settles, with their K."""
+    return {c: k for c, k in bins.items() if isinstance(k, int)}
+
+
+def quantiles_settled(items: Iterable[str]) -> dict[str, int]:
+    """The columns of ``density.bins`` items (read by ``parse_bins``) whose edges quantiles settled
+    (``COLUMN=quantiles:K=EDGE,…``), with their K."""
+    out = {}
+    for item in items:
+        column, _, edges = item.partition("=")
+        if (settled := _QUANTILES.fullmatch(edges)) and settled.group(2) is not None:
+            out[column.strip()] = int(settled.group(1))
+    return out
+
+
+def bins_text(bins: dict[str, tuple[float, ...]], quantiles: dict[str, int] | None = None) -> list[str]:
+    """Edges as the config writes them, ``["age=30,50,65"]``, those that ``quantiles`` settled as
+    ``age=quantiles:4=30,50,65``: ``parse_bins`` reads back the same numbers (what a model's manifest
+    records)."""
+    quantiles = quantiles or {}
+    return [
+        f"{c}={f'quantiles:{quantiles[c]}=' if c in quantiles else ''}{','.join(_edge(e) for e in edges)}"
+        for c, edges in bins.items()
+    ]
+
+
+def quantile_edges(numbers: Iterable[tuple[float, float]], k: int, column: str = "") -> tuple[float, ...]:
+    """The edges that cut weighted numbers into ``k`` bins of about equal weight: ``numbers`` are
+    ``(number, weight)`` pairs, a number given again adding its weight. The j-th edge (j = 1 … k-1)
+    is the smallest number below which lies at least j/k of the total weight (to 1e-9 of it, so
+    that weights summed in another order settle the same edges), so that 1, 2, …, 100 in 4 bins
+    are ``<26``, ``[26, 51)``, ``[51, 76)``, ``>=76``. Edges that fall on one number are one: a
+    column of few values gets fewer bins; an infinite number (a float column's) weighs in no edge.
+    ``ValueError`` naming ``column`` when no edge is left (no number of positive weight, or one)."""
+    weights: dict[float, float] = {}
+    for x, w in numbers:
+        weights[x] = weights.get(x, 0.0) + w
+    values = sorted(x for x, w in weights.items() if w > 0 and math.isfinite(x))  # ±inf: the end bins
+    total = math.fsum(weights[x] for x in values)
+    edges: list[float] = []
+    below, j = 0.0, 1
+    for x in values:
+        while j < k and below >= total * j / k * (1 - 1e-9):
+            if not edges or edges[-1] != x:
+                edges.append(x)
+            j += 1
+        below += weights[x]
+    if not edges:
+        held = f"one number ({_edge(values[0])})" if values else "no number"
+        raise ValueError(
+            f"density.bins: {column!r} holds {held} in the rows counted: no quantile to cut it at"
+        )
+    return tuple(edges)
+
+
+def cell_number(value) -> float | None:
+    """A cell as the number it holds, None for an empty cell; ``ValueError`` for a cell that is not
+    a number (text ``NUMBER_TEXT`` does not read, NaN, a bool, anything else): the one rule of what
+    a binned column may hold."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        if not _NUMBER.fullmatch(value):
+            raise ValueError(value)
+        x = float(value)
+    elif isinstance(value, bool) or not isinstance(value, int | float) and not hasattr(value, "__float__"):
+        raise ValueError(value)
+    else:
+        x = float(value)
+    if math.isnan(x):
+        raise ValueError(value)
+    return x
 
 
 def _edge(e: float) -> str:
@@ -66,17 +173,6 @@ def _labels(edges: tuple[float, ...]) -> tuple[str, ...]:
 
 def bin_cell(value, edges: tuple[float, ...]) -> str | None:
     """The bin of ``value`` (its label, ``bin_labels``), None for an empty cell; ``ValueError`` for
-    a cell that is not a number (text ``NUMBER_TEXT`` does not read, NaN, a bool, anything else)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        if not _NUMBER.fullmatch(value):
-            raise ValueError(value)
-        x = float(value)
-    elif isinstance(value, bool) or not isinstance(value, int | float) and not hasattr(value, "__float__"):
-        raise ValueError(value)
-    else:
-        x = float(value)
-    if math.isnan(x):
-        raise ValueError(value)
-    return _labels(edges)[bisect.bisect_right(edges, x)]
+    a cell that is not a number (``cell_number``)."""
+    x = cell_number(value)
+    return None if x is None else _labels(edges)[bisect.bisect_right(edges, x)]

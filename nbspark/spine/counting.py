@@ -22,7 +22,9 @@ class Counted:
     (``source``, ``offset``, ``line_number``, ``reason``, ``line``); ``known``: values the engine
     learned while counting (label counts, number of features, table columns) so the manifest needs
     no read-back; ``cached``: the cached aggregate behind ``counts``, released by ``release``;
-    ``rows``: where the engine summed in Python, the rows ``counts`` was made of (``arrow``).
+    ``rows``: where the engine summed in Python, the rows ``counts`` was made of (``arrow``);
+    ``settled``: settings the count took from the data or the model, by dotted key (a density's
+    ``density.bins`` as edges, its quantiles settled), which the manifest records for the run's.
     """
 
     engine: str
@@ -32,6 +34,7 @@ class Counted:
     known: dict = field(default_factory=dict)
     cached: object = None
     rows: object = None  # the count rows as a Python RDD, where the engine made them in Python
+    settled: dict = field(default_factory=dict)
 
     def arrow(self, ddl: str):
         """The count table in the driver, pyarrow's (``spine.training.write_counts``' ``collect``): the

@@ -332,7 +332,7 @@ def run_manifest(
     if any): the header, the family's fields, the count schema and rows, the inputs and their
     signatures, the statistics; ``extra`` fields last."""
     manifest = {
-        **manifest_header(family.kind, cfg),
+        **manifest_header(family.kind, _settled(cfg, counted.settled)),
         "engine": counted.engine,
         **family.fields(spark, cfg, counted, written, old is not None),
         "count_schema": family.ddl(cfg.to_dict()),
@@ -348,6 +348,18 @@ def run_manifest(
         "seconds": round(time.time() - started, 2),
     }
     return {**merged_manifest(old, manifest), **(extra or {})}
+
+
+def _settled(cfg, settled: dict):
+    """``cfg`` with the settings a count settled (``Counted.settled``: dotted key -> value)."""
+    import dataclasses
+
+    for key, value in settled.items():
+        section, name = key.split(".")
+        cfg = dataclasses.replace(
+            cfg, **{section: dataclasses.replace(getattr(cfg, section), **{name: value})}
+        )
+    return cfg
 
 
 def nothing_counted(cfg, counted: Counted) -> str:

@@ -149,3 +149,62 @@ def test_failfast_names_the_first_bad_rows_own_reason(tmp_path):
         train_density_in_process(
             _cfg(tmp_path / "w.csv", mode="failfast", **{"density.weight_column": "w"}), tmp_path / "f"
         )
+
+
+def _quantiles(path, k=2, **more):
+    return _cfg(path, **{"density.bins": f"age=quantiles:{k}", **more})
+
+
+def test_quantile_bins_are_settled_by_the_first_training_and_kept(tmp_path, capsys):
+    """No JVM. The eight ages that are numbers (n/a and the empty cell weigh in no edge), sorted
+    23 29 30 35 41 52 67 71, in two bins: four lie below 41, so 41 is the edge (by hand). The
+    manifest records it; an update with the same quantiles:2, or the edge written out, counts at
+    41; quantiles:3, or another edge, is refused; the estimator settles the same edge."""
+    table = _table(tmp_path)
+    manifest = train_density_in_process(_quantiles(table), tmp_path / "m")
+    assert list(manifest["config"]["density"]["bins"]) == ["age=quantiles:2=41"]
+    train_density_in_process(_quantiles(table), tmp_path / "first")
+    model = nbspark.load(tmp_path / "m")
+    assert model.bins == {"age": (41.0,)}
+    assert {v: round(n) for v, n in model.density.marginals[0].items()} == {"<41": 4, ">=41": 4, None: 1}
+    assert main(["show", "--model", str(tmp_path / "m")]) == 0
+    assert "  age binned at 41 (quantiles:2 of the first data counted)" in capsys.readouterr().out
+    (tmp_path / "more.csv").write_text("age,city\n90,a\n10,b\n")
+    update = ["train", "--in-process", "-q", "--set", "task=density", "--update", str(tmp_path / "m")]
+    update += ["--set", f"train.path={tmp_path / 'more.csv'}", "--force"]
+    for bins, counted in (("quantiles:2", True), ("41", True), ("quantiles:3", False), ("40", False)):
+        assert (main([*update, "--set", f"density.bins=age={bins}"]) == 0) == counted, bins
+    err = capsys.readouterr().err
+    assert (
+        "the model was counted with density.bins = ['age=quantiles:2=41'], this run has ['age=quantiles:3']"
+        in err
+    )
+    again = nbspark.load(tmp_path / "m")
+    assert again.bins == {"age": (41.0,)} and again.whole_stats()["rows"] == 9 + 2 + 2
+    assert again.probability({"age": 90}) == pytest.approx(6 / 13)  # 41 52 67 71, 90 twice
+    rows = [{"age": a or None, "city": c} for a, c in zip(AGES, CITIES) if a != "n/a"]
+    fitted = nbspark.Density(bins=["age=quantiles:2"]).fit(rows)
+    assert fitted.model_.bins == {"age": (41.0,)}
+    fitted.save(tmp_path / "fitted")
+    assert _rows(tmp_path / "fitted") == _rows(tmp_path / "first")
+    with pytest.raises(InputError, match="'age' holds one number \\(5\\) in the rows counted"):
+        (tmp_path / "one.csv").write_text("age,city\n5,a\n5,b\nx,a\n")
+        train_density_in_process(_quantiles(tmp_path / "one.csv"), tmp_path / "one")
+
+
+@pytest.mark.spark
+def test_spark_settles_the_quantiles_the_process_settles(spark, tmp_path):
+    """A weighted table (weights of no number and bad ages skipped), ages in quartiles: Spark and the
+    process settle the same edges and count the same table."""
+    import random
+
+    rnd = random.Random(3)
+    lines = ["age,w"] + [f"{rnd.randint(18, 90)},{rnd.choice(['1', '2', '0.5', '0.25'])}" for _ in range(400)]
+    lines += ["n/a,1", ",2", "50,-1", "33,x"]
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    cfg = _quantiles(tmp_path / "t.csv", 4, **{"density.weight_column": "w"})
+    spark_manifest = train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    local = train_density_in_process(cfg, tmp_path / "local")
+    assert list(spark_manifest["config"]["density"]["bins"]) == list(local["config"]["density"]["bins"])
+    assert _rows(tmp_path / "spark") == _rows(tmp_path / "local")
+    assert len(nbspark.load(tmp_path / "local").bins["age"]) == 3

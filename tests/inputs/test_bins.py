@@ -1,11 +1,21 @@
 """``inputs.bins``: a number's bin, by hand, and the same bins from Spark SQL's twin of the rule
-(``density.count.bin_expressions``) on awkward cells."""
+(``density.count.bin_expressions``) on awkward cells; quantile edges by hand and against numpy's
+weighted quantiles."""
 
 import math
 
+import numpy as np
 import pytest
 
-from nbspark.inputs.bins import bin_cell, bin_labels, parse_bins
+from nbspark.inputs.bins import (
+    bin_cell,
+    bin_labels,
+    bins_text,
+    parse_bins,
+    quantile_edges,
+    quantiles_asked,
+    quantiles_settled,
+)
 
 EDGES = (30.0, 50.0, 65.0)
 #: cell -> its bin, None (empty), or ValueError (not a number)
@@ -54,6 +64,11 @@ def test_bins_by_hand():
         (["age=50,30"], "each above the last"),
         (["age=1,1"], "each above the last"),
         (["age=1", "age=2"], "binned twice"),
+        (["age=quantiles:1"], "asks for 2 to 1000 quantile bins"),
+        (["age=quantiles:1001"], "asks for 2 to 1000 quantile bins"),
+        (["age=quantiles"], "or COLUMN=quantiles:K"),
+        (["age=quantiles:4=9,3"], "each above the last"),
+        (["age=quantiles:4", "age=3"], "binned twice"),
     ],
 )
 def test_bad_bins_are_refused(items, message):
@@ -63,6 +78,51 @@ def test_bad_bins_are_refused(items, message):
 
 def test_bins_are_parsed_with_commas_or_bars():
     assert parse_bins(["age=30|50,65", " w = -1.5e2 "]) == {"age": EDGES, "w": (-150.0,)}
+
+
+def test_quantiles_are_asked_and_their_settled_edges_read_back():
+    bins = parse_bins(["age=quantiles:4", "w=quantiles: 3 =1.5,2e3", "x=1|2"])
+    assert bins == {"age": 4, "w": (1.5, 2000.0), "x": (1.0, 2.0)}
+    assert quantiles_asked(bins) == {"age": 4}
+    assert quantiles_settled(["age=quantiles:4", "w=quantiles: 3 =1.5,2e3", "x=1|2"]) == {"w": 3}
+    text = bins_text({"age": (0.1 + 0.2, 26.0, 1e20), "x": (1.0,)}, {"age": 4})
+    assert text == ["age=quantiles:4=0.30000000000000004,26,1e+20", "x=1"]
+    assert parse_bins(text) == {"age": (0.1 + 0.2, 26.0, 1e20), "x": (1.0,)}  # the same floats back
+    assert quantiles_settled(text) == {"age": 4}
+
+
+def test_quantile_edges_by_hand():
+    """1 … 100 in four bins: 25 numbers below 26, 25 in [26, 51), [51, 76) and >= 76. Ties: 1, 2
+    (weight 6), 3 over a total of 8: every quarter is reached only below 3, so one edge. Weights move
+    the edges; infinities weigh in none; one number, or none of positive weight, cuts nothing."""
+    assert quantile_edges([(float(i), 1.0) for i in range(1, 101)], 4) == (26.0, 51.0, 76.0)
+    assert quantile_edges([(1.0, 1), (2.0, 1), (2.0, 5), (3.0, 1)], 4) == (3.0,)
+    assert quantile_edges([(1.0, 3.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0)], 2) == (2.0,)
+    assert quantile_edges([(1.0, 1.0), (2.0, 1.0), (math.inf, 5.0), (-math.inf, 5.0)], 2) == (2.0,)
+    assert quantile_edges([(0.1, 0.1)] * 3 + [(0.2, 0.1)] * 3, 2) == (0.2,)  # 0.3 of 0.6, summed in floats
+    with pytest.raises(ValueError, match="'age' holds one number \\(7\\)"):
+        quantile_edges([(7.0, 1.0), (7.0, 2.0), (8.0, 0.0)], 4, "age")
+    with pytest.raises(ValueError, match="'age' holds no number"):
+        quantile_edges([], 4, "age")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_quantile_edges_agree_with_numpys_weighted_inverted_cdf(seed):
+    """The j-th edge is the smallest number above numpy's inverted-CDF quantile at j/k (the smallest
+    number whose weight at or below it reaches j/k of the total), equal edges merged: integer and
+    real numbers, whole weights (exact sums both ways)."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 40, 300).astype(float) if seed % 2 else rng.normal(50, 10, 300).round(2)
+    w = rng.integers(1, 5, 300).astype(float)
+    k = [2, 3, 4, 5, 7, 10][seed]
+    distinct = np.unique(x)
+    expected = []
+    for j in range(1, k):
+        q = np.quantile(x, j / k, weights=w, method="inverted_cdf")
+        above = distinct[distinct > q]
+        if len(above) and above[0] not in expected:
+            expected.append(float(above[0]))
+    assert quantile_edges(zip(x.tolist(), w.tolist()), k) == tuple(expected)
 
 
 def test_spark_bins_a_cell_as_python_does(spark):
