@@ -55,6 +55,7 @@ class DensityClassifier:
             raise ValueError(f"model must be 'joint' or 'naive', got {model!r}")
         at = density.columns.index(target)
         self.target, self.kind, self._cell = target, model, density.cell
+        self._binned = target in density.bins  # its classes are bins: a number given is its bin
         self.features = tuple(c for c in density.columns if c != target)
         if len(self.features) > len(string.ascii_uppercase):
             raise ValueError(
@@ -146,8 +147,20 @@ class DensityClassifier:
     def score(
         self, rows: Iterable[Mapping], labels: Iterable[str], extra_columns: Iterable[str] = ()
     ) -> float:
-        """The accuracy of ``predict`` against ``labels`` (``spine.predictor.accuracy``)."""
-        return accuracy(self.predict(rows, extra_columns), labels, "row")
+        """The accuracy of ``predict`` against ``labels`` (``spine.predictor.accuracy``), each a
+        class, or a number of a binned class column (``gold``)."""
+        return accuracy(self.predict(rows, extra_columns), self.gold(labels), "row")
+
+    def gold(self, labels: Iterable):
+        """``labels`` as the classes name them: a binned class column's numbers (or text that is one)
+        as their bins, the model's cell rule (``DensityModel.cell``; None, an empty cell, stays None);
+        the labels of another class column as given."""
+        if not self._binned:
+            return labels
+        return [
+            self._cell(self.target, y, f"label {i}")
+            for i, y in enumerate(as_batch(labels, "labels", "score"))
+        ]
 
 
 def _nb_rows(joint: list, features: tuple[str, ...]) -> list[tuple]:

@@ -96,7 +96,7 @@ def score_density(
                 explained = decide.explain(records)
                 out["predicted"] = [e["label"] for e in explained]
                 out["probability"] = [e["probability"] for e in explained]
-                gold = cells[decide.target]
+                gold = decide.gold(cells[decide.target])  # a binned class column's number: its bin
                 counts["classified"] = counts.get("classified", 0) + sum(g is not None for g in gold)
                 right = sum(g is not None and g == p for g, p in zip(gold, out["predicted"]))
                 counts["correct"] = counts.get("correct", 0) + right

@@ -28,7 +28,7 @@ def check_density(density, finite) -> None:
 
 
 def _check_bins(density) -> None:
-    """``density.bins`` read (``inputs.bins.parse_bins``), each a modelled column, not the class one."""
+    """``density.bins`` read (``inputs.bins.parse_bins``), each a modelled column."""
     from nbspark.inputs.bins import parse_bins
 
     try:
@@ -39,5 +39,3 @@ def _check_bins(density) -> None:
         c for c in binned if c == density.weight_column or density.columns and c not in density.columns
     ]:
         raise ConfigError(f"density.bins: {outside[0]!r} is not a modelled column (density.columns)")
-    if density.target in binned:
-        raise ConfigError(f"density.bins: the class column {density.target!r} is not binned (bin it first)")

@@ -199,8 +199,11 @@ def test_spark_settles_the_quantiles_the_process_settles(spark, tmp_path):
     import random
 
     rnd = random.Random(3)
-    lines = ["age,w"] + [f"{rnd.randint(18, 90)},{rnd.choice(['1', '2', '0.5', '0.25'])}" for _ in range(400)]
-    lines += ["n/a,1", ",2", "50,-1", "33,x"]
+    lines = ["age,w,city"] + [
+        f"{rnd.randint(18, 90)},{rnd.choice(['1', '2', '0.5', '0.25'])},{rnd.choice('ab')}"
+        for _ in range(400)
+    ]
+    lines += ["n/a,1,a", ",2,b", "50,-1,a", "33,x,b"]
     (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
     cfg = _quantiles(tmp_path / "t.csv", 4, **{"density.weight_column": "w"})
     spark_manifest = train_density(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
@@ -208,3 +211,32 @@ def test_spark_settles_the_quantiles_the_process_settles(spark, tmp_path):
     assert list(spark_manifest["config"]["density"]["bins"]) == list(local["config"]["density"]["bins"])
     assert _rows(tmp_path / "spark") == _rows(tmp_path / "local")
     assert len(nbspark.load(tmp_path / "local").bins["age"]) == 3
+    # the classify job predicts the binned class column, its accuracy the classifier's own
+    (tmp_path / "test.csv").write_text("age,w,city\n20,1,a\n80,1,b\n55,1,a\n,1,b\n")
+    ages = load_config(
+        None, {"task": "density", "test.path": str(tmp_path / "test.csv"), "density.target": "age"}
+    )
+    metrics = classify_density(
+        spark, ages, tmp_path / "local", resolve_input(ages.test, None), tmp_path / "out"
+    )
+    rows = [{"age": a, "city": c} for a, c in (("20", "a"), ("80", "b"), ("55", "a"))]
+    ask = nbspark.load(tmp_path / "local").classifier("age")
+    assert metrics["accuracy"] == pytest.approx(ask.score(rows, ["20", "80", "55"]))
+    assert metrics["classified"] == 3
+
+
+def test_a_binned_class_column_is_predicted_as_its_bins(tmp_path):
+    """No JVM. Ages 23 29 30 35 41 (city a) and 52 67 71 (city b) in two bins: four lie below 41,
+    the edge. By hand the joint predicts <41 for a (4 of 5) and >=41 for b (3 of 3). Gold ages are
+    numbers, binned to be scored; the city predicted from an age bins the age."""
+    (tmp_path / "t.csv").write_text("age,city\n23,a\n29,a\n30,a\n35,a\n41,a\n52,b\n67,b\n71,b\n")
+    train_density_in_process(_quantiles(tmp_path / "t.csv"), tmp_path / "m")
+    ask = nbspark.load(tmp_path / "m").classifier("age")
+    assert ask.classes_ == ("<41", ">=41")
+    assert ask.predict([{"city": "a"}, {"city": "b"}]).tolist() == ["<41", ">=41"]
+    assert ask.predict_proba([{"city": "a"}])[0].tolist() == pytest.approx([4 / 5, 1 / 5])
+    assert ask.score([{"city": "a"}, {"city": "b"}, {"city": "a"}], [12, "99.5", 41]) == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="label 0: 'old' in 'age' is not a number"):
+        ask.score([{"city": "a"}], ["old"])
+    city = nbspark.load(tmp_path / "m").classifier("city")  # >=41: b 3 of 4; <41: a 4 of 4
+    assert city.predict([{"age": 41}, {"age": 40}]).tolist() == ["b", "a"]
