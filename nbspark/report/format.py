@@ -171,7 +171,7 @@ def format_density_train_report(manifest: dict, out) -> str:
         + [
             f"note: {c} has {manifest['values'][c]:,} values in {stats['rows']:,} rows, nearly one a row: a "
             "density of rows says little over it (an unseen value has probability 0 at m = 0); leave it out "
-            "(density.columns) or cut it into bins (density.bins)"
+            f"(density.columns) or cut it into bins (density.bins, e.g. {c}=quantiles:4)"
             for c in near_unique_columns(manifest["values"], stats["rows"])
         ]
     )

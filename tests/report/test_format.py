@@ -16,3 +16,10 @@ def test_a_column_of_nearly_a_value_a_row_is_named_in_the_density_train_report(t
     notes = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note: ")]
     assert [n.split()[1] for n in notes] == ["id", "amount"]
     assert notes[1].startswith("note: amount has 30 values in 40 rows, nearly one a row")
+    assert notes[1].endswith("(density.bins, e.g. amount=quantiles:4)")
+    binned = [*args, "--set", "density.bins=amount=quantiles:4", "--out", str(tmp_path / "b")]
+    assert main(binned) == 0  # as the note says: four bins of ten rows each (1000.5 … 1029.5, 30 values)
+    out = capsys.readouterr().out
+    assert "amount (4 values)" in out and [
+        n.split()[1] for n in out.splitlines() if n.startswith("note: ")
+    ] == ["id"]
