@@ -238,13 +238,24 @@ def load_with_cpu(
     (``server_user_us``, ``server_kernel_us``; where ``/proc`` is) and this process's, the clients'
     (``client_cpu_us``); and the connections each worker held (``connections_per_worker``)."""
     before, mine = cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
-    held = {}
-    look = threading.Timer(  # once the connections are made and accepted
-        min(1.0, seconds / 2), lambda: held.update(n=connections_held(server.pid, int(address.split(":")[1])))
-    )
+    held: dict = {}
+    done = threading.Event()
+    port = int(address.split(":")[1])
+
+    def watch():  # the most connections seen at once, looked at until every client's is there
+        while not done.wait(0.1):
+            if (n := connections_held(server.pid, port)) is not None and sum(n) >= sum(held.get("n") or [0]):
+                held["n"] = n
+            if n is None or sum(n) >= clients:  # no /proc, or all: stop looking (it costs CPU)
+                return
+
+    look = threading.Thread(target=watch, daemon=True)
     look.start()
-    run = load(address, requests, clients, seconds)
-    look.join()
+    try:
+        run = load(address, requests, clients, seconds)
+    finally:
+        done.set()
+        look.join()
     after, now = cpu_seconds(server.pid), resource.getrusage(resource.RUSAGE_SELF)
     run["connections_per_worker"] = held.get("n")
     n = max(run["requests"] + run["errors"], 1)
