@@ -33,7 +33,7 @@ from nbspark.spine.frames import named_column
 
 log = logging.getLogger(__name__)
 
-__all__ = ["counted_with_edges", "settle_bins"]
+__all__ = ["counted_with_edges", "frame_numbers", "settle_bins"]
 
 
 def counted_with_edges(spark, cfg, inputs, engine: str):
@@ -90,13 +90,21 @@ def _local_numbers(spark, cfg, inputs, bins: dict) -> dict[str, list[tuple[float
 
 
 def _spark_numbers(spark, cfg, inputs, bins: dict) -> dict[str, list[tuple[float, float]]]:
-    """``_local_numbers`` in Spark: one job per quantile column, each distinct number's weight summed."""
-    from pyspark.sql import functions as F
-
+    """``_local_numbers`` in Spark (``frame_numbers`` of the table as the count reads it)."""
     df = read_table(spark, inputs, cfg.width)
     columns = modelled_columns(cfg, df.columns, inputs.root, inputs.spec.format)
     cell_types(dict(df.dtypes), columns, bins, inputs.root)
-    weight, valid = checked_weight(df, weight_column(cfg, inputs.spec.format))
+    return frame_numbers(df, weight_column(cfg, inputs.spec.format), bins)
+
+
+def frame_numbers(df, weight_column: str, bins: dict) -> dict[str, list[tuple[float, float]]]:
+    """``(number, weight)`` of each quantile column of ``bins`` (``inputs.bins.parse_bins``' answer)
+    in the rows of ``df`` a count keeps, weighted by ``weight_column`` (1 without one): one Spark
+    job per quantile column, each distinct number's weight summed (the train job's, and pyspark.ml's
+    ``CountingDensity``)."""
+    from pyspark.sql import functions as F
+
+    weight, valid = checked_weight(df, weight_column)
     xs = {c: number_of(df, c) for c in bins}
     for c in bins:
         valid = valid & (named_column(c).isNull() | xs[c].isNotNull())

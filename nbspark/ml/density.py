@@ -9,9 +9,13 @@ string column (a cell is text as the table writes it, null for an empty cell:
 ``density.model.row_cells``), and a DataFrame that lacks one, or types one otherwise, is refused
 before any task runs. Fitting counts as the train job counts (``density.count.count_frame``): a
 ``weightCol`` weighs each row (a count), and a weight that is not a number >= 0 is refused, naming
-the row. ``logDensityCol`` (default ``log_density``) is ``log P(row)``, ``-inf`` where the density
-is 0 (a row never seen, unsmoothed); ``estimator`` is ``joint`` or ``naive``, ``m`` the smoothing
-(Dirichlet, ``DensitySpec.m``). Every other column is kept. The model saves as MLlib models do, with
+the row. ``bins`` cuts number columns into categories as ``density.bins`` does (``inputs.bins``:
+``["age=30,50,65"]``, or ``["age=quantiles:4"]`` with edges from the rows fitted, as the train job
+settles them: ``density.edges.frame_numbers``); a binned column may hold numbers or text, and a row
+whose binned cell is no number is refused. ``logDensityCol`` (default ``log_density``) is
+``log P(row)``, ``-inf`` where the density is 0 (a row never seen, unsmoothed); ``estimator`` is
+``joint`` or ``naive``, ``m`` the smoothing (Dirichlet, ``DensitySpec.m``). Every other column is
+kept. The model saves as MLlib models do, with
 the count table and manifest in ``PATH/nbspark`` (``ml.persist``), which ``nbspark.load`` reads.
 """
 
@@ -53,6 +57,12 @@ class _Params(HasWeightCol):
         "output column: log P(row), -inf where the density is 0",
         typeConverter=TypeConverters.toString,
     )
+    bins = Param(
+        Params._dummy(),
+        "bins",
+        'numbers cut into bins (density.bins): ["age=30,50,65"], or ["age=quantiles:4"], edges from the data',
+        typeConverter=TypeConverters.toListString,
+    )
     estimator = Param(
         Params._dummy(),
         "estimator",
@@ -62,7 +72,7 @@ class _Params(HasWeightCol):
 
     def __init__(self, *args):
         super().__init__(*args)
-        self._setDefault(logDensityCol="log_density", estimator="joint", inputCols=[], m=0.0)
+        self._setDefault(logDensityCol="log_density", estimator="joint", inputCols=[], m=0.0, bins=[])
 
     def setEstimator(self, value: str):
         if value not in DENSITY_MODELS:
@@ -79,7 +89,14 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
 
     @keyword_only
     def __init__(
-        self, *, inputCols=None, weightCol=None, estimator="joint", m=0.0, logDensityCol="log_density"
+        self,
+        *,
+        inputCols=None,
+        weightCol=None,
+        estimator="joint",
+        m=0.0,
+        logDensityCol="log_density",
+        bins=None,
     ):
         super().__init__()
         kwargs = {k: v for k, v in self._input_kwargs.items() if v is not None}
@@ -90,7 +107,15 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
     def _fit(self, dataset) -> CountingDensityModel:
         import math
 
-        from nbspark.density.count import MANIFEST_FIELDS, TEXT_TYPES, count_frame, rows_fields
+        from nbspark.density.count import (
+            MANIFEST_FIELDS,
+            TEXT_TYPES,
+            bin_expressions,
+            count_frame,
+            rows_fields,
+        )
+        from nbspark.density.edges import frame_numbers
+        from nbspark.inputs.bins import bins_text, parse_bins, quantile_edges, quantiles_asked
         from nbspark.settings.config import DensitySpec, ExperimentConfig
         from nbspark.storage.counts import rows_table
         from nbspark.storage.manifests import manifest_header
@@ -102,19 +127,27 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         types = dict(dataset.dtypes)
         if weight and weight not in types:
             raise ValueError(f"CountingDensity: the DataFrame has no weight column {weight!r}")
+        bins = parse_bins(self.getOrDefault(self.bins), "CountingDensity: bins")
         columns = list(self.getOrDefault(self.inputCols)) or [
-            c for c, t in types.items() if c != weight and t in TEXT_TYPES
+            c for c, t in types.items() if c != weight and (t in TEXT_TYPES or c in bins)
         ]
         if not columns:
             raise ValueError("CountingDensity: no string column to model; name them with inputCols")
-        _text_columns("CountingDensity", types, columns)
-        counts, read, bad, example = count_frame(dataset, columns, weight)
+        if outside := [c for c in bins if c not in columns]:
+            raise ValueError(f"CountingDensity: bins names {', '.join(outside)}, not a modelled column")
+        _text_columns("CountingDensity", types, columns, bins)
+        if asked := quantiles_asked(bins):  # edges from the rows counted (density.edges' rule)
+            numbers = frame_numbers(dataset, weight, bins)
+            bins.update({c: quantile_edges(numbers[c], k, c) for c, k in asked.items()})
+        counts, read, bad, example = count_frame(dataset, columns, weight, *bin_expressions(dataset, bins))
         try:
-            if bad["weight"]:
-                raise ValueError(
-                    f"CountingDensity: {bad['weight']:,} row(s) weigh no number >= 0 in {weight!r}, the "
-                    f"first {example}"
+            if bad["weight"] or bad["bin"]:
+                why = (
+                    f"weigh no number >= 0 in {weight!r}"
+                    if bad["weight"]
+                    else "hold no number in a binned column"
                 )
+                raise ValueError(f"CountingDensity: {sum(bad.values()):,} row(s) {why}, the first {example}")
             rows = [tuple(r) for r in counts.select("event", "column", "value", "n").collect()]
         finally:
             counts.unpersist()
@@ -122,7 +155,11 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
             raise ValueError("CountingDensity: the DataFrame has no rows to count")
         fields = rows_fields(columns, rows)
         density = DensitySpec(
-            model=self.getOrDefault(self.estimator), columns=tuple(columns), weight_column=weight, m=m
+            model=self.getOrDefault(self.estimator),
+            columns=tuple(columns),
+            weight_column=weight,
+            m=m,
+            bins=tuple(bins_text(bins, asked)),
         )
         manifest = {
             **manifest_header(

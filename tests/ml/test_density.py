@@ -138,3 +138,38 @@ def test_fitting_refuses_what_it_cannot_count(spark):
         CountingDensity(m=-1.0).fit(df)
     with pytest.raises(ValueError, match="estimator must be 'joint' or 'naive'"):
         CountingDensity(estimator="both")
+
+
+def test_fitting_bins_numbers_as_the_train_job_does(spark, tmp_path):
+    """Ages as doubles (one null) in quantile bins: the stage settles the train job's edges from the
+    same rows (weighted; the row of weight 0 weighs in none) and counts its table, row for row; a NaN
+    age is refused, as a binned cell that is no number."""
+    from nbspark.ml import CountingDensity
+
+    ages = [23.0, 29.0, 30.0, 35.0, 41.0, 52.0, 67.0, None, 71.0, 90.0]
+    weights = [1.0, 2.0, 1.0, 1.0, 0.5, 1.0, 1.0, 1.0, 2.0, 0.0]
+    cities = list("aaaababbbb")
+    lines = ["age,city,w"] + [f"{'' if a is None else a},{c},{w}" for a, c, w in zip(ages, cities, weights)]
+    (tmp_path / "t.csv").write_text("\n".join(lines) + "\n")
+    settings = {"task": "density", "train.path": str(tmp_path / "t.csv"), "density.weight_column": "w"}
+    settings["density.bins"] = "age=quantiles:3"
+    trained = train_density_in_process(load_config(None, settings), tmp_path / "m")
+    df = spark.createDataFrame(list(zip(ages, cities, weights)), "age DOUBLE, city STRING, w DOUBLE")
+    model = CountingDensity(weightCol="w", bins=["age=quantiles:3"]).fit(df)
+    # by age 23:1 29:2 30:1 35:1 41:.5 52:1 67:1 71:2, of 9.5: a third (3.17) first lies below 35 (4), two
+    # thirds (6.33) below 67 (6.5)
+    assert list(model.manifest["config"]["density"]["bins"]) == ["age=quantiles:3=35,67"]
+    assert list(trained["config"]["density"]["bins"]) == ["age=quantiles:3=35,67"]
+    key = lambda r: (r["event"], r["column"] or "", r["value"] or "")  # noqa: E731
+    import pyarrow.parquet as pq
+
+    written = sorted(pq.read_table(str(tmp_path / "m" / "counts")).to_pylist(), key=key)
+    mine = sorted(model.table.to_pylist(), key=key)
+    assert [key(r) for r in mine] == [key(r) for r in written]
+    assert [r["n"] for r in mine] == pytest.approx([r["n"] for r in written], abs=1e-12)
+    with pytest.raises(ValueError, match="1 row\\(s\\) hold no number in a binned column"):
+        CountingDensity(bins=["age=35,67"]).fit(
+            df.union(spark.createDataFrame([(float("nan"), "a", 1.0)], df.schema))
+        )
+    with pytest.raises(ValueError, match="bins names agee, not a modelled column"):
+        CountingDensity(bins=["agee=1"]).fit(df)
