@@ -26,7 +26,8 @@ _NUMERIC = ("gaussian", "mixed")
 
 class FittedAttributes:
     """The fitted attributes of ``NBPredictor`` (a mixin: it reads the predictor's ``model``, count
-    rows ``_all_rows()``, class order ``_order()`` and columns ``feature_names_in_``)."""
+    rows ``_all_rows()`` of ``_rows`` and ``_pending``, class order ``_order()`` and columns
+    ``feature_names_in_``)."""
 
     def _only(self, name: str, kinds) -> None:
         if self.kind not in kinds:
@@ -35,12 +36,17 @@ class FittedAttributes:
 
     def _counts(self) -> tuple[dict, int, dict]:
         """Documents per class, all documents, and ``C(y, feature)`` by ``(class, feature)`` (a token,
-        or a ``(column, value)`` pair), as counted (with what ``partial_fit`` added since)."""
+        or a ``(column, value)`` pair), as counted (with what ``partial_fit`` added since). Made once
+        for the counts as they are: the rows read and what ``partial_fit`` added are each replaced,
+        never changed in place (``spine.predictor.with_events``), so the same two objects are the
+        same counts, and an attribute read again (``class_count_`` in a loop) costs nothing."""
+        cached = self.__dict__.get("_counts_of")
+        if cached is not None and cached[0] is self._rows and cached[1] is self._pending:
+            return cached[2]
         rows = self._all_rows()
-        if not rows:  # a model of no example yet
-            return {}, 0, {}
-        docs, total, yx, _, _ = collect_counts(rows)
-        return docs, total, yx
+        counts = collect_counts(rows)[:3] if rows else ({}, 0, {})  # no rows: a model of no example yet
+        self._counts_of = (self._rows, self._pending, counts)
+        return counts
 
     @property
     def class_count_(self) -> np.ndarray:

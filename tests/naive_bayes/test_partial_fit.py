@@ -267,6 +267,10 @@ def test_scikit_learns_names_agree_with_scikit_learn(tmp_path):
         getattr(model, "feature_names_in_")  # noqa: B009 (the attribute is the question)
     model.partial_fit(["alpha"], ["x"])  # what partial_fit counted is in the counts at once
     assert model.class_count_.tolist() == (theirs.class_count_ + [1, 0, 0]).tolist()
+    model.save()  # the counts read once per state (attributes._counts): after a save, the same counts
+    assert model.class_count_.tolist() == (theirs.class_count_ + [1, 0, 0]).tolist()
+    model.partial_fit(["alpha"], ["y"])
+    assert model.class_count_.tolist() == (theirs.class_count_ + [1, 1, 0]).tolist()
 
 
 def test_sample_weight_counts_copies_as_scikit_learn_weighs_them(tmp_path):
