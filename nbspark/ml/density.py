@@ -111,10 +111,12 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
             MANIFEST_FIELDS,
             TEXT_TYPES,
             bin_expressions,
+            cell_types,
             count_frame,
             rows_fields,
         )
         from nbspark.density.edges import frame_numbers
+        from nbspark.errors import InputError
         from nbspark.inputs.bins import bins_text, parse_bins, quantile_edges, quantiles_asked
         from nbspark.settings.config import DensitySpec, ExperimentConfig
         from nbspark.storage.counts import rows_table
@@ -136,6 +138,10 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         if outside := [c for c in bins if c not in columns]:
             raise ValueError(f"CountingDensity: bins names {', '.join(outside)}, not a modelled column")
         _text_columns("CountingDensity", types, columns, bins)
+        try:  # a binned column holds numbers or text (density.count's rule of a table's columns)
+            cell_types(types, columns, bins, "CountingDensity")
+        except InputError as exc:
+            raise ValueError(str(exc)) from None
         if asked := quantiles_asked(bins):  # edges from the rows counted (density.edges' rule)
             numbers = frame_numbers(dataset, weight, bins)
             bins.update({c: quantile_edges(numbers[c], k, c) for c, k in asked.items()})

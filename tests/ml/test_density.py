@@ -173,3 +173,8 @@ def test_fitting_bins_numbers_as_the_train_job_does(spark, tmp_path):
         )
     with pytest.raises(ValueError, match="bins names agee, not a modelled column"):
         CountingDensity(bins=["agee=1"]).fit(df)
+    dated = df.selectExpr("city", "w", "DATE'2024-01-01' AS age")
+    with pytest.raises(
+        ValueError, match="CountingDensity: binned column\\(s\\) age \\(date\\) hold neither numbers nor text"
+    ):
+        CountingDensity(bins=["age=1"]).fit(dated)
