@@ -45,9 +45,9 @@ __all__ = [
     "count_fields",
     "count_frame",
     "local_rows",
-    "local_table",
     "modelled_columns",
     "number_of",
+    "read_local_table",
     "read_table",
     "refuse_missing",
     "rows_fields",
@@ -190,7 +190,7 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
     order, ``values`` in the order of ``columns`` (default: ``modelled_columns``); a weight column
     the table lacks weighs every row 1 when ``columns`` are given (a test table)."""
     fmt = inputs.spec.format
-    table, columns = local_table(cfg, inputs, columns)
+    table, columns = read_local_table(cfg, inputs, columns)
     names = table.column_names
     bins = binned(cfg)
     cell_types({f.name: str(f.type) for f in table.schema}, columns, bins, inputs.root)
@@ -217,7 +217,7 @@ def local_rows(cfg, inputs, columns: list[str] | None = None) -> tuple[list[str]
     return columns, rows, stats
 
 
-def local_table(cfg, inputs, columns: list[str] | None = None):
+def read_local_table(cfg, inputs, columns: list[str] | None = None):
     """``(table, columns)``: a local input read with pyarrow (``inputs.tables.local_table``; an
     n-gram file ``_ngram_table``) and its modelled columns (``columns`` given: refused if missing)."""
     from nbspark.inputs.tables import local_table

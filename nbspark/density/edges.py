@@ -13,22 +13,15 @@ from nbspark.density.count import (
     cell_types,
     checked_weight,
     count_density,
-    local_table,
     modelled_columns,
     number_of,
+    read_local_table,
     read_table,
     weight_column,
     weight_of,
 )
 from nbspark.errors import InputError
-from nbspark.inputs.bins import (
-    bins_text,
-    cell_number,
-    parse_bins,
-    quantile_edges,
-    quantiles_asked,
-    quantiles_settled,
-)
+from nbspark.inputs.bins import parse_bins, quantiles_asked, settled_bins, weighted_numbers
 from nbspark.spine.frames import named_column
 
 log = logging.getLogger(__name__)
@@ -47,7 +40,7 @@ def counted_with_edges(spark, cfg, inputs, engine: str):
 
 
 def settle_bins(spark, cfg, inputs):
-    """``cfg`` with ``density.bins`` as edges (``inputs.bins.bins_text``): each ``COLUMN=quantiles:K``
+    """``cfg`` with ``density.bins`` as edges (``inputs.bins.settled_bins``): each ``COLUMN=quantiles:K``
     cut at ``inputs.bins.quantile_edges`` of the column's numbers in ``inputs``, over the rows a count
     keeps (a weight >= 0, every binned cell a number or empty), each weighted as counted; read by
     pyarrow (``spark`` None) or by Spark (each distinct number's weight summed, then gathered: a
@@ -57,36 +50,29 @@ def settle_bins(spark, cfg, inputs):
 
     bins = parse_bins(cfg.density.bins)
     if asked := quantiles_asked(bins):
-        numbers = (_local_numbers if spark is None else _spark_numbers)(spark, cfg, inputs, bins)
-        for column, k in asked.items():
-            try:
-                bins[column] = quantile_edges(numbers[column], k, column)
-            except ValueError as exc:
-                raise InputError(f"{inputs.named}: {exc}") from None
-            log.info("density.bins: %s", bins_text({column: bins[column]}, asked)[0])
-        settled = tuple(bins_text(bins, {**quantiles_settled(cfg.density.bins), **asked}))
+        numbers = (
+            _local_numbers(cfg, inputs, bins) if spark is None else _spark_numbers(spark, cfg, inputs, bins)
+        )
+        try:
+            settled = settled_bins(cfg.density.bins, numbers)
+        except ValueError as exc:
+            raise InputError(f"{inputs.named}: {exc}") from None
+        for item in settled:
+            if item.partition("=")[0].strip() in asked:
+                log.info("density.bins: %s", item)
         cfg = dataclasses.replace(cfg, density=dataclasses.replace(cfg.density, bins=settled))
     return cfg
 
 
-def _local_numbers(spark, cfg, inputs, bins: dict) -> dict[str, list[tuple[float, float]]]:
+def _local_numbers(cfg, inputs, bins: dict) -> dict[str, list[tuple[float, float]]]:
     """``(number, weight)`` of each quantile column's non-empty cells in the rows a count keeps, read
-    with pyarrow (``settle_bins``)."""
-    table, columns = local_table(cfg, inputs)
+    with pyarrow (``settle_bins``; ``inputs.bins.weighted_numbers``)."""
+    table, columns = read_local_table(cfg, inputs)
     cell_types({f.name: str(f.type) for f in table.schema}, columns, bins, inputs.root)
     weight = weight_column(cfg, inputs.spec.format)
     weights = table.column(weight).to_pylist() if weight else [1.0] * table.num_rows
-    cells = {c: table.column(c).to_pylist() for c in bins}
-    numbers: dict[str, list] = {c: [] for c in quantiles_asked(bins)}
-    for i, cell in enumerate(weights):
-        try:
-            w, xs = weight_of(cell), {c: cell_number(col[i]) for c, col in cells.items()}
-        except ValueError:  # a cell that is no number: the row is not counted
-            continue
-        for c, out in numbers.items():
-            if w is not None and xs[c] is not None:
-                out.append((xs[c], w))
-    return numbers
+    cells = zip(*(table.column(c).to_pylist() for c in bins))
+    return weighted_numbers(bins, zip(cells, map(weight_of, weights)))
 
 
 def _spark_numbers(spark, cfg, inputs, bins: dict) -> dict[str, list[tuple[float, float]]]:

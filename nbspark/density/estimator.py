@@ -91,28 +91,26 @@ class Density(*DENSITY, CountingEstimator):
 
 def _settled(cfg, rows, sample_weight):
     """``cfg`` with each ``quantiles:K`` of its bins cut at ``inputs.bins.quantile_edges`` of the
-    column's numbers in ``rows``, weighted by ``sample_weight`` (as ``density.count.settle_bins``
-    settles a table's); a row ``partial_fit`` refuses (a cell that is no number) weighs in no edge."""
+    column's numbers in ``rows``, weighted by ``sample_weight`` (``inputs.bins.settled_bins``, as
+    ``density.edges.settle_bins`` settles a table's); a row ``partial_fit`` refuses (a column it
+    lacks, a cell that is no number) weighs in no edge."""
     import dataclasses
 
     from nbspark.density.model import row_cells
-    from nbspark.inputs.bins import bins_text, cell_number, parse_bins, quantile_edges, quantiles_asked
+    from nbspark.inputs.bins import parse_bins, quantiles_asked, settled_bins, weighted_numbers
     from nbspark.spine.predictor import whole_weights
 
     bins = parse_bins(cfg.density.bins)
-    if not (asked := quantiles_asked(bins)):
+    if not quantiles_asked(bins):
         return cfg
     weights = whole_weights(sample_weight, len(rows), "row", "fit", least=0, whole=False)
-    numbers: dict[str, list] = {c: [] for c in asked}
-    for i, (row, w) in enumerate(zip(rows, weights)):
+
+    def cells(i, row):
         try:
-            xs = [cell_number(x) for x in row_cells(row, i, list(bins))]
-        except ValueError:
-            continue
-        for c, x in zip(bins, xs):
-            if c in asked and x is not None:
-                numbers[c].append((x, w))
-    bins.update({c: quantile_edges(numbers[c], k, c) for c, k in asked.items()})
-    return dataclasses.replace(
-        cfg, density=dataclasses.replace(cfg.density, bins=tuple(bins_text(bins, asked)))
-    )
+            return row_cells(row, i, list(bins))
+        except ValueError:  # a column it lacks: partial_fit refuses the row, naming all it lacks
+            return None
+
+    numbers = weighted_numbers(bins, ((cells(i, row), w) for i, (row, w) in enumerate(zip(rows, weights))))
+    settled = settled_bins(cfg.density.bins, numbers)
+    return dataclasses.replace(cfg, density=dataclasses.replace(cfg.density, bins=settled))

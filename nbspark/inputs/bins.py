@@ -31,6 +31,8 @@ __all__ = [
     "quantile_edges",
     "quantiles_asked",
     "quantiles_settled",
+    "settled_bins",
+    "weighted_numbers",
 ]
 
 #: A number written as text: a decimal number, maybe with an exponent, spaces or tabs around it.
@@ -134,6 +136,40 @@ def quantile_edges(numbers: Iterable[tuple[float, float]], k: int, column: str =
             f"density.bins: {column!r} holds {held} in the rows counted: no quantile to cut it at"
         )
     return tuple(edges)
+
+
+def weighted_numbers(bins: dict, rows: Iterable[tuple]) -> dict[str, list[tuple[float, float]]]:
+    """``(number, weight)`` of each quantile column of ``bins`` (``parse_bins``' answer) over ``rows``,
+    each ``(cells, weight)``: the cells of ``bins``' columns in their order, or None for a row that
+    is not counted, and its weight, None where it is no weight. A row is left out where it is not
+    counted, or where a binned cell is no number (``cell_number``), as a count leaves it out; an
+    empty cell weighs in no edge. The one loop of ``quantile_edges``' input from rows in memory."""
+    asked = quantiles_asked(bins)
+    numbers: dict[str, list] = {c: [] for c in asked}
+    for cells, w in rows:
+        if cells is None or w is None:
+            continue
+        try:
+            xs = [cell_number(x) for x in cells]
+        except ValueError:
+            continue
+        for c, x in zip(bins, xs):
+            if c in asked and x is not None:
+                numbers[c].append((x, w))
+    return numbers
+
+
+def settled_bins(items: Iterable[str], numbers: dict[str, list[tuple[float, float]]]) -> tuple[str, ...]:
+    """``density.bins`` ``items`` as a model records them (``bins_text``): each ``COLUMN=quantiles:K``
+    cut at ``quantile_edges`` of ``numbers[COLUMN]`` and written ``COLUMN=quantiles:K=EDGE,…``, the
+    others as they were (edges settled before keep their K). ``ValueError`` naming the column that
+    cannot be cut."""
+    items = list(items)
+    bins = parse_bins(items)
+    asked = quantiles_asked(bins)
+    for column, k in asked.items():
+        bins[column] = quantile_edges(numbers[column], k, column)
+    return tuple(bins_text(bins, {**quantiles_settled(items), **asked}))
 
 
 def cell_number(value) -> float | None:

@@ -117,7 +117,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         )
         from nbspark.density.edges import frame_numbers
         from nbspark.errors import InputError
-        from nbspark.inputs.bins import bins_text, parse_bins, quantile_edges, quantiles_asked
+        from nbspark.inputs.bins import parse_bins, quantiles_asked, settled_bins
         from nbspark.settings.config import DensitySpec, ExperimentConfig
         from nbspark.storage.counts import rows_table
         from nbspark.storage.manifests import manifest_header
@@ -135,16 +135,15 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
         ]
         if not columns:
             raise ValueError("CountingDensity: no string column to model; name them with inputCols")
-        if outside := [c for c in bins if c not in columns]:
-            raise ValueError(f"CountingDensity: bins names {', '.join(outside)}, not a modelled column")
         _text_columns("CountingDensity", types, columns, bins)
-        try:  # a binned column holds numbers or text (density.count's rule of a table's columns)
+        try:  # each binned column modelled, of numbers or text (density.count's rule of a table's columns)
             cell_types(types, columns, bins, "CountingDensity")
         except InputError as exc:
             raise ValueError(str(exc)) from None
-        if asked := quantiles_asked(bins):  # edges from the rows counted (density.edges' rule)
-            numbers = frame_numbers(dataset, weight, bins)
-            bins.update({c: quantile_edges(numbers[c], k, c) for c, k in asked.items()})
+        settled = tuple(self.getOrDefault(self.bins))
+        if quantiles_asked(bins):  # edges from the rows counted (density.edges' rule)
+            settled = settled_bins(settled, frame_numbers(dataset, weight, bins))
+            bins = parse_bins(settled)
         counts, read, bad, example = count_frame(dataset, columns, weight, *bin_expressions(dataset, bins))
         try:
             if bad["weight"] or bad["bin"]:
@@ -165,7 +164,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
             columns=tuple(columns),
             weight_column=weight,
             m=m,
-            bins=tuple(bins_text(bins, asked)),
+            bins=settled,
         )
         manifest = {
             **manifest_header(
