@@ -91,13 +91,13 @@ class Density(*DENSITY, CountingEstimator):
 
 def _settled(cfg, rows, sample_weight):
     """``cfg`` with each ``quantiles:K`` of its bins cut at ``inputs.bins.quantile_edges`` of the
-    column's numbers in ``rows``, weighted by ``sample_weight`` (``inputs.bins.settled_bins``, as
+    column's numbers in ``rows``, weighted by ``sample_weight`` (``inputs.bins.row_edges``, as
     ``density.edges.settle_bins`` settles a table's); a row ``partial_fit`` refuses (a column it
     lacks, a cell that is no number) weighs in no edge."""
     import dataclasses
 
     from nbspark.density.model import row_cells
-    from nbspark.inputs.bins import parse_bins, quantiles_asked, settled_bins, weighted_numbers
+    from nbspark.inputs.bins import parse_bins, quantiles_asked, row_edges, settled_bins
     from nbspark.spine.predictor import whole_weights
 
     bins = parse_bins(cfg.density.bins)
@@ -111,6 +111,6 @@ def _settled(cfg, rows, sample_weight):
         except ValueError:  # a column it lacks: partial_fit refuses the row, naming all it lacks
             return None
 
-    numbers = weighted_numbers(bins, ((cells(i, row), w) for i, (row, w) in enumerate(zip(rows, weights))))
-    settled = settled_bins(cfg.density.bins, numbers)
+    edges = row_edges(bins, ((cells(i, row), w) for i, (row, w) in enumerate(zip(rows, weights))))
+    settled = settled_bins(cfg.density.bins, edges)
     return dataclasses.replace(cfg, density=dataclasses.replace(cfg.density, bins=settled))

@@ -28,11 +28,15 @@ __all__ = [
     "bins_text",
     "cell_number",
     "parse_bins",
+    "crossings",
+    "edges_crossed",
+    "no_edge",
     "quantile_edges",
+    "quantile_thresholds",
     "quantiles_asked",
     "quantiles_settled",
+    "row_edges",
     "settled_bins",
-    "weighted_numbers",
 ]
 
 #: A number written as text: a decimal number, maybe with an exponent, spaces or tabs around it.
@@ -116,34 +120,69 @@ def quantile_edges(numbers: Iterable[tuple[float, float]], k: int, column: str =
     that weights summed in another order settle the same edges), so that 1, 2, …, 100 in 4 bins
     are ``<26``, ``[26, 51)``, ``[51, 76)``, ``>=76``. Edges that fall on one number are one: a
     column of few values gets fewer bins; an infinite number (a float column's) weighs in no edge.
-    ``ValueError`` naming ``column`` when no edge is left (no number of positive weight, or one)."""
+    ``ValueError`` naming ``column`` when no edge is left (``no_edge``). The numbers in memory;
+    ``density.edges`` cuts a column of Spark's by the same ``quantile_thresholds`` and ``crossings``,
+    a piece at a time."""
     weights: dict[float, float] = {}
     for x, w in numbers:
         weights[x] = weights.get(x, 0.0) + w
     values = sorted(x for x, w in weights.items() if w > 0 and math.isfinite(x))  # ±inf: the end bins
-    total = math.fsum(weights[x] for x in values)
-    edges: list[float] = []
-    below, j = 0.0, 1
-    for x in values:
-        while j < k and below >= total * j / k * (1 - 1e-9):
-            if not edges or edges[-1] != x:
-                edges.append(x)
+    thresholds = quantile_thresholds(math.fsum(weights[x] for x in values), k)
+    crossed = crossings(((x, weights[x]) for x in values), thresholds)
+    return edges_crossed(crossed) or no_edge(column, len(values), values[-1] if values else None)
+
+
+def quantile_thresholds(total: float, k: int) -> list[float]:
+    """The weight below each of the ``k - 1`` edges of ``k`` quantile bins of ``total`` weight, less
+    1e-9 of it (``quantile_edges``)."""
+    return [total * j / k * (1 - 1e-9) for j in range(1, k)]
+
+
+def crossings(pairs: Iterable[tuple[float, float]], thresholds: list[float], below: float = 0.0):
+    """``(j, x)`` for each index j of ``thresholds`` (``quantile_thresholds``) reached in ``pairs``
+    (``(number, weight)``, the numbers rising, each once): x is the first number with at least
+    ``thresholds[j]`` of weight below it, ``below`` being the weight of the numbers before ``pairs``.
+    The one rule of where an edge falls, over all the numbers at once or over a range of them."""
+    j = 0
+    for x, w in pairs:
+        while j < len(thresholds) and below >= thresholds[j]:
+            yield j, x
             j += 1
-        below += weights[x]
-    if not edges:
-        held = f"one number ({_edge(values[0])})" if values else "no number"
-        raise ValueError(
-            f"density.bins: {column!r} holds {held} in the rows counted: no quantile to cut it at"
-        )
+        below += w
+
+
+def edges_crossed(crossed: Iterable[tuple[int, float]]) -> tuple[float, ...]:
+    """The edges of ``crossings``' answers, given in the order of their numbers (the ranges of a
+    column in order): the first number found for each threshold, equal edges merged."""
+    first: dict[int, float] = {}
+    for j, x in crossed:
+        first.setdefault(j, x)
+    edges: list[float] = []
+    for j in sorted(first):
+        if not edges or edges[-1] != first[j]:
+            edges.append(first[j])
     return tuple(edges)
 
 
-def weighted_numbers(bins: dict, rows: Iterable[tuple]) -> dict[str, list[tuple[float, float]]]:
-    """``(number, weight)`` of each quantile column of ``bins`` (``parse_bins``' answer) over ``rows``,
+def no_edge(column: str, numbers: int, largest: float | None):
+    """``ValueError``: ``column`` has no edge to cut at, holding ``numbers`` distinct numbers of
+    positive weight, the largest ``largest``."""
+    if numbers == 0:
+        held = "no number"
+    elif numbers == 1:
+        held = f"one number ({_edge(largest)})"
+    else:  # nearly all the weight on the largest: no number has j/k of it below
+        held = f"nearly all its weight on its largest number ({_edge(largest)})"
+    raise ValueError(f"density.bins: {column!r} holds {held} in the rows counted: no quantile to cut it at")
+
+
+def row_edges(bins: dict, rows: Iterable[tuple]) -> dict[str, tuple[float, ...]]:
+    """``quantile_edges`` of each quantile column of ``bins`` (``parse_bins``' answer) over ``rows``,
     each ``(cells, weight)``: the cells of ``bins``' columns in their order, or None for a row that
     is not counted, and its weight, None where it is no weight. A row is left out where it is not
     counted, or where a binned cell is no number (``cell_number``), as a count leaves it out; an
-    empty cell weighs in no edge. The one loop of ``quantile_edges``' input from rows in memory."""
+    empty cell weighs in no edge. The one loop of the edges of rows in memory (``density.edges``
+    cuts Spark's); ``ValueError`` naming a column that cannot be cut."""
     asked = quantiles_asked(bins)
     numbers: dict[str, list] = {c: [] for c in asked}
     for cells, w in rows:
@@ -156,19 +195,18 @@ def weighted_numbers(bins: dict, rows: Iterable[tuple]) -> dict[str, list[tuple[
         for c, x in zip(bins, xs):
             if c in asked and x is not None:
                 numbers[c].append((x, w))
-    return numbers
+    return {c: quantile_edges(numbers[c], k, c) for c, k in asked.items()}
 
 
-def settled_bins(items: Iterable[str], numbers: dict[str, list[tuple[float, float]]]) -> tuple[str, ...]:
+def settled_bins(items: Iterable[str], edges: dict[str, tuple[float, ...]]) -> tuple[str, ...]:
     """``density.bins`` ``items`` as a model records them (``bins_text``): each ``COLUMN=quantiles:K``
-    cut at ``quantile_edges`` of ``numbers[COLUMN]`` and written ``COLUMN=quantiles:K=EDGE,…``, the
-    others as they were (edges settled before keep their K). ``ValueError`` naming the column that
-    cannot be cut."""
+    cut at ``edges[COLUMN]`` (``row_edges``, or Spark's ``density.edges.frame_edges``) and written
+    ``COLUMN=quantiles:K=EDGE,…``, the others as they were (edges settled before keep their K)."""
     items = list(items)
     bins = parse_bins(items)
     asked = quantiles_asked(bins)
-    for column, k in asked.items():
-        bins[column] = quantile_edges(numbers[column], k, column)
+    for column in asked:
+        bins[column] = edges[column]
     return tuple(bins_text(bins, {**quantiles_settled(items), **asked}))
 
 

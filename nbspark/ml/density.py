@@ -11,7 +11,7 @@ before any task runs. Fitting counts as the train job counts (``density.count.co
 ``weightCol`` weighs each row (a count), and a weight that is not a number >= 0 is refused, naming
 the row. ``bins`` cuts number columns into categories as ``density.bins`` does (``inputs.bins``:
 ``["age=30,50,65"]``, or ``["age=quantiles:4"]`` with edges from the rows fitted, as the train job
-settles them: ``density.edges.frame_numbers``); a binned column may hold numbers or text, and a row
+settles them: ``density.edges.frame_edges``); a binned column may hold numbers or text, and a row
 whose binned cell is no number is refused. ``logDensityCol`` (default ``log_density``) is
 ``log P(row)``, ``-inf`` where the density is 0 (a row never seen, unsmoothed); ``estimator`` is
 ``joint`` or ``naive``, ``m`` the smoothing (Dirichlet, ``DensitySpec.m``). Every other column is
@@ -115,7 +115,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
             count_frame,
             rows_fields,
         )
-        from nbspark.density.edges import frame_numbers
+        from nbspark.density.edges import frame_edges
         from nbspark.errors import InputError
         from nbspark.inputs.bins import parse_bins, quantiles_asked, settled_bins
         from nbspark.settings.config import DensitySpec, ExperimentConfig
@@ -142,7 +142,7 @@ class CountingDensity(Estimator, _Params, DefaultParamsReadable, DefaultParamsWr
             raise ValueError(str(exc)) from None
         settled = tuple(self.getOrDefault(self.bins))
         if quantiles_asked(bins):  # edges from the rows counted (density.edges' rule)
-            settled = settled_bins(settled, frame_numbers(dataset, weight, bins))
+            settled = settled_bins(settled, frame_edges(dataset, weight, bins))
             bins = parse_bins(settled)
         counts, read, bad, example = count_frame(dataset, columns, weight, *bin_expressions(dataset, bins))
         try:

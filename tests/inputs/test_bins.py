@@ -11,8 +11,11 @@ from nbspark.inputs.bins import (
     bin_cell,
     bin_labels,
     bins_text,
+    crossings,
+    edges_crossed,
     parse_bins,
     quantile_edges,
+    quantile_thresholds,
     quantiles_asked,
     quantiles_settled,
 )
@@ -104,6 +107,30 @@ def test_quantile_edges_by_hand():
         quantile_edges([(7.0, 1.0), (7.0, 2.0), (8.0, 0.0)], 4, "age")
     with pytest.raises(ValueError, match="'age' holds no number"):
         quantile_edges([], 4, "age")
+    # 1 of weight 0.01 below 2 of 0.99: no half of the weight lies below any number
+    with pytest.raises(ValueError, match="'age' holds nearly all its weight on its largest number \\(2\\)"):
+        quantile_edges([(1.0, 0.01), (2.0, 0.99)], 2, "age")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_edges_cut_range_by_range_are_the_edges_of_the_whole(seed):
+    """What Spark does past ``density.edges.GATHERED`` numbers: the sorted numbers cut into ranges at
+    random, each range's weight summed, each range's ``crossings`` from the weight below it, the
+    first range to reach a threshold deciding: the edges ``quantile_edges`` gives all at once (ties
+    of weight, ranges of one number, an empty range, edges on range boundaries included)."""
+    rng = np.random.default_rng(seed)
+    x = np.unique(rng.integers(0, 60, 200)).astype(float)
+    w = rng.choice([0.25, 0.5, 1.0, 3.0], len(x))
+    pairs = list(zip(x.tolist(), w.tolist()))
+    cuts = sorted({0, len(pairs), *rng.integers(0, len(pairs), 6).tolist(), 1, 2})
+    ranges = [pairs[a:b] for a, b in zip(cuts, cuts[1:])] + [[]]
+    sums = [math.fsum(w for _, w in r) for r in ranges]
+    for k in (2, 3, 4, 7, 10, 50):
+        thresholds = quantile_thresholds(math.fsum(sums), k)
+        crossed = [
+            c for i, r in enumerate(ranges) for c in crossings(iter(r), thresholds, math.fsum(sums[:i]))
+        ]
+        assert edges_crossed(crossed) == quantile_edges(pairs, k)
 
 
 @pytest.mark.parametrize("seed", range(6))
