@@ -32,6 +32,7 @@ from nbspark.inputs.bins import (
     row_edges,
     settled_bins,
 )
+from nbspark.spark.session import cache_coalescable
 from nbspark.spine.frames import named_column
 
 log = logging.getLogger(__name__)
@@ -123,18 +124,19 @@ def frame_edges(df, weight_column: str, bins: dict) -> dict[str, tuple[float, ..
 
 
 def _column_edges(pairs, k: int, column: str) -> tuple[float, ...]:
-    """The edges of a frame of distinct numbers ``x`` and their weights ``w``: gathered and cut by
-    ``quantile_edges`` when there are at most ``GATHERED``; else sorted by Spark, each range's weight
-    summed (one job), and each range cut by ``inputs.bins.crossings`` from the weight below it (a
-    second job over the sorted ranges, kept meanwhile), the first range to reach a threshold
-    deciding its edge: the same edges, the driver holding a number per range and per edge."""
+    """The edges of a frame of distinct numbers ``x`` and their weights ``w`` (kept while cut):
+    gathered and cut by ``quantile_edges`` when there are at most ``GATHERED``; else sorted by
+    Spark, each range's weight summed (one job), and each range cut by ``inputs.bins.crossings``
+    from the weight below it (a second job over the same sorted ranges), the first range to reach a
+    threshold deciding its edge: the same edges, the driver holding a number per range and edge."""
     import math
 
-    gathered = pairs.limit(GATHERED + 1).collect()
-    if len(gathered) <= GATHERED:
-        return quantile_edges(((r[0], r[1]) for r in gathered), k, column)
-    ordered = pairs.rdd.map(lambda r: (r[0], r[1])).sortByKey().persist()
+    pairs = cache_coalescable(pairs)  # its partitions fit its size, not spark.sql.shuffle.partitions
     try:
+        n = pairs.count()
+        if n <= GATHERED:
+            return quantile_edges(((r[0], r[1]) for r in pairs.collect()), k, column)
+        ordered = pairs.orderBy("x").rdd.map(lambda r: (r[0], r[1]))  # ranges in order, each sorted
         sums = ordered.mapPartitions(lambda it: [math.fsum(w for _, w in it)]).collect()
         thresholds = quantile_thresholds(math.fsum(sums), k)
         below = [math.fsum(sums[:i]) for i in range(len(sums))]
@@ -142,6 +144,6 @@ def _column_edges(pairs, k: int, column: str) -> tuple[float, ...]:
             lambda i, it: ((i, j, x) for j, x in crossings(it, thresholds, below[i]))
         ).collect()
         edges = edges_crossed((j, x) for _, j, x in sorted(crossed))
-        return edges or no_edge(column, len(gathered), ordered.keys().max())
+        return edges or no_edge(column, n, pairs.agg({"x": "max"}).first()[0])
     finally:
-        ordered.unpersist()
+        pairs.unpersist()
