@@ -12,12 +12,13 @@ from nbspark.inputs.bins import quantile_edges
 pytestmark = pytest.mark.spark
 
 
-@pytest.mark.parametrize("gathered", [edges.GATHERED, 7])
-def test_spark_cuts_a_column_by_ranges_as_python_cuts_it_whole(spark, monkeypatch, gathered):
+def test_spark_cuts_a_column_by_ranges_as_python_cuts_it_whole(spark, monkeypatch):
     """600 weighted rows over 8 partitions, a number repeated with weights to sum, rows of no weight
     or a bad weight and empty cells that weigh in no edge, an infinity in no edge: the edges of
-    ``frame_edges`` for every K equal those of the rows' numbers in memory, by either path."""
-    monkeypatch.setattr(edges, "GATHERED", gathered)
+    ``frame_edges`` cut by ranges (``GATHERED`` 7: about 90 distinct numbers) for every K equal those
+    of the rows' numbers in memory (the gathered path: tests/density/test_bins.py, Spark against
+    the process)."""
+    monkeypatch.setattr(edges, "GATHERED", 7)
     rnd = random.Random(5)
     rows = [(str(rnd.randint(0, 90) / 4), rnd.choice(["1", "2", "0.5", "0.25"])) for _ in range(600)]
     rows += [("1e400", "5"), ("", "3"), ("12.5", "0"), ("80", "-1"), ("n/a", "1")]
