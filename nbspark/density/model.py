@@ -130,6 +130,11 @@ class DensityModel:
     def _at(self, values: Mapping[str, str | None], what: str) -> dict[int, str | None]:
         """Column positions of ``values`` as the counts name them (``cell``), refusing an unknown
         column or a value that is not a cell."""
+        if not isinstance(values, Mapping):
+            raise TypeError(
+                f"{what}: a mapping of column -> cell, got {type(values).__name__} (the log of each of "
+                "many rows: log_density or score_samples)"
+            )
         out = {}
         for column, value in values.items():
             if column not in self.columns:

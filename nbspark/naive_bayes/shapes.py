@@ -123,7 +123,8 @@ class Labels:
         """Class names of the model as ``y`` gave them, an array."""
         if self.numbers is None:
             return np.asarray(names, dtype=object)
-        return np.array([self.value(n) for n in names])
+        values = [self.value(n) for n in names]
+        return np.array(values) if values else np.array([], np.asarray(list(self.numbers.values())).dtype)
 
     def order(self, classes) -> np.ndarray:
         """The positions of the model's ``classes`` in ``classes_``' order (as numbers, where they are)."""

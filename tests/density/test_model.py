@@ -79,6 +79,8 @@ def test_refusals_say_what_is_wrong():
         model.probability({"A": "1"}, model="both")
     with pytest.raises(ValueError, match="P\\(given\\) = 0 under the joint model"):
         model.probability({"A": "1"}, {"B": "2"})
+    with pytest.raises(TypeError, match="^values: a mapping of column -> cell, got list .*log_density"):
+        model.probability([{"A": "1"}])  # many rows: log_density (an AttributeError was all it said)
 
 
 def test_a_row_names_every_column_the_model_knows_and_no_other():

@@ -314,6 +314,7 @@ def test_class_numbers_saved_and_loaded_are_numbers_in_their_order(tmp_path):
     loaded, reference = nbspark.load(tmp_path / "m"), GaussianNB().fit(X, y)
     assert list(loaded.classes_) == [0, 2, 10] == list(reference.classes_)
     assert loaded.predict(X).tolist() == reference.predict(X).tolist()
+    assert loaded.predict(X[:0]).dtype == reference.predict(X).dtype  # none: still the classes' numbers
     np.testing.assert_allclose(loaded.predict_proba(X), reference.predict_proba(X), atol=1e-9)
     np.testing.assert_allclose(loaded.theta_, reference.theta_, rtol=1e-12)
     np.testing.assert_allclose(
