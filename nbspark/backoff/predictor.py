@@ -13,7 +13,7 @@ import bisect
 import dataclasses
 import operator
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -301,16 +301,14 @@ class BackoffPredictor:
         )
         line, counted, line_start = 1, 0, 0
         decisions = {s: self.rule_for(s, rule, factor) for s in set(self._set_of.values())}  # once per set
-        # (first token's number, piece's start, starts, ends) of the pieces a window may still be in
+        # (first token's number, piece's start, where its tokens are) of the pieces a window may still be in
         recent: list = []
 
         def tokens_of_pieces():
             first = 0
             for begin, piece in line_pieces(text):
-                starts, ends, tokens = _token_positions(piece, self.lowercase)
-                recent.append(
-                    (first, begin, starts, ends)
-                )  # positions in the piece: the text's only for a flag
+                tokens, where = _token_positions(piece, self.lowercase)
+                recent.append((first, begin, where))  # positions in the piece: the text's only for a flag
                 first += len(tokens)
                 yield tokens
 
@@ -323,9 +321,10 @@ class BackoffPredictor:
             flagged = flag_ratio(how, verdict) >= at_least
             if not (flagged or every):
                 continue
-            first, begin, starts, ends = recent[0]
-            start = begin + starts[i - first]
-            written_as = text[start : begin + ends[i - first]]
+            first, begin, where = recent[0]
+            at, end = where(i - first)
+            start = begin + at
+            written_as = text[start : begin + end]
             # flags come in text order: lines are counted, and the line's start found, from the last one
             line += text.count("\n", counted, start)
             newline = text.rfind("\n", counted, start)
@@ -363,22 +362,21 @@ def checked_chain(chain: Sequence[str], subsets: Sequence[str]) -> tuple[str, ..
     return chain
 
 
-def _token_positions(text: str, lowercase: bool) -> tuple[list[int], list[int], list[str]]:
-    """``tokenize(text, lowercase)`` with where each token was written in ``text`` (``text[start:end]``).
-    The tokens are found in the lower-cased text, as ``tokenize`` finds them: a character whose lower
-    case is longer (``İ`` -> ``i`` + U+0307) splits a token there and nowhere else."""
+def _token_positions(text: str, lowercase: bool) -> tuple[list[str], Callable[[int], tuple[int, int]]]:
+    """``tokenize(text, lowercase)``, and where token ``i`` was written in ``text``: ``where(i) ->
+    (start, end)``, ``text[start:end]``. The tokens are found in the lower-cased text, as ``tokenize``
+    finds them: a character whose lower case is longer (``İ`` -> ``i`` + U+0307) splits a token there
+    and nowhere else. One pass, whose matches are kept: only a word that is placed asks where it is
+    (a list of starts, one of ends and one of tokens made per token took 30-40 % longer)."""
     lowered = text.lower() if lowercase else text
-    starts, ends, tokens = [], [], []
-    for m in TOKEN_RE.finditer(lowered):  # one pass: a findall and a finditer took a fifth longer
-        starts.append(m.start())
-        ends.append(m.end())
-        tokens.append(m.group())
+    found = list(TOKEN_RE.finditer(lowered))
+    tokens = list(map(re.Match.group, found))
     if len(lowered) == len(text):
-        return starts, ends, tokens
+        return tokens, lambda i: found[i].span()
     back = [i for i, c in enumerate(text) for _ in c.lower()] + [
         len(text)
     ]  # positions in the lower-cased text -> in the text
-    return [back[x] for x in starts], [back[x - 1] + 1 for x in ends], tokens
+    return tokens, lambda i: (back[found[i].start()], back[found[i].end() - 1] + 1)
 
 
 def _cased(word: str, like: str) -> str:

@@ -52,6 +52,13 @@ def test_flags_positions_and_ratios(model_dir):
         "WOULD NOT EFFECT THE OUTCOME. Would not Effect the outcome.", factor=5, rule="chain"
     )
     assert [(f["written"], f["suggestion"]) for f in shouted] == [("EFFECT", "AFFECT"), ("Effect", "Affect")]
+    # a character whose lower case is longer (İ -> i + U+0307) before the word: counted as written
+    turkish = "İİ İ would not effect the outcome.\nİ It would not effect the outcome."
+    flags = nbspark.load(model_dir).flags(turkish, factor=5, rule="chain")
+    assert [(f["line"], f["column"], f["offset"], f["written"]) for f in flags] == [
+        (1, 16, 15, "effect"),  # "İİ İ " is 5 characters, "would not " 10
+        (2, 16, 50, "effect"),  # the first line and its "\n" are 35
+    ]
 
 
 def test_a_text_checked_in_pieces_gives_the_flags_of_the_whole(model_dir, monkeypatch):
