@@ -13,7 +13,7 @@ import bisect
 import dataclasses
 import operator
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -307,10 +307,10 @@ class BackoffPredictor:
         def tokens_of_pieces():
             first = 0
             for begin, piece in line_pieces(text):
-                tokens, where = _token_positions(piece, self.lowercase)
+                where = _Placed(piece, self.lowercase)
                 recent.append((first, begin, where))  # positions in the piece: the text's only for a flag
-                first += len(tokens)
-                yield tokens
+                first += len(where.tokens)
+                yield where.tokens
 
         for i, w in windows_in_pieces(tokens_of_pieces(), self._set_of, self.width):
             while len(recent) > 1 and recent[1][0] <= i:
@@ -362,21 +362,36 @@ def checked_chain(chain: Sequence[str], subsets: Sequence[str]) -> tuple[str, ..
     return chain
 
 
-def _token_positions(text: str, lowercase: bool) -> tuple[list[str], Callable[[int], tuple[int, int]]]:
-    """``tokenize(text, lowercase)``, and where token ``i`` was written in ``text``: ``where(i) ->
-    (start, end)``, ``text[start:end]``. The tokens are found in the lower-cased text, as ``tokenize``
-    finds them: a character whose lower case is longer (``İ`` -> ``i`` + U+0307) splits a token there
-    and nowhere else. One pass, whose matches are kept: only a word that is placed asks where it is
-    (a list of starts, one of ends and one of tokens made per token took 30-40 % longer)."""
-    lowered = text.lower() if lowercase else text
-    found = list(TOKEN_RE.finditer(lowered))
-    tokens = list(map(re.Match.group, found))
-    if len(lowered) == len(text):
-        return tokens, lambda i: found[i].span()
-    back = [i for i, c in enumerate(text) for _ in c.lower()] + [
-        len(text)
-    ]  # positions in the lower-cased text -> in the text
-    return tokens, lambda i: (back[found[i].start()], back[found[i].end() - 1] + 1)
+class _Placed:
+    """A piece's tokens (``tokenize(piece, lowercase)``), and, called with a token's number, where it
+    was written in the piece: ``(start, end)``, ``piece[start:end]``. Only white space parts a
+    token from the next (``TOKEN_RE``: every other character is in one), so each token is found
+    from the end of the one before, and the walk goes only as far as the words placed ask, in
+    order: a check places few words, and most texts none (a list of every token's start and end,
+    made for each text, was most of a check's time). A character whose lower case is longer
+    (``İ`` -> ``i`` + U+0307) splits a token there and nowhere else; the tokens are found in the
+    lower-cased piece, and their places mapped back to the piece."""
+
+    __slots__ = ("piece", "lowered", "tokens", "_next", "_end", "_back")
+
+    def __init__(self, piece: str, lowercase: bool):
+        self.piece, self.lowered = piece, piece.lower() if lowercase else piece
+        self.tokens = TOKEN_RE.findall(self.lowered)
+        self._next, self._end, self._back = 0, 0, None  # the next token to find, from where
+
+    def __call__(self, i: int) -> tuple[int, int]:
+        if i < self._next:  # an earlier token: walk again from the start
+            self._next, self._end = 0, 0
+        find, tokens, end = self.lowered.find, self.tokens, self._end
+        for k in range(self._next, i + 1):
+            end = find(tokens[k], end) + len(tokens[k])
+        self._next, self._end = i + 1, end
+        start = end - len(tokens[i])
+        if len(self.lowered) == len(self.piece):
+            return start, end
+        if self._back is None:  # positions in the lower-cased piece -> in the piece
+            self._back = [j for j, c in enumerate(self.piece) for _ in c.lower()] + [len(self.piece)]
+        return self._back[start], self._back[end - 1] + 1
 
 
 def _cased(word: str, like: str) -> str:

@@ -154,3 +154,34 @@ def test_what_it_cannot_fit_is_refused_in_one_line(make, call, error, says):
     with pytest.raises(error) as caught:
         call(make())
     assert says in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_every_word_checked_is_placed_where_it_was_written(monkeypatch):
+    """``check`` gives every confusion-set word of a text, each at its offset: random texts of words,
+    white space of every kind, punctuation, emoji, CJK and characters whose lower case is longer
+    (``İ``, ``ΐ``: the tokens are found in the lower-cased text), whole or cut into pieces of a few
+    lines. Held against the tokenizer's count of the words and the text's own characters at each
+    offset."""
+    import functools
+
+    from nbspark.backoff import predictor
+    from nbspark.inputs.tokens import TOKEN_RE, line_pieces, tokenize
+
+    model = nbspark.Backoff().fit(
+        ["would not _ the outcome", "the cumulative _ of the"], ["affect", "effect"]
+    )
+    parts = ["İ", "ΐ", "would", "not", "effect", "Affect", "EFFECT", "the", "🙂", "中", "ß", "don't", "U.S.",
+             "a-b", "1,000", ".", "\r\n", "\n", "\r", "\t", "\u00a0", "\u2028", "  "]  # fmt: skip
+    rng = random.Random(3)
+    for n in range(400):
+        text = rng.choice(["", " "]).join(rng.choice(parts) for _ in range(rng.randint(1, 60)))
+        size = 8 if n % 2 else 1 << 20
+        monkeypatch.setattr(predictor, "line_pieces", functools.partial(line_pieces, size=size))
+        found = [(f["offset"], f["written"]) for f in model.check(text)]
+        assert len(found) == sum(t in WORDS for t in tokenize(text)), text
+        assert all(w.lower() in WORDS for _, w in found), text
+        assert all(a < b for (a, _), (b, _) in zip(found, found[1:])), text  # each word once, in order
+        if len(text.lower()) == len(text):  # a plain scan of the text as given finds the same places
+            assert [at for at, _ in found] == [
+                m.start() for m in TOKEN_RE.finditer(text.lower()) if m.group() in WORDS
+            ], text
