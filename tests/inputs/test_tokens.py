@@ -42,7 +42,7 @@ def test_the_checker_finds_the_tokens_tokenize_finds_and_where_they_were_written
     """``nbspark check`` reports columns, so it tokenizes with positions; its tokens must be
     ``tokenize``'s (the windows the model was counted and is classified with). Lower-casing ``İ``
     gives two characters, which split a token in ``tokenize``; the checker once kept it whole."""
-    from nbspark.backoff.predictor import _token_positions
+    from nbspark.backoff.predictor import _Placed
 
     for text in [
         "İstanbul would not effect the outcome.",
@@ -52,13 +52,18 @@ def test_the_checker_finds_the_tokens_tokenize_finds_and_where_they_were_written
         "don't U.S. 1,000",
         "",
     ]:
-        starts, ends, tokens = _token_positions(text, lowercase)
+        placed = _Placed(text, lowercase)
+        tokens = placed.tokens
         assert tokens == tokenize(text, lowercase), text
-        for start, end, token in zip(starts, ends, tokens):
+        places = [placed(i) for i in range(len(tokens))]
+        for (start, end), token in zip(places, tokens):
             written = text[start:end]
             assert token in written.lower() if lowercase else token == written  # where the token was written
-    starts, ends, _ = _token_positions("İİ not effect", True)
-    assert (starts[-1], ends[-1]) == (7, 13)  # in the text, not in its lower case
+        # asked out of order (a token before the last one asked: walked again from the start), the same
+        again = _Placed(text, lowercase)
+        assert [again(i) for i in reversed(range(len(tokens)))] == places[::-1], text
+    # in the text, not in its lower case (each İ is two tokens there: i and U+0307)
+    assert _Placed("İİ not effect", True)(5) == (7, 13)
 
 
 def test_windows_in_pieces_are_the_windows_of_the_whole():
