@@ -23,9 +23,9 @@ from nbspark.backoff.predict import UNSEEN, predict
 from nbspark.backoff.rules import flag_ratio, judge
 from nbspark.errors import OutputError
 from nbspark.inputs.tokens import (
-    TOKEN_RE,
     line_ends,
     line_pieces,
+    tokenize,
     windows_in_pieces,
 )
 from nbspark.settings.check import Rule, factor_problem
@@ -376,7 +376,7 @@ class _Placed:
 
     def __init__(self, piece: str, lowercase: bool):
         self.piece, self.lowered = piece, piece.lower() if lowercase else piece
-        self.tokens = TOKEN_RE.findall(self.lowered)
+        self.tokens = tokenize(piece, lowercase)  # the one tokenizer: the words the model counted
         self._next, self._end, self._back = 0, 0, None  # the next token to find, from where
 
     def __call__(self, i: int) -> tuple[int, int]:
