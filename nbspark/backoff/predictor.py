@@ -376,7 +376,7 @@ class _Placed:
 
     def __init__(self, piece: str, lowercase: bool):
         self.piece, self.lowered = piece, piece.lower() if lowercase else piece
-        self.tokens = tokenize(piece, lowercase)  # the one tokenizer: the words the model counted
+        self.tokens = tokenize(self.lowered, False)  # the one tokenizer, on the piece lowered once
         self._next, self._end, self._back = 0, 0, None  # the next token to find, from where
 
     def __call__(self, i: int) -> tuple[int, int]:
