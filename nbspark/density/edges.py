@@ -126,24 +126,30 @@ def frame_edges(df, weight_column: str, bins: dict) -> dict[str, tuple[float, ..
 def _column_edges(pairs, k: int, column: str) -> tuple[float, ...]:
     """The edges of a frame of distinct numbers ``x`` and their weights ``w`` (kept while cut):
     gathered and cut by ``quantile_edges`` when there are at most ``GATHERED``; else sorted by
-    Spark, each range's weight summed (one job), and each range cut by ``inputs.bins.crossings``
-    from the weight below it (a second job over the same sorted ranges), the first range to reach a
-    threshold deciding its edge: the same edges, the driver holding a number per range and edge."""
+    Spark and kept sorted, each range's weight summed (one job), and each range cut by
+    ``inputs.bins.crossings`` from the weight below it (a second job over the same kept ranges:
+    sorted once, so the weight below each range is the weight of the ranges the cut reads before
+    it), the first range to reach a threshold deciding its edge: the same edges, the driver holding
+    a number per range and edge."""
     import math
 
     pairs = cache_coalescable(pairs)  # its partitions fit its size, not spark.sql.shuffle.partitions
+    ordered = None
     try:
         n = pairs.count()
         if n <= GATHERED:
             return quantile_edges(((r[0], r[1]) for r in pairs.collect()), k, column)
-        ordered = pairs.orderBy("x").rdd.map(lambda r: (r[0], r[1]))  # ranges in order, each sorted
+        ordered = pairs.orderBy("x").rdd.map(lambda r: (r[0], r[1])).persist()  # ranges in order
         sums = ordered.mapPartitions(lambda it: [math.fsum(w for _, w in it)]).collect()
+        pairs.unpersist()  # the sorted ranges hold the numbers now
         thresholds = quantile_thresholds(math.fsum(sums), k)
         below = [math.fsum(sums[:i]) for i in range(len(sums))]
         crossed = ordered.mapPartitionsWithIndex(
             lambda i, it: ((i, j, x) for j, x in crossings(it, thresholds, below[i]))
         ).collect()
         edges = edges_crossed((j, x) for _, j, x in sorted(crossed))
-        return edges or no_edge(column, n, pairs.agg({"x": "max"}).first()[0])
+        return edges or no_edge(column, n, ordered.map(lambda p: p[0]).max())
     finally:
         pairs.unpersist()
+        if ordered is not None:
+            ordered.unpersist()
