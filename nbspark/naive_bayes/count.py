@@ -25,13 +25,13 @@ from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.inputs.tokens import NON_WORD_RUN, WORD_CHAR
 from nbspark.naive_bayes.count_table import table_fields
-from nbspark.naive_bayes.inputs import record_events, records_rdd, text_lines
+from nbspark.naive_bayes.inputs import record_events, records_rdd, table_sums, text_lines
 from nbspark.naive_bayes.model import COUNT_DDL, add_values, event_row
 from nbspark.settings.capabilities import engine_problem
 from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import COUNTED_AS
 from nbspark.spark.session import cache_coalescable
-from nbspark.spine.counting import Counted, count_events
+from nbspark.spine.counting import Counted, combine_partition, count_events
 from nbspark.spine.frames import local_frame, schema_of
 
 __all__ = ["count_nb"]
@@ -52,10 +52,15 @@ def count_nb(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Count
 
 def _python_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Counted:
     kind = cfg.nb.model
-    mixed, columns, _ = records_rdd(spark, inputs, cfg)
-    reduced = count_events(
-        mixed.flatMap(lambda r: record_events(r, kind)), cfg.partitions, engine, add_values
-    ).cache()
+    summed = table_sums(spark, inputs, cfg) if engine == "combine" else None
+    if summed is not None:  # a table, each partition's events summed already: only the shuffle's sum is left
+        pairs, columns = summed
+        reduced = count_events(pairs, cfg.partitions, "pairs", add_values).cache()
+    else:
+        mixed, columns, _ = records_rdd(spark, inputs, cfg)
+        reduced = count_events(
+            mixed.flatMap(lambda r: record_events(r, kind)), cfg.partitions, engine, add_values
+        ).cache()
     try:
         stats, bad = split_stats(
             run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples
@@ -382,11 +387,9 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
 
     def reduce():
         records, columns = local_records(inputs, cfg)
-        sums: dict = {}
-        for record in records:
-            for key, value in record_events(record, kind):
-                sums[key] = add_values(sums[key], value) if key in sums else value
-        return sums, columns
+        return dict(
+            combine_partition((kv for r in records for kv in record_events(r, kind)), add_values)
+        ), columns
 
     sums, columns = run_failfast(reduce)  # failfast's worker error, as the Spark engines raise it
     stats, bad = split_stats([kv for kv in sums.items() if is_stat(kv)], cfg.max_bad_examples)

@@ -17,10 +17,11 @@ from nbspark.inputs.parsers import decode_reuters, kept
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import PartitionStats, is_stat
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
-from nbspark.naive_bayes.model import doc_events, row_events
+from nbspark.naive_bayes.model import add_values, doc_events, row_events
 from nbspark.naive_bayes.tables import local_table_rows, table_partition, table_source
 from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.spark.faults import maybe_inject
+from nbspark.spine.counting import combine_partition
 
 __all__ = [
     "Doc",
@@ -29,6 +30,7 @@ __all__ = [
     "local_records",
     "record_events",
     "records_rdd",
+    "table_sums",
     "text_lines",
 ]
 
@@ -134,18 +136,59 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
         texts = sgml_texts(sc, list(inputs.files))
         return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, mode, keep)), {}, None
     if spec.format in ("csv", "parquet", "sklearn"):
-        rdd, numeric, categorical, fields = table_source(spark, inputs, nb)
-        label = nb.label_column
-        bern, decimal = frozenset(nb.bernoulli_columns), spec.decimal
-        mixed = rdd.mapPartitions(
-            lambda it: table_partition(
-                it, label, numeric, categorical, splits, holdout, seed, mode, keep, bern, decimal
-            )
-        )
-        return mixed, {"numeric": numeric, "categorical": categorical}, (rdd, fields)
+        source, numeric, categorical, fields = table_source(spark, inputs, nb)
+        rdd, rows = source.rdd(), _table_rule(inputs, cfg, numeric, categorical)
+        return rdd.mapPartitions(rows), {"numeric": numeric, "categorical": categorical}, (rdd, fields)
     raise InputError(
         f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)"
     )
+
+
+def _table_rule(inputs: Inputs, cfg: ExperimentConfig, numeric: list[str], categorical: list[str]):
+    """``rows -> records``: a table's rows (``tables.TableRows``') read by ``tables.table_partition``
+    with the input's and the config's settings."""
+    nb, spec = cfg.nb, inputs.spec
+    splits, holdout, seed = frozenset(spec.splits), spec.holdout, spec.seed
+    mode, keep, label = cfg.mode, cfg.max_bad_examples, nb.label_column
+    bern, decimal = frozenset(nb.bernoulli_columns), spec.decimal
+    return lambda rows: table_partition(
+        rows, label, numeric, categorical, splits, holdout, seed, mode, keep, bern, decimal
+    )
+
+
+def table_sums(spark, inputs: Inputs, cfg: ExperimentConfig):
+    """A csv or parquet table's count events, summed a partition at a time in Python as the
+    ``combine`` engine sums them (``spine.counting.combine_partition`` over ``record_events`` of
+    ``table_partition``'s records, statistics among them), the rows read through Arrow batches
+    (``tables.TableRows.map_partitions``): ``(RDD of (key, value) pairs, each key once a partition;
+    the feature columns)``. None for any other input, or a table whose rows Arrow does not give as
+    a ``Row`` would."""
+    if inputs.spec.format not in ("csv", "parquet"):
+        return None
+    source, numeric, categorical, _ = table_source(spark, inputs, cfg.nb)
+    rule, kind = _table_rule(inputs, cfg, numeric, categorical), cfg.nb.model
+
+    def summed(rows):
+        import pickle
+
+        import pyarrow as pa
+
+        sums = list(combine_partition((kv for r in rule(rows) for kv in record_events(r, kind)), add_values))
+        for at in range(0, max(len(sums), 1), SUMS_A_BATCH):  # a partition's sums in a few pickles
+            yield pa.RecordBatch.from_arrays(
+                [pa.array([pickle.dumps(sums[at : at + SUMS_A_BATCH])])], ["sums"]
+            )
+
+    pickled = source.map_partitions(summed, "sums BINARY")
+    if pickled is None:
+        return None
+    import pickle
+
+    return pickled.rdd.flatMap(lambda r: pickle.loads(r[0])), {"numeric": numeric, "categorical": categorical}
+
+
+#: The summed events of a partition in one pickle, at most (``table_sums``).
+SUMS_A_BATCH = 100_000
 
 
 def record_events(record, kind):
@@ -248,13 +291,11 @@ def local_records(inputs: Inputs, cfg: ExperimentConfig):
         return _topics_partition(texts, nb, splits, mode, keep), {}
     if spec.format in ("csv", "parquet", "sklearn"):
         rows, places, numeric, categorical = local_table_rows(inputs, nb)
-        bernoulli = frozenset(nb.bernoulli_columns)
-        label = nb.label_column
         records = ((i, r, place) for i, (r, place) in enumerate(zip(rows, places)))
-        mixed = table_partition(
-            records, label, numeric, categorical, splits, holdout, seed, mode, keep, bernoulli, spec.decimal
-        )
-        return mixed, {"numeric": numeric, "categorical": categorical}
+        return _table_rule(inputs, cfg, numeric, categorical)(records), {
+            "numeric": numeric,
+            "categorical": categorical,
+        }
     raise InputError(
         f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)"
     )

@@ -135,12 +135,15 @@ def number_cell(value, decimal: str = ".") -> float | None:
     ``inputs.spec.DECIMAL_COMMA`` (``1.5`` is refused there: a point only groups thousands)."""
     if value is None:
         return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if type(value) is str:  # a CSV's cell: most of them
+        text = value.strip()
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
             return float(value)
         except OverflowError:  # an int: 10**400
             return math.inf if value > 0 else -math.inf
-    text = str(value).strip()
+    else:
+        text = str(value).strip()
     if not text:
         return None
     if decimal == ",":

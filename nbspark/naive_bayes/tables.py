@@ -19,7 +19,15 @@ from nbspark.naive_bayes.model import binary_cell, number_cell
 from nbspark.settings.config import NBSpec
 from nbspark.spine.frames import named_column
 
-__all__ = ["Row", "local_table_rows", "table_columns", "table_partition", "table_source"]
+__all__ = [
+    "Row",
+    "TableRows",
+    "arrow_columns",
+    "local_table_rows",
+    "table_columns",
+    "table_partition",
+    "table_source",
+]
 
 
 class Row(NamedTuple):
@@ -45,8 +53,10 @@ def table_partition(
     """Table records -> ``Row``s: numbers read with the input's ``decimal`` mark (``number_cell``),
     a row without a label or with a cell that is not a number in a numeric column malformed."""
     stats = PartitionStats(keep_bad, mode)
+    read = documents = missing = non_finite = 0  # counted here, added to ``stats`` once (a call a row each)
+    isfinite = math.isfinite
     for index, record, (source, row) in records:
-        stats.add("rows_read")
+        read += 1
         row_id = str(index)
         label = record.get(label_col)
         if label is None or str(label).strip() == "":
@@ -58,26 +68,35 @@ def table_partition(
             reason = "decimal_comma" if decimal == "." and _comma_numbers(record, numeric) else "numeric"
             stats.bad_record(TABLE + source, row, reason, _cells(record))
             continue
-        num = {c: x for c, x in values.items() if x is not None and math.isfinite(x)}
-        try:
-            binary = {c: binary_cell(record.get(c), decimal) for c in bernoulli}
-        except ValueError:
-            stats.bad_record(TABLE + source, row, "bernoulli", _cells(record))
+        num = {c: x for c, x in values.items() if x is not None and isfinite(x)}
+        if bernoulli:
+            try:
+                binary = {c: binary_cell(record.get(c), decimal) for c in bernoulli}
+            except ValueError:
+                stats.bad_record(TABLE + source, row, "bernoulli", _cells(record))
+                continue
+            cat = {
+                c: binary[c] if c in bernoulli else str(record[c])
+                for c in categorical
+                if record.get(c) is not None
+            }
+            cat = {c: v for c, v in cat.items() if v is not None}
+        else:
+            cat = {c: str(v) for c in categorical if (v := record.get(c)) is not None}
+        if holdout and not kept(splits, holdout, seed, row_id):
             continue
-        cat = {
-            c: binary[c] if c in bernoulli else str(record[c])
-            for c in categorical
-            if record.get(c) is not None
-        }
-        cat = {c: v for c, v in cat.items() if v is not None}
-        if not kept(splits, holdout, seed, row_id):
-            continue
-        stats.add("documents")
+        documents += 1
         # a missing or non-finite cell, numeric or categorical, leaves that feature out of the row
         # (naive Bayes skips it); counted for the rows of this part only
-        stats.add("missing_values", sum(x is None for x in values.values()) + len(categorical) - len(cat))
-        stats.add("non_finite_values", sum(x is not None and not math.isfinite(x) for x in values.values()))
+        if len(num) < len(values) or len(cat) < len(categorical):
+            nones = sum(x is None for x in values.values())
+            missing += nones + len(categorical) - len(cat)
+            non_finite += len(values) - len(num) - nones
         yield Row(row_id, str(label), cat, num)
+    stats.add("rows_read", read)
+    stats.add("documents", documents)
+    stats.add("missing_values", missing)
+    stats.add("non_finite_values", non_finite)
     yield from stats.records()
 
 
@@ -115,7 +134,7 @@ def _header_rows(fmt: str) -> int:
 
 
 def table_source(spark, inputs: Inputs, nb: NBSpec):
-    """``(RDD of (index, dict, place), numeric columns, categorical columns, the table's fields)`` for
+    """``(TableRows, numeric columns, categorical columns, the table's fields)`` for
     csv, parquet, sklearn (no fields: every column of a scikit-learn table is a feature or the label)."""
     fmt = inputs.spec.format
     if fmt == "sklearn":
@@ -124,7 +143,7 @@ def table_source(spark, inputs: Inputs, nb: NBSpec):
             [(i, r, place) for i, (r, place) in enumerate(zip(records, places))],
             max(2, spark.sparkContext.defaultParallelism),
         )
-        return (rdd, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}), [])
+        return (TableRows(rdd), *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}), [])
     explicit = bool(nb.numeric_columns or nb.categorical_columns)
     if fmt == "csv":
         # every cell as the file writes it, in training as in classify (where the model names
@@ -192,7 +211,45 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
     return numeric, categorical
 
 
-def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path):
+class TableRows:
+    """A table's rows in file order, each ``(index, row as a dict, (file, row in the file))``
+    (``_numbered``): as an RDD (``rdd``), or a partition at a time through Arrow batches
+    (``map_partitions``: no ``Row`` pickled a row from the JVM and unpickled in Python, about 25 µs
+    a row; only where every column's Python value is a ``Row``'s, ``arrow_columns``)."""
+
+    def __init__(self, rdd=None, frame=None, number=None):
+        self._rdd, self.frame, self.number = rdd, frame, number
+
+    def rdd(self):
+        """The rows as an RDD."""
+        if self._rdd is None:
+            number = self.number
+            self._rdd = self.frame.rdd.mapPartitions(lambda rows: number(r.asDict() for r in rows))
+        return self._rdd
+
+    def map_partitions(self, fn, schema: str):
+        """``fn(rows of one partition)`` -> Arrow record batches of ``schema``, as a DataFrame; None
+        where the rows are not read through Arrow (a scikit-learn dataset, or a column whose value
+        Arrow gives otherwise than a ``Row``: ``arrow_columns``)."""
+        if self.frame is None or not arrow_columns(self.frame.schema):
+            return None
+        number = self.number
+        return self.frame.mapInArrow(
+            lambda batches: fn(number(row for batch in batches for row in batch.to_pylist())), schema
+        )
+
+
+def arrow_columns(schema) -> bool:
+    """Whether every column of ``schema`` reaches Python through Arrow as the same value as in a
+    ``Row`` (text, booleans, integers, floating point numbers, dates): not a timestamp (Arrow's
+    carries its zone), a decimal, a nested or an untyped column."""
+    from pyspark.sql import types as T
+
+    plain = (T.StringType, T.BooleanType, T.ByteType, T.ShortType, T.IntegerType, T.LongType)
+    return all(isinstance(f.dataType, (*plain, T.FloatType, T.DoubleType, T.DateType)) for f in schema.fields)
+
+
+def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path) -> TableRows:
     """``(index, row as a dict, (file, row in the file))``: the row's 0-based position in the files
     read in path order, each from its start, whatever the partitioning, and where it is (the file
     as ``name_of`` names Spark's path of it, ``inputs.files.names_by_path``; the row 1-based in its
@@ -215,18 +272,19 @@ def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path):
         starts[(r["__file"], r["__start"])] = total
         first.setdefault(r["__file"], total)  # the file's first piece (pieces sort by their start)
         total += r["count"]
+    return TableRows(frame=tagged, number=lambda rows: _numbered(rows, starts, first, header, name_of))
 
-    def numbered(rows):
-        key = seen = None
-        for r in rows:  # a piece's rows come together, in file order, within one partition
-            d = r.asDict()
-            at = (d.pop("__file"), d.pop("__start"))
-            seen = 0 if at != key else seen + 1
-            key = at
-            index = starts[at] + seen
-            yield index, d, (name_of(at[0]), index - first[at[0]] + 1 + header)
 
-    return tagged.rdd.mapPartitions(numbered)
+def _numbered(rows, starts: dict, first: dict, header: int, name_of):
+    """``_rows_in_file_order``'s rows of one partition (dicts holding ``__file`` and ``__start``,
+    taken out here): a piece's rows come together, in file order, within one partition."""
+    key = seen = None
+    for d in rows:
+        at = (d.pop("__file"), d.pop("__start"))
+        seen = 0 if at != key else seen + 1
+        key = at
+        index = starts[at] + seen
+        yield index, d, (name_of(at[0]), index - first[at[0]] + 1 + header)
 
 
 def local_table_rows(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str], list[str]]:
