@@ -1,0 +1,164 @@
+"""Gaussian naive Bayes on a table: nbspark's train against MLlib's fit, in one Spark session.
+
+    python scripts/bench_table.py [--rows 1000000] [--repeat 3] [--master local[2]] [--json FILE]
+
+A table of ``--rows`` rows is generated (seeded, never committed): six numeric columns, normal
+around a mean that depends on a class of three, written as one CSV with a header. In one session,
+in rounds (one untimed to warm the JVM, then ``--repeat`` timed, the contenders alternating within
+each round):
+
+* nbspark: ``train_nb`` with a Gaussian model (the ``combine`` engine, as ``auto`` picks for a
+  table), the count table and manifest written as the job writes them;
+* MLlib: the CSV read with ``inferSchema`` (as nbspark finds its numeric columns), then
+  StringIndexer + VectorAssembler + ``NaiveBayes(modelType="gaussian")``, fit;
+
+and once, nbspark in process (``train_nb_in_process``: no Spark). Both models must agree: each
+class's mean and variance of each column (``models_agree``: relative difference under 1e-9).
+Prints the medians and ``train_ratio_vs_mllib``
+(nbspark's seconds over MLlib's, lower is faster); ``--json`` writes them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+COLUMNS = ("a", "b", "c", "d", "e", "f")
+
+
+def generate(path: Path, rows: int, seed: int = 7) -> None:
+    """``rows`` rows of ``a..f,label``, written in chunks of 200,000."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    with path.open("w") as out:
+        out.write(",".join(COLUMNS) + ",label\n")
+        done = 0
+        while done < rows:
+            n = min(200_000, rows - done)
+            label = rng.integers(0, 3, n)
+            x = rng.normal(size=(n, len(COLUMNS))) * (1 + label[:, None]) + label[:, None] * 0.5
+            out.writelines(",".join(f"{v:.6g}" for v in x[j]) + f",y{label[j]}\n" for j in range(n))
+            done += n
+
+
+def mllib_fit(spark, table: Path):
+    from pyspark.ml import Pipeline
+    from pyspark.ml.classification import NaiveBayes
+    from pyspark.ml.feature import StringIndexer, VectorAssembler
+
+    df = spark.read.csv(str(table), header=True, inferSchema=True)
+    stages = [
+        StringIndexer(inputCol="label", outputCol="y"),
+        VectorAssembler(inputCols=list(COLUMNS), outputCol="x"),
+        NaiveBayes(featuresCol="x", labelCol="y", modelType="gaussian"),
+    ]
+    return Pipeline(stages=stages).fit(df)
+
+
+def agree(model_dir: Path, fitted) -> bool:
+    """Each class's mean and variance of each column, nbspark's against MLlib's: both smooth the
+    variances as scikit-learn does (``1e-9`` times the largest variance of a column)."""
+    import numpy as np
+
+    import nbspark
+
+    ours = nbspark.load(model_dir)
+    labels = list(fitted.stages[0].labels)
+    nb = fitted.stages[-1]
+    order = [labels.index(c) for c in ours.classes_]
+    theta, sigma = nb.theta.toArray()[order], nb.sigma.toArray()[order]
+    return bool(np.allclose(ours.theta_, theta, rtol=1e-9, atol=1e-12)) and bool(
+        np.allclose(ours.var_, sigma, rtol=1e-9)
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.naive_bayes.jobs import train_nb, train_nb_in_process
+    from nbspark.settings.config import load_config
+    from nbspark.spark.session import get_spark
+
+    work = Path(tempfile.mkdtemp(prefix="bench-table-"))
+    try:
+        table = work / "table.csv"
+        started = time.perf_counter()
+        generate(table, args.rows)
+        size = table.stat().st_size / 1e6
+        print(f"{args.rows:,} rows generated in {time.perf_counter() - started:.1f} s ({size:.0f} MB)")
+        spark = get_spark(
+            "bench-table", {"spark.master": args.master, "spark.ui.showConsoleProgress": "false"}
+        )
+        cfg = load_config(
+            None,
+            {
+                "task": "naive_bayes",
+                "nb.model": "gaussian",
+                "nb.label_column": "label",
+                "train.format": "csv",
+                "train.path": str(table),
+            },
+        )
+        runs = {
+            "nbspark": lambda k: train_nb(spark, cfg, resolve_input(cfg.train, None), work / f"nb-{k}"),
+            "mllib": lambda k: mllib_fit(spark, table),
+        }
+        seconds: dict[str, list[float]] = {name: [] for name in runs}
+        fitted = None
+        for k in range(args.repeat + 1):  # round 0 warms the JVM, untimed
+            for name, run in runs.items():
+                start = time.perf_counter()
+                out = run(k)
+                if k:
+                    seconds[name].append(time.perf_counter() - start)
+                fitted = out if name == "mllib" else fitted
+        agreed = agree(work / f"nb-{args.repeat}", fitted)
+        spark.stop()
+        start = time.perf_counter()
+        train_nb_in_process(cfg, work / "local")
+        in_process = time.perf_counter() - start
+        median = {name: statistics.median(s) for name, s in seconds.items()}
+        result = {
+            "rows": args.rows,
+            "megabytes": round(size, 1),
+            "master": args.master,
+            "nbspark_seconds": round(median["nbspark"], 2),
+            "mllib_seconds": round(median["mllib"], 2),
+            "nbspark_runs": [round(s, 2) for s in seconds["nbspark"]],
+            "mllib_runs": [round(s, 2) for s in seconds["mllib"]],
+            "in_process_seconds": round(in_process, 2),
+            "train_ratio_vs_mllib": round(median["nbspark"] / median["mllib"], 3),
+            "models_agree": agreed,
+        }
+        print(
+            f"Gaussian naive Bayes, {args.rows:,} rows × {len(COLUMNS)} columns on {args.master}: "
+            f"nbspark {result['nbspark_seconds']} s, MLlib {result['mllib_seconds']} s (medians of "
+            f"{args.repeat}), nbspark / MLlib = {result['train_ratio_vs_mllib']}; in process "
+            f"{result['in_process_seconds']} s; models agree: {result['models_agree']}"
+        )
+        if args.json:
+            args.json.write_text(json.dumps(result, indent=2) + "\n")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
