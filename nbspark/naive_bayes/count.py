@@ -380,12 +380,14 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     """The Python engines without Spark: the records of ``naive_bayes.inputs.local_records`` (the
     Spark readers' partition functions over local files), their events (``record_events``) summed
     by ``add_values`` in a dict, as ``reduceByKey`` sums them; statistics and bad records ride along."""
-    from nbspark.naive_bayes.inputs import local_records
+    from nbspark.naive_bayes.inputs import local_records, local_table_sums
     from nbspark.storage.counts import rows_table
 
     kind = cfg.nb.model
 
     def reduce():
+        if (summed := local_table_sums(inputs, cfg)) is not None:  # a table: by batches, as in Spark
+            return summed
         records, columns = local_records(inputs, cfg)
         return dict(
             combine_partition((kv for r in records for kv in record_events(r, kind)), add_values)

@@ -17,17 +17,18 @@ from nbspark.inputs.parsers import decode_reuters, kept
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import PartitionStats, is_stat
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
-from nbspark.naive_bayes.model import add_values, doc_events, row_events
-from nbspark.naive_bayes.tables import local_table_rows, table_partition, table_source
+from nbspark.naive_bayes.model import doc_events, row_events
+from nbspark.naive_bayes.table_batches import table_batch_sums
+from nbspark.naive_bayes.tables import TableRule, local_table_rows, table_source
 from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.spark.faults import maybe_inject
-from nbspark.spine.counting import combine_partition
 
 __all__ = [
     "Doc",
     "REUTERS_TOP10",
     "decoded_lines",
     "local_records",
+    "local_table_sums",
     "record_events",
     "records_rdd",
     "table_sums",
@@ -137,55 +138,84 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
         return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, mode, keep)), {}, None
     if spec.format in ("csv", "parquet", "sklearn"):
         source, numeric, categorical, fields = table_source(spark, inputs, nb)
-        rdd, rows = source.rdd(), _table_rule(inputs, cfg, numeric, categorical)
-        return rdd.mapPartitions(rows), {"numeric": numeric, "categorical": categorical}, (rdd, fields)
+        rdd, rule = source.rdd(), _table_rule(inputs, cfg, numeric, categorical)
+        return rdd.mapPartitions(rule.rows), {"numeric": numeric, "categorical": categorical}, (rdd, fields)
     raise InputError(
         f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)"
     )
 
 
-def _table_rule(inputs: Inputs, cfg: ExperimentConfig, numeric: list[str], categorical: list[str]):
-    """``rows -> records``: a table's rows (``tables.TableRows``') read by ``tables.table_partition``
-    with the input's and the config's settings."""
+def _table_rule(
+    inputs: Inputs, cfg: ExperimentConfig, numeric: list[str], categorical: list[str]
+) -> TableRule:
+    """How a table's rows are read (``tables.table_partition``), by the input's and the config's settings."""
     nb, spec = cfg.nb, inputs.spec
-    splits, holdout, seed = frozenset(spec.splits), spec.holdout, spec.seed
-    mode, keep, label = cfg.mode, cfg.max_bad_examples, nb.label_column
-    bern, decimal = frozenset(nb.bernoulli_columns), spec.decimal
-    return lambda rows: table_partition(
-        rows, label, numeric, categorical, splits, holdout, seed, mode, keep, bern, decimal
+    return TableRule(
+        nb.label_column,
+        tuple(numeric),
+        tuple(categorical),
+        frozenset(spec.splits),
+        spec.holdout,
+        spec.seed,
+        cfg.mode,
+        cfg.max_bad_examples,
+        frozenset(nb.bernoulli_columns),
+        spec.decimal,
     )
 
 
 def table_sums(spark, inputs: Inputs, cfg: ExperimentConfig):
-    """A csv or parquet table's count events, summed a partition at a time in Python as the
-    ``combine`` engine sums them (``spine.counting.combine_partition`` over ``record_events`` of
-    ``table_partition``'s records, statistics among them), the rows read through Arrow batches
-    (``tables.TableRows.map_partitions``): ``(RDD of (key, value) pairs, each key once a partition;
-    the feature columns)``. None for any other input, or a table whose rows Arrow does not give as
-    a ``Row`` would."""
+    """A csv or parquet table's count events summed a partition at a time, as the ``combine``
+    engine sums them, the rows read through Arrow batches (``tables.TableRows.map_batches``) and
+    counted by ``table_batches.table_batch_sums``: ``(RDD of (key, value) pairs, each key once a
+    partition; the feature columns)``. None for any other input, or a table whose rows Arrow does
+    not give as a ``Row`` would."""
     if inputs.spec.format not in ("csv", "parquet"):
         return None
     source, numeric, categorical, _ = table_source(spark, inputs, cfg.nb)
     rule, kind = _table_rule(inputs, cfg, numeric, categorical), cfg.nb.model
 
-    def summed(rows):
+    def summed(batches):
         import pickle
 
         import pyarrow as pa
 
-        sums = list(combine_partition((kv for r in rule(rows) for kv in record_events(r, kind)), add_values))
+        sums = list(table_batch_sums(batches, rule, kind, record_events).items())
         for at in range(0, max(len(sums), 1), SUMS_A_BATCH):  # a partition's sums in a few pickles
             yield pa.RecordBatch.from_arrays(
                 [pa.array([pickle.dumps(sums[at : at + SUMS_A_BATCH])])], ["sums"]
             )
 
-    pickled = source.map_partitions(summed, "sums BINARY")
+    pickled = source.map_batches(summed, "sums BINARY")
     if pickled is None:
         return None
     import pickle
 
     return pickled.rdd.flatMap(lambda r: pickle.loads(r[0])), {"numeric": numeric, "categorical": categorical}
 
+
+def local_table_sums(inputs: Inputs, cfg: ExperimentConfig):
+    """``table_sums`` in this process, of any table input (``tables.local_table_rows``): ``(the summed
+    events as a dict, the feature columns)``; None for another input."""
+    if inputs.spec.format not in ("csv", "parquet", "sklearn"):
+        return None
+    import numpy as np
+
+    table, places, numeric, categorical = local_table_rows(inputs, cfg.nb)
+
+    def batches():
+        at = 0
+        for batch in table.to_batches(max_chunksize=LOCAL_BATCH):
+            yield batch, np.arange(at, at + batch.num_rows), lambda j, at=at: places[at + j]
+            at += batch.num_rows
+
+    rule = _table_rule(inputs, cfg, numeric, categorical)
+    sums = table_batch_sums(batches(), rule, cfg.nb.model, record_events)
+    return sums, {"numeric": numeric, "categorical": categorical}
+
+
+#: The rows of a table counted together in process (``local_table_sums``).
+LOCAL_BATCH = 65_536
 
 #: The summed events of a partition in one pickle, at most (``table_sums``).
 SUMS_A_BATCH = 100_000
@@ -270,11 +300,11 @@ def text_lines(lines, fmt: str):
 
 
 def local_records(inputs: Inputs, cfg: ExperimentConfig):
-    """``records_rdd``'s records and table columns, read in this process (``nbspark train
-    --in-process``): local files through the same partition functions, so a record, its id, its
-    hold-out part and every statistic are the Spark readers'. Lines are read as Spark's text reader
-    gives them (``inputs.files.local_lines``), decoded as the JVM decodes them; tables as
-    ``tables.local_table_rows`` reads them."""
+    """``records_rdd``'s records of text, read in this process (``nbspark train --in-process``):
+    local files through the same partition functions, so a record, its id, its hold-out part and
+    every statistic are the Spark readers'. Lines are read as Spark's text reader gives them
+    (``inputs.files.local_lines``), decoded as the JVM decodes them. (A table is counted by
+    ``local_table_sums``.)"""
     from nbspark.inputs.decoding import JVM_REPLACE
     from nbspark.inputs.files import local_lines
 
@@ -289,13 +319,6 @@ def local_records(inputs: Inputs, cfg: ExperimentConfig):
     if spec.format == "reuters_topics":
         texts = ((str(f), f.read_bytes()) for f in inputs.files)
         return _topics_partition(texts, nb, splits, mode, keep), {}
-    if spec.format in ("csv", "parquet", "sklearn"):
-        rows, places, numeric, categorical = local_table_rows(inputs, nb)
-        records = ((i, r, place) for i, (r, place) in enumerate(zip(rows, places)))
-        return _table_rule(inputs, cfg, numeric, categorical)(records), {
-            "numeric": numeric,
-            "categorical": categorical,
-        }
     raise InputError(
         f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)"
     )

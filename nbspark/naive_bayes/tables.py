@@ -6,6 +6,7 @@ each row read into a ``Row`` or named malformed (``table_partition``)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from nbspark.errors import InputError
@@ -22,6 +23,7 @@ from nbspark.spine.frames import named_column
 __all__ = [
     "Row",
     "TableRows",
+    "TableRule",
     "arrow_columns",
     "local_table_rows",
     "table_columns",
@@ -35,6 +37,39 @@ class Row(NamedTuple):
     label: str
     categorical: dict
     numeric: dict
+
+
+@dataclass(frozen=True)
+class TableRule:
+    """How a table's rows are read (``table_partition``'s settings): the label, numeric, categorical
+    and Bernoulli columns, the hold-out, the mode, the malformed rows kept, the decimal mark."""
+
+    label: str
+    numeric: tuple
+    categorical: tuple
+    splits: frozenset
+    holdout: float
+    seed: int
+    mode: str
+    keep_bad: int
+    bernoulli: frozenset
+    decimal: str
+
+    def rows(self, records):
+        """``table_partition`` of ``records`` by this rule."""
+        return table_partition(
+            records,
+            self.label,
+            list(self.numeric),
+            list(self.categorical),
+            self.splits,
+            self.holdout,
+            self.seed,
+            self.mode,
+            self.keep_bad,
+            self.bernoulli,
+            self.decimal,
+        )
 
 
 def table_partition(
@@ -144,22 +179,22 @@ def table_source(spark, inputs: Inputs, nb: NBSpec):
             max(2, spark.sparkContext.defaultParallelism),
         )
         return (TableRows(rdd), *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}), [])
-    explicit = bool(nb.numeric_columns or nb.categorical_columns)
     if fmt == "csv":
         # every cell as the file writes it, in training as in classify (where the model names
         # the columns): a label or category is its text ("TRUE", "01", "85.50", a date), never
         # what schema inference made of it ("True", "1", "85.5"); inference only finds the
-        # numeric columns when the config names none (Spark infers no number written "1,5":
-        # csv_numbers, in Spark as in process)
+        # numeric columns where their types decide them (_by_type; Spark infers no number written
+        # "1,5": csv_numbers, in Spark as in process)
         sep, comma = inputs.spec.delimiter, inputs.spec.decimal == ","
         df = csv_frame(spark, inputs.files, delimiter=sep)
-        typed = df if explicit or comma else csv_frame(spark, inputs.files, infer=True, delimiter=sep)
+        infer = _by_type(nb) and not comma
+        typed = csv_frame(spark, inputs.files, infer=True, delimiter=sep) if infer else df
     else:
         df = typed = parquet_frame(spark, inputs.files)
     from pyspark.sql.types import ArrayType, BinaryType, MapType, NumericType, StructType
 
     numeric_types = {f.name for f in typed.schema.fields if isinstance(f.dataType, NumericType)}
-    if fmt == "csv" and not explicit:
+    if fmt == "csv" and _by_type(nb):
         numeric_types = csv_numbers(
             df, numeric_types, nb.label_column, inputs.named, sep, inputs.spec.decimal
         )
@@ -171,6 +206,13 @@ def table_source(spark, inputs: Inputs, nb: NBSpec):
     numeric, categorical = table_columns(inputs, nb, df.columns, numeric_types, nested)  # refusals first
     rows = _rows_in_file_order(df, _header_rows(fmt), names_by_path(inputs.files, encoded=True))
     return rows, numeric, categorical, df.schema.fields
+
+
+def _by_type(nb: NBSpec) -> bool:
+    """Whether a table's numeric columns are those the reader types as numbers (``table_columns``):
+    when the config names none and the model is neither Gaussian (every column a number) nor
+    categorical (every column a category). Only then is a CSV's every cell read to infer them."""
+    return not (nb.numeric_columns or nb.categorical_columns) and nb.model not in ("gaussian", "categorical")
 
 
 def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> tuple[list[str], list[str]]:
@@ -213,30 +255,29 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
 
 class TableRows:
     """A table's rows in file order, each ``(index, row as a dict, (file, row in the file))``
-    (``_numbered``): as an RDD (``rdd``), or a partition at a time through Arrow batches
-    (``map_partitions``: no ``Row`` pickled a row from the JVM and unpickled in Python, about 25 µs
-    a row; only where every column's Python value is a ``Row``'s, ``arrow_columns``)."""
+    (``_Numbering``): as an RDD (``rdd``), or as Arrow batches, each with its rows' indices and
+    places (``map_batches``: no ``Row`` pickled a row from the JVM and unpickled in Python, about
+    25 µs a row; only where every column's Python value is a ``Row``'s, ``arrow_columns``)."""
 
-    def __init__(self, rdd=None, frame=None, number=None):
-        self._rdd, self.frame, self.number = rdd, frame, number
+    def __init__(self, rdd=None, frame=None, numbering=None):
+        self._rdd, self.frame, self.numbering = rdd, frame, numbering
 
     def rdd(self):
         """The rows as an RDD."""
         if self._rdd is None:
-            number = self.number
-            self._rdd = self.frame.rdd.mapPartitions(lambda rows: number(r.asDict() for r in rows))
+            numbering = self.numbering
+            self._rdd = self.frame.rdd.mapPartitions(lambda rows: _numbered(rows, numbering()))
         return self._rdd
 
-    def map_partitions(self, fn, schema: str):
-        """``fn(rows of one partition)`` -> Arrow record batches of ``schema``, as a DataFrame; None
-        where the rows are not read through Arrow (a scikit-learn dataset, or a column whose value
-        Arrow gives otherwise than a ``Row``: ``arrow_columns``)."""
+    def map_batches(self, fn, schema: str):
+        """``fn(a partition's (record batch, indices, place(j) -> (file, row)))`` -> Arrow record
+        batches of ``schema``, as a DataFrame; None where the rows are not read through Arrow (a
+        scikit-learn dataset, or a column whose value Arrow gives otherwise than a ``Row``:
+        ``arrow_columns``)."""
         if self.frame is None or not arrow_columns(self.frame.schema):
             return None
-        number = self.number
-        return self.frame.mapInArrow(
-            lambda batches: fn(number(row for batch in batches for row in batch.to_pylist())), schema
-        )
+        numbering = self.numbering
+        return self.frame.mapInArrow(lambda batches: fn(_numbered_batches(batches, numbering())), schema)
 
 
 def arrow_columns(schema) -> bool:
@@ -272,23 +313,55 @@ def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path) -> Table
         starts[(r["__file"], r["__start"])] = total
         first.setdefault(r["__file"], total)  # the file's first piece (pieces sort by their start)
         total += r["count"]
-    return TableRows(frame=tagged, number=lambda rows: _numbered(rows, starts, first, header, name_of))
+    return TableRows(frame=tagged, numbering=lambda: _Numbering(starts, first, header, name_of))
 
 
-def _numbered(rows, starts: dict, first: dict, header: int, name_of):
-    """``_rows_in_file_order``'s rows of one partition (dicts holding ``__file`` and ``__start``,
-    taken out here): a piece's rows come together, in file order, within one partition."""
-    key = seen = None
-    for d in rows:
-        at = (d.pop("__file"), d.pop("__start"))
-        seen = 0 if at != key else seen + 1
-        key = at
-        index = starts[at] + seen
-        yield index, d, (name_of(at[0]), index - first[at[0]] + 1 + header)
+class _Numbering:
+    """``_rows_in_file_order``'s numbers, a partition's rows one after another: a row's index from
+    its file and piece (a piece's rows come together, in file order, within one partition), and
+    where it is."""
+
+    def __init__(self, starts: dict, first: dict, header: int, name_of):
+        self.starts, self.first, self.header, self.name_of = starts, first, header, name_of
+        self.key, self.seen = None, 0
+
+    def index(self, at: tuple) -> int:
+        """The index of the next row, of piece ``at`` (``(file, start)``)."""
+        self.seen = 0 if at != self.key else self.seen + 1
+        self.key = at
+        return self.starts[at] + self.seen
+
+    def place(self, file: str, index: int) -> tuple[str, int]:
+        return self.name_of(file), index - self.first[file] + 1 + self.header
 
 
-def local_table_rows(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list[str], list[str]]:
-    """A table's rows in file order and where each is (``(file, row in it)``, as
+def _numbered(rows, numbering: _Numbering):
+    """Rows (``Row``s holding ``__file`` and ``__start``, taken out here) numbered."""
+    for r in rows:
+        d = r.asDict()
+        file, start = d.pop("__file"), d.pop("__start")
+        index = numbering.index((file, start))
+        yield index, d, numbering.place(file, index)
+
+
+def _numbered_batches(batches, numbering: _Numbering):
+    """Arrow batches (holding ``__file`` and ``__start``, taken out here), each with its rows'
+    indices and ``place(j)``."""
+    import numpy as np
+
+    for batch in batches:
+        files = batch.column("__file").to_pylist()
+        pieces = zip(files, batch.column("__start").to_pylist())
+        index = np.fromiter((numbering.index(at) for at in pieces), np.int64, batch.num_rows)
+
+        def place(j: int, files=files, index=index) -> tuple[str, int]:
+            return numbering.place(files[j], int(index[j]))
+
+        yield batch.drop_columns(["__file", "__start"]), index, place
+
+
+def local_table_rows(inputs: Inputs, nb: NBSpec) -> tuple:
+    """A table's rows in file order as a pyarrow Table, and where each is (``(file, row in it)``, as
     ``_rows_in_file_order`` gives them), read as Spark reads it (``inputs.tables.local_table``: a
     CSV's cells as their text, with numbers inferred only to find the numeric columns when the config
     names none; Parquet as typed). Then ``table_columns``, the rule of every table reader."""
@@ -296,13 +369,13 @@ def local_table_rows(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list
 
     if inputs.spec.format == "sklearn":
         records, places, names = _sklearn_records(inputs, nb)
-        return (records, places, *table_columns(inputs, nb, [*names, nb.label_column], set(names), {}))
-    infer = not (nb.numeric_columns or nb.categorical_columns)
+        columns = table_columns(inputs, nb, [*names, nb.label_column], set(names), {})
+        return (pa.Table.from_pylist(records), places, *columns)
     spec = inputs.spec  # pyarrow, as Spark, infers no number written "1,5": csv_numbers finds them
     table, parts, numeric_types = local_table(
-        inputs.files, spec.format, infer and spec.decimal != ",", spec.delimiter
+        inputs.files, spec.format, _by_type(nb) and spec.decimal != ",", spec.delimiter
     )
-    if infer and spec.format == "csv":
+    if spec.format == "csv" and _by_type(nb):
         numeric_types = csv_numbers(
             table, numeric_types, nb.label_column, inputs.named, spec.delimiter, spec.decimal
         )
@@ -314,4 +387,4 @@ def local_table_rows(inputs: Inputs, nb: NBSpec) -> tuple[list[dict], list, list
     numeric, categorical = table_columns(inputs, nb, table.column_names, numeric_types, nested)
     header = _header_rows(inputs.spec.format)
     places = [(name, k + 1 + header) for name, rows in parts for k in range(rows)]
-    return table.to_pylist(), places, numeric, categorical
+    return table, places, numeric, categorical

@@ -144,6 +144,15 @@ def test_bench_density_smallest(tmp_path):
     assert result["rows"] == 20000 and result["density_over_nb"] > 0
 
 
+def test_bench_table_smallest(tmp_path):
+    """Gaussian naive Bayes on a generated table against MLlib's: the two models agree."""
+    proc = run("bench_table.py", "--rows", "3000", "--repeat", "1", "--json", tmp_path / "t.json")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    result = json.loads((tmp_path / "t.json").read_text())
+    assert result["rows"] == 3000 and result["models_agree"] is True
+    assert result["train_ratio_vs_mllib"] > 0 and result["in_process_seconds"] > 0
+
+
 def test_bench_read_checks_smallest(tmp_path):
     """The count checks' cost against the read, on a generated table (no Books model given)."""
     proc = run(

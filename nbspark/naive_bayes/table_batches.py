@@ -1,0 +1,147 @@
+"""A table's training counts a batch of rows at a time (in Spark and in process): the rows whose
+outcome under the row rule (``tables.table_partition``) is certain from their columns' types and a
+plain form of their cells are counted by pyarrow, column by column; every other row goes through
+the row rule itself, in order, with the partition's statistics and malformed rows.
+
+A row is plain when its label is text holding an ASCII letter or digit (never blank, whatever
+Python calls a space) or an integer, and each numeric cell is missing, a number column's, or text of
+the plain decimal form (``PLAIN_NUMBER``: a sign, digits with one point, an exponent; no space, no
+``inf`` or ``nan``, no ``_``), which pyarrow's cast reads as Python's ``float`` does (both round
+correctly; a cast that fails sends the batch to the row rule). Categories are text or integers (their
+``str`` is pyarrow's cast). A Bernoulli column, a decimal comma, or any other column type sends every
+row to the row rule. Pure; pyarrow and numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+
+import numpy as np
+
+from nbspark.inputs.parsers import kept
+from nbspark.inputs.stats import STAT
+from nbspark.naive_bayes.count_table import Y_ANY, YG, YX, Y
+from nbspark.naive_bayes.model import add_values
+
+__all__ = ["PLAIN_NUMBER", "table_batch_sums"]
+
+#: A number as pyarrow's cast and Python's ``float`` read it alike (and ``number_cell`` gives it).
+PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+def table_batch_sums(batches: Iterable[tuple], rule, kind: str, record_events) -> dict:
+    """The summed events of a partition's rows, statistics and malformed rows among them, as
+    ``spine.counting.combine_partition`` sums ``record_events`` of ``rule.rows`` (the row rule) over
+    every row. ``batches`` are ``(record batch, each row's index, place(j) -> (file, row))``, in
+    file order; ``rule`` a ``tables.TableRule``."""
+    sums: dict = {}
+
+    def add(key, value) -> None:
+        sums[key] = add_values(sums[key], value) if key in sums else value
+
+    def by_the_rule() -> Iterator[tuple]:
+        for batch, index, place in batches:
+            plain = _plain(batch, rule)
+            if (
+                plain is not None
+                and plain.any()
+                and not _count_plain(batch.filter(plain), index[plain], rule, add)
+            ):
+                plain = None  # a cell pyarrow's cast would not read: every row of the batch to the rule
+            rest = np.arange(batch.num_rows) if plain is None else np.flatnonzero(~plain)
+            if rest.size:
+                for j, row in zip(rest.tolist(), batch.take(rest).to_pylist()):
+                    yield int(index[j]), row, place(j)
+
+    for record in rule.rows(by_the_rule()):
+        for key, value in record_events(record, kind):
+            add(key, value)
+    return sums
+
+
+def _plain(batch, rule) -> np.ndarray | None:
+    """Which rows of ``batch`` are plain (the module's rule); None when none can be, by the rule's
+    settings or a column's type."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if rule.bernoulli or rule.decimal != "." or batch.num_rows == 0:
+        return None
+    names = set(batch.schema.names)
+    if not {rule.label, *rule.numeric, *rule.categorical} <= names:
+        return None
+    label = batch.column(rule.label)
+    if _text(label.type):
+        plain = pc.fill_null(pc.match_substring_regex(label, "[0-9A-Za-z]"), False)
+    elif pa.types.is_integer(label.type):
+        plain = pc.is_valid(label)
+    else:
+        return None
+    for c in rule.numeric:
+        cells = batch.column(c)
+        if _text(cells.type):
+            plain = pc.and_(plain, pc.fill_null(pc.match_substring_regex(cells, PLAIN_NUMBER), True))
+        elif not (pa.types.is_integer(cells.type) or pa.types.is_floating(cells.type)):
+            return None
+    if not all(_text(t) or pa.types.is_integer(t) for t in (batch.column(c).type for c in rule.categorical)):
+        return None
+    return plain.to_numpy(zero_copy_only=False)
+
+
+def _text(t) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _count_plain(batch, index: np.ndarray, rule, add: Callable) -> bool:
+    """Count plain rows as ``table_partition`` then ``naive_bayes.model.row_events`` would: rows read,
+    then of the rows kept (the hold-out) documents, each class's, each numeric column's finite values
+    (count, Σx, Σx²), each category, and the missing and non-finite cells. False, with nothing
+    counted, when pyarrow's cast refuses a numeric cell."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def stat(name: str, n: int) -> None:
+        if n:  # no zero entries, as PartitionStats
+            add((STAT, name), n)
+
+    try:
+        numbers = {c: pc.cast(batch.column(c), pa.float64(), safe=False) for c in rule.numeric}
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    stat("rows_read", batch.num_rows)
+    if rule.holdout:
+        splits, holdout, seed = rule.splits, rule.holdout, rule.seed
+        keep = np.fromiter((kept(splits, holdout, seed, str(i)) for i in index.tolist()), bool, len(index))
+        batch = batch.filter(keep)
+        numbers = {c: x.filter(keep) for c, x in numbers.items()}
+    n = batch.num_rows
+    if not n:
+        return True
+    stat("documents", n)
+    add((Y_ANY, None, None, None), n)
+    label = batch.column(rule.label)
+    label = label if _text(label.type) else pc.cast(label, pa.string())
+    for group in pa.table({"y": label}).group_by("y").aggregate([([], "count_all")]).to_pylist():
+        add((Y, group["y"], None, None), group["count_all"])
+    missing = non_finite = 0
+    for c, x in numbers.items():
+        finite = pc.fill_null(pc.is_finite(x), False)
+        missing += x.null_count
+        non_finite += n - x.null_count - pc.sum(finite).as_py()
+        xs = pc.filter(x, finite)
+        sums = pa.table({"y": pc.filter(label, finite), "x": xs, "xx": pc.multiply(xs, xs)})
+        for g in sums.group_by("y").aggregate([("x", "count"), ("x", "sum"), ("xx", "sum")]).to_pylist():
+            add((YG, g["y"], c, None), (g["x_count"], g["x_sum"], g["xx_sum"]))
+    for c in rule.categorical:
+        v = batch.column(c)
+        v = v if _text(v.type) else pc.cast(v, pa.string())
+        missing += v.null_count
+        seen = pc.is_valid(v)
+        values = pa.table({"y": pc.filter(label, seen), "v": pc.filter(v, seen)})
+        for g in values.group_by(["y", "v"]).aggregate([([], "count_all")]).to_pylist():
+            add((YX, g["y"], c, g["v"]), g["count_all"])
+    stat("missing_values", missing)
+    stat("non_finite_values", non_finite)
+    return True
