@@ -1,6 +1,6 @@
 """Gaussian naive Bayes on a table: nbspark's train against MLlib's fit, in one Spark session.
 
-    python scripts/bench_table.py [--rows 1000000] [--repeat 3] [--master local[2]] [--json FILE]
+    python scripts/bench_table.py [--rows 1000000] [--repeat 3] [--warmup 1] [--master local[2]] [--json FILE]
 
 A table of ``--rows`` rows is generated (seeded, never committed): six numeric columns, normal
 around a mean that depends on a class of three, written as one CSV with a header. In one session,
@@ -14,7 +14,10 @@ each round):
 
 and once, nbspark in process (``train_nb_in_process``: no Spark). Both models must agree: each
 class's mean and variance of each column (``models_agree``: relative difference under 1e-9).
-Prints the medians and ``train_ratio_vs_mllib``
+Then, in rounds as well, each model classifies the same table: nbspark's classify job (the model
+read, predictions, metrics and report written) against MLlib's ``transform`` of the CSV read with
+``inferSchema``, its label, prediction and probabilities written as Parquet; their accuracies
+must be equal. Prints the medians, ``train_ratio_vs_mllib`` and ``classify_ratio_vs_mllib``
 (nbspark's seconds over MLlib's, lower is faster); ``--json`` writes them.
 """
 
@@ -82,18 +85,41 @@ def agree(model_dir: Path, fitted) -> bool:
     )
 
 
+def rounds(runs: dict, repeat: int, warmup: int = 1) -> dict[str, list[float]]:
+    """Each of ``runs`` (``name -> run(round)``) once a round: ``warmup`` rounds untimed (they warm
+    the JVM), then ``repeat`` timed rounds; the seconds of each timed run."""
+    seconds: dict[str, list[float]] = {name: [] for name in runs}
+    for k in range(warmup + repeat):
+        for name, run in runs.items():
+            start = time.perf_counter()
+            run(k)
+            if k >= warmup:
+                seconds[name].append(time.perf_counter() - start)
+    return seconds
+
+
+def mllib_accuracy(spark, written: Path, fitted) -> float:
+    """The share of rows whose MLlib prediction (a class's index) names its label."""
+    from pyspark.sql import functions as F
+
+    labels = F.array(*[F.lit(x) for x in fitted.stages[0].labels])
+    right = F.element_at(labels, F.col("prediction").cast("int") + 1) == F.col("label")
+    return spark.read.parquet(str(written)).agg(F.avg(right.cast("double"))).first()[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=1, help="untimed rounds first (default 1)")
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
     from nbspark.inputs.resolve import resolve_input
-    from nbspark.naive_bayes.jobs import train_nb, train_nb_in_process
+    from nbspark.naive_bayes.jobs import classify_nb, train_nb, train_nb_in_process
     from nbspark.settings.config import load_config
     from nbspark.spark.session import get_spark
 
@@ -117,20 +143,42 @@ def main() -> None:
                 "train.path": str(table),
             },
         )
-        runs = {
-            "nbspark": lambda k: train_nb(spark, cfg, resolve_input(cfg.train, None), work / f"nb-{k}"),
-            "mllib": lambda k: mllib_fit(spark, table),
+        test = load_config(
+            None,
+            {
+                "task": "naive_bayes",
+                "nb.label_column": "label",
+                "test.format": "csv",
+                "test.path": str(table),
+            },
+        )
+        fitted = mllib_fit(spark, table)
+
+        def classified(k: int) -> None:
+            classify_nb(spark, test, work / f"nb-{last}", resolve_input(test.test, None), work / f"out-{k}")
+
+        def transformed(k: int) -> None:
+            df = spark.read.csv(str(table), header=True, inferSchema=True)
+            written = fitted.transform(df).select("label", "prediction", "probability")
+            written.write.parquet(str(work / f"mllib-out-{k}"))
+
+        seconds = rounds(
+            {
+                "nbspark": lambda k: train_nb(spark, cfg, resolve_input(cfg.train, None), work / f"nb-{k}"),
+                "mllib": lambda k: mllib_fit(spark, table),
+            },
+            args.repeat,
+            args.warmup,
+        )
+        last = args.warmup + args.repeat - 1
+        seconds |= rounds(
+            {"nbspark_classify": classified, "mllib_transform": transformed}, args.repeat, args.warmup
+        )
+        agreed = agree(work / f"nb-{last}", fitted)
+        accuracy = {
+            "nbspark": json.loads((work / f"out-{last}" / "metrics.json").read_text())["accuracy"],
+            "mllib": mllib_accuracy(spark, work / f"mllib-out-{last}", fitted),
         }
-        seconds: dict[str, list[float]] = {name: [] for name in runs}
-        fitted = None
-        for k in range(args.repeat + 1):  # round 0 warms the JVM, untimed
-            for name, run in runs.items():
-                start = time.perf_counter()
-                out = run(k)
-                if k:
-                    seconds[name].append(time.perf_counter() - start)
-                fitted = out if name == "mllib" else fitted
-        agreed = agree(work / f"nb-{args.repeat}", fitted)
         spark.stop()
         start = time.perf_counter()
         train_nb_in_process(cfg, work / "local")
@@ -147,12 +195,21 @@ def main() -> None:
             "in_process_seconds": round(in_process, 2),
             "train_ratio_vs_mllib": round(median["nbspark"] / median["mllib"], 3),
             "models_agree": agreed,
+            "classify_seconds": round(median["nbspark_classify"], 2),
+            "mllib_transform_seconds": round(median["mllib_transform"], 2),
+            "classify_ratio_vs_mllib": round(median["nbspark_classify"] / median["mllib_transform"], 3),
+            "accuracy_nbspark": accuracy["nbspark"],
+            "accuracy_mllib": accuracy["mllib"],
         }
         print(
             f"Gaussian naive Bayes, {args.rows:,} rows × {len(COLUMNS)} columns on {args.master}: "
             f"nbspark {result['nbspark_seconds']} s, MLlib {result['mllib_seconds']} s (medians of "
             f"{args.repeat}), nbspark / MLlib = {result['train_ratio_vs_mllib']}; in process "
-            f"{result['in_process_seconds']} s; models agree: {result['models_agree']}"
+            f"{result['in_process_seconds']} s; models agree: {result['models_agree']}\n"
+            f"classify (the job: model read, predictions and metrics written) {result['classify_seconds']} "
+            f"s, MLlib transform (predictions written) {result['mllib_transform_seconds']} s: nbspark / "
+            f"MLlib = {result['classify_ratio_vs_mllib']}; accuracy {accuracy['nbspark']:.4f} and "
+            f"{accuracy['mllib']:.4f}"
         )
         if args.json:
             args.json.write_text(json.dumps(result, indent=2) + "\n")

@@ -25,7 +25,8 @@ import numpy as np
 from nbspark.backoff.model import model_from_counts
 from nbspark.backoff.predict import UNSEEN, predict
 from nbspark.density.model import DensityModel, row_cells
-from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_rows
+from nbspark.naive_bayes.model import build_nb_model, log_posteriors
+from nbspark.naive_bayes.table_scores import score_rows
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.predictor import accuracy, as_batch, refuse_clone, refuse_unknown_columns
 

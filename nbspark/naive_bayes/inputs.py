@@ -31,6 +31,7 @@ __all__ = [
     "local_table_sums",
     "record_events",
     "records_rdd",
+    "table_rule",
     "table_sums",
     "text_lines",
 ]
@@ -138,14 +139,14 @@ def records_rdd(spark, inputs: Inputs, cfg: ExperimentConfig):
         return texts.mapPartitions(lambda it: _topics_partition(it, nb, splits, mode, keep)), {}, None
     if spec.format in ("csv", "parquet", "sklearn"):
         source, numeric, categorical, fields = table_source(spark, inputs, nb)
-        rdd, rule = source.rdd(), _table_rule(inputs, cfg, numeric, categorical)
+        rdd, rule = source.rdd(), table_rule(inputs, cfg, numeric, categorical)
         return rdd.mapPartitions(rule.rows), {"numeric": numeric, "categorical": categorical}, (rdd, fields)
     raise InputError(
         f"format {spec.format!r} is not a naive Bayes input (tsv, sms, reuters_topics, csv, parquet, sklearn)"
     )
 
 
-def _table_rule(
+def table_rule(
     inputs: Inputs, cfg: ExperimentConfig, numeric: list[str], categorical: list[str]
 ) -> TableRule:
     """How a table's rows are read (``tables.table_partition``), by the input's and the config's settings."""
@@ -173,7 +174,7 @@ def table_sums(spark, inputs: Inputs, cfg: ExperimentConfig):
     if inputs.spec.format not in ("csv", "parquet"):
         return None
     source, numeric, categorical, _ = table_source(spark, inputs, cfg.nb)
-    rule, kind = _table_rule(inputs, cfg, numeric, categorical), cfg.nb.model
+    rule, kind = table_rule(inputs, cfg, numeric, categorical), cfg.nb.model
 
     def summed(batches):
         import pickle
@@ -209,7 +210,7 @@ def local_table_sums(inputs: Inputs, cfg: ExperimentConfig):
             yield batch, np.arange(at, at + batch.num_rows), lambda j, at=at: places[at + j]
             at += batch.num_rows
 
-    rule = _table_rule(inputs, cfg, numeric, categorical)
+    rule = table_rule(inputs, cfg, numeric, categorical)
     sums = table_batch_sums(batches(), rule, cfg.nb.model, record_events)
     return sums, {"numeric": numeric, "categorical": categorical}
 

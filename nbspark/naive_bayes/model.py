@@ -2,7 +2,7 @@
 
 Pure (numpy and scipy only). The Spark side flatMaps each training record through
 ``doc_events`` / ``row_events``, sums by key, and hands the collected count rows to
-``build_nb_model``; scoring a partition is ``score_docs`` / ``score_rows``.
+``build_nb_model``; scoring a partition is ``score_docs`` / ``table_scores.score_rows``.
 
 Events (Cohen's v2 for text), keys ``(event, label, feature, value)``:
 
@@ -78,7 +78,6 @@ __all__ = [
     "row_events",
     "scaled",
     "score_docs",
-    "score_rows",
     "top_labels",
     "unexplained",
 ]
@@ -440,24 +439,6 @@ def score_docs(model: NBModel, docs: Sequence[Sequence[str]]) -> tuple[np.ndarra
     return text_jll(model, X, per_row), unknown
 
 
-def score_rows(model: NBModel, rows: Sequence[tuple[dict, dict]]) -> tuple[np.ndarray, int]:
-    """Joint log-likelihoods of table rows ``(categorical dict, numeric dict)``; unknown values counted."""
-    jll = np.tile(model.class_log_prior, (len(rows), 1))
-    unknown = 0
-    if model.weights is not None and model.categorical:
-        X, unknown, _ = _csr(model, [list(cat.items()) for cat, _ in rows], binary=True)
-        jll += np.asarray(X @ model.weights.T)
-    if model.theta is not None:
-        x = np.array([[num.get(f, np.nan) for f in model.numeric] for _, num in rows], dtype=np.float64)
-        x = x.reshape(len(rows), len(model.numeric))
-        # -0.5 Σ log(2π var) - 0.5 Σ (x-θ)²/var, summed over the features present in the row
-        with np.errstate(over="ignore"):  # a value so far out that this overflows: its density is 0
-            diff = (x[:, None, :] - model.theta[None, :, :]) ** 2 / model.var[None, :, :]
-        term = np.log(2.0 * np.pi * model.var)[None, :, :] + diff
-        jll += -0.5 * np.nansum(np.where(np.isnan(x)[:, None, :], np.nan, term), axis=2)
-    return jll, unknown
-
-
 def log_posteriors(jll: np.ndarray) -> np.ndarray:
     """Normalise joint log-likelihoods to log-posteriors with log-sum-exp. A row whose classes
     all score −inf (``alpha = 0``: every class has a zero factor) gets uniform posteriors."""
@@ -486,7 +467,7 @@ def top_labels(log_post: np.ndarray, classes: Sequence[str], k: int, threshold: 
 
 def ranked_columns(log_post: np.ndarray, k: int, threshold: float = 0.0, ranked: int = 5):
     """The one ranking of posteriors (``top_labels`` is its list form; the join scorer's SQL twin is
-    ``naive_bayes.scoring._ranked_predictions``): per row the class indices by falling posterior
+    ``naive_bayes.join_scorer._ranked_predictions``): per row the class indices by falling posterior
     (``order``, at most ``ranked`` columns), their probabilities, and how many of them are
     predicted (the top ``k`` plus any whose posterior reaches ``threshold`` when it is above 0;
     the probabilities fall, so the predicted ones are a prefix)."""

@@ -29,10 +29,10 @@ from nbspark.naive_bayes.model import (
     row_events,
     scaled,
     score_docs,
-    score_rows,
     unexplained,
 )
 from nbspark.naive_bayes.shapes import Labels, matrix_texts, matrix_vocabulary
+from nbspark.naive_bayes.table_scores import score_rows
 from nbspark.report.format import UNEXPLAINED
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as

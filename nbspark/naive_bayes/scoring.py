@@ -3,9 +3,10 @@ context)`` and returns a ``spine.classifying.Scored`` whose ``stats()`` gives, a
 written, ``input_stats``, ``malformed_examples`` and ``unknown_features``.
 
 * ``broadcast``: the model as arrays (``naive_bayes.model.NBModel``), each partition scored in batches of
-  ``BATCH`` records with one sparse matrix product.
+  ``BATCH`` records with one sparse matrix product; a csv or parquet table in permissive mode a
+  whole Arrow batch at a time, its plain rows read by columns (``_table_scored``).
 * ``join``: multinomial and Bernoulli models too large to broadcast: the test tokens joined with
-  the count table, the weights derived from the same smoothing formulas (``nb``).
+  the count table, the weights derived from the same smoothing formulas (``join_scorer``).
 * ``arrow``: tsv text, whole Arrow batches tokenized, looked up and scored by vectorised code.
 
 Counts a scorer makes while scoring (unknown tokens, the arrow scorer's line statistics) go into
@@ -21,27 +22,24 @@ from itertools import islice
 from nbspark.inputs.files import text_frame
 from nbspark.inputs.lines import parse_line
 from nbspark.inputs.resolve import Inputs
-from nbspark.inputs.stats import first_malformed_lines, is_stat, run_failfast, split_stats
+from nbspark.inputs.stats import STAT, first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.naive_bayes.inputs import Doc, records_rdd
+from nbspark.naive_bayes.join_scorer import join_predictions
 from nbspark.naive_bayes.model import (
     NBModel,
-    bernoulli_log_probs,
-    class_log_prior,
     csr_rows,
     log_posteriors,
-    multinomial_log_prob,
     ranked_columns,
-    scalar_log,
     score_docs,
-    score_rows,
     text_jll,
     top_labels,
     unexplained,
 )
+from nbspark.naive_bayes.table_scores import score_rows
 from nbspark.settings.config import ExperimentConfig
 from nbspark.spine.classifying import Scored
 from nbspark.spine.counting import Tally, count_events
-from nbspark.spine.frames import carried_columns, local_frame
+from nbspark.spine.frames import carried_columns, schema_of
 from nbspark.storage.tables import ddl_fields
 
 __all__ = ["BATCH", "PREDICTION_DDL", "RANKED", "score"]
@@ -68,6 +66,8 @@ def score(
     ranked = n_classes if cfg.nb.posteriors == "all" else min(RANKED, n_classes)
     if scoring == "arrow":
         return _arrow_scored(spark, cfg, inputs, model, ranked)
+    if scoring == "broadcast" and (batched := _table_scored(spark, cfg, inputs, model, ranked)) is not None:
+        return batched
     mixed, columns, rows = records_rdd(spark, inputs, cfg)
     mixed = mixed.cache()
     try:
@@ -81,7 +81,7 @@ def score(
     k, threshold = cfg.nb.top_k, cfg.nb.multilabel_threshold
     carry = _table_columns(spark, cfg, inputs, columns, rows)
     if scoring == "join":
-        predictions, unknown = _join_predictions(
+        predictions, unknown = join_predictions(
             spark, counts, records, cfg.nb.model, cfg.nb.alpha, k, threshold, cfg.nb.prior_alpha, ranked
         )
         return Scored(
@@ -224,180 +224,6 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
     )  # mapInArrow keeps the input's partitions
 
 
-def _doc_token_rows(keyed, binary):
-    for rec, key in keyed:
-        for token, count in Counter(rec.tokens).items():
-            yield key, token, 1 if binary else count
-
-
-def _join_predictions(
-    spark,
-    counts,
-    docs_rdd,
-    kind: str,
-    alpha: float,
-    k: int,
-    threshold: float,
-    prior_alpha: float,
-    n_ranked: int,
-):
-    """Text scoring without a broadcast: the test documents' tokens joined with the count table.
-
-    Only the non-zero counts are joined. With ``V`` the vocabulary, ``L_d`` the in-vocabulary
-    tokens of document d (distinct ones for Bernoulli) and ``c(d,w)`` their counts, the joint
-    log-likelihood is ``prior_y + bias_y + L_d · zero_y + Σ_{w: C(y,w)>0} c(d,w) · delta_yw``:
-
-    * multinomial: ``zero_y = log α − log(N_y + α|V|)`` (``N_y`` the tokens of class y), ``bias_y = 0``,
-      ``delta_yw = log(C(y,w) + α) − log α``;
-    * Bernoulli (``D_y`` the documents of class y, ``p = (C+α)/(D_y+2α)``): the weight of a
-      present word is ``log p − log(1−p)``, so ``zero_y`` is that weight at C = 0, ``delta_yw``
-      the difference, and ``bias_y = Σ_{w∈V} log(1−p_yw)``, summed over the non-zero counts plus
-      ``(|V| − nnz_y)`` times its value at C = 0.
-
-    Every weight is derived from ``naive_bayes.model.multinomial_log_prob`` /
-    ``naive_bayes.model.bernoulli_log_probs`` (the
-    formulas the broadcast model is built from), evaluated on columns. Returns the predictions
-    and the unknown-token count (a lazy DataFrame). The same predictions as the broadcast scorer
-    (tested).
-    """
-    from pyspark.sql import functions as F
-
-    vocab, weights, base = _join_weights(spark, counts, kind, alpha, prior_alpha)
-    # each document joined and grouped by a key of its own: ids are the input's (a tsv's first
-    # column may repeat one), and two documents under one id were scored as one, in silence
-    keyed = docs_rdd.filter(lambda r: isinstance(r, Doc)).zipWithUniqueId()
-    doc_tokens = spark.createDataFrame(
-        keyed.mapPartitions(lambda it: _doc_token_rows(it, kind == "bernoulli")),
-        "key BIGINT, token STRING, c BIGINT",
-    )
-    known = doc_tokens.join(vocab, "token")
-    unknown = doc_tokens.join(vocab, "token", "left_anti").agg(F.coalesce(F.sum("c"), F.lit(0)).alias("u"))
-    length = known.groupBy("key").agg(F.sum("c").alias("L"))
-    pair = (
-        known.join(weights, "token")
-        .groupBy("key", "label")
-        .agg(F.sum(F.col("c") * F.col("delta")).alias("s"))
-    )
-    gold = spark.createDataFrame(
-        keyed.map(lambda rk: (rk[1], rk[0].id, list(rk[0].labels))),
-        "key BIGINT, id STRING, gold ARRAY<STRING>",
-    )
-    scores = (
-        gold.crossJoin(base)
-        .join(length, "key", "left")
-        .join(pair, ["key", "label"], "left")
-        .select(
-            "key",
-            "id",
-            "gold",
-            "label",
-            (
-                F.col("prior")
-                + F.col("bias")
-                + F.coalesce("L", F.lit(0)) * F.col("zero")
-                + F.coalesce("s", F.lit(0.0))
-            ).alias("jll"),
-        )
-    )
-    return _ranked_predictions(scores, k, threshold, n_ranked), unknown
-
-
-def _join_weights(spark, counts, kind: str, alpha: float, prior_alpha: float):
-    """The join scorer's tables: the vocabulary, ``(label, token, delta)`` for the non-zero counts
-    and ``(label, prior, bias, zero)`` per class, all from the smoothing formulas of ``nb``."""
-    from pyspark.sql import functions as F
-
-    yx = counts.where(F.col("event") == "YX").select("label", F.col("feature").alias("token"), "n")
-    vocab = yx.select("token").distinct()
-    vocab_size = vocab.count()
-    docs_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "Y").collect()}
-    total = sum(docs_y.values())
-    classes = sorted(docs_y)
-    if kind == "multinomial":
-        tokens_y = {r["label"]: r["n"] for r in counts.where(F.col("event") == "YX=ANY").collect()}
-        per_class = local_frame(spark, [(c, tokens_y.get(c, 0)) for c in classes], "label STRING, t BIGINT")
-        t = F.col("t")
-
-        def weight(n):
-            return multinomial_log_prob(n, t, alpha, vocab_size, F.log)
-
-        rows = [
-            (
-                c,
-                class_log_prior(docs_y[c], total, scalar_log, prior_alpha, len(classes)),
-                0.0,
-                multinomial_log_prob(0, tokens_y.get(c, 0), alpha, vocab_size),
-            )
-            for c in classes
-        ]
-    else:  # bernoulli: a present word weighs log p − log(1−p); every word adds log(1−p) to the bias
-        per_class = local_frame(spark, list(docs_y.items()), "label STRING, t BIGINT")
-        t = F.col("t")
-
-        def weight(n):
-            p_log, q_log = bernoulli_log_probs(n, t, alpha, F.log)
-            return p_log - q_log
-
-        q_sums = {
-            r["label"]: (r["nnz"], r["q"])
-            for r in yx.join(F.broadcast(per_class), "label")
-            .groupBy("label")
-            .agg(
-                F.count("n").alias("nnz"),
-                F.sum(bernoulli_log_probs(F.col("n"), t, alpha, F.log)[1]).alias("q"),
-            )
-            .collect()
-        }
-        rows = []
-        for c in classes:
-            p0, q0 = bernoulli_log_probs(0, docs_y[c], alpha)
-            nnz, q_sum = q_sums.get(c, (0, 0.0))
-            rows.append(
-                (
-                    c,
-                    class_log_prior(docs_y[c], total, scalar_log, prior_alpha, len(classes)),
-                    (vocab_size - nnz) * q0 + q_sum,
-                    p0 - q0,
-                )
-            )
-    weights = yx.join(F.broadcast(per_class), "label").select(
-        "label", "token", (weight(F.col("n")) - weight(F.lit(0))).alias("delta")
-    )
-    return vocab, weights, local_frame(spark, rows, "label STRING, prior DOUBLE, bias DOUBLE, zero DOUBLE")
-
-
-def _ranked_predictions(scores, k: int, threshold: float, n_ranked: int):
-    """Prediction rows (``PREDICTION_DDL``) from ``(key, id, gold, label, jll)`` (``key``: one per
-    document): posteriors by a log-sum-exp over each document's classes, ranked."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    w = Window.partitionBy("key")
-    scores = scores.withColumn("top", F.max("jll").over(w))
-    scores = scores.withColumn(
-        "logp", F.col("jll") - F.col("top") - F.log(F.sum(F.exp(F.col("jll") - F.col("top"))).over(w))
-    )
-    ranked = scores.groupBy("key", "id", "gold").agg(
-        F.sort_array(F.collect_list(F.struct((-F.col("logp")).alias("neg"), "label"))).alias("r")
-    )
-    probs = F.transform("r", lambda x: F.exp(-x["neg"]))
-    labels = F.transform("r", lambda x: x["label"])
-    keep = F.filter(
-        F.transform(
-            "r", lambda x, i: F.struct(x["label"].alias("label"), F.exp(-x["neg"]).alias("p"), i.alias("i"))
-        ),
-        lambda x: (x["i"] < k) | ((F.lit(threshold) > 0) & (x["p"] >= threshold)),
-    )
-    return ranked.select(
-        "id",
-        "gold",
-        F.transform(keep, lambda x: x["label"]).alias("predicted"),
-        F.get(probs, 0).alias("probability"),
-        F.slice(labels, 1, n_ranked).alias("ranked_labels"),
-        F.slice(probs, 1, n_ranked).alias("ranked_probabilities"),
-    )
-
-
 def _arrow_score_batches(batches, fmt, bc_model, k, threshold, n_ranked, tally):
     """mapInArrow: tokenize, look up and score whole Arrow batches; the prediction columns are
     built as Arrow arrays from numpy (no Python per document or token). Rows are every input
@@ -414,12 +240,6 @@ def _arrow_score_batches(batches, fmt, bc_model, k, threshold, n_ranked, tally):
     model: NBModel = bc_model.value
     vocab = pa.array(sorted(model.vocab, key=model.vocab.get))
     classes = pa.array(model.classes, pa.string())
-
-    def lists(values, lengths):
-        offsets = np.zeros(len(lengths) + 1, np.int32)
-        np.cumsum(lengths, out=offsets[1:])
-        return pa.ListArray.from_arrays(pa.array(offsets), values)
-
     seen = Counter()
     for raw in batches:
         value = jvm_decoded(raw.column("value"))
@@ -455,18 +275,150 @@ def _arrow_score_batches(batches, fmt, bc_model, k, threshold, n_ranked, tally):
         jll = text_jll(model, X, per_row)
         seen["unexplained_documents"] += unexplained(jll)
         log_post = log_posteriors(jll)
-        order, probs, picked = ranked_columns(log_post, k, threshold, n_ranked)
-        prefix = np.arange(order.shape[1])[None, :] < picked[:, None]
-        ranked = np.full(n, n_ranked)
-        yield pa.RecordBatch.from_arrays(
-            [
-                batch.column("id"),
-                batch.column("labels"),
-                lists(pc.take(classes, pa.array(order[prefix])), picked),
-                pa.array(probs[:, 0]),
-                lists(pc.take(classes, pa.array(order[:, :n_ranked].ravel())), ranked),
-                lists(pa.array(probs[:, :n_ranked].ravel()), ranked),
-            ],
-            names=["id", "gold", "predicted", "probability", "ranked_labels", "ranked_probabilities"],
+        yield _prediction_batch(
+            batch.column("id"), batch.column("labels"), log_post, classes, k, threshold, n_ranked
         )
+    tally.add(dict(seen))
+
+
+def _lists(values, lengths):
+    """A pyarrow list array of ``values`` cut into ``lengths``."""
+    import numpy as np
+    import pyarrow as pa
+
+    offsets = np.zeros(len(lengths) + 1, np.int32)
+    np.cumsum(lengths, out=offsets[1:])
+    return pa.ListArray.from_arrays(pa.array(offsets), values)
+
+
+def _prediction_batch(ids, gold, log_post, classes, k, threshold, n_ranked, carried: dict | None = None):
+    """The prediction columns (``PREDICTION_DDL``, with a table's ``carried`` columns, name -> array,
+    after ``id``) of rows' log-posteriors, built as Arrow arrays from numpy: ``ranked_columns``."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    order, probs, picked = ranked_columns(log_post, k, threshold, n_ranked)
+    prefix = np.arange(order.shape[1])[None, :] < picked[:, None]
+    ranked = np.full(len(log_post), n_ranked)
+    carried = carried or {}
+    return pa.RecordBatch.from_arrays(
+        [
+            ids,
+            *carried.values(),
+            gold,
+            _lists(pc.take(classes, pa.array(order[prefix])), picked),
+            pa.array(probs[:, 0]),
+            _lists(pc.take(classes, pa.array(order[:, :n_ranked].ravel())), ranked),
+            _lists(pa.array(probs[:, :n_ranked].ravel()), ranked),
+        ],
+        names=["id", *carried, "gold", "predicted", "probability", "ranked_labels", "ranked_probabilities"],
+    )
+
+
+def _table_scored(
+    spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, n_ranked: int
+) -> Scored | None:
+    """A csv or parquet test table scored a batch at a time, in one pass (permissive mode): its rows
+    reach Python in Arrow batches (``tables.TableRows.map_batches``), the plain ones are read by
+    columns (``table_batches.read_plain``) and every other by the row rule, all scored by
+    ``table_scores.score_columns``, and the columns that ride along (``carried_columns``) are taken
+    from the batch. Input statistics, malformed rows and scoring counts go into the accumulator.
+    None where the rows do not come through Arrow, or in failfast mode (record by record, then)."""
+    from pyspark.sql import types as T
+
+    from nbspark.naive_bayes.inputs import table_rule
+    from nbspark.naive_bayes.tables import table_source
+
+    if inputs.spec.format not in ("csv", "parquet") or cfg.mode != "permissive":
+        return None
+    source, numeric, categorical, fields = table_source(spark, inputs, cfg.nb)
+    rule = table_rule(inputs, cfg, numeric, categorical)
+    used = {cfg.nb.label_column, *numeric, *categorical}
+    carried = carried_columns([f.name for f in fields], used, PREDICTION_COLUMNS, inputs.named)
+    schema = schema_of(PREDICTION_DDL)
+    kept = [T.StructField(carried[f.name], f.dataType, True) for f in fields if f.name in carried]
+    schema = T.StructType([schema.fields[0], *kept, *schema.fields[1:]])
+    bc = spark.sparkContext.broadcast(model)
+    tally = spark.sparkContext.accumulator({}, Tally())
+    k, threshold = cfg.nb.top_k, cfg.nb.multilabel_threshold
+    predictions = source.map_batches(
+        lambda it: _table_score_batches(it, rule, bc, k, threshold, n_ranked, carried, tally), schema
+    )
+    if predictions is None:
+        bc.unpersist()
+        return None
+
+    def stats() -> dict:
+        counted = tally.value
+        input_stats, bad = split_stats(
+            [(key, n) for key, n in counted.items() if is_stat((key, n))], cfg.max_bad_examples
+        )
+        return {
+            "input_stats": input_stats,
+            "malformed_examples": bad,
+            **{c: counted.get(c, 0) for c in SCORING_COUNTS},
+        }
+
+    return Scored(predictions, stats, bc.unpersist, lambda: source.frame.rdd.getNumPartitions())
+
+
+def _table_score_batches(batches, rule, bc_model, k, threshold, n_ranked, carried: dict, tally):
+    """mapInArrow: a table's numbered batches scored (``_table_scored``), each row in its place."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from nbspark.naive_bayes.table_batches import plain_rows, read_plain
+    from nbspark.naive_bayes.table_scores import score_columns
+
+    model: NBModel = bc_model.value
+    classes = pa.array(model.classes, pa.string())
+    seen = Counter()
+    for batch, index, place in batches:
+        plain = plain_rows(batch, rule)
+        read = read_plain(batch, index, plain, rule) if plain is not None and plain.any() else None
+        if plain is not None and plain.any() and read is None:
+            plain = None  # a cell pyarrow's cast would not read: every row of the batch to the rule
+        parts = []  # (positions in the batch, joint log-likelihoods, labels)
+        if read is not None:
+            seen.update({(STAT, name): n for name, n in read.stats.items() if n})
+            numbers = {
+                c: np.where(
+                    read.finite[c].to_numpy(zero_copy_only=False), x.to_numpy(zero_copy_only=False), np.nan
+                )
+                for c, x in read.numbers.items()
+            }
+            cats = {c: v.to_pylist() for c, v in read.categories.items()}
+            jll, unknown = score_columns(model, len(read.at), numbers, cats)
+            seen["unknown_features"] += unknown
+            parts.append((read.at, jll, read.label.to_pylist()))
+        rest = np.arange(batch.num_rows) if plain is None else np.flatnonzero(~plain)
+        if rest.size:
+            at = {int(index[j]): j for j in rest.tolist()}
+            rows = zip(rest.tolist(), batch.take(rest).to_pylist())
+            docs = []
+            for record in rule.rows((int(index[j]), row, place(j)) for j, row in rows):
+                if is_stat(record):
+                    seen[record[0]] += record[1]
+                else:
+                    docs.append(record)
+            if docs:
+                jll, unknown = score_rows(model, [(d.categorical, d.numeric) for d in docs])
+                seen["unknown_features"] += unknown
+                parts.append(
+                    (np.array([at[int(d.id)] for d in docs], np.int64), jll, [d.label for d in docs])
+                )
+        if not parts:
+            continue
+        where = np.concatenate([p[0] for p in parts])
+        order = np.argsort(where, kind="stable")
+        where = where[order]
+        jll = np.vstack([p[1] for p in parts])[order]
+        labels = pa.array([x for p in parts for x in p[2]], pa.string()).take(pa.array(order))
+        seen["unexplained_documents"] += unexplained(jll)
+        ids = pc.cast(pa.array(index[where]), pa.string())
+        gold = _lists(labels, np.ones(len(where), np.int64))
+        kept = {alias: batch.column(c).take(pa.array(where)) for c, alias in carried.items()}
+        yield _prediction_batch(ids, gold, log_posteriors(jll), classes, k, threshold, n_ranked, kept)
     tally.add(dict(seen))

@@ -15,6 +15,7 @@ row to the row rule. Pure; pyarrow and numpy.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from nbspark.inputs.stats import STAT
 from nbspark.naive_bayes.count_table import Y_ANY, YG, YX, Y
 from nbspark.naive_bayes.model import add_values
 
-__all__ = ["PLAIN_NUMBER", "table_batch_sums"]
+__all__ = ["PLAIN_NUMBER", "PlainRows", "plain_rows", "read_plain", "table_batch_sums"]
 
 #: A number as pyarrow's cast and Python's ``float`` read it alike (and ``number_cell`` gives it).
 PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
@@ -41,12 +42,8 @@ def table_batch_sums(batches: Iterable[tuple], rule, kind: str, record_events) -
 
     def by_the_rule() -> Iterator[tuple]:
         for batch, index, place in batches:
-            plain = _plain(batch, rule)
-            if (
-                plain is not None
-                and plain.any()
-                and not _count_plain(batch.filter(plain), index[plain], rule, add)
-            ):
+            plain = plain_rows(batch, rule)
+            if plain is not None and plain.any() and not _count_plain(batch, index, plain, rule, add):
                 plain = None  # a cell pyarrow's cast would not read: every row of the batch to the rule
             rest = np.arange(batch.num_rows) if plain is None else np.flatnonzero(~plain)
             if rest.size:
@@ -59,7 +56,7 @@ def table_batch_sums(batches: Iterable[tuple], rule, kind: str, record_events) -
     return sums
 
 
-def _plain(batch, rule) -> np.ndarray | None:
+def plain_rows(batch, rule) -> np.ndarray | None:
     """Which rows of ``batch`` are plain (the module's rule); None when none can be, by the rule's
     settings or a column's type."""
     import pyarrow as pa
@@ -94,7 +91,53 @@ def _text(t) -> bool:
     return pa.types.is_string(t) or pa.types.is_large_string(t)
 
 
-def _count_plain(batch, index: np.ndarray, rule, add: Callable) -> bool:
+class PlainRows(NamedTuple):
+    """The plain rows of a batch as the row rule reads them (``read_plain``): ``at``, their positions
+    in the batch that the hold-out keeps; their ``label``s, ``numbers`` (float64 with null where a
+    cell is missing) and ``finite`` masks, ``categories`` (text, null where missing); ``stats``
+    (rows read, documents, missing and non-finite cells, as ``table_partition`` counts them)."""
+
+    at: np.ndarray
+    label: object
+    numbers: dict
+    finite: dict
+    categories: dict
+    stats: dict
+
+
+def read_plain(batch, index: np.ndarray, plain: np.ndarray, rule) -> PlainRows | None:
+    """The rows of ``batch`` that ``plain`` marks, read as ``table_partition`` reads them; None when
+    pyarrow's cast refuses a numeric cell (then the row rule takes them all)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    at = np.flatnonzero(plain)
+    rows = batch.take(at)
+    try:
+        numbers = {c: pc.cast(rows.column(c), pa.float64(), safe=False) for c in rule.numeric}
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+    stats = {"rows_read": len(at)}
+    if rule.holdout:
+        splits, holdout, seed = rule.splits, rule.holdout, rule.seed
+        keep = np.fromiter((kept(splits, holdout, seed, str(i)) for i in index[at].tolist()), bool, len(at))
+        at, rows = at[keep], rows.filter(keep)
+        numbers = {c: x.filter(keep) for c, x in numbers.items()}
+    n = len(at)
+    label = rows.column(rule.label)
+    label = label if _text(label.type) else pc.cast(label, pa.string())
+    finite = {c: pc.fill_null(pc.is_finite(x), False) for c, x in numbers.items()}
+    categories = {}
+    for c in rule.categorical:
+        v = rows.column(c)
+        categories[c] = v if _text(v.type) else pc.cast(v, pa.string())
+    missing = sum(x.null_count for x in numbers.values()) + sum(v.null_count for v in categories.values())
+    non_finite = sum(n - numbers[c].null_count - (pc.sum(f).as_py() or 0) for c, f in finite.items())
+    stats |= {"documents": n, "missing_values": missing, "non_finite_values": non_finite}
+    return PlainRows(at, label, numbers, finite, categories, stats)
+
+
+def _count_plain(batch, index: np.ndarray, plain: np.ndarray, rule, add: Callable) -> bool:
     """Count plain rows as ``table_partition`` then ``naive_bayes.model.row_events`` would: rows read,
     then of the rows kept (the hold-out) documents, each class's, each numeric column's finite values
     (count, Σx, Σx²), each category, and the missing and non-finite cells. False, with nothing
@@ -102,46 +145,27 @@ def _count_plain(batch, index: np.ndarray, rule, add: Callable) -> bool:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    def stat(name: str, n: int) -> None:
+    read = read_plain(batch, index, plain, rule)
+    if read is None:
+        return False
+    for name, n in read.stats.items():
         if n:  # no zero entries, as PartitionStats
             add((STAT, name), n)
-
-    try:
-        numbers = {c: pc.cast(batch.column(c), pa.float64(), safe=False) for c in rule.numeric}
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return False
-    stat("rows_read", batch.num_rows)
-    if rule.holdout:
-        splits, holdout, seed = rule.splits, rule.holdout, rule.seed
-        keep = np.fromiter((kept(splits, holdout, seed, str(i)) for i in index.tolist()), bool, len(index))
-        batch = batch.filter(keep)
-        numbers = {c: x.filter(keep) for c, x in numbers.items()}
-    n = batch.num_rows
+    n, label = len(read.at), read.label
     if not n:
         return True
-    stat("documents", n)
     add((Y_ANY, None, None, None), n)
-    label = batch.column(rule.label)
-    label = label if _text(label.type) else pc.cast(label, pa.string())
     for group in pa.table({"y": label}).group_by("y").aggregate([([], "count_all")]).to_pylist():
         add((Y, group["y"], None, None), group["count_all"])
-    missing = non_finite = 0
-    for c, x in numbers.items():
-        finite = pc.fill_null(pc.is_finite(x), False)
-        missing += x.null_count
-        non_finite += n - x.null_count - pc.sum(finite).as_py()
+    for c, x in read.numbers.items():
+        finite = read.finite[c]
         xs = pc.filter(x, finite)
         sums = pa.table({"y": pc.filter(label, finite), "x": xs, "xx": pc.multiply(xs, xs)})
         for g in sums.group_by("y").aggregate([("x", "count"), ("x", "sum"), ("xx", "sum")]).to_pylist():
             add((YG, g["y"], c, None), (g["x_count"], g["x_sum"], g["xx_sum"]))
-    for c in rule.categorical:
-        v = batch.column(c)
-        v = v if _text(v.type) else pc.cast(v, pa.string())
-        missing += v.null_count
+    for c, v in read.categories.items():
         seen = pc.is_valid(v)
         values = pa.table({"y": pc.filter(label, seen), "v": pc.filter(v, seen)})
         for g in values.group_by(["y", "v"]).aggregate([([], "count_all")]).to_pylist():
             add((YX, g["y"], c, g["v"]), g["count_all"])
-    stat("missing_values", missing)
-    stat("non_finite_values", non_finite)
     return True

@@ -276,8 +276,14 @@ class TableRows:
         ``arrow_columns``)."""
         if self.frame is None or not arrow_columns(self.frame.schema):
             return None
-        numbering = self.numbering
-        return self.frame.mapInArrow(lambda batches: fn(_numbered_batches(batches, numbering())), schema)
+        numbering, names = self.numbering, self.frame.columns
+        # positional names into mapInArrow, the table's back in each batch: pyspark's mapInArrow
+        # takes every input column by name, and a name holding a dot ("note.x") is not found
+        positional = self.frame.toDF(*(f"c{i}" for i in range(len(names))))
+        return positional.mapInArrow(
+            lambda batches: fn(_numbered_batches((b.rename_columns(names) for b in batches), numbering())),
+            schema,
+        )
 
 
 def arrow_columns(schema) -> bool:

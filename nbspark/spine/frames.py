@@ -70,7 +70,7 @@ def named_column(name: str):
 
 def schema_of(ddl: str):
     """The ``StructType`` of a flat DDL (``name TYPE [NOT NULL], …``; STRING, INT, BIGINT, DOUBLE,
-    ARRAY<STRING>), built in Python: the JVM's DDL parser is slow the first time in a job."""
+    ARRAY<STRING>, ARRAY<DOUBLE>), built in Python: the JVM's DDL parser is slow the first time in a job."""
     from pyspark.sql import types as T
 
     from nbspark.storage.tables import ddl_fields
@@ -81,6 +81,7 @@ def schema_of(ddl: str):
         "BIGINT": T.LongType(),
         "DOUBLE": T.DoubleType(),
         "ARRAY<STRING>": T.ArrayType(T.StringType()),
+        "ARRAY<DOUBLE>": T.ArrayType(T.DoubleType()),
     }
     fields = ddl_fields(ddl)
     unknown = [f"{name} {kind}" for name, kind, _ in fields if kind not in kinds]

@@ -14,9 +14,9 @@ from nbspark.naive_bayes.model import (
     log_posteriors,
     row_events,
     score_docs,
-    score_rows,
     top_labels,
 )
+from nbspark.naive_bayes.table_scores import score_rows
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB  # noqa: E402

@@ -16,8 +16,8 @@ from nbspark.naive_bayes.model import (
     log_posteriors,
     row_events,
     score_docs,
-    score_rows,
 )
+from nbspark.naive_bayes.table_scores import score_rows
 from nbspark.report.metrics import pr_curve
 from nbspark.settings.config import load_config
 from nbspark.settings.naive_bayes import model_options

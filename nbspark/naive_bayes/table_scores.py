@@ -1,0 +1,63 @@
+"""Table rows scored by a naive Bayes model (``naive_bayes.model.NBModel``): the categorical
+weights of each ``(column, value)`` and the Gaussian density of each number, summed with the class
+prior into joint log-likelihoods. Pure; numpy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from nbspark.naive_bayes.model import NBModel, csr_rows
+
+__all__ = ["score_columns", "score_rows"]
+
+
+def score_rows(model: NBModel, rows: Sequence[tuple[dict, dict]]) -> tuple[np.ndarray, int]:
+    """Joint log-likelihoods of table rows ``(categorical dict, numeric dict)``; unknown values counted:
+    ``score_columns`` of the rows' columns."""
+    numbers = {f: np.array([num.get(f, np.nan) for _, num in rows], np.float64) for f in model.numeric}
+    names = dict.fromkeys(c for cat, _ in rows for c in cat)
+    categories = {c: [cat.get(c) for cat, _ in rows] for c in names}
+    return score_columns(model, len(rows), numbers, categories)
+
+
+def score_columns(model: NBModel, n: int, numbers: dict, categories: dict) -> tuple[np.ndarray, int]:
+    """Joint log-likelihoods of ``n`` table rows given by columns: ``numbers`` (column -> float64
+    array, NaN where the row has no finite value), ``categories`` (column -> text values, None
+    where missing, a list); the values the model never saw counted. ``score_rows`` and the
+    classify job's batches of a table (``naive_bayes.scoring``) score by it."""
+    jll = np.tile(model.class_log_prior, (n, 1))
+    unknown = 0
+    if model.weights is not None and model.categorical:
+        rows, cols = [], []
+        for c, values in categories.items():
+            seen = _values_of(model, c)
+            index = np.array([seen.get(v, -1) if v is not None else -2 for v in values], np.int64)
+            unknown += int((index == -1).sum())
+            at = np.flatnonzero(index >= 0)
+            rows.append(at)
+            cols.append(index[at])
+        row, col = (np.concatenate([np.zeros(0, np.int64), *parts]) for parts in (rows, cols))
+        X = csr_rows(row, col, n, len(model.vocab), True)
+        jll += np.asarray(X @ model.weights.T)
+    if model.theta is not None:
+        x = np.full((n, len(model.numeric)), np.nan)
+        for j, f in enumerate(model.numeric):
+            if f in numbers:
+                x[:, j] = numbers[f]
+        # -0.5 Σ log(2π var) - 0.5 Σ (x-θ)²/var, summed over the features present in the row
+        with np.errstate(over="ignore"):  # a value so far out that this overflows: its density is 0
+            diff = (x[:, None, :] - model.theta[None, :, :]) ** 2 / model.var[None, :, :]
+        term = np.log(2.0 * np.pi * model.var)[None, :, :] + diff
+        jll += -0.5 * np.nansum(np.where(np.isnan(x)[:, None, :], np.nan, term), axis=2)
+    return jll, unknown
+
+
+def _values_of(model: NBModel, column: str) -> dict:
+    """``value -> its column of the weights`` for a categorical ``column`` (``model.vocab``'s
+    ``(column, value)`` keys), made once a model and column."""
+    cache = model.__dict__.setdefault("_values_of", {})
+    if column not in cache:
+        cache[column] = {v: i for (f, v), i in model.vocab.items() if f == column}
+    return cache[column]
