@@ -29,6 +29,7 @@ __all__ = [
     "BAD",
     "FAILFAST_TAG",
     "MARK",
+    "PIECE",
     "STAT",
     "TABLE",
     "PartitionStats",
@@ -44,6 +45,9 @@ __all__ = [
 
 STAT = "__stat__"
 BAD = "__bad__"
+#: The rows of a piece of a table's file, ``((PIECE, source, piece's start), n)``, counted where its
+#: rows were not numbered beforehand: ``split_stats`` names its malformed rows by them.
+PIECE = "__piece__"
 #: Prefix of the statistics rows that the arrow and dataframe engines sum beside their counts
 #: (never in a token, a label or a subset name).
 MARK = "\u0000"
@@ -139,7 +143,7 @@ def is_stat(record) -> bool:
         and len(record) == 2
         and isinstance(record[0], tuple)
         and bool(record[0])
-        and record[0][0] in (STAT, BAD)
+        and record[0][0] in (STAT, BAD, PIECE)
     )
 
 
@@ -147,16 +151,34 @@ def split_stats(stat_rows: Iterable[tuple[tuple, int]], keep_bad: int) -> tuple[
     """Statistics and the first ``keep_bad`` offending records (by source, then offset), each with
     its line number (None for table rows)."""
     stats: dict[str, int] = {}
-    bad = []
+    bad, pieces = [], {}
     for key, n in stat_rows:
         if key[0] == STAT:
             stats[key[1]] = n
+        elif key[0] == PIECE:
+            pieces[key[1:]] = n
         else:
             bad.append({"source": key[1], "offset": key[2], "reason": key[3], "line": key[4]})
     bad.sort(key=lambda b: (b["source"], b["offset"]))
     bad = bad[:keep_bad]
+    if pieces:
+        _rows_from_pieces(bad, pieces)
     _number_lines(bad)
     return dict(sorted(stats.items())), bad
+
+
+def _rows_from_pieces(bad: list[dict], pieces: dict) -> None:
+    """Name a table's malformed rows in their files where they were found before the rows were
+    numbered: an ``offset`` ``(piece's start, row in the piece counted as in a file)`` becomes the
+    row in the file, the rows of the file's earlier ``pieces`` (``(source, start) -> rows``) added."""
+    before, total = {}, {}
+    for source, start in sorted(pieces):
+        before[(source, start)] = total.get(source, 0)
+        total[source] = before[(source, start)] + pieces[(source, start)]
+    for b in bad:
+        if isinstance(b["offset"], tuple):
+            start, row = b["offset"]
+            b["offset"] = before[(b["source"], start)] + row
 
 
 def _number_lines(items: list[dict]) -> None:

@@ -173,15 +173,19 @@ def table_sums(spark, inputs: Inputs, cfg: ExperimentConfig):
     not give as a ``Row`` would."""
     if inputs.spec.format not in ("csv", "parquet"):
         return None
-    source, numeric, categorical, _ = table_source(spark, inputs, cfg.nb)
+    # only a hold-out reads a row's index, and failfast names a row as it stops: else the rows are
+    # not numbered beforehand (a pass over the table), and a malformed row is named afterwards
+    numbered = bool(inputs.spec.holdout) or cfg.mode != "permissive"
+    source, numeric, categorical, _ = table_source(spark, inputs, cfg.nb, numbered)
     rule, kind = table_rule(inputs, cfg, numeric, categorical), cfg.nb.model
 
-    def summed(batches):
+    def summed(batches, numbering):
         import pickle
 
         import pyarrow as pa
 
         sums = list(table_batch_sums(batches, rule, kind, record_events).items())
+        sums += numbering.counts()  # each piece's rows, where they were not numbered beforehand
         for at in range(0, max(len(sums), 1), SUMS_A_BATCH):  # a partition's sums in a few pickles
             yield pa.RecordBatch.from_arrays(
                 [pa.array([pickle.dumps(sums[at : at + SUMS_A_BATCH])])], ["sums"]

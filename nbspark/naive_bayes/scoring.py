@@ -343,7 +343,7 @@ def _table_scored(
     tally = spark.sparkContext.accumulator({}, Tally())
     k, threshold = cfg.nb.top_k, cfg.nb.multilabel_threshold
     predictions = source.map_batches(
-        lambda it: _table_score_batches(it, rule, bc, k, threshold, n_ranked, carried, tally), schema
+        lambda it, _: _table_score_batches(it, rule, bc, k, threshold, n_ranked, carried, tally), schema
     )
     if predictions is None:
         bc.unpersist()

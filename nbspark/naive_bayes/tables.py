@@ -6,6 +6,7 @@ each row read into a ``Row`` or named malformed (``table_partition``)."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -14,7 +15,7 @@ from nbspark.inputs.files import names_by_path, parquet_frame
 from nbspark.inputs.parsers import kept
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.spec import is_decimal_comma
-from nbspark.inputs.stats import TABLE, PartitionStats
+from nbspark.inputs.stats import PIECE, TABLE, PartitionStats
 from nbspark.inputs.tables import csv_frame, csv_numbers, local_table
 from nbspark.naive_bayes.model import binary_cell, number_cell
 from nbspark.settings.config import NBSpec
@@ -168,9 +169,10 @@ def _header_rows(fmt: str) -> int:
     return int(fmt == "csv")
 
 
-def table_source(spark, inputs: Inputs, nb: NBSpec):
+def table_source(spark, inputs: Inputs, nb: NBSpec, numbered: bool = True):
     """``(TableRows, numeric columns, categorical columns, the table's fields)`` for
-    csv, parquet, sklearn (no fields: every column of a scikit-learn table is a feature or the label)."""
+    csv, parquet, sklearn (no fields: every column of a scikit-learn table is a feature or the label);
+    the rows ``numbered`` beforehand, else by their pieces (``_rows_in_file_order``)."""
     fmt = inputs.spec.format
     if fmt == "sklearn":
         records, places, names = _sklearn_records(inputs, nb)
@@ -204,7 +206,7 @@ def table_source(spark, inputs: Inputs, nb: NBSpec):
         if isinstance(f.dataType, (ArrayType, BinaryType, MapType, StructType))
     }
     numeric, categorical = table_columns(inputs, nb, df.columns, numeric_types, nested)  # refusals first
-    rows = _rows_in_file_order(df, _header_rows(fmt), names_by_path(inputs.files, encoded=True))
+    rows = _rows_in_file_order(df, _header_rows(fmt), names_by_path(inputs.files, encoded=True), numbered)
     return rows, numeric, categorical, df.schema.fields
 
 
@@ -270,9 +272,9 @@ class TableRows:
         return self._rdd
 
     def map_batches(self, fn, schema: str):
-        """``fn(a partition's (record batch, indices, place(j) -> (file, row)))`` -> Arrow record
-        batches of ``schema``, as a DataFrame; None where the rows are not read through Arrow (a
-        scikit-learn dataset, or a column whose value Arrow gives otherwise than a ``Row``:
+        """``fn(a partition's (record batch, indices, place(j) -> (file, row)), its numbering)`` ->
+        Arrow record batches of ``schema``, as a DataFrame; None where the rows are not read through
+        Arrow (a scikit-learn dataset, or a column whose value Arrow gives otherwise than a ``Row``:
         ``arrow_columns``)."""
         if self.frame is None or not arrow_columns(self.frame.schema):
             return None
@@ -280,10 +282,12 @@ class TableRows:
         # positional names into mapInArrow, the table's back in each batch: pyspark's mapInArrow
         # takes every input column by name, and a name holding a dot ("note.x") is not found
         positional = self.frame.toDF(*(f"c{i}" for i in range(len(names))))
-        return positional.mapInArrow(
-            lambda batches: fn(_numbered_batches((b.rename_columns(names) for b in batches), numbering())),
-            schema,
-        )
+
+        def partition(batches):
+            numbers = numbering()
+            return fn(_numbered_batches((b.rename_columns(names) for b in batches), numbers), numbers)
+
+        return positional.mapInArrow(partition, schema)
 
 
 def arrow_columns(schema) -> bool:
@@ -296,7 +300,7 @@ def arrow_columns(schema) -> bool:
     return all(isinstance(f.dataType, (*plain, T.FloatType, T.DoubleType, T.DateType)) for f in schema.fields)
 
 
-def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path) -> TableRows:
+def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path, numbered: bool = True) -> TableRows:
     """``(index, row as a dict, (file, row in the file))``: the row's 0-based position in the files
     read in path order, each from its start, whatever the partitioning, and where it is (the file
     as ``name_of`` names Spark's path of it, ``inputs.files.names_by_path``; the row 1-based in its
@@ -304,7 +308,8 @@ def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path) -> Table
     partitions in Spark's order, which puts a large file's pieces before a smaller file and its
     last, shorter piece after it, and cuts files by the cores: the hold-out and the ids moved with
     ``local[N]``.) One pass
-    counts the rows of each piece of a file (``_metadata``), as ``zipWithIndex`` counts partitions."""
+    counts the rows of each piece of a file (``_metadata``), as ``zipWithIndex`` counts partitions.
+    Not ``numbered``: no such pass; each row's place is its piece and its row there (``_Pieces``)."""
     from pyspark.sql import functions as F
 
     piece = [
@@ -312,6 +317,8 @@ def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path) -> Table
         F.col("_metadata.file_block_start").alias("__start"),
     ]
     tagged = df.select("*", *piece)
+    if not numbered:
+        return TableRows(frame=tagged, numbering=lambda: _Pieces(header, name_of))
     # every column counted, so the reader parses each row as the numbering pass will (no column pruning)
     whole = F.struct(*[named_column(c) for c in df.columns])
     starts, total, first = {}, 0, {}
@@ -337,17 +344,45 @@ class _Numbering:
         self.key = at
         return self.starts[at] + self.seen
 
-    def place(self, file: str, index: int) -> tuple[str, int]:
-        return self.name_of(file), index - self.first[file] + 1 + self.header
+    def place(self, at: tuple, index: int) -> tuple[str, int]:
+        """Where the row of piece ``at`` and ``index`` is: its file's name, its row there."""
+        return self.name_of(at[0]), index - self.first[at[0]] + 1 + self.header
+
+    def counts(self) -> list:
+        """No piece's rows to report: every row was numbered beforehand (``_Pieces.counts``)."""
+        return []
+
+
+class _Pieces:
+    """The numbers of rows not counted beforehand (training without a hold-out, which alone reads a
+    row's index): a row's index is its row in its piece, its place the piece and that row as a
+    file counts it, which ``inputs.stats.split_stats`` makes the row in the file from each piece's
+    rows, counted here (``counts``: ``((PIECE, source, start), rows)``)."""
+
+    def __init__(self, header: int, name_of):
+        self.header, self.name_of = header, name_of
+        self.key, self.seen, self.rows = None, 0, Counter()
+
+    def index(self, at: tuple) -> int:
+        self.seen = 0 if at != self.key else self.seen + 1
+        self.key = at
+        self.rows[at] += 1
+        return self.seen
+
+    def place(self, at: tuple, index: int) -> tuple[str, tuple[int, int]]:
+        return self.name_of(at[0]), (at[1], index + 1 + self.header)
+
+    def counts(self) -> list[tuple[tuple, int]]:
+        return [((PIECE, TABLE + self.name_of(f), start), n) for (f, start), n in self.rows.items()]
 
 
 def _numbered(rows, numbering: _Numbering):
     """Rows (``Row``s holding ``__file`` and ``__start``, taken out here) numbered."""
     for r in rows:
         d = r.asDict()
-        file, start = d.pop("__file"), d.pop("__start")
-        index = numbering.index((file, start))
-        yield index, d, numbering.place(file, index)
+        at = (d.pop("__file"), d.pop("__start"))
+        index = numbering.index(at)
+        yield index, d, numbering.place(at, index)
 
 
 def _numbered_batches(batches, numbering: _Numbering):
@@ -356,12 +391,11 @@ def _numbered_batches(batches, numbering: _Numbering):
     import numpy as np
 
     for batch in batches:
-        files = batch.column("__file").to_pylist()
-        pieces = zip(files, batch.column("__start").to_pylist())
+        pieces = list(zip(batch.column("__file").to_pylist(), batch.column("__start").to_pylist()))
         index = np.fromiter((numbering.index(at) for at in pieces), np.int64, batch.num_rows)
 
-        def place(j: int, files=files, index=index) -> tuple[str, int]:
-            return numbering.place(files[j], int(index[j]))
+        def place(j: int, pieces=pieces, index=index) -> tuple:
+            return numbering.place(pieces[j], int(index[j]))
 
         yield batch.drop_columns(["__file", "__start"]), index, place
 

@@ -67,10 +67,11 @@ def _awkward_rows(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def test_a_table_through_arrow_is_the_table_through_rows_and_in_process(spark, tmp_path):
-    """Every malformed reason, missing and non-finite cells and a hold-out (which reads each row's
-    index), over two files and in Arrow batches of 7 rows: the numbering of rows across batches,
-    files and pieces holds. (Without a hold-out: ``tests/naive_bayes/test_in_process.py``.)"""
+@pytest.mark.parametrize("holdout", [None, "0.3"])
+def test_a_table_through_arrow_is_the_table_through_rows_and_in_process(spark, tmp_path, holdout):
+    """Every malformed reason, missing and non-finite cells, over two files read in pieces of 2 KB
+    and in Arrow batches of 7 rows: a hold-out reads each row's index (the rows numbered first);
+    without one, the malformed rows are named in their files from each piece's rows afterwards."""
     (tmp_path / "in").mkdir()
     text = _awkward_rows(300).splitlines(keepends=True)
     (tmp_path / "in" / "a.csv").write_text("".join(text[:200]))
@@ -86,12 +87,15 @@ def test_a_table_through_arrow_is_the_table_through_rows_and_in_process(spark, t
         "train.path": str(tmp_path / "in"),
         "max_bad_examples": "100",
     }
-    settings |= {"train.holdout": "0.3", "train.seed": "7", "train.splits": "test"}
+    if holdout:
+        settings |= {"train.holdout": holdout, "train.seed": "7", "train.splits": "test"}
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "7")
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "2000")
     try:
         models = _trained(spark, tmp_path, settings)
     finally:
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
     table, manifest = models["combine"]
     for other in ("pairs", "local"):
         assert _same(models[other][0], table) and models[other][1] == manifest, other
@@ -104,8 +108,15 @@ def test_a_table_through_arrow_is_the_table_through_rows_and_in_process(spark, t
         i % 23 == 5 or (i % 7 == 0 and i % 6 in (4, 5)) or i % 50 == 4 for i in range(300)
     )
     assert stats["malformed.decimal_comma"] == sum(i % 42 == 28 and i % 23 != 5 for i in range(300))
-    assert [b["source"].rsplit("/", 1)[1] for b in manifest["malformed_examples"]][:1] == ["a.csv"]
-    assert 0 < stats["documents"] < 300 - stats["malformed"]  # the hold-out's part of the rest
+    bad = manifest["malformed_examples"]
+    named = [
+        (b["source"].rsplit("/", 1)[1], b["offset"]) for b in bad
+    ]  # row i is a.csv's i + 2, b.csv's i - 197
+    assert named[:2] == [("a.csv", 6), ("a.csv", 7)] and ("b.csv", 280 - 197) in named
+    if holdout:
+        assert 0 < stats["documents"] < 300 - stats["malformed"]  # the hold-out's part of the rest
+    else:
+        assert stats["documents"] == 300 - stats["malformed"]
 
 
 def test_a_timestamp_column_keeps_the_rows_path(spark, tmp_path):
@@ -154,3 +165,61 @@ def test_failfast_names_a_tables_first_malformed_row_in_arrow_batches(spark, tmp
     with pytest.raises(InputError, match=r"t\.csv row 4: malformed line \(numeric\): 'x=abc, label=a'$"):
         train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     assert not (tmp_path / "m").exists()
+
+
+def test_a_tables_classify_job_in_arrow_batches_is_its_job_through_rows(spark, tmp_path, monkeypatch):
+    """The awkward table scored by a model trained on it: in Arrow batches of 7 rows (plain rows by
+    columns, the rest by the row rule) and as ``Row``s, record by record, the same predictions
+    (a note column riding along, a hold-out's part), statistics, malformed rows and scoring counts."""
+    import pandas as pd
+
+    from nbspark.naive_bayes import tables
+    from nbspark.naive_bayes.jobs import classify_nb
+
+    (tmp_path / "in").mkdir()
+    text = _awkward_rows(300).splitlines(keepends=True)
+    (tmp_path / "in" / "a.csv").write_text(
+        text[0].rstrip("\n")
+        + ",note\n"
+        + "".join(line.rstrip("\n") + f",n{i}\n" for i, line in enumerate(text[1:]))
+    )
+    settings = {
+        "task": "naive_bayes",
+        "nb.model": "mixed",
+        "nb.label_column": "label",
+        "nb.numeric_columns": "x,y",
+        "nb.categorical_columns": "colour",
+        "nb.bernoulli_columns": "flag",
+        "train.format": "csv",
+        "train.path": str(tmp_path / "in"),
+        "train.holdout": "0.3",
+        "train.seed": "7",
+        "train.splits": "train",
+        "test.format": "csv",
+        "test.path": str(tmp_path / "in"),
+        "test.holdout": "0.3",
+        "test.seed": "7",
+        "test.splits": "test",
+        "max_bad_examples": "100",
+    }
+    cfg = load_config(None, settings)
+    train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "model")
+    out = {}
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "7")
+    try:
+        for way in ("arrow", "rows"):
+            if way == "rows":
+                monkeypatch.setattr(tables, "arrow_columns", lambda schema: False)
+            metrics = classify_nb(
+                spark, cfg, tmp_path / "model", resolve_input(cfg.test, None), tmp_path / way
+            )
+            frame = pd.read_parquet(tmp_path / way / "predictions")
+            out[way] = metrics, frame.sort_values("id", key=lambda c: c.astype(int)).reset_index(drop=True)
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    (m_arrow, arrow), (m_rows, rows) = out["arrow"], out["rows"]
+    assert list(arrow.columns) == list(rows.columns) and list(arrow.columns)[:2] == ["id", "note"]
+    pd.testing.assert_frame_equal(arrow, rows, check_exact=False, rtol=1e-12)
+    for key in ("input_stats", "malformed_examples", "unknown_features", "accuracy"):
+        assert m_arrow[key] == m_rows[key], key
+    assert 0 < len(arrow) < 300 and m_arrow["input_stats"]["malformed"] > 0
