@@ -43,6 +43,32 @@ def generate(path: Path, rows: int, seed: int = 7) -> None:
             done += n
 
 
+def measure(spark, table: Path, work: Path) -> dict[str, float]:
+    """Each of the two passes over ``table`` (``generate``'s) in the session ``spark``, once untimed
+    (the JVM warms up), then timed: ``{"density": s, "naive_bayes": s}``."""
+    from nbspark.density.jobs import train_density
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.naive_bayes.jobs import train_nb
+    from nbspark.settings.config import load_config
+
+    common = {"train.format": "csv", "train.path": str(table)}
+    density = load_config(None, {"task": "density", **common})
+    nb = load_config(None, {"task": "naive_bayes", "nb.model": "categorical", **common})
+
+    def timed(name, run):
+        run(work / f"{name}-warm")
+        start = time.perf_counter()
+        run(work / name)
+        return time.perf_counter() - start
+
+    return {
+        "density": timed(
+            "density", lambda out: train_density(spark, density, resolve_input(density.train, None), out)
+        ),
+        "naive_bayes": timed("nb", lambda out: train_nb(spark, nb, resolve_input(nb.train, None), out)),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -52,10 +78,6 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    from nbspark.density.jobs import train_density
-    from nbspark.inputs.resolve import resolve_input
-    from nbspark.naive_bayes.jobs import train_nb
-    from nbspark.settings.config import load_config
     from nbspark.spark.session import get_spark
 
     work = Path(tempfile.mkdtemp(prefix="bench-density-"))
@@ -68,22 +90,7 @@ def main() -> None:
         spark = get_spark(
             "bench-density", {"spark.master": args.master, "spark.ui.showConsoleProgress": "false"}
         )
-        common = {"train.format": "csv", "train.path": str(table)}
-        density = load_config(None, {"task": "density", **common})
-        nb = load_config(None, {"task": "naive_bayes", "nb.model": "categorical", **common})
-
-        def timed(name, run):
-            run(work / f"{name}-warm")
-            start = time.perf_counter()
-            run(work / name)
-            return time.perf_counter() - start
-
-        seconds = {
-            "density": timed(
-                "density", lambda out: train_density(spark, density, resolve_input(density.train, None), out)
-            ),
-            "naive_bayes": timed("nb", lambda out: train_nb(spark, nb, resolve_input(nb.train, None), out)),
-        }
+        seconds = measure(spark, table, work)
         spark.stop()
         result = {
             "rows": args.rows,

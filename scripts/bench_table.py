@@ -107,6 +107,72 @@ def mllib_accuracy(spark, written: Path, fitted) -> float:
     return spark.read.parquet(str(written)).agg(F.avg(right.cast("double"))).first()[0]
 
 
+def measure(spark, table: Path, work: Path, repeat: int = 3, warmup: int = 1) -> dict:
+    """The rounds of training and classifying ``table`` (``generate``'s) in the session ``spark``,
+    and nbspark's training in process: the result's figures (``main`` adds the table's size)."""
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.naive_bayes.jobs import classify_nb, train_nb, train_nb_in_process
+    from nbspark.settings.config import load_config
+
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "gaussian",
+            "nb.label_column": "label",
+            "train.format": "csv",
+            "train.path": str(table),
+        },
+    )
+    test = load_config(
+        None,
+        {"task": "naive_bayes", "nb.label_column": "label", "test.format": "csv", "test.path": str(table)},
+    )
+    fitted = mllib_fit(spark, table)
+    last = warmup + repeat - 1
+
+    def classified(k: int) -> None:
+        classify_nb(spark, test, work / f"nb-{last}", resolve_input(test.test, None), work / f"out-{k}")
+
+    def transformed(k: int) -> None:
+        df = spark.read.csv(str(table), header=True, inferSchema=True)
+        written = fitted.transform(df).select("label", "prediction", "probability")
+        written.write.parquet(str(work / f"mllib-out-{k}"))
+
+    seconds = rounds(
+        {
+            "nbspark": lambda k: train_nb(spark, cfg, resolve_input(cfg.train, None), work / f"nb-{k}"),
+            "mllib": lambda k: mllib_fit(spark, table),
+        },
+        repeat,
+        warmup,
+    )
+    seconds |= rounds({"nbspark_classify": classified, "mllib_transform": transformed}, repeat, warmup)
+    agreed = agree(work / f"nb-{last}", fitted)
+    accuracy = {
+        "nbspark": json.loads((work / f"out-{last}" / "metrics.json").read_text())["accuracy"],
+        "mllib": mllib_accuracy(spark, work / f"mllib-out-{last}", fitted),
+    }
+    start = time.perf_counter()
+    train_nb_in_process(cfg, work / "local")
+    in_process = time.perf_counter() - start
+    median = {name: statistics.median(s) for name, s in seconds.items()}
+    return {
+        "nbspark_seconds": round(median["nbspark"], 2),
+        "mllib_seconds": round(median["mllib"], 2),
+        "nbspark_runs": [round(s, 2) for s in seconds["nbspark"]],
+        "mllib_runs": [round(s, 2) for s in seconds["mllib"]],
+        "in_process_seconds": round(in_process, 2),
+        "train_ratio_vs_mllib": round(median["nbspark"] / median["mllib"], 3),
+        "models_agree": agreed,
+        "classify_seconds": round(median["nbspark_classify"], 2),
+        "mllib_transform_seconds": round(median["mllib_transform"], 2),
+        "classify_ratio_vs_mllib": round(median["nbspark_classify"] / median["mllib_transform"], 3),
+        "accuracy_nbspark": accuracy["nbspark"],
+        "accuracy_mllib": accuracy["mllib"],
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -118,9 +184,6 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    from nbspark.inputs.resolve import resolve_input
-    from nbspark.naive_bayes.jobs import classify_nb, train_nb, train_nb_in_process
-    from nbspark.settings.config import load_config
     from nbspark.spark.session import get_spark
 
     work = Path(tempfile.mkdtemp(prefix="bench-table-"))
@@ -133,74 +196,10 @@ def main() -> None:
         spark = get_spark(
             "bench-table", {"spark.master": args.master, "spark.ui.showConsoleProgress": "false"}
         )
-        cfg = load_config(
-            None,
-            {
-                "task": "naive_bayes",
-                "nb.model": "gaussian",
-                "nb.label_column": "label",
-                "train.format": "csv",
-                "train.path": str(table),
-            },
-        )
-        test = load_config(
-            None,
-            {
-                "task": "naive_bayes",
-                "nb.label_column": "label",
-                "test.format": "csv",
-                "test.path": str(table),
-            },
-        )
-        fitted = mllib_fit(spark, table)
-
-        def classified(k: int) -> None:
-            classify_nb(spark, test, work / f"nb-{last}", resolve_input(test.test, None), work / f"out-{k}")
-
-        def transformed(k: int) -> None:
-            df = spark.read.csv(str(table), header=True, inferSchema=True)
-            written = fitted.transform(df).select("label", "prediction", "probability")
-            written.write.parquet(str(work / f"mllib-out-{k}"))
-
-        seconds = rounds(
-            {
-                "nbspark": lambda k: train_nb(spark, cfg, resolve_input(cfg.train, None), work / f"nb-{k}"),
-                "mllib": lambda k: mllib_fit(spark, table),
-            },
-            args.repeat,
-            args.warmup,
-        )
-        last = args.warmup + args.repeat - 1
-        seconds |= rounds(
-            {"nbspark_classify": classified, "mllib_transform": transformed}, args.repeat, args.warmup
-        )
-        agreed = agree(work / f"nb-{last}", fitted)
-        accuracy = {
-            "nbspark": json.loads((work / f"out-{last}" / "metrics.json").read_text())["accuracy"],
-            "mllib": mllib_accuracy(spark, work / f"mllib-out-{last}", fitted),
-        }
+        measured = measure(spark, table, work, args.repeat, args.warmup)
         spark.stop()
-        start = time.perf_counter()
-        train_nb_in_process(cfg, work / "local")
-        in_process = time.perf_counter() - start
-        median = {name: statistics.median(s) for name, s in seconds.items()}
-        result = {
-            "rows": args.rows,
-            "megabytes": round(size, 1),
-            "master": args.master,
-            "nbspark_seconds": round(median["nbspark"], 2),
-            "mllib_seconds": round(median["mllib"], 2),
-            "nbspark_runs": [round(s, 2) for s in seconds["nbspark"]],
-            "mllib_runs": [round(s, 2) for s in seconds["mllib"]],
-            "in_process_seconds": round(in_process, 2),
-            "train_ratio_vs_mllib": round(median["nbspark"] / median["mllib"], 3),
-            "models_agree": agreed,
-            "classify_seconds": round(median["nbspark_classify"], 2),
-            "mllib_transform_seconds": round(median["mllib_transform"], 2),
-            "classify_ratio_vs_mllib": round(median["nbspark_classify"] / median["mllib_transform"], 3),
-            "accuracy_nbspark": accuracy["nbspark"],
-            "accuracy_mllib": accuracy["mllib"],
-        }
+        result = {"rows": args.rows, "megabytes": round(size, 1), "master": args.master, **measured}
+        accuracy = {"nbspark": result["accuracy_nbspark"], "mllib": result["accuracy_mllib"]}
         print(
             f"Gaussian naive Bayes, {args.rows:,} rows × {len(COLUMNS)} columns on {args.master}: "
             f"nbspark {result['nbspark_seconds']} s, MLlib {result['mllib_seconds']} s (medians of "

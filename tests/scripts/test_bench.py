@@ -132,23 +132,37 @@ def test_bench_serve_smallest(spark, data_dir, tmp_path):
     )
 
 
-def test_bench_density_smallest(tmp_path):
-    """The density counting pass against the naive Bayes train of a generated table."""
-    proc = run("bench_density.py", "--rows", "20000", "--json", tmp_path / "d.json")
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    result = json.loads((tmp_path / "d.json").read_text())
-    assert result["rows"] == 20000 and result["density_over_nb"] > 0
+def test_bench_density_smallest(spark, tmp_path):
+    """The density counting pass against the naive Bayes train of a generated table, in the tests'
+    own session (the script's ``measure``), each model's counts as the table holds them."""
+    import pyarrow.parquet as pq
+
+    bench = _script("bench_density")
+    bench.generate(tmp_path / "t.csv", 2000)
+    seconds = bench.measure(spark, tmp_path / "t.csv", tmp_path)
+    assert seconds["density"] > 0 and seconds["naive_bayes"] > 0
+    nb = pq.read_table(str(tmp_path / "nb" / "counts")).to_pylist()
+    assert sum(r["n"] for r in nb if r["event"] == "Y") == 2000
 
 
-def test_bench_table_smallest(tmp_path):
-    """Gaussian naive Bayes on a generated table against MLlib's: the two models agree, and so do
-    their predictions' accuracies (a row on a class boundary aside)."""
-    proc = run(
-        "bench_table.py", "--rows", "3000", "--repeat", "1", "--warmup", "0", "--json", tmp_path / "t.json"
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    result = json.loads((tmp_path / "t.json").read_text())
-    assert result["rows"] == 3000 and result["models_agree"] is True
+def _script(name: str):
+    """``scripts/NAME.py`` as a module, for its functions."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bench_table_smallest(spark, tmp_path):
+    """Gaussian naive Bayes on a generated table against MLlib's, in the tests' own session (the
+    script's ``measure``; ``main`` only adds its session and printing): the two models agree, and
+    so do their predictions' accuracies (a row on a class boundary aside)."""
+    bench = _script("bench_table")
+    bench.generate(tmp_path / "t.csv", 3000)
+    result = bench.measure(spark, tmp_path / "t.csv", tmp_path, repeat=1, warmup=0)
+    assert result["models_agree"] is True
     assert abs(result["accuracy_nbspark"] - result["accuracy_mllib"]) <= 1 / 3000
     assert result["accuracy_nbspark"] > 0.5  # three classes, their means apart
     assert result["train_ratio_vs_mllib"] > 0 and result["classify_ratio_vs_mllib"] > 0
