@@ -67,6 +67,20 @@ def _awkward_rows(n: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _awkward_settings(path) -> dict:
+    """A mixed model of ``_awkward_rows``' columns, trained on ``path``."""
+    return {
+        "task": "naive_bayes",
+        "nb.model": "mixed",
+        "nb.label_column": "label",
+        "nb.numeric_columns": "x,y",
+        "nb.categorical_columns": "colour",
+        "nb.bernoulli_columns": "flag",
+        "train.format": "csv",
+        "train.path": str(path),
+    }
+
+
 @pytest.mark.parametrize("holdout", [None, "0.3"])
 def test_a_table_through_arrow_is_the_table_through_rows_and_in_process(spark, tmp_path, holdout):
     """Every malformed reason, missing and non-finite cells, over two files read in pieces of 2 KB
@@ -76,17 +90,7 @@ def test_a_table_through_arrow_is_the_table_through_rows_and_in_process(spark, t
     text = _awkward_rows(300).splitlines(keepends=True)
     (tmp_path / "in" / "a.csv").write_text("".join(text[:200]))
     (tmp_path / "in" / "b.csv").write_text(text[0] + "".join(text[200:]))
-    settings = {
-        "task": "naive_bayes",
-        "nb.model": "mixed",
-        "nb.label_column": "label",
-        "nb.numeric_columns": "x,y",
-        "nb.categorical_columns": "colour",
-        "nb.bernoulli_columns": "flag",
-        "train.format": "csv",
-        "train.path": str(tmp_path / "in"),
-        "max_bad_examples": "100",
-    }
+    settings = {**_awkward_settings(tmp_path / "in"), "max_bad_examples": "100"}
     if holdout:
         settings |= {"train.holdout": holdout, "train.seed": "7", "train.splits": "test"}
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "7")
@@ -184,14 +188,7 @@ def test_a_tables_classify_job_in_arrow_batches_is_its_job_through_rows(spark, t
         + "".join(line.rstrip("\n") + f",n{i}\n" for i, line in enumerate(text[1:]))
     )
     settings = {
-        "task": "naive_bayes",
-        "nb.model": "mixed",
-        "nb.label_column": "label",
-        "nb.numeric_columns": "x,y",
-        "nb.categorical_columns": "colour",
-        "nb.bernoulli_columns": "flag",
-        "train.format": "csv",
-        "train.path": str(tmp_path / "in"),
+        **_awkward_settings(tmp_path / "in"),
         "train.holdout": "0.3",
         "train.seed": "7",
         "train.splits": "train",
