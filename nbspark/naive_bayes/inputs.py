@@ -8,6 +8,7 @@ tokens)`` or ``tables.Row(id, label, categorical, numeric)``, mixed with statist
 
 from __future__ import annotations
 
+import pickle
 from typing import NamedTuple
 
 from nbspark.errors import InputError
@@ -180,8 +181,6 @@ def table_sums(spark, inputs: Inputs, cfg: ExperimentConfig):
     rule, kind = table_rule(inputs, cfg, numeric, categorical), cfg.nb.model
 
     def summed(batches, numbering):
-        import pickle
-
         import pyarrow as pa
 
         sums = list(table_batch_sums(batches, rule, kind, record_events).items())
@@ -194,8 +193,6 @@ def table_sums(spark, inputs: Inputs, cfg: ExperimentConfig):
     pickled = source.map_batches(summed, "sums BINARY")
     if pickled is None:
         return None
-    import pickle
-
     return pickled.rdd.flatMap(lambda r: pickle.loads(r[0])), {"numeric": numeric, "categorical": categorical}
 
 

@@ -22,7 +22,7 @@ from itertools import islice
 from nbspark.inputs.files import text_frame
 from nbspark.inputs.lines import parse_line
 from nbspark.inputs.resolve import Inputs
-from nbspark.inputs.stats import STAT, first_malformed_lines, is_stat, run_failfast, split_stats
+from nbspark.inputs.stats import first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.naive_bayes.inputs import Doc, records_rdd
 from nbspark.naive_bayes.join_scorer import join_predictions
 from nbspark.naive_bayes.model import (
@@ -369,20 +369,17 @@ def _table_score_batches(batches, rule, bc_model, k, threshold, n_ranked, carrie
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from nbspark.naive_bayes.table_batches import plain_rows, read_plain
+    from nbspark.naive_bayes.table_batches import split_batch
     from nbspark.naive_bayes.table_scores import score_columns
 
     model: NBModel = bc_model.value
     classes = pa.array(model.classes, pa.string())
     seen = Counter()
     for batch, index, place in batches:
-        plain = plain_rows(batch, rule)
-        read = read_plain(batch, index, plain, rule) if plain is not None and plain.any() else None
-        if plain is not None and plain.any() and read is None:
-            plain = None  # a cell pyarrow's cast would not read: every row of the batch to the rule
+        read, rest, records = split_batch(batch, index, place, rule)
         parts = []  # (positions in the batch, joint log-likelihoods, labels)
         if read is not None:
-            seen.update({(STAT, name): n for name, n in read.stats.items() if n})
+            seen.update(dict(read.stat_records()))
             numbers = {
                 c: np.where(
                     read.finite[c].to_numpy(zero_copy_only=False), x.to_numpy(zero_copy_only=False), np.nan
@@ -393,12 +390,10 @@ def _table_score_batches(batches, rule, bc_model, k, threshold, n_ranked, carrie
             jll, unknown = score_columns(model, len(read.at), numbers, cats)
             seen["unknown_features"] += unknown
             parts.append((read.at, jll, read.label.to_pylist()))
-        rest = np.arange(batch.num_rows) if plain is None else np.flatnonzero(~plain)
-        if rest.size:
-            at = {int(index[j]): j for j in rest.tolist()}
-            rows = zip(rest.tolist(), batch.take(rest).to_pylist())
+        if records:
+            at = dict(zip(index[rest].tolist(), rest.tolist()))
             docs = []
-            for record in rule.rows((int(index[j]), row, place(j)) for j, row in rows):
+            for record in rule.rows(records):
                 if is_stat(record):
                     seen[record[0]] += record[1]
                 else:

@@ -24,7 +24,7 @@ from nbspark.inputs.stats import STAT
 from nbspark.naive_bayes.count_table import Y_ANY, YG, YX, Y
 from nbspark.naive_bayes.model import add_values
 
-__all__ = ["PLAIN_NUMBER", "PlainRows", "plain_rows", "read_plain", "table_batch_sums"]
+__all__ = ["PLAIN_NUMBER", "PlainRows", "plain_rows", "read_plain", "split_batch", "table_batch_sums"]
 
 #: A number as pyarrow's cast and Python's ``float`` read it alike (and ``number_cell`` gives it).
 PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
@@ -42,13 +42,10 @@ def table_batch_sums(batches: Iterable[tuple], rule, kind: str, record_events) -
 
     def by_the_rule() -> Iterator[tuple]:
         for batch, index, place in batches:
-            plain = plain_rows(batch, rule)
-            if plain is not None and plain.any() and not _count_plain(batch, index, plain, rule, add):
-                plain = None  # a cell pyarrow's cast would not read: every row of the batch to the rule
-            rest = np.arange(batch.num_rows) if plain is None else np.flatnonzero(~plain)
-            if rest.size:
-                for j, row in zip(rest.tolist(), batch.take(rest).to_pylist()):
-                    yield int(index[j]), row, place(j)
+            read, _, records = split_batch(batch, index, place, rule)
+            if read is not None:
+                _count_plain(read, add)
+            yield from records
 
     for record in rule.rows(by_the_rule()):
         for key, value in record_events(record, kind):
@@ -104,6 +101,21 @@ class PlainRows(NamedTuple):
     categories: dict
     stats: dict
 
+    def stat_records(self) -> list[tuple[tuple, int]]:
+        """``stats`` as the row rule's statistics records (none of 0, as ``PartitionStats``)."""
+        return [((STAT, name), n) for name, n in self.stats.items() if n]
+
+
+def split_batch(batch, index: np.ndarray, place, rule) -> tuple[PlainRows | None, np.ndarray, list]:
+    """A batch's plain rows read by columns (``read_plain``; None when it has none, or when pyarrow's
+    cast refuses a cell: then every row is the rule's), the positions of the other rows, and those
+    rows as the row rule's records ``(index, row, place)``, in order: training and scoring alike."""
+    plain = plain_rows(batch, rule)
+    read = read_plain(batch, index, plain, rule) if plain is not None and plain.any() else None
+    rest = np.arange(batch.num_rows) if read is None else np.flatnonzero(~plain)
+    rows = batch.take(rest).to_pylist() if rest.size else []
+    return read, rest, [(int(index[j]), row, place(j)) for j, row in zip(rest.tolist(), rows)]
+
 
 def read_plain(batch, index: np.ndarray, plain: np.ndarray, rule) -> PlainRows | None:
     """The rows of ``batch`` that ``plain`` marks, read as ``table_partition`` reads them; None when
@@ -137,23 +149,18 @@ def read_plain(batch, index: np.ndarray, plain: np.ndarray, rule) -> PlainRows |
     return PlainRows(at, label, numbers, finite, categories, stats)
 
 
-def _count_plain(batch, index: np.ndarray, plain: np.ndarray, rule, add: Callable) -> bool:
-    """Count plain rows as ``table_partition`` then ``naive_bayes.model.row_events`` would: rows read,
-    then of the rows kept (the hold-out) documents, each class's, each numeric column's finite values
-    (count, Σx, Σx²), each category, and the missing and non-finite cells. False, with nothing
-    counted, when pyarrow's cast refuses a numeric cell."""
+def _count_plain(read: PlainRows, add: Callable) -> None:
+    """Count plain rows (``read_plain``'s) as ``table_partition`` then ``naive_bayes.model.row_events``
+    would: the statistics, then of the rows kept (the hold-out) each class's documents, each numeric
+    column's finite values (count, Σx, Σx²) and each category."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    read = read_plain(batch, index, plain, rule)
-    if read is None:
-        return False
-    for name, n in read.stats.items():
-        if n:  # no zero entries, as PartitionStats
-            add((STAT, name), n)
+    for key, n in read.stat_records():
+        add(key, n)
     n, label = len(read.at), read.label
     if not n:
-        return True
+        return
     add((Y_ANY, None, None, None), n)
     for group in pa.table({"y": label}).group_by("y").aggregate([([], "count_all")]).to_pylist():
         add((Y, group["y"], None, None), group["count_all"])
@@ -168,4 +175,3 @@ def _count_plain(batch, index: np.ndarray, plain: np.ndarray, rule, add: Callabl
         values = pa.table({"y": pc.filter(label, seen), "v": pc.filter(v, seen)})
         for g in values.group_by(["y", "v"]).aggregate([([], "count_all")]).to_pylist():
             add((YX, g["y"], c, g["v"]), g["count_all"])
-    return True

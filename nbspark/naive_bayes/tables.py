@@ -329,51 +329,52 @@ def _rows_in_file_order(df, header: int = 0, name_of=lambda path: path, numbered
     return TableRows(frame=tagged, numbering=lambda: _Numbering(starts, first, header, name_of))
 
 
-class _Numbering:
-    """``_rows_in_file_order``'s numbers, a partition's rows one after another: a row's index from
-    its file and piece (a piece's rows come together, in file order, within one partition), and
-    where it is."""
+class _Pieces:
+    """The numbers of rows not counted beforehand (training without a hold-out, which alone reads a
+    row's index), a partition's rows one after another (a piece's rows come together, in file
+    order, within one partition): a row's index is its row in its piece, its place the piece and
+    that row as a file counts it, which ``inputs.stats.split_stats`` makes the row in the file from
+    each piece's rows, counted here (``counts``: ``((PIECE, source, start), rows)``)."""
 
-    def __init__(self, starts: dict, first: dict, header: int, name_of):
-        self.starts, self.first, self.header, self.name_of = starts, first, header, name_of
-        self.key, self.seen = None, 0
+    def __init__(self, header: int, name_of):
+        self.header, self.name_of = header, name_of
+        self.key, self.seen, self.rows = None, 0, Counter()
 
-    def index(self, at: tuple) -> int:
-        """The index of the next row, of piece ``at`` (``(file, start)``)."""
+    def _next(self, at: tuple) -> int:
+        """The next row's row in its piece ``at`` (``(file, start)``), from 0."""
         self.seen = 0 if at != self.key else self.seen + 1
         self.key = at
-        return self.starts[at] + self.seen
+        return self.seen
+
+    def index(self, at: tuple) -> int:
+        self.rows[at] += 1
+        return self._next(at)
+
+    def place(self, at: tuple, index: int) -> tuple:
+        return self.name_of(at[0]), (at[1], index + 1 + self.header)
+
+    def counts(self) -> list[tuple[tuple, int]]:
+        return [((PIECE, TABLE + self.name_of(f), start), n) for (f, start), n in self.rows.items()]
+
+
+class _Numbering(_Pieces):
+    """``_rows_in_file_order``'s numbers: a row's index from its piece's first row's (``starts``),
+    and where it is in its file (``first``: each file's first index)."""
+
+    def __init__(self, starts: dict, first: dict, header: int, name_of):
+        super().__init__(header, name_of)
+        self.starts, self.first = starts, first
+
+    def index(self, at: tuple) -> int:
+        return self.starts[at] + self._next(at)
 
     def place(self, at: tuple, index: int) -> tuple[str, int]:
         """Where the row of piece ``at`` and ``index`` is: its file's name, its row there."""
         return self.name_of(at[0]), index - self.first[at[0]] + 1 + self.header
 
     def counts(self) -> list:
-        """No piece's rows to report: every row was numbered beforehand (``_Pieces.counts``)."""
+        """No piece's rows to report: every row was numbered beforehand."""
         return []
-
-
-class _Pieces:
-    """The numbers of rows not counted beforehand (training without a hold-out, which alone reads a
-    row's index): a row's index is its row in its piece, its place the piece and that row as a
-    file counts it, which ``inputs.stats.split_stats`` makes the row in the file from each piece's
-    rows, counted here (``counts``: ``((PIECE, source, start), rows)``)."""
-
-    def __init__(self, header: int, name_of):
-        self.header, self.name_of = header, name_of
-        self.key, self.seen, self.rows = None, 0, Counter()
-
-    def index(self, at: tuple) -> int:
-        self.seen = 0 if at != self.key else self.seen + 1
-        self.key = at
-        self.rows[at] += 1
-        return self.seen
-
-    def place(self, at: tuple, index: int) -> tuple[str, tuple[int, int]]:
-        return self.name_of(at[0]), (at[1], index + 1 + self.header)
-
-    def counts(self) -> list[tuple[tuple, int]]:
-        return [((PIECE, TABLE + self.name_of(f), start), n) for (f, start), n in self.rows.items()]
 
 
 def _numbered(rows, numbering: _Numbering):
