@@ -154,7 +154,9 @@ def jvm_heap_mb(spark) -> float:
     return bean.getHeapMemoryUsage().getUsed() / 2**20
 
 
-def main(argv=None) -> int:
+def main(argv=None, spark=None) -> int:
+    """The command; ``spark``: a session to measure in (the tests'), left running, else one of its
+    own (``--master``), stopped at the end."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # Spark's Python workers: this interpreter
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir")
@@ -196,7 +198,8 @@ def main(argv=None) -> int:
     test_tokens = [tok(t) for _, t in test_docs]
     test_gold = np.array([label for label, _ in test_docs])
     work = Path(tempfile.mkdtemp(prefix="nbspark-bench-"))
-    spark = get_spark(
+    own_session = spark is None
+    spark = spark or get_spark(
         "nbspark-bench",
         {
             "spark.master": args.master,
@@ -408,7 +411,8 @@ def main(argv=None) -> int:
         books_scales = sorted({int(x) for x in args.books_scales.split(",") if x.strip()})
         books = bench_books(spark, work, books_scales, args.repeat, args.python_all, args.data_dir)
     finally:
-        spark.stop()
+        if own_session:
+            spark.stop()
         shutil.rmtree(work, ignore_errors=True)
 
     largest = results[-1]

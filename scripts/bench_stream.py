@@ -216,6 +216,55 @@ def river_run(train, test, tok) -> tuple[float, float]:
     return seconds, right / len(test)
 
 
+def measure(
+    spark, train_docs, test_docs, work: Path, copies: int, files: int, lag_files: int, trigger: float
+) -> dict:
+    """The figures of the module's docstring but ``--bounded``'s, in ``spark`` (a session made as the
+    stream command makes its own), with ``work`` for the files and models."""
+    side = work / "files"
+    n_docs = write_files(side, train_docs, copies, files)
+    size = sum(p.stat().st_size for p in side.iterdir())
+    print(f"{n_docs:,} documents, {size / 1e6:.1f} MB in {files} files", flush=True)
+    cfg = load_config(None, {**SETTINGS, "train.path": str(side)})
+    train_nb(spark, cfg, resolve_input(cfg.train, None), work / "warm")  # the JVM's first job, untimed
+    start = time.perf_counter()
+    train_nb(spark, cfg, resolve_input(cfg.train, None), work / "batch")
+    batch_seconds = time.perf_counter() - start
+    print(f"batch train: {batch_seconds:.1f} s", flush=True)
+    warm = work / "warm-files"  # the JVM's first stream, untimed too: two of the files
+    warm.mkdir()
+    for path in sorted(side.iterdir())[:2]:
+        os.link(path, warm / path.name)
+    stream(spark, warm, work / "warm-stream", available_now=True, max_files=1)
+    stream_seconds = stream(spark, side, work / "streamed", available_now=True, max_files=1)
+    print(f"stream, {files} batches: {stream_seconds:.1f} s", flush=True)
+    equal = table(work / "streamed") == table(work / "batch")
+    lags = commit_lags(spark, side, work, lag_files, trigger)
+    print(f"commit lags (trigger {trigger} s): {', '.join(f'{x:.1f}' for x in lags)} s", flush=True)
+    tok = tokenizer("words")
+    river_seconds, river_accuracy = river_run(train_docs * copies, test_docs, tok)
+    print(f"River, one by one: {river_seconds:.1f} s", flush=True)
+    model = nbspark.load(work / "streamed")
+    predicted = model.predict([text for _, text in test_docs])
+    accuracy = sum(p == label for p, (label, _) in zip(predicted, test_docs)) / len(test_docs)
+    result = {
+        "documents": n_docs,
+        "megabytes": round(size / 1e6, 1),
+        "files": files,
+        "batch_seconds": round(batch_seconds, 2),
+        "stream_seconds": round(stream_seconds, 2),
+        "throughput_ratio": round(batch_seconds / stream_seconds, 3),
+        "trigger_seconds": trigger,
+        "median_commit_lag_seconds": round(statistics.median(lags), 2),
+        "tables_equal": equal,
+        "river_seconds": round(river_seconds, 2),
+        "ratio_vs_river": round(river_seconds / stream_seconds, 2),
+        "accuracy_nbspark": round(accuracy, 4),
+        "accuracy_river": round(river_accuracy, 4),
+    }
+    return result
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--copies", type=int, default=50)
@@ -253,58 +302,20 @@ def main() -> int:
     train_docs, test_docs = load_stories(resolve_data_dir("reuters21578", args.data_dir))
     work = Path(tempfile.mkdtemp(prefix="nbspark-bench-stream-"))
     try:
-        side = work / "files"
-        n_docs = write_files(side, train_docs, args.copies, args.files)
-        size = sum(p.stat().st_size for p in side.iterdir())
-        print(f"{n_docs:,} documents, {size / 1e6:.1f} MB in {args.files} files", flush=True)
         spark = get_spark(
             "nbspark-bench-stream",
             {"spark.master": args.master, "spark.ui.enabled": "false", **SESSION_DEFAULTS},
         )
-        cfg = load_config(None, {**SETTINGS, "train.path": str(side)})
-        train_nb(spark, cfg, resolve_input(cfg.train, None), work / "warm")  # the JVM's first job, untimed
-        start = time.perf_counter()
-        train_nb(spark, cfg, resolve_input(cfg.train, None), work / "batch")
-        batch_seconds = time.perf_counter() - start
-        print(f"batch train: {batch_seconds:.1f} s", flush=True)
-        warm = work / "warm-files"  # the JVM's first stream, untimed too: two of the files
-        warm.mkdir()
-        for path in sorted(side.iterdir())[:2]:
-            os.link(path, warm / path.name)
-        stream(spark, warm, work / "warm-stream", available_now=True, max_files=1)
-        stream_seconds = stream(spark, side, work / "streamed", available_now=True, max_files=1)
-        print(f"stream, {args.files} batches: {stream_seconds:.1f} s", flush=True)
-        equal = table(work / "streamed") == table(work / "batch")
-        lags = commit_lags(spark, side, work, args.lag_files, args.trigger)
-        print(f"commit lags (trigger {args.trigger} s): {', '.join(f'{x:.1f}' for x in lags)} s", flush=True)
-        tok = tokenizer("words")
-        river_seconds, river_accuracy = river_run(train_docs * args.copies, test_docs, tok)
-        print(f"River, one by one: {river_seconds:.1f} s", flush=True)
-        model = nbspark.load(work / "streamed")
-        predicted = model.predict([text for _, text in test_docs])
-        accuracy = sum(p == label for p, (label, _) in zip(predicted, test_docs)) / len(test_docs)
+        result = measure(
+            spark, train_docs, test_docs, work, args.copies, args.files, args.lag_files, args.trigger
+        )
         spark.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    result = {
-        "documents": n_docs,
-        "megabytes": round(size / 1e6, 1),
-        "files": args.files,
-        "batch_seconds": round(batch_seconds, 2),
-        "stream_seconds": round(stream_seconds, 2),
-        "throughput_ratio": round(batch_seconds / stream_seconds, 3),
-        "trigger_seconds": args.trigger,
-        "median_commit_lag_seconds": round(statistics.median(lags), 2),
-        "tables_equal": equal,
-        "river_seconds": round(river_seconds, 2),
-        "ratio_vs_river": round(river_seconds / stream_seconds, 2),
-        "accuracy_nbspark": round(accuracy, 4),
-        "accuracy_river": round(river_accuracy, 4),
-    }
     print(json.dumps(result, indent=2))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2) + "\n")
-    return 0 if equal else 1
+    return 0 if result["tables_equal"] else 1
 
 
 if __name__ == "__main__":

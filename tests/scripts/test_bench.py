@@ -41,25 +41,13 @@ def test_bench_scorer(data_dir, tmp_path):
     assert result["documents"] == 2499 and result["scoring_speedup_vs_loop"] > 1
 
 
-def test_bench_smallest_scale(data_dir, tmp_path):
-    proc = run(
-        "bench.py",
-        "--data-dir",
-        data_dir,
-        "--scales",
-        "1",
-        "--books-scales",
-        "",  # the affect/effect part: its engines against plain Python are tests/backoff/test_count.py's
-        "--repeat",
-        "1",
-        "--warmup",
-        "0",
-        "--test-copies",
-        "1",
-        "--json",
-        tmp_path / "b.json",
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+def test_bench_smallest_scale(spark, data_dir, tmp_path):
+    """The script's command at its smallest, in the tests' own session (``main(argv, spark)``)."""
+    argv = ["--data-dir", data_dir, "--scales", "1", "--repeat", "1", "--warmup", "0", "--test-copies", "1"]
+    # --books-scales "": the affect/effect part, whose engines against plain Python are
+    # tests/backoff/test_count.py's
+    argv += ["--books-scales", "", "--json", tmp_path / "b.json"]
+    assert _script("bench").main(list(map(str, argv)), spark=spark) == 0
     result = json.loads((tmp_path / "b.json").read_text())
     row = result["rows"][0]
     # the same features and smoothing everywhere: the same accuracy on the 2,499 test stories
@@ -146,9 +134,12 @@ def test_bench_density_smallest(spark, tmp_path):
 
 
 def _script(name: str):
-    """``scripts/NAME.py`` as a module, for its functions."""
+    """``scripts/NAME.py`` as a module, for its functions; its folder on the path, as when it runs
+    as a script (its sibling modules imported by name)."""
     import importlib.util
 
+    if str(ROOT / "scripts") not in sys.path:
+        sys.path.insert(0, str(ROOT / "scripts"))
     spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -168,35 +159,25 @@ def test_bench_table_smallest(spark, tmp_path):
     assert result["train_ratio_vs_mllib"] > 0 and result["classify_ratio_vs_mllib"] > 0
 
 
-def test_bench_read_checks_smallest(tmp_path):
-    """The count checks' cost against the read, on a generated table (no Books model given)."""
-    proc = run(
-        "bench_read_checks.py", "--rows", "2000", "--books", tmp_path / "none", "--json", tmp_path / "r.json"
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    result = json.loads((tmp_path / "r.json").read_text())
-    assert list(result) == ["generated"] and result["generated"]["rows"] == 2000
-    assert result["generated"]["spark_check_seconds"] > 0 and result["generated"]["arrow_check_seconds"] > 0
+def test_bench_read_checks_smallest(spark, tmp_path):
+    """The count checks' cost against the read, on a generated table, in the tests' own session
+    (the script's ``measure``; ``main`` only adds its session, the Books model and printing)."""
+    bench = _script("bench_read_checks")
+    result = bench.measure(spark, bench.generated_model(tmp_path, 2000))
+    assert result["rows"] == 2000
+    assert result["spark_check_seconds"] > 0 and result["arrow_check_seconds"] > 0
+    assert result["arrow_check_share"] > 0 and result["spark_check_share"] > 0
 
 
-def test_bench_stream_smallest(data_dir, tmp_path):
-    """Streaming against the batch train and River, at one copy in 3 files: equal tables, equal
-    accuracy (the same smoothing), a lag per file moved in."""
-    proc = run(
-        "bench_stream.py",
-        "--data-dir",
-        data_dir,
-        "--copies",
-        "1",
-        "--files",
-        "3",
-        "--lag-files",
-        "2",
-        "--json",
-        tmp_path / "s.json",
+def test_bench_stream_smallest(spark, data_dir, tmp_path):
+    """Streaming against the batch train and River, at one copy in 3 files, in the tests' own
+    session (the script's ``measure``): equal tables, equal accuracy (the same smoothing), a lag per
+    file moved in."""
+    bench = _script("bench_stream")
+    train_docs, test_docs = bench.load_stories(data_dir)
+    result = bench.measure(
+        spark, train_docs, test_docs, tmp_path, copies=1, files=3, lag_files=2, trigger=2.0
     )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    result = json.loads((tmp_path / "s.json").read_text())
     assert result["tables_equal"] is True and result["documents"] == 6376
     assert result["accuracy_nbspark"] == result["accuracy_river"] > 0.8
     assert result["throughput_ratio"] > 0 and result["median_commit_lag_seconds"] >= 0

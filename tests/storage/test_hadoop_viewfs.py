@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pyspark.testing import assertDataFrameEqual
 
+from nbspark.app.cli import query_main
 from nbspark.backoff.curves import learning_curve
 from nbspark.backoff.events import count_ddl
 from nbspark.backoff.jobs import classify, train
@@ -163,6 +164,10 @@ def test_backoff_train_classify_query_update_and_curve_on_viewfs_equal_local(spa
         answer["matching_count"] == 11
         and answer["top"] == query(spark, {"B": "_", "C": "affect"}, 10, tmp_path / "model")["top"]
     )
+    # the query job's --json written through Hadoop
+    argv = ["--model", f"{remote}/model", "--B", "not", "--C", "_", "--json", f"{remote}/q.json"]
+    assert query_main(argv) == 0
+    assert json.loads((behind / "q.json").read_text())["top"][0]["values"] == {"C": "affect"}
 
     # --update: the model on viewfs gets the counts of a second file, as the local one does
     (behind / "more").mkdir()
@@ -194,6 +199,7 @@ def test_backoff_train_classify_query_update_and_curve_on_viewfs_equal_local(spa
         "curve",
         "model",
         "more",
+        "q.json",
         "results",
     ]  # no staging left
 
@@ -325,7 +331,8 @@ def _viewfs_submit_conf(**links) -> dict:
 
 
 def test_the_slide_reproduces_with_data_and_outputs_on_viewfs(data_dir, tmp_path):
-    """spark-submit with --data-dir and every output on viewfs://: 724 windows, accuracy 0.9337."""
+    """spark-submit with --data-dir and every output on viewfs://: 724 windows, accuracy 0.9337
+    (the query job's --json on viewfs: the in-session test above)."""
     conf = _viewfs_submit_conf(data=data_dir, work=tmp_path)
     common = ["--data-dir", "viewfs://nbt/data"]
     proc = spark_submit("train", *common, "--out", "viewfs://nbt/work/model", conf=conf, timeout=600)
@@ -343,20 +350,6 @@ def test_the_slide_reproduces_with_data_and_outputs_on_viewfs(data_dir, tmp_path
     metrics = json.loads((tmp_path / "results" / "metrics.json").read_text())
     assert metrics["examples"] == 724 and round(metrics["accuracy"], 4) == 0.9337
     assert metrics["model"] == "viewfs://nbt/work/model"
-    proc = spark_submit(
-        "query",
-        "--model",
-        "viewfs://nbt/work/model",
-        "--B",
-        "not",
-        "--C",
-        "_",
-        "--json",
-        "viewfs://nbt/work/q.json",
-        conf=conf,
-    )
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert json.loads((tmp_path / "q.json").read_text())["top"][0]["values"] == {"C": "affect"}
 
 
 def test_a_killed_run_leaves_the_old_model_on_viewfs(spark, viewfs):
@@ -365,7 +358,8 @@ def test_a_killed_run_leaves_the_old_model_on_viewfs(spark, viewfs):
     next run cleans what the killed one left."""
     remote, behind = viewfs
     args = ["--set", f"train.path={FX}/ngrams.txt", "--set", "partitions=3", "--out", f"{remote}/m"]
-    assert spark_submit("train", *args, conf=VIEWFS_CONF).returncode == 0
+    cfg = load_config(None, {"train.path": f"{FX}/ngrams.txt", "partitions": "3"})
+    train(spark, cfg, resolve_input(cfg.train, None), f"{remote}/m")  # the killed runs' model, trained here
     before = sorted(map(tuple, rows(spark, f"{remote}/m").collect()))
     manifest = (behind / "m" / "manifest.json").read_text()
 
