@@ -878,12 +878,14 @@ def test_dataframe_engine_refuses_what_it_cannot_count(spark, fixtures, tmp_path
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
-@pytest.mark.parametrize("scoring", ["join", "arrow", "auto-join"])
-def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, scoring, model):
+def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, model):
+    """The join and arrow scorers, and auto where the model is too large to broadcast, against the
+    broadcast scorer, on one model: the same predictions and statistics."""
     cfg = china_cfg(fixtures, tmp_path, **{"nb.model": model})
     fit(spark, cfg, tmp_path / "model")
     results, stats = {}, {}
-    for path in ("broadcast", scoring):
+    others = ("join", "arrow", "auto-join")
+    for path in ("broadcast", *others):
         # auto with a limit of 0 MB: every model is too large to broadcast, so it joins
         run = china_cfg(
             fixtures,
@@ -898,8 +900,6 @@ def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, 
             r["id"]: r for r in spark.read.parquet(str(tmp_path / path / "predictions")).collect()
         }
         stats[path] = {k: metrics[k] for k in ("input_stats", "malformed_examples", "unknown_features")}
-    # the same statistics from every scorer: lines, malformed lines (and the first ones), unknown tokens
-    assert stats[scoring] == stats["broadcast"]
     assert stats["broadcast"]["unknown_features"] == 1  # osaka
     assert stats["broadcast"]["input_stats"] == {  # counted by hand: tests/data/README.md
         "blank_lines": 1,
@@ -916,15 +916,21 @@ def test_other_scoring_paths_equal_broadcast_scoring(spark, fixtures, tmp_path, 
         (4, "id"),
         (6, "labels"),
     ]
-    assert sorted(results[scoring]) == sorted(results["broadcast"]) == ["d5", "d7", "d9"]
-    for doc_id, b in results["broadcast"].items():
-        other = results[scoring][doc_id]
-        assert (other["predicted"], other["ranked_labels"], other["gold"]) == (
-            b["predicted"],
-            b["ranked_labels"],
-            b["gold"],
-        )
-        assert other["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12)
+    assert sorted(results["broadcast"]) == ["d5", "d7", "d9"]
+    for scoring in others:
+        # the same statistics from every scorer: lines, malformed lines (and the first ones), unknown tokens
+        assert stats[scoring] == stats["broadcast"], scoring
+        assert sorted(results[scoring]) == sorted(results["broadcast"]), scoring
+        for doc_id, b in results["broadcast"].items():
+            other = results[scoring][doc_id]
+            assert (other["predicted"], other["ranked_labels"], other["gold"]) == (
+                b["predicted"],
+                b["ranked_labels"],
+                b["gold"],
+            ), scoring
+            assert other["ranked_probabilities"] == pytest.approx(b["ranked_probabilities"], abs=1e-12), (
+                scoring
+            )
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
@@ -1077,13 +1083,12 @@ def test_alpha_zero_documents_no_class_can_explain_are_counted_by_every_scorer(s
     )
 
 
-@pytest.mark.parametrize("scoring", ["arrow", "broadcast", "join"])
-def test_a_scorers_partition_count_is_its_predictions(spark, fixtures, tmp_path, scoring):
+def test_a_scorers_partition_count_is_its_predictions(spark, fixtures, tmp_path):
     """write_results sizes the predictions' files by the scorer's count of their partitions (it
-    no longer plans them to count them); the count must be the planned one. Six input files, a
-    few predictions: more partitions than local[2] has cores (the SQL text source packs small
-    files into as many partitions as cores, unless its partitions are small), so AQE rebalances
-    them into one file."""
+    no longer plans them to count them); the count must be the planned one, for each scorer. Six
+    input files, a few predictions: more partitions than local[2] has cores (the SQL text source
+    packs small files into as many partitions as cores, unless its partitions are small), so AQE
+    rebalances them into one file."""
     from nbspark.naive_bayes.scoring import score
 
     corpus = tmp_path / "corpus"
@@ -1092,30 +1097,31 @@ def test_a_scorers_partition_count_is_its_predictions(spark, fixtures, tmp_path,
         (corpus / f"{i}.tsv").write_text(
             (fixtures / "china_test.tsv").read_text(encoding="utf-8"), encoding="utf-8"
         )
-    cfg = china_cfg(fixtures, tmp_path, scoring=scoring, **{"test.path": str(corpus)})
-    fit(spark, cfg, tmp_path / "model")
-    inputs = resolve_input(cfg.test, None)
-    model = _model(spark, tmp_path / "model", cfg) if scoring != "join" else None
-    counts = (
-        read_counts(spark, tmp_path / "model", NAIVE_BAYES, load_nb_manifest(tmp_path / "model"))
-        if scoring == "join"
-        else None
-    )
-    spark.conf.set("spark.sql.files.maxPartitionBytes", "1k")
-    try:
-        scored = score(spark, cfg, inputs, scoring, counts, model, 2)
+    fit(spark, china_cfg(fixtures, tmp_path, **{"test.path": str(corpus)}), tmp_path / "model")
+    for scoring in ("arrow", "broadcast", "join"):
+        cfg = china_cfg(fixtures, tmp_path, scoring=scoring, **{"test.path": str(corpus)})
+        inputs = resolve_input(cfg.test, None)
+        model = _model(spark, tmp_path / "model", cfg) if scoring != "join" else None
+        counts = (
+            read_counts(spark, tmp_path / "model", NAIVE_BAYES, load_nb_manifest(tmp_path / "model"))
+            if scoring == "join"
+            else None
+        )
+        spark.conf.set("spark.sql.files.maxPartitionBytes", "1k")
         try:
-            planned = scored.predictions.rdd.getNumPartitions()
-            if scoring == "join":
-                assert scored.partitions is None
-            else:
-                assert scored.partitions() == planned > 2
+            scored = score(spark, cfg, inputs, scoring, counts, model, 2)
+            try:
+                planned = scored.predictions.rdd.getNumPartitions()
+                if scoring == "join":
+                    assert scored.partitions is None
+                else:
+                    assert scored.partitions() == planned > 2, scoring
+            finally:
+                scored.release()
+            classify_nb(spark, cfg, tmp_path / "model", inputs, tmp_path / f"r-{scoring}")
         finally:
-            scored.release()
-        classify_nb(spark, cfg, tmp_path / "model", inputs, tmp_path / "r")
-    finally:
-        spark.conf.unset("spark.sql.files.maxPartitionBytes")
-    assert len(list((tmp_path / "r" / "predictions").glob("part-*.parquet"))) == 1
+            spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        assert len(list((tmp_path / f"r-{scoring}" / "predictions").glob("part-*.parquet"))) == 1, scoring
 
 
 def test_written_log_loss_totals_are_the_same_in_the_driver_and_in_spark(spark, tmp_path):

@@ -53,7 +53,8 @@ def beside(model) -> list[str]:
     return sorted(p.name for p in model.parent.iterdir() if p.name != "in")
 
 
-def test_a_sigkill_during_an_updates_commit_leaves_the_old_model(spark, tmp_path):
+@pytest.mark.spark
+def test_a_sigkill_during_an_updates_commit_leaves_the_old_model(tmp_path):
     """Killed with everything written and nothing moved (``commit-staged``), then with the old model
     renamed aside and the new one not yet in place (``commit-aside``): the old model is read whole
     (in the second case the first reader puts it back), and the next update counts everything once."""
@@ -77,7 +78,7 @@ def test_a_sigkill_during_an_updates_commit_leaves_the_old_model(spark, tmp_path
         assert killed.returncode == -9 and (marker / "fired").exists(), killed.stderr.decode()[-2000:]
         assert model.exists() == (point == "commit-staged")
         assert seen(model) == old  # read whole: as it was, or put back by this first reader
-    # the next update, in the tests' session (a subprocess would start a JVM of its own)
+    # the next update in this process: counted here (a small local input), no JVM of its own
     assert nbspark_main(["train", *TSV, "--set", f"train.path={b}", "--update", str(model)]) == 0
     assert (
         nbspark_main(
