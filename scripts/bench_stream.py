@@ -247,7 +247,7 @@ def measure(
     model = nbspark.load(work / "streamed")
     predicted = model.predict([text for _, text in test_docs])
     accuracy = sum(p == label for p, (label, _) in zip(predicted, test_docs)) / len(test_docs)
-    result = {
+    return {
         "documents": n_docs,
         "megabytes": round(size / 1e6, 1),
         "files": files,
@@ -262,7 +262,6 @@ def measure(
         "accuracy_nbspark": round(accuracy, 4),
         "accuracy_river": round(river_accuracy, 4),
     }
-    return result
 
 
 def main() -> int:
