@@ -8,8 +8,7 @@ from __future__ import annotations
 import copy
 import logging
 import math
-import numbers
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -20,19 +19,18 @@ from nbspark.naive_bayes.count_table import Y, table_fields
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
     add_values,
-    binary_cell,
     build_nb_model,
     doc_events,
     event_row,
     log_posteriors,
-    number_cell,
-    row_events,
     scaled,
     score_docs,
     unexplained,
 )
+from nbspark.naive_bayes.row_cells import Cells, read_cells
 from nbspark.naive_bayes.shapes import Labels, matrix_texts, matrix_vocabulary
-from nbspark.naive_bayes.table_scores import score_rows
+from nbspark.naive_bayes.table_batches import count_columns
+from nbspark.naive_bayes.table_scores import score_columns
 from nbspark.report.format import UNEXPLAINED
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
@@ -43,7 +41,6 @@ from nbspark.spine.predictor import (
     refuse_clone,
     refuse_unknown_columns,
     save_rows,
-    some_names,
     storable,
     summed_rows,
     whole_weights,
@@ -141,33 +138,28 @@ class NBPredictor(FittedAttributes):
             raise ValueError(f"classes leaves out {[learnt.value(c) for c in left]}, which the model holds")
         counted_as = COUNTED_AS.get(self.manifest["model"], self.manifest["model"])
         events, counted = [], set()  # counted: the classes of the examples of weight > 0
-        for i, (x, label, weight) in enumerate(zip(X, y, weights)):
-            if isinstance(label, str):
-                labels = (label,)
-            elif isinstance(label, list | tuple):  # a text's several labels
-                labels = tuple(label)
-            else:  # None, a number: refused below
-                labels = ()
-            if not labels or not all(isinstance(v, str) and v.strip() for v in labels):
-                raise ValueError(
-                    f"label {i}: {label!r} is not a class name (a non-empty str, or a list of them)"
-                )
-            if declared is not None and (outside := [v for v in labels if v not in declared]):
-                raise ValueError(f"label {i}: {outside[0]!r} is not one of classes")
-            for v in labels:
-                storable(v, f"label {i}")
+        checked: dict[str, tuple] = {}  # a class name is checked once a batch
+        for i, (label, weight) in enumerate(zip(y, weights)):
+            labels = checked.get(label) if type(label) is str else None
+            if labels is None:
+                labels = _class_names(i, label, declared)
+                if type(label) is str:
+                    checked[label] = labels
             if self.text:
-                if not isinstance(x, str):
+                if not isinstance(x := X[i], str):
                     raise TypeError(
                         f"a {self.kind} model learns texts (str); item {i} is a {type(x).__name__}"
                     )
                 mine = doc_events(labels, self._tokenize(storable(x, f"text {i}")), counted_as)
+                events.extend((key, scaled(value, weight)) for key, value in mine if weight)
             elif len(labels) != 1:
                 raise ValueError(f"label {i}: a table row has one label, got {len(labels)}")
-            else:
-                mine = row_events(labels[0], *self._table_row(x, i, learning=True))
-            events.extend((key, scaled(value, weight)) for key, value in mine if weight)
-            counted.update(labels if weight else ())
+            if weight:
+                counted.update(labels)
+        if not self.text:  # the rows read by column, and counted by column: each key once
+            cells = self._cells(X, learning=True)
+            one = [v if isinstance(v, str) else v[0] for v in y]
+            count_columns(one, cells.numbers, cells.categories, lambda *event: events.append(event), weights)
         if declared:  # every class named is the model's, counted or not (0), as scikit-learn's
             held = counted.union(self._names())
             events += [
@@ -216,9 +208,9 @@ class NBPredictor(FittedAttributes):
             **table_fields(table),
         }
 
-    def _jll(self, items: Sequence, extra_columns=()) -> tuple[np.ndarray, list | None]:
-        """Joint log-likelihoods of ``items``, and a table model's rows as scored (``_table_row``;
-        None for texts)."""
+    def _jll(self, items: Sequence, extra_columns=()) -> tuple[np.ndarray, Cells | None]:
+        """Joint log-likelihoods of ``items``, and a table model's rows as scored (``_cells``; None for
+        texts)."""
         if self.text:
             if extra_columns:  # columns of rows, for a model of texts: refused, never ignored
                 raise ValueError(
@@ -231,62 +223,16 @@ class NBPredictor(FittedAttributes):
                         f"a {self.kind} model scores texts (str); item {i} is a {type(t).__name__}"
                     )
             return score_docs(self.model, [self._tokenize(t) for t in items])[0], None
-        rows = [self._table_row(r, i) for i, r in enumerate(items)]
+        cells = self._cells(items)
         known = {*self._numeric, *self._categorical, self.manifest["config"]["nb"]["label_column"]}
         refuse_unknown_columns(items, known, sorted(self._numeric + self._categorical), extra_columns)
-        return score_rows(self.model, rows)[0], rows
+        return score_columns(self.model, cells.n, cells.numbers, cells.categories)[0], cells
 
-    def _table_row(self, row, i: int, learning: bool = False) -> tuple[dict, dict]:
-        """``(categorical, numeric)`` values of one row: a missing, None or non-finite value is left
-        out (naive Bayes skips that feature), as the classify job leaves out such a cell. ``learning``:
-        a category the model has not seen yet is a new one, not a mistake."""
-        columns = self._numeric + self._categorical
-        if not isinstance(row, Mapping):
-            raise TypeError(
-                f"a {self.kind} model scores rows, each a mapping of column -> value "
-                f"({some_names(columns, 6)}); item {i} is a {type(row).__name__}"
-            )
-        if not any(c in row for c in columns):  # every key misspelt would be scored on the prior alone
-            raise ValueError(
-                f"row {i} has none of the model's columns ({some_names(columns, 6)}); "
-                f"its keys: {', '.join(map(repr, list(row)[:6]))}"
-            )
-        for c in columns:  # a dict or a list is no one value, a number's nor a category's
-            if not isinstance(cell := row.get(c), str | numbers.Number | None):
-                said = f"argument must be a string or a number, not {type(cell).__name__}"
-                raise TypeError(f"row {i}, column {c!r}: {said}")
-        num = {}
-        for c in self._numeric:
-            cell = row.get(c)
-            try:
-                x = number_cell(cell)
-            except (TypeError, ValueError):
-                raise ValueError(f"row {i}, column {c!r}: {cell!r} is not a number") from None
-            if x is not None and math.isfinite(x):
-                num[c] = x
-        cat = {}
-        for c in self._categorical:
-            v = row.get(c)
-            if v is None or (isinstance(v, float) and math.isnan(v)):  # a NaN cell of a pandas frame: missing
-                continue
-            if c in self._binary:  # as training read it: 1, 1.0, "1" and True are "1"
-                try:
-                    v = binary_cell(v)
-                except (TypeError, ValueError):
-                    raise ValueError(
-                        f"row {i}, column {c!r}: {v!r} is not 0 or 1 (a Bernoulli column)"
-                    ) from None
-            elif not learning and not isinstance(v, str) and (c, str(v)) not in self.model.vocab:
-                # True against the CSV's "TRUE", 3.0 against "3": never scored as unseen in silence
-                seen = sorted(x for f, x in self.model.vocab if f == c)
-                raise ValueError(
-                    f"row {i}, column {c!r}: {v!r} is not a value the model saw there "
-                    f"({some_names(list(map(repr, seen)), 6)}); give a category as the training data "
-                    "wrote it, as text"
-                )
-            if v is not None:
-                cat[c] = storable(str(v), f"row {i}, column {c!r}") if learning else str(v)
-        return cat, num
+    def _cells(self, rows: Sequence, learning: bool = False) -> Cells:
+        """A table model's ``rows`` by column (``row_cells.read_cells``). ``learning``: a category the
+        model has not seen yet is a new one, not a mistake."""
+        vocab = None if learning else self.model.vocab
+        return read_cells(rows, self._numeric, self._categorical, self._binary, self.kind, vocab)
 
     def predict_proba(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """Posteriors ``(n, len(classes_))``, each row summing to 1. A row's column that the model does
@@ -413,9 +359,27 @@ class NBPredictor(FittedAttributes):
             }
             for p in np.exp(log_post)
         ]
-        for said, (categorical, _) in zip(found, rows or ()):  # the rows as scored, not built again
-            said["unseen"] = {c: v for c, v in categorical.items() if (c, v) not in self.model.vocab}
+        for said, unseen in zip(found, rows.unseen(self.model.vocab) if rows else ()):  # as scored
+            said["unseen"] = unseen
         return found
+
+
+def _class_names(i: int, label, declared: set | None) -> tuple[str, ...]:
+    """Label ``i`` as class names (a text's may be a list of them), each a non-empty ``str``, one of
+    ``declared`` (``partial_fit``'s ``classes``, where given) and storable; ``ValueError`` else."""
+    if isinstance(label, str):
+        labels: tuple = (label,)
+    elif isinstance(label, list | tuple):  # a text's several labels
+        labels = tuple(label)
+    else:  # None, a number: refused below
+        labels = ()
+    if not labels or not all(isinstance(v, str) and v.strip() for v in labels):
+        raise ValueError(f"label {i}: {label!r} is not a class name (a non-empty str, or a list of them)")
+    if declared is not None and (outside := [v for v in labels if v not in declared]):
+        raise ValueError(f"label {i}: {outside[0]!r} is not one of classes")
+    for v in labels:
+        storable(v, f"label {i}")
+    return labels
 
 
 def read_nb(

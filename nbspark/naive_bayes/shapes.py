@@ -86,7 +86,8 @@ class Labels:
             said = "A column-vector y was passed when a 1d array was expected"
             warnings.warn(_CONVERSION(said), stacklevel=3)
             y = np.asarray(y).ravel()
-        y = [v.item() if isinstance(v, np.generic) else v for v in as_batch(y, "labels", call)]
+        y = y.tolist() if isinstance(y, np.ndarray) and y.ndim == 1 else as_batch(y, "labels", call)
+        y = [v.item() if isinstance(v, np.generic) else v for v in y]
         numbers = [isinstance(v, numbers_Real) for v in y]
         kind = "numbers" if y and all(numbers) else "names" if not any(numbers) else "mixed"
         if kind == "mixed" or (self.kind and y and kind != self.kind):

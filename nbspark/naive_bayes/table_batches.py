@@ -23,8 +23,17 @@ from nbspark.inputs.parsers import kept
 from nbspark.inputs.stats import STAT
 from nbspark.naive_bayes.count_table import Y_ANY, YG, YX, Y
 from nbspark.naive_bayes.model import add_values
+from nbspark.naive_bayes.row_cells import Coded
 
-__all__ = ["PLAIN_NUMBER", "PlainRows", "plain_rows", "read_plain", "split_batch", "table_batch_sums"]
+__all__ = [
+    "PLAIN_NUMBER",
+    "PlainRows",
+    "count_columns",
+    "plain_rows",
+    "read_plain",
+    "split_batch",
+    "table_batch_sums",
+]
 
 #: A number as pyarrow's cast and Python's ``float`` read it alike (and ``number_cell`` gives it).
 PLAIN_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
@@ -151,27 +160,74 @@ def read_plain(batch, index: np.ndarray, plain: np.ndarray, rule) -> PlainRows |
 
 def _count_plain(read: PlainRows, add: Callable) -> None:
     """Count plain rows (``read_plain``'s) as ``table_partition`` then ``naive_bayes.model.row_events``
-    would: the statistics, then of the rows kept (the hold-out) each class's documents, each numeric
-    column's finite values (count, Σx, Σx²) and each category."""
+    would: the statistics, then the rows kept (the hold-out) by ``count_columns``."""
+    for key, n in read.stat_records():
+        add(key, n)
+    numbers = {
+        c: np.where(read.finite[c].to_numpy(zero_copy_only=False), x.to_numpy(zero_copy_only=False), np.nan)
+        for c, x in read.numbers.items()
+    }
+    count_columns(read.label, numbers, read.categories, add)
+
+
+def count_columns(labels, numbers: dict, categories: dict, add: Callable, weights=None) -> None:
+    """Count rows given by columns as ``naive_bayes.model.row_events`` counts each row, scaled by its
+    whole weight (``weights``, 1 each where None; a row of weight 0 counts nothing): the rows, each
+    class's, each numeric column's values by class (count, Σx, Σx²) and each category by class.
+    ``labels``: each row's class, text (pyarrow's, or a list); ``numbers``: column -> float64 array,
+    NaN where the row's cell is not counted (missing, not finite); ``categories``: column -> text,
+    None (null) where missing (a list, pyarrow's, or ``row_cells.Coded``). Sums run in row order
+    (``np.bincount``), as the row rule's do."""
+    import pyarrow as pa
+
+    def kept(values):  # text as pyarrow's (or ``Coded``), of the rows of weight > 0
+        if isinstance(values, Coded):
+            return values if keep is None else Coded(values.codes[keep], values.values)
+        values = pa.array(values, pa.string()) if isinstance(values, list) else values
+        return values if keep is None else values.filter(pa.array(keep))
+
+    w = None if weights is None else np.asarray(weights, np.int64)
+    keep = None if w is None or w.all() else w > 0
+    w = w if keep is None else w[keep]
+    codes, classes = _codes(kept(labels))
+    if not len(codes):
+        return
+
+    def sums(at, values=None) -> np.ndarray:  # per class, the weights of the rows ``at`` (times values)
+        at = slice(None) if at is None else at
+        weighed = values if w is None else w[at] if values is None else values * w[at]
+        return np.bincount(codes[at], weighed, len(classes))
+
+    add((Y_ANY, None, None, None), len(codes) if w is None else int(w.sum()))
+    for k, count in enumerate(sums(None).tolist()):
+        add((Y, classes[k], None, None), int(count))
+    for c, x in numbers.items():
+        x = x if keep is None else x[keep]
+        at = np.flatnonzero(~np.isnan(x))
+        xs = x[at]
+        with np.errstate(over="ignore"):  # x² past a double's range is inf, as Python's x * x is
+            found = zip(sums(at).tolist(), sums(at, xs).tolist(), sums(at, xs * xs).tolist())
+        for k, (count, sx, sxx) in enumerate(found):
+            if count:
+                add((YG, classes[k], c, None), (int(count), sx, sxx))
+    for c, values in categories.items():
+        value_codes, seen = _codes(kept(values))
+        at = np.flatnonzero(value_codes >= 0)
+        pairs = codes[at] * len(seen) + value_codes[at]
+        counts = np.bincount(pairs, None if w is None else w[at], len(classes) * len(seen))
+        for key in np.flatnonzero(counts).tolist():
+            add((YX, classes[key // len(seen)], c, seen[key % len(seen)]), int(counts[key]))
+
+
+def _codes(values) -> tuple[np.ndarray, list]:
+    """Text values as codes into their distinct values (-1 where null), and those values."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    for key, n in read.stat_records():
-        add(key, n)
-    n, label = len(read.at), read.label
-    if not n:
-        return
-    add((Y_ANY, None, None, None), n)
-    for group in pa.table({"y": label}).group_by("y").aggregate([([], "count_all")]).to_pylist():
-        add((Y, group["y"], None, None), group["count_all"])
-    for c, x in read.numbers.items():
-        finite = read.finite[c]
-        xs = pc.filter(x, finite)
-        sums = pa.table({"y": pc.filter(label, finite), "x": xs, "xx": pc.multiply(xs, xs)})
-        for g in sums.group_by("y").aggregate([("x", "count"), ("x", "sum"), ("xx", "sum")]).to_pylist():
-            add((YG, g["y"], c, None), (g["x_count"], g["x_sum"], g["xx_sum"]))
-    for c, v in read.categories.items():
-        seen = pc.is_valid(v)
-        values = pa.table({"y": pc.filter(label, seen), "v": pc.filter(v, seen)})
-        for g in values.group_by(["y", "v"]).aggregate([([], "count_all")]).to_pylist():
-            add((YX, g["y"], c, g["v"]), g["count_all"])
+    if isinstance(values, Coded):
+        return values.codes, values.values
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = pc.dictionary_encode(values)
+    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+    return codes, encoded.dictionary.to_pylist()

@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from nbspark.naive_bayes.model import NBModel, csr_rows
+from nbspark.naive_bayes.model import NBModel
+from nbspark.naive_bayes.row_cells import Coded
 
 __all__ = ["score_columns", "score_rows"]
 
@@ -25,22 +26,21 @@ def score_rows(model: NBModel, rows: Sequence[tuple[dict, dict]]) -> tuple[np.nd
 def score_columns(model: NBModel, n: int, numbers: dict, categories: dict) -> tuple[np.ndarray, int]:
     """Joint log-likelihoods of ``n`` table rows given by columns: ``numbers`` (column -> float64
     array, NaN where the row has no finite value), ``categories`` (column -> text values, None
-    where missing, a list); the values the model never saw counted. ``score_rows`` and the
-    classify job's batches of a table (``naive_bayes.scoring``) score by it."""
+    where missing, a list; or ``row_cells.Coded``); the values the model never saw counted.
+    ``score_rows``, ``nbspark.load``'s rows and the classify job's batches of a table
+    (``naive_bayes.scoring``) score by it."""
     jll = np.tile(model.class_log_prior, (n, 1))
     unknown = 0
     if model.weights is not None and model.categorical:
-        rows, cols = [], []
-        for c, values in categories.items():
+        for c, values in categories.items():  # each row's weights of its value, column by column
             seen = _values_of(model, c)
-            index = np.array([seen.get(v, -1) if v is not None else -2 for v in values], np.int64)
+            if isinstance(values, Coded):  # each distinct value looked up once (-1: a missing cell)
+                index = np.array([seen.get(v, -1) for v in values.values] + [-2], np.int64)[values.codes]
+            else:
+                index = np.array([seen.get(v, -1) if v is not None else -2 for v in values], np.int64)
             unknown += int((index == -1).sum())
             at = np.flatnonzero(index >= 0)
-            rows.append(at)
-            cols.append(index[at])
-        row, col = (np.concatenate([np.zeros(0, np.int64), *parts]) for parts in (rows, cols))
-        X = csr_rows(row, col, n, len(model.vocab), True)
-        jll += np.asarray(X @ model.weights.T)
+            jll[at] += model.weights[:, index[at]].T
     if model.theta is not None:
         x = np.full((n, len(model.numeric)), np.nan)
         for j, f in enumerate(model.numeric):

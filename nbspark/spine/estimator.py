@@ -143,6 +143,10 @@ def columns_of(rows: list, who: str) -> tuple[list[str], set[str]]:
     from collections.abc import Mapping
     from numbers import Real
 
+    from nbspark.spine.predictor import Grid
+
+    if isinstance(rows, Grid):  # by column: a typed one by its type, numbers when a cell is there
+        return list(rows.columns), {c for c in rows.columns if _numbers(rows, c)}
     names: dict[str, None] = {}
     numeric: dict[str, bool] = {}
     for i, row in enumerate(rows):
@@ -155,3 +159,19 @@ def columns_of(rows: list, who: str) -> tuple[list[str], set[str]]:
             if v is not None and not (isinstance(v, float) and v != v):
                 numeric[c] = numeric.get(c, True) and isinstance(v, Real) and not isinstance(v, bool)
     return list(names), {c for c, is_number in numeric.items() if is_number}
+
+
+def _numbers(rows, column: str) -> bool:
+    """Whether a ``Grid``'s ``column`` holds a number in some cell and nothing but numbers (not bools)
+    where a cell is not missing: ``columns_of``'s rule, by the column's type where it has one."""
+    from numbers import Real
+
+    values = rows.columns[column]
+    if values.dtype.kind in "iu":
+        return len(values) > 0
+    if values.dtype.kind == "f":
+        return bool((values == values).any())  # a NaN is a missing cell
+    if values.dtype.kind != "O":
+        return False
+    cells = [v for v in rows.cells(column) if v is not None]
+    return bool(cells) and all(isinstance(v, Real) and not isinstance(v, bool) for v in cells)

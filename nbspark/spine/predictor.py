@@ -8,6 +8,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 __all__ = [
+    "Grid",
     "accuracy",
     "array_names",
     "array_rows",
@@ -29,25 +30,31 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 def as_batch(
     items, what: str, call: str | None = None, columns: Sequence[str] | None = None, by_position: bool = True
-) -> list:
-    """A call's items as a list. One text, window or row is refused, as scikit-learn refuses a lone
-    string: iterating it would score its characters (or a row's keys), silently. A pandas DataFrame
-    is a list of ``rows`` (its records, a missing cell as None: ``pd.read_csv`` reads an empty cell as
-    NaN), and refused for anything else: iterating it gives its column names, which were scored as
-    texts. ``call`` names the method in the refusal (left out
+) -> Sequence:
+    """A call's items as a list (rows of an array or a DataFrame: a ``Grid``). One text, window or
+    row is refused, as scikit-learn refuses a lone string: iterating it would score its characters
+    (or a row's keys), silently. A pandas DataFrame
+    is ``rows``, kept by column (a ``Grid``; a missing cell is None: ``pd.read_csv`` reads an empty cell
+    as NaN), and refused for anything else: iterating it gives its column names, which were scored
+    as texts. ``call`` names the method in the refusal (left out
     where several public methods share the helper that asks).
 
     ``rows`` may also be a 2-D array (numpy's, or a list of equal lists), scikit-learn's ``X``: its
     columns are ``columns`` in order (a fitted model's ``feature_names_in_``; another width is
     refused, as scikit-learn refuses it), or ``x0``, ``x1``, … (``array_names``) where no model names
-    them yet or the model was fitted on an array (``array_rows``). ``by_position=False``: the model's
-    named columns have no order an array could follow, and an array is refused."""
+    them yet or the model was fitted on an array (``array_rows``, a ``Grid`` too). ``by_position=False``:
+    the model's named columns have no order an array could follow, and an array is refused."""
     said = f"{call} takes" if call else "expected"
+    if isinstance(items, Grid):  # rows already read (a model's fit, then its partial_fit)
+        return items
     if hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame
         if what == "rows" and not all(isinstance(c, str) for c in items.columns):
             return array_rows(items.to_numpy(dtype=object), columns, by_position)  # unnamed: by position
-        if what == "rows":  # pandas' missing cells (NaN, NA, NaT) are None, an empty cell
-            return [{k: _cell(v) for k, v in r.items()} for r in items.to_dict("records")]
+        if what == "rows" and not items.columns.is_unique:  # a row would hold one of each, in silence
+            twice = sorted({str(c) for c in items.columns[items.columns.duplicated()]})
+            raise ValueError(f"{said} rows of distinct columns; the DataFrame repeats {some_names(twice, 6)}")
+        if what == "rows":  # by column; pandas' missing cells (NaN, NA, NaT) are None, an empty cell
+            return Grid({c: items[c].to_numpy() for c in items.columns}, len(items))
         raise TypeError(
             f"{said} a list of {what}, got a DataFrame (iterating it gives its column names); pass one "
             "of its columns, df[NAME]"
@@ -107,12 +114,13 @@ def _grid(items, said: str):
     return grid
 
 
-def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) -> list[dict]:
-    """The rows of a 2-D array: column j is ``array_names``' j-th where no model names the columns
-    (``columns`` None) or the model was fitted on an array (its columns are those names), else
+def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) -> Grid:
+    """The rows of a 2-D array, a ``Grid`` of its columns: column j is ``array_names``' j-th where no
+    model names the columns (``columns`` None) or the model was fitted on an array (its columns are
+    those names), else
     ``columns[j]`` (a model's, in ``feature_names_in_``'s order). An array of another width than
     ``columns`` is refused, and so is any array but one of ``array_names`` where not ``by_position``.
-    A cell is a plain Python value (numpy's scalars too), a float NaN None: a missing
+    A row's cell is a plain Python value (numpy's scalars too), a float NaN None: a missing
     cell, as a DataFrame's is."""
     width = grid.shape[1]
     if width == 0:
@@ -127,7 +135,40 @@ def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) ->
                 "follow: give rows by name (a DataFrame, or mappings of column -> value)"
             )
         names = list(columns)
-    return [{n: _cell(v.item() if hasattr(v, "item") else v) for n, v in zip(names, row)} for row in grid]
+    return Grid({n: grid[:, j] for j, n in enumerate(names)}, len(grid))
+
+
+class Grid(Sequence):
+    """Rows of a 2-D array or a pandas DataFrame, kept by column (``columns``: name -> the column's
+    cells, a numpy array, typed where the source was, for readers that take a column at once:
+    ``naive_bayes.row_cells``), and a sequence of rows as mappings of column -> cell, each cell a
+    plain Python value (numpy's scalars too), a missing one (a float NaN, pandas' NA, NaT) None."""
+
+    def __init__(self, columns: dict, n: int):
+        self.columns, self.n = columns, n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(self.n))]
+        if not -self.n <= i < self.n:
+            raise IndexError(i)
+        return {c: _plain_cell(v[i]) for c, v in self.columns.items()}
+
+    def __iter__(self):
+        return (self[i] for i in range(self.n))
+
+    def cells(self, column: str) -> list:
+        """A column's cells as the rows give them (``_plain_cell``); None each where it has none."""
+        values = self.columns.get(column)
+        return [None] * self.n if values is None else [_plain_cell(v) for v in values.tolist()]
+
+
+def _plain_cell(value):
+    """A cell of an array or a DataFrame as a plain Python value, a missing one None (``_cell``)."""
+    return _cell(value.item() if hasattr(value, "item") else value)
 
 
 def refuse_width(width: int, expected: int, more: str = "") -> None:
@@ -164,7 +205,8 @@ def refuse_unknown_columns(
     names (a string would be its letters)."""
     if isinstance(extra_columns, str) or not all(isinstance(c, str) for c in extra_columns):
         raise TypeError(f"extra_columns is a list of column names, not {extra_columns!r}")
-    if unknown := sorted({str(k) for r in rows for k in r} - set(known) - set(extra_columns)):
+    given = rows.columns if isinstance(rows, Grid) else {k for r in rows for k in r}
+    if unknown := sorted({str(k) for k in given} - set(known) - set(extra_columns)):
         raise ValueError(
             f"column(s) the model does not know: {some_names(list(map(repr, unknown)), 6)}; its columns: "
             f"{some_names(columns, 12)} (name columns to leave out with extra_columns)"

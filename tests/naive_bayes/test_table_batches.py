@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from nbspark.inputs.stats import FAILFAST_TAG
 from nbspark.naive_bayes.inputs import record_events
-from nbspark.naive_bayes.model import add_values
-from nbspark.naive_bayes.table_batches import PLAIN_NUMBER, table_batch_sums
+from nbspark.naive_bayes.model import add_values, row_events, scaled
+from nbspark.naive_bayes.table_batches import PLAIN_NUMBER, count_columns, table_batch_sums
 from nbspark.naive_bayes.tables import TableRule
 from nbspark.spine.counting import combine_partition
 
@@ -179,3 +179,41 @@ def test_failfast_stops_at_the_first_malformed_row_in_order():
     places = [("t.csv", i + 2) for i in range(4)]
     with pytest.raises(ValueError, match=f"{FAILFAST_TAG}\ttable:t.csv\t4\tnumeric"):
         _by_batches(table, _rule(mode="failfast"), places, 2)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", "c"]),
+            st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.none()),
+            st.sampled_from(CATEGORIES),
+            st.integers(0, 3),
+        ),
+        max_size=40,
+    ),
+    weighed=st.booleans(),
+)
+def test_rows_by_columns_are_the_row_events_of_each_row_scaled_by_its_weight(rows, weighed):
+    """``count_columns`` (a model's ``partial_fit`` of rows in memory, and the plain rows of a table's
+    batches) against ``model.row_events`` of each row, scaled by its whole weight (a row of weight 0
+    counts nothing), summed in row order: the same keys, the same counts, the same sums."""
+    weights = [r[3] for r in rows] if weighed else None
+    by_rows: dict = {}
+    for label, x, c, w in rows:
+        w = w if weighed else 1
+        num, cat = ({} if x is None else {"x": x}), ({} if c is None else {"c": c})
+        for key, value in row_events(label, cat, num):
+            if w:
+                by_rows[key] = (
+                    add_values(by_rows[key], scaled(value, w)) if key in by_rows else scaled(value, w)
+                )
+    by_columns: dict = {}
+
+    def add(key, value):
+        assert key not in by_columns  # each key once a call
+        by_columns[key] = value
+
+    numbers = {"x": np.array([np.nan if r[1] is None else r[1] for r in rows], np.float64)}
+    count_columns([r[0] for r in rows], numbers, {"c": [r[2] for r in rows]}, add, weights)
+    assert _equal(by_columns, by_rows)

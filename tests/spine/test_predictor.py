@@ -17,12 +17,25 @@ def test_a_2d_array_is_rows_by_position_and_a_bad_one_is_refused():
 
     from nbspark.spine.predictor import as_batch
 
+    def rows(*args, **kwargs) -> list:
+        return list(as_batch(*args, **kwargs))
+
     grid = np.array([[1.5, np.nan], [2.0, 3.0]])
-    assert as_batch(grid, "rows") == [{"x0": 1.5, "x1": None}, {"x0": 2.0, "x1": 3.0}]
-    assert as_batch([(1, "a")], "rows", columns=["n", "c"]) == [{"n": 1, "c": "a"}]
-    assert as_batch(pd.DataFrame(grid), "rows") == as_batch(grid, "rows")  # columns 0, 1: unnamed
-    assert as_batch(grid, "rows", columns=["x0", "x1"]) == as_batch(grid, "rows")
-    assert type(as_batch(np.array([[7]]), "rows")[0]["x0"]) is int  # numpy's scalars as Python's
+    assert rows(grid, "rows") == [{"x0": 1.5, "x1": None}, {"x0": 2.0, "x1": 3.0}]
+    assert rows([(1, "a")], "rows", columns=["n", "c"]) == [{"n": 1, "c": "a"}]
+    assert rows(pd.DataFrame(grid), "rows") == rows(grid, "rows")  # columns 0, 1: unnamed
+    assert rows(grid, "rows", columns=["x0", "x1"]) == rows(grid, "rows")
+    assert type(rows(np.array([[7]]), "rows")[0]["x0"]) is int  # numpy's scalars as Python's
+    frame = pd.DataFrame({"a": [1.5, np.nan], "b": ["x", None], "c": pd.array([1, None], dtype="Int64")})
+    assert rows(frame, "rows") == [{"a": 1.5, "b": "x", "c": 1}, {"a": None, "b": None, "c": None}]
+    batch = as_batch(grid, "rows")  # kept by column, as the array gave them
+    assert (
+        batch.columns["x0"].dtype == np.float64
+        and batch[-1] == batch[1]
+        and batch[:1] == rows(grid[:1], "rows")
+    )
+    with pytest.raises(ValueError, match="rows of distinct columns; the DataFrame repeats a"):
+        as_batch(pd.DataFrame([[1, 2]], columns=["a", "a"]), "rows", "fit")
     refusals = [
         (np.arange(3.0), ValueError, "got a 1-D array. Reshape your data"),
         ([[1, 2], [3]], ValueError, r"all of one width; got rows of \[1, 2\] cells"),
