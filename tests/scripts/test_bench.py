@@ -181,3 +181,11 @@ def test_bench_stream_smallest(spark, data_dir, tmp_path):
     assert result["tables_equal"] is True and result["documents"] == 6376
     assert result["accuracy_nbspark"] == result["accuracy_river"] > 0.8
     assert result["throughput_ratio"] > 0 and result["median_commit_lag_seconds"] >= 0
+
+
+def test_bench_estimator_smallest():
+    """``nbspark.NaiveBayes`` on arrays against scikit-learn's, no Spark: both models predict alike."""
+    result = _script("bench_estimator").measure(2000, 3, 1)
+    for name in ("gaussian", "categorical"):
+        assert result[name]["agreement"] == 1.0
+        assert result[name]["fit_ratio"] > 0 and result[name]["predict_ratio"] > 0
