@@ -90,7 +90,7 @@ def read_cells(
             for j, c in enumerate(columns)
             if isinstance(given[c], list)
             for i, v in enumerate(given[c])
-            if not isinstance(v, str | numbers.Number | None)
+            if type(v) is not str and not isinstance(v, str | numbers.Number | None)
         ),
         TypeError,
     )
@@ -99,8 +99,11 @@ def read_cells(
     categories = {}
     for c in categorical:
         values = given[c]
-        if isinstance(values, np.ndarray) and values.dtype.kind == "U":
-            categories[c] = values.tolist()
+        if c not in binary and (  # text, every cell: taken as it is
+            (isinstance(values, np.ndarray) and values.dtype.kind == "U")
+            or (isinstance(values, list) and all(type(v) is str for v in values))
+        ):
+            categories[c] = values.tolist() if isinstance(values, np.ndarray) else values
             if vocab is None:
                 _storable(c, categories[c])
         elif isinstance(values, np.ndarray) and values.dtype.kind in "iu" and c not in binary:

@@ -163,7 +163,9 @@ class Grid(Sequence):
     def cells(self, column: str) -> list:
         """A column's cells as the rows give them (``_plain_cell``); None each where it has none."""
         values = self.columns.get(column)
-        return [None] * self.n if values is None else [_plain_cell(v) for v in values.tolist()]
+        if values is None:
+            return [None] * self.n
+        return [v if type(v) is str else _plain_cell(v) for v in values.tolist()]
 
 
 def _plain_cell(value):

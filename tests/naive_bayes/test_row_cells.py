@@ -109,3 +109,17 @@ def test_what_cannot_be_read_is_refused_naming_the_first_row_at_fault():
     with pytest.raises(ValueError, match=r"row 1, column 'k' holds a lone surrogate"):
         model.partial_fit(pd.DataFrame({"n": [1.0, 2.0], "k": ["1", "\ud83d"]}), ["a", "b"])
     assert model.predict(pd.DataFrame({"n": [2.5], "k": ["7"]})).tolist() == ["b"]  # text: an unseen value
+
+
+def test_a_bernoulli_columns_text_is_its_0_or_1_however_the_rows_come():
+    """A Bernoulli column's cells are "0" or "1" (TRUE, 1.0, True are "1"), read from a DataFrame's
+    text column, a numpy array of text, or mappings; other cells are refused, naming the row."""
+    given = [("TRUE", "x"), ("0", "y"), ("1.0", "x"), ("false", "y")]
+    frame = pd.DataFrame(given, columns=["f", "g"])
+    ways = [as_batch(frame, "rows"), as_batch(np.array(given), "rows", columns=["f", "g"])]
+    ways.append([{"f": f, "g": g} for f, g in given])
+    for rows in ways:
+        cells = read_cells(rows, [], ["f", "g"], frozenset({"f"}), "categorical")
+        assert cells.categories == {"f": ["1", "0", "1", "0"], "g": ["x", "y", "x", "y"]}
+    with pytest.raises(ValueError, match=r"row 1, column 'f': '2' is not 0 or 1 \(a Bernoulli column\)"):
+        read_cells(as_batch(np.array([["1"], ["2"]]), "rows", columns=["f"]), [], ["f"], {"f"}, "categorical")
