@@ -158,7 +158,10 @@ class Grid(Sequence):
         return {c: _plain_cell(v[i]) for c, v in self.columns.items()}
 
     def __iter__(self):
-        return (self[i] for i in range(self.n))
+        if not self.columns:  # rows of no cell
+            return iter([{} for _ in range(self.n)])
+        names = list(self.columns)
+        return (dict(zip(names, cells)) for cells in zip(*(self.cells(c) for c in names)))
 
     def cells(self, column: str) -> list:
         """A column's cells as the rows give them (``_plain_cell``); None each where it has none."""
