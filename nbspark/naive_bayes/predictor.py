@@ -151,7 +151,10 @@ class NBPredictor(FittedAttributes):
                         f"a {self.kind} model learns texts (str); item {i} is a {type(x).__name__}"
                     )
                 mine = doc_events(labels, self._tokenize(storable(x, f"text {i}")), counted_as)
-                events.extend((key, scaled(value, weight)) for key, value in mine if weight)
+                if weight == 1:  # most examples: their events as they are
+                    events.extend(mine)
+                elif weight:
+                    events.extend((key, scaled(value, weight)) for key, value in mine)
             elif len(labels) != 1:
                 raise ValueError(f"label {i}: a table row has one label, got {len(labels)}")
             if weight:
