@@ -86,15 +86,23 @@ class Labels:
             said = "A column-vector y was passed when a 1d array was expected"
             warnings.warn(_CONVERSION(said), stacklevel=3)
             y = np.asarray(y).ravel()
-        y = y.tolist() if isinstance(y, np.ndarray) and y.ndim == 1 else as_batch(y, "labels", call)
-        y = [v.item() if isinstance(v, np.generic) else v for v in y]
-        numbers = [isinstance(v, numbers_Real) for v in y]
-        kind = "numbers" if y and all(numbers) else "names" if not any(numbers) else "mixed"
-        if kind == "mixed" or (self.kind and y and kind != self.kind):
+        whole = isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iu" and len(y) > 0
+        if whole:  # integers: each distinct one named once
+            kind = "numbers"
+        else:
+            y = y.tolist() if isinstance(y, np.ndarray) and y.ndim == 1 else as_batch(y, "labels", call)
+            y = [v.item() if isinstance(v, np.generic) else v for v in y]
+            numbers = [isinstance(v, numbers_Real) for v in y]
+            kind = "numbers" if y and all(numbers) else "names" if not any(numbers) else "mixed"
+        if kind == "mixed" or (self.kind and len(y) and kind != self.kind):
             raise ValueError("Mix of label input types (string and number): y holds class names or numbers")
         if kind == "names":
             self.kind = self.kind or ("names" if y else None)
             return y
+        if whole:
+            self.kind = "numbers"
+            self.numbers = {**(self.numbers or {}), **{str(v): v for v in np.unique(y).tolist()}}
+            return y.astype(str).tolist()  # str(v) of each: numpy writes an integer as Python does
         for i, v in enumerate(y):
             if isinstance(v, float) and not math.isfinite(v):
                 raise ValueError(f"Input y contains {'NaN' if v != v else 'infinity'} (label {i})")

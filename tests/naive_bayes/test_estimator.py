@@ -215,6 +215,13 @@ def test_labels_that_are_no_classes_are_refused_as_scikit_learn_refuses_them():
     with pytest.raises(ValueError, match=r"Mix of label input types"):
         fitted.partial_fit(X, ["a", "b", "a", "b"])
     assert fitted.partial_fit(X[:1], np.array([2])).classes_.tolist() == [0, 1, 2]
+    names = nbspark.NaiveBayes(model="gaussian").fit(X, ["a", "b", "a", "b"])
+    with pytest.raises(ValueError, match=r"Mix of label input types"):  # an integer array, read whole
+        names.partial_fit(X, np.array([0, 1, 0, 1]))
+    by_array = nbspark.NaiveBayes(model="gaussian").fit(X, np.array([3, -1, 3, 10], np.int32))
+    by_list = nbspark.NaiveBayes(model="gaussian").fit(X, [3, -1, 3, 10])
+    assert by_array.classes_.tolist() == by_list.classes_.tolist() == [-1, 3, 10]
+    assert by_array.predict(X).tolist() == by_list.predict(X).tolist()
     with pytest.raises(NotFittedError, match="not fitted yet"):
         nbspark.NaiveBayes(model="gaussian").predict(X)
 
