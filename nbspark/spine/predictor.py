@@ -33,11 +33,10 @@ def as_batch(
 ) -> Sequence:
     """A call's items as a list (rows of an array or a DataFrame: a ``Grid``). One text, window or
     row is refused, as scikit-learn refuses a lone string: iterating it would score its characters
-    (or a row's keys), silently. A pandas DataFrame
-    is ``rows``, kept by column (a ``Grid``; a missing cell is None: ``pd.read_csv`` reads an empty cell
-    as NaN), and refused for anything else: iterating it gives its column names, which were scored
-    as texts. ``call`` names the method in the refusal (left out
-    where several public methods share the helper that asks).
+    (or a row's keys), silently. A pandas DataFrame is ``rows``, kept by column (a ``Grid``; a
+    missing cell is None: ``pd.read_csv`` reads an empty cell as NaN), and refused for anything
+    else: iterating it gives its column names, which were scored as texts. ``call`` names the
+    method in the refusal (left out where several public methods share the helper that asks).
 
     ``rows`` may also be a 2-D array (numpy's, or a list of equal lists), scikit-learn's ``X``: its
     columns are ``columns`` in order (a fitted model's ``feature_names_in_``; another width is
@@ -117,11 +116,10 @@ def _grid(items, said: str):
 def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) -> Grid:
     """The rows of a 2-D array, a ``Grid`` of its columns: column j is ``array_names``' j-th where no
     model names the columns (``columns`` None) or the model was fitted on an array (its columns are
-    those names), else
-    ``columns[j]`` (a model's, in ``feature_names_in_``'s order). An array of another width than
-    ``columns`` is refused, and so is any array but one of ``array_names`` where not ``by_position``.
-    A row's cell is a plain Python value (numpy's scalars too), a float NaN None: a missing
-    cell, as a DataFrame's is."""
+    those names), else ``columns[j]`` (a model's, in ``feature_names_in_``'s order). An array of
+    another width than ``columns`` is refused, and so is any array but one of ``array_names`` where
+    not ``by_position``. A row's cell is a plain Python value (numpy's scalars too), a float NaN
+    None: a missing cell, as a DataFrame's is."""
     width = grid.shape[1]
     if width == 0:
         raise ValueError(f"0 feature(s) (shape={grid.shape}) while a minimum of 1 is required: no columns")
