@@ -178,40 +178,31 @@ def count_columns(labels, numbers: dict, categories: dict, add: Callable, weight
     NaN where the row's cell is not counted (missing, not finite); ``categories``: column -> text,
     None (null) where missing (a list, pyarrow's, or ``row_cells.Coded``). Sums run in row order
     (``np.bincount``), as the row rule's do."""
-    import pyarrow as pa
-
-    def kept(values):  # text as pyarrow's (or ``Coded``), of the rows of weight > 0
-        if isinstance(values, Coded):
-            return values if keep is None else Coded(values.codes[keep], values.values)
-        values = pa.array(values, pa.string()) if isinstance(values, list) else values
-        return values if keep is None else values.filter(pa.array(keep))
-
     w = None if weights is None else np.asarray(weights, np.int64)
-    keep = None if w is None or w.all() else w > 0
+    keep = None if w is None or w.all() else np.flatnonzero(w)  # the rows that count
     w = w if keep is None else w[keep]
-    codes, classes = _codes(kept(labels))
+    codes, classes = _codes(labels, keep)
     if not len(codes):
         return
 
     def sums(at, values=None) -> np.ndarray:  # per class, the weights of the rows ``at`` (times values)
-        at = slice(None) if at is None else at
         weighed = values if w is None else w[at] if values is None else values * w[at]
         return np.bincount(codes[at], weighed, len(classes))
 
     add((Y_ANY, None, None, None), len(codes) if w is None else int(w.sum()))
-    for k, count in enumerate(sums(None).tolist()):
-        add((Y, classes[k], None, None), int(count))
-    for c, x in numbers.items():
-        x = x if keep is None else x[keep]
-        at = np.flatnonzero(~np.isnan(x))
-        xs = x[at]
-        with np.errstate(over="ignore"):  # x² past a double's range is inf, as Python's x * x is
+    for k, count in enumerate(sums(slice(None)).tolist()):
+        if count:
+            add((Y, classes[k], None, None), int(count))
+    with np.errstate(over="ignore"):  # x² past a double's range is inf, as Python's x * x is
+        for c, x in numbers.items():
+            at = np.flatnonzero(~np.isnan(x if keep is None else x[keep]))
+            xs = (x if keep is None else x[keep])[at]
             found = zip(sums(at).tolist(), sums(at, xs).tolist(), sums(at, xs * xs).tolist())
-        for k, (count, sx, sxx) in enumerate(found):
-            if count:
-                add((YG, classes[k], c, None), (int(count), sx, sxx))
+            for k, (count, sx, sxx) in enumerate(found):
+                if count:
+                    add((YG, classes[k], c, None), (int(count), sx, sxx))
     for c, values in categories.items():
-        value_codes, seen = _codes(kept(values))
+        value_codes, seen = _codes(values, keep)
         at = np.flatnonzero(value_codes >= 0)
         pairs = codes[at] * len(seen) + value_codes[at]
         counts = np.bincount(pairs, None if w is None else w[at], len(classes) * len(seen))
@@ -219,15 +210,22 @@ def count_columns(labels, numbers: dict, categories: dict, add: Callable, weight
             add((YX, classes[key // len(seen)], c, seen[key % len(seen)]), int(counts[key]))
 
 
-def _codes(values) -> tuple[np.ndarray, list]:
-    """Text values as codes into their distinct values (-1 where null), and those values."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
+def _codes(values, keep: np.ndarray | None = None) -> tuple[np.ndarray, list]:
+    """Text values as codes into their distinct values (-1 where missing), and those values; of the
+    rows ``keep`` only, where given (a value of the others may stay among the values)."""
     if isinstance(values, Coded):
-        return values.codes, values.values
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    encoded = pc.dictionary_encode(values)
-    codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
-    return codes, encoded.dictionary.to_pylist()
+        codes, distinct = values.codes, values.values
+    elif isinstance(values, list):  # in memory: a dictionary, no copy to pyarrow
+        index: dict = {}
+        codes = np.array([-1 if v is None else index.setdefault(v, len(index)) for v in values], np.int64)
+        distinct = list(index)
+    else:  # pyarrow's
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        if isinstance(values, pa.ChunkedArray):
+            values = values.combine_chunks()
+        encoded = pc.dictionary_encode(values)
+        codes = pc.fill_null(encoded.indices, -1).to_numpy(zero_copy_only=False).astype(np.int64)
+        distinct = encoded.dictionary.to_pylist()
+    return (codes if keep is None else codes[keep]), distinct
