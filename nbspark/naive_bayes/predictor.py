@@ -327,9 +327,8 @@ class NBPredictor(FittedAttributes):
     def predict(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """The most probable class of each text or row, an array (scikit-learn's shape; ties: the
         class that sorts first, as the jobs)."""
-        names = self._names()
         best = np.argmax(self.predict_log_proba(items, extra_columns), axis=1)
-        return self._labels.values([names[i] for i in best])
+        return self._labels.values(self._names())[best]  # classes_[best], as scikit-learn's
 
     def _batch(self, items, call: str | None = None) -> list:
         """The items of a call as a list (``spine.predictor.as_batch``), a count matrix as texts where

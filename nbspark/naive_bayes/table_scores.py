@@ -40,7 +40,10 @@ def score_columns(model: NBModel, n: int, numbers: dict, categories: dict) -> tu
                 index = np.array([seen.get(v, -1) if v is not None else -2 for v in values], np.int64)
             unknown += int((index == -1).sum())
             at = np.flatnonzero(index >= 0)
-            jll[at] += model.weights[:, index[at]].T
+            if len(at) == n:  # every row holds a value the model saw: no rows picked
+                jll += model.weights.T[index]
+            else:
+                jll[at] += model.weights.T[index[at]]
     if model.theta is not None:
         x = np.full((n, len(model.numeric)), np.nan)
         for j, f in enumerate(model.numeric):
