@@ -53,7 +53,7 @@ def as_batch(
             twice = sorted({str(c) for c in items.columns[items.columns.duplicated()]})
             raise ValueError(f"{said} rows of distinct columns; the DataFrame repeats {some_names(twice, 6)}")
         if what == "rows":  # by column; pandas' missing cells (NaN, NA, NaT) are None, an empty cell
-            return Grid({c: items[c].to_numpy() for c in items.columns}, len(items))
+            return Grid({c: _frame_column(items[c]) for c in items.columns}, len(items))
         raise TypeError(
             f"{said} a list of {what}, got a DataFrame (iterating it gives its column names); pass one "
             "of its columns, df[NAME]"
@@ -167,6 +167,13 @@ class Grid(Sequence):
         if values is None:
             return [None] * self.n
         return [v if type(v) is str else _plain_cell(v) for v in values.tolist()]
+
+
+def _frame_column(column):
+    """A DataFrame's column as numpy's: a time's cells as pandas gives them (a ``Timestamp``, which no
+    model reads as a number or a category), not numpy's nanoseconds since 1970 as integers."""
+    values = column.to_numpy()
+    return column.to_numpy(dtype=object) if values.dtype.kind in "mM" else values
 
 
 def _plain_cell(value):

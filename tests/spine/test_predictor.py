@@ -29,6 +29,8 @@ def test_a_2d_array_is_rows_by_position_and_a_bad_one_is_refused():
     frame = pd.DataFrame({"a": [1.5, np.nan], "b": ["x", None], "c": pd.array([1, None], dtype="Int64")})
     assert rows(frame, "rows") == [{"a": 1.5, "b": "x", "c": 1}, {"a": None, "b": None, "c": None}]
     assert rows(pd.DataFrame(index=range(2)), "rows") == [{}, {}]  # rows of no cell
+    when = pd.DataFrame({"d": pd.to_datetime(["2020-01-01", None])})  # a time, not its nanoseconds
+    assert rows(when, "rows") == [{"d": pd.Timestamp("2020-01-01")}, {"d": None}]
     batch = as_batch(grid, "rows")  # kept by column, as the array gave them
     assert (
         batch.columns["x0"].dtype == np.float64
