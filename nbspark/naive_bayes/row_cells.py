@@ -5,8 +5,10 @@ number or its text (``number_cell``); a category is its text, ``str(value)``; a 
 ``"0"`` or ``"1"`` (``binary_cell``: 1, 1.0, "1" and True are "1").
 
 Rows are mappings of column -> value, or a ``spine.predictor.Grid`` (a 2-D array's or a pandas
-DataFrame's columns), whose number columns of a numeric type are read whole by numpy and whose
-text columns are taken as they are. A refusal names the first row at fault, in the order: a row
+DataFrame's columns), whose number columns of a numeric type are read whole by numpy, whose integer
+categories are made text once per distinct value (``Coded``), and whose text columns are taken as
+they are; mappings are read cell by cell. ``table_batches.count_columns`` counts what is read, and
+``table_scores.score_columns`` scores it. A refusal names the first row at fault, in the order: a row
 that is no mapping, a row with none of the model's columns, a cell that is neither text nor a
 number, a number column's cell that is no number, a category that cannot be counted or scored.
 Pure; numpy.

@@ -1,7 +1,8 @@
 """A table's training counts a batch of rows at a time (in Spark and in process): the rows whose
 outcome under the row rule (``tables.table_partition``) is certain from their columns' types and a
-plain form of their cells are counted by pyarrow, column by column; every other row goes through
-the row rule itself, in order, with the partition's statistics and malformed rows.
+plain form of their cells are read by pyarrow and counted column by column (``count_columns``,
+which counts a model's rows in memory too: ``row_cells``); every other row goes through the row
+rule itself, in order, with the partition's statistics and malformed rows.
 
 A row is plain when its label is text holding an ASCII letter or digit (never blank, whatever
 Python calls a space) or an integer, and each numeric cell is missing, a number column's, or text of
