@@ -101,22 +101,20 @@ def read_cells(
     categories = {}
     for c in categorical:
         values = given[c]
-        if c not in binary and (  # text, every cell: taken as it is
-            (isinstance(values, np.ndarray) and values.dtype.kind == "U")
-            or (isinstance(values, list) and all(type(v) is str for v in values))
-        ):
-            categories[c] = values.tolist() if isinstance(values, np.ndarray) else values
-            if vocab is None:
-                _storable(c, categories[c])
-        elif isinstance(values, np.ndarray) and values.dtype.kind in "iu" and c not in binary:
+        if isinstance(values, np.ndarray) and values.dtype.kind in "iu" and c not in binary:
             distinct, codes = np.unique(values, return_inverse=True)
             text = distinct.astype(str).tolist()  # str(v): numpy writes an integer as Python does
             if vocab is not None and (unseen := [k for k, v in enumerate(text) if (c, v) not in vocab]):
                 i = int(np.flatnonzero(np.isin(codes, unseen))[0])
                 _refuse_unseen(c, i, values[i].item(), vocab)
             categories[c] = Coded(codes.astype(np.int64).ravel(), text)
+            continue
+        cells = values.tolist() if isinstance(values, np.ndarray) else values
+        if c not in binary and all(type(v) is str for v in cells):  # text, every cell: as it is
+            categories[c] = cells
+            if vocab is None:
+                _storable(c, cells)
         else:
-            cells = values.tolist() if isinstance(values, np.ndarray) else values
             categories[c] = _categories(c, cells, c in binary, vocab)
     return Cells(n, numbers_, categories)
 

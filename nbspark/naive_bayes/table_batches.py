@@ -196,8 +196,9 @@ def count_columns(labels, numbers: dict, categories: dict, add: Callable, weight
             add((Y, classes[k], None, None), int(count))
     with np.errstate(over="ignore"):  # x² past a double's range is inf, as Python's x * x is
         for c, x in numbers.items():
-            at = np.flatnonzero(~np.isnan(x if keep is None else x[keep]))
-            xs = (x if keep is None else x[keep])[at]
+            x = x if keep is None else x[keep]
+            at = np.flatnonzero(~np.isnan(x))
+            xs = x[at]
             found = zip(sums(at).tolist(), sums(at, xs).tolist(), sums(at, xs * xs).tolist())
             for k, (count, sx, sxx) in enumerate(found):
                 if count:

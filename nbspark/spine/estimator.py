@@ -141,12 +141,11 @@ def columns_of(rows: list, who: str) -> tuple[list[str], set[str]]:
     what a table estimator fits when no columns are named. ``who`` names the model in a refusal of
     an item that is no mapping."""
     from collections.abc import Mapping
-    from numbers import Real
 
     from nbspark.spine.predictor import Grid
 
     if isinstance(rows, Grid):  # by column: a typed one by its type, numbers when a cell is there
-        return list(rows.columns), {c for c in rows.columns if _numbers(rows, c)}
+        return list(rows.columns), {c for c in rows.columns if _all_numbers(rows, c)}
     names: dict[str, None] = {}
     numeric: dict[str, bool] = {}
     for i, row in enumerate(rows):
@@ -157,15 +156,13 @@ def columns_of(rows: list, who: str) -> tuple[list[str], set[str]]:
         for c, v in row.items():
             names.setdefault(c, None)
             if v is not None and not (isinstance(v, float) and v != v):
-                numeric[c] = numeric.get(c, True) and isinstance(v, Real) and not isinstance(v, bool)
+                numeric[c] = numeric.get(c, True) and _is_number(v)
     return list(names), {c for c, is_number in numeric.items() if is_number}
 
 
-def _numbers(rows, column: str) -> bool:
+def _all_numbers(rows, column: str) -> bool:
     """Whether a ``Grid``'s ``column`` holds a number in some cell and nothing but numbers (not bools)
     where a cell is not missing: ``columns_of``'s rule, by the column's type where it has one."""
-    from numbers import Real
-
     values = rows.columns[column]
     if values.dtype.kind in "iu":
         return len(values) > 0
@@ -174,4 +171,11 @@ def _numbers(rows, column: str) -> bool:
     if values.dtype.kind != "O":
         return False
     cells = [v for v in rows.cells(column) if v is not None]
-    return bool(cells) and all(isinstance(v, Real) and not isinstance(v, bool) for v in cells)
+    return bool(cells) and all(_is_number(v) for v in cells)
+
+
+def _is_number(cell) -> bool:
+    """A cell that makes its column numeric: a real number, not a bool."""
+    from numbers import Real
+
+    return isinstance(cell, Real) and not isinstance(cell, bool)
