@@ -118,6 +118,36 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
             method(pd.DataFrame({"window": ["could not _ the ratio"]}))
 
 
+def test_backoff_updates_count_and_the_model_is_built_once_when_next_used(backoff_model, monkeypatch):
+    """tests/data/README.md: B = not {affect 9, effect 1}. Windows counted one call at a time are
+    seen by the next ``explain`` (classify at any point): the updates since it was last used are
+    counted into its tables then, once, and only their contexts ranked again (every update
+    rebuilt every table). Counts handed out before stay as they were."""
+    import nbspark.backoff.predictor as predictor
+
+    _, model_dir = backoff_model
+    model = nbspark.load(model_dir)
+    adds = []
+    real = predictor.add_counts
+    monkeypatch.setattr(
+        predictor, "add_counts", lambda tables, rows, *a: adds.append(len(rows)) or real(tables, rows, *a)
+    )
+    model.update(["could not effect the plan"])
+    said = model.explain(["could not _ the plan"])[0]["levels"][3]["counts"]
+    assert said == {"affect": 9, "effect": 2} and len(adds) == 1
+    for _ in range(5):
+        model.update(["could not affect the plan"])
+    assert len(adds) == 1
+    assert model.explain(["could not _ the plan"])[0]["levels"][3]["counts"] == {"affect": 14, "effect": 2}
+    assert model.predict(["could not _ the plan"])[0] == "affect" and len(adds) == 2
+    assert adds[1] == adds[0]  # the five windows summed: one row per event key, as the first one's
+    assert said == {"affect": 9, "effect": 2}
+    fresh = nbspark.load(model_dir)
+    fresh.update(["could not effect the plan"] + ["could not affect the plan"] * 5)
+    probe = ["could not _ the plan", "would not _ the outcome", "the cumulative _ of the"]
+    assert fresh.explain(probe) == model.explain(probe)
+
+
 def test_backoff_update_weights_are_whole_counts_numpy_ones_too(backoff_model):
     """tests/data/README.md: B = not {affect 9, effect 1}. A weight of 3 (numpy's int or a float
     without a fraction, as scikit-learn users hold weights) counts three copies of the window."""

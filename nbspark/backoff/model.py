@@ -14,11 +14,18 @@ Ties are broken deterministically: higher count first, then the label in string 
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["BackoffModel", "build_model", "count_tables", "model_from_counts", "rank", "table_fields"]
+__all__ = [
+    "BackoffModel",
+    "add_counts",
+    "build_model",
+    "count_tables",
+    "model_from_counts",
+    "rank",
+    "table_fields",
+]
 
 Ranked = tuple[tuple[str, float], ...]
 
@@ -46,12 +53,27 @@ def count_tables(
     rows: Iterable[Sequence], letters: str, chain: Sequence[str]
 ) -> dict[str, dict[tuple, dict[str, int]]]:
     """``subset -> context values -> label -> count`` from count rows ``(subset, *context values,
-    label, count)``, for the subsets of ``chain`` (other rows are ignored). Context values are read
-    from the columns of the subset's positions, in position order (``backoff.events.count_columns``)."""
+    label, count)``, for the subsets of ``chain`` (other rows are ignored; ``add_counts``)."""
+    tables: dict[str, dict[tuple, dict[str, int]]] = {s: {} for s in chain}
+    add_counts(tables, rows, letters, chain)
+    return tables
+
+
+def add_counts(
+    tables: dict[str, dict[tuple, dict[str, int]]],
+    rows: Iterable[Sequence],
+    letters: str,
+    chain: Sequence[str],
+) -> dict[str, set]:
+    """Count rows ``(subset, *context values, label, count)`` into ``count_tables``' ``tables``, in
+    place, rows of one key summed; the contexts touched, by subset. Context values are read from
+    the columns of the subset's positions, in position order (``backoff.events.count_columns``). A
+    context's label counts that were there before are replaced by a copy, never changed: counts
+    handed out (``explain``'s) stay as they were."""
     centre = len(letters) // 2
     context = letters[:centre] + letters[centre + 1 :]
     wanted = {subset: [context.index(c) for c in subset] for subset in chain}
-    counts: dict[str, dict[tuple, dict[str, int]]] = {s: defaultdict(dict) for s in chain}
+    touched: dict[str, set] = {s: set() for s in chain}
     for row in rows:
         subset = row[0]
         if subset not in wanted:
@@ -59,9 +81,14 @@ def count_tables(
         values = row[1 : 1 + len(context)]
         key = tuple(values[i] for i in wanted[subset])
         label, count = row[1 + len(context)], row[2 + len(context)]
-        per_label = counts[subset][key]
+        table, seen = tables[subset], touched[subset]
+        if key in seen:
+            per_label = table[key]
+        else:
+            per_label = table[key] = dict(table.get(key, ()))
+            seen.add(key)
         per_label[label] = per_label.get(label, 0) + int(count)
-    return {s: dict(t) for s, t in counts.items()}
+    return touched
 
 
 def build_model(rows: Iterable[Sequence], letters: str, chain: Sequence[str]) -> BackoffModel:
@@ -70,12 +97,24 @@ def build_model(rows: Iterable[Sequence], letters: str, chain: Sequence[str]) ->
 
 
 def model_from_counts(
-    tables: dict[str, dict[tuple, dict[str, int]]], letters: str, chain: Sequence[str]
+    tables: dict[str, dict[tuple, dict[str, int]]],
+    letters: str,
+    chain: Sequence[str],
+    before: BackoffModel | None = None,
+    touched: dict[str, set] | None = None,
 ) -> BackoffModel:
-    """The model of ``count_tables``' output: each context's labels ranked with their log-probabilities."""
-    return BackoffModel(
-        letters, tuple(chain), tuple({key: rank(dist) for key, dist in tables[s].items()} for s in chain)
-    )
+    """The model of ``count_tables``' output: each context's labels ranked with their log-probabilities
+    (``rank``). With ``before``, the model of the same tables before ``add_counts`` counted more into
+    them, and the contexts it ``touched``: ``before``'s rankings, those contexts ranked again (a
+    copy: ``before`` stays as it was)."""
+    if before is None or touched is None:
+        ranked = tuple({key: rank(dist) for key, dist in tables[s].items()} for s in chain)
+    else:
+        ranked = tuple(
+            {**old, **{key: rank(tables[s][key]) for key in touched[s]}}
+            for s, old in zip(chain, before.tables)
+        )
+    return BackoffModel(letters, tuple(chain), ranked)
 
 
 def table_fields(table) -> dict:

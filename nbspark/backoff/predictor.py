@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from nbspark.backoff.events import Example, count_ddl, example_events
-from nbspark.backoff.model import count_tables, model_from_counts, table_fields
+from nbspark.backoff.model import add_counts, count_tables, model_from_counts, table_fields
 from nbspark.backoff.predict import UNSEEN, predict
 from nbspark.backoff.rules import flag_ratio, judge
 from nbspark.errors import OutputError
@@ -32,13 +32,13 @@ from nbspark.settings.check import Rule, factor_problem
 from nbspark.settings.config import CheckSpec
 from nbspark.spine.predictor import (
     accuracy,
+    add_events,
     as_batch,
     refuse_clone,
     save_rows,
     storable,
     summed_rows,
     whole_weights,
-    with_events,
 )
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
@@ -56,11 +56,14 @@ class BackoffPredictor:
         self.letters, self.width, self.lowercase = manifest["letters"], cfg["width"], cfg["lowercase"]
         self.chain = checked_chain(cfg["backoff"] if chain is None else chain, manifest["subsets"])
         self._rows = list(rows)
+        self._pending: dict = {}  # what update counted since the last save, by event key
+        # each subset's counts by context and label (``backoff.model.count_tables``), the scorer built
+        # from them, and what ``update`` counted since it was built (added when it is next used)
         self._counts = count_tables(self._rows, self.letters, self.chain)
-        self.model = model_from_counts(self._counts, self.letters, self.chain)
+        self._model = model_from_counts(self._counts, self.letters, self.chain)
+        self._unbuilt: dict = {}
         # where ``save`` commits: where it was read (``read_backoff``), as a URI (a Location does not pickle)
         self.path: str | None = None
-        self._pending: dict = {}  # what update counted since the last save, by event key
         self._stats = {"examples": 0, "weight": 0}
         self.sets = confusion_sets(cfg)
         self._set_of = set_of_word(self.sets)
@@ -68,6 +71,22 @@ class BackoffPredictor:
         # the check settings: the defaults under the model's own (read once: a check of a short text
         # spent half its time rebuilding them)
         self._check = {**dataclasses.asdict(CheckSpec()), **cfg.get("check", {})}
+
+    @property
+    def model(self):
+        """The scorer (``backoff.model.BackoffModel``), with what ``update`` counted since (``_tables``)."""
+        return self._tables()[1]
+
+    def _tables(self) -> tuple[dict, object]:
+        """The count tables and the scorer, with what ``update`` counted since they were last used:
+        those windows' contexts counted and ranked again, and no other (an update of the Books
+        model rebuilt the tables of all its 67,000 rows: half a second)."""
+        if self._unbuilt:
+            rows = [(*key, count) for key, count in self._unbuilt.items()]
+            touched = add_counts(self._counts, rows, self.letters, self.chain)
+            self._model = model_from_counts(self._counts, self.letters, self.chain, self._model, touched)
+            self._unbuilt = {}
+        return self._counts, self._model
 
     def window(self, item: str | Sequence[str]) -> tuple[str, ...]:
         """A window from ``"w w _ w w"`` (split on white space) or a token sequence, cased as the model;
@@ -110,23 +129,20 @@ class BackoffPredictor:
             events.extend(
                 example_events(Example("update", window, weight), self.manifest["subsets"], self.letters)
             )
-        pending = with_events(self._pending, events, operator.add)
-        counts = count_tables(self._all_rows(pending), self.letters, self.chain)
-        self.model, self._counts, self._pending = (
-            model_from_counts(counts, self.letters, self.chain),
-            counts,
-            pending,
-        )
+        add_events(self._pending, events, operator.add)  # the whole batch read: count it
+        add_events(self._unbuilt, events, operator.add)
         self._stats = {
             "examples": self._stats["examples"] + len(windows),
             "weight": self._stats["weight"] + sum(weights),
         }
         return self
 
-    def _all_rows(self, pending: dict | None = None) -> list:
-        """The rows read with what ``update`` counted since (``pending``: what it is counting) added."""
-        pending = self._pending if pending is None else pending
-        rows = [(*key, count) for key, count in pending.items()]
+    def _all_rows(self) -> list:
+        """The count table: the rows read with what ``update`` counted since added by key
+        (``summed_rows``), as ``save`` keeps it and an estimator's ``save`` writes it."""
+        if not self._pending:
+            return self._rows
+        rows = [(*key, count) for key, count in self._pending.items()]
         return summed_rows(self._rows, rows, count_ddl(self.letters))
 
     def save(self) -> int:
@@ -140,7 +156,7 @@ class BackoffPredictor:
         version, self.manifest = save_rows(
             self.path, BACKOFF_KIND, rows, ddl, self.manifest_fields, self._stats, "update", self.manifest
         )
-        if rows:
+        if rows:  # the same counts: the scorer built from them stands
             self._rows, self._pending = self._all_rows(), {}
             self._stats = {"examples": 0, "weight": 0}
         return version
@@ -222,7 +238,7 @@ class BackoffPredictor:
         return {k: v / total for k, v in sorted(kept.items())} if total else {}
 
     def _level_counts(self, window: tuple[str, ...], subset: str) -> dict[str, int]:
-        return self._counts[subset].get(tuple(window[self.letters.index(c)] for c in subset), {})
+        return self._tables()[0][subset].get(tuple(window[self.letters.index(c)] for c in subset), {})
 
     def explain(self, windows: Iterable[str | Sequence[str]]) -> list[dict]:
         """Per window, everything behind its prediction: ``window``, ``label``, ``probability``,

@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from nbspark.inputs.bins import bin_cell
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.predictor import refuse_unknown_columns
 
-__all__ = ["COUNT_DDL", "DensityModel", "count_rows", "row_cells", "row_key", "text_cell"]
+__all__ = ["COUNT_DDL", "DensityModel", "count_rows", "counted_cell", "row_cells", "row_key", "text_cell"]
 
 COUNT_DDL = "event STRING NOT NULL, column STRING, value STRING, n DOUBLE NOT NULL"
 
@@ -86,6 +86,20 @@ def row_cells(row, i: int, columns: Sequence[str], why: str = "") -> tuple:
     return tuple(row[c] for c in columns)
 
 
+def counted_cell(bins: Mapping, column: str, value, what: str) -> str | None:
+    """``value`` of ``column`` as the counts name it: its bin's label in a binned column (``bins``: the
+    binned columns' edges; a number, or text that is one; ``inputs.bins.bin_cell``), else the text
+    itself (``text_cell``); ``ValueError`` naming ``what`` (the row) for one that is neither."""
+    if column not in bins:
+        return text_cell(value, column, what)
+    try:
+        return bin_cell(value, bins[column])
+    except ValueError:
+        raise ValueError(
+            f"{what}: {value!r} in {column!r} is not a number, and the column is binned (density.bins)"
+        ) from None
+
+
 @dataclass(frozen=True)
 class DensityModel:
     """The joint and naive densities of a count table (``from_rows``)."""
@@ -102,30 +116,31 @@ class DensityModel:
     def from_rows(
         cls, rows: Iterable[Sequence], columns: Sequence[str], m: float = 0.0, bins: Mapping | None = None
     ) -> DensityModel:
-        """The model of count rows ``(event, column, value, n)``; ``bins`` its binned columns' edges."""
-        at = {c: i for i, c in enumerate(columns)}
-        total, marginals, joint = 0.0, [{} for _ in columns], {}
+        """The model of count rows ``(event, column, value, n)``, rows of one key summed (a model's rows
+        read, then what ``partial_fit`` counted since); ``bins`` its binned columns' edges."""
+        empty = cls(tuple(columns), 0.0, tuple({} for _ in columns), {}, m, dict(bins or {}))
+        return empty.with_rows(rows)
+
+    def with_rows(self, rows: Iterable[Sequence]) -> DensityModel:
+        """This model with more count rows ``(event, column, value, n)`` counted in, rows of one key
+        summed: a new model (the weights copied, then added to; this one stays as it was), so that
+        what ``partial_fit`` counted is added without reading every count again."""
+        at = {c: i for i, c in enumerate(self.columns)}
+        total, marginals, joint = self.total, [dict(seen) for seen in self.marginals], dict(self.joint)
         for event, column, value, n in rows:
             if event == "N":
-                total = n
+                total += n
             elif event == "X":
-                marginals[at[column]][value] = n
+                seen = marginals[at[column]]
+                seen[value] = seen.get(value, 0) + n
             else:
-                joint[tuple(json.loads(value))] = n
-        return cls(tuple(columns), total, tuple(marginals), joint, m, dict(bins or {}))
+                key = tuple(json.loads(value))
+                joint[key] = joint.get(key, 0) + n
+        return replace(self, total=total, marginals=tuple(marginals), joint=joint)
 
     def cell(self, column: str, value, what: str) -> str | None:
-        """``value`` of ``column`` as the counts name it: its bin's label in a binned column (a number,
-        or text that is one; ``inputs.bins.bin_cell``), else the text itself (``text_cell``);
-        ``ValueError`` naming ``what`` (the row) for one that is neither."""
-        if column not in self.bins:
-            return text_cell(value, column, what)
-        try:
-            return bin_cell(value, self.bins[column])
-        except ValueError:
-            raise ValueError(
-                f"{what}: {value!r} in {column!r} is not a number, and the column is binned (density.bins)"
-            ) from None
+        """``value`` of ``column`` as the counts name it (``counted_cell`` with this model's bins)."""
+        return counted_cell(self.bins, column, value, what)
 
     def _at(self, values: Mapping[str, str | None], what: str) -> dict[int, str | None]:
         """Column positions of ``values`` as the counts name them (``cell``), refusing an unknown

@@ -11,9 +11,10 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from nbspark.density.model import COUNT_DDL, DensityModel, count_rows, row_cells
+from nbspark.density.model import COUNT_DDL, DensityModel, count_rows, counted_cell, row_cells
 from nbspark.inputs.bins import parse_bins
 from nbspark.spine.predictor import (
+    add_events,
     as_batch,
     refuse_clone,
     refuse_unknown_columns,
@@ -21,7 +22,6 @@ from nbspark.spine.predictor import (
     storable,
     summed_rows,
     whole_weights,
-    with_events,
 )
 from nbspark.storage.counts import read_count_rows, table_rows
 from nbspark.storage.locations import Location
@@ -46,9 +46,19 @@ class DensityPredictor:
             raise ValueError(f"m must be a finite number >= 0, got {m!r}")
         self._rows, self._pending, self._counted = list(rows), {}, 0
         self.bins = parse_bins(density.get("bins", ()))  # a manifest written before bins has none
-        self.density = DensityModel.from_rows(self._rows, self.columns, self.m, self.bins)
+        self._density = DensityModel.from_rows(self._rows, self.columns, self.m, self.bins)
+        self._unbuilt: dict = {}  # what partial_fit counted since the densities were last used
         self.classes_ = ()  # no class column: a density is over whole rows
         self.path = None  # where nbspark.load read it: where save() commits
+
+    @property
+    def density(self) -> DensityModel:
+        """The densities (``density.model.DensityModel``), with what ``partial_fit`` counted since they
+        were last used added to them (``DensityModel.with_rows``)."""
+        if self._unbuilt:
+            self._density = self._density.with_rows([(*key, n) for key, n in self._unbuilt.items()])
+            self._unbuilt = {}
+        return self._density
 
     def partial_fit(self, X, sample_weight=None, extra_columns: Iterable[str] = ()):
         """Count more rows into the model, as training counts a table's (``density.model.count_rows``):
@@ -63,7 +73,7 @@ class DensityPredictor:
         ]
         refuse_unknown_columns(rows, set(self.columns), self.columns, extra_columns)
         cells = [
-            tuple(self.density.cell(c, cell, f"row {i}") for c, cell in zip(self.columns, values))
+            tuple(counted_cell(self.bins, c, cell, f"row {i}") for c, cell in zip(self.columns, values))
             for i, values in enumerate(cells)
         ]  # as the counts name them: a binned column's number its bin
         for i, values in enumerate(cells):
@@ -72,13 +82,17 @@ class DensityPredictor:
                     storable(cell, f"row {i}, column {column!r}")
         weights = whole_weights(sample_weight, len(rows), "row", "partial_fit", least=0, whole=False)
         counted = count_rows(zip(cells, weights), self.columns)
-        self._pending = with_events(self._pending, ((r[:3], r[3]) for r in counted), operator.add)
+        events = [(r[:3], r[3]) for r in counted]
+        add_events(self._pending, events, operator.add)  # all read: count it
+        add_events(self._unbuilt, events, operator.add)
         self._counted += len(rows)
-        self.density = DensityModel.from_rows(self._all_rows(), self.columns, self.m, self.bins)
         return self
 
     def _all_rows(self) -> list[tuple]:
-        """The count rows read, with what ``partial_fit`` counted since added by key (``summed_rows``)."""
+        """The count table: the rows read with what ``partial_fit`` counted since added by key
+        (``summed_rows``), as ``save`` keeps it and an estimator's ``save`` writes it."""
+        if not self._pending:
+            return self._rows
         return summed_rows(self._rows, [(*key, n) for key, n in self._pending.items()], COUNT_DDL)
 
     def save(self) -> int:
@@ -99,7 +113,7 @@ class DensityPredictor:
             "partial_fit",
             self.manifest,
         )
-        if rows:
+        if rows:  # the same counts: the densities built from them stand
             self._rows, self._pending, self._counted = self._all_rows(), {}, 0
         return version
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from nbspark.naive_bayes.count_table import collect_counts
 from nbspark.naive_bayes.model import bernoulli_log_probs, class_log_priors
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.spine.predictor import array_names
@@ -25,33 +24,25 @@ _NUMERIC = ("gaussian", "mixed")
 
 
 class FittedAttributes:
-    """The fitted attributes of ``NBPredictor`` (a mixin: it reads the predictor's ``model``, count
-    rows ``_all_rows()`` of ``_rows`` and ``_pending``, class order ``_order()`` and columns
-    ``feature_names_in_``)."""
+    """The fitted attributes of ``NBPredictor`` (a mixin: it reads the predictor's ``model`` and the
+    counts it is built from, ``_arrays``, class order ``_order()`` and columns ``feature_names_in_``)."""
 
     def _only(self, name: str, kinds) -> None:
         if self.kind not in kinds:
             named = f"{', '.join(kinds[:-1])} or {kinds[-1]}" if len(kinds) > 1 else kinds[0]
             raise AttributeError(f"{name} is a {named} model's; this is a {self.kind} model")
 
-    def _counts(self) -> tuple[dict, int, dict]:
-        """Documents per class, all documents, and ``C(y, feature)`` by ``(class, feature)`` (a token,
-        or a ``(column, value)`` pair), as counted (with what ``partial_fit`` added since). Made once
-        for the counts as they are: the rows read and what ``partial_fit`` added are each replaced,
-        never changed in place (``spine.predictor.with_events``), so the same two objects are the
-        same counts, and an attribute read again (``class_count_`` in a loop) costs nothing."""
-        cached = self.__dict__.get("_counts_of")
-        if cached is not None and cached[0] is self._rows and cached[1] is self._pending:
-            return cached[2]
-        rows = self._all_rows()
-        counts = collect_counts(rows)[:3] if rows else ({}, 0, {})  # no rows: a model of no example yet
-        self._counts_of = (self._rows, self._pending, counts)
-        return counts
+    def _counted(self):
+        """The counts the scorer is built from (``count_table.CountArrays``: documents per class, all
+        documents, ``C(y, feature)`` as a matrix in the model's classes' and vocabulary's order), with
+        what ``partial_fit`` counted since (``model`` adds it)."""
+        _ = self.model
+        return self._arrays
 
     @property
     def class_count_(self) -> np.ndarray:
         """Examples counted per class (scikit-learn's ``class_count_``)."""
-        docs = self._counts()[0]
+        docs = self._counted().docs
         return np.array([docs.get(c, 0) for c in self._names()], dtype=np.float64)
 
     @property
@@ -59,9 +50,9 @@ class FittedAttributes:
         """``log P(y)`` (scikit-learn's ``class_log_prior_``): the model's prior
         (``naive_bayes.model.class_log_prior``, with its ``prior_alpha``); a complement model, which
         scores without one, has it as ``ComplementNB`` does, from its class counts."""
-        docs, total, _ = self._counts()
-        counts = np.array([docs.get(c, 0) for c in self.model.classes], dtype=np.float64)
-        return class_log_priors(counts, total, self.prior_alpha)[self._order()]
+        arrays = self._counted()
+        counts = np.array([arrays.docs.get(c, 0) for c in self.model.classes], dtype=np.float64)
+        return class_log_priors(counts, arrays.total_docs, self.prior_alpha)[self._order()]
 
     @property
     def class_prior_(self) -> np.ndarray:
@@ -81,20 +72,21 @@ class FittedAttributes:
         """A text model's tokens -> their column in ``feature_log_prob_`` (``CountVectorizer``'s name)."""
         if not self.text:
             raise AttributeError(f"a {self.kind} model scores table rows; it has no vocabulary_")
-        return dict(self.model.vocab)
+        return {token: at for at, token in enumerate(self.get_feature_names_out())}
 
-    def _text_columns(self) -> list[int] | slice:
+    def _text_columns(self) -> list[int]:
         """The model's vocabulary columns in the order a text model presents them: a count matrix's
-        where it was fitted on one (column j the token ``xj``), else ``vocabulary_``'s."""
+        where it was fitted on one (column j the token ``xj``), else the tokens sorted (the model
+        keeps a token first counted by ``partial_fit`` at its end: ``count_table.CountArrays``)."""
         vocab = self.model.vocab
         if self.matrix_columns is not None and len(vocab) == self.matrix_columns:
             return [vocab[name] for name in array_names(self.matrix_columns)]
-        return slice(None)
+        return [vocab[token] for token in sorted(vocab)]
 
     def get_feature_names_out(self, input_features=None) -> np.ndarray:
         """A text model's tokens in the order of ``feature_count_``'s and ``feature_log_prob_``'s
-        columns (``CountVectorizer.get_feature_names_out``): ``vocabulary_``'s, or a count matrix's
-        column names ``x0``, ``x1``, … where it was fitted on one."""
+        columns (``CountVectorizer.get_feature_names_out``): sorted, or a count matrix's column
+        names ``x0``, ``x1``, … where it was fitted on one."""
         if not self.text:
             raise AttributeError(f"a {self.kind} model scores table rows; its columns are feature_names_in_")
         names = np.empty(len(self.model.vocab), dtype=object)
@@ -104,11 +96,7 @@ class FittedAttributes:
 
     def _yx(self) -> np.ndarray:
         """``C(y, feature)``, classes × the model's vocabulary, in ``classes_``' order."""
-        vocab, cidx = self.model.vocab, {c: i for i, c in enumerate(self.model.classes)}
-        counts = np.zeros((len(cidx), len(vocab)))
-        for (label, feature), n in self._counts()[2].items():
-            counts[cidx[label], vocab[feature]] += n
-        return counts[self._order()]
+        return self._counted().counts[self._order()]
 
     @property
     def feature_count_(self) -> np.ndarray:

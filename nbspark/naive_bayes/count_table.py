@@ -2,18 +2,24 @@
 from it: the count rows ``(event, label, feature, value, n, sum, sumsq)``
 (``naive_bayes.model.COUNT_DDL``), or the table itself as a pyarrow Table, whose YX rows (nearly
 all) are taken as columns instead of one by one; and the manifest's fields of such a table
-(``table_fields``). Pure Python; pyarrow only for a Table."""
+(``table_fields``); ``CountArrays``, the table summed into the arrays a model is built from, to which
+more rows add in place. numpy; pyarrow only for a Table."""
 
 from __future__ import annotations
 
+import bisect
+
+import numpy as np
+
 __all__ = [
+    "CountArrays",
     "Y",
     "YG",
     "YX",
     "YX_ANY",
     "Y_ANY",
     "collect_counts",
-    "declared_counts",
+    "refuse_outside_domains",
     "table_fields",
     "token_pairs",
 ]
@@ -42,6 +48,14 @@ def table_fields(table) -> dict:
 def collect_counts(rows, pairs: bool = True):
     """The count rows (or table) by event: documents per class, all documents, YX, YX=ANY and YG
     sums. ``pairs`` False leaves a table's YX rows out (``token_pairs`` reads them as columns)."""
+    sums = _sums(rows, pairs)
+    if not sums[0]:
+        raise ValueError("the count table has no class counts (Y rows)")
+    return sums
+
+
+def _sums(rows, pairs: bool = True):
+    """``collect_counts``, of rows that may hold no class counts (what a few more examples add)."""
     if hasattr(rows, "column"):  # a pyarrow Table
         return _collect_table(rows, pairs)
     docs: dict[str, int] = {}
@@ -60,11 +74,10 @@ def collect_counts(rows, pairs: bool = True):
         elif event == YX_ANY:
             yx_any[label] = yx_any.get(label, 0) + n
         elif event == YG:
-            yg[(label, feature)] = (n, s, ss)
+            had = yg.get((label, feature))
+            yg[(label, feature)] = (n, s, ss) if had is None else (had[0] + n, had[1] + s, had[2] + ss)
         else:
             raise ValueError(f"unknown event {event!r} in a naive Bayes count table")
-    if not docs:
-        raise ValueError("the count table has no class counts (Y rows)")
     return docs, total_docs, yx, yx_any, yg
 
 
@@ -80,7 +93,7 @@ def _collect_table(table, with_pairs: bool):
 
     is_yx = pc.equal(table.column("event"), YX)
     others = table.filter(pc.invert(is_yx))
-    docs, total_docs, _, yx_any, yg = collect_counts(
+    docs, total_docs, _, yx_any, yg = _sums(
         zip(*(others.column(i).to_pylist() for i in range(others.num_columns)))
     )
     if not with_pairs:
@@ -122,18 +135,97 @@ def token_pairs(table):
     )
 
 
-def declared_counts(yx: dict, domains: dict, classes) -> dict:
-    """Categorical counts with every value of each declared domain present (zero where unseen); a
-    counted value outside its column's declared domain is refused."""
-    yx = dict(yx)
-    for (_label, f), _n in list(yx.items()):
-        if isinstance(f, tuple) and f[0] in domains and f[1] not in domains[f[0]]:
+def refuse_outside_domains(keys, domains: dict) -> None:
+    """Refuse a categorical count (a YX key ``(event, label, column, value)``) of a value outside
+    its column's declared domain (``ValueError``): the one check of training's counts
+    (``declared_counts``) and of what ``partial_fit`` counts, before it counts any of its batch."""
+    if not domains:
+        return
+    for _event, _label, column, value in keys:
+        if value is not None and column in domains and value not in domains[column]:
             raise ValueError(
-                f"column {f[0]!r}: value {f[1]!r} was counted in training but is outside its declared "
-                f"domain {list(domains[f[0]])}"
+                f"column {column!r}: value {value!r} was counted in training but is outside its declared "
+                f"domain {list(domains[column])}"
             )
-    for column, values in domains.items():
-        for v in values:
-            for c in classes:
-                yx.setdefault((c, (column, v)), 0)
-    return yx
+
+
+def _feature_key(feature):
+    """The order of a model's features: tokens and column names as text, ``(column, value)`` pairs
+    as tuples, a name sorting as ``(name,)``."""
+    return (feature,) if isinstance(feature, str) else feature
+
+
+class CountArrays:
+    """A naive Bayes count table summed into the arrays a model is built from
+    (``naive_bayes.model.build_nb_model``): documents per class (``docs``), all documents, YX=ANY
+    and YG sums, and the YX counts as a matrix ``counts``, classes × features (tokens, column names
+    or ``(column, value)`` pairs), ``vocab`` each feature's column. The classes are sorted; the
+    features are in the order first counted, those of one ``add`` sorted (``_feature_key``): a
+    table read whole is sorted, and a feature first seen later is appended without moving the
+    others (the fitted attributes present them sorted: ``naive_bayes.attributes``).
+
+    ``add(rows)`` counts more rows (or a pyarrow count table) into it in place, rows of one key
+    summed, so that a model built after a few more examples costs what they hold and a pass of
+    numpy over the matrix, not a pass of Python over every count (a model of 8,000 words rebuilt
+    for each SMS learnt took 26 ms). ``vocab`` is replaced, never changed in place: a model built
+    before keeps its own."""
+
+    def __init__(self) -> None:
+        self.docs: dict[str, int] = {}
+        self.total_docs = 0
+        self.yx_any: dict[str, int] = {}
+        self.yg: dict[tuple, tuple] = {}
+        self.classes: tuple[str, ...] = ()
+        self.vocab: dict = {}
+        self.counts = np.zeros((0, 0))
+
+    def add(self, rows) -> CountArrays:
+        """Count ``rows`` (count rows, or a count table in pyarrow, whose token rows are read as
+        columns: ``token_pairs``) into the arrays; this object."""
+        pairs = token_pairs(rows) if hasattr(rows, "column") else None
+        docs, total_docs, yx, yx_any, yg = _sums(rows, pairs=pairs is None)
+        self.total_docs += total_docs
+        for mine, more in ((self.docs, docs), (self.yx_any, yx_any)):
+            for key, n in more.items():
+                mine[key] = mine.get(key, 0) + n
+        for key, (n, s, ss) in yg.items():
+            had = self.yg.get(key)
+            self.yg[key] = (n, s, ss) if had is None else (had[0] + n, had[1] + s, had[2] + ss)
+        self._insert_classes(docs)
+        if pairs is not None:
+            labels, label_codes, tokens, codes, n = pairs
+            self._insert_classes(labels)
+            first = not self.vocab  # then the tokens, sorted, are the columns in order
+            self._add_features(tokens)
+            cidx = {c: i for i, c in enumerate(self.classes)}
+            rows_at = np.array([cidx[label] for label in labels], np.int64)[label_codes]
+            cols = codes if first else np.array([self.vocab[t] for t in tokens], np.int64)[codes]
+            np.add.at(self.counts, (rows_at, cols), n)
+        elif yx:
+            self._insert_classes({label for label, _ in yx})
+            self._add_features({f for _, f in yx})
+            cidx, vocab = {c: i for i, c in enumerate(self.classes)}, self.vocab
+            at = (np.array([cidx[c] for c, _ in yx], np.int64), np.array([vocab[f] for _, f in yx], np.int64))
+            np.add.at(self.counts, at, np.fromiter(yx.values(), np.float64, len(yx)))
+        return self
+
+    def declare(self, domains: dict) -> None:
+        """Every value of each declared domain a feature of the model (a count of 0 where unseen); a
+        counted value outside its column's declared domain is refused (``refuse_outside_domains``)."""
+        refuse_outside_domains(((YX, None, *f) for f in self.vocab if isinstance(f, tuple)), domains)
+        self._add_features({(column, v) for column, values in domains.items() for v in values})
+
+    def _insert_classes(self, classes) -> None:
+        new = sorted(set(classes) - set(self.classes))
+        if new:
+            at = [bisect.bisect_left(self.classes, c) for c in new]
+            self.counts = np.insert(self.counts, at, 0.0, axis=0)
+            self.classes = tuple(sorted((*self.classes, *new)))
+
+    def _add_features(self, features) -> None:
+        new = [f for f in features if f not in self.vocab]
+        if new:
+            new.sort(key=None if all(type(f) is str for f in new) else _feature_key)
+            width = len(self.vocab)
+            self.counts = np.concatenate((self.counts, np.zeros((len(self.classes), len(new)))), axis=1)
+            self.vocab = {**self.vocab, **dict(zip(new, range(width, width + len(new))))}

@@ -42,16 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from nbspark.inputs.spec import is_decimal_comma
-from nbspark.naive_bayes.count_table import (
-    Y_ANY,
-    YG,
-    YX,
-    YX_ANY,
-    Y,
-    collect_counts,
-    declared_counts,
-    token_pairs,
-)
+from nbspark.naive_bayes.count_table import Y_ANY, YG, YX, YX_ANY, CountArrays, Y
 
 if TYPE_CHECKING:  # scipy is imported where a CSR matrix is built: a Spark worker that only parses
     from scipy import sparse  # and counts lines, and nbspark.load, start without it
@@ -256,7 +247,7 @@ class NBModel:
 
 
 def build_nb_model(
-    rows: Iterable[Sequence],
+    rows: Iterable[Sequence] | CountArrays,
     kind: str,
     alpha: float = 1.0,
     var_smoothing: float = 1e-9,
@@ -266,61 +257,48 @@ def build_nb_model(
     norm: bool = False,
 ) -> NBModel:
     """Build an ``NBModel`` of ``kind`` from count rows ``(event, label, feature, value, n, sum, sumsq)``
-    or the count table itself as a pyarrow Table (faster: its YX rows are not looked at one by one)
-    (``prior_alpha``: see ``class_log_prior``; ``unseen``, ``domains``: see ``settings.naive_bayes``).
-    ``alpha = 0`` is the maximum-likelihood estimate: a zero count gives log 0 = −inf."""
+    (rows of one key summed), the count table itself as a pyarrow Table (faster: its YX rows are not
+    looked at one by one), or a table already summed into ``CountArrays`` (a model in memory keeps
+    them, and adds what it learns to them) (``prior_alpha``: see ``class_log_prior``; ``unseen``,
+    ``domains``: see ``settings.naive_bayes``). ``alpha = 0`` is the maximum-likelihood estimate: a
+    zero count gives log 0 = −inf."""
     if alpha < 0:
         raise ValueError(f"alpha must be >= 0, got {alpha}")
-    text = kind in ("multinomial", "bernoulli", "complement")
-    columns = token_pairs(rows) if text and hasattr(rows, "column") else None
-    docs, total_docs, yx, yx_any, yg = collect_counts(rows, pairs=columns is None)
-    classes = tuple(sorted(docs))
-    cidx = {c: i for i, c in enumerate(classes)}
-    class_count = np.array([docs[c] for c in classes], dtype=np.float64)
-    prior = class_log_priors(class_count, total_docs, prior_alpha)
+    arrays = rows if isinstance(rows, CountArrays) else CountArrays().add(rows)
+    if not arrays.docs:
+        raise ValueError("the count table has no class counts (Y rows)")
+    classes = arrays.classes
+    class_count = np.array([arrays.docs[c] for c in classes], dtype=np.float64)
+    prior = class_log_priors(class_count, arrays.total_docs, prior_alpha)
     if kind == "complement":  # no class prior, as in scikit-learn's ComplementNB and MLlib's complement model
         prior = np.zeros(len(classes))
     out = {"kind": kind, "classes": classes, "class_log_prior": prior, "alpha": alpha}
     if kind in ("categorical", "mixed"):
-        yx = declared_counts(yx, domains or {}, classes)
-    if kind in ("multinomial", "bernoulli", "complement", "categorical", "mixed") and (yx or kind != "mixed"):
-        vocab, counts = _token_counts(columns, cidx) if columns is not None else _pair_counts(yx, cidx)
+        arrays.declare(domains or {})
+    if kind in ("multinomial", "bernoulli", "complement", "categorical", "mixed") and (
+        arrays.vocab or kind != "mixed"
+    ):
         with np.errstate(divide="ignore", invalid="ignore"):
             out.update(
                 _weights(
-                    kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains or {}, norm
+                    kind,
+                    arrays.counts,
+                    class_count,
+                    arrays.yx_any,
+                    classes,
+                    arrays.vocab,
+                    alpha,
+                    unseen,
+                    domains or {},
+                    norm,
                 )
             )
-        out["vocab"] = vocab
-    if kind in ("gaussian", "mixed") and yg:
-        out.update(_gaussian_part(yg, classes, var_smoothing))
-    if kind == "gaussian" and not yg:
+        out["vocab"] = arrays.vocab
+    if kind in ("gaussian", "mixed") and arrays.yg:
+        out.update(_gaussian_part(arrays.yg, classes, var_smoothing))
+    if kind == "gaussian" and not arrays.yg:
         raise ValueError("a Gaussian model needs numeric features (YG rows)")
     return NBModel(**out)
-
-
-def _pair_counts(yx: dict, cidx: dict) -> tuple[dict, np.ndarray]:
-    """``(vocab, counts (C, V))`` of YX counts by ``(label, feature)``: tokens or column names (str)
-    and (column, value) pairs, in one order (a name sorts as ``(name,)``)."""
-    features = {f for _, f in yx}
-    features = (
-        sorted(features)
-        if all(isinstance(f, str) for f in features)
-        else sorted(features, key=lambda f: (f,) if isinstance(f, str) else f)
-    )
-    vocab = {f: i for i, f in enumerate(features)}
-    counts = np.zeros((len(cidx), len(features)))
-    counts[[cidx[label] for label, _ in yx], [vocab[f] for _, f in yx]] = list(yx.values())
-    return vocab, counts
-
-
-def _token_counts(columns: tuple, cidx: dict) -> tuple[dict, np.ndarray]:
-    """``_pair_counts`` of a table's token rows as columns (``naive_bayes.count_table.token_pairs``),
-    without a dictionary of the rows (several times faster). A pair in two rows is summed."""
-    labels, label_codes, tokens, codes, n = columns
-    counts = np.zeros((len(cidx), len(tokens)))
-    np.add.at(counts, (np.array([cidx[label] for label in labels], np.int64)[label_codes], codes), n)
-    return dict(zip(tokens, range(len(tokens)))), counts
 
 
 def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains, norm=False) -> dict:

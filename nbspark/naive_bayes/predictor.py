@@ -15,7 +15,7 @@ import numpy as np
 from nbspark.errors import OutputError
 from nbspark.inputs.tokens import tokenizer
 from nbspark.naive_bayes.attributes import FittedAttributes
-from nbspark.naive_bayes.count_table import Y, table_fields
+from nbspark.naive_bayes.count_table import YX, CountArrays, Y, refuse_outside_domains, table_fields
 from nbspark.naive_bayes.model import (
     COUNT_DDL,
     add_values,
@@ -36,6 +36,7 @@ from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
 from nbspark.spine.predictor import (
     accuracy,
+    add_events,
     as_batch,
     is_matrix,
     refuse_clone,
@@ -44,7 +45,6 @@ from nbspark.spine.predictor import (
     storable,
     summed_rows,
     whole_weights,
-    with_events,
 )
 from nbspark.storage.counts import read_count_rows
 from nbspark.storage.locations import Location
@@ -91,12 +91,19 @@ class NBPredictor(FittedAttributes):
         self.prior_alpha = nb.get("prior_alpha", 0.0)
         self._options = model_options({**nb, "alpha": self.alpha, "var_smoothing": self.var_smoothing})
         self._rows = list(rows)
+        self._pending: dict = {}  # what partial_fit counted since the last save, by event key
+        # the counts summed as the scorer is built from them, the scorer (None before any example; a
+        # table it cannot score is refused here, by nbspark.load), and what partial_fit counted since
+        # it was built: added to them when it is next used (``model``)
+        self._arrays, self._unbuilt = CountArrays().add(self._rows), {}
+        self._model = build_nb_model(self._arrays, self.kind, **self._options) if self._rows else None
+        # the class names held (each Y row's): partial_fit checks against them without a model built
+        self._held = {row[1] for row in self._rows if row[0] == Y}
+        self._matrix_known: set | None = None  # a matrix model's columns counted (partial_fit)
         # no rows: a model of no examples yet, which partial_fit fills (nbspark.NaiveBayes.fit)
-        self.model = build_nb_model(self._rows, self.kind, **self._options) if self._rows else None
-        self._labels = Labels(manifest.get("label_numbers"), bool(self.model and self.model.classes))
+        self._labels = Labels(manifest.get("label_numbers"), bool(self._held))
         # where ``save`` commits: where it was read (``read_nb``), as a URI (a Location does not pickle)
         self.path: str | None = None
-        self._pending: dict = {}  # what partial_fit counted since the last save, by event key
         self._examples = 0
         self._tokenize = tokenizer(nb["tokenizer"])
         columns = manifest.get("columns") or {}
@@ -125,6 +132,17 @@ class NBPredictor(FittedAttributes):
         numbers (``naive_bayes.shapes.Labels``), given back as numbers."""
         return self._learn(X, y, classes, sample_weight, "partial_fit")
 
+    @property
+    def model(self):
+        """The scorer (``naive_bayes.model.NBModel``; None before any example), with what
+        ``partial_fit`` counted since it was last used added to its arrays (``count_table.CountArrays``)
+        and built again from them: once for any number of calls before."""
+        if self._unbuilt:
+            self._arrays.add([event_row(k, v) for k, v in self._unbuilt.items()])
+            self._unbuilt = {}
+            self._model = build_nb_model(self._arrays, self.kind, **self._options)
+        return self._model
+
     def _learn(self, X, y, classes, sample_weight, call: str) -> NBPredictor:
         """``partial_fit``, its refusals naming ``call`` (``NaiveBayes.fit`` learns by it too)."""
         X = self._batch(X, call)
@@ -134,7 +152,7 @@ class NBPredictor(FittedAttributes):
             raise ValueError(f"{call} takes one label per example: {len(X)} examples, {len(y)} labels")
         weights = whole_weights(sample_weight, len(X), "example", call, least=0)
         declared = None if classes is None else set(learnt.names(classes, call))
-        if declared is not None and (left := sorted(set(self._names()) - declared)):
+        if declared is not None and (left := sorted(self._held - declared)):
             raise ValueError(f"classes leaves out {[learnt.value(c) for c in left]}, which the model holds")
         counted_as = COUNTED_AS.get(self.manifest["model"], self.manifest["model"])
         events, counted = [], set()  # counted: the classes of the examples of weight > 0
@@ -164,22 +182,32 @@ class NBPredictor(FittedAttributes):
             one = [v if isinstance(v, str) else v[0] for v in y]
             count_columns(one, cells.numbers, cells.categories, lambda *event: events.append(event), weights)
         if declared:  # every class named is the model's, counted or not (0), as scikit-learn's
-            held = counted.union(self._names())
+            held = counted | self._held
             events += [
                 ((Y, storable(c, "a class of classes"), None, None), 0) for c in sorted(declared - held)
             ]
         if self.matrix_columns is not None:  # every column in the vocabulary, counted or not
-            known = self.model.vocab if self.model is not None else {}
-            events += matrix_vocabulary(self.matrix_columns, known, [v for v, w in zip(y, weights) if w])
-        pending = with_events(self._pending, events, add_values)
-        self.model = build_nb_model(self._all_rows(pending), self.kind, **self._options)
-        self._pending, self._examples, self._labels = pending, self._examples + sum(weights), learnt
+            if self._matrix_known is None:  # read once from the model, then kept by each batch
+                self._matrix_known = set(self.model.vocab) if self.model is not None else set()
+            events += matrix_vocabulary(
+                self.matrix_columns, self._matrix_known, [v for v, w in zip(y, weights) if w]
+            )
+        refuse_outside_domains((key for key, _ in events if key[0] == YX), self._options["domains"])
+        # the whole batch is read and checked: count it (the scorer is built when next used)
+        add_events(self._pending, events, add_values)
+        add_events(self._unbuilt, events, add_values)
+        if self._matrix_known is not None:
+            self._matrix_known.update(key[2] for key, _ in events if key[0] == YX)
+        self._held.update(key[1] for key, _ in events if key[0] == Y)
+        self._examples, self._labels = self._examples + sum(weights), learnt
         return self
 
-    def _all_rows(self, pending: dict | None = None) -> list:
-        """The rows read with what ``partial_fit`` counted since (``pending``: what it is counting) added."""
-        pending = self._pending if pending is None else pending
-        return summed_rows(self._rows, [event_row(k, v) for k, v in pending.items()], COUNT_DDL)
+    def _all_rows(self) -> list:
+        """The count table: the rows read with what ``partial_fit`` counted since added by key
+        (``summed_rows``), as ``save`` keeps it and an estimator's ``save`` writes it."""
+        if not self._pending:
+            return self._rows
+        return summed_rows(self._rows, [event_row(k, v) for k, v in self._pending.items()], COUNT_DDL)
 
     def save(self) -> int:
         """Commit what ``partial_fit`` counted since the last save as the model's next version, a delta
@@ -193,7 +221,7 @@ class NBPredictor(FittedAttributes):
         version, self.manifest = save_rows(
             self.path, NB_KIND, rows, COUNT_DDL, self.manifest_fields, stats, "partial_fit", self.manifest
         )
-        if rows:
+        if rows:  # the same counts: the scorer built from them stands
             self._rows, self._pending, self._examples = self._all_rows(), {}, 0
         return version
 
@@ -273,12 +301,12 @@ class NBPredictor(FittedAttributes):
 
     def _names(self) -> tuple:
         """The class names in ``classes_``' order."""
-        names = self.model.classes if self.model is not None else ()
+        names = sorted(self._held)
         return tuple(names[i] for i in self._order())
 
     def _order(self) -> np.ndarray:
         """The model's classes (class names, sorted as text) in ``classes_``' order."""
-        return self._labels.order(self.model.classes if self.model is not None else ())
+        return self._labels.order(tuple(sorted(self._held)))
 
     def predict_joint_log_proba(self, items: Iterable, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """``log P(x, y)`` of each item for each class, ``(n, len(classes_))``: the prior and the
@@ -342,7 +370,7 @@ class NBPredictor(FittedAttributes):
         ``feature_names_in_``, in order (None for a text model or one that has no columns yet), and
         whether an array may give them by position: not a mixed model's named columns, whose numeric
         and categorical ones are kept apart (the training table's order between them is not kept)."""
-        if self.text or self.model is None:
+        if self.text or not self._held:
             return None, True
         return list(self.feature_names_in_), not (self._numeric and self._categorical)
 

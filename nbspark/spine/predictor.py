@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 __all__ = [
     "Grid",
+    "add_events",
     "accuracy",
     "array_names",
     "array_rows",
@@ -22,7 +23,6 @@ __all__ = [
     "storable",
     "summed_rows",
     "whole_weights",
-    "with_events",
 ]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -223,14 +223,14 @@ def refuse_unknown_columns(
         )
 
 
-def with_events(pending: dict, events, add) -> dict:
-    """A copy of ``pending`` (event key -> value) with ``events`` (``(key, value)``) added by ``add``:
-    what ``partial_fit`` or ``update`` has counted once a whole batch is read, assigned by the caller
-    only then, so that a batch refused part way counts nothing."""
-    out = dict(pending)
+def add_events(pending: dict, events, add) -> None:
+    """Add ``events`` (``(key, value)``) into ``pending`` (event key -> value) by ``add``, in place:
+    what ``partial_fit`` or ``update`` counts, added only once the whole batch is read and checked
+    (the caller's list of events), so that a batch refused part way counts nothing. A call costs
+    what its batch holds, not what the model holds (a copy of everything counted since the last
+    save, and a model rebuilt, made a one-document ``partial_fit`` of an SMS model 43 ms)."""
     for key, value in events:
-        out[key] = add(out[key], value) if key in out else value
-    return out
+        pending[key] = add(pending[key], value) if key in pending else value
 
 
 def storable(text: str, what: str) -> str:

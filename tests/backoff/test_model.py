@@ -1,9 +1,12 @@
 """Events, the model built from them and the backoff walk, on the hand-counted ngrams.txt."""
 
+import copy
 import math
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbspark.backoff.events import Example, count_columns, count_ddl, example_events, ngram_example
 from nbspark.backoff.model import build_model, rank
@@ -109,3 +112,38 @@ def test_candidates_restrict_and_renormalise():
         pytest.approx(0.75),
         "",
     )
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["ABDE", "BD", "B", ""]),
+            st.sampled_from(["a", "b"]),
+            st.sampled_from(["c", "d"]),
+            st.sampled_from(["affect", "effect"]),
+            st.integers(1, 5),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+    st.integers(1, 39),
+)
+def test_counts_added_in_two_parts_rank_as_all_at_once(rows, cut):
+    """``add_counts`` of a second part into the tables of the first, and ``model_from_counts`` from
+    the first part's model ranking only the contexts touched, equal the tables and model of every
+    row at once; the first part's model and counts stay as they were."""
+    from nbspark.backoff.model import add_counts, count_tables, model_from_counts
+
+    letters, chain = "ABCDE", ["ABDE", "BD", "B", ""]
+    as_rows = [(s, a, c, c, a, label, n) for s, a, c, label, n in rows]  # (subset, A, B, D, E, C, n)
+    first, second = as_rows[:cut], as_rows[cut:]
+    tables = count_tables(first, letters, chain)
+    before = model_from_counts(tables, letters, chain)
+    kept = copy.deepcopy((tables, before))
+    held = {s: dict(t) for s, t in tables.items()}  # the label counts handed out, by reference
+    touched = add_counts(tables, second, letters, chain)
+    after = model_from_counts(tables, letters, chain, before, touched)
+    assert tables == count_tables(as_rows, letters, chain)
+    assert after == model_from_counts(count_tables(as_rows, letters, chain), letters, chain)
+    assert before == kept[1] and held == kept[0]

@@ -349,6 +349,29 @@ def _trained(tmp_path, name, lines):
     return tmp_path / name
 
 
+def test_partial_fit_row_by_row_counts_and_builds_the_densities_once_when_next_used(tmp_path, monkeypatch):
+    """Rows counted one call at a time, as they arrive, equal the batch: each call counts its row,
+    and what was counted is added to the densities when they next score, once (they were built at
+    every call, from a copy of everything). No JVM."""
+    from nbspark.density.model import DensityModel
+
+    lines = TRUTH.splitlines(keepends=True)
+    later = [dict(zip("ABC", line.split(",")[:3])) for line in lines[4:]]
+    weights = [float(line.split(",")[3]) for line in lines[4:]]
+    batch = nbspark.load(_trained(tmp_path, "b", lines[:6])).partial_fit(later, sample_weight=weights)
+    rows = [dict(zip("ABC", key)) for key in TABLE]
+    expected = batch.score_samples(rows).tolist()
+    model = nbspark.load(_trained(tmp_path, "m", lines[:6]))
+    builds = []
+    real = DensityModel.with_rows
+    monkeypatch.setattr(DensityModel, "with_rows", lambda self, rows: builds.append(1) or real(self, rows))
+    for row, weight in zip(later, weights):
+        model.partial_fit([row], sample_weight=[weight])
+    assert builds == []
+    assert model.score_samples(rows).tolist() == pytest.approx(expected) and len(builds) == 1
+    assert model.score_samples(rows).tolist() == pytest.approx(expected) and len(builds) == 1
+
+
 def test_partial_fit_then_save_equals_training_on_everything(tmp_path):
     """``partial_fit`` counts rows as training counts a table's, the model scores with them at once,
     and ``save()`` commits them as the next version: read again, the model is the one trained on

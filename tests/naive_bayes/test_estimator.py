@@ -88,6 +88,14 @@ def test_a_saved_estimator_is_the_model_a_file_trains(tmp_path):
     ours.partial_fit(*_split(more))
     assert ours.model_.save() == 2  # the next version, beside the saved table
     assert nbspark.load(tmp_path / "fitted").predict(probe).tolist() == ours.predict(probe).tolist()
+    # more counted and the whole model saved elsewhere: the table of a train on every line, each key
+    # once (the counts read and those counted since share keys, summed)
+    last = docs(6, 9)
+    ours.partial_fit(*_split(last))
+    ours.save(tmp_path / "again")
+    write_tsv(tmp_path / "all.tsv", items + more + last)
+    nbspark.fit(None, tmp_path / "all", settings={**TSV, "train.path": str(tmp_path / "all.tsv")})
+    assert table(tmp_path / "again") == table(tmp_path / "all")
 
 
 def test_a_table_estimator_fits_a_dataframe_as_gaussian_nb_and_categorical_nb_do():

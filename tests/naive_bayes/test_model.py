@@ -307,3 +307,21 @@ def test_a_number_with_a_decimal_comma_is_read_by_the_one_rule():
         binary_cell("0,5", ",")
     with pytest.raises(ValueError):
         number_cell("1,5")
+
+
+def test_rows_of_one_key_in_several_parts_are_summed_as_one():
+    """A model's rows read and what partial_fit counted since come as one list in which a key may be
+    twice: every event sums, a Gaussian (n, Σx, Σx²) part by part. Each event its own row, the rows
+    build the model of their sums; the Gaussian's means and variances are the hand-counted ones
+    (x = 1, 2, 4 in class a: mean 7/3, variance 14/9; b: 5)."""
+    data = (("a", 1.0), ("a", 2.0), ("b", 5.0), ("a", 4.0))
+    events = [e for label, x in data for e in row_events(label, {}, {"x": x})]
+    whole: dict = {}
+    for key, value in events:
+        whole[key] = add_values(whole[key], value) if key in whole else value
+    summed = build_nb_model([event_row(k, v) for k, v in whole.items()], "gaussian")
+    split = build_nb_model([event_row(k, v) for k, v in events], "gaussian")  # keys repeat
+    assert split.theta.ravel().tolist() == pytest.approx([7 / 3, 5.0])
+    assert split.var.ravel().tolist() == pytest.approx(summed.var.ravel().tolist())
+    assert split.var[0, 0] == pytest.approx(14 / 9, rel=1e-6)  # and var_smoothing's 1e-9 of the largest
+    assert split.class_log_prior.tolist() == pytest.approx([math.log(3 / 4), math.log(1 / 4)])

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import nbspark
+from nbspark.spine.predictor import add_events
 
 
 def test_a_2d_array_is_rows_by_position_and_a_bad_one_is_refused():
@@ -78,3 +79,17 @@ def test_score_refuses_labels_no_prediction_can_equal():
     weighted = numbers.score(X, y, sample_weight=w)
     assert weighted == accuracy_score(y, numbers.predict(X), sample_weight=w) == pytest.approx(0.5)
     assert names.score(["a", "c"], ["0", "1"]) == 1.0
+
+
+def test_add_events_adds_a_batch_in_place_by_the_rule_given():
+    """``add_events``: each event's value added to its key's by ``add`` (a new key takes it as it is),
+    in place: what ``partial_fit`` and ``update`` count, a call costing its batch."""
+    import operator
+
+    pending = {"x": 1}
+    for _ in range(3):
+        add_events(pending, [("x", 2), ("y", 1), ("x", 1)], operator.add)
+    assert pending == {"x": 10, "y": 3}
+    add_events(pending, [("z", (1, 2.0))], lambda a, b: tuple(map(sum, zip(a, b))))
+    add_events(pending, [("z", (1, 0.5))], lambda a, b: tuple(map(sum, zip(a, b))))
+    assert pending["z"] == (2, 2.5)

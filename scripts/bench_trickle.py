@@ -1,0 +1,132 @@
+"""Learning one example a call, as a stream arrives, against River, in one process (no Spark).
+
+    python scripts/bench_trickle.py [--data-dir DIR] [--examples 2000] [--json FILE]
+
+The SMS Spam Collection (``smsspam/SMSSpamCollection`` under the data dir; ``--data-dir``,
+``$NBSPARK_DATA``, ``../shared/data``): ``nbspark.NaiveBayes(model="multinomial")`` fitted on the
+messages after the first ``--examples``, then, for each of the first ``--examples`` in order,
+
+* ``learn``: ``partial_fit([text], [label])``, one call a message (River's ``learn_one``);
+* ``turns``: ``predict([text])`` then ``partial_fit([text], [label])``, one message at a time:
+  classify at any point (River's progressive validation), with the accuracy of those predictions.
+
+River's ``naive_bayes.MultinomialNB(alpha=1)`` does the same from the same start, its messages
+tokenized by the same tokenizer (nbspark's default; ``learn_one``; ``predict_one`` then ``learn_one``). Prints
+µs per message for each and the ratios (nbspark over River: below 1 is faster); ``--json``
+writes them. The same start and the same counts: the two agree on every prediction but where a
+message holds a word never seen (nbspark drops it, ``nb.unseen = drop``; River smooths it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+TOKENIZER = "nbspark"  # nbspark.NaiveBayes's default: both learners count the same tokens
+
+
+def messages(data_dir: str | None) -> list[tuple[str, str]]:
+    """``(label, text)`` of every SMS of the collection, in its order."""
+    from nbspark.inputs.resolve import resolve_data_dir
+
+    base = resolve_data_dir("smsspam", data_dir)
+    lines = (base / "smsspam" / "SMSSpamCollection").read_text().splitlines()
+    return [tuple(line.split("\t", 1)) for line in lines if "\t" in line]
+
+
+def ours(start, trickle) -> dict:
+    """µs per message of nbspark's ``learn`` and ``turns``, and the accuracy of the turns."""
+    import nbspark
+
+    def fitted():
+        model = nbspark.NaiveBayes(model="multinomial", tokenizer=TOKENIZER)
+        return model.fit([t for _, t in start], [y for y, _ in start])
+
+    model = fitted()
+    began = time.perf_counter()
+    for label, text in trickle:
+        model.partial_fit([text], [label])
+    learn = time.perf_counter() - began
+    model, right = fitted(), 0
+    began = time.perf_counter()
+    for label, text in trickle:
+        right += model.predict([text])[0] == label
+        model.partial_fit([text], [label])
+    turns = time.perf_counter() - began
+    n = len(trickle)
+    return {"learn_us": learn / n * 1e6, "turns_us": turns / n * 1e6, "accuracy": right / n}
+
+
+def river(start, trickle) -> dict:
+    """The same with River's ``MultinomialNB``, the same tokenizer's counts of each message."""
+    from river.naive_bayes import MultinomialNB
+
+    from nbspark.inputs.tokens import tokenizer
+
+    tok = tokenizer(TOKENIZER)
+
+    def fitted():
+        model = MultinomialNB(alpha=1.0)
+        for label, text in start:
+            model.learn_one(Counter(tok(text)), label)
+        return model
+
+    model = fitted()
+    began = time.perf_counter()
+    for label, text in trickle:
+        model.learn_one(Counter(tok(text)), label)
+    learn = time.perf_counter() - began
+    model, right = fitted(), 0
+    began = time.perf_counter()
+    for label, text in trickle:
+        seen = model.feature_counts  # a word never seen is dropped, as nb.unseen = drop drops it
+        right += model.predict_one(Counter(w for w in tok(text) if w in seen)) == label
+        model.learn_one(Counter(tok(text)), label)
+    turns = time.perf_counter() - began
+    n = len(trickle)
+    return {"learn_us": learn / n * 1e6, "turns_us": turns / n * 1e6, "accuracy": right / n}
+
+
+def measure(items: list[tuple[str, str]], examples: int) -> dict:
+    trickle, start = items[:examples], items[examples:]
+    mine, theirs = ours(start, trickle), river(start, trickle)
+    return {
+        "start": len(start),
+        "examples": len(trickle),
+        **{f"nbspark_{k}": round(v, 4 if k == "accuracy" else 1) for k, v in mine.items()},
+        **{f"river_{k}": round(v, 4 if k == "accuracy" else 1) for k, v in theirs.items()},
+        "learn_ratio": round(mine["learn_us"] / theirs["learn_us"], 2),
+        "turns_ratio": round(mine["turns_us"] / theirs["turns_us"], 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--examples", type=int, default=2000, help="messages learnt one a call (2000)")
+    parser.add_argument("--json", type=Path, default=None, help="write the results as JSON")
+    args = parser.parse_args()
+    result = measure(messages(args.data_dir), args.examples)
+    print(
+        f"{result['examples']:,} messages one a call, after a fit of {result['start']:,}:\n"
+        f"  learn: nbspark {result['nbspark_learn_us']:,.0f} µs a message, River "
+        f"{result['river_learn_us']:,.0f} ({result['learn_ratio']}×)\n"
+        f"  predict then learn: nbspark {result['nbspark_turns_us']:,.0f} µs, River "
+        f"{result['river_turns_us']:,.0f} ({result['turns_ratio']}×); accuracy "
+        f"{result['nbspark_accuracy']:.4f} and {result['river_accuracy']:.4f}"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
