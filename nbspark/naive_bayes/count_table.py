@@ -18,7 +18,6 @@ __all__ = [
     "YX",
     "YX_ANY",
     "Y_ANY",
-    "collect_counts",
     "refuse_outside_domains",
     "table_fields",
     "token_pairs",
@@ -45,17 +44,10 @@ def table_fields(table) -> dict:
     }
 
 
-def collect_counts(rows, pairs: bool = True):
-    """The count rows (or table) by event: documents per class, all documents, YX, YX=ANY and YG
-    sums. ``pairs`` False leaves a table's YX rows out (``token_pairs`` reads them as columns)."""
-    sums = _sums(rows, pairs)
-    if not sums[0]:
-        raise ValueError("the count table has no class counts (Y rows)")
-    return sums
-
-
 def _sums(rows, pairs: bool = True):
-    """``collect_counts``, of rows that may hold no class counts (what a few more examples add)."""
+    """The count rows (or table) by event: documents per class, all documents, YX, YX=ANY and YG
+    sums, rows of one key summed (``CountArrays.add``). ``pairs`` False leaves a table's YX rows out
+    (``token_pairs`` reads them as columns)."""
     if hasattr(rows, "column"):  # a pyarrow Table
         return _collect_table(rows, pairs)
     docs: dict[str, int] = {}
@@ -87,7 +79,7 @@ def _yx_feature(feature, value):
 
 
 def _collect_table(table, with_pairs: bool):
-    """``collect_counts`` of a count table in pyarrow: the YX rows (nearly all) as columns, the others row by
+    """``_sums`` of a count table in pyarrow: the YX rows (nearly all) as columns, the others row by
     row."""
     import pyarrow.compute as pc
 
