@@ -103,6 +103,17 @@ STOP_QUIET = {"org.apache.spark.scheduler.DAGScheduler": "ERROR"}
 TRIGGER_SECONDS = 5.0
 
 
+def _scheduled(spark) -> None:
+    """Return once Spark's scheduler has handled what was asked of it before: it takes requests (a
+    job group's cancel) in order on a thread of its own, and logs there, so a job run now ends
+    after them. A stop's cancels were logged after ``quiet_while`` had handed the logger back, now
+    and then (one warning in a CI run). Best effort: a context stopping under SIGTERM skips it."""
+    try:
+        spark.sparkContext.parallelize([0], 1).count()
+    except Exception as exc:
+        log.debug("the scheduler was not waited for: %s", exc)
+
+
 @dataclass(frozen=True)
 class StreamPlan:
     """What a stream will do, decided before Spark starts (``plan_stream``)."""
@@ -329,6 +340,7 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
                 with busy, quiet_while(spark, STOP_QUIET):
                     query.stop()
                     query.awaitTermination()
+                    _scheduled(spark)
             query.awaitTermination()
         except Exception:
             if failure:
