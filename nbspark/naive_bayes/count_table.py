@@ -130,7 +130,7 @@ def token_pairs(table):
 def refuse_outside_domains(keys, domains: dict) -> None:
     """Refuse a categorical count (a YX key ``(event, label, column, value)``) of a value outside
     its column's declared domain (``ValueError``): the one check of training's counts
-    (``declared_counts``) and of what ``partial_fit`` counts, before it counts any of its batch."""
+    (``CountArrays.declare``) and of what ``partial_fit`` counts, before it counts any of its batch."""
     if not domains:
         return
     for _event, _label, column, value in keys:
