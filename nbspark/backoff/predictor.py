@@ -31,6 +31,7 @@ from nbspark.inputs.tokens import (
 from nbspark.settings.check import Rule, factor_problem
 from nbspark.settings.config import CheckSpec
 from nbspark.spine.predictor import (
+    LearnsInMemory,
     accuracy,
     add_events,
     as_batch,
@@ -47,7 +48,7 @@ from nbspark.storage.manifests import confusion_sets, set_of_word
 __all__ = ["BackoffPredictor", "checked_chain", "read_backoff"]
 
 
-class BackoffPredictor:
+class BackoffPredictor(LearnsInMemory):
     """A backoff model in memory (``backoff.model.BackoffModel``) with its count tables, for ``explain``."""
 
     def __init__(self, manifest: dict, rows: Iterable[Sequence], chain: Sequence[str] | None = None):
@@ -82,10 +83,14 @@ class BackoffPredictor:
         those windows' contexts counted and ranked again, and no other (an update of the Books
         model rebuilt the tables of all its 67,000 rows: half a second)."""
         if self._unbuilt:
-            rows = [(*key, count) for key, count in self._unbuilt.items()]
-            touched = add_counts(self._counts, rows, self.letters, self.chain)
-            self._model = model_from_counts(self._counts, self.letters, self.chain, self._model, touched)
-            self._unbuilt = {}
+            with self._counts_lock():
+                if self._unbuilt:  # not taken by another thread meanwhile
+                    rows = [(*key, count) for key, count in self._unbuilt.items()]
+                    touched = add_counts(self._counts, rows, self.letters, self.chain)
+                    self._model = model_from_counts(
+                        self._counts, self.letters, self.chain, self._model, touched
+                    )
+                    self._unbuilt = {}
         return self._counts, self._model
 
     def window(self, item: str | Sequence[str]) -> tuple[str, ...]:
@@ -129,12 +134,13 @@ class BackoffPredictor:
             events.extend(
                 example_events(Example("update", window, weight), self.manifest["subsets"], self.letters)
             )
-        add_events(self._pending, events, operator.add)  # the whole batch read: count it
-        add_events(self._unbuilt, events, operator.add)
-        self._stats = {
-            "examples": self._stats["examples"] + len(windows),
-            "weight": self._stats["weight"] + sum(weights),
-        }
+        with self._counts_lock():  # the whole batch read: count it
+            add_events(self._pending, events, operator.add)
+            add_events(self._unbuilt, events, operator.add)  # the scorer takes them when next used
+            self._stats = {
+                "examples": self._stats["examples"] + len(windows),
+                "weight": self._stats["weight"] + sum(weights),
+            }
         return self
 
     def _all_rows(self) -> list:
@@ -151,15 +157,16 @@ class BackoffPredictor:
         lock; the version (as ``NBPredictor.save``)."""
         from nbspark.storage.manifests import BACKOFF_KIND
 
-        rows = [(*key, count) for key, count in self._pending.items()]
-        ddl = count_ddl(self.letters)
-        version, self.manifest = save_rows(
-            self.path, BACKOFF_KIND, rows, ddl, self.manifest_fields, self._stats, "update", self.manifest
-        )
-        if rows:  # the same counts: the scorer built from them stands
-            self._rows, self._pending = self._all_rows(), {}
-            self._stats = {"examples": 0, "weight": 0}
-        return version
+        with self._counts_lock():  # what is counted meanwhile waits
+            rows = [(*key, count) for key, count in self._pending.items()]
+            ddl = count_ddl(self.letters)
+            version, self.manifest = save_rows(
+                self.path, BACKOFF_KIND, rows, ddl, self.manifest_fields, self._stats, "update", self.manifest
+            )
+            if rows:  # the same counts: the scorer built from them stands
+                self._rows, self._pending = self._all_rows(), {}
+                self._stats = {"examples": 0, "weight": 0}
+            return version
 
     def manifest_fields(self, table) -> dict:
         """This model's manifest fields of a count table in pyarrow (its rows, a delta's, or a

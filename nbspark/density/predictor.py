@@ -14,6 +14,7 @@ import numpy as np
 from nbspark.density.model import COUNT_DDL, DensityModel, count_rows, counted_cell, row_cells
 from nbspark.inputs.bins import parse_bins
 from nbspark.spine.predictor import (
+    LearnsInMemory,
     add_events,
     as_batch,
     refuse_clone,
@@ -29,7 +30,7 @@ from nbspark.storage.locations import Location
 __all__ = ["DensityPredictor", "density_answer", "read_density"]
 
 
-class DensityPredictor:
+class DensityPredictor(LearnsInMemory):
     """``model`` (``"joint"`` or ``"naive"``) defaults to the one the config named; ``m`` is the
     model's smoothing unless ``load`` was given another."""
 
@@ -56,8 +57,10 @@ class DensityPredictor:
         """The densities (``density.model.DensityModel``), with what ``partial_fit`` counted since they
         were last used added to them (``DensityModel.with_rows``)."""
         if self._unbuilt:
-            self._density = self._density.with_rows([(*key, n) for key, n in self._unbuilt.items()])
-            self._unbuilt = {}
+            with self._counts_lock():
+                if self._unbuilt:  # not taken by another thread meanwhile
+                    self._density = self._density.with_rows([(*key, n) for key, n in self._unbuilt.items()])
+                    self._unbuilt = {}
         return self._density
 
     def partial_fit(self, X, sample_weight=None, extra_columns: Iterable[str] = ()):
@@ -83,9 +86,10 @@ class DensityPredictor:
         weights = whole_weights(sample_weight, len(rows), "row", "partial_fit", least=0, whole=False)
         counted = count_rows(zip(cells, weights), self.columns)
         events = [(r[:3], r[3]) for r in counted]
-        add_events(self._pending, events, operator.add)  # all read: count it
-        add_events(self._unbuilt, events, operator.add)
-        self._counted += len(rows)
+        with self._counts_lock():  # all read and checked: count it
+            add_events(self._pending, events, operator.add)
+            add_events(self._unbuilt, events, operator.add)  # the densities take them when next used
+            self._counted += len(rows)
         return self
 
     def _all_rows(self) -> list[tuple]:
@@ -101,21 +105,22 @@ class DensityPredictor:
         lock; the version (as ``NBPredictor.save``)."""
         from nbspark.storage.manifests import DENSITY_KIND
 
-        rows = [(*key, n) for key, n in self._pending.items()]
-        stats = {"rows_read": self._counted, "rows": self._counted}
-        version, self.manifest = save_rows(
-            self.path,
-            DENSITY_KIND,
-            rows,
-            COUNT_DDL,
-            self.manifest_fields,
-            stats,
-            "partial_fit",
-            self.manifest,
-        )
-        if rows:  # the same counts: the densities built from them stand
-            self._rows, self._pending, self._counted = self._all_rows(), {}, 0
-        return version
+        with self._counts_lock():  # what is counted meanwhile waits
+            rows = [(*key, n) for key, n in self._pending.items()]
+            stats = {"rows_read": self._counted, "rows": self._counted}
+            version, self.manifest = save_rows(
+                self.path,
+                DENSITY_KIND,
+                rows,
+                COUNT_DDL,
+                self.manifest_fields,
+                stats,
+                "partial_fit",
+                self.manifest,
+            )
+            if rows:  # the same counts: the densities built from them stand
+                self._rows, self._pending, self._counted = self._all_rows(), {}, 0
+            return version
 
     def manifest_fields(self, table) -> dict:
         """This model's manifest fields of a count table in pyarrow: its rows (a version's summed:

@@ -35,6 +35,7 @@ from nbspark.report.format import UNEXPLAINED
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
 from nbspark.spine.predictor import (
+    LearnsInMemory,
     accuracy,
     add_events,
     as_batch,
@@ -54,7 +55,7 @@ log = logging.getLogger(__name__)
 __all__ = ["NBPredictor", "read_nb"]
 
 
-class NBPredictor(FittedAttributes):
+class NBPredictor(FittedAttributes, LearnsInMemory):
     """A naive Bayes model in memory (``naive_bayes.model.NBModel``), scored with the classify job's maths."""
 
     def __init__(
@@ -138,9 +139,11 @@ class NBPredictor(FittedAttributes):
         ``partial_fit`` counted since it was last used added to its arrays (``count_table.CountArrays``)
         and built again from them: once for any number of calls before."""
         if self._unbuilt:
-            self._arrays.add([event_row(k, v) for k, v in self._unbuilt.items()])
-            self._unbuilt = {}
-            self._model = build_nb_model(self._arrays, self.kind, **self._options)
+            with self._counts_lock():
+                if self._unbuilt:  # not taken by another thread meanwhile
+                    self._arrays.add([event_row(k, v) for k, v in self._unbuilt.items()])
+                    self._unbuilt = {}
+                    self._model = build_nb_model(self._arrays, self.kind, **self._options)
         return self._model
 
     def _learn(self, X, y, classes, sample_weight, call: str) -> NBPredictor:
@@ -193,13 +196,13 @@ class NBPredictor(FittedAttributes):
                 self.matrix_columns, self._matrix_known, [v for v, w in zip(y, weights) if w]
             )
         refuse_outside_domains((key for key, _ in events if key[0] == YX), self._options["domains"])
-        # the whole batch is read and checked: count it (the scorer is built when next used)
-        add_events(self._pending, events, add_values)
-        add_events(self._unbuilt, events, add_values)
-        if self._matrix_known is not None:
-            self._matrix_known.update(key[2] for key, _ in events if key[0] == YX)
-        self._held.update(key[1] for key, _ in events if key[0] == Y)
-        self._examples, self._labels = self._examples + sum(weights), learnt
+        with self._counts_lock():  # the whole batch is read and checked: count it
+            add_events(self._pending, events, add_values)
+            add_events(self._unbuilt, events, add_values)  # the scorer takes them when next used
+            if self._matrix_known is not None:
+                self._matrix_known.update(key[2] for key, _ in events if key[0] == YX)
+            self._held.update(key[1] for key, _ in events if key[0] == Y)
+            self._examples, self._labels = self._examples + sum(weights), learnt
         return self
 
     def _all_rows(self) -> list:
@@ -216,14 +219,15 @@ class NBPredictor(FittedAttributes):
         the other's (``nbspark.load`` again to score with the stream's too)."""
         from nbspark.storage.manifests import NB_KIND
 
-        rows = [event_row(k, v) for k, v in self._pending.items()]
-        stats = {"documents": self._examples}
-        version, self.manifest = save_rows(
-            self.path, NB_KIND, rows, COUNT_DDL, self.manifest_fields, stats, "partial_fit", self.manifest
-        )
-        if rows:  # the same counts: the scorer built from them stands
-            self._rows, self._pending, self._examples = self._all_rows(), {}, 0
-        return version
+        with self._counts_lock():  # what is counted meanwhile waits
+            rows = [event_row(k, v) for k, v in self._pending.items()]
+            stats = {"documents": self._examples}
+            version, self.manifest = save_rows(
+                self.path, NB_KIND, rows, COUNT_DDL, self.manifest_fields, stats, "partial_fit", self.manifest
+            )
+            if rows:  # the same counts: the scorer built from them stands
+                self._rows, self._pending, self._examples = self._all_rows(), {}, 0
+            return version
 
     def whole_stats(self) -> dict:
         """The statistics of the whole model: the read one's and what ``partial_fit`` counted since."""

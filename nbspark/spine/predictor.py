@@ -5,10 +5,12 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import threading
 from collections.abc import Mapping, Sequence
 
 __all__ = [
     "Grid",
+    "LearnsInMemory",
     "add_events",
     "accuracy",
     "array_names",
@@ -231,6 +233,24 @@ def add_events(pending: dict, events, add) -> None:
     save, and a model rebuilt, made a one-document ``partial_fit`` of an SMS model 43 ms)."""
     for key, value in events:
         pending[key] = add(pending[key], value) if key in pending else value
+
+
+class LearnsInMemory:
+    """What the predictors that learn in memory share (``partial_fit``, ``update``): a lock that keeps
+    counting apart from bringing the scorer up to date, so that a thread that predicts while another
+    learns sees whole counts (they are added in place: ``add_events``), and a ``save`` commits
+    exactly what it then forgets. A pickle or a deepcopy leaves it out: each copy makes its own."""
+
+    def _counts_lock(self):
+        lock = self.__dict__.get("_lock")
+        if lock is None:  # made when first needed, once: setdefault is atomic
+            lock = self.__dict__.setdefault("_lock", threading.RLock())
+        return lock
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("_lock", None)
+        return state
 
 
 def storable(text: str, what: str) -> str:

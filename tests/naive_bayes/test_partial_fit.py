@@ -507,3 +507,44 @@ def test_a_token_first_seen_by_partial_fit_is_presented_in_its_sorted_place():
     )
     assert np.allclose(model.feature_log_prob_, whole.feature_log_prob_, rtol=1e-12)
     assert np.allclose(model.predict_proba(["alpha omega"]), whole.predict_proba(["alpha omega"]), rtol=1e-12)
+
+
+def test_a_thread_learning_while_another_predicts_sees_whole_counts():
+    """Classify at any point, from another thread: one thread learns a document a call while another
+    predicts in a loop (threads switching every microsecond). Counts are added in place, so without
+    the predictor's lock a predict read them half added (a dict changed while it was read); with it,
+    no call fails, and the end is the fit of everything."""
+    import sys
+    import threading
+
+    items = docs(600, 12)
+    model = nbspark.NaiveBayes(model="multinomial", tokenizer="words").fit(
+        [t for _, t in items[:5]], [y for y, _ in items[:5]]
+    )
+    failures, done = [], threading.Event()
+
+    def predict():
+        while not done.is_set():
+            try:
+                model.predict(["alpha beta gamma", "theta"])
+                _ = model.class_count_
+            except Exception as exc:  # any failure is the finding
+                failures.append(exc)
+                return
+
+    reader = threading.Thread(target=predict)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        reader.start()
+        for label, text in items[5:]:
+            model.partial_fit([f"{text} w{text[:3]}"], [label])  # new tokens too
+    finally:
+        done.set()
+        reader.join()
+        sys.setswitchinterval(switch)
+    assert failures == []
+    texts = [t for _, t in items[:5]] + [f"{t} w{t[:3]}" for _, t in items[5:]]
+    whole = nbspark.NaiveBayes(model="multinomial", tokenizer="words").fit(texts, [y for y, _ in items])
+    probe = ["alpha beta gamma", "theta walp"]
+    assert np.allclose(model.predict_proba(probe), whole.predict_proba(probe), rtol=1e-10)
