@@ -33,7 +33,6 @@ from nbspark.settings.config import CheckSpec
 from nbspark.spine.predictor import (
     LearnsInMemory,
     accuracy,
-    add_events,
     as_batch,
     refuse_clone,
     save_rows,
@@ -82,16 +81,13 @@ class BackoffPredictor(LearnsInMemory):
         """The count tables and the scorer, with what ``update`` counted since they were last used:
         those windows' contexts counted and ranked again, and no other (an update of the Books
         model rebuilt the tables of all its 67,000 rows: half a second)."""
-        if self._unbuilt:
-            with self._counts_lock():
-                if self._unbuilt:  # not taken by another thread meanwhile
-                    rows = [(*key, count) for key, count in self._unbuilt.items()]
-                    touched = add_counts(self._counts, rows, self.letters, self.chain)
-                    self._model = model_from_counts(
-                        self._counts, self.letters, self.chain, self._model, touched
-                    )
-                    self._unbuilt = {}
+        self._catch_up(self._take)
         return self._counts, self._model
+
+    def _take(self, unbuilt: dict) -> None:
+        rows = [(*key, count) for key, count in unbuilt.items()]
+        touched = add_counts(self._counts, rows, self.letters, self.chain)
+        self._model = model_from_counts(self._counts, self.letters, self.chain, self._model, touched)
 
     def window(self, item: str | Sequence[str]) -> tuple[str, ...]:
         """A window from ``"w w _ w w"`` (split on white space) or a token sequence, cased as the model;
@@ -135,8 +131,7 @@ class BackoffPredictor(LearnsInMemory):
                 example_events(Example("update", window, weight), self.manifest["subsets"], self.letters)
             )
         with self._counts_lock():  # the whole batch read: count it
-            add_events(self._pending, events, operator.add)
-            add_events(self._unbuilt, events, operator.add)  # the scorer takes them when next used
+            self._count(events, operator.add)  # the scorer takes them when next used
             self._stats = {
                 "examples": self._stats["examples"] + len(windows),
                 "weight": self._stats["weight"] + sum(weights),

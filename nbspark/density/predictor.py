@@ -15,7 +15,6 @@ from nbspark.density.model import COUNT_DDL, DensityModel, count_rows, counted_c
 from nbspark.inputs.bins import parse_bins
 from nbspark.spine.predictor import (
     LearnsInMemory,
-    add_events,
     as_batch,
     refuse_clone,
     refuse_unknown_columns,
@@ -56,12 +55,11 @@ class DensityPredictor(LearnsInMemory):
     def density(self) -> DensityModel:
         """The densities (``density.model.DensityModel``), with what ``partial_fit`` counted since they
         were last used added to them (``DensityModel.with_rows``)."""
-        if self._unbuilt:
-            with self._counts_lock():
-                if self._unbuilt:  # not taken by another thread meanwhile
-                    self._density = self._density.with_rows([(*key, n) for key, n in self._unbuilt.items()])
-                    self._unbuilt = {}
+        self._catch_up(self._take)
         return self._density
+
+    def _take(self, unbuilt: dict) -> None:
+        self._density = self._density.with_rows([(*key, n) for key, n in unbuilt.items()])
 
     def partial_fit(self, X, sample_weight=None, extra_columns: Iterable[str] = ()):
         """Count more rows into the model, as training counts a table's (``density.model.count_rows``):
@@ -87,8 +85,7 @@ class DensityPredictor(LearnsInMemory):
         counted = count_rows(zip(cells, weights), self.columns)
         events = [(r[:3], r[3]) for r in counted]
         with self._counts_lock():  # all read and checked: count it
-            add_events(self._pending, events, operator.add)
-            add_events(self._unbuilt, events, operator.add)  # the densities take them when next used
+            self._count(events, operator.add)  # the densities take them when next used
             self._counted += len(rows)
         return self
 

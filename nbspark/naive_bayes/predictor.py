@@ -37,7 +37,6 @@ from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
 from nbspark.spine.predictor import (
     LearnsInMemory,
     accuracy,
-    add_events,
     as_batch,
     is_matrix,
     refuse_clone,
@@ -138,13 +137,12 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
         """The scorer (``naive_bayes.model.NBModel``; None before any example), with what
         ``partial_fit`` counted since it was last used added to its arrays (``count_table.CountArrays``)
         and built again from them: once for any number of calls before."""
-        if self._unbuilt:
-            with self._counts_lock():
-                if self._unbuilt:  # not taken by another thread meanwhile
-                    self._arrays.add([event_row(k, v) for k, v in self._unbuilt.items()])
-                    self._unbuilt = {}
-                    self._model = build_nb_model(self._arrays, self.kind, **self._options)
+        self._catch_up(self._take)
         return self._model
+
+    def _take(self, unbuilt: dict) -> None:
+        self._arrays.add([event_row(k, v) for k, v in unbuilt.items()])
+        self._model = build_nb_model(self._arrays, self.kind, **self._options)
 
     def _learn(self, X, y, classes, sample_weight, call: str) -> NBPredictor:
         """``partial_fit``, its refusals naming ``call`` (``NaiveBayes.fit`` learns by it too)."""
@@ -197,8 +195,7 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
             )
         refuse_outside_domains((key for key, _ in events if key[0] == YX), self._options["domains"])
         with self._counts_lock():  # the whole batch is read and checked: count it
-            add_events(self._pending, events, add_values)
-            add_events(self._unbuilt, events, add_values)  # the scorer takes them when next used
+            self._count(events, add_values)  # the scorer takes them when next used
             if self._matrix_known is not None:
                 self._matrix_known.update(key[2] for key, _ in events if key[0] == YX)
             self._held.update(key[1] for key, _ in events if key[0] == Y)

@@ -236,10 +236,29 @@ def add_events(pending: dict, events, add) -> None:
 
 
 class LearnsInMemory:
-    """What the predictors that learn in memory share (``partial_fit``, ``update``): a lock that keeps
-    counting apart from bringing the scorer up to date, so that a thread that predicts while another
-    learns sees whole counts (they are added in place: ``add_events``), and a ``save`` commits
-    exactly what it then forgets. A pickle or a deepcopy leaves it out: each copy makes its own."""
+    """What the predictors that learn in memory share (``partial_fit``, ``update``): what a batch
+    counted goes to what is to save (``_pending``) and to what the scorer has not taken yet
+    (``_unbuilt``), both event key -> value (``_count``); the scorer takes the latter when next
+    used (``_catch_up``). A lock keeps counting apart from that, so that a thread that predicts
+    while another learns sees whole counts (they are added in place: ``add_events``), and a
+    ``save`` commits exactly what it then forgets. A pickle or a deepcopy leaves the lock out: each
+    copy makes its own."""
+
+    def _count(self, events, add) -> None:
+        """Add a batch's ``events`` (all read and checked) by ``add`` to ``_pending`` and ``_unbuilt``;
+        the caller holds ``_counts_lock()``, with its own statistics of the batch."""
+        add_events(self._pending, events, add)
+        add_events(self._unbuilt, events, add)
+
+    def _catch_up(self, take) -> None:
+        """Hand what was counted since the scorer last took it (``_unbuilt``) to ``take``, once, under
+        the lock: a thread that counts meanwhile waits, and of two threads that would both bring the
+        scorer up to date, the second finds nothing left."""
+        if self._unbuilt:
+            with self._counts_lock():
+                if self._unbuilt:
+                    take(self._unbuilt)
+                    self._unbuilt = {}
 
     def _counts_lock(self):
         lock = self.__dict__.get("_lock")
