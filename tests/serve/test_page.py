@@ -2,10 +2,12 @@
 comes in the query string, the script presses Check, and the flagged word comes back underlined with
 its suggestion. The screenshot is kept in ``$NBSPARK_ARTIFACTS`` (default ``out/test-artifacts``)."""
 
+import fcntl
 import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -14,13 +16,28 @@ import pytest
 from tests.serve.conftest import running
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = next(
-    (found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))),
-    None,
-)
 
 
-def _browser(url: str, *args: str, profile: Path) -> str:
+def _chromium(wait_s: float = 900) -> str | None:
+    """The browser on PATH, once an install that scripts/chromium.sh started in the background is
+    done (it holds the lock named in $NBSPARK_CHROMIUM_LOCK until then)."""
+    lock = os.environ.get("NBSPARK_CHROMIUM_LOCK")
+    if lock and Path(lock).exists():
+        with open(lock) as held:
+            deadline = time.monotonic() + wait_s
+            while True:
+                try:
+                    fcntl.flock(held, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if time.monotonic() > deadline:
+                        pytest.fail(f"Chromium's install still runs after {wait_s:.0f} s ({lock})")
+                    time.sleep(1)
+    names = ("chromium", "chromium-browser", "google-chrome")
+    return next((found for name in names if (found := shutil.which(name))), None)
+
+
+def _browser(chromium: str, url: str, *args: str, profile: Path) -> str:
     common = [
         "--headless",
         "--no-sandbox",
@@ -29,7 +46,7 @@ def _browser(url: str, *args: str, profile: Path) -> str:
         f"--user-data-dir={profile}",
     ]
     done = subprocess.run(
-        [CHROMIUM, *common, "--virtual-time-budget=10000", *args, url],
+        [chromium, *common, "--virtual-time-budget=10000", *args, url],
         capture_output=True,
         text=True,
         timeout=120,
@@ -39,16 +56,20 @@ def _browser(url: str, *args: str, profile: Path) -> str:
 
 
 def test_the_page_underlines_the_flagged_word_with_its_suggestion(checker_model, tmp_path):
-    if CHROMIUM is None:
+    chromium = _chromium()
+    if chromium is None:
         if os.environ.get("CI"):
-            pytest.fail("no Chromium on PATH: scripts/test.sh installs Debian's as root")
+            pytest.fail(
+                "no Chromium on PATH: scripts/test.sh installs Debian's as root (scripts/chromium.sh)"
+            )
         pytest.skip("no Chromium on PATH (scripts/test.sh installs Debian's when run as root)")
     with running([checker_model]) as (url, _):
         page = f"{url}/?" + urlencode({"text": "😀 It would not effect the outcome.", "check": "1"})
-        dom = _browser(page, "--dump-dom", profile=tmp_path / "profile")
+        dom = _browser(chromium, page, "--dump-dom", profile=tmp_path / "profile")
         artifacts = Path(os.environ.get("NBSPARK_ARTIFACTS", ROOT / "out" / "test-artifacts"))
         artifacts.mkdir(parents=True, exist_ok=True)
         _browser(
+            chromium,
             page,
             "--window-size=900,480",
             f"--screenshot={artifacts / 'serve-page.png'}",
