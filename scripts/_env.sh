@@ -10,13 +10,12 @@ if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import pip" 2>/dev/null; 
     "$PY" -m venv --clear .venv
 fi
 # Reinstall when pyproject.toml is newer than the last install. PySpark comes from PyPI as source, a
-# wheel built at each clean install: stored, not compressed (its 450 MB are jars, compressed already),
-# and no bytecode compiled ahead for the whole tree (a module is compiled when first imported): a
-# clean install 98 s -> 63 s on 2 cores (docs/performance.md).
+# wheel built at each clean install: stored, not deflated (its 450 MB are jars, compressed already;
+# docs/performance.md).
 if [ ! -f .venv/.nbspark-installed ] || [ pyproject.toml -nt .venv/.nbspark-installed ]; then
     PIP=(.venv/bin/python -m pip install)
-    FAST=(--no-compile --config-settings=--build-option=--compression=stored)
-    if ! { "${PIP[@]}" --upgrade pip && "${PIP[@]}" "${FAST[@]}" -e ".[test]"; } > .venv/install.log 2>&1; then
+    STORED=(--config-settings=--build-option=--compression=stored)
+    if ! { "${PIP[@]}" --upgrade pip && "${PIP[@]}" "${STORED[@]}" -e ".[test]"; } > .venv/install.log 2>&1; then
         cat .venv/install.log >&2
         echo "installing nbspark into .venv failed (log above, also in .venv/install.log)" >&2
         exit 1
@@ -24,6 +23,9 @@ if [ ! -f .venv/.nbspark-installed ] || [ pyproject.toml -nt .venv/.nbspark-inst
     touch .venv/.nbspark-installed
 fi
 export PATH="$ROOT/.venv/bin:$PATH"
+# nbspark's own bytecode, compiled ahead (only what changed): where PYTHONDONTWRITEBYTECODE is set,
+# every process (a job's driver, each Spark Python worker) otherwise compiles what it imports anew.
+python -m compileall -q nbspark > /dev/null || true
 # Every Spark listener on loopback (../shared/SPARK_NOTES.md §5).
 export SPARK_LOCAL_IP="${SPARK_LOCAL_IP:-127.0.0.1}"
 export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$ROOT/.venv/bin/python}"
