@@ -15,7 +15,8 @@ fi
 if [ ! -f .venv/.nbspark-installed ] || [ pyproject.toml -nt .venv/.nbspark-installed ]; then
     PIP=(.venv/bin/python -m pip install)
     STORED=(--config-settings=--build-option=--compression=stored)
-    if ! { "${PIP[@]}" --upgrade pip && "${PIP[@]}" "${STORED[@]}" -e ".[test]"; } > .venv/install.log 2>&1; then
+    # (without that setting when a build backend refuses it)
+    if ! { "${PIP[@]}" --upgrade pip && { "${PIP[@]}" "${STORED[@]}" -e ".[test]" || "${PIP[@]}" -e ".[test]"; }; } > .venv/install.log 2>&1; then
         cat .venv/install.log >&2
         echo "installing nbspark into .venv failed (log above, also in .venv/install.log)" >&2
         exit 1
