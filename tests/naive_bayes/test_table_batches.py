@@ -189,6 +189,7 @@ def test_failfast_stops_at_the_first_malformed_row_in_order():
             st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.none()),
             st.sampled_from(CATEGORIES),
             st.integers(0, 3),
+            st.one_of(st.floats(allow_nan=False, allow_infinity=False), st.none()),
         ),
         max_size=40,
     ),
@@ -197,12 +198,14 @@ def test_failfast_stops_at_the_first_malformed_row_in_order():
 def test_rows_by_columns_are_the_row_events_of_each_row_scaled_by_its_weight(rows, weighed):
     """``count_columns`` (a model's ``partial_fit`` of rows in memory, and the plain rows of a table's
     batches) against ``model.row_events`` of each row, scaled by its whole weight (a row of weight 0
-    counts nothing), summed in row order: the same keys, the same counts, the same sums."""
+    counts nothing), summed in row order: the same keys, the same counts, the same sums (two numeric
+    columns, each missing in some rows)."""
     weights = [r[3] for r in rows] if weighed else None
     by_rows: dict = {}
-    for label, x, c, w in rows:
+    for label, x, c, w, z in rows:
         w = w if weighed else 1
-        num, cat = ({} if x is None else {"x": x}), ({} if c is None else {"c": c})
+        num = {k: v for k, v in (("x", x), ("z", z)) if v is not None}
+        cat = {} if c is None else {"c": c}
         for key, value in row_events(label, cat, num):
             if w:
                 by_rows[key] = (
@@ -214,6 +217,9 @@ def test_rows_by_columns_are_the_row_events_of_each_row_scaled_by_its_weight(row
         assert key not in by_columns  # each key once a call
         by_columns[key] = value
 
-    numbers = {"x": np.array([np.nan if r[1] is None else r[1] for r in rows], np.float64)}
+    numbers = {
+        name: np.array([np.nan if r[i] is None else r[i] for r in rows], np.float64)
+        for name, i in (("x", 1), ("z", 4))
+    }
     count_columns([r[0] for r in rows], numbers, {"c": [r[2] for r in rows]}, add, weights)
     assert _equal(by_columns, by_rows)
