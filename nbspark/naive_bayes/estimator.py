@@ -17,7 +17,7 @@ import numpy as np
 
 from nbspark.naive_bayes.predictor import NBPredictor, matrix_texts
 from nbspark.spine.estimator import CLASSIFIER, CountingEstimator, columns_of
-from nbspark.spine.predictor import is_matrix
+from nbspark.spine.predictor import is_matrix, matrix_of
 
 __all__ = ["NaiveBayes"]
 
@@ -125,10 +125,10 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
 
     def _fresh_width(self, X) -> int | None:
         """The width of ``X`` where it is a count matrix a text model fits (``CountVectorizer``'s,
-        sparse or dense); None for texts and for a table model's rows."""
+        sparse or dense, or a list of rows of counts); None for texts and for a table model's rows."""
         from nbspark.settings.capabilities import TEXT_MODELS
 
-        return X.shape[1] if self.model in TEXT_MODELS and is_matrix(X) else None
+        return matrix_of(X).shape[1] if self.model in TEXT_MODELS and is_matrix(X) else None
 
     def _x(self, X, call: str, width: int | None):
         """``X`` as the model takes it: where the model counts a count matrix of ``width`` columns,

@@ -14,7 +14,7 @@ from numbers import Real as numbers_Real
 import numpy as np
 
 from nbspark.naive_bayes.count_table import YX
-from nbspark.spine.predictor import array_names, refuse_width
+from nbspark.spine.predictor import array_names, matrix_of, refuse_width
 
 __all__ = ["Labels", "matrix_texts", "matrix_vocabulary"]
 
@@ -31,6 +31,7 @@ def matrix_texts(X, width: int, call: str) -> list[str]:
     count matrix (``NaiveBayes.fit``) keeps its width (``matrix_columns``) and takes matrices so."""
     import scipy.sparse
 
+    X = matrix_of(X)
     rows, columns = X.shape
     if columns != width:
         refuse_width(columns, width)

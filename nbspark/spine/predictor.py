@@ -17,6 +17,7 @@ __all__ = [
     "array_rows",
     "as_batch",
     "is_matrix",
+    "matrix_of",
     "refuse_clone",
     "refuse_unknown_columns",
     "refuse_width",
@@ -79,11 +80,30 @@ def as_batch(
 
 
 def is_matrix(items) -> bool:
-    """Whether ``items`` is a matrix (scipy's sparse, or a 2-D numpy array) rather than a list of
-    items (a pandas DataFrame is rows, or refused, by ``as_batch``)."""
+    """Whether ``items`` is a matrix (scipy's sparse, a 2-D numpy array, or a list of rows of numbers,
+    as scikit-learn reads ``[[2, 0], [0, 1]]``) rather than a list of items (a pandas DataFrame is
+    rows, or refused, by ``as_batch``; a list of token lists is not numbers)."""
     if hasattr(items, "to_dict") and hasattr(items, "columns"):
         return False
+    if isinstance(items, list | tuple):  # a list of rows: a matrix where its cells are numbers
+        if not all(isinstance(r, list | tuple) or getattr(r, "ndim", 0) == 1 for r in items):
+            return False  # texts (or nothing): the first text ends the look
+        cells = next((r for r in items if len(r)), None)
+        return cells is not None and isinstance(cells[0], numbers.Number)
     return type(items).__module__.startswith("scipy.sparse") or getattr(items, "ndim", 1) == 2
+
+
+def matrix_of(items):
+    """A matrix (``is_matrix``) with a ``shape``: a list of rows as a 2-D numpy array (rows of
+    unequal widths refused), anything else as it is."""
+    if not isinstance(items, list | tuple):
+        return items
+    import numpy as np
+
+    widths = sorted({len(r) for r in items})
+    if len(widths) > 1:
+        raise ValueError(f"a count matrix's rows are of one width; got rows of {widths} cells")
+    return np.asarray(items)
 
 
 def _grid(items, said: str):

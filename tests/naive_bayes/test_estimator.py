@@ -378,6 +378,33 @@ def test_a_count_matrix_of_another_width_or_not_of_counts_is_refused():
     assert nbspark.NaiveBayes().fit(texts, labels).predict(["alpha beta"]).shape == (1,)  # texts again
 
 
+@pytest.mark.parametrize(
+    "model, theirs",
+    [("multinomial", MultinomialNB), ("bernoulli", BernoulliNB), ("complement", ComplementNB)],
+)
+def test_a_list_of_rows_of_counts_is_a_count_matrix_as_scikit_learn_reads_it(model, theirs):
+    """``fit([[2, 1, 0], …], y)``, scikit-learn's array-like: the posteriors of scikit-learn's model on
+    the same lists (rows as tuples and 1-D arrays too, and the width kept); a list of token lists is
+    still not counts, and rows of unequal widths are refused."""
+    X = [[2, 1, 0, 0], [0, 3, 1, 0], [1, 0, 4, 2], [0, 0, 1, 5], [3, 3, 0, 0]]
+    y = ["a", "b", "b", "c", "a"]
+    probe = [(1, 1, 0, 0), (0, 0, 0, 9)]
+    ours, reference = nbspark.NaiveBayes(model=model).fit(X, y), theirs().fit(X, y)
+    assert ours.n_features_in_ == 4
+    np.testing.assert_allclose(ours.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
+    rows = [np.array(r) for r in probe]
+    np.testing.assert_allclose(ours.predict_proba(rows), reference.predict_proba(probe), rtol=1e-9)
+    ours.partial_fit([[0, 1, 1, 1]], ["c"])
+    reference.partial_fit([[0, 1, 1, 1]], ["c"])
+    np.testing.assert_allclose(ours.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
+    with pytest.raises(ValueError, match=r"rows are of one width; got rows of \[1, 4\] cells"):
+        ours.predict([[1], [1, 0, 0, 0]])
+    with pytest.raises(TypeError, match="predict takes a count matrix of 4 columns"):
+        ours.predict([["alpha", "beta"]])
+    with pytest.raises(TypeError, match="expected texts \\(str\\), not a matrix"):
+        nbspark.NaiveBayes(model=model).fit(["a b", "c"], ["x", "y"]).predict([[1, 0]])
+
+
 TEXT_ATTRIBUTES = ["class_count_", "class_log_prior_", "feature_count_", "feature_log_prob_"]
 
 
