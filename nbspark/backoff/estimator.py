@@ -11,7 +11,7 @@ counts the windows into it with ``update``, training's rule for an n-gram
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -116,7 +116,8 @@ class Backoff(*CLASSIFIER, CountingEstimator):
 
 def _windows(model: BackoffPredictor, X, y, first: bool) -> list:
     """The windows to count: ``X``'s, each centre the word of ``y`` where given (a word of the
-    model's confusion sets, else a ``ValueError`` naming it); none, for the ``first`` counts of a
+    model's confusion sets, else a ``ValueError`` naming it; the window's own centre ``_`` or a set
+    word, as ``predict`` takes it: ``BackoffPredictor.window``); none, for the ``first`` counts of a
     model, is refused (a model of nothing: no prior to back off to, and nothing to save)."""
     from nbspark.spine.predictor import as_batch
 
@@ -136,10 +137,7 @@ def _windows(model: BackoffPredictor, X, y, first: bool) -> list:
                 f"y[{i}] is {word!r}; the words used are words of the model's confusion sets "
                 f"({model.words_shown()})"
             )
-        tokens = (
-            item.split() if isinstance(item, str) else list(item) if isinstance(item, Iterable) else [item]
-        )
-        if len(tokens) == model.width:
-            tokens[model.width // 2] = used
-        out.append(tokens)  # another length: update refuses it, naming the window
+        tokens = list(model.window(item))  # a window as predict takes it: '_' or a set word in the centre
+        tokens[model.width // 2] = used
+        out.append(tokens)
     return out

@@ -136,6 +136,7 @@ def test_a_saved_estimator_is_the_model_the_train_job_counts(spark, fixtures, tm
         (lambda: nbspark.Backoff(), lambda e: e.fit(["a b _ d e"], ["cause"]), ValueError, "y[0] is 'cause'"),
         (lambda: nbspark.Backoff(), lambda e: e.fit(["a b _ d e"], []), ValueError, "1 windows, 0 words"),
         (lambda: nbspark.Backoff(), lambda e: e.fit(["a b _ d e"]), ValueError, "centre is '_'"),
+        (lambda: nbspark.Backoff(), lambda e: e.fit(["a b c d e"], ["affect"]), ValueError, "centre is '_'"),
         (lambda: nbspark.Backoff(), lambda e: e.fit(["a _ d"], ["affect"]), ValueError, "has 5 tokens"),
         (lambda: nbspark.Backoff(), lambda e: e.fit("a b _ d e", ["affect"]), TypeError, "wrap it in a list"),
         (lambda: nbspark.Backoff(), lambda e: e.predict(["a b _ d e"]), AttributeError, "not fitted yet"),
