@@ -5,13 +5,23 @@
 #   scripts/chromium.sh --background  start the install and return, printing the path of the lock
 #                                     the installer holds until it is done (nothing when no install
 #                                     runs): .ci/run and scripts/test.sh start it first, so apt's
-#                                     download and unpacking overlap the venv's setup and the tests;
-#                                     the page test waits on that lock ($NBSPARK_CHROMIUM_LOCK)
+#                                     download and unpacking overlap the venv's setup and the tests
+#   scripts/chromium.sh --which       the browser's path (nothing, exit 0, when there is none), once
+#                                     an install running is done (at most 15 min): the page test's
 # One install at a time: a second caller waits for the first (an flock).
 set -euo pipefail
 LOCK="${TMPDIR:-/tmp}/nbspark-chromium.lock"
 LOG="${LOCK%.lock}.log"
-have() { command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null; }
+browser() { command -v chromium || command -v chromium-browser || command -v google-chrome; }
+have() { browser >/dev/null; }
+if [ "${1:-}" = --which ]; then
+    if [ -e "$LOCK" ] && command -v flock >/dev/null; then
+        exec 9<"$LOCK"
+        flock -s -w 900 9 || { echo "Chromium's install still runs after 900 s ($LOCK)" >&2; exit 1; }
+    fi
+    browser || true
+    exit 0
+fi
 if have || [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null || ! command -v flock >/dev/null; then
     exit 0
 fi

@@ -2,12 +2,9 @@
 comes in the query string, the script presses Check, and the flagged word comes back underlined with
 its suggestion. The screenshot is kept in ``$NBSPARK_ARTIFACTS`` (default ``out/test-artifacts``)."""
 
-import fcntl
 import os
 import re
-import shutil
 import subprocess
-import time
 from pathlib import Path
 from urllib.parse import urlencode
 
@@ -18,23 +15,15 @@ from tests.serve.conftest import running
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _chromium(wait_s: float = 900) -> str | None:
-    """The browser on PATH, once an install that scripts/chromium.sh started in the background is
-    done (it holds the lock named in $NBSPARK_CHROMIUM_LOCK until then)."""
-    lock = os.environ.get("NBSPARK_CHROMIUM_LOCK")
-    if lock and Path(lock).exists():
-        with open(lock) as held:
-            deadline = time.monotonic() + wait_s
-            while True:
-                try:
-                    fcntl.flock(held, fcntl.LOCK_SH | fcntl.LOCK_NB)
-                    break
-                except BlockingIOError:
-                    if time.monotonic() > deadline:
-                        pytest.fail(f"Chromium's install still runs after {wait_s:.0f} s ({lock})")
-                    time.sleep(1)
-    names = ("chromium", "chromium-browser", "google-chrome")
-    return next((found for name in names if (found := shutil.which(name))), None)
+def _chromium() -> str | None:
+    """The browser's path (``scripts/chromium.sh --which``: the one list of its names), once an
+    install that ``scripts/chromium.sh --background`` started is done; None when there is none."""
+    found = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "chromium.sh"), "--which"], capture_output=True, text=True
+    )
+    if found.returncode:
+        pytest.fail(found.stderr.strip())
+    return found.stdout.strip() or None
 
 
 def _browser(chromium: str, url: str, *args: str, profile: Path) -> str:
