@@ -92,3 +92,30 @@ def test_a_pyarrow_table_and_its_rows_give_the_same_arrays():
     assert np.array_equal(CountArrays().add(rows).add(more).counts, CountArrays().add(table).add(more).counts)
     after_rows, after_table = CountArrays().add(more).add(rows), CountArrays().add(more).add(table)
     assert after_table.vocab == after_rows.vocab and np.array_equal(after_table.counts, after_rows.counts)
+
+
+def test_a_model_built_keeps_its_vocabulary_while_the_arrays_grow():
+    """The arrays grow in place (room for more words, the vocabulary extended), past their room
+    too (1,500 words in batches); a model built on the way keeps the vocabulary and weights it was
+    built with and scores as before; a pickle holds the counts in use only; the end equals one add of
+    everything."""
+    import pickle
+
+    rng = np.random.default_rng(5)
+    examples = [
+        (str(rng.choice(list("xyz"))), [f"w{i}" for i in rng.integers(0, 1500, 12)]) for _ in range(600)
+    ]
+    arrays, models, probe = CountArrays(), [], [["w1", "w7", "w1499"], ["w3", "nothing"]]
+    for start in range(0, 600, 37):
+        arrays.add(_rows(examples[start : start + 37], "multinomial"))
+        model = build_nb_model(arrays, "multinomial")
+        models.append((model, dict(model.vocab), model.weights.copy(), score_docs(model, probe)[0]))
+    for model, vocab, weights, scores in models:
+        assert model.vocab == vocab and np.array_equal(model.weights, weights)
+        assert np.array_equal(score_docs(model, probe)[0], scores)
+    whole = CountArrays().add(_rows(examples, "multinomial"))
+    order = [arrays.vocab[f] for f in whole.vocab]
+    assert np.array_equal(arrays.counts[:, order], whole.counts)
+    again = pickle.loads(pickle.dumps(arrays))
+    assert again._store.shape == arrays.counts.shape and np.array_equal(again.counts, arrays.counts)
+    assert np.allclose(score_docs(build_nb_model(again, "multinomial"), probe)[0], models[-1][3], rtol=1e-12)

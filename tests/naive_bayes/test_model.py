@@ -108,6 +108,7 @@ def test_text_models_agree_with_sklearn(kind, alpha):
     theirs = ref.predict_log_proba(dense(test, m.vocab))
     np.testing.assert_allclose(ours, theirs, rtol=0, atol=1e-9)
     assert [t[0][0] for t in top_labels(ours, m.classes, 1)] == list(ref.predict(dense(test, m.vocab)))
+    assert m.weights.T.flags.c_contiguous  # read in place by the product: a strided one was copied whole
 
 
 def test_categorical_agrees_with_sklearn():

@@ -10,6 +10,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.naive_bayes import MultinomialNB
 
@@ -440,29 +442,43 @@ def test_learning_and_predicting_in_turns_agrees_with_river_at_every_step(tmp_pa
 def test_partial_fit_counts_its_batch_and_builds_the_scorer_once_when_next_used(tmp_path, monkeypatch):
     """A partial_fit call costs what its batch holds: it counts, and the scorer is built from the
     counts when it next scores, once for any number of calls before (it was built at every call,
-    from a copy of everything: 43 ms a document on an SMS model). A model pickled between a count
-    and a predict scores with the counts."""
+    from a copy of everything: 43 ms a document on an SMS model). A few texts scored meanwhile get a
+    model of their words only, as the whole model scores them, until such models have cost the
+    vocabulary's words; an attribute, or a large batch, builds it whole. A model pickled between a
+    count and a predict scores with the counts."""
     import nbspark.naive_bayes.predictor as predictor
 
-    items = docs(40, 4)
+    items = [(y, f"{text} only{i}") for i, (y, text) in enumerate(docs(40, 4))]  # 48 words
     write_tsv(tmp_path / "first.tsv", items[:5])
     model = nbspark.fit(None, tmp_path / "m", settings={**TSV, "train.path": str(tmp_path / "first.tsv")})
     everything = nbspark.NaiveBayes(model="multinomial", tokenizer="words").fit(
         [t for _, t in items], [y for y, _ in items]
     )
-    probe = ["alpha beta", "zeta eta eta"]
+    probe = ["alpha beta", "zeta eta eta unheard"]
     expected, labels = everything.predict_proba(probe), everything.predict(probe)
-    builds = []
+    vocabulary, feature_log_prob = len(everything.vocabulary_), everything.feature_log_prob_
+    builds = []  # the words each build was given: None, the whole vocabulary
     real = predictor.build_nb_model
-    monkeypatch.setattr(predictor, "build_nb_model", lambda *a, **k: builds.append(1) or real(*a, **k))
+    monkeypatch.setattr(
+        predictor, "build_nb_model", lambda *a, **k: builds.append(k.get("features")) or real(*a, **k)
+    )
     for label, text in items[5:]:
         model.partial_fit([text], [label])
     assert builds == []
     copy = pickle.loads(pickle.dumps(model))
     assert np.allclose(model.predict_proba(probe), expected, rtol=1e-12)
-    assert list(model.predict(probe)) == list(labels) and len(builds) == 1
+    assert list(model.predict(probe)) == list(labels)
+    words = {"alpha", "beta", "zeta", "eta", "unheard"}
+    assert builds == [words, words]  # two models of the probe's words, none whole
+    for _ in range(vocabulary // len(words) - 2):  # until the partial models have cost the vocabulary
+        model.predict(probe)
+    assert None not in builds and len(builds) == vocabulary // len(words)
+    assert list(model.predict(probe)) == list(labels) and builds[-1] is None  # now built whole, once
+    np.testing.assert_allclose(model.feature_log_prob_, feature_log_prob, rtol=1e-12)
+    assert np.allclose(model.predict_proba(probe), expected, rtol=1e-12) and builds.count(None) == 1
     assert np.allclose(copy.predict_proba(probe), expected, rtol=1e-12)
-    assert model.save() == 2 and len(builds) == 2  # the copy built its own; saving builds nothing
+    assert np.allclose(copy.feature_log_prob_, feature_log_prob, rtol=1e-12)
+    assert model.save() == 2 and builds.count(None) == 2  # the copy built its own; saving builds nothing
 
 
 def test_a_value_outside_a_declared_domain_is_refused_and_nothing_counted():
@@ -548,3 +564,38 @@ def test_a_thread_learning_while_another_predicts_sees_whole_counts():
     whole = nbspark.NaiveBayes(model="multinomial", tokenizer="words").fit(texts, [y for y, _ in items])
     probe = ["alpha beta gamma", "theta walp"]
     assert np.allclose(model.predict_proba(probe), whole.predict_proba(probe), rtol=1e-10)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    seed=st.integers(0, 10**6),
+    alpha=st.sampled_from([0.0, 0.5, 1.0]),
+    unseen=st.sampled_from(["drop", "smooth"]),
+    prior_alpha=st.sampled_from([0.0, 1.0]),
+    cut=st.integers(1, 30),
+)
+def test_texts_scored_between_partial_fits_score_as_the_whole_model_does(
+    seed, alpha, unseen, prior_alpha, cut
+):
+    """A multinomial model scores a few texts after ``partial_fit`` with a model of their words only
+    (``build_nb_model``'s ``features``): the posteriors, the joint log-likelihoods and the count of
+    unknown tokens of the model fitted on everything at once, which builds whole, every setting of the
+    smoothing (alpha 0 too: a word a class never saw gives −inf), new words, new classes and words no
+    model has seen among them."""
+    assume(not (unseen == "smooth" and alpha == 0))  # refused: Cohen's v2 smooths with alpha > 0
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(40)]
+    items = [(rng.choice("xyz"), " ".join(rng.choices(words, k=rng.randint(1, 8)))) for _ in range(31)]
+    first, rest = items[:cut], items[cut:]
+    settings_ = {"model": "multinomial", "alpha": alpha, "unseen": unseen, "prior_alpha": prior_alpha}
+    everything = nbspark.NaiveBayes(**settings_).fit([t for _, t in items], [y for y, _ in items])
+    _ = everything.feature_log_prob_  # built whole
+    learning = nbspark.NaiveBayes(**settings_).fit([t for _, t in first], [y for y, _ in first])
+    for label, text in rest:
+        learning.partial_fit([text], [label])
+    probe = [" ".join(rng.choices(words + ["never", "seen"], k=rng.randint(0, 9))) for _ in range(3)]
+    with np.errstate(all="ignore"):
+        ours, theirs = learning.predict_joint_log_proba(probe), everything.predict_joint_log_proba(probe)
+        assert learning.model_._stale  # scored by a model of the probe's words: nothing built whole
+        np.testing.assert_array_equal(ours, theirs)
+        np.testing.assert_array_equal(learning.predict_proba(probe), everything.predict_proba(probe))
