@@ -161,9 +161,9 @@ class CountArrays:
     numpy over the matrix, not a pass of Python over every count (a model of 8,000 words rebuilt
     for each SMS learnt took 26 ms). A model built keeps the ``vocab`` it was built with: once handed
     to one (``handed_vocab``), it is copied before it changes, and else grows in place (a copy for
-    each new word cost 1.2 ms on 78,000 words). The matrix keeps room for more features (a quarter more, past the
-    first read), so that a few new words do not copy all of it (82 classes × 30,000 words of Reuters:
-    20 MB a learnt story); ``counts`` is its columns in use."""
+    each new word cost 1.2 ms on 78,000 words). The matrix keeps room for more features (a quarter
+    more, past the first read), so that a few new words do not copy all of it (82 classes × 30,000
+    words of Reuters: 20 MB a learnt story); ``counts`` is its columns in use."""
 
     def __init__(self) -> None:
         self.docs: dict[str, int] = {}
