@@ -183,6 +183,11 @@ class CountArrays:
     def __getstate__(self) -> dict:  # a pickle holds the counts, not the room
         return {**self.__dict__, "_store": np.array(self.counts)}
 
+    def __setstate__(self, state: dict) -> None:
+        if "counts" in state:  # pickled before the room: its matrix, its vocabulary maybe a model's
+            state = {**state, "_store": state.pop("counts"), "_handed": True}
+        self.__dict__.update(state)
+
     def handed_vocab(self) -> dict:
         """``vocab``, for a model to keep: copied before it next changes."""
         self._handed = True

@@ -57,6 +57,8 @@ __all__ = ["NBPredictor", "read_nb"]
 class NBPredictor(FittedAttributes, LearnsInMemory):
     """A naive Bayes model in memory (``naive_bayes.model.NBModel``), scored with the classify job's maths."""
 
+    _stale, _partial_work = False, 0  # (``__init__`` sets both; a pickle of before them reads these)
+
     def __init__(
         self,
         manifest: dict,
