@@ -221,8 +221,10 @@ def _predict(body: dict, served: dict) -> dict:
         name = next(iter(served))
     if not isinstance(name, str | None):
         raise RequestError(400, f"Error: 'model' is a model's name, a string, not {repr(name)[:100]}")
+    if name is None:
+        raise RequestError(400, f"Error: name the model to use in 'model': one of {', '.join(served)}")
     if name not in served:
-        raise RequestError(404 if name else 400, f"Error: no model {name!r}; models: {', '.join(served)}")
+        raise RequestError(404, f"Error: no model {name!r}; models: {', '.join(served)}")
     given = [k for k in ("texts", "windows", "rows") if k in body]
     items = body.get(given[0]) if len(given) == 1 else None
     if not isinstance(items, list):

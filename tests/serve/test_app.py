@@ -131,7 +131,7 @@ def test_predictions_are_the_commands_objects(served, checker_model, nb_model):
     "body, status, says",
     [
         ({"model": "nope", "texts": ["a"]}, 404, "no model 'nope'"),
-        ({"texts": ["a"]}, 400, "no model None"),
+        ({"texts": ["a"]}, 400, "name the model to use in 'model': one of "),
         ({"model": ["checker"], "texts": ["a"]}, 400, "'model' is a model's name, a string"),
         ({"model": "china", "rows": [{"a": "1"}]}, 400, "scores texts, not rows"),
         ({"model": "china", "texts": "a"}, 400, "as a JSON list"),
