@@ -24,6 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -40,6 +42,18 @@ COMMANDS = (*JOBS, "predict", "check", "serve", "show", "config")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``nbspark`` command. A reader that stops reading (``nbspark show … | head``) ends it
+    quietly, as it ends Unix tools: exit 141 (128 + SIGPIPE), no traceback."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at the interpreter's exit, where a closed pipe is a traceback
+        return code
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush goes nowhere
+        return 128 + signal.SIGPIPE
+
+
+def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(
         prog="nbspark", description="Naive Bayes and n-gram density estimation by counting, on Spark."

@@ -61,3 +61,17 @@ def test_show_names_the_first_records_skipped(tmp_path, capsys):
     assert (
         out[at + 1].startswith(f"    {tmp_path / 'sms.txt'}:2 (") and "'no tab on this line'" in out[at + 1]
     )
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly():
+    """``nbspark config show | head -0``: the pipe closed before the command writes ends it with
+    141 (128 + SIGPIPE), as it ends Unix tools, and no traceback (there was one, BrokenPipeError)."""
+    import subprocess
+    import sys
+
+    command = subprocess.Popen(
+        [sys.executable, "-m", "nbspark", "config", "show"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    command.stdout.close()
+    said = command.stderr.read()
+    assert command.wait() == 141 and said == b""
