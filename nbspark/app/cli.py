@@ -25,6 +25,7 @@ from nbspark.app.options import (
     common_options,
     config_of,
     overrides_of,
+    pipe_closed,
     setup_logging,
 )
 from nbspark.errors import ConfigError, NbsparkError, OutputError
@@ -134,6 +135,9 @@ def _run(prog: str, body) -> int:
     setup_logging(prog)
     try:
         body()
+        sys.stdout.flush()  # a closed pipe found here, not at the interpreter's exit
+    except BrokenPipeError:
+        return pipe_closed()
     except ConfigError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2

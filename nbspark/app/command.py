@@ -24,14 +24,12 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import os
-import signal
 import sys
 from pathlib import Path
 
 from nbspark._version import __version__
 from nbspark.app.check import check_main
-from nbspark.app.options import report_undecodable
+from nbspark.app.options import pipe_closed, report_undecodable
 from nbspark.errors import ConfigError, NbsparkError
 from nbspark.settings.config import check_number
 
@@ -49,8 +47,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.flush()  # here, not at the interpreter's exit, where a closed pipe is a traceback
         return code
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush goes nowhere
-        return 128 + signal.SIGPIPE
+        return pipe_closed()
 
 
 def _main(argv: list[str] | None) -> int:

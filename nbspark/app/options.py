@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import signal
 import sys
 
 from nbspark.errors import ConfigError
@@ -208,3 +210,11 @@ def report_undecodable(command: str, name: str, replaced: int) -> None:
             "UTF-8?",
             file=sys.stderr,
         )
+
+
+def pipe_closed() -> int:
+    """What a command answers when the reader of its output stopped reading (``BrokenPipeError``:
+    ``nbspark show … | head``): nothing more, no traceback, exit 141 (128 + SIGPIPE), as Unix tools
+    end; what is left to flush goes nowhere."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 128 + signal.SIGPIPE

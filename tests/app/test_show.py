@@ -75,3 +75,9 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly():
     command.stdout.close()
     said = command.stderr.read()
     assert command.wait() == 141 and said == b""
+    # a job's report (spark-submit jobs/*.py, nbspark query …) ends so too: not "error: [Errno 32]"
+    report = "from nbspark.app.cli import _run; import sys; sys.exit(_run('query', lambda: print('P' * 99)))"
+    job = subprocess.Popen([sys.executable, "-c", report], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    job.stdout.close()
+    said = job.stderr.read()
+    assert job.wait() == 141 and said == b""
