@@ -35,6 +35,11 @@ def matrix_texts(X, width: int, call: str) -> list[str]:
     rows, columns = X.shape
     if columns != width:
         refuse_width(columns, width)
+    if isinstance(X, np.ndarray) and X.dtype.kind not in "biuf":  # text, None: not counts
+        odd = [c for c in X.ravel().tolist() if not isinstance(c, numbers_Real)]
+        if odd:
+            raise ValueError(f"{call} takes a matrix of counts, whole numbers >= 0, got {odd[0]!r}")
+        X = X.astype(np.float64)
     csr = scipy.sparse.csr_matrix(X)
     with np.errstate(invalid="ignore"):
         bad = ~(np.isfinite(csr.data) & (csr.data >= 0) & (csr.data == np.floor(csr.data)))

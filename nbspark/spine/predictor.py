@@ -103,7 +103,8 @@ def matrix_of(items):
     widths = sorted({len(r) for r in items})
     if len(widths) > 1:
         raise ValueError(f"a count matrix's rows are of one width; got rows of {widths} cells")
-    return np.asarray(items)
+    grid = np.asarray(items)
+    return np.array([list(r) for r in items], dtype=object) if grid.dtype.kind in "USO" else grid
 
 
 def _grid(items, said: str):

@@ -399,6 +399,9 @@ def test_a_list_of_rows_of_counts_is_a_count_matrix_as_scikit_learn_reads_it(mod
     np.testing.assert_allclose(ours.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
     with pytest.raises(ValueError, match=r"rows are of one width; got rows of \[1, 4\] cells"):
         ours.predict([[1], [1, 0, 0, 0]])
+    for row, odd in (([1, "a", 0, 0], "'a'"), ([1, None, 0, 0], "None")):
+        with pytest.raises(ValueError, match=f"takes a matrix of counts, whole numbers >= 0, got {odd}$"):
+            ours.predict([row])
     with pytest.raises(TypeError, match="predict takes a count matrix of 4 columns"):
         ours.predict([["alpha", "beta"]])
     with pytest.raises(TypeError, match="expected texts \\(str\\), not a matrix"):
