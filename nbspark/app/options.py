@@ -21,6 +21,7 @@ __all__ = [
     "config_of",
     "overrides_of",
     "parse_sets",
+    "pipe_closed",
     "report_undecodable",
     "setup_logging",
     "spark_settings_given",

@@ -36,12 +36,11 @@ def test_added_in_parts_the_arrays_are_the_whole_tables(examples, cuts, kind):
     add of all of them, feature by feature (a feature first seen later sits at the end, so the two
     matrices' columns are matched by ``vocab``), and models that score alike."""
     whole = CountArrays().add(_rows(examples, kind))
-    parts, at = CountArrays(), 0
-    for cut in cuts * 10:
-        if at >= len(examples):
-            break
+    parts, at, k = CountArrays(), 0, 0
+    while at < len(examples):  # every example, in batches of the cuts' sizes in turn
+        cut = cuts[k % len(cuts)]
         parts.add(_rows(examples[at : at + cut], kind))
-        at += cut
+        at, k = at + cut, k + 1
     assert parts.docs == whole.docs and parts.total_docs == whole.total_docs
     assert parts.yx_any == whole.yx_any and parts.classes == whole.classes
     assert list(whole.vocab) == sorted(whole.vocab, key=lambda f: (f,) if isinstance(f, str) else f)
