@@ -332,7 +332,7 @@ def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, d
     if kind == "multinomial":
         totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)
         weights = multinomial_log_prob(counts, totals[:, None], alpha, size, np.log)
-        weights = np.where(np.isnan(weights), -np.inf, weights)  # alpha = 0 and a class without tokens: 0/0
+        weights[np.isnan(weights)] = -np.inf  # alpha = 0 and a class without tokens: 0/0 (in place: no copy)
         return {
             "weights": weights,
             "bias": np.zeros(len(classes)),
