@@ -11,6 +11,7 @@ import sys
 
 from nbspark.app.options import report_undecodable
 from nbspark.errors import ConfigError, NbsparkError
+from nbspark.inputs.decoding import BINARY_SIGN
 from nbspark.settings.check import RULES
 
 __all__ = ["check_main"]
@@ -64,6 +65,7 @@ def check_main(argv: list[str]) -> int:
     _refuse_ignored(parser, args)
     from nbspark.backoff.predictor import BackoffPredictor
     from nbspark.loading import load
+    from nbspark.spine.predictor import some_names
 
     flagged = 0
     try:
@@ -74,10 +76,21 @@ def check_main(argv: list[str]) -> int:
         if args.evaluate:
             return _evaluate(model, args)
         files = words = 0
-        for name, text, replaced in _texts(args.files):
-            report_undecodable("check", name, replaced)
+        skipped = []  # binary files of the directories given: not text, not checked
+        for name, read, named in _texts(args.files):
+            if read.binary:
+                if named:  # asked for by name: said at once, not only in the summary
+                    print(
+                        f"nbspark check: {name}: not text (a NUL byte near its start: {BINARY_SIGN}); "
+                        "not checked",
+                        file=sys.stderr,
+                    )
+                else:
+                    skipped.append(name)
+                continue
+            report_undecodable("check", name, read.replaced)
             files += 1
-            for flag in model.check(text, args.factor, args.rule):  # every set word, to count them
+            for flag in model.check(read.text, args.factor, args.rule):  # every set word, to count them
                 words += 1
                 if not flag["flagged"]:
                     continue
@@ -94,10 +107,11 @@ def check_main(argv: list[str]) -> int:
                     print(_flag_line(flag))
         # what was checked, and so what was not: only the model's confusion sets (-q leaves it out)
         logging.getLogger("nbspark.check").info(
-            "checked %s file%s: %s of %s confusion-set word%s flagged; the model checks %s, and no "
+            "checked %s file%s%s: %s of %s confusion-set word%s flagged; the model checks %s, and no "
             "other words",
             f"{files:,}",
             "" if files == 1 else "s",
+            f" ({len(skipped):,} binary skipped: {some_names(skipped, 3)})" if skipped else "",
             f"{flagged:,}",
             f"{words:,}",
             "" if words == 1 else "s",
@@ -165,21 +179,22 @@ def _evaluate(model, args) -> int:
 
 
 def _texts(names: list[str]):
-    """``(name, text, undecodable sequences)`` of each FILE argument (``inputs.files.decode_text``): ``-``
-    is stdin, a pipe (a shell's ``<(cmd)``, a FIFO) is read as stdin is, and a directory gives its
-    files as the check job lists them (``inputs.files.list_files``)."""
+    """``(name, text read, whether it was named)`` of each FILE argument (``inputs.files.decode_text``:
+    a binary file is read as none): ``-`` is stdin, a pipe (a shell's ``<(cmd)``, a FIFO) is read as
+    stdin is, and a directory gives its files as the check job lists them
+    (``inputs.files.list_files``), not named."""
     from nbspark.inputs.files import decode_text, list_files
     from nbspark.storage.locations import location
 
     for name in names:
         if name == "-":
-            yield ("<stdin>", *decode_text(sys.stdin.buffer.read(), name))
+            yield "<stdin>", decode_text(sys.stdin.buffer.read(), name), True
             continue
         root = location(name)
         # a pipe (<(cmd), a FIFO) is neither a file nor a directory: read as stdin is, where
         # list_files would refuse it; a plain file answers the first lookup and goes on to the listing
         if not root.is_file() and not root.is_dir() and root.exists():
-            yield (name, *decode_text(root.read_bytes(), name))
+            yield name, decode_text(root.read_bytes(), name), True
             continue
         files = list_files(root)
         if not files:  # an empty directory is a mistyped path more often than a clean text
@@ -188,7 +203,7 @@ def _texts(names: list[str]):
             )
         for f in files:
             shown = name if f.uri == root.uri else str(f)
-            yield (shown, *decode_text(f.read_bytes(), shown))
+            yield shown, decode_text(f.read_bytes(), shown), f.uri == root.uri
 
 
 def _flag_line(f: dict) -> str:

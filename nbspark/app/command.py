@@ -143,12 +143,12 @@ def predict_main(argv: list[str]) -> int:
         "texts", nargs="+", metavar="TEXT", help="texts or windows; '-' reads one per line from stdin"
     )
     args = parser.parse_args(argv)
-    texts = _stdin_lines() if args.texts == ["-"] else args.texts
     from nbspark.backoff.predictor import BackoffPredictor
     from nbspark.loading import load
     from nbspark.predictions import json_row, prediction_objects
 
     try:
+        texts = _stdin_lines() if args.texts == ["-"] else args.texts
         model = load(args.model)
         rows = texts if isinstance(model, BackoffPredictor) or model.text else [json_row(t) for t in texts]
         results, unscored = prediction_objects(model, rows, texts, args.extra_column)
@@ -263,12 +263,16 @@ def serve_main(argv: list[str]) -> int:
 
 def _stdin_lines() -> list[str]:
     """``nbspark predict -``: stdin's lines, its bytes read by the rule of every text file
-    (``inputs.files.decode_text``: UTF-8, a byte-order mark dropped), not by the locale's codec."""
+    (``inputs.files.decode_text``: UTF-8, a byte-order mark dropped; binary bytes refused), not by the
+    locale's codec."""
     import io
 
+    from nbspark.inputs.decoding import BINARY_SIGN
     from nbspark.inputs.files import decode_text
 
-    text, replaced = decode_text(sys.stdin.buffer.read(), "-")
+    text, replaced, binary = decode_text(sys.stdin.buffer.read(), "-")
+    if binary:
+        raise ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
     report_undecodable("predict", "<stdin>", replaced)
     return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
 

@@ -2,9 +2,10 @@
 with a broadcast backoff model, the flags written as Parquet.
 
 Record shapes: text files ``(path, bytes)`` (``inputs.files.sgml_texts``; ``.gz`` decompressed, UTF-8
-with undecodable bytes replaced and counted) -> ``backoff.predictor.BackoffPredictor.flags`` per file, the
-same call as ``nbspark check FILE`` -> ``flags/`` (``FLAG_DDL``) + ``metrics.json`` + ``report.txt``,
-staged. A file is one document, as the single-document path reads it, so both give the same flags.
+with undecodable bytes replaced and counted, binary files skipped and counted: ``decode_text``) ->
+``backoff.predictor.BackoffPredictor.flags`` per file, the same call as ``nbspark check FILE`` ->
+``flags/`` (``FLAG_DDL``) + ``metrics.json`` + ``report.txt``, staged. A file is one document, as the
+single-document path reads it, so both give the same flags.
 """
 
 from __future__ import annotations
@@ -32,12 +33,15 @@ FLAG_DDL = (
 def _check_files(records, shared, factor, rule, tally):
     maybe_inject()
     model = shared.value
-    counts = {"files": 0, "decode_replacements": 0, "flags": 0}
+    counts = {"files": 0, "binary_files": 0, "decode_replacements": 0, "flags": 0}
     for name, data in records:  # readers.sgml_texts names each file by its local path
-        text, replaced = decode_text(data, name)
+        read = decode_text(data, name)
+        if read.binary:  # an image, a PDF: not text, not checked
+            counts["binary_files"] += 1
+            continue
         counts["files"] += 1
-        counts["decode_replacements"] += replaced
-        for flag in model.flags(text, factor, rule):
+        counts["decode_replacements"] += read.replaced
+        for flag in model.flags(read.text, factor, rule):
             counts["flags"] += 1
             yield (
                 name,

@@ -33,7 +33,7 @@ FACTORS = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 1000.0, 1e4, 1e5, 1e7)
 def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
     """``(document id, text or tokens)`` of clean text: ``reuters`` (a directory of ``.sgm`` or one
     file: story bodies), ``brown`` (NLTK's ``brown.zip``: its words) or ``text`` (files, one
-    document each, ``.gz`` read transparently)."""
+    document each, ``.gz`` read transparently, binary files left out)."""
     from nbspark.inputs.files import decode_text, list_files
     from nbspark.inputs.parsers import decode_reuters, parse_brown_zip, parse_reuters_sgml
     from nbspark.storage.locations import location
@@ -44,8 +44,8 @@ def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
                 yield f"reuters:{story.newid}", story.body
         elif fmt == "brown":
             yield from ((f"brown:{i}", words) for i, words in parse_brown_zip(f.read_bytes(), str(f)))
-        elif fmt == "text":
-            yield str(f), decode_text(f.read_bytes(), str(f))[0]
+        elif fmt == "text" and not (read := decode_text(f.read_bytes(), str(f))).binary:
+            yield str(f), read.text
         elif fmt not in ("reuters", "brown", "text"):
             raise ValueError(f"clean text format must be reuters, brown or text, got {fmt!r}")
 

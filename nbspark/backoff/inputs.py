@@ -141,13 +141,17 @@ def _reuters_partition(records, confusion, width, lowercase, splits, mode, keep_
 
 def _text_partition(records, confusion, width, lowercase, unit, keep_bad):
     """Plain text files ``(file, bytes)`` (read by ``inputs.files.decode_text``: undecodable bytes
-    replaced by U+FFFD and counted) -> every window centred on a confusion-set word, per document."""
+    replaced by U+FFFD and counted, binary files skipped and counted) -> every window centred on a
+    confusion-set word, per document."""
     maybe_inject()
     stats = PartitionStats(keep_bad)
     for source, data in records:
-        text, replaced = decode_text(data, source)
-        stats.add("decode_replacements", replaced)
-        for line, doc in text_documents(text, unit):  # a whole file tokenized a piece of lines at a time
+        read = decode_text(data, source)
+        if read.binary:  # an image, a PDF beside the texts: counted, not read
+            stats.add("binary_files")
+            continue
+        stats.add("decode_replacements", read.replaced)
+        for line, doc in text_documents(read.text, unit):  # a whole file tokenized a piece of lines at a time
             pieces = (tokenize(piece, lowercase) for _, piece in line_pieces(doc))
             yield from _document_examples(stats, f"{source}:{line}", pieces, confusion, width)
     yield from stats.records()

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import codecs
 
-__all__ = ["JVM_REPLACE", "UTF16_HINT"]
+__all__ = ["BINARY_SIGN", "JVM_REPLACE", "UTF16_HINT"]
 
 #: The ``errors`` of ``bytes.decode`` that decodes as the JVM's ``new String(bytes, UTF_8)``.
 JVM_REPLACE = "nbspark.jvm-replace"
 #: What NUL characters in text read as UTF-8 most likely mean (UTF-16 puts one beside every ASCII
 #: character: Notepad's "Unicode", Excel's "Unicode Text"), and the way out.
 UTF16_HINT = "a UTF-16 file? nbspark reads UTF-8 (iconv -f UTF-16 -t UTF-8)"
+#: What a file skipped as binary (``inputs.files.decode_text``: a NUL byte near its start) most
+#: likely is, and what else reads so.
+BINARY_SIGN = "an image, a PDF, an archive; or UTF-16 without a byte-order mark"
 
 
 def _jvm_malformed_length(data: bytes, i: int) -> int:

@@ -23,6 +23,7 @@ import gzip
 import itertools
 import logging
 import zlib
+from typing import NamedTuple
 
 from nbspark.errors import InputError
 from nbspark.storage.uris import hadoop_escape, shown_uri
@@ -32,6 +33,8 @@ __all__ = [
     "extension",
     "binary_files",
     "bytes_to_read",
+    "BINARY_PROBE",
+    "Decoded",
     "decode_text",
     "hadoop_input_dir",
     "in_nbspark_output",
@@ -170,14 +173,34 @@ _COMPRESSED = (
 )
 
 
-def decode_text(data: bytes, name: str) -> tuple[str, int]:
+class Decoded(NamedTuple):
+    """A text file's bytes read as text (``decode_text``)."""
+
+    #: the text; empty for a binary file
+    text: str
+    #: undecodable byte sequences read as U+FFFD
+    replaced: int
+    #: whether the bytes are not text at all (``BINARY_PROBE``; ``inputs.decoding.BINARY_SIGN``), and
+    #: so were not read
+    binary: bool = False
+
+
+#: How many bytes of a file are looked at for a NUL, git's and grep's sign of a binary file (an
+#: image, a PDF, an archive): no text in UTF-8 holds one.
+BINARY_PROBE = 8000
+
+
+def decode_text(data: bytes, name: str) -> Decoded:
     """A text file's bytes (``.gz`` and ``.bz2`` decompressed) as UTF-8, undecodable bytes read as
     U+FFFD, and how many such sequences there were (a U+FFFD the file itself holds is not one): the
     rule of ``nbspark check``, ``predict -``, the check job and the ``text`` input alike. A UTF-8
     byte-order mark opening the text is dropped, as Hadoop's line reader drops it (it would be a
     token, and shift the first line's columns). A text opening with a UTF-16 byte-order mark (what
     Windows' Notepad saves as "Unicode") is read as UTF-16: as UTF-8 its every other byte was a NUL
-    that split each word into letters, and nothing was checked.
+    that split each word into letters, and nothing was checked. Other bytes with a NUL in their
+    first ``BINARY_PROBE`` are a binary file (``binary``, no text): read as UTF-8, a picture in a
+    folder of essays was thousands of U+FFFD and a warning asking whether it was UTF-8; each caller
+    says what it skipped.
 
     ``InputError`` naming the file for a compressed file that cannot be read: cut short or
     corrupt, or compressed in another way (``.zst``, ``.zip``, …), which would be read as noise."""
@@ -186,9 +209,11 @@ def decode_text(data: bytes, name: str) -> tuple[str, int]:
         (b"\xff\xfe", b"\xfe\xff")
     ):  # a UTF-16 byte-order mark (Windows' "Unicode"), never UTF-8's bytes
         text = data.decode("utf-16", "replace")
-        return text, text.count("\ufffd") - data.decode("utf-16", "ignore").count("\ufffd")
+        return Decoded(text, text.count("\ufffd") - data.decode("utf-16", "ignore").count("\ufffd"))
+    if b"\x00" in data[:BINARY_PROBE]:
+        return Decoded("", 0, binary=True)
     text = data.decode("utf-8-sig", "replace")
-    return text, text.count("\ufffd") - data.count("\ufffd".encode())
+    return Decoded(text, text.count("\ufffd") - data.count("\ufffd".encode()))
 
 
 def _decompressed(data: bytes, name: str) -> bytes:

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from nbspark.inputs.decoding import UTF16_HINT
+from nbspark.inputs.decoding import BINARY_SIGN, UTF16_HINT
 from nbspark.inputs.stats import REASON_HINTS, reason_said, where
 from nbspark.report.metrics import format_level_table, level_name
 from nbspark.storage.manifests import confusion_sets
 
 __all__ = [
     "UNEXPLAINED",
+    "binary_skipped",
     "class_sizes",
     "format_check_report",
     "format_classify_report",
@@ -94,13 +95,20 @@ def never_counted(manifest: dict) -> list[str]:
 
 
 def format_check_report(metrics: dict) -> str:
-    """The check job's report: files and flags (by deciding level), and the undecodable bytes."""
+    """The check job's report: files and flags (by deciding level), binary files skipped, and the
+    undecodable bytes."""
     levels = ", ".join(f"{level_name(k)}={v:,}" for k, v in sorted(metrics.get("flags_by_level", {}).items()))
     files, flags = metrics.get("files", 0), metrics.get("flags", 0)
     head = f"checked {files:,} file{'' if files == 1 else 's'}: {flags:,} flag{'' if flags == 1 else 's'}" + (
         f" (by level: {levels})" if levels else ""
     )
-    return "\n".join([head, *undecodable(metrics)])
+    return "\n".join([head, *binary_skipped(metrics), *undecodable(metrics)])
+
+
+def binary_skipped(stats: dict) -> list[str]:
+    """The line on the binary files that were not read (``inputs.files.decode_text``), if any."""
+    n = stats.get("binary_files")
+    return [f"binary files skipped: {n:,} (a NUL byte near the start: {BINARY_SIGN})"] if n else []
 
 
 def malformed_reasons(stats: dict) -> str:

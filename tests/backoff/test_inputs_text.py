@@ -2,6 +2,7 @@
 
 a.txt: "It would not affect the outcome.\\n\\nThe effect was small \\xff.\\n" (one undecodable byte)
 b.txt.gz: "Effect on effect.\\n"
+c.png: a PNG's head (NUL bytes) and "would not effect it": a binary file, not read
 File documents: a.txt windows at affect (token 3) and effect (token 8: ". the effect was small");
 b.txt.gz windows at effect (0) and effect (2). Paragraph documents: the second paragraph of
 a.txt starts a document, so effect's window there is "<s> the effect was small".
@@ -42,10 +43,12 @@ def test_text_windows_by_hand(spark, tmp_path, unit, a_left):
     (src / "b.txt.gz").write_bytes(
         gzip.compress(b"\xef\xbb\xbfEffect on effect.\n")
     )  # a byte-order mark is no token
+    (src / "c.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00 would not effect it")  # binary: not read
     cfg = load_config(None, {"train.format": "text", "train.path": str(src), "train.document": unit})
     manifest = train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "m")
     stats = manifest["stats"]
     assert stats["examples"] == 4 and stats["weight"] == 4 and stats["decode_replacements"] == 1
+    assert stats["binary_files"] == 1
     assert stats["documents_read"] == (2 if unit == "file" else 3)
     assert manifest["label_counts"] == {"affect": 1, "effect": 3}
     rows = {

@@ -376,11 +376,14 @@ def test_the_spark_job_flags_as_the_single_document_path(spark, model_dir, tmp_p
         gzip.compress(b"Nothing here.\n\nBut it would not effect the outcome either.\n")
     )
     (corpus / "c.txt").write_bytes("The cumulative affect of the \xff move.\n".encode("latin-1"))
+    (corpus / "d.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR It would not effect the outcome.\n")
     metrics = check_corpus(spark, model_dir, corpus, tmp_path / "out", factor=2, rule="chain")
     got = sorted(tuple(r) for r in spark.read.parquet(str(tmp_path / "out" / "flags")).collect())
     model = nbspark.load(model_dir)
     expected = []
     for f in sorted(corpus.iterdir()):
+        if f.suffix == ".png":  # binary: not checked
+            continue
         data = gzip.decompress(f.read_bytes()) if f.name.endswith(".gz") else f.read_bytes()
         for flag in model.flags(data.decode("utf-8", "replace"), 2, "chain"):
             expected.append(
@@ -394,11 +397,17 @@ def test_the_spark_job_flags_as_the_single_document_path(spark, model_dir, tmp_p
             )
     assert got == sorted(expected)
     assert len(got) == 4  # a.txt lines 1 and 3, b.txt.gz line 3, c.txt: affect -> effect (10 against 2)
-    assert (metrics["files"], metrics["flags"], metrics["decode_replacements"]) == (3, 4, 1)
+    assert (metrics["files"], metrics["flags"], metrics["decode_replacements"], metrics["binary_files"]) == (
+        3,
+        4,
+        1,
+        1,
+    )
     by_level = ", ".join(f"{k or '∅'}={v}" for k, v in sorted(Counter(r[6] for r in got).items()))
     assert (tmp_path / "out" / "report.txt").read_text() == (
-        f"checked 3 files: 4 flags (by level: {by_level})\nundecodable bytes replaced by U+FFFD: 1 (is "
-        "the input UTF-8?)\n"
+        f"checked 3 files: 4 flags (by level: {by_level})\nbinary files skipped: 1 (a NUL byte near the "
+        "start: an image, a PDF, an archive; or UTF-16 without a byte-order mark)\nundecodable bytes "
+        "replaced by U+FFFD: 1 (is the input UTF-8?)\n"
     )
 
 
