@@ -65,9 +65,7 @@ def check_main(argv: list[str]) -> int:
     _refuse_ignored(parser, args)
     from nbspark.backoff.predictor import BackoffPredictor
     from nbspark.loading import load
-    from nbspark.spine.predictor import some_names
 
-    flagged = 0
     try:
         model = load(args.model)
         if not isinstance(model, BackoffPredictor):
@@ -75,52 +73,60 @@ def check_main(argv: list[str]) -> int:
             raise ValueError(f"{args.model}: {what}; nbspark check needs a backoff model")
         if args.evaluate:
             return _evaluate(model, args)
-        files = words = 0
-        skipped = []  # binary files of the directories given: not text, not checked
-        for name, read, named in _texts(args.files):
-            if read.binary:
-                if named:  # asked for by name: said at once, not only in the summary
-                    print(
-                        f"nbspark check: {name}: not text (a NUL byte near its start: {BINARY_SIGN}); "
-                        "not checked",
-                        file=sys.stderr,
-                    )
-                else:
-                    skipped.append(name)
-                continue
-            report_undecodable("check", name, read.replaced)
-            files += 1
-            for flag in model.check(read.text, args.factor, args.rule):  # every set word, to count them
-                words += 1
-                if not flag["flagged"]:
-                    continue
-                flagged += 1
-                flag = {"file": name, **flag}
-                if args.json:  # JSON has no infinity: null when the written word was never seen there
-                    print(
-                        json.dumps(
-                            {**flag, "ratio": None if flag["ratio"] == float("inf") else flag["ratio"]},
-                            ensure_ascii=False,
-                        )
-                    )
-                else:
-                    print(_flag_line(flag))
-        # what was checked, and so what was not: only the model's confusion sets (-q leaves it out)
-        logging.getLogger("nbspark.check").info(
-            "checked %s file%s%s: %s of %s confusion-set word%s flagged; the model checks %s, and no "
-            "other words",
-            f"{files:,}",
-            "" if files == 1 else "s",
-            f" ({len(skipped):,} binary skipped: {some_names(skipped, 3)})" if skipped else "",
-            f"{flagged:,}",
-            f"{words:,}",
-            "" if words == 1 else "s",
-            "; ".join("/".join(sorted(s)) for s in model.sets),
-        )
+        flagged = _check(model, args)
     except (NbsparkError, ValueError, OSError) as exc:
         print(f"nbspark check: error: {exc}", file=sys.stderr)
         return 2  # an error, never a flag: CI tells the two apart
     return 1 if flagged and args.fail_on_flag else 0
+
+
+def _check(model, args) -> int:
+    """Print the flags of ``args.files`` as a linter does, and a summary of what was checked (and so
+    what was not) on ``nbspark.check``'s logger; the number of flags."""
+    from nbspark.spine.predictor import some_names
+
+    files = words = flagged = 0
+    skipped = []  # binary files of the directories given: not text, not checked
+    for name, read, named in _texts(args.files):
+        if read.binary:
+            if named:  # asked for by name: said at once, not only in the summary
+                print(
+                    f"nbspark check: {name}: not text (a NUL byte near its start: {BINARY_SIGN}); "
+                    "not checked",
+                    file=sys.stderr,
+                )
+            else:
+                skipped.append(name)
+            continue
+        report_undecodable("check", name, read.replaced)
+        files += 1
+        for flag in model.check(read.text, args.factor, args.rule):  # every set word, to count them
+            words += 1
+            if not flag["flagged"]:
+                continue
+            flagged += 1
+            flag = {"file": name, **flag}
+            if args.json:  # JSON has no infinity: null when the written word was never seen there
+                print(
+                    json.dumps(
+                        {**flag, "ratio": None if flag["ratio"] == float("inf") else flag["ratio"]},
+                        ensure_ascii=False,
+                    )
+                )
+            else:
+                print(_flag_line(flag))
+    # what was checked, and so what was not: only the model's confusion sets (-q leaves it out)
+    logging.getLogger("nbspark.check").info(
+        "checked %s file%s%s: %s of %s confusion-set word%s flagged; the model checks %s, and no other words",
+        f"{files:,}",
+        "" if files == 1 else "s",
+        f" ({len(skipped):,} binary skipped: {some_names(skipped, 3)})" if skipped else "",
+        f"{flagged:,}",
+        f"{words:,}",
+        "" if words == 1 else "s",
+        "; ".join("/".join(sorted(s)) for s in model.sets),
+    )
+    return flagged
 
 
 def _refuse_ignored(parser, args) -> None:
