@@ -37,6 +37,15 @@ def _table_columns(nb, rows: list) -> tuple[list[str], list[str]]:
     return table_columns(SimpleNamespace(named="the rows"), nb, [*names, nb.label_column], numeric, {})
 
 
+def _frame_names(X) -> list[str] | None:
+    """The column names of a pandas DataFrame whose every name is text (scikit-learn's
+    ``feature_names_in_``), else None."""
+    if not (hasattr(X, "to_dict") and hasattr(X, "columns")):
+        return None
+    names = list(X.columns)
+    return names if all(isinstance(n, str) for n in names) else None
+
+
 class NaiveBayes(*CLASSIFIER, CountingEstimator):
     """Naive Bayes by counting, trained in this process: ``NaiveBayes(model="multinomial",
     alpha=1.0).fit(texts, labels)``, then ``predict``, ``predict_proba``, ``predict_log_proba``,
@@ -63,6 +72,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     }
     SECTION, KIND = "nb", "naive_bayes"
     _width = None  # the count matrix's width, where a text model was fitted on one (its own, there)
+    _names = None  # its columns' names, where that matrix was a DataFrame of them (feature_names_in_)
 
     def __init__(
         self,
@@ -95,9 +105,10 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         with their labels ``y`` into a new model, what was fitted before forgotten; ``sample_weight``
         as ``partial_fit`` takes it. Labels are class names, or numbers (``naive_bayes.shapes.Labels``)."""
         self._refuse_no_weight(sample_weight)
-        width = self._fresh_width(X)
+        width, names = self._fresh_width(X), _frame_names(X)
         model, X = self._empty(self._x(X, "fit", width), width)
         self.model_, self._width = model._learn(X, y, None, sample_weight, "fit"), width
+        self._names = names if width is not None else None
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None) -> NaiveBayes:
@@ -106,9 +117,11 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         (``NBPredictor.partial_fit``, which checks ``classes`` too)."""
         fitted = "model_" in self.__dict__
         width = self._width if fitted else self._fresh_width(X)
+        names = self._names if fitted else _frame_names(X) if width is not None else None
         X = self._x(X, "partial_fit", width)
         model, X = (self.model_, X) if fitted else self._empty(X, width, "partial_fit")
         self.model_, self._width = model._learn(X, y, classes, sample_weight, "partial_fit"), width
+        self._names = names
         return self
 
     @property
@@ -121,6 +134,8 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     def __getattr__(self, name: str):
         if name == "n_features_in_" and self._width is not None:  # a count matrix's columns
             return self._width
+        if name == "feature_names_in_" and self._names is not None:  # a DataFrame of counts' columns
+            return np.asarray(self._names, dtype=object)
         return super().__getattr__(name)
 
     def _fresh_width(self, X) -> int | None:
@@ -140,6 +155,14 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
             raise TypeError(
                 f"{call} takes a count matrix of {width} columns, as this {type(self).__name__} was "
                 "fitted on one, not texts"
+            )
+        names = _frame_names(X)
+        if names is not None and self._names is not None and names != self._names:
+            # by position they would be counted as other columns, in silence (scikit-learn refuses too)
+            wrong = [f"{a!r} for {b!r}" for a, b in zip(names, self._names) if a != b]
+            raise ValueError(
+                f"{call} takes the columns that fit took, in its order (feature_names_in_); the DataFrame "
+                f"has {', '.join(wrong[:3])}{', …' if len(wrong) > 3 else ''}"
             )
         return matrix_texts(X, width, call)
 

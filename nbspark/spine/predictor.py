@@ -49,6 +49,11 @@ def as_batch(
     said = f"{call} takes" if call else "expected"
     if isinstance(items, Grid):  # rows already read (a model's fit, then its partial_fit)
         return items
+    if what == "texts" and is_matrix(items):  # CountVectorizer's output, to a model that counts texts itself
+        raise TypeError(
+            f"{said} texts (str), not a matrix: the model counts a text's tokens itself, as CountVectorizer "
+            "would; pass the texts"
+        )
     if hasattr(items, "to_dict") and hasattr(items, "columns"):  # a pandas DataFrame
         if what == "rows" and not all(isinstance(c, str) for c in items.columns):
             return array_rows(items.to_numpy(dtype=object), columns, by_position)  # unnamed: by position
@@ -60,11 +65,6 @@ def as_batch(
         raise TypeError(
             f"{said} a list of {what}, got a DataFrame (iterating it gives its column names); pass one "
             "of its columns, df[NAME]"
-        )
-    if what == "texts" and is_matrix(items):  # CountVectorizer's output, to a model that counts texts itself
-        raise TypeError(
-            f"{said} texts (str), not a matrix: the model counts a text's tokens itself, as CountVectorizer "
-            "would; pass the texts"
         )
     if type(items).__module__.startswith("scipy.sparse"):  # before Mapping: a dok_matrix is a dict
         raise TypeError(f"{said} {what}; sparse input is not supported: pass a dense array (X.toarray())")
@@ -80,11 +80,13 @@ def as_batch(
 
 
 def is_matrix(items) -> bool:
-    """Whether ``items`` is a matrix (scipy's sparse, a 2-D numpy array, or a list of rows of numbers,
-    as scikit-learn reads ``[[2, 0], [0, 1]]``) rather than a list of items (a pandas DataFrame is
-    rows, or refused, by ``as_batch``; a list of token lists is not numbers)."""
+    """Whether ``items`` is a matrix (scipy's sparse, a 2-D numpy array, a list of rows of numbers,
+    as scikit-learn reads ``[[2, 0], [0, 1]]``, or a pandas DataFrame whose every column holds
+    numbers) rather than a list of items (another DataFrame is rows, or refused, by ``as_batch``; a
+    list of token lists is not numbers). Only a text model takes a matrix (of counts): a table
+    model reads a DataFrame as rows, by ``as_batch``, before asking."""
     if hasattr(items, "to_dict") and hasattr(items, "columns"):
-        return False
+        return len(items.columns) > 0 and all(d.kind in "biuf" for d in items.dtypes)
     if isinstance(items, list | tuple):  # a list of rows: a matrix where its cells are numbers
         if not all(isinstance(r, list | tuple) or getattr(r, "ndim", 0) == 1 for r in items):
             return False  # texts (or nothing): the first text ends the look
@@ -94,8 +96,10 @@ def is_matrix(items) -> bool:
 
 
 def matrix_of(items):
-    """A matrix (``is_matrix``) with a ``shape``: a list of rows as a 2-D numpy array (rows of
-    unequal widths refused), anything else as it is."""
+    """A matrix (``is_matrix``) with a ``shape``: a list of rows, or a DataFrame (its columns by
+    position), as a 2-D numpy array (rows of unequal widths refused), anything else as it is."""
+    if hasattr(items, "to_dict") and hasattr(items, "columns"):
+        return items.to_numpy()
     if not isinstance(items, list | tuple):
         return items
     import numpy as np

@@ -408,6 +408,49 @@ def test_a_list_of_rows_of_counts_is_a_count_matrix_as_scikit_learn_reads_it(mod
         nbspark.NaiveBayes(model=model).fit(["a b", "c"], ["x", "y"]).predict([[1, 0]])
 
 
+@pytest.mark.parametrize(
+    "model, theirs",
+    [("multinomial", MultinomialNB), ("bernoulli", BernoulliNB), ("complement", ComplementNB)],
+)
+def test_a_dataframe_of_counts_is_a_count_matrix_with_its_column_names(model, theirs, tmp_path):
+    """A pandas DataFrame whose every column holds numbers (a word-count table), to a text model: a
+    count matrix, as scikit-learn reads it: the same posteriors, ``feature_names_in_`` its columns;
+    a DataFrame of the columns in another order is refused, as scikit-learn refuses it (by position
+    they would be other words), and one of the same order, or the bare array, scores as the matrix.
+    Saved, the model keeps the width (not the names) and takes the DataFrame by position."""
+    pd = pytest.importorskip("pandas")
+    X = pd.DataFrame(
+        {
+            "cheap": [2, 0, 1, 0, 3],
+            "pills": [1, 3, 0, 0, 3],
+            "lunch": [0, 1, 4, 1, 0],
+            "noon": [0, 0, 2, 5, 0],
+        }
+    )
+    y = ["a", "b", "b", "c", "a"]
+    probe = pd.DataFrame({"cheap": [1, 0], "pills": [1, 0], "lunch": [0, 0], "noon": [0, 9]})
+    ours, reference = nbspark.NaiveBayes(model=model).fit(X, y), theirs().fit(X, y)
+    assert list(ours.feature_names_in_) == list(reference.feature_names_in_) == list(X.columns)
+    np.testing.assert_allclose(ours.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
+    np.testing.assert_allclose(
+        ours.predict_proba(probe.to_numpy()), reference.predict_proba(probe), rtol=1e-9
+    )
+    with pytest.raises(
+        ValueError, match="predict takes the columns that fit took, in its order .* 'pills' for 'cheap'"
+    ):
+        ours.predict(probe[["pills", "cheap", "lunch", "noon"]])
+    with pytest.raises(ValueError, match="partial_fit takes the columns .* 'meal' for 'lunch'"):
+        ours.partial_fit(X.rename(columns={"lunch": "meal"}), y)
+    ours.partial_fit(X.iloc[:2], y[:2])
+    reference.partial_fit(X.iloc[:2], y[:2])
+    np.testing.assert_allclose(ours.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
+    ours.save(tmp_path / "m")
+    loaded = nbspark.load(tmp_path / "m")
+    np.testing.assert_allclose(loaded.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
+    with pytest.raises(TypeError, match="expected texts \\(str\\), not a matrix"):
+        nbspark.NaiveBayes(model=model).fit(["a b", "c"], ["x", "y"]).predict(probe)
+
+
 TEXT_ATTRIBUTES = ["class_count_", "class_log_prior_", "feature_count_", "feature_log_prob_"]
 
 
