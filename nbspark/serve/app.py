@@ -233,6 +233,11 @@ def _predict(body: dict, served: dict) -> dict:
     takes = ("texts", "windows") if s.backoff else ("texts",) if s.model.text else ("rows",)
     if given[0] not in takes:
         raise RequestError(400, f"Error: model {name!r} scores {' or '.join(takes)}, not {given[0]}")
+    odd = next((i for i, item in enumerate(items) if given[0] != "rows" and not isinstance(item, str)), None)
+    if odd is not None:  # said as JSON names it: Python's refusal speaks of lists and matrices
+        raise RequestError(
+            400, f"Error: each of '{given[0]}' is a JSON string; item {odd} is {json.dumps(items[odd])[:100]}"
+        )
     try:
         if given[0] == "windows":  # each item must be a window, not a text holding set words
             for item in items:

@@ -136,6 +136,9 @@ def test_predictions_are_the_commands_objects(served, checker_model, nb_model):
         ({"model": "china", "rows": [{"a": "1"}]}, 400, "scores texts, not rows"),
         ({"model": "china", "texts": "a"}, 400, "as a JSON list"),
         ({"model": "checker", "windows": ["would _ the"]}, 400, "a window has 5 tokens"),
+        # said in JSON's words: Python's refusal spoke of a matrix and CountVectorizer
+        ({"model": "china", "texts": [[1, 2]]}, 400, "each of 'texts' is a JSON string; item 0 is [1, 2]"),
+        ({"model": "checker", "windows": ["would not _ the outcome", None]}, 400, "item 1 is null"),
         ([1, 2], 400, "a JSON object"),
         # columns to leave out of rows, for a model of texts: refused, not ignored
         (
