@@ -1,22 +1,25 @@
 """Learning one example a call, as a stream arrives, against River, in one process (no Spark).
 
-    python scripts/bench_trickle.py [--data-dir DIR] [--corpus sms|reuters] [--examples 2000] [--json FILE]
+    python scripts/bench_trickle.py [--data-dir DIR] [--corpus sms|reuters] [--model multinomial|complement]
+                                    [--examples 2000] [--json FILE]
 
 The SMS Spam Collection (``smsspam/SMSSpamCollection`` under the data dir; ``--data-dir``,
 ``$NBSPARK_DATA``, ``../shared/data``), or with ``--corpus reuters`` the Reuters-21578 stories that
 have a topic, each labelled by its first (about 11,000 stories, 82 classes, a vocabulary of about
-30,000 words against the SMS's 8,000 of 2 classes): ``nbspark.NaiveBayes(model="multinomial")``
-fitted on the messages after the first ``--examples``, then, for each of the first ``--examples`` in order,
+30,000 words against the SMS's 8,000 of 2 classes): ``nbspark.NaiveBayes(model="multinomial")`` (or
+``--model complement``) fitted on the messages after the first ``--examples``, then, for each of the
+first ``--examples`` in order,
 
 * ``learn``: ``partial_fit([text], [label])``, one call a message (River's ``learn_one``);
 * ``turns``: ``predict([text])`` then ``partial_fit([text], [label])``, one message at a time:
   classify at any point (River's progressive validation), with the accuracy of those predictions.
 
-River's ``naive_bayes.MultinomialNB(alpha=1)`` does the same from the same start, its messages
-tokenized by the same tokenizer (nbspark's default; ``learn_one``; ``predict_one`` then ``learn_one``). Prints
-µs per message for each and the ratios (nbspark over River: below 1 is faster); ``--json``
-writes them. The same start and the same counts: the two agree on every prediction but where a
-message holds a word never seen (nbspark drops it, ``nb.unseen = drop``; River smooths it).
+River's ``naive_bayes.MultinomialNB(alpha=1)`` (``ComplementNB``) does the same from the same
+start, its messages tokenized by the same tokenizer (nbspark's default; ``learn_one``;
+``predict_one`` then ``learn_one``). Prints µs per message for each and the ratios (nbspark over
+River: below 1 is faster); ``--json`` writes them. The same start and the same counts: the two
+multinomial models agree on every prediction but where a message holds a word never seen (nbspark
+drops it, ``nb.unseen = drop``; River smooths it).
 """
 
 from __future__ import annotations
@@ -57,12 +60,12 @@ def stories(data_dir: str | None) -> list[tuple[str, str]]:
     return out
 
 
-def ours(start, trickle) -> dict:
+def ours(start, trickle, kind: str) -> dict:
     """µs per message of nbspark's ``learn`` and ``turns``, and the accuracy of the turns."""
     import nbspark
 
     def fitted():
-        model = nbspark.NaiveBayes(model="multinomial", tokenizer=TOKENIZER)
+        model = nbspark.NaiveBayes(model=kind, tokenizer=TOKENIZER)
         return model.fit([t for _, t in start], [y for y, _ in start])
 
     model = fitted()
@@ -80,16 +83,18 @@ def ours(start, trickle) -> dict:
     return {"learn_us": learn / n * 1e6, "turns_us": turns / n * 1e6, "accuracy": right / n}
 
 
-def river(start, trickle) -> dict:
-    """The same with River's ``MultinomialNB``, the same tokenizer's counts of each message."""
-    from river.naive_bayes import MultinomialNB
+def river(start, trickle, kind: str) -> dict:
+    """The same with River's ``MultinomialNB`` (``ComplementNB``), the same tokenizer's counts of each
+    message."""
+    from river import naive_bayes
 
     from nbspark.inputs.tokens import tokenizer
 
     tok = tokenizer(TOKENIZER)
+    learner = naive_bayes.ComplementNB if kind == "complement" else naive_bayes.MultinomialNB
 
     def fitted():
-        model = MultinomialNB(alpha=1.0)
+        model = learner(alpha=1.0)
         for label, text in start:
             model.learn_one(Counter(tok(text)), label)
         return model
@@ -110,9 +115,9 @@ def river(start, trickle) -> dict:
     return {"learn_us": learn / n * 1e6, "turns_us": turns / n * 1e6, "accuracy": right / n}
 
 
-def measure(items: list[tuple[str, str]], examples: int) -> dict:
+def measure(items: list[tuple[str, str]], examples: int, kind: str) -> dict:
     trickle, start = items[:examples], items[examples:]
-    mine, theirs = ours(start, trickle), river(start, trickle)
+    mine, theirs = ours(start, trickle, kind), river(start, trickle, kind)
     return {
         "start": len(start),
         "examples": len(trickle),
@@ -129,11 +134,18 @@ def main() -> None:
     )
     parser.add_argument("--data-dir", default=None)
     parser.add_argument("--corpus", choices=("sms", "reuters"), default="sms", help="the examples (sms)")
+    parser.add_argument(
+        "--model", choices=("multinomial", "complement"), default="multinomial", help="(multinomial)"
+    )
     parser.add_argument("--examples", type=int, default=2000, help="messages learnt one a call (2000)")
     parser.add_argument("--json", type=Path, default=None, help="write the results as JSON")
     args = parser.parse_args()
     read = stories if args.corpus == "reuters" else messages
-    result = {"corpus": args.corpus, **measure(read(args.data_dir), args.examples)}
+    result = {
+        "corpus": args.corpus,
+        "model": args.model,
+        **measure(read(args.data_dir), args.examples, args.model),
+    }
     print(
         f"{result['examples']:,} messages one a call, after a fit of {result['start']:,}:\n"
         f"  learn: nbspark {result['nbspark_learn_us']:,.0f} µs a message, River "

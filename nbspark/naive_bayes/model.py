@@ -59,6 +59,7 @@ __all__ = [
     "scalar_log",
     "complement_log_weights",
     "multinomial_log_prob",
+    "partial_models",
     "build_nb_model",
     "csr_rows",
     "text_jll",
@@ -204,15 +205,23 @@ def bernoulli_log_probs(df, docs, alpha: float, log=scalar_log):
     return log(df + alpha) - log(docs + 2 * alpha), log(docs - df + alpha) - log(docs + 2 * alpha)
 
 
-def complement_log_weights(counts, alpha: float, norm: bool = False):
+def complement_log_weights(counts, alpha: float, norm: bool = False, totals=None, size: int | None = None):
     """Complement naive Bayes (Rennie et al. 2003), as scikit-learn's ``ComplementNB``: from each
     class's token counts ``C(y,w)`` (classes × vocabulary), the complement counts
     ``C(¬y,w) = Σ_y' C(y',w) − C(y,w)``, ``θ(¬y,w) = log((C(¬y,w) + α) / Σ_w (C(¬y,w) + α))``, and the
     weights ``−θ`` (a document scores high where the other classes' words are rare), or with
-    ``norm`` ``θ / Σ_w θ`` (``norm=True``; MLlib's ``complement``). No class prior is added."""
+    ``norm`` ``θ / Σ_w θ`` (``norm=True``; MLlib's ``complement``). No class prior is added.
+
+    The denominator is ``Σ_y' C(y',ANY) + α|V| − C(y,ANY)`` (the sum over the vocabulary, in closed
+    form), from the class totals ``totals`` (``C(y,ANY)``; ``counts``' row sums unless given) and the
+    vocabulary's ``size`` (``counts``' width unless given): ``counts`` may then be some of the
+    vocabulary's columns, each weighed as in the whole model (``build_nb_model``'s ``features``;
+    not with ``norm``, whose sum runs over every word)."""
+    totals = counts.sum(axis=1) if totals is None else totals
+    size = counts.shape[1] if size is None else size
     comp = counts.sum(axis=0, keepdims=True) + alpha - counts
     with np.errstate(divide="ignore", invalid="ignore"):
-        logged = np.log(comp) - np.log(comp.sum(axis=1, keepdims=True))
+        logged = np.log(comp) - np.log(totals.sum() + alpha * size - totals)[:, None]
         return logged / logged.sum(axis=1, keepdims=True) if norm else -logged
 
 
@@ -257,6 +266,13 @@ class NBModel:
         return sum(a.nbytes for a in arrays if a is not None)
 
 
+def partial_models(kind: str, norm: bool = False) -> bool:
+    """Whether a model of ``kind`` can be built over some of its words (``build_nb_model``'s
+    ``features``), each scored as in the whole model: multinomial, and complement without ``norm``
+    (their denominators are class totals); not Bernoulli, whose bias sums over every word."""
+    return kind == "multinomial" or (kind == "complement" and not norm)
+
+
 def build_nb_model(
     rows: Iterable[Sequence] | CountArrays,
     kind: str,
@@ -273,7 +289,7 @@ def build_nb_model(
     looked at one by one), or a table already summed into ``CountArrays`` (a model in memory keeps
     them, and adds what it learns to them) (``prior_alpha``: see ``class_log_prior``; ``unseen``,
     ``domains``: see ``settings.naive_bayes``). ``alpha = 0`` is the maximum-likelihood estimate: a
-    zero count gives log 0 = −inf. ``features`` (a multinomial model's tokens): the model of those
+    zero count gives log 0 = −inf. ``features`` (tokens, where ``partial_models``): the model of those
     only, every other token unknown to it, each scored as the whole model scores it (the same
     totals and vocabulary size): a few texts scored after ``partial_fit`` cost their tokens, not the
     vocabulary (``NBPredictor``)."""
@@ -292,8 +308,8 @@ def build_nb_model(
         arrays.declare(domains or {})
     counts, vocab = arrays.counts, arrays.vocab
     if features is not None:
-        if kind != "multinomial":
-            raise ValueError(f"a model of some features only is a multinomial model's, not {kind}'s")
+        if not partial_models(kind, norm):
+            raise ValueError(f"a model of some features only is not a {kind} model's (norm={norm})")
         at = {f: vocab[f] for f in features if f in vocab}
         counts, vocab = counts[:, list(at.values())], dict(zip(at, range(len(at))))
         out["vocab_size"] = len(arrays.vocab)
@@ -327,10 +343,11 @@ def build_nb_model(
 def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains, norm, size) -> dict:
     """``weights`` and ``bias`` (and ``required``, ``unseen_totals``) from the counts, by the formulas
     above; ``size``: the vocabulary's (``vocab`` may be some of it)."""
+    totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)  # C(y,ANY)
     if kind == "complement":
-        return {"weights": complement_log_weights(counts, alpha, norm), "bias": np.zeros(len(classes))}
+        weights = complement_log_weights(counts, alpha, norm, totals, size)
+        return {"weights": weights, "bias": np.zeros(len(classes))}
     if kind == "multinomial":
-        totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)
         weights = multinomial_log_prob(counts, totals[:, None], alpha, size, np.log)
         weights[np.isnan(weights)] = -np.inf  # alpha = 0 and a class without tokens: 0/0 (in place: no copy)
         return {

@@ -23,6 +23,7 @@ from nbspark.naive_bayes.model import (
     doc_events,
     event_row,
     log_posteriors,
+    partial_models,
     scaled,
     score_docs,
     unexplained,
@@ -154,13 +155,14 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
 
     def _text_scorer(self, docs: Sequence[Sequence[str]]):
         """The model to score the token lists ``docs`` with: ``model``, or, where it would be built again
-        for them (``partial_fit`` counted since) and they hold few of the words (a multinomial model),
-        the model of their words only (``build_nb_model``'s ``features``): predicting after each
-        example learnt costs the example's words, not the vocabulary's (82 classes × 30,000 words of
-        Reuters: 66 ms a story, ``scripts/bench_trickle.py``). Such partial builds are given, in all,
-        the words of the vocabulary, then ``model`` is built whole."""
+        for them (``partial_fit`` counted since) and they hold few of the words (a multinomial model,
+        or a complement one: ``model.partial_models``), the model of their words only
+        (``build_nb_model``'s ``features``): predicting after each example learnt costs the example's
+        words, not the vocabulary's (82 classes × 30,000 words of Reuters: 66 ms a story,
+        ``scripts/bench_trickle.py``). Such partial builds are given, in all, the words of the
+        vocabulary, then ``model`` is built whole."""
         self._catch_up(self._take)
-        if self._stale and self.kind == "multinomial":
+        if self._stale and partial_models(self.kind, self._options["norm"]):
             words = {t for d in docs for t in d}
             with self._counts_lock():
                 if self._stale and self._partial_work + len(words) <= len(self._arrays.vocab):

@@ -573,21 +573,24 @@ def test_a_thread_learning_while_another_predicts_sees_whole_counts():
     unseen=st.sampled_from(["drop", "smooth"]),
     prior_alpha=st.sampled_from([0.0, 1.0]),
     cut=st.integers(1, 30),
+    kind=st.sampled_from(["multinomial", "complement"]),
 )
 def test_texts_scored_between_partial_fits_score_as_the_whole_model_does(
-    seed, alpha, unseen, prior_alpha, cut
+    seed, alpha, unseen, prior_alpha, cut, kind
 ):
-    """A multinomial model scores a few texts after ``partial_fit`` with a model of their words only
-    (``build_nb_model``'s ``features``): the posteriors, the joint log-likelihoods and the count of
-    unknown tokens of the model fitted on everything at once, which builds whole, every setting of the
-    smoothing (alpha 0 too: a word a class never saw gives −inf), new words, new classes and words no
-    model has seen among them."""
+    """A multinomial or complement model scores a few texts after ``partial_fit`` with a model of
+    their words only (``build_nb_model``'s ``features``): the posteriors, the joint log-likelihoods
+    and the count of unknown tokens of the model fitted on everything at once, which builds whole,
+    every setting of the smoothing (alpha 0 too: a word a class never saw gives −inf; the complement
+    of a word every class holds, +inf), new words, new classes and words no model has seen among
+    them."""
     assume(not (unseen == "smooth" and alpha == 0))  # refused: Cohen's v2 smooths with alpha > 0
+    assume(kind == "multinomial" or (unseen == "drop" and prior_alpha == 0))  # multinomial's settings
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(40)]
     items = [(rng.choice("xyz"), " ".join(rng.choices(words, k=rng.randint(1, 8)))) for _ in range(31)]
     first, rest = items[:cut], items[cut:]
-    settings_ = {"model": "multinomial", "alpha": alpha, "unseen": unseen, "prior_alpha": prior_alpha}
+    settings_ = {"model": kind, "alpha": alpha, "unseen": unseen, "prior_alpha": prior_alpha}
     everything = nbspark.NaiveBayes(**settings_).fit([t for _, t in items], [y for y, _ in items])
     _ = everything.feature_log_prob_  # built whole
     learning = nbspark.NaiveBayes(**settings_).fit([t for _, t in first], [y for y, _ in first])
