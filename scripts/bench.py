@@ -63,9 +63,10 @@ from baselines import loop_model, score_loop
 from nbspark.inputs.parsers import decode_reuters, parse_reuters_sgml
 from nbspark.inputs.resolve import resolve_data_dir, resolve_input
 from nbspark.inputs.tokens import tokenizer
+from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.naive_bayes.inputs import REUTERS_TOP10
 from nbspark.naive_bayes.jobs import classify_nb, load_nb_manifest, train_nb
-from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model, log_posteriors, score_docs
+from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_docs
 from nbspark.naive_bayes.scoring import BATCH, score
 from nbspark.settings.config import load_config
 from nbspark.spark.session import get_spark

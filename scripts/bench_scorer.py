@@ -23,15 +23,9 @@ from baselines import loop_model, score_loop
 from nbspark.inputs.parsers import decode_reuters, parse_reuters_sgml
 from nbspark.inputs.resolve import resolve_data_dir
 from nbspark.inputs.tokens import tokenizer
+from nbspark.naive_bayes.events import add_values, doc_events, event_row
 from nbspark.naive_bayes.inputs import REUTERS_TOP10
-from nbspark.naive_bayes.model import (
-    add_values,
-    build_nb_model,
-    doc_events,
-    event_row,
-    log_posteriors,
-    score_docs,
-)
+from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_docs
 from nbspark.naive_bayes.scoring import BATCH
 
 

@@ -51,8 +51,8 @@ from bench import load_stories
 import nbspark
 from nbspark.inputs.resolve import resolve_data_dir, resolve_input
 from nbspark.inputs.tokens import tokenizer
+from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
-from nbspark.naive_bayes.model import COUNT_DDL
 from nbspark.settings.config import load_config
 from nbspark.spark.session import get_spark, quiet_while
 from nbspark.spine.streaming import SESSION_DEFAULTS, STOP_QUIET, plan_stream, run_stream

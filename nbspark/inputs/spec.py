@@ -12,7 +12,7 @@ __all__ = ["DECIMAL_COMMA", "InputSpec", "format_by_name", "is_decimal_comma"]
 #: ``1,5e3``, and ``1.234,5`` with points grouping the thousands (``1.234`` is 1234); and ``NaN``,
 #: ``Inf``, ``-Inf``, which Spark's CSV reader infers as numbers in a file of points (a cell that is
 #: not finite is then left out, as there). The one rule of reading such a cell
-#: (``naive_bayes.model.number_cell``) and of finding a CSV's columns of them
+#: (``naive_bayes.events.number_cell``) and of finding a CSV's columns of them
 #: (``inputs.tables.decimal_comma_columns``, in Spark and in process). No backslash: Python's ``re``,
 #: Java's regex and a Spark SQL string literal read it alike.
 DECIMAL_COMMA = (

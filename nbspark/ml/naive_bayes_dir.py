@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from nbspark._version import __version__
-from nbspark.naive_bayes.model import COUNT_DDL
+from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.storage.manifests import NB_KIND, SCHEMA_VERSION
 

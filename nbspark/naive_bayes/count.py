@@ -1,5 +1,5 @@
 """The naive Bayes family's counting engines, behind one function: ``count_nb(spark, cfg, inputs, engine)
--> counting.Counted`` with the count table in ``naive_bayes.model.COUNT_DDL``.
+-> counting.Counted`` with the count table in ``naive_bayes.events.COUNT_DDL``.
 
 * ``pairs`` / ``combine``: documents or rows (``naive_bayes.inputs``) flatMapped into ``((event, label,
   feature, value), count | (n, Σx, Σx²))`` and summed by ``spine.counting.count_events``; statistics
@@ -25,8 +25,8 @@ from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import MARK, first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.inputs.tokens import NON_WORD_RUN, WORD_CHAR
 from nbspark.naive_bayes.count_table import table_fields
+from nbspark.naive_bayes.events import COUNT_DDL, add_values, event_row
 from nbspark.naive_bayes.inputs import record_events, records_rdd, table_sums, text_lines
-from nbspark.naive_bayes.model import COUNT_DDL, add_values, event_row
 from nbspark.settings.capabilities import engine_problem
 from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import COUNTED_AS

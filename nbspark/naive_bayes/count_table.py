@@ -1,6 +1,6 @@
 """A naive Bayes count table read by event, as ``naive_bayes.model.build_nb_model`` builds a model
 from it: the count rows ``(event, label, feature, value, n, sum, sumsq)``
-(``naive_bayes.model.COUNT_DDL``), or the table itself as a pyarrow Table, whose YX rows (nearly
+(``naive_bayes.events.COUNT_DDL``), or the table itself as a pyarrow Table, whose YX rows (nearly
 all) are taken as columns instead of one by one; and the manifest's fields of such a table
 (``table_fields``); ``CountArrays``, the table summed into the arrays a model is built from, to which
 more rows add in place. numpy; pyarrow only for a Table."""

@@ -171,7 +171,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         model's rows as a list: its columns are read from them); ``width``: the count matrix's that a
         text model is fitted on, which the model keeps (``matrix_columns``: saved, it takes them).
         ``X`` of no example is refused (``call`` named): a model of none has no class."""
-        from nbspark.naive_bayes.model import COUNT_DDL
+        from nbspark.naive_bayes.events import COUNT_DDL
         from nbspark.settings.capabilities import TEXT_MODELS
         from nbspark.spine.predictor import as_batch
         from nbspark.storage.manifests import NB_KIND, manifest_header

@@ -1,7 +1,7 @@
 """The naive Bayes count table from a DataFrame, with Spark SQL only: ``count_documents(df,
 "tokens", "label")`` takes an ``array<string>`` of tokens per document and a label column (any
-type; compared as strings) and gives the table in ``model.COUNT_DDL`` with the events of
-``model.doc_events``, multinomial or Bernoulli. Tokens are taken as given: lower-case them
+type; compared as strings) and gives the table in ``events.COUNT_DDL`` with the events of
+``events.doc_events``, multinomial or Bernoulli. Tokens are taken as given: lower-case them
 (``RegexTokenizer`` does) first if the model should. The result is a lazy DataFrame."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def count_documents(
     *,
     model: str = "multinomial",
 ):
-    """The naive Bayes count table of ``df``'s documents, in ``naive_bayes.model.COUNT_DDL``: ``Y=ANY``,
+    """The naive Bayes count table of ``df``'s documents, in ``naive_bayes.events.COUNT_DDL``: ``Y=ANY``,
     ``Y`` per
     label, ``YX`` per (label, token) (token count, or documents containing it for ``bernoulli``)
     and, for ``multinomial``, ``YX=ANY`` per label. ``n`` is the count (weighted counts rounded);

@@ -18,7 +18,7 @@ from nbspark.inputs.parsers import decode_reuters, kept
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import PartitionStats, is_stat
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
-from nbspark.naive_bayes.model import doc_events, row_events
+from nbspark.naive_bayes.events import doc_events, row_events
 from nbspark.naive_bayes.table_batches import table_batch_sums
 from nbspark.naive_bayes.tables import TableRule, local_table_rows, table_source
 from nbspark.settings.config import ExperimentConfig, NBSpec

@@ -2,7 +2,7 @@
 the model's smoothing).
 
 Record shapes: train, ``Doc`` / ``Row`` -> ``((event, label, feature, value), count | (n, Σx,
-Σx²))`` -> ``counts/`` (``naive_bayes.model.COUNT_DDL``) + ``manifest.json``; classify, ``counts/`` -> the
+Σx²))`` -> ``counts/`` (``naive_bayes.events.COUNT_DDL``) + ``manifest.json``; classify, ``counts/`` -> the
 scorer
 (``naive_bayes.scoring``) -> ``predictions/`` (``naive_bayes.scoring.PREDICTION_DDL``) -> ``metrics.json``,
 ``report.txt``.
@@ -17,7 +17,8 @@ from nbspark.errors import ConfigError
 from nbspark.inputs.resolve import Inputs
 from nbspark.naive_bayes.count import count_nb
 from nbspark.naive_bayes.count_table import table_fields
-from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model
+from nbspark.naive_bayes.events import COUNT_DDL
+from nbspark.naive_bayes.model import build_nb_model
 from nbspark.naive_bayes.scoring import RANKED, score
 from nbspark.report.metrics import LOG_EPS, classification_metrics, format_classification_report, pr_curve
 from nbspark.report.plots import plot_pr_curve

@@ -16,18 +16,8 @@ from nbspark.errors import OutputError
 from nbspark.inputs.tokens import tokenizer
 from nbspark.naive_bayes.attributes import FittedAttributes
 from nbspark.naive_bayes.count_table import YX, CountArrays, Y, refuse_outside_domains, table_fields
-from nbspark.naive_bayes.model import (
-    COUNT_DDL,
-    add_values,
-    build_nb_model,
-    doc_events,
-    event_row,
-    log_posteriors,
-    partial_models,
-    scaled,
-    score_docs,
-    unexplained,
-)
+from nbspark.naive_bayes.events import COUNT_DDL, add_values, doc_events, event_row, scaled
+from nbspark.naive_bayes.model import build_nb_model, log_posteriors, partial_models, score_docs, unexplained
 from nbspark.naive_bayes.row_cells import Cells, read_cells
 from nbspark.naive_bayes.shapes import Labels, matrix_texts, matrix_vocabulary
 from nbspark.naive_bayes.table_batches import count_columns

@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from nbspark.naive_bayes.model import binary_cell, number_cell
+from nbspark.naive_bayes.events import binary_cell, number_cell
 from nbspark.spine.predictor import Grid, some_names, storable
 
 __all__ = ["Cells", "Coded", "read_cells"]

@@ -23,7 +23,7 @@ import numpy as np
 from nbspark.inputs.parsers import kept
 from nbspark.inputs.stats import STAT
 from nbspark.naive_bayes.count_table import Y_ANY, YG, YX, Y
-from nbspark.naive_bayes.model import add_values
+from nbspark.naive_bayes.events import add_values
 from nbspark.naive_bayes.row_cells import Coded
 
 __all__ = [
@@ -160,7 +160,7 @@ def read_plain(batch, index: np.ndarray, plain: np.ndarray, rule) -> PlainRows |
 
 
 def _count_plain(read: PlainRows, add: Callable) -> None:
-    """Count plain rows (``read_plain``'s) as ``table_partition`` then ``naive_bayes.model.row_events``
+    """Count plain rows (``read_plain``'s) as ``table_partition`` then ``naive_bayes.events.row_events``
     would: the statistics, then the rows kept (the hold-out) by ``count_columns``."""
     for key, n in read.stat_records():
         add(key, n)
@@ -172,7 +172,7 @@ def _count_plain(read: PlainRows, add: Callable) -> None:
 
 
 def count_columns(labels, numbers: dict, categories: dict, add: Callable, weights=None) -> None:
-    """Count rows given by columns as ``naive_bayes.model.row_events`` counts each row, scaled by its
+    """Count rows given by columns as ``naive_bayes.events.row_events`` counts each row, scaled by its
     whole weight (``weights``, 1 each where None; a row of weight 0 counts nothing): the rows, each
     class's, each numeric column's values by class (count, Σx, Σx²) and each category by class.
     ``labels``: each row's class, text (pyarrow's, or a list); ``numbers``: column -> float64 array,

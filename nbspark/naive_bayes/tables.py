@@ -17,7 +17,7 @@ from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.spec import is_decimal_comma
 from nbspark.inputs.stats import PIECE, TABLE, PartitionStats
 from nbspark.inputs.tables import csv_frame, csv_numbers, local_table
-from nbspark.naive_bayes.model import binary_cell, number_cell
+from nbspark.naive_bayes.events import binary_cell, number_cell
 from nbspark.settings.config import NBSpec
 from nbspark.spine.frames import named_column
 

@@ -161,8 +161,8 @@ def test_bad_windows_and_weights_are_refused(spark):
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])
 def test_count_documents_equals_a_plain_python_count(spark, model):
+    from nbspark.naive_bayes.events import doc_events
     from nbspark.naive_bayes.frames import count_documents
-    from nbspark.naive_bayes.model import doc_events
 
     docs = [
         ("c", "chinese beijing chinese"),

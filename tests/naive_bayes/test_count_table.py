@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbspark.naive_bayes.count_table import CountArrays
-from nbspark.naive_bayes.model import build_nb_model, doc_events, event_row, row_events, score_docs
+from nbspark.naive_bayes.events import doc_events, event_row, row_events
+from nbspark.naive_bayes.model import build_nb_model, score_docs
 
 WORDS = ["ant", "bee", "cat", "dog", "eel", "fox", "gnu"]
 
@@ -72,7 +73,7 @@ def test_a_pyarrow_table_and_its_rows_give_the_same_arrays():
     """A count table read as columns (its tokens sorted by pyarrow, UTF-8 byte order) and the same
     rows read one by one (sorted by Python, code point order) give the same columns in the same
     order, non-ASCII tokens too; added to arrays that hold counts already, the same sums."""
-    from nbspark.naive_bayes.model import COUNT_DDL
+    from nbspark.naive_bayes.events import COUNT_DDL
     from nbspark.storage.counts import rows_table
 
     words = ["b", "a", "é", "Z", "zz", "ab", "été", "日本", "\U0001f600"]

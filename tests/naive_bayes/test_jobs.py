@@ -10,8 +10,9 @@ import nbspark
 from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.decoding import JVM_REPLACE
 from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, classify_nb, load_nb_manifest, train_nb
-from nbspark.naive_bayes.model import COUNT_DDL, build_nb_model
+from nbspark.naive_bayes.model import build_nb_model
 from nbspark.settings.config import load_config
 from nbspark.spine.training import read_counts
 from nbspark.storage.tables import read_parquet_checked
@@ -970,7 +971,7 @@ def test_documents_sharing_an_id_are_scored_apart_by_every_scorer(spark, fixture
 
 def test_schema_of_is_the_jvm_reading_of_the_same_ddl(spark):
     from nbspark.backoff.events import count_ddl
-    from nbspark.naive_bayes.model import COUNT_DDL
+    from nbspark.naive_bayes.events import COUNT_DDL
     from nbspark.spine.frames import schema_of
 
     for ddl in (COUNT_DDL, count_ddl("ABCDE"), "id STRING NOT NULL, tokens ARRAY<STRING>, line INT NOT NULL"):

@@ -143,7 +143,7 @@ def test_dataframe_engine_equals_python_on_real_text(spark, data_dir, tmp_path, 
     """Java's Unicode \\W split and Python's \\w+ must make the same tokens on real text."""
     from pyspark.testing import assertDataFrameEqual
 
-    from nbspark.naive_bayes.model import COUNT_DDL
+    from nbspark.naive_bayes.events import COUNT_DDL
     from nbspark.storage.tables import read_parquet_checked
 
     tables = []

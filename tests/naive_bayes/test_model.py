@@ -6,16 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from nbspark.naive_bayes.model import (
-    add_values,
-    build_nb_model,
-    doc_events,
-    event_row,
-    log_posteriors,
-    row_events,
-    score_docs,
-    top_labels,
-)
+from nbspark.naive_bayes.events import add_values, doc_events, event_row, row_events
+from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_docs, top_labels
 from nbspark.naive_bayes.table_scores import score_rows
 
 sklearn = pytest.importorskip("sklearn")
@@ -183,14 +175,6 @@ def test_loop_scorer_equals_dot_product(monkeypatch):
             assert [loop[c] for c in m.classes] == pytest.approx(jll[r].tolist(), abs=1e-9)
 
 
-def test_multilabel_document_counts_once_per_label():
-    rows = count(doc_events(("a", "b"), ["x", "y", "x"], "multinomial"))
-    table = {r[:4]: r[4] for r in rows}
-    assert table[("Y=ANY", None, None, None)] == 2
-    assert table[("YX", "a", "x", None)] == 2 and table[("YX", "b", "x", None)] == 2
-    assert table[("YX=ANY", "b", None, None)] == 3
-
-
 def test_top_k_and_threshold():
     lp = np.log(np.array([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]]))
     assert top_labels(lp, ("a", "b", "c"), 1) == [[("a", pytest.approx(0.5))], [("c", pytest.approx(0.8))]]
@@ -205,7 +189,7 @@ def test_a_count_table_builds_the_model_its_rows_build(kind):
     is counted in two rows (the rows' loop sums them), and with tokens whose order differs
     between bytes, UTF-16 and case (the vocabulary is in Python's order)."""
     pa = pytest.importorskip("pyarrow")
-    from nbspark.naive_bayes.model import COUNT_DDL
+    from nbspark.naive_bayes.events import COUNT_DDL
 
     if kind in ("multinomial", "bernoulli"):
         docs = CHINA + [(("j",), ["émile", "zebra", "日本", "Z", "ω", "\U0001f600", "\uff5e", "Chinese"])]
@@ -285,29 +269,6 @@ def test_complement_agrees_with_sklearn(norm, alpha):
     ours = log_posteriors(score_docs(m, [toks for _, toks in test])[0])
     np.testing.assert_allclose(ours, ref.predict_log_proba(dense(test, m.vocab)), rtol=0, atol=1e-9)
     assert [t[0][0] for t in top_labels(ours, m.classes, 1)] == list(ref.predict(dense(test, m.vocab)))
-
-
-def test_a_number_with_a_decimal_comma_is_read_by_the_one_rule():
-    """``decimal = ","``, by hand: the comma marks the fraction, a point groups thousands (in threes
-    only); a point as the decimal mark is refused there, not read as a thousand."""
-    from nbspark.naive_bayes.model import number_cell
-
-    read = {"1,5": 1.5, "-0,25": -0.25, ",5": 0.5, "1,": 1.0, "1,5e3": 1500.0, "1.234,5": 1234.5}
-    read |= {"1.234": 1234.0, "1.000.000": 1e6, " 12 ": 12.0, "": None, "   ": None}
-    read |= {"Inf": math.inf, "-Inf": -math.inf, "+Inf": math.inf}  # Spark's words for them
-    assert {text: number_cell(text, ",") for text in read} == read
-    assert math.isnan(number_cell("NaN", ","))
-    for text in ("1.5", "1,2,3", "1.23,4", "12.34", "1 000,5", "abc", "1,5,", "nan", "Infinity", "-NaN"):
-        with pytest.raises(ValueError, match="not a number written with a decimal comma"):
-            number_cell(text, ",")
-    assert number_cell(2.5, ",") == 2.5 and number_cell("1.5") == 1.5  # a number is one; "." reads points
-    from nbspark.naive_bayes.model import binary_cell  # a 0/1 column (nb.bernoulli_columns) by the same rule
-
-    assert [binary_cell(c, ",") for c in ("1,0", "0,0", "1", "TRUE", "")] == ["1", "0", "1", "1", None]
-    with pytest.raises(ValueError):
-        binary_cell("0,5", ",")
-    with pytest.raises(ValueError):
-        number_cell("1,5")
 
 
 def test_rows_of_one_key_in_several_parts_are_summed_as_one():

@@ -9,14 +9,8 @@ from collections import Counter
 import pytest
 
 from nbspark.errors import ConfigError
-from nbspark.naive_bayes.model import (
-    build_nb_model,
-    doc_events,
-    event_row,
-    log_posteriors,
-    row_events,
-    score_docs,
-)
+from nbspark.naive_bayes.events import doc_events, event_row, row_events
+from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_docs
 from nbspark.naive_bayes.table_scores import score_rows
 from nbspark.report.metrics import pr_curve
 from nbspark.settings.config import load_config

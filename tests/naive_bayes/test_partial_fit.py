@@ -17,7 +17,7 @@ from sklearn.naive_bayes import MultinomialNB
 
 import nbspark
 from nbspark.errors import OutputError
-from nbspark.naive_bayes.model import COUNT_DDL
+from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.storage.counts import read_count_table
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import NB_KIND, load_manifest

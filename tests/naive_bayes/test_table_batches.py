@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from nbspark.inputs.stats import FAILFAST_TAG
+from nbspark.naive_bayes.events import add_values, row_events, scaled
 from nbspark.naive_bayes.inputs import record_events
-from nbspark.naive_bayes.model import add_values, row_events, scaled
 from nbspark.naive_bayes.table_batches import PLAIN_NUMBER, count_columns, table_batch_sums
 from nbspark.naive_bayes.tables import TableRule
 from nbspark.spine.counting import combine_partition
@@ -197,7 +197,7 @@ def test_failfast_stops_at_the_first_malformed_row_in_order():
 )
 def test_rows_by_columns_are_the_row_events_of_each_row_scaled_by_its_weight(rows, weighed):
     """``count_columns`` (a model's ``partial_fit`` of rows in memory, and the plain rows of a table's
-    batches) against ``model.row_events`` of each row, scaled by its whole weight (a row of weight 0
+    batches) against ``events.row_events`` of each row, scaled by its whole weight (a row of weight 0
     counts nothing), summed in row order: the same keys, the same counts, the same sums (two numeric
     columns, each missing in some rows)."""
     weights = [r[3] for r in rows] if weighed else None

@@ -24,8 +24,8 @@ from nbspark.backoff.events import count_ddl
 from nbspark.backoff.jobs import BACKOFF, train
 from nbspark.errors import InputError, OutputError
 from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
-from nbspark.naive_bayes.model import COUNT_DDL
 from nbspark.settings.config import load_config
 from nbspark.spine.committing import compact
 from nbspark.spine.streaming import plan_stream, run_stream

@@ -9,8 +9,8 @@ from nbspark.backoff.events import count_ddl
 from nbspark.backoff.jobs import train
 from nbspark.errors import InputError
 from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, train_nb
-from nbspark.naive_bayes.model import COUNT_DDL
 from nbspark.settings.config import load_config
 from nbspark.spine.training import plan_training, train_model
 from nbspark.storage.tables import read_parquet_checked

@@ -18,8 +18,8 @@ from nbspark.backoff.query import query
 from nbspark.errors import OutputError, StorageError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.loading import load
+from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.naive_bayes.jobs import classify_nb, train_nb
-from nbspark.naive_bayes.model import COUNT_DDL
 from nbspark.settings.config import load_config
 from nbspark.storage.locations import location
 from nbspark.storage.tables import MARKER, check_output, read_parquet_checked, staged_output
