@@ -19,7 +19,9 @@ start, its messages tokenized by the same tokenizer (nbspark's default; ``learn_
 ``predict_one`` then ``learn_one``). Prints µs per message for each and the ratios (nbspark over
 River: below 1 is faster); ``--json`` writes them. The same start and the same counts: the two
 multinomial models agree on every prediction but where a message holds a word never seen (nbspark
-drops it, ``nb.unseen = drop``; River smooths it).
+drops it, ``nb.unseen = drop``; River smooths it). River's ``ComplementNB.predict_one`` sums over
+every class and word of the vocabulary: on Reuters each takes seconds, and ``--model complement
+--corpus reuters --examples 300`` about 45 minutes, nearly all River's.
 """
 
 from __future__ import annotations
