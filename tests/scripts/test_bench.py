@@ -191,13 +191,14 @@ def test_bench_estimator_smallest():
         assert result[name]["fit_ratio"] > 0 and result[name]["predict_ratio"] > 0
 
 
-def test_bench_trickle_smallest(data_dir):
+@pytest.mark.parametrize("kind", ["multinomial", "complement"])
+def test_bench_trickle_smallest(data_dir, kind):
     """One message a call against River's learn_one, no Spark: both classify the messages learnt in
     turns alike (the same counts; nbspark drops a word never seen, River is given the seen ones)."""
     bench = _script("bench_trickle")
     items = bench.messages(str(data_dir))
     assert len(items) == 5574 and {y for y, _ in items} == {"ham", "spam"}
-    result = bench.measure(items[:600], 100)
+    result = bench.measure(items[:600], 100, kind)
     assert result["start"] == 500 and result["examples"] == 100
     assert result["nbspark_accuracy"] == result["river_accuracy"] > 0.8
     assert result["learn_ratio"] > 0 and result["turns_ratio"] > 0
