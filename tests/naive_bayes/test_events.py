@@ -4,8 +4,15 @@ import math
 
 import pytest
 
-from nbspark.naive_bayes.events import binary_cell, doc_events, number_cell
-from tests.naive_bayes.test_model import count
+from nbspark.naive_bayes.events import add_values, binary_cell, doc_events, event_row, number_cell
+
+
+def count(events):
+    """Sum events the way reduceByKey does, and lay them out as count rows."""
+    table = {}
+    for key, value in events:
+        table[key] = add_values(table[key], value) if key in table else value
+    return [event_row(k, v) for k, v in table.items()]
 
 
 def test_multilabel_document_counts_once_per_label():

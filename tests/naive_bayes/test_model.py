@@ -9,18 +9,10 @@ import pytest
 from nbspark.naive_bayes.events import add_values, doc_events, event_row, row_events
 from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_docs, top_labels
 from nbspark.naive_bayes.table_scores import score_rows
+from tests.naive_bayes.test_events import count
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.naive_bayes import BernoulliNB, CategoricalNB, GaussianNB, MultinomialNB  # noqa: E402
-
-
-def count(events):
-    """Sum events the way reduceByKey does, and lay them out as count rows."""
-    table = {}
-    for key, value in events:
-        table[key] = add_values(table[key], value) if key in table else value
-    return [event_row(k, v) for k, v in table.items()]
-
 
 # Manning, Raghavan & Schütze, Introduction to IR, Example 13.1
 CHINA = [

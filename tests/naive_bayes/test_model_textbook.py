@@ -4,24 +4,17 @@ tests/naive_bayes/test_model.py: test_iir_multinomial_golden, test_iir_bernoulli
 
 import dataclasses
 import math
-from collections import Counter
 
 import pytest
 
 from nbspark.errors import ConfigError
-from nbspark.naive_bayes.events import doc_events, event_row, row_events
+from nbspark.naive_bayes.events import doc_events, row_events
 from nbspark.naive_bayes.model import build_nb_model, log_posteriors, score_docs
 from nbspark.naive_bayes.table_scores import score_rows
 from nbspark.report.metrics import pr_curve
 from nbspark.settings.config import load_config
 from nbspark.settings.naive_bayes import model_options
-
-
-def counted(events) -> list[tuple]:
-    table: Counter = Counter()
-    for key, n in events:
-        table[key] += n
-    return [event_row(k, v) for k, v in table.items()]
+from tests.naive_bayes.test_events import count
 
 
 def nb_of(**settings):
@@ -41,7 +34,7 @@ V1_ROWS = (
 
 
 def v1_model(preset):
-    rows = counted(e for y, x1, x2 in V1_ROWS for e in row_events(y, {"x1": x1, "x2": x2}, {}))
+    rows = count(e for y, x1, x2 in V1_ROWS for e in row_events(y, {"x1": x1, "x2": x2}, {}))
     nb = nb_of(model="categorical", preset=preset, domains="x1=p|q,x2=r|s")
     return build_nb_model(rows, "categorical", **model_options(nb))
 
@@ -69,7 +62,7 @@ def test_cohen_v2_an_unseen_word_counts():
     (0+1)/(2+5) = 1/7, priors (1+1)/(2+2) each -> P(academic) = 7/15 = 0.4667, commercial wins.
     "research hockey": academic 3/8 · 1/8, commercial 1/7 · 1/7 -> P(academic) = (3/64) / (3/64 + 1/49).
     Dropping unseen words (scikit-learn), "hockey" is a tie: 0.5, and the first class wins."""
-    rows = counted(e for y, toks in TWO_PAGES for e in doc_events([y], toks, "multinomial"))
+    rows = count(e for y, toks in TWO_PAGES for e in doc_events([y], toks, "multinomial"))
     v2 = build_nb_model(rows, "multinomial", **model_options(nb_of(preset="cohen_v2")))
     post = math.e ** log_posteriors(score_docs(v2, [["hockey"], ["research", "hockey"]])[0])
     assert post[0][0] == pytest.approx(7 / 15)
@@ -81,7 +74,7 @@ def test_cohen_v2_an_unseen_word_counts():
 def test_cohen_v0_zero_counts_lose_and_all_zero_ties():
     """v0 (α = 0): "research" never occurs in commercial pages, so P(commercial | research) = 0;
     "research buy" has a zero factor in both classes: uniform posteriors, the first class."""
-    rows = counted(e for y, toks in TWO_PAGES for e in doc_events([y], toks, "multinomial"))
+    rows = count(e for y, toks in TWO_PAGES for e in doc_events([y], toks, "multinomial"))
     v0 = build_nb_model(rows, "multinomial", **model_options(nb_of(preset="cohen_v0")))
     post = math.e ** log_posteriors(score_docs(v0, [["research"], ["research", "buy"]])[0])
     assert post[0].tolist() == [1.0, 0.0]
@@ -92,7 +85,7 @@ def test_cohen_v0_zero_counts_lose_and_all_zero_ties():
 def test_laplace_sunrise(n):
     """After n days of sunrise, P(sunrise tomorrow) = (n+1)/(n+2) (Laplace's rule of succession):
     a Bernoulli column that was 1 on every one of n rows, (Σx + 1)/(n + 2)."""
-    rows = counted(e for _ in range(n) for e in row_events("day", {"sunrise": "1"}, {}))
+    rows = count(e for _ in range(n) for e in row_events("day", {"sunrise": "1"}, {}))
     model = build_nb_model(
         rows, "categorical", **model_options(nb_of(model="categorical", bernoulli_columns="sunrise"))
     )
@@ -105,7 +98,7 @@ def test_bernoulli_column_constant_in_training():
     0 is skipped as unknown, so the posterior is the prior, P(y) = 3/4. Declared 0/1 (a Bernoulli
     column): P(0|y) = (0+1)/(3+2) = 1/5, P(0|z) = (0+1)/(1+2) = 1/3 -> P(y) = (3/4 · 1/5) / (3/4 · 1/5 + 1/4
     · 1/3)."""
-    rows = counted(e for label in "yyyz" for e in row_events(label, {"flag": "1"}, {}))
+    rows = count(e for label in "yyyz" for e in row_events(label, {"flag": "1"}, {}))
     test = [({"flag": "0"}, {})]
     seen = build_nb_model(rows, "categorical", alpha=1.0)
     assert math.exp(seen.weights[0, seen.vocab[("flag", "1")]]) == pytest.approx(1.0)
@@ -124,7 +117,7 @@ def test_a_loaded_bernoulli_column_reads_cells_as_training_did():
     as above: a 0 gives P(y) = 0.6429, a 1 gives (3/4 · 4/5) / (3/4 · 4/5 + 1/4 · 2/3) = 0.7826."""
     from nbspark.naive_bayes.predictor import NBPredictor
 
-    rows = counted(e for label in "yyyz" for e in row_events(label, {"flag": "1"}, {}))
+    rows = count(e for label in "yyyz" for e in row_events(label, {"flag": "1"}, {}))
     nb = nb_of(model="categorical", bernoulli_columns="flag")
     manifest = {
         "model": "categorical",
@@ -167,7 +160,7 @@ def test_bernoulli_mle_with_words_every_document_had():
     probability 0 under a; class b's only document {y} never holds x. {y}: only b is possible;
     {x}: only a ((1)(1 − 1/2) against 0); {x, y}: a, 1 · 1/2."""
     docs = [("a", ["x"]), ("a", ["x", "y"]), ("b", ["y"])]
-    rows = counted(e for y, toks in docs for e in doc_events([y], toks, "bernoulli"))
+    rows = count(e for y, toks in docs for e in doc_events([y], toks, "bernoulli"))
     v0 = build_nb_model(rows, "bernoulli", alpha=0.0)
     post = math.e ** log_posteriors(score_docs(v0, [["y"], ["x"], ["x", "y"]])[0])
     assert post.tolist() == [[0.0, 1.0], [1.0, 0.0], [1.0, 0.0]]
