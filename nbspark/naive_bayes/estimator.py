@@ -15,7 +15,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from nbspark.naive_bayes.predictor import NBPredictor, matrix_texts
+from nbspark.naive_bayes.predictor import NBPredictor
+from nbspark.naive_bayes.shapes import frame_names, matrix_texts
 from nbspark.spine.estimator import CLASSIFIER, CountingEstimator, columns_of
 from nbspark.spine.predictor import is_matrix, matrix_of
 
@@ -35,15 +36,6 @@ def _table_columns(nb, rows: list) -> tuple[list[str], list[str]]:
             "name another label_column, or leave the column out"
         )
     return table_columns(SimpleNamespace(named="the rows"), nb, [*names, nb.label_column], numeric, {})
-
-
-def _frame_names(X) -> list[str] | None:
-    """The column names of a pandas DataFrame whose every name is text (scikit-learn's
-    ``feature_names_in_``), else None."""
-    if not (hasattr(X, "to_dict") and hasattr(X, "columns")):
-        return None
-    names = list(X.columns)
-    return names if all(isinstance(n, str) for n in names) else None
 
 
 class NaiveBayes(*CLASSIFIER, CountingEstimator):
@@ -71,8 +63,6 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         "bernoulli_columns": (),
     }
     SECTION, KIND = "nb", "naive_bayes"
-    _width = None  # the count matrix's width, where a text model was fitted on one (its own, there)
-    _names = None  # its columns' names, where that matrix was a DataFrame of them (feature_names_in_)
 
     def __init__(
         self,
@@ -105,23 +95,19 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         with their labels ``y`` into a new model, what was fitted before forgotten; ``sample_weight``
         as ``partial_fit`` takes it. Labels are class names, or numbers (``naive_bayes.shapes.Labels``)."""
         self._refuse_no_weight(sample_weight)
-        width, names = self._fresh_width(X), _frame_names(X)
-        model, X = self._empty(self._x(X, "fit", width), width)
-        self.model_, self._width = model._learn(X, y, None, sample_weight, "fit"), width
-        self._names = names if width is not None else None
+        model, X = self._empty(X, "fit")
+        self.model_ = model._learn(X, y, None, sample_weight, "fit")
         return self
 
     def partial_fit(self, X, y, classes=None, sample_weight=None) -> NaiveBayes:
         """Count more examples into the fitted model (the first call makes an empty one of the
         settings): scikit-learn's ``partial_fit``, by the rules of ``nbspark.load``'s
         (``NBPredictor.partial_fit``, which checks ``classes`` too)."""
-        fitted = "model_" in self.__dict__
-        width = self._width if fitted else self._fresh_width(X)
-        names = self._names if fitted else _frame_names(X) if width is not None else None
-        X = self._x(X, "partial_fit", width)
-        model, X = (self.model_, X) if fitted else self._empty(X, width, "partial_fit")
-        self.model_, self._width = model._learn(X, y, classes, sample_weight, "partial_fit"), width
-        self._names = names
+        if "model_" in self.__dict__:
+            model, X = self._given(X, "partial_fit")
+        else:
+            model, X = self._empty(X, "partial_fit")
+        self.model_ = model._learn(X, y, classes, sample_weight, "partial_fit")
         return self
 
     @property
@@ -131,46 +117,24 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         classes = self._fitted().classes_  # names as a tuple, numbers as an array
         return classes if isinstance(classes, np.ndarray) else np.asarray(classes, dtype=object)
 
-    def __getattr__(self, name: str):
-        if name == "n_features_in_" and self._width is not None:  # a count matrix's columns
-            return self._width
-        if name == "feature_names_in_" and self._names is not None:  # a DataFrame of counts' columns
-            return np.asarray(self._names, dtype=object)
-        return super().__getattr__(name)
-
-    def _fresh_width(self, X) -> int | None:
-        """The width of ``X`` where it is a count matrix a text model fits (``CountVectorizer``'s,
-        sparse or dense, or a list of rows of counts); None for texts and for a table model's rows."""
-        from nbspark.settings.capabilities import TEXT_MODELS
-
-        return matrix_of(X).shape[1] if self.model in TEXT_MODELS and is_matrix(X) else None
-
-    def _x(self, X, call: str, width: int | None):
-        """``X`` as the model takes it: where the model counts a count matrix of ``width`` columns,
-        the matrix's rows as texts of its columns' tokens (``_matrix_texts``: column j is the token
-        ``xj``, as often as the row counts it), and texts refused; anything else as it is."""
-        if width is None:
-            return X
-        if not is_matrix(X):
+    def _given(self, X, call: str) -> tuple[NBPredictor, object]:
+        """The fitted model, and ``X`` for it: where it was fitted on a count matrix, a matrix it takes
+        as it would a saved one (``NBPredictor``: its width, and its columns' names where fit's were
+        a DataFrame's), and texts refused; anything else as it is."""
+        model = self._fitted()
+        if model.matrix_columns is not None and not is_matrix(X):
             raise TypeError(
-                f"{call} takes a count matrix of {width} columns, as this {type(self).__name__} was "
-                "fitted on one, not texts"
+                f"{call} takes a count matrix of {model.matrix_columns} columns, as this "
+                f"{type(self).__name__} was fitted on one, not texts"
             )
-        names = _frame_names(X)
-        if names is not None and self._names is not None and names != self._names:
-            # by position they would be counted as other columns, in silence (scikit-learn refuses too)
-            wrong = [f"{a!r} for {b!r}" for a, b in zip(names, self._names) if a != b]
-            raise ValueError(
-                f"{call} takes the columns that fit took, in its order (feature_names_in_); the DataFrame "
-                f"has {', '.join(wrong[:3])}{', …' if len(wrong) > 3 else ''}"
-            )
-        return matrix_texts(X, width, call)
+        return model, X
 
-    def _empty(self, X, width: int | None = None, call: str = "fit") -> tuple[NBPredictor, object]:
+    def _empty(self, X, call: str) -> tuple[NBPredictor, object]:
         """A model of the settings that has counted nothing, and ``X`` as it learns it (a table
-        model's rows as a list: its columns are read from them); ``width``: the count matrix's that a
-        text model is fitted on, which the model keeps (``matrix_columns``: saved, it takes them).
-        ``X`` of no example is refused (``call`` named): a model of none has no class."""
+        model's rows as a list: its columns are read from them; a count matrix, which a text model is
+        fitted on, as texts of its columns' tokens, ``matrix_texts``: the model keeps its width and a
+        DataFrame's column names, ``matrix_columns`` and ``matrix_names``, and takes such matrices,
+        saved too). ``X`` of no example is refused (``call`` named): a model of none has no class."""
         from nbspark.naive_bayes.events import COUNT_DDL
         from nbspark.settings.capabilities import TEXT_MODELS
         from nbspark.spine.predictor import as_batch
@@ -179,6 +143,9 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         cfg = self._config()
         columns = {}
         table = cfg.nb.model not in TEXT_MODELS
+        width = matrix_of(X).shape[1] if not table and is_matrix(X) else None
+        names = frame_names(X) if width is not None else None
+        X = matrix_texts(X, width, call) if width is not None else X
         X = as_batch(X, "rows", call) if table else X
         if len(X) == 0:
             raise ValueError(f"{call} takes at least one example: a model of none has no class to predict")
@@ -191,6 +158,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
             "columns": columns,
             "count_schema": COUNT_DDL,
             **({} if width is None else {"matrix_columns": width}),
+            **({} if names is None else {"matrix_names": names}),
         }
         return NBPredictor(manifest, []), X
 
@@ -206,17 +174,20 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         return tags
 
     def predict(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        return self._fitted().predict(self._x(X, "predict", self._width), extra_columns)
+        model, X = self._given(X, "predict")
+        return model.predict(X, extra_columns)
 
     def predict_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        return self._fitted().predict_proba(self._x(X, "predict_proba", self._width), extra_columns)
+        model, X = self._given(X, "predict_proba")
+        return model.predict_proba(X, extra_columns)
 
     def predict_log_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        return self._fitted().predict_log_proba(self._x(X, "predict_log_proba", self._width), extra_columns)
+        model, X = self._given(X, "predict_log_proba")
+        return model.predict_log_proba(X, extra_columns)
 
     def predict_joint_log_proba(self, X, extra_columns: Iterable[str] = ()) -> np.ndarray:
-        X = self._x(X, "predict_joint_log_proba", self._width)
-        return self._fitted().predict_joint_log_proba(X, extra_columns)
+        model, X = self._given(X, "predict_joint_log_proba")
+        return model.predict_joint_log_proba(X, extra_columns)
 
     def score(self, X, y, sample_weight=None, extra_columns: Iterable[str] = ()) -> float:
         """Accuracy on ``X`` against ``y`` (scikit-learn's ``score``), each example weighing its
@@ -227,4 +198,5 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
 
     def explain(self, X, extra_columns: Iterable[str] = ()) -> list[dict]:
         """``NBPredictor.explain``'s."""
-        return self._fitted().explain(self._x(X, "explain", self._width), extra_columns)
+        model, X = self._given(X, "explain")
+        return model.explain(X, extra_columns)

@@ -108,6 +108,8 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
         self._binary = frozenset(nb.get("bernoulli_columns", ()))
         #: a text model fitted on a count matrix (``NaiveBayes.fit``): its width; it takes such matrices
         self.matrix_columns: int | None = manifest.get("matrix_columns")
+        #: and the names of its columns, where that matrix was a DataFrame of named columns
+        self.matrix_names: list[str] | None = manifest.get("matrix_names")
 
     def partial_fit(self, X: Iterable, y: Iterable, classes=None, sample_weight=None) -> NBPredictor:
         """Count more labelled examples into the model, as training counts them (scikit-learn's
@@ -252,6 +254,7 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
             "model": self.manifest["model"],
             "columns": self.manifest.get("columns", {}),
             **({} if self.matrix_columns is None else {"matrix_columns": self.matrix_columns}),
+            **({} if self.matrix_names is None else {"matrix_names": self.matrix_names}),
             **({} if self._labels.numbers is None else {"label_numbers": self._labels.numbers}),
             **table_fields(table),
         }
@@ -355,7 +358,10 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
         """A table model's columns (scikit-learn's ``feature_names_in_``), what the columns of a 2-D
         array of rows are: the numeric ones (``theta_``'s columns), then the categorical ones, each in
         the order the training table had them (its header's, or the config's where it named them); a
-        text model has none (AttributeError, as scikit-learn's models fitted without names)."""
+        text model has none (AttributeError, as scikit-learn's models fitted without names), but one
+        fitted on a DataFrame of counts has its columns' names (``matrix_names``)."""
+        if self.text and self.matrix_names is not None:
+            return np.array(self.matrix_names, dtype=object)
         if self.text:
             raise AttributeError(f"a {self.kind} model scores texts; it has no feature_names_in_")
         if self._numeric or self._categorical:  # the manifest's, as the model was defined
@@ -380,7 +386,7 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
         """The items of a call as a list (``spine.predictor.as_batch``), a count matrix as texts where
         the model was fitted on one (``matrix_texts``)."""
         if self.matrix_columns is not None and is_matrix(items):
-            return matrix_texts(items, self.matrix_columns, call or "predict")
+            return matrix_texts(items, self.matrix_columns, call or "predict", self.matrix_names)
         return as_batch(items, "texts" if self.text else "rows", call, *self._array_columns())
 
     def _array_columns(self) -> tuple[list[str] | None, bool]:

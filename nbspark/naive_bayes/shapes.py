@@ -1,8 +1,8 @@
 """scikit-learn's shapes of ``X`` and ``y`` for a naive Bayes model of this process
 (``NBPredictor``, and the ``NaiveBayes`` estimator over it): a count matrix as texts of its columns'
 tokens (``matrix_texts``), and class numbers as class names (``Labels``). A model keeps both in its
-manifest (``matrix_columns``, ``label_numbers``), so that one saved and loaded again takes and gives
-what the estimator took and gave.
+manifest (``matrix_columns`` with ``matrix_names``, ``label_numbers``), so that one saved and loaded
+again takes and gives what the estimator took and gave.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from nbspark.naive_bayes.count_table import YX
 from nbspark.spine.predictor import array_names, matrix_of, refuse_width
 
-__all__ = ["Labels", "matrix_texts", "matrix_vocabulary"]
+__all__ = ["Labels", "frame_names", "matrix_texts", "matrix_vocabulary"]
 
 try:  # scikit-learn's warning of a column vector y, where it is installed
     from sklearn.exceptions import DataConversionWarning as _CONVERSION
@@ -24,17 +24,37 @@ except ImportError:  # pragma: no cover - scikit-learn is optional
     _CONVERSION = UserWarning
 
 
-def matrix_texts(X, width: int, call: str) -> list[str]:
+def frame_names(X) -> list[str] | None:
+    """The column names of a pandas DataFrame whose every name is text (scikit-learn's
+    ``feature_names_in_``), else None (an array, a list of rows, a DataFrame of numbered columns)."""
+    if not (hasattr(X, "to_dict") and hasattr(X, "columns")):
+        return None
+    names = list(X.columns)
+    return names if all(isinstance(n, str) for n in names) else None
+
+
+def matrix_texts(X, width: int, call: str, names: list[str] | None = None) -> list[str]:
     """The rows of a count matrix as texts: column j's count c as the token ``xj`` (``array_names``)
     c times (the tokenizers keep it whole). Counts are whole numbers >= 0, as a token's are: a fraction
     (``TfidfVectorizer``'s weights) is refused, as is a matrix of another width. A model fitted on a
-    count matrix (``NaiveBayes.fit``) keeps its width (``matrix_columns``) and takes matrices so."""
+    count matrix (``NaiveBayes.fit``) keeps its width (``matrix_columns``) and takes matrices so; fitted
+    on a DataFrame of named columns, it keeps their ``names`` too (``matrix_names``), and a DataFrame of
+    other names, or of the same in another order, is refused: by position its columns would be counted
+    as others, in silence (scikit-learn refuses it too). An array, or a DataFrame of unnamed columns, is
+    taken by position."""
     import scipy.sparse
 
+    given = frame_names(X)
     X = matrix_of(X)
     rows, columns = X.shape
     if columns != width:
         refuse_width(columns, width)
+    if names is not None and given is not None and given != list(names):
+        wrong = [f"{a!r} for {b!r}" for a, b in zip(given, names) if a != b]
+        raise ValueError(
+            f"{call} takes the columns that fit took, in its order (feature_names_in_); the DataFrame "
+            f"has {', '.join(wrong[:3])}{', …' if len(wrong) > 3 else ''}"
+        )
     if isinstance(X, np.ndarray) and X.dtype.kind not in "biuf":  # text, None: not counts
         odd = [c for c in X.ravel().tolist() if not isinstance(c, numbers_Real)]
         if odd:
@@ -48,11 +68,11 @@ def matrix_texts(X, width: int, call: str) -> list[str]:
             f"{call} takes a matrix of counts, whole numbers >= 0 (CountVectorizer's), got "
             f"{float(csr.data[bad][0])!r}: nbspark counts whole tokens (TfidfVectorizer's weights are none)"
         )
-    names, texts = array_names(width), []
+    tokens, texts = array_names(width), []
     for i in range(rows):
         start, end = csr.indptr[i], csr.indptr[i + 1]
         cells = zip(csr.indices[start:end].tolist(), csr.data[start:end].tolist())
-        texts.append(" ".join(names[j] for j, c in cells for _ in range(int(c))))
+        texts.append(" ".join(tokens[j] for j, c in cells for _ in range(int(c))))
     return texts
 
 

@@ -364,7 +364,7 @@ def merged_manifest(old: dict | None, manifest: dict) -> dict:
     manifest["version"] = model_version(old) + 1  # the deltas of a streamed model are folded in
     if "streams" in old:
         manifest["streams"] = old["streams"]
-    for key in ("matrix_columns", "label_numbers"):  # what Python fitted the model on, kept by an update
+    for key in ("matrix_columns", "matrix_names", "label_numbers"):  # what Python fitted it on, kept
         if key in old:
             manifest.setdefault(key, old[key])
     manifest["malformed_examples"] = (old.get("malformed_examples", []) + manifest["malformed_examples"])[:10]

@@ -417,7 +417,9 @@ def test_a_dataframe_of_counts_is_a_count_matrix_with_its_column_names(model, th
     count matrix, as scikit-learn reads it: the same posteriors, ``feature_names_in_`` its columns;
     a DataFrame of the columns in another order is refused, as scikit-learn refuses it (by position
     they would be other words), and one of the same order, or the bare array, scores as the matrix.
-    Saved, the model keeps the width (not the names) and takes the DataFrame by position."""
+    Saved, the model keeps the width and the names (``matrix_names``): loaded, and after a version of
+    its own, it takes the DataFrame as the estimator did, and refuses one of another order (by
+    position it scored the swapped columns as the others, in silence)."""
     pd = pytest.importorskip("pandas")
     X = pd.DataFrame(
         {
@@ -447,6 +449,20 @@ def test_a_dataframe_of_counts_is_a_count_matrix_with_its_column_names(model, th
     ours.save(tmp_path / "m")
     loaded = nbspark.load(tmp_path / "m")
     np.testing.assert_allclose(loaded.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
+    assert list(loaded.feature_names_in_) == list(X.columns) and loaded.n_features_in_ == 4
+    swapped = probe[["noon", "pills", "lunch", "cheap"]]
+    with pytest.raises(
+        ValueError, match="predict takes the columns .* 'noon' for 'cheap', 'cheap' for 'noon'"
+    ):
+        loaded.predict(swapped)
+    loaded.partial_fit(X.iloc[2:], y[2:])
+    reference.partial_fit(X.iloc[2:], y[2:])
+    assert loaded.save() == 2
+    again = nbspark.load(tmp_path / "m")
+    assert again.manifest["matrix_names"] == list(X.columns)
+    np.testing.assert_allclose(again.predict_proba(probe), reference.predict_proba(probe), rtol=1e-9)
+    with pytest.raises(ValueError, match="partial_fit takes the columns .* 'noon' for 'cheap'"):
+        again.partial_fit(swapped, ["a", "b"])
     with pytest.raises(TypeError, match="expected texts \\(str\\), not a matrix"):
         nbspark.NaiveBayes(model=model).fit(["a b", "c"], ["x", "y"]).predict(probe)
 
