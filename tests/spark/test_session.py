@@ -141,6 +141,20 @@ def test_a_stopped_session_leaves_no_accumulator_server_and_a_new_one_works(tmp_
     assert proc.stdout.split() == ["45", "True", "False", "True", "45"]
 
 
+def test_a_session_built_here_talks_to_its_python_workers_over_unix_sockets(spark):
+    """BUILT_DEFAULTS: the tests' session, built by get_spark with settings of its own, takes the Unix
+    domain sockets too (over TCP each Python task waited for delayed acknowledgements:
+    scripts/bench_small_jobs.py), and a Python task runs and reports through them: its result and
+    an accumulator's count."""
+    from nbspark.spark.session import BUILT_DEFAULTS
+
+    assert BUILT_DEFAULTS == {"spark.python.unix.domain.socket.enabled": "true"}
+    assert spark.sparkContext.getConf().get("spark.python.unix.domain.socket.enabled") == "true"
+    acc = spark.sparkContext.accumulator(0)
+    rdd = spark.sparkContext.parallelize(range(10), 3).map(lambda x: acc.add(x) or x * x)
+    assert rdd.sum() == 285 and acc.value == 45
+
+
 def test_the_jvm_end_of_this_threads_py4j_connection_sends_at_once(spark):
     """session.quick_replies (run by get_spark and by the Hadoop storage): Nagle's algorithm is
     off on the JVM's socket of this thread's py4j connection, so a reply longer than the JVM's
