@@ -105,11 +105,6 @@ def test_end_to_end_with_spark_submit(tmp_path, fixtures):
     assert "INFO DAGScheduler" in proc.stderr
     assert json.loads((tmp_path / "q.json").read_text())["top"][0]["values"] == {"B": "not"}
 
-    # a second train into the same place needs --overwrite (spark-submit's PythonRunner sends
-    # the job's stderr to its own stdout)
-    proc = spark_submit("train", *common, "--out", model)
-    assert proc.returncode == 1 and "already holds something; pass --overwrite" in proc.stdout + proc.stderr
-
 
 def test_a_query_json_path_that_cannot_be_written_is_refused_before_spark(tmp_path, fixtures):
     proc = run_job("query", "--ngrams", fixtures / "ngrams.txt", "--C", "_", "--json", tmp_path)

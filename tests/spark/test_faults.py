@@ -55,7 +55,8 @@ def test_transient_fault_recovers_exactly(spark, clean, fixtures, tmp_path, mast
 
 def test_permanent_failure_fails_fast_and_keeps_the_old_model(spark, clean, fixtures, tmp_path):
     model = tmp_path / "m"
-    assert spark_submit("train", *train_args(fixtures, model)).returncode == 0
+    cfg = load_config(None, {"train.path": str(fixtures / "ngrams.txt"), "partitions": "3"})
+    train(spark, cfg, resolve_input(cfg.train, None), model)  # the model the failing run would replace
     before = sorted(map(tuple, read_parquet_checked(spark, model / "counts", count_ddl("ABCDE")).collect()))
     started = time.monotonic()
     proc = spark_submit(
