@@ -1,6 +1,6 @@
 """What a small Spark job costs, with the JVM and its Python workers talking over TCP on loopback
 (Spark's default) and over Unix domain sockets (``spark.python.unix.domain.socket.enabled``, which
-every session nbspark builds takes: ``spark.session.BUILT_DEFAULTS``).
+every session nbspark builds in local mode takes: ``spark.session.LOCAL_BUILT_DEFAULTS``).
 
     python scripts/bench_small_jobs.py [--master local[2]] [--repeat 9] [--json FILE]
 

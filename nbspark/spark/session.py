@@ -30,13 +30,20 @@ log = logging.getLogger(__name__)
 #: The setting that lets adaptive execution coalesce the partitions of a cached plan (off by default).
 CACHED_PARTITIONS = "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"
 _QUICK = threading.local()  # quick_replies ran on this thread's py4j connection
-#: What every session built here is given, unless spark-submit, ``--conf``, a properties file or
-#: ``PYSPARK_SUBMIT_ARGS`` set it (``get_spark``): the JVM and its Python workers talk over Unix
-#: domain sockets, not TCP on loopback. Over TCP each Python task waited about 40 ms twice (as it
+#: What every session built here in local mode is given, unless spark-submit, ``--conf``, a properties
+#: file or ``PYSPARK_SUBMIT_ARGS`` set it (``get_spark``): the JVM and its Python workers talk over
+#: Unix domain sockets, not TCP on loopback. Over TCP each Python task waited about 40 ms twice (as it
 #: starts and as it ends: Nagle's algorithm holding a small write until Linux's delayed
 #: acknowledgement of the one before), so a job of small tasks paid some 80 ms a task: a map over
-#: four partitions took 158 ms, 79 ms over sockets; a shuffle 315 ms, 155 ms (docs/performance.md).
-BUILT_DEFAULTS = {"spark.python.unix.domain.socket.enabled": "true"}
+#: four partitions took 190 ms, 118 ms over sockets; a shuffle 385 ms, 196 ms (docs/performance.md).
+#: Only in local mode, where the executor is this JVM and its socket directory is known to be short
+#: enough (``_short_socket_dir``): a socket's path holds at most 107 bytes, and a cluster's executors
+#: may keep their temporary files deeper (YARN's container directories), where every Python task
+#: would fail.
+LOCAL_BUILT_DEFAULTS = {"spark.python.unix.domain.socket.enabled": "true"}
+#: The longest socket directory that leaves room for Spark's socket name in it (``/.<uuid>.sock``,
+#: 43 bytes) within the 107 bytes of a Unix socket's path.
+SOCKET_DIR_BYTES = 107 - 43
 
 
 def _import_pyspark():
@@ -65,8 +72,8 @@ def get_spark(
 ):
     """Get or create the SparkSession.
 
-    ``conf`` is applied as given (tests). ``defaults`` (and ``BUILT_DEFAULTS``, for any session
-    built here) apply only where nothing else set them:
+    ``conf`` is applied as given (tests). ``defaults`` (and ``LOCAL_BUILT_DEFAULTS``, for a session
+    built here in local mode) apply only where nothing else set them:
     not spark-submit's flags, ``--conf``, a properties file nor ``PYSPARK_SUBMIT_ARGS`` (the JVM
     is started first, so its settings can be seen before the session is built; a setting made in
     code would otherwise win over spark-submit's). ``local_defaults`` apply in the same way when
@@ -88,9 +95,11 @@ def get_spark(
     else:
         SparkContext._ensure_initialized()  # the gateway JVM, started with spark-submit's settings
         present = SparkConf()
-        master = present.get("spark.master", "local[*]")
-        wanted = {**settings, **BUILT_DEFAULTS, **(defaults or {})}
+        master = (conf or {}).get("spark.master") or present.get("spark.master", "local[*]")
+        wanted = {**settings, **(defaults or {})}
         if master == "local" or master.startswith("local["):
+            if _short_socket_dir(present, conf or {}):
+                wanted.update(LOCAL_BUILT_DEFAULTS)
             wanted.update(local_defaults or {})
             if "PYSPARK_PYTHON" not in os.environ and not present.contains("spark.pyspark.python"):
                 # a local master's Python workers run this interpreter, the one with nbspark and
@@ -105,6 +114,18 @@ def get_spark(
     if ours:
         _quiet(spark, QUIET_LOGGERS)
     return spark
+
+
+def _short_socket_dir(present, conf: dict) -> bool:
+    """Whether the directory Spark makes its Python sockets in (``spark.python.unix.domain.socket.dir``,
+    else the driver JVM's ``java.io.tmpdir``) is short enough for a socket's path (``SOCKET_DIR_BYTES``)."""
+    from pyspark import SparkContext
+
+    key = "spark.python.unix.domain.socket.dir"
+    folder = conf.get(key) or present.get(key, None)
+    if not folder:
+        folder = SparkContext._jvm.java.lang.System.getProperty("java.io.tmpdir")
+    return bool(folder) and len(os.fsencode(str(folder).rstrip("/"))) <= SOCKET_DIR_BYTES
 
 
 _STREAMING = "org.apache.spark.sql.execution.streaming."

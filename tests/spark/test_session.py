@@ -141,18 +141,33 @@ def test_a_stopped_session_leaves_no_accumulator_server_and_a_new_one_works(tmp_
     assert proc.stdout.split() == ["45", "True", "False", "True", "45"]
 
 
-def test_a_session_built_here_talks_to_its_python_workers_over_unix_sockets(spark):
-    """BUILT_DEFAULTS: the tests' session, built by get_spark with settings of its own, takes the Unix
-    domain sockets too (over TCP each Python task waited for delayed acknowledgements:
-    scripts/bench_small_jobs.py), and a Python task runs and reports through them: its result and
-    an accumulator's count."""
-    from nbspark.spark.session import BUILT_DEFAULTS
+def test_a_local_session_built_here_talks_to_its_python_workers_over_unix_sockets(spark):
+    """LOCAL_BUILT_DEFAULTS: the tests' session, built by get_spark in local mode with settings of its
+    own, takes the Unix domain sockets too (over TCP each Python task waited for delayed
+    acknowledgements: scripts/bench_small_jobs.py), and a Python task runs and reports through them:
+    its result and an accumulator's count."""
+    from nbspark.spark.session import LOCAL_BUILT_DEFAULTS
 
-    assert BUILT_DEFAULTS == {"spark.python.unix.domain.socket.enabled": "true"}
+    assert LOCAL_BUILT_DEFAULTS == {"spark.python.unix.domain.socket.enabled": "true"}
     assert spark.sparkContext.getConf().get("spark.python.unix.domain.socket.enabled") == "true"
     acc = spark.sparkContext.accumulator(0)
     rdd = spark.sparkContext.parallelize(range(10), 3).map(lambda x: acc.add(x) or x * x)
     assert rdd.sum() == 285 and acc.value == 45
+
+
+def test_sockets_only_where_their_directory_leaves_room_for_a_socket_path(spark):
+    """A Unix socket's path holds 107 bytes: a socket directory deeper than SOCKET_DIR_BYTES (a YARN
+    container's temporary directory is) keeps TCP; this session's (the JVM's java.io.tmpdir) is short."""
+    from pyspark import SparkConf
+
+    from nbspark.spark.session import SOCKET_DIR_BYTES, _short_socket_dir
+
+    key = "spark.python.unix.domain.socket.dir"
+    assert SOCKET_DIR_BYTES == 64 and _short_socket_dir(SparkConf(), {})
+    assert _short_socket_dir(SparkConf(), {key: "/tmp/" + "d" * 59})  # 64 bytes
+    assert not _short_socket_dir(SparkConf(), {key: "/tmp/" + "d" * 60})
+    yarn = "/hadoop/yarn/nm-local-dir/usercache/alice/appcache/application_1700000000000_0001/tmp"
+    assert not _short_socket_dir(SparkConf().set(key, yarn), {})
 
 
 def test_the_jvm_end_of_this_threads_py4j_connection_sends_at_once(spark):
