@@ -27,7 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 FIXTURES = ROOT / "tests" / "data"
-SETTING = "spark.python.unix.domain.socket.enabled"
+from nbspark.spark.session import LOCAL_BUILT_DEFAULTS  # noqa: E402 (after the path above)
+
+(SETTING,) = LOCAL_BUILT_DEFAULTS  # the setting the sessions nbspark builds in local mode take
 
 
 def median_seconds(fn, repeat: int) -> float:

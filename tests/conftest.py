@@ -39,16 +39,13 @@ def real_data_dir() -> Path | None:
 #: ``viewfs://nbt/fixtures/...`` the fixtures and, where they are found, ``viewfs://nbt/data/...`` the
 #: real corpora. Any ``os`` call on such a path fails (or finds nothing), so a run that works there
 #: used Hadoop's FileSystem API for every path.
+_DATA = real_data_dir()
 VIEWFS_DIR = Path(tempfile.mkdtemp(prefix="nbspark-viewfs-"))
 atexit.register(shutil.rmtree, VIEWFS_DIR, True)
 VIEWFS_CONF = {
     "spark.hadoop.fs.viewfs.mounttable.nbt.link./t": f"file://{VIEWFS_DIR}",
     "spark.hadoop.fs.viewfs.mounttable.nbt.link./fixtures": f"file://{FIXTURES}",
-    **(
-        {"spark.hadoop.fs.viewfs.mounttable.nbt.link./data": f"file://{real_data_dir().resolve()}"}
-        if real_data_dir()
-        else {}
-    ),
+    **({"spark.hadoop.fs.viewfs.mounttable.nbt.link./data": f"file://{_DATA.resolve()}"} if _DATA else {}),
 }
 
 TEST_SPARK_CONF = {

@@ -143,9 +143,10 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         cfg = self._config()
         columns = {}
         table = cfg.nb.model not in TEXT_MODELS
-        width = matrix_of(X).shape[1] if not table and is_matrix(X) else None
-        names = frame_names(X) if width is not None else None
-        X = matrix_texts(X, width, call) if width is not None else X
+        matrix = matrix_of(X) if not table and is_matrix(X) else None  # converted once
+        width = None if matrix is None else matrix.shape[1]
+        names = None if matrix is None else frame_names(X)
+        X = X if matrix is None else matrix_texts(matrix, width, call)
         X = as_batch(X, "rows", call) if table else X
         if len(X) == 0:
             raise ValueError(f"{call} takes at least one example: a model of none has no class to predict")
