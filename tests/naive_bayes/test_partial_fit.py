@@ -602,3 +602,82 @@ def test_texts_scored_between_partial_fits_score_as_the_whole_model_does(
         assert learning.model_._stale  # scored by a model of the probe's words: nothing built whole
         np.testing.assert_array_equal(ours, theirs)
         np.testing.assert_array_equal(learning.predict_proba(probe), everything.predict_proba(probe))
+
+
+def test_a_bernoulli_model_scores_after_each_document_learnt_as_scikit_learns_fitted_on_all_so_far(
+    monkeypatch,
+):
+    """Classify at any point, Bernoulli: after each document learnt, a text scores as scikit-learn's
+    ``BernoulliNB`` fitted on every document so far. The bias, a sum over every word of the
+    vocabulary, is kept per class (``BernoulliBias``): the class learnt is summed again, the others
+    gain the words new since, so most texts get a model of their words only (no whole build), a
+    new class and new words among them."""
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.naive_bayes import BernoulliNB
+
+    import nbspark.naive_bayes.predictor as predictor
+
+    rng = random.Random(7)
+    vocabulary = [f"w{i}" for i in range(60)]
+    items = [
+        (rng.choice("xyz"), " ".join(rng.choices(vocabulary[:50], k=rng.randint(2, 9)))) for _ in range(40)
+    ]
+    items += [("v", "w3 w55 w56"), ("x", "w57 w1"), ("v", "w58 w2 w2"), ("z", "w59")]
+    learning = nbspark.NaiveBayes(model="bernoulli", tokenizer="words", alpha=0.5).fit(
+        [t for _, t in items[:40]], [y for y, _ in items[:40]]
+    )
+    learning.predict(["w0"])  # built whole: the bias is kept from here
+    builds = []  # each build's words: None, the whole vocabulary
+    real = predictor.build_nb_model
+    monkeypatch.setattr(
+        predictor, "build_nb_model", lambda *a, **k: builds.append(k.get("features")) or real(*a, **k)
+    )
+    probe = ["w1 w55 w57", "w2 w59 w30"]
+    for n in range(41, len(items) + 1):
+        label, text = items[n - 1]
+        learning.partial_fit([text], [label])
+        texts, labels = [t for _, t in items[:n]], [y for y, _ in items[:n]]
+        vectorizer = CountVectorizer(tokenizer=str.split, token_pattern=None, lowercase=False, binary=True)
+        theirs = BernoulliNB(alpha=0.5).fit(vectorizer.fit_transform(texts), labels)
+        seen = set(vectorizer.vocabulary_)  # scikit-learn's vectorizer drops the words it never saw
+        known = vectorizer.transform([" ".join(w for w in p.split() if w in seen) for p in probe])
+        assert list(learning.classes_) == list(theirs.classes_)
+        np.testing.assert_allclose(learning.predict_proba(probe), theirs.predict_proba(known), rtol=1e-10)
+        np.testing.assert_allclose(
+            learning.predict_joint_log_proba(probe), theirs.predict_joint_log_proba(known), rtol=1e-12
+        )
+    assert builds[0] == {"w1", "w55", "w57", "w2", "w59", "w30"} and builds.count(None) < len(builds) / 2
+
+
+@given(
+    seed=st.integers(0, 10**6),
+    alpha=st.sampled_from([0.0, 0.5, 1.0]),
+    prior_alpha=st.sampled_from([0.0, 1.0]),
+    cut=st.integers(1, 30),
+)
+@settings(max_examples=40, deadline=None)
+def test_a_bernoulli_model_scored_between_partial_fits_scores_as_the_whole_model_does(
+    seed, alpha, prior_alpha, cut
+):
+    """After any run of documents learnt (new words, new classes), texts score as the model fitted on
+    everything at once, which builds whole: by a model of their words only and the bias kept per
+    class, or, alpha 0 (a probability of 1 makes a word required), built whole."""
+    rng = random.Random(seed)
+    words = [f"w{i}" for i in range(40)]
+    items = [(rng.choice("wxyz"), " ".join(rng.choices(words, k=rng.randint(1, 8)))) for _ in range(31)]
+    settings_ = {"model": "bernoulli", "alpha": alpha, "prior_alpha": prior_alpha}
+    learning = nbspark.NaiveBayes(**settings_).fit([t for _, t in items[:cut]], [y for y, _ in items[:cut]])
+    learning.predict(["w0"])
+    for i, (label, text) in enumerate(items[cut:], start=cut + 1):
+        learning.partial_fit([text], [label])
+        if rng.random() < 0.5:
+            continue  # scored after some documents only: a run of them learnt between two models
+        everything = nbspark.NaiveBayes(**settings_).fit([t for _, t in items[:i]], [y for y, _ in items[:i]])
+        probe = [" ".join(rng.choices(words + ["never"], k=rng.randint(0, 5))) for _ in range(2)]
+        with np.errstate(all="ignore"):
+            np.testing.assert_allclose(
+                learning.predict_joint_log_proba(probe), everything.predict_joint_log_proba(probe), rtol=1e-12
+            )
+            np.testing.assert_allclose(
+                learning.predict_proba(probe), everything.predict_proba(probe), atol=1e-12
+            )

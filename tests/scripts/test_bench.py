@@ -191,7 +191,7 @@ def test_bench_estimator_smallest():
         assert result[name]["fit_ratio"] > 0 and result[name]["predict_ratio"] > 0
 
 
-@pytest.mark.parametrize("kind", ["multinomial", "complement"])
+@pytest.mark.parametrize("kind", ["multinomial", "bernoulli", "complement"])
 def test_bench_trickle_smallest(data_dir, kind):
     """One message a call against River's learn_one, no Spark: both classify the messages learnt in
     turns alike (the same counts; nbspark drops a word never seen, River is given the seen ones)."""
