@@ -106,6 +106,21 @@ def test_pure_modules_do_not_import_pyspark():
     assert out.stdout.strip() == "False"
 
 
+def test_a_loaded_naive_bayes_model_predicts_without_importing_scikit_learn_or_pyspark(tmp_path):
+    """``nbspark.load`` and ``predict`` (what ``nbspark predict`` and the server run) import neither:
+    scikit-learn alone took about a second of each ``nbspark predict`` (scipy.stats, pandas)."""
+    import nbspark
+
+    nbspark.NaiveBayes().fit(["win cash now", "lunch at noon"], ["spam", "ham"]).save(tmp_path / "m")
+    code = (
+        "import sys, nbspark; m = nbspark.load(sys.argv[1]); "
+        "print(m.predict(['cash now'])[0], 'sklearn' in sys.modules, 'pyspark' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "m")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["spam", "False", "False"]
+
+
 def test_no_line_is_wider_than_the_formatter_allows():
     """ruff's E501 lets a line of one unsplittable token pass; the width is kept everywhere."""
     width = 110  # [tool.ruff] line-length

@@ -18,10 +18,16 @@ from nbspark.spine.predictor import array_names, matrix_of, refuse_width
 
 __all__ = ["Labels", "frame_names", "matrix_texts", "matrix_vocabulary"]
 
-try:  # scikit-learn's warning of a column vector y, where it is installed
-    from sklearn.exceptions import DataConversionWarning as _CONVERSION
-except ImportError:  # pragma: no cover - scikit-learn is optional
-    _CONVERSION = UserWarning
+
+def _conversion_warning() -> type[Warning]:
+    """scikit-learn's warning of a column vector y where it is installed, imported only when one is
+    warned of: importing scikit-learn takes about a second (scipy.stats, pandas), which every
+    ``nbspark predict`` of a naive Bayes model paid for this one class."""
+    try:
+        from sklearn.exceptions import DataConversionWarning
+    except ImportError:  # pragma: no cover - scikit-learn is optional
+        return UserWarning
+    return DataConversionWarning
 
 
 def frame_names(X) -> list[str] | None:
@@ -110,7 +116,7 @@ class Labels:
             raise ValueError(f"{call} requires y to be passed, but the target y is None")
         if getattr(y, "ndim", 1) == 2 and y.shape[1] == 1:  # a column vector: its one column
             said = "A column-vector y was passed when a 1d array was expected"
-            warnings.warn(_CONVERSION(said), stacklevel=3)
+            warnings.warn(_conversion_warning()(said), stacklevel=3)
             y = np.asarray(y).ravel()
         whole = isinstance(y, np.ndarray) and y.ndim == 1 and y.dtype.kind in "iu" and len(y) > 0
         if whole:  # integers: each distinct one named once
