@@ -65,12 +65,13 @@ def stories(data_dir: str | None) -> list[tuple[str, str]]:
     return out
 
 
-def ours(start, trickle, kind: str) -> dict:
-    """µs per message of nbspark's ``learn`` and ``turns``, and the accuracy of the turns."""
+def ours(start, trickle, kind: str, **settings) -> dict:
+    """µs per message of nbspark's ``learn`` and ``turns``, and the accuracy of the turns (``settings``:
+    more of ``nbspark.NaiveBayes``'s, as ``norm=True``)."""
     import nbspark
 
     def fitted():
-        model = nbspark.NaiveBayes(model=kind, tokenizer=TOKENIZER)
+        model = nbspark.NaiveBayes(model=kind, tokenizer=TOKENIZER, **settings)
         return model.fit([t for _, t in start], [y for y, _ in start])
 
     model = fitted()

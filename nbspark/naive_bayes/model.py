@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nbspark.naive_bayes.count_table import CountArrays
+from nbspark.naive_bayes.count_table import YX, CountArrays, Y
 
 if TYPE_CHECKING:  # scipy is imported where a CSR matrix is built: a Spark worker that only parses
     from scipy import sparse  # and counts lines, and nbspark.load, start without it
@@ -41,7 +41,8 @@ __all__ = [
     "complement_log_weights",
     "multinomial_log_prob",
     "partial_models",
-    "BernoulliBias",
+    "VocabularySums",
+    "vocabulary_sums",
     "build_nb_model",
     "csr_rows",
     "text_jll",
@@ -93,19 +94,30 @@ def complement_log_weights(counts, alpha: float, norm: bool = False, totals=None
     class's token counts ``C(y,w)`` (classes × vocabulary), the complement counts
     ``C(¬y,w) = Σ_y' C(y',w) − C(y,w)``, ``θ(¬y,w) = log((C(¬y,w) + α) / Σ_w (C(¬y,w) + α))``, and the
     weights ``−θ`` (a document scores high where the other classes' words are rare), or with
-    ``norm`` ``θ / Σ_w θ`` (``norm=True``; MLlib's ``complement``). No class prior is added.
+    ``norm`` ``θ / Σ_w θ`` (scikit-learn's ``norm=True``; MLlib's ``complement`` does not normalise). No
+    class prior is added.
 
     The denominator is ``Σ_y' C(y',ANY) + α|V| − C(y,ANY)`` (the sum over the vocabulary, in closed
     form), from the class totals ``totals`` (``C(y,ANY)``; ``counts``' row sums unless given) and the
     vocabulary's ``size`` (``counts``' width unless given): ``counts`` may then be some of the
-    vocabulary's columns, each weighed as in the whole model (``build_nb_model``'s ``features``;
-    not with ``norm``, whose sum runs over every word)."""
+    vocabulary's columns, each weighed as in the whole model (``build_nb_model``'s ``features``; with
+    ``norm``, given the sums over every word that ``VocabularySums`` keeps)."""
+    return _complement(counts, alpha, norm, totals, size)[0]
+
+
+def _complement(counts, alpha, norm, totals=None, size=None, sums=None):
+    """``complement_log_weights``, and with ``norm`` the sums ``Σ_w log(C(¬y,w) + α)`` per class that
+    ``Σ_w θ`` is made of (``sums``, where ``counts`` is some of the vocabulary's columns; else summed
+    from them), to keep (``VocabularySums``)."""
     totals = counts.sum(axis=1) if totals is None else totals
     size = counts.shape[1] if size is None else size
-    comp = counts.sum(axis=0, keepdims=True) + alpha - counts
     with np.errstate(divide="ignore", invalid="ignore"):
-        logged = np.log(comp) - np.log(totals.sum() + alpha * size - totals)[:, None]
-        return logged / logged.sum(axis=1, keepdims=True) if norm else -logged
+        logs = np.log(counts.sum(axis=0, keepdims=True) + alpha - counts)
+        denominator = np.log(totals.sum() + alpha * size - totals)
+        if not norm:
+            return denominator[:, None] - logs, None
+        sums = logs.sum(axis=1) if sums is None else sums
+        return (logs - denominator[:, None]) / (sums - size * denominator)[:, None], sums
 
 
 @dataclass(frozen=True)
@@ -152,53 +164,82 @@ class NBModel:
 def partial_models(kind: str, norm: bool = False, alpha: float = 1.0) -> bool:
     """Whether a model of ``kind`` can be built over some of its words (``build_nb_model``'s
     ``features``), each scored as in the whole model: multinomial, and complement without ``norm``
-    (their denominators are class totals), and Bernoulli with ``alpha > 0``, whose bias, a sum over
-    every word, the caller keeps (``BernoulliBias``); not complement with ``norm``, whose every
-    weight is divided by a sum over every word of every other class."""
-    return kind == "multinomial" or (kind == "complement" and not norm) or (kind == "bernoulli" and alpha > 0)
+    (their denominators are class totals); Bernoulli, and complement with ``norm``, whose bias or
+    divisor is a sum over every word that the caller keeps (``VocabularySums``), with ``alpha > 0``."""
+    return (
+        kind == "multinomial"
+        or (kind == "complement" and not norm)
+        or (kind in ("bernoulli", "complement") and alpha > 0)
+    )
 
 
-class BernoulliBias:
-    """A Bernoulli model's bias, ``Σ_w log(1 − p(w|y))`` over the whole vocabulary, kept per class
-    between the models of some words built after ``partial_fit`` (``build_nb_model``'s ``features``).
-    A class whose counts changed since (``changed``: its ``N_y`` moved every word's ``p``) is summed
-    again over its row of the count matrix; any other gains ``log(1 − p)`` at a count of 0 for each
-    word new since, which it has not seen. Learning one document costs one class's row, not the
-    matrix (82 classes × 30,000 words of Reuters: 119 ms a story built whole). Sums ``alpha > 0``
-    only (``partial_models``)."""
+def vocabulary_sums(kind: str, norm: bool) -> bool:
+    """Whether a model of some words of ``kind`` needs ``VocabularySums``."""
+    return kind == "bernoulli" or (kind == "complement" and norm)
 
-    def __init__(self) -> None:
-        self._kept: dict = {}  # class -> (its bias, the vocabulary's size then)
-        self._changed: set = set()
 
-    def changed(self, classes: Iterable) -> None:
-        self._changed.update(classes)
+class VocabularySums:
+    """Per class, a sum over the whole vocabulary that a model of some of its words needs
+    (``build_nb_model``'s ``features``) and cannot take from them: a Bernoulli model's bias
+    ``Σ_w log(1 − p(w|y))``, complement with ``norm``'s ``Σ_w log(C(¬y,w) + α)`` (``θ``'s sum, which
+    divides every weight). Kept from a build of the whole model, they follow the counts taken
+    (``take``): the terms at the words those name are taken off every class's sum before and added
+    after (a complement term moves with any class's count of its word; a new word adds a term to
+    every class), and a class all of whose terms moved (a Bernoulli class whose ``N_y`` moved, a
+    class new since) is summed again over its row when next asked (``of``). Learning a document
+    then costs its words times the classes, and for Bernoulli its class's row, not the matrix
+    (82 classes × 30,000 words of Reuters: 119 ms a story built whole). ``alpha > 0`` only
+    (``partial_models``): at 0 a term can be −inf."""
 
-    def keep(self, classes: Sequence, bias: np.ndarray, size: int) -> None:
-        """The bias of a model built whole from every count, ``size`` words."""
-        self._kept, self._changed = {c: (b, size) for c, b in zip(classes, bias.tolist())}, set()
+    def __init__(self, kind: str, alpha: float) -> None:
+        self.kind, self.alpha = kind, alpha
+        self._kept: dict = {}  # class -> its sum
+        self._due: set = set()  # classes to sum again over their row
+
+    def keep(self, classes: Sequence, sums: np.ndarray) -> None:
+        """The sums of a model built whole, in the order of its ``classes``."""
+        self._kept, self._due = dict(zip(classes, sums.tolist())), set()
+
+    def take(self, arrays: CountArrays, rows: Sequence[Sequence]) -> None:
+        """``arrays.add(rows)`` (count rows), the sums kept following it."""
+        if self.kind == "bernoulli":
+            self._due.update(row[1] for row in rows if row[0] in (Y, YX))
+        words = {row[2] for row in rows if row[0] == YX}
+        self._shift(arrays, words, -1.0)
+        arrays.add(rows)
+        self._shift(arrays, words, 1.0)
 
     def cost(self, classes: Sequence, size: int) -> int:
         """What ``of`` would cost, in columns of a model of all ``classes`` (``size`` words): a class
         summed again costs its row, ``size / len(classes)`` of them."""
-        due = sum(1 for c in classes if c in self._changed or c not in self._kept)
+        due = sum(1 for c in classes if c in self._due or c not in self._kept)
         return -(-due * size // max(1, len(classes)))
 
-    def of(self, arrays: CountArrays, alpha: float) -> np.ndarray:
-        """The bias of every class of ``arrays`` (in their order), kept for the next call."""
-        classes, size = arrays.classes, len(arrays.vocab)
-        docs = np.array([arrays.docs.get(c, 0) for c in classes], dtype=np.float64)
-        due = np.array([c in self._changed or c not in self._kept for c in classes], dtype=bool)
-        bias = np.empty(len(classes))
-        if due.any():
-            rows = arrays.counts[due]
-            bias[due] = bernoulli_log_probs(rows, docs[due, None], alpha, np.log)[1].sum(axis=1)
-        if not due.all():
-            kept = np.array([self._kept[c] for c, d in zip(classes, due) if not d], dtype=np.float64)
-            absent = bernoulli_log_probs(0.0, docs[~due], alpha, np.log)[1]  # log(1 − p) at a count of 0
-            bias[~due] = kept[:, 0] + (size - kept[:, 1]) * absent
-        self.keep(classes, bias, size)
-        return bias
+    def of(self, arrays: CountArrays) -> np.ndarray:
+        """The sum of every class of ``arrays`` (in their order), kept for the next call."""
+        classes = arrays.classes
+        sums = np.array([self._kept.get(c, 0.0) for c in classes], dtype=np.float64)
+        due = np.flatnonzero([c in self._due or c not in self._kept for c in classes])
+        if len(due):
+            sums[due] = self._terms(arrays, due, None).sum(axis=1)
+        self.keep(classes, sums)
+        return sums
+
+    def _shift(self, arrays: CountArrays, words: set, sign: float) -> None:
+        at = np.flatnonzero([c in self._kept and c not in self._due for c in arrays.classes])
+        cols = np.array([arrays.vocab[w] for w in words if w in arrays.vocab], dtype=np.int64)
+        if len(at) and len(cols):
+            moved = self._terms(arrays, at, cols).sum(axis=1)
+            for i, m in zip(at.tolist(), moved.tolist()):
+                self._kept[arrays.classes[i]] += sign * m
+
+    def _terms(self, arrays: CountArrays, rows: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
+        """The terms of the classes at ``rows`` and the words at ``cols`` (every word: None)."""
+        counts = arrays.counts if cols is None else arrays.counts[:, cols]
+        if self.kind == "bernoulli":
+            docs = np.array([arrays.docs.get(arrays.classes[i], 0) for i in rows], dtype=np.float64)
+            return bernoulli_log_probs(counts[rows], docs[:, None], self.alpha, np.log)[1]
+        return np.log(counts.sum(axis=0) + self.alpha - counts[rows])
 
 
 def build_nb_model(
@@ -211,7 +252,7 @@ def build_nb_model(
     domains: dict | None = None,
     norm: bool = False,
     features=None,
-    bias: np.ndarray | None = None,
+    sums: VocabularySums | None = None,
 ) -> NBModel:
     """Build an ``NBModel`` of ``kind`` from count rows ``(event, label, feature, value, n, sum, sumsq)``
     (rows of one key summed), the count table itself as a pyarrow Table (faster: its YX rows are not
@@ -221,8 +262,9 @@ def build_nb_model(
     zero count gives log 0 = −inf. ``features`` (tokens, where ``partial_models``): the model of those
     only, every other token unknown to it, each scored as the whole model scores it (the same
     totals and vocabulary size): a few texts scored after ``partial_fit`` cost their tokens, not the
-    vocabulary (``NBPredictor``); a Bernoulli model's is given its ``bias`` over the whole vocabulary,
-    one per class (``BernoulliBias``)."""
+    vocabulary (``NBPredictor``). A Bernoulli model's, and a complement one's with ``norm``, take
+    their sums over the whole vocabulary from ``sums`` (``vocabulary_sums``), which a whole build
+    given them keeps."""
     if alpha < 0:
         raise ValueError(f"alpha must be >= 0, got {alpha}")
     arrays = rows if isinstance(rows, CountArrays) else CountArrays().add(rows)
@@ -238,10 +280,11 @@ def build_nb_model(
         arrays.declare(domains or {})
     counts, vocab = arrays.counts, arrays.vocab
     if features is not None:
-        if not partial_models(kind, norm, alpha) or (kind == "bernoulli" and bias is None):
+        if not partial_models(kind, norm, alpha) or (vocabulary_sums(kind, norm) and sums is None):
             raise ValueError(
                 f"a model of some features only is not a {kind} model's (norm={norm}, alpha={alpha})"
             )
+        kept = sums.of(arrays) if vocabulary_sums(kind, norm) else None
         at = {f: vocab[f] for f in features if f in vocab}
         counts, vocab = counts[:, list(at.values())], dict(zip(at, range(len(at))))
         out["vocab_size"] = len(arrays.vocab)
@@ -262,11 +305,13 @@ def build_nb_model(
                     domains or {},
                     norm,
                     len(arrays.vocab),
+                    None if features is None else kept,
                 )
             )
+        whole_sums = out.pop("sums", None)
+        if features is None and sums is not None and whole_sums is not None:
+            sums.keep(classes, whole_sums)
         out["vocab"] = arrays.handed_vocab() if features is None else vocab
-        if features is not None and kind == "bernoulli":
-            out["bias"] = np.asarray(bias, dtype=np.float64)
     if kind in ("gaussian", "mixed") and arrays.yg:
         out.update(_gaussian_part(arrays.yg, classes, var_smoothing))
     if kind == "gaussian" and not arrays.yg:
@@ -274,13 +319,16 @@ def build_nb_model(
     return NBModel(**out)
 
 
-def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains, norm, size) -> dict:
+def _weights(
+    kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains, norm, size, kept
+) -> dict:
     """``weights`` and ``bias`` (and ``required``, ``unseen_totals``) from the counts, by the formulas
-    above; ``size``: the vocabulary's (``vocab`` may be some of it)."""
+    above; ``size``: the vocabulary's (``vocab`` may be some of it, whose ``VocabularySums`` are
+    ``kept``), and the sums over the vocabulary that a whole build keeps (``sums``)."""
     totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)  # C(y,ANY)
     if kind == "complement":
-        weights = complement_log_weights(counts, alpha, norm, totals, size)
-        return {"weights": weights, "bias": np.zeros(len(classes))}
+        weights, sums = _complement(counts, alpha, norm, totals, size, kept)
+        return {"weights": weights, "bias": np.zeros(len(classes)), "sums": sums}
     if kind == "multinomial":
         weights = multinomial_log_prob(counts, totals[:, None], alpha, size, np.log)
         weights[np.isnan(weights)] = -np.inf  # alpha = 0 and a class without tokens: 0/0 (in place: no copy)
@@ -292,9 +340,11 @@ def _weights(kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, d
     if kind == "bernoulli":
         p_log, q_log = bernoulli_log_probs(counts, class_count[:, None], alpha, np.log)
         must = np.isneginf(q_log)  # p = 1 (only when alpha = 0): absent means probability 0
+        bias = np.where(must, 0.0, q_log).sum(axis=1) if kept is None else np.asarray(kept, dtype=np.float64)
         return {
             "weights": np.where(must, p_log, p_log - q_log),
-            "bias": np.where(must, 0.0, q_log).sum(axis=1),
+            "bias": bias,
+            "sums": bias,
             "required": must.astype(np.float64) if must.any() else None,
         }
     names = sorted({f[0] for f in vocab})

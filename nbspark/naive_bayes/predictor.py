@@ -18,12 +18,13 @@ from nbspark.naive_bayes.attributes import FittedAttributes
 from nbspark.naive_bayes.count_table import YX, CountArrays, Y, refuse_outside_domains, table_fields
 from nbspark.naive_bayes.events import COUNT_DDL, add_values, doc_events, event_row, scaled
 from nbspark.naive_bayes.model import (
-    BernoulliBias,
+    VocabularySums,
     build_nb_model,
     log_posteriors,
     partial_models,
     score_docs,
     unexplained,
+    vocabulary_sums,
 )
 from nbspark.naive_bayes.row_cells import Cells, read_cells
 from nbspark.naive_bayes.shapes import Labels, matrix_texts, matrix_vocabulary
@@ -56,7 +57,7 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
     """A naive Bayes model in memory (``naive_bayes.model.NBModel``), scored with the classify job's maths."""
 
     _stale, _partial_work = False, 0  # (``__init__`` sets both; a pickle of before them reads these)
-    _bias: BernoulliBias | None = None  # a Bernoulli model's, kept once a model of some words is built
+    _sums: VocabularySums | None = None  # made when a model of some words first needs them
 
     def __init__(
         self,
@@ -145,39 +146,44 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
         if self._stale:
             with self._counts_lock():
                 if self._stale:
-                    self._model = build_nb_model(self._arrays, self.kind, **self._options)
+                    self._model = build_nb_model(self._arrays, self.kind, sums=self._sums, **self._options)
                     self._stale, self._partial_work = False, 0
-                    if self._bias is not None:
-                        self._bias.keep(self._model.classes, self._model.bias, len(self._arrays.vocab))
         return self._model
 
     def _take(self, unbuilt: dict) -> None:
-        self._arrays.add([event_row(k, v) for k, v in unbuilt.items()])
+        rows = [event_row(k, v) for k, v in unbuilt.items()]
+        if self._sums is None:
+            self._arrays.add(rows)
+        else:
+            self._sums.take(self._arrays, rows)
         self._stale = True  # the model is built again when next needed whole (``model``)
-        if self._bias is not None:
-            self._bias.changed(key[1] for key in unbuilt if key[0] in (Y, YX))
 
     def _text_scorer(self, docs: Sequence[Sequence[str]]):
         """The model to score the token lists ``docs`` with: ``model``, or, where it would be built again
-        for them (``partial_fit`` counted since) and they hold few of the words (a multinomial model,
-        or a complement one: ``model.partial_models``), the model of their words only
-        (``build_nb_model``'s ``features``): predicting after each example learnt costs the example's
-        words, not the vocabulary's (82 classes × 30,000 words of Reuters: 66 ms a story,
-        ``scripts/bench_trickle.py``), and for a Bernoulli model the row of each class learnt since
-        (``BernoulliBias``). Such partial builds are given, in all, the cost of the words of the
-        vocabulary, then ``model`` is built whole."""
-        if self.kind == "bernoulli" and self._bias is None:
-            self._bias = BernoulliBias()  # empty: the next model of some words sums every class
+        for them (``partial_fit`` counted since) and they hold few of the words (``model.partial_models``),
+        the model of their words only (``build_nb_model``'s ``features``): predicting after each
+        example learnt costs the example's words, not the vocabulary's (82 classes × 30,000 words of
+        Reuters: 66 ms a story, ``scripts/bench_trickle.py``), and where the model needs sums over the
+        vocabulary (``VocabularySums``) the row of each class to sum again. Such partial builds are
+        given, in all, the cost of the words of the vocabulary, then ``model`` is built whole."""
+        norm = self._options["norm"]
+        if (
+            self._sums is None
+            and vocabulary_sums(self.kind, norm)
+            and partial_models(self.kind, norm, self.alpha)
+        ):
+            self._sums = VocabularySums(self.kind, self.alpha)  # empty: the next of them sums every class
         self._catch_up(self._take)
-        if self._stale and partial_models(self.kind, self._options["norm"], self.alpha):
+        if self._stale and partial_models(self.kind, norm, self.alpha):
             words = {t for d in docs for t in d}
             with self._counts_lock():
                 size = len(self._arrays.vocab)
-                work = len(words) + (0 if self._bias is None else self._bias.cost(self._arrays.classes, size))
+                work = len(words) + (0 if self._sums is None else self._sums.cost(self._arrays.classes, size))
                 if self._stale and self._partial_work + work <= size:
                     self._partial_work += work
-                    bias = None if self._bias is None else self._bias.of(self._arrays, self.alpha)
-                    return build_nb_model(self._arrays, self.kind, features=words, bias=bias, **self._options)
+                    return build_nb_model(
+                        self._arrays, self.kind, features=words, sums=self._sums, **self._options
+                    )
         return self.model
 
     def _learn(self, X, y, classes, sample_weight, call: str) -> NBPredictor:

@@ -604,16 +604,18 @@ def test_texts_scored_between_partial_fits_score_as_the_whole_model_does(
         np.testing.assert_array_equal(learning.predict_proba(probe), everything.predict_proba(probe))
 
 
-def test_a_bernoulli_model_scores_after_each_document_learnt_as_scikit_learns_fitted_on_all_so_far(
-    monkeypatch,
+@pytest.mark.parametrize("kind", ["bernoulli", "complement"])
+def test_a_model_summed_over_its_vocabulary_scores_after_each_document_as_scikit_learns_fitted_on_all(
+    monkeypatch, kind
 ):
-    """Classify at any point, Bernoulli: after each document learnt, a text scores as scikit-learn's
-    ``BernoulliNB`` fitted on every document so far. The bias, a sum over every word of the
-    vocabulary, is kept per class (``BernoulliBias``): the class learnt is summed again, the others
-    gain the words new since, so most texts get a model of their words only (no whole build), a
-    new class and new words among them."""
+    """Classify at any point, Bernoulli and complement with ``norm``: after each document learnt, a
+    text scores as scikit-learn's ``BernoulliNB`` (``ComplementNB(norm=True)``) fitted on every
+    document so far. The sum over every word of the vocabulary that each needs per class (the
+    Bernoulli bias, the complement's divisor) is kept (``VocabularySums``) and follows the counts
+    learnt, so most texts get a model of their words only (no whole build), a new class and new
+    words among them."""
     from sklearn.feature_extraction.text import CountVectorizer
-    from sklearn.naive_bayes import BernoulliNB
+    from sklearn.naive_bayes import BernoulliNB, ComplementNB
 
     import nbspark.naive_bayes.predictor as predictor
 
@@ -623,22 +625,26 @@ def test_a_bernoulli_model_scores_after_each_document_learnt_as_scikit_learns_fi
         (rng.choice("xyz"), " ".join(rng.choices(vocabulary[:50], k=rng.randint(2, 9)))) for _ in range(40)
     ]
     items += [("v", "w3 w55 w56"), ("x", "w57 w1"), ("v", "w58 w2 w2"), ("z", "w59")]
-    learning = nbspark.NaiveBayes(model="bernoulli", tokenizer="words", alpha=0.5).fit(
+    options = {"model": "bernoulli"} if kind == "bernoulli" else {"model": "complement", "norm": True}
+    learning = nbspark.NaiveBayes(**options, tokenizer="words", alpha=0.5).fit(
         [t for _, t in items[:40]], [y for y, _ in items[:40]]
     )
-    learning.predict(["w0"])  # built whole: the bias is kept from here
+    learning.predict(["w0"])  # built whole: the sums are kept from here
     builds = []  # each build's words: None, the whole vocabulary
     real = predictor.build_nb_model
     monkeypatch.setattr(
         predictor, "build_nb_model", lambda *a, **k: builds.append(k.get("features")) or real(*a, **k)
     )
-    probe = ["w1 w55 w57", "w2 w59 w30"]
+    probe = ["w1 w55 w57", "w2 w59 w30 w30"]
     for n in range(41, len(items) + 1):
         label, text = items[n - 1]
         learning.partial_fit([text], [label])
         texts, labels = [t for _, t in items[:n]], [y for y, _ in items[:n]]
-        vectorizer = CountVectorizer(tokenizer=str.split, token_pattern=None, lowercase=False, binary=True)
-        theirs = BernoulliNB(alpha=0.5).fit(vectorizer.fit_transform(texts), labels)
+        vectorizer = CountVectorizer(
+            tokenizer=str.split, token_pattern=None, lowercase=False, binary=kind == "bernoulli"
+        )
+        fitted = BernoulliNB(alpha=0.5) if kind == "bernoulli" else ComplementNB(alpha=0.5, norm=True)
+        theirs = fitted.fit(vectorizer.fit_transform(texts), labels)
         seen = set(vectorizer.vocabulary_)  # scikit-learn's vectorizer drops the words it never saw
         known = vectorizer.transform([" ".join(w for w in p.split() if w in seen) for p in probe])
         assert list(learning.classes_) == list(theirs.classes_)
@@ -654,18 +660,23 @@ def test_a_bernoulli_model_scores_after_each_document_learnt_as_scikit_learns_fi
     alpha=st.sampled_from([0.0, 0.5, 1.0]),
     prior_alpha=st.sampled_from([0.0, 1.0]),
     cut=st.integers(1, 30),
+    kind=st.sampled_from(["bernoulli", "complement"]),
 )
 @settings(max_examples=40, deadline=None)
-def test_a_bernoulli_model_scored_between_partial_fits_scores_as_the_whole_model_does(
-    seed, alpha, prior_alpha, cut
+def test_a_model_summed_over_its_vocabulary_scored_between_partial_fits_scores_as_the_whole_model_does(
+    seed, alpha, prior_alpha, cut, kind
 ):
-    """After any run of documents learnt (new words, new classes), texts score as the model fitted on
-    everything at once, which builds whole: by a model of their words only and the bias kept per
-    class, or, alpha 0 (a probability of 1 makes a word required), built whole."""
+    """Bernoulli, and complement with ``norm``: after any run of documents learnt (new words, new
+    classes), texts score as the model fitted on everything at once, which builds whole: by a model
+    of their words only and the sums kept per class, or, alpha 0 (a Bernoulli probability of 1 makes
+    a word required; a complement sum can be −inf), built whole."""
+    assume(kind == "bernoulli" or prior_alpha == 0)  # a complement model has no prior
     rng = random.Random(seed)
     words = [f"w{i}" for i in range(40)]
     items = [(rng.choice("wxyz"), " ".join(rng.choices(words, k=rng.randint(1, 8)))) for _ in range(31)]
-    settings_ = {"model": "bernoulli", "alpha": alpha, "prior_alpha": prior_alpha}
+    settings_ = {"model": kind, "alpha": alpha, "prior_alpha": prior_alpha}
+    if kind == "complement":
+        settings_ = {"model": kind, "alpha": alpha, "norm": True}
     learning = nbspark.NaiveBayes(**settings_).fit([t for _, t in items[:cut]], [y for y, _ in items[:cut]])
     learning.predict(["w0"])
     for i, (label, text) in enumerate(items[cut:], start=cut + 1):
