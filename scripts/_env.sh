@@ -43,3 +43,11 @@ if [[ "${SPARK_SUBMIT_OPTS:-}" != *SharedArchiveFile* ]]; then
         export SPARK_SUBMIT_OPTS="$JVM_ARCHIVE_OPTS${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"
     fi
 fi
+# Spark said six lines at INFO and a warning as it started, before spark.log.level applied: the
+# JVMs that spark-submit starts here log warnings and errors only from their first line, unless a
+# logging configuration of yours applies (nbspark.spark.session.jvm_log_options, which nbspark's
+# commands follow too; --conf spark.log.level=INFO gives Spark's lines back).
+LOG_OPTS="$(python -c 'from nbspark.spark.session import jvm_log_options; print(jvm_log_options())')" || LOG_OPTS=""
+if [ -n "$LOG_OPTS" ]; then
+    export SPARK_SUBMIT_OPTS="$LOG_OPTS${SPARK_SUBMIT_OPTS:+ $SPARK_SUBMIT_OPTS}"
+fi

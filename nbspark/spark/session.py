@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import os
+import pathlib
 import sys
 import threading
 from contextlib import contextmanager
@@ -18,9 +19,11 @@ __all__ = [
     "active_session",
     "cache_coalescable",
     "get_spark",
+    "jvm_log_options",
     "max_result_bytes",
     "quick_replies",
     "quiet_while",
+    "start_jvm",
     "settings_while",
     "stop_spark",
 ]
@@ -44,6 +47,30 @@ LOCAL_BUILT_DEFAULTS = {"spark.python.unix.domain.socket.enabled": "true"}
 #: The longest socket directory that leaves room for Spark's socket name in it (``/.<uuid>.sock``,
 #: 43 bytes) within the 107 bytes of a Unix socket's path.
 SOCKET_DIR_BYTES = 107 - 43
+
+
+#: The JVM's logging configuration where nbspark starts it (``jvm_log_options``): Spark's defaults,
+#: warnings and errors only from the first line (its start-up said six lines at INFO and a warning
+#: before ``spark.log.level`` applied).
+LOG_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+
+
+def jvm_log_options(environ=os.environ) -> str:
+    """The JVM option that gives a JVM started from ``environ`` nbspark's logging (``LOG_CONFIG``), or
+    "" where a configuration of the user's applies: one named in ``SPARK_SUBMIT_OPTS`` or
+    ``PYSPARK_SUBMIT_ARGS`` (``--driver-java-options``), or ``log4j2.properties`` in Spark's conf
+    directory (``$SPARK_CONF_DIR``, else ``$SPARK_HOME/conf``). A ``--driver-java-options`` or
+    ``spark.driver.extraJavaOptions`` of the user's comes after it on the JVM's command line, so it
+    wins there too."""
+    named = environ.get("SPARK_SUBMIT_OPTS", "") + environ.get("PYSPARK_SUBMIT_ARGS", "")
+    conf_dir = environ.get("SPARK_CONF_DIR") or os.path.join(environ.get("SPARK_HOME", ""), "conf")
+    if "log4j2.configurationFile" in named or "log4j.configurationFile" in named:
+        return ""
+    if (environ.get("SPARK_CONF_DIR") or environ.get("SPARK_HOME")) and os.path.isfile(
+        os.path.join(conf_dir, "log4j2.properties")
+    ):
+        return ""
+    return f"-Dlog4j2.configurationFile={pathlib.Path(LOG_CONFIG).as_uri()}"  # a space is %20 there
 
 
 def _import_pyspark():
@@ -83,7 +110,7 @@ def get_spark(
     session built here with ``defaults`` (the commands' and jobs') quiets ``QUIET_LOGGERS``.
     """
     _import_pyspark()
-    from pyspark import SparkConf, SparkContext
+    from pyspark import SparkConf
     from pyspark.sql import SparkSession
 
     settings = {"spark.app.name": app_name}
@@ -93,7 +120,7 @@ def get_spark(
         # getOrCreate would otherwise set the defaults on it for the rest of the process
         settings = {}
     else:
-        SparkContext._ensure_initialized()  # the gateway JVM, started with spark-submit's settings
+        start_jvm()  # the gateway JVM, started with spark-submit's settings
         present = SparkConf()
         master = (conf or {}).get("spark.master") or present.get("spark.master", "local[*]")
         wanted = {**settings, **(defaults or {})}
@@ -114,6 +141,28 @@ def get_spark(
     if ours:
         _quiet(spark, QUIET_LOGGERS)
     return spark
+
+
+def start_jvm() -> None:
+    """Start PySpark's gateway JVM if it is not up (none where spark-submit started this driver: it is
+    there already), with nbspark's logging unless the user's applies (``jvm_log_options``). Every
+    path to the JVM goes through here: ``get_spark``, and the Hadoop file systems read before it."""
+    _import_pyspark()
+    from pyspark import SparkContext
+
+    option = jvm_log_options() if SparkContext._gateway is None else ""
+    if not option:
+        SparkContext._ensure_initialized()
+        return
+    before = os.environ.get("SPARK_SUBMIT_OPTS")
+    os.environ["SPARK_SUBMIT_OPTS"] = option + (f" {before}" if before else "")
+    try:
+        SparkContext._ensure_initialized()
+    finally:  # read by the launch only: this process's environment is left as it was
+        if before is None:
+            os.environ.pop("SPARK_SUBMIT_OPTS", None)
+        else:
+            os.environ["SPARK_SUBMIT_OPTS"] = before
 
 
 def _short_socket_dir(present, conf: dict) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 
 from nbspark.errors import StorageError
-from nbspark.spark.session import quick_replies
+from nbspark.spark.session import quick_replies, start_jvm
 from nbspark.storage.local import LocalStorage
 from nbspark.storage.uris import join_uri, name_of, normal_uri, parent_uri, scheme_of
 
@@ -78,7 +78,7 @@ class HadoopStorage:
     def __init__(self):
         from pyspark import SparkConf, SparkContext
 
-        SparkContext._ensure_initialized()
+        start_jvm()
         # a file's bytes come back as py4j replies: no Nagle wait on each (spark.session.quick_replies)
         quick_replies()
         self._jvm = SparkContext._jvm

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import textwrap
 import zipfile
+from pathlib import Path
 
 import pytest
 
@@ -139,6 +140,66 @@ def test_a_stopped_session_leaves_no_accumulator_server_and_a_new_one_works(tmp_
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["45", "True", "False", "True", "45"]
+
+
+def test_nbspark_logging_goes_to_a_jvm_it_starts_unless_the_users_logging_applies(tmp_path):
+    """jvm_log_options: the packaged log4j2.properties (a file: URI, a space percent-encoded), but ""
+    where a configuration of the user's is named in SPARK_SUBMIT_OPTS or PYSPARK_SUBMIT_ARGS, or
+    sits in Spark's conf directory ($SPARK_CONF_DIR, else $SPARK_HOME/conf)."""
+    from nbspark.spark.session import LOG_CONFIG, jvm_log_options
+
+    ours = jvm_log_options({})
+    assert ours == "-Dlog4j2.configurationFile=" + Path(LOG_CONFIG).as_uri()
+    assert "rootLogger.level = warn" in Path(LOG_CONFIG).read_text()
+    assert jvm_log_options({"SPARK_SUBMIT_OPTS": "-Xmx1g"}) == ours
+    named = "-Dlog4j2.configurationFile=file:/etc/mine.properties"
+    assert jvm_log_options({"SPARK_SUBMIT_OPTS": f"-Xmx1g {named}"}) == ""
+    assert jvm_log_options({"PYSPARK_SUBMIT_ARGS": f'--driver-java-options "{named}" pyspark-shell'}) == ""
+    conf, home = tmp_path / "my conf", tmp_path / "spark"
+    (home / "conf").mkdir(parents=True)
+    conf.mkdir()
+    assert jvm_log_options({"SPARK_CONF_DIR": str(conf), "SPARK_HOME": str(home)}) == ours
+    (home / "conf" / "log4j2.properties").write_text("rootLogger.level = info\n")
+    assert jvm_log_options({"SPARK_HOME": str(home)}) == ""
+    assert jvm_log_options({"SPARK_CONF_DIR": str(conf), "SPARK_HOME": str(home)}) == ours  # conf dir first
+    (conf / "log4j2.properties").write_text("rootLogger.level = info\n")
+    assert jvm_log_options({"SPARK_CONF_DIR": str(conf)}) == ""
+
+
+@pytest.mark.spark
+def test_a_jvm_that_nbspark_starts_logs_warnings_only_from_its_first_line(tmp_path):
+    """A JVM started by get_spark (a command's session: Spark said its start-up at INFO, six lines
+    and a warning, before spark.log.level applied) has the packaged configuration: no line of Spark's
+    default profile, none at INFO, Hadoop's native-library warning gone; and this process's
+    environment is as it was."""
+    code = """
+        import os
+        from nbspark.spark.session import get_spark
+        before = os.environ.get("SPARK_SUBMIT_OPTS")
+        spark = get_spark("log-test", {"spark.master": "local[1]"}, defaults={"spark.log.level": "WARN"})
+        print(spark.sparkContext._jvm.System.getProperty("log4j2.configurationFile"))
+        print(os.environ.get("SPARK_SUBMIT_OPTS") == before)
+        spark.stop()
+        """
+    opts = [
+        o for o in os.environ.get("SPARK_SUBMIT_OPTS", "").split() if "log4j" not in o
+    ]  # scripts/_env.sh's
+    env = {**os.environ, "SPARK_SUBMIT_OPTS": " ".join(opts), "PYSPARK_PYTHON": sys.executable}
+    env.pop("SPARK_CONF_DIR", None)
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    from nbspark.spark.session import LOG_CONFIG
+
+    assert proc.stdout.split() == [Path(LOG_CONFIG).as_uri(), "True"]
+    assert "default log4j profile" not in proc.stderr and " INFO " not in proc.stderr, proc.stderr
+    assert "NativeCodeLoader" not in proc.stderr
 
 
 def test_a_local_session_built_here_talks_to_its_python_workers_over_unix_sockets(spark):
