@@ -16,7 +16,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from nbspark.naive_bayes.predictor import NBPredictor
-from nbspark.naive_bayes.shapes import frame_names, matrix_texts
+from nbspark.naive_bayes.shapes import frame_names
 from nbspark.spine.estimator import CLASSIFIER, CountingEstimator, columns_of
 from nbspark.spine.predictor import is_matrix, matrix_of
 
@@ -132,9 +132,10 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
     def _empty(self, X, call: str) -> tuple[NBPredictor, object]:
         """A model of the settings that has counted nothing, and ``X`` as it learns it (a table
         model's rows as a list: its columns are read from them; a count matrix, which a text model is
-        fitted on, as texts of its columns' tokens, ``matrix_texts``: the model keeps its width and a
-        DataFrame's column names, ``matrix_columns`` and ``matrix_names``, and takes such matrices,
-        saved too). ``X`` of no example is refused (``call`` named): a model of none has no class."""
+        fitted on, as it is: the model reads it as texts of its columns' tokens (``matrix_texts``),
+        keeps its width and a DataFrame's column names, ``matrix_columns`` and ``matrix_names``, and
+        takes such matrices, saved too, and learns nothing else). ``X`` of no example is refused
+        (``call`` named): a model of none has no class."""
         from nbspark.naive_bayes.events import COUNT_DDL
         from nbspark.settings.capabilities import TEXT_MODELS
         from nbspark.spine.predictor import as_batch
@@ -146,9 +147,9 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         matrix = matrix_of(X) if not table and is_matrix(X) else None  # converted once
         width = None if matrix is None else matrix.shape[1]
         names = None if matrix is None else frame_names(X)
-        X = X if matrix is None else matrix_texts(matrix, width, call)
+        X = X if matrix is None else matrix  # the model reads it as texts of its columns' tokens
         X = as_batch(X, "rows", call) if table else X
-        if len(X) == 0:
+        if (len(X) if matrix is None else matrix.shape[0]) == 0:
             raise ValueError(f"{call} takes at least one example: a model of none has no class to predict")
         if table:
             numeric, categorical = _table_columns(cfg.nb, X)

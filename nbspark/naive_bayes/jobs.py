@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from nbspark.errors import ConfigError
+from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.resolve import Inputs
 from nbspark.naive_bayes.count import count_nb
 from nbspark.naive_bayes.count_table import table_fields
@@ -100,6 +100,18 @@ def _model_columns(manifest: dict, cfg: ExperimentConfig) -> ExperimentConfig:
     return dataclasses.replace(cfg, nb=nb)
 
 
+def _refuse_matrix_models(manifest: dict, cfg: ExperimentConfig) -> None:
+    """A model fitted on a count matrix (``nbspark.NaiveBayes.fit``) is refused to a job's update (a
+    stream, ``--update``): its vocabulary is the matrix's columns, and an input's words would be
+    features of no column, in every score of a matrix (``NBPredictor`` refuses texts by that rule)."""
+    if manifest.get("matrix_columns") is not None:
+        raise InputError(
+            f"cannot update: the model was fitted on a count matrix of {manifest['matrix_columns']} "
+            "columns (nbspark.NaiveBayes), and learns only such rows: nbspark.load(M).partial_fit(X, y), "
+            "then save()"
+        )
+
+
 NAIVE_BAYES = Family(
     kind=NB_KIND,
     task="naive_bayes",
@@ -118,6 +130,7 @@ NAIVE_BAYES = Family(
     ),
     fields=_fields,
     update_settings=_model_columns,
+    check_old=_refuse_matrix_models,
 )
 
 

@@ -188,7 +188,7 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
 
     def _learn(self, X, y, classes, sample_weight, call: str) -> NBPredictor:
         """``partial_fit``, its refusals naming ``call`` (``NaiveBayes.fit`` learns by it too)."""
-        X = self._batch(X, call)
+        X = self._batch(X, call, learning=True)
         learnt = copy.deepcopy(self._labels)  # this model's only once the whole batch is counted
         y = learnt.names(y, call)
         if len(X) != len(y):
@@ -406,11 +406,21 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
         best = np.argmax(self.predict_log_proba(items, extra_columns), axis=1)
         return self._labels.values(self._names())[best]  # classes_[best], as scikit-learn's
 
-    def _batch(self, items, call: str | None = None) -> list:
+    def _batch(self, items, call: str | None = None, learning: bool = False) -> list:
         """The items of a call as a list (``spine.predictor.as_batch``), a count matrix as texts where
-        the model was fitted on one (``matrix_texts``)."""
-        if self.matrix_columns is not None and is_matrix(items):
-            return matrix_texts(items, self.matrix_columns, call or "predict", self.matrix_names)
+        the model was fitted on one (``matrix_texts``). Such a model scores texts of its tokens (``x0``,
+        ``x1``, …: the command line, the server, the classify job) but learns only matrices: its
+        vocabulary is the matrix's columns, and a text's other words would be features of no column,
+        in every score of a matrix from then on (a job's update of it is refused by the same rule,
+        ``naive_bayes.jobs``)."""
+        if self.matrix_columns is not None:
+            if is_matrix(items):
+                return matrix_texts(items, self.matrix_columns, call or "predict", self.matrix_names)
+            if learning:
+                raise TypeError(
+                    f"{call} takes a count matrix of {self.matrix_columns} columns, as this model was "
+                    "fitted on one, not texts"
+                )
         return as_batch(items, "texts" if self.text else "rows", call, *self._array_columns())
 
     def _array_columns(self) -> tuple[list[str] | None, bool]:

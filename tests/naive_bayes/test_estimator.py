@@ -315,6 +315,16 @@ def test_a_model_fitted_on_a_count_matrix_saved_and_loaded_takes_the_matrix(tmp_
     np.testing.assert_allclose(again.predict_proba(X.toarray()), reference.predict_proba(X), rtol=1e-9)
     with pytest.raises(ValueError, match=f"X has 3 features, but it is expecting {X.shape[1]}"):
         again.predict(X[:, :3])
+    # it scores texts of its tokens (the command line's), but learns only matrices: its vocabulary is
+    # the matrix's columns, and a text's other words would be features of no column in every score after
+    one_row = [[1, 2] + [0] * (X.shape[1] - 2)]
+    np.testing.assert_allclose(again.predict_proba(["x0 x1 x1"]), again.predict_proba(one_row), rtol=1e-12)
+    with pytest.raises(
+        TypeError, match=f"partial_fit takes a count matrix of {X.shape[1]} columns, .* not texts"
+    ):
+        again.partial_fit(["hello x0"], ["a"])
+    saved = again.save()  # nothing was counted
+    assert saved == 2 and len(nbspark.load(tmp_path / "m").model.vocab) == X.shape[1]
 
 
 def test_class_numbers_saved_and_loaded_are_numbers_in_their_order(tmp_path):

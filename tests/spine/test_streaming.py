@@ -410,6 +410,24 @@ def test_a_second_stream_on_a_model_is_refused_unless_it_resumes(spark, tmp_path
     assert not lock.exists()
 
 
+def test_a_model_fitted_on_a_count_matrix_is_refused_to_a_stream_and_an_update(spark, tmp_path):
+    """A model ``nbspark.NaiveBayes`` fitted on a count matrix has the matrix's columns for its
+    vocabulary; a training input's words (here one column's token among others) would become features
+    of no column, scored in every matrix in silence. Refused before anything is counted."""
+    X = [[1, 0, 2], [0, 3, 1], [2, 2, 0]]
+    nbspark.NaiveBayes(tokenizer="words").fit(X, ["x", "y", "x"]).save(tmp_path / "model")
+    (tmp_path / "watch").mkdir()
+    (tmp_path / "watch" / "f.tsv").write_text("d1\ty\tx1 x1 x2\nd2\tx\tx0 hello\n")
+    refused = "cannot update: the model was fitted on a count matrix of 3 columns"
+    with pytest.raises(InputError, match=refused):
+        stream(spark, "naive_bayes", tmp_path / "watch", tmp_path / "model")
+    cfg = load_config(None, {**FAMILIES["naive_bayes"][1], "train.path": str(tmp_path / "watch")})
+    with pytest.raises(InputError, match=refused):
+        train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "model", update=True)
+    loaded = nbspark.load(tmp_path / "model")
+    assert loaded.manifest["version"] == 1 and sorted(loaded.model.vocab) == ["x0", "x1", "x2"]
+
+
 @pytest.mark.parametrize("where", ["local", "viewfs"])
 def test_readers_see_versions_that_only_go_up_each_whole(spark, tmp_path, viewfs, where):
     side = tmp_path / "side"
