@@ -386,9 +386,14 @@ def csr_rows(rows: np.ndarray, cols: np.ndarray, n_rows: int, width: int, binary
     if binary:
         keys = np.unique(rows * width + cols)
         rows, cols = keys // width, keys % width
-    indptr = np.zeros(n_rows + 1, np.int64)
+    # int32 indices where they fit, as scipy keeps them: given int64, it reads them all to see whether
+    # they fit (a third of a one-text predict's matrix)
+    index = np.int32 if max(len(cols), width) < 2**31 - 1 else np.int64
+    indptr = np.zeros(n_rows + 1, index)
     np.cumsum(np.bincount(rows, minlength=n_rows), out=indptr[1:])
-    return sparse.csr_matrix((np.ones(len(cols)), cols, indptr), shape=(n_rows, width))
+    return sparse.csr_matrix(
+        (np.ones(len(cols)), cols.astype(index, copy=False), indptr), shape=(n_rows, width)
+    )
 
 
 def _csr(model: NBModel, docs: Sequence[Sequence], binary: bool) -> tuple[sparse.csr_matrix, int, np.ndarray]:

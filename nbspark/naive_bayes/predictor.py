@@ -5,7 +5,6 @@ DataFrame (table models)."""
 
 from __future__ import annotations
 
-import copy
 import logging
 import math
 from collections.abc import Iterable, Sequence
@@ -189,7 +188,7 @@ class NBPredictor(FittedAttributes, LearnsInMemory):
     def _learn(self, X, y, classes, sample_weight, call: str) -> NBPredictor:
         """``partial_fit``, its refusals naming ``call`` (``NaiveBayes.fit`` learns by it too)."""
         X = self._batch(X, call, learning=True)
-        learnt = copy.deepcopy(self._labels)  # this model's only once the whole batch is counted
+        learnt = self._labels.copy()  # this model's only once the whole batch is counted
         y = learnt.names(y, call)
         if len(X) != len(y):
             raise ValueError(f"{call} takes one label per example: {len(X)} examples, {len(y)} labels")

@@ -108,6 +108,13 @@ class Labels:
         self.numbers: dict[str, object] | None = dict(numbers) if numbers else None  # text -> number
         self.kind: str | None = "numbers" if numbers else ("names" if held else None)
 
+    def copy(self) -> Labels:
+        """Another, to change apart from this one (``numbers`` maps text to ints, floats and bools,
+        which do not change: ``copy.deepcopy`` of it cost about 30 µs, a fifth of a message learnt)."""
+        other = Labels()
+        other.numbers, other.kind = None if self.numbers is None else dict(self.numbers), self.kind
+        return other
+
     def names(self, y, call: str) -> list:
         """``y`` as the model's class names."""
         from nbspark.spine.predictor import as_batch
