@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from nbspark.naive_bayes.count_table import YX, CountArrays, Y
+from nbspark.naive_bayes.count_table import CountArrays
 
 if TYPE_CHECKING:  # scipy is imported where a CSR matrix is built: a Spark worker that only parses
     from scipy import sparse  # and counts lines, and nbspark.load, start without it
@@ -41,7 +41,6 @@ __all__ = [
     "complement_log_weights",
     "multinomial_log_prob",
     "partial_models",
-    "VocabularySums",
     "vocabulary_sums",
     "build_nb_model",
     "csr_rows",
@@ -101,14 +100,14 @@ def complement_log_weights(counts, alpha: float, norm: bool = False, totals=None
     form), from the class totals ``totals`` (``C(y,ANY)``; ``counts``' row sums unless given) and the
     vocabulary's ``size`` (``counts``' width unless given): ``counts`` may then be some of the
     vocabulary's columns, each weighed as in the whole model (``build_nb_model``'s ``features``; with
-    ``norm``, given the sums over every word that ``VocabularySums`` keeps)."""
+    ``norm``, given the sums over every word that ``vocabulary_sums.VocabularySums`` keeps)."""
     return _complement(counts, alpha, norm, totals, size)[0]
 
 
 def _complement(counts, alpha, norm, totals=None, size=None, sums=None):
     """``complement_log_weights``, and with ``norm`` the sums ``Σ_w log(C(¬y,w) + α)`` per class that
     ``Σ_w θ`` is made of (``sums``, where ``counts`` is some of the vocabulary's columns; else summed
-    from them), to keep (``VocabularySums``)."""
+    from them), to keep (``vocabulary_sums.VocabularySums``)."""
     totals = counts.sum(axis=1) if totals is None else totals
     size = counts.shape[1] if size is None else size
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -165,7 +164,8 @@ def partial_models(kind: str, norm: bool = False, alpha: float = 1.0) -> bool:
     """Whether a model of ``kind`` can be built over some of its words (``build_nb_model``'s
     ``features``), each scored as in the whole model: multinomial, and complement without ``norm``
     (their denominators are class totals); Bernoulli, and complement with ``norm``, whose bias or
-    divisor is a sum over every word that the caller keeps (``VocabularySums``), with ``alpha > 0``."""
+    divisor is a sum over every word that the caller keeps (``vocabulary_sums.VocabularySums``),
+    with ``alpha > 0``."""
     return (
         kind == "multinomial"
         or (kind == "complement" and not norm)
@@ -174,72 +174,8 @@ def partial_models(kind: str, norm: bool = False, alpha: float = 1.0) -> bool:
 
 
 def vocabulary_sums(kind: str, norm: bool) -> bool:
-    """Whether a model of some words of ``kind`` needs ``VocabularySums``."""
+    """Whether a model of some words of ``kind`` needs ``vocabulary_sums.VocabularySums``."""
     return kind == "bernoulli" or (kind == "complement" and norm)
-
-
-class VocabularySums:
-    """Per class, a sum over the whole vocabulary that a model of some of its words needs
-    (``build_nb_model``'s ``features``) and cannot take from them: a Bernoulli model's bias
-    ``Σ_w log(1 − p(w|y))``, complement with ``norm``'s ``Σ_w log(C(¬y,w) + α)`` (``θ``'s sum, which
-    divides every weight). Kept from a build of the whole model, they follow the counts taken
-    (``take``): the terms at the words those name are taken off every class's sum before and added
-    after (a complement term moves with any class's count of its word; a new word adds a term to
-    every class), and a class all of whose terms moved (a Bernoulli class whose ``N_y`` moved, a
-    class new since) is summed again over its row when next asked (``of``). Learning a document
-    then costs its words times the classes, and for Bernoulli its class's row, not the matrix
-    (82 classes × 30,000 words of Reuters: 119 ms a story built whole). ``alpha > 0`` only
-    (``partial_models``): at 0 a term can be −inf."""
-
-    def __init__(self, kind: str, alpha: float) -> None:
-        self.kind, self.alpha = kind, alpha
-        self._kept: dict = {}  # class -> its sum
-        self._due: set = set()  # classes to sum again over their row
-
-    def keep(self, classes: Sequence, sums: np.ndarray) -> None:
-        """The sums of a model built whole, in the order of its ``classes``."""
-        self._kept, self._due = dict(zip(classes, sums.tolist())), set()
-
-    def take(self, arrays: CountArrays, rows: Sequence[Sequence]) -> None:
-        """``arrays.add(rows)`` (count rows), the sums kept following it."""
-        if self.kind == "bernoulli":
-            self._due.update(row[1] for row in rows if row[0] in (Y, YX))
-        words = {row[2] for row in rows if row[0] == YX}
-        self._shift(arrays, words, -1.0)
-        arrays.add(rows)
-        self._shift(arrays, words, 1.0)
-
-    def cost(self, classes: Sequence, size: int) -> int:
-        """What ``of`` would cost, in columns of a model of all ``classes`` (``size`` words): a class
-        summed again costs its row, ``size / len(classes)`` of them."""
-        due = sum(1 for c in classes if c in self._due or c not in self._kept)
-        return -(-due * size // max(1, len(classes)))
-
-    def of(self, arrays: CountArrays) -> np.ndarray:
-        """The sum of every class of ``arrays`` (in their order), kept for the next call."""
-        classes = arrays.classes
-        sums = np.array([self._kept.get(c, 0.0) for c in classes], dtype=np.float64)
-        due = np.flatnonzero([c in self._due or c not in self._kept for c in classes])
-        if len(due):
-            sums[due] = self._terms(arrays, due, None).sum(axis=1)
-        self.keep(classes, sums)
-        return sums
-
-    def _shift(self, arrays: CountArrays, words: set, sign: float) -> None:
-        at = np.flatnonzero([c in self._kept and c not in self._due for c in arrays.classes])
-        cols = np.array([arrays.vocab[w] for w in words if w in arrays.vocab], dtype=np.int64)
-        if len(at) and len(cols):
-            moved = self._terms(arrays, at, cols).sum(axis=1)
-            for i, m in zip(at.tolist(), moved.tolist()):
-                self._kept[arrays.classes[i]] += sign * m
-
-    def _terms(self, arrays: CountArrays, rows: np.ndarray, cols: np.ndarray | None) -> np.ndarray:
-        """The terms of the classes at ``rows`` and the words at ``cols`` (every word: None)."""
-        counts = arrays.counts if cols is None else arrays.counts[:, cols]
-        if self.kind == "bernoulli":
-            docs = np.array([arrays.docs.get(arrays.classes[i], 0) for i in rows], dtype=np.float64)
-            return bernoulli_log_probs(counts[rows], docs[:, None], self.alpha, np.log)[1]
-        return np.log(counts.sum(axis=0) + self.alpha - counts[rows])
 
 
 def build_nb_model(
@@ -252,7 +188,7 @@ def build_nb_model(
     domains: dict | None = None,
     norm: bool = False,
     features=None,
-    sums: VocabularySums | None = None,
+    sums=None,  # a vocabulary_sums.VocabularySums (which imports this module)
 ) -> NBModel:
     """Build an ``NBModel`` of ``kind`` from count rows ``(event, label, feature, value, n, sum, sumsq)``
     (rows of one key summed), the count table itself as a pyarrow Table (faster: its YX rows are not
@@ -323,8 +259,9 @@ def _weights(
     kind, counts, class_count, yx_any, classes, vocab, alpha, unseen, domains, norm, size, kept
 ) -> dict:
     """``weights`` and ``bias`` (and ``required``, ``unseen_totals``) from the counts, by the formulas
-    above; ``size``: the vocabulary's (``vocab`` may be some of it, whose ``VocabularySums`` are
-    ``kept``), and the sums over the vocabulary that a whole build keeps (``sums``)."""
+    above; ``size``: the vocabulary's (``vocab`` may be some of it, whose sums over the vocabulary
+    are ``kept``, ``vocabulary_sums.VocabularySums``), and the sums that a whole build keeps
+    (``sums``)."""
     totals = np.array([yx_any.get(c, 0) for c in classes], dtype=np.float64)  # C(y,ANY)
     if kind == "complement":
         weights, sums = _complement(counts, alpha, norm, totals, size, kept)

@@ -17,7 +17,6 @@ from nbspark.naive_bayes.attributes import FittedAttributes
 from nbspark.naive_bayes.count_table import YX, CountArrays, Y, refuse_outside_domains, table_fields
 from nbspark.naive_bayes.events import COUNT_DDL, add_values, doc_events, event_row, scaled
 from nbspark.naive_bayes.model import (
-    VocabularySums,
     build_nb_model,
     log_posteriors,
     partial_models,
@@ -29,6 +28,7 @@ from nbspark.naive_bayes.row_cells import Cells, read_cells
 from nbspark.naive_bayes.shapes import Labels, matrix_texts, matrix_vocabulary
 from nbspark.naive_bayes.table_batches import count_columns
 from nbspark.naive_bayes.table_scores import score_columns
+from nbspark.naive_bayes.vocabulary_sums import VocabularySums
 from nbspark.report.format import UNEXPLAINED
 from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.naive_bayes import COUNTED_AS, model_options, read_as
