@@ -104,7 +104,7 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         settings): scikit-learn's ``partial_fit``, by the rules of ``nbspark.load``'s
         (``NBPredictor.partial_fit``, which checks ``classes`` too)."""
         if "model_" in self.__dict__:
-            model, X = self._given(X, "partial_fit")
+            model = self._fitted()  # which learns nothing but the matrices it was fitted on, if so
         else:
             model, X = self._empty(X, "partial_fit")
         self.model_ = model._learn(X, y, classes, sample_weight, "partial_fit")
@@ -118,9 +118,11 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         return classes if isinstance(classes, np.ndarray) else np.asarray(classes, dtype=object)
 
     def _given(self, X, call: str) -> tuple[NBPredictor, object]:
-        """The fitted model, and ``X`` for it: where it was fitted on a count matrix, a matrix it takes
-        as it would a saved one (``NBPredictor``: its width, and its columns' names where fit's were
-        a DataFrame's), and texts refused; anything else as it is."""
+        """The fitted model, and ``X`` for it to score: where it was fitted on a count matrix, a matrix
+        it takes as it would a saved one (``NBPredictor``: its width, and its columns' names where
+        fit's were a DataFrame's), and texts refused, as scikit-learn's estimators take no texts (the
+        saved model scores texts of its tokens; neither learns them, ``NBPredictor._batch``);
+        anything else as it is."""
         model = self._fitted()
         if model.matrix_columns is not None and not is_matrix(X):
             raise TypeError(

@@ -214,7 +214,7 @@ def build_nb_model(
     out = {"kind": kind, "classes": classes, "class_log_prior": prior, "alpha": alpha}
     if kind in ("categorical", "mixed"):
         arrays.declare(domains or {})
-    counts, vocab = arrays.counts, arrays.vocab
+    counts, vocab, kept = arrays.counts, arrays.vocab, None
     if features is not None:
         if not partial_models(kind, norm, alpha) or (vocabulary_sums(kind, norm) and sums is None):
             raise ValueError(
@@ -241,7 +241,7 @@ def build_nb_model(
                     domains or {},
                     norm,
                     len(arrays.vocab),
-                    None if features is None else kept,
+                    kept,
                 )
             )
         whole_sums = out.pop("sums", None)

@@ -52,7 +52,7 @@ SOCKET_DIR_BYTES = 107 - 43
 #: The JVM's logging configuration where nbspark starts it (``jvm_log_options``): Spark's defaults,
 #: warnings and errors only from the first line (its start-up said six lines at INFO and a warning
 #: before ``spark.log.level`` applied).
-LOG_CONFIG = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+LOG_CONFIG = pathlib.Path(__file__).resolve().with_name("log4j2.properties")
 
 
 def jvm_log_options(environ=os.environ) -> str:
@@ -63,14 +63,13 @@ def jvm_log_options(environ=os.environ) -> str:
     ``spark.driver.extraJavaOptions`` of the user's comes after it on the JVM's command line, so it
     wins there too."""
     named = environ.get("SPARK_SUBMIT_OPTS", "") + environ.get("PYSPARK_SUBMIT_ARGS", "")
-    conf_dir = environ.get("SPARK_CONF_DIR") or os.path.join(environ.get("SPARK_HOME", ""), "conf")
     if "log4j2.configurationFile" in named or "log4j.configurationFile" in named:
         return ""
-    if (environ.get("SPARK_CONF_DIR") or environ.get("SPARK_HOME")) and os.path.isfile(
-        os.path.join(conf_dir, "log4j2.properties")
-    ):
+    home = environ.get("SPARK_HOME")
+    conf_dir = environ.get("SPARK_CONF_DIR") or (os.path.join(home, "conf") if home else None)
+    if conf_dir and os.path.isfile(os.path.join(conf_dir, "log4j2.properties")):
         return ""
-    return f"-Dlog4j2.configurationFile={pathlib.Path(LOG_CONFIG).as_uri()}"  # a space is %20 there
+    return f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"  # a space is %20 there
 
 
 def _import_pyspark():

@@ -385,6 +385,8 @@ def test_a_count_matrix_of_another_width_or_not_of_counts_is_refused():
         fitted.predict(vectorizer.transform(texts)[:, :3])
     with pytest.raises(TypeError, match="predict takes a count matrix of .* columns, .* not texts"):
         fitted.predict(["alpha beta"])
+    with pytest.raises(TypeError, match="partial_fit takes a count matrix of .* columns, .* not texts"):
+        fitted.partial_fit(["alpha beta"], labels[:1])
     assert nbspark.NaiveBayes().fit(texts, labels).predict(["alpha beta"]).shape == (1,)  # texts again
 
 
