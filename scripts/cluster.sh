@@ -3,8 +3,10 @@
 #
 #   scripts/cluster.sh start [DIR]     master + one worker; state (pids, logs, ports) under DIR
 #                                      (default .cluster/); prints the master URL when ready
-#   scripts/cluster.sh submit DIR JOB.py [ARGS...]
-#                                      spark-submit to it, with nbspark shipped as --py-files
+#   scripts/cluster.sh submit DIR [SPARK-SUBMIT OPTIONS...] JOB.py [ARGS...]
+#                                      spark-submit to it, with nbspark shipped as --py-files;
+#                                      options before JOB.py go to spark-submit after ours, so
+#                                      theirs win (--conf K=V, --executor-memory 2g, ...)
 #   scripts/cluster.sh stop [DIR]      stop both daemons by their pid files
 #
 # Environment: CLUSTER_CORES (2), CLUSTER_MEMORY (2g). See ../shared/SPARK_NOTES.md §3.
@@ -41,13 +43,22 @@ PY
     exit 1
     ;;
 submit)
+    options=()  # spark-submit's: each --name takes a value but its two flags
+    while [ $# -gt 0 ] && [[ "$1" == --* ]]; do
+        case "$1" in
+        --verbose|--supervise) options+=("$1"); shift ;;
+        *) [ $# -ge 2 ] || { echo "cluster.sh: submit: $1 needs a value" >&2; exit 2; }
+           options+=("$1" "$2"); shift 2 ;;
+        esac
+    done
+    if [ $# -eq 0 ]; then echo "cluster.sh: submit: no JOB.py given" >&2; exit 2; fi
     job="$1"; shift
     rm -f "$DIR/nbspark.zip"
     python -m zipfile -c "$DIR/nbspark.zip" nbspark/
     exec spark-submit --master "$(cat "$DIR/master_url")" --conf spark.ui.enabled=false \
         --conf spark.pyspark.python="$PYSPARK_PYTHON" \
         --executor-memory 1g --total-executor-cores "${CLUSTER_CORES:-2}" \
-        --py-files "$DIR/nbspark.zip" "$job" "$@"
+        --py-files "$DIR/nbspark.zip" ${options[@]+"${options[@]}"} "$job" "$@"
     ;;
 stop)
     for d in worker master; do

@@ -1,5 +1,7 @@
 """A real standalone cluster (master + worker JVMs on 127.0.0.1, REST off) from scripts/cluster.sh:
-train and classify submitted with nbspark shipped as --py-files give local mode's outputs."""
+train and classify submitted with nbspark shipped as --py-files give local mode's outputs, the
+train's executor killed under it (nbspark.spark.faults, ../shared/SPARK_NOTES.md §1, §6): the worker
+starts another, the lost tasks and shuffle output are made again, and the table is a clean run's."""
 
 import subprocess
 
@@ -24,7 +26,11 @@ def sh(*args, timeout=240):
 
 
 def test_standalone_cluster_equals_local_mode(spark, fixtures, tmp_path):
-    overrides = {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "mini.sgm")}
+    overrides = {
+        "train.path": str(fixtures / "ngrams.txt"),
+        "test.path": str(fixtures / "mini.sgm"),
+        "partitions": "3",
+    }
     cfg = load_config(None, overrides)
     train(spark, cfg, resolve_input(cfg.train, None), tmp_path / "local_model")
     classify(spark, cfg, tmp_path / "local_model", resolve_input(cfg.test, None), tmp_path / "local_results")
@@ -35,8 +41,13 @@ def test_standalone_cluster_equals_local_mode(spark, fixtures, tmp_path):
         assert started.returncode == 0, started.stderr[-2000:]
         assert started.stdout.strip().startswith("spark://127.0.0.1:")
         sets = [x for k, v in overrides.items() for x in ("--set", f"{k}={v}")]
-        proc = sh("submit", state, "jobs/train.py", *sets, "--out", tmp_path / "model")
+        marker = tmp_path / "marker"
+        marker.mkdir()
+        kill = ["--conf", f"spark.executorEnv.NBSPARK_FAULT=kill-executor-once:{marker}"]
+        proc = sh("submit", state, *kill, "jobs/train.py", *sets, "--out", tmp_path / "model")
+        assert (marker / "fired").is_file(), "the executor was not killed, so the fault proves nothing"
         assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+        assert len(list((state / "work").glob("app-*/*/stderr"))) >= 2, "no second executor was started"
         proc = sh(
             "submit",
             state,
