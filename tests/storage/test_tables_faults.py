@@ -44,7 +44,7 @@ def command(*args, fault: str | None = None) -> subprocess.CompletedProcess:
     env.pop("PYSPARK_SUBMIT_ARGS", None)
     if fault:
         env["NBSPARK_FAULT"] = fault
-    cmd = [sys.executable, "-m", "nbspark.app.command", *args, "--conf", "spark.ui.enabled=false"]
+    cmd = [sys.executable, "-m", "nbspark.app.command", *args]
     return subprocess.run(cmd, env=env, capture_output=True, timeout=300)
 
 
@@ -53,11 +53,12 @@ def beside(model) -> list[str]:
     return sorted(p.name for p in model.parent.iterdir() if p.name != "in")
 
 
-@pytest.mark.spark
 def test_a_sigkill_during_an_updates_commit_leaves_the_old_model(tmp_path):
     """Killed with everything written and nothing moved (``commit-staged``), then with the old model
     renamed aside and the new one not yet in place (``commit-aside``): the old model is read whole
-    (in the second case the first reader puts it back), and the next update counts everything once."""
+    (in the second case the first reader puts it back), and the next update counts everything once.
+    The runs count in process (no JVM): the commit is ``staged_output``'s, as under Spark, where a
+    killed driver is tests/storage/test_hadoop_viewfs.py's."""
     (tmp_path / "in").mkdir()
     a, b = corpus(tmp_path / "in" / "a.tsv", 1, 40), corpus(tmp_path / "in" / "b.tsv", 2, 40)
     model = tmp_path / "m"
@@ -142,7 +143,17 @@ def test_a_full_disk_under_spark_leaves_the_old_model(filled):
     # by the driver, as in the test above: spine.training.write_counts)
     many = ["--set", "rows_per_file=1000"]
     failed = command(
-        "train", *TSV, *many, "--set", f"train.path={big}", "--out", str(model), "--overwrite", "--spark"
+        "train",
+        *TSV,
+        *many,
+        "--set",
+        f"train.path={big}",
+        "--out",
+        str(model),
+        "--overwrite",
+        "--spark",
+        "--conf",
+        "spark.ui.enabled=false",
     )
     lines = failed.stderr.decode().strip().splitlines()
     assert failed.returncode == 1 and "No space left on device" in lines[-1], lines[-5:]
