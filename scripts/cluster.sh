@@ -5,8 +5,8 @@
 #                                      (default .cluster/); prints the master URL when ready
 #   scripts/cluster.sh submit DIR [SPARK-SUBMIT OPTIONS...] JOB.py [ARGS...]
 #                                      spark-submit to it, with nbspark shipped as --py-files;
-#                                      options before JOB.py go to spark-submit after ours, so
-#                                      theirs win (--conf K=V, --executor-memory 2g, ...)
+#                                      options before JOB.py go to spark-submit after ours: the
+#                                      same option given twice, theirs wins (--executor-memory 2g)
 #   scripts/cluster.sh stop [DIR]      stop both daemons by their pid files
 #
 # Environment: CLUSTER_CORES (2), CLUSTER_MEMORY (2g). See ../shared/SPARK_NOTES.md §3.
