@@ -279,9 +279,8 @@ def test_sigkill_in_a_commit_then_a_restart_equals_the_batch_train(spark, tmp_pa
             capture_output=True,
             timeout=300,
         )
-        assert killed.returncode == -9 and (tmp_path / point / "fired").exists(), killed.stderr.decode()[
-            -2000:
-        ]
+        said = killed.stderr.decode()[-2000:]
+        assert killed.returncode == -9 and (tmp_path / point / "fired").exists(), said
         assert load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["version"] == version
     resumed = subprocess.run(args, env=env, capture_output=True, timeout=300)
     assert resumed.returncode == 0, resumed.stderr.decode()[-2000:]
