@@ -241,7 +241,7 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
         format_classify_report,
         extra,
         started,
-        empty=(BACKOFF.unit, why_empty("backoff", set_of)),
+        empty=(BACKOFF.unit, why_empty("backoff", set_of), inputs.spec.format),
     )
 
 

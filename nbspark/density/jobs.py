@@ -149,7 +149,7 @@ def run_density_classify(spark, plan) -> dict:
         format_density_report,
         extra,
         started,
-        empty=("rows", why_empty("density")),
+        empty=("rows", why_empty("density"), plan.inputs.spec.format),
     )
 
 

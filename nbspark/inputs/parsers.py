@@ -18,6 +18,7 @@ from nbspark.errors import InputError
 from nbspark.inputs.tokens import line_ends
 
 __all__ = [
+    "LINE_LAYOUTS",
     "MAX_COUNT",
     "MalformedLine",
     "Story",
@@ -123,6 +124,17 @@ def parse_reuters_sgml(text: str) -> Iterator[Story]:
 
 #: The largest count a line may carry: counts are stored as 64-bit integers (Parquet BIGINT).
 MAX_COUNT = 2**63 - 1
+
+
+#: What a line of each line format holds, as a refusal names it when no line of an input had the
+#: fields its format wants (``inputs.stats.fields_hint``).
+LINE_LAYOUTS = {
+    "tsv": "id TAB labels TAB text (labels comma-separated)",
+    "sms": "label TAB text",
+    "ngrams": "the n-gram's words, space-separated, TAB count",
+    "google_v2": "ngram TAB year TAB match_count TAB volume_count",
+    "google_v3": "ngram TAB year,match_count,volume_count TAB …",
+}
 
 
 class MalformedLine(ValueError):

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from nbspark.errors import InputError
 from nbspark.inputs.decoding import JVM_REPLACE, UTF16_HINT
 from nbspark.inputs.files import line_number, line_numbers, local_lines, ngram_lines
-from nbspark.inputs.parsers import MalformedLine, parse_reuters_checked
+from nbspark.inputs.parsers import LINE_LAYOUTS, MalformedLine, parse_reuters_checked
 
 __all__ = [
     "BAD",
@@ -34,6 +34,7 @@ __all__ = [
     "TABLE",
     "PartitionStats",
     "failfast_error",
+    "fields_hint",
     "first_malformed_lines",
     "is_stat",
     "malformed_message",
@@ -65,6 +66,23 @@ REASON_HINTS = {
     "decimal_comma": "a number written with a decimal comma (1,5): set the input's decimal mark "
     "(train.decimal or test.decimal = ',')",
 }
+
+
+def fields_hint(fmt: str, line: str | None) -> str | None:
+    """What a line of ``fmt`` holds (``parsers.LINE_LAYOUTS``), for an input whose lines lacked its
+    fields, and the format ``line`` (the first such line) reads as where it is a likelier one: a
+    tsv line with one TAB is an sms line, a tsv or sms line with commas and no TAB a CSV table's.
+    None for a format without a line layout."""
+    if fmt not in LINE_LAYOUTS:
+        return None
+    said = f"each {fmt} line is {LINE_LAYOUTS[fmt]}"
+    if line is None or fmt not in ("tsv", "sms"):
+        return said
+    if fmt == "tsv" and line.count("\t") == 1:
+        return f'{said}; the first one has one TAB, as an sms line ({LINE_LAYOUTS["sms"]}): format = "sms"?'
+    if "\t" not in line and "," in line:
+        return f'{said}; the first one has commas and no TAB: a CSV table (a header row) is format = "csv"'
+    return said
 
 
 def reason_said(reason: str) -> str:

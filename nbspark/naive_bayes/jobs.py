@@ -301,7 +301,7 @@ def run_nb_classify(spark, plan: ClassifyPlan) -> dict:
         extra,
         started,
         _pr_files,
-        empty=(NAIVE_BAYES.unit, why_empty("naive_bayes")),
+        empty=(NAIVE_BAYES.unit, why_empty("naive_bayes"), inputs.spec.format),
     )
 
 

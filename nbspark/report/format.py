@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from nbspark.inputs.decoding import BINARY_SIGN, UTF16_HINT
-from nbspark.inputs.stats import REASON_HINTS, reason_said, where
+from nbspark.inputs.stats import REASON_HINTS, fields_hint, reason_said, where
 from nbspark.report.metrics import format_level_table, level_name
 from nbspark.storage.manifests import confusion_sets
 
@@ -252,10 +252,11 @@ def class_sizes(label_counts: dict, shown: int = 12) -> str:
     return "documents per class: " + ", ".join(ranked)
 
 
-def nothing_found(stats: dict, bad: list[dict]) -> str:
-    """What an input that gave a run nothing to count or score held, for its one-line refusal
-    (``; …`` clauses, '' for none): its malformed records by reason and where the first is, what a
-    reason among them means (``inputs.stats.REASON_HINTS``), its bytes that were not UTF-8, and NUL
+def nothing_found(stats: dict, bad: list[dict], fmt: str | None = None) -> str:
+    """What an input of format ``fmt`` that gave a run nothing to count or score held, for its
+    one-line refusal (``; …`` clauses, '' for none): its malformed records by reason and where the
+    first is, what a reason among them means (``inputs.stats.REASON_HINTS``; for lines without their
+    format's fields, ``inputs.stats.fields_hint``), its bytes that were not UTF-8, and NUL
     characters in its lines, which a UTF-16 file (Windows' "Unicode") read as UTF-8 gives every
     other byte."""
     said = []
@@ -269,6 +270,9 @@ def nothing_found(stats: dict, bad: list[dict]) -> str:
         said.append(f"{stats['malformed']:,} malformed records skipped ({malformed_reasons(stats)}{at})")
     # what a reason means (REASON_HINTS); a NUL's is said below, where no reason names it too
     said += [h for r, h in REASON_HINTS.items() if r != "nul" and stats.get(f"malformed.{r}")]
+    if stats.get("malformed.fields") and fmt is not None:
+        first_fields = next((b["line"] for b in bad if b["reason"] == "fields"), None)
+        said += [h for h in [fields_hint(fmt, first_fields)] if h]
     if stats.get("decode_replacements"):
         said.append(f"{stats['decode_replacements']:,} undecodable bytes read as U+FFFD")
     if stats.get("malformed.nul") or (bad and "\x00" in bad[0]["line"]):

@@ -116,13 +116,13 @@ def write_results(
     started: float,
     files_of: Callable[[Location, dict], None] | None = None,
     *,
-    empty: tuple[str, str],
+    empty: tuple[str, str, str],
 ) -> dict:
     """Write ``scored.predictions`` and the metrics (``metrics_of(written predictions)`` plus the
     scorer's statistics and ``extra``) into ``out``, staged; ``files_of(stage, metrics)`` may add
     files (plots) beside them. Return the metrics. A run that scored nothing (``empty``: the
-    metric that counts what was scored, and why an input might give none) writes nothing and
-    fails (``InputError``), as a training run with nothing to count does."""
+    metric that counts what was scored, why an input might give none, and the input's format)
+    writes nothing and fails (``InputError``), as a training run with nothing to count does."""
     try:
         if scored.scalars:
             from pyspark.sql import functions as F
@@ -154,8 +154,8 @@ def write_metrics(stage: Location, metrics: dict) -> None:
     (stage / "metrics.csv").write_text(flat_metrics(metrics))
 
 
-def _nothing_scored(metrics: dict, unit: str, why: str) -> str:
-    found = nothing_found(metrics.get("input_stats") or {}, metrics.get("malformed_examples", []))
+def _nothing_scored(metrics: dict, unit: str, why: str, fmt: str) -> str:
+    found = nothing_found(metrics.get("input_stats") or {}, metrics.get("malformed_examples", []), fmt)
     return f"{metrics.get('test_input')}: no test {unit} to score ({why}{found}); nothing written"
 
 

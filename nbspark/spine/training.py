@@ -365,7 +365,7 @@ def _settled(cfg, settled: dict):
 def nothing_counted(cfg, counted: Counted) -> str:
     """Why a training run (a batch train, a stream's first batch) counted nothing: ``why_empty``'s
     rule, then what its input held (``report.format.nothing_found``)."""
-    return why_empty(cfg.task, cfg.centres) + nothing_found(counted.stats, counted.bad)
+    return why_empty(cfg.task, cfg.centres) + nothing_found(counted.stats, counted.bad, cfg.train.format)
 
 
 def why_empty(task: str, centres=()) -> str:

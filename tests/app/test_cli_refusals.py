@@ -505,6 +505,17 @@ def test_a_classify_run_that_scores_nothing_fails_and_writes_nothing(spark, fixt
     ):
         classify(spark, text, model, resolve_input(text.test, None), tmp_path / "r")
     assert not (tmp_path / "r").exists()
+    # every line without its format's TAB: the refusal says what a line of that format holds
+    (tmp_path / "spaced.txt").write_text("would not effect the outcome 3\n")
+    spaced = load_config(None, {"test.format": "ngrams", "test.path": str(tmp_path / "spaced.txt")})
+    with pytest.raises(InputError) as refused:
+        classify(spark, spaced, model, resolve_input(spaced.test, None), tmp_path / "r")
+    assert str(refused.value).endswith(
+        "spaced.txt: no test examples to score (no window centred on affect, effect; 1 malformed records "
+        f"skipped (fields=1, the first at {tmp_path}/spaced.txt:1); each ngrams line is the n-gram's words, "
+        "space-separated, TAB count); nothing written"
+    )
+    assert not (tmp_path / "r").exists()
 
     table = tmp_path / "t.csv"
     table.write_text("x,label\n1.0,a\n2.0,b\n")

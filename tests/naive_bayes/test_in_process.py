@@ -357,7 +357,18 @@ def test_an_input_with_nothing_to_count_says_what_it_held(tmp_path):
     )
     assert refusal("plain.tsv") == (
         f"{tmp_path}/plain.tsv: no training documents (no valid document or row; 2 malformed records skipped "
-        f"(fields=2, the first at {tmp_path}/plain.tsv:1)); nothing written"
+        f"(fields=2, the first at {tmp_path}/plain.tsv:1); each tsv line is id TAB labels TAB text (labels "
+        "comma-separated)); nothing written"
+    )
+    # the commonest slip, a label TAB text file named tsv, and a CSV file: what the lines look like
+    (tmp_path / "sms.tsv").write_text("\n".join(["spam\tcheap pills", "ham\tlunch at noon"]))
+    assert refusal("sms.tsv").endswith(
+        "each tsv line is id TAB labels TAB text (labels comma-separated); the first one has one TAB, as an "
+        'sms line (label TAB text): format = "sms"?); nothing written'
+    )
+    (tmp_path / "table.tsv").write_text("label,text\nham,lunch at noon\n")
+    assert refusal("table.tsv").endswith(
+        "the first one has commas and no TAB: a CSV table (a header row) is format = \"csv\"); nothing written"
     )
     assert not (tmp_path / "m").exists()
 
