@@ -16,7 +16,9 @@ from contextlib import contextmanager
 
 __all__ = [
     "CACHED_PARTITIONS",
+    "DAEMON_MODULE",
     "active_session",
+    "daemon_importable",
     "cache_coalescable",
     "get_spark",
     "jvm_log_options",
@@ -44,6 +46,9 @@ _QUICK = threading.local()  # quick_replies ran on this thread's py4j connection
 #: may keep their temporary files deeper (YARN's container directories), where every Python task
 #: would fail.
 LOCAL_BUILT_DEFAULTS = {"spark.python.unix.domain.socket.enabled": "true"}
+#: PySpark's daemon without the traceback of a worker whose socket the JVM closed first
+#: (``spark.daemon``), for a session built here in local mode where the workers' Python imports it.
+DAEMON_MODULE = ("spark.python.daemon.module", "nbspark.spark.daemon")
 #: The longest socket directory that leaves room for Spark's socket name in it (``/.<uuid>.sock``,
 #: 43 bytes) within the 107 bytes of a Unix socket's path.
 SOCKET_DIR_BYTES = 107 - 43
@@ -131,6 +136,11 @@ def get_spark(
                 # a local master's Python workers run this interpreter, the one with nbspark and
                 # pyarrow, not whatever "python3" the PATH finds (read when the context starts)
                 os.environ["PYSPARK_PYTHON"] = sys.executable
+            named = DAEMON_MODULE[0] in (conf or {}) or present.contains(DAEMON_MODULE[0])
+            if not named and daemon_importable(
+                present.get("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
+            ):
+                wanted[DAEMON_MODULE[0]] = DAEMON_MODULE[1]
         settings = {k: v for k, v in wanted.items() if not present.contains(k)}
     builder = SparkSession.builder
     for key, value in {**settings, **(conf or {})}.items():
@@ -162,6 +172,30 @@ def start_jvm() -> None:
             os.environ.pop("SPARK_SUBMIT_OPTS", None)
         else:
             os.environ["SPARK_SUBMIT_OPTS"] = before
+
+
+def daemon_importable(python: str) -> bool:
+    """Whether ``python``, started afresh here as Spark starts the workers' daemon (this directory,
+    this environment), imports ``DAEMON_MODULE`` from this very file: not where nbspark reaches the
+    workers only by ``--py-files`` (added as a task starts, after the daemon), or where that
+    interpreter would find another nbspark. One interpreter start, about 50 ms, once a session."""
+    import subprocess
+
+    from nbspark.spark import daemon
+
+    ask = f"import importlib.util; print(importlib.util.find_spec({DAEMON_MODULE[1]!r}).origin)"
+    try:
+        found = subprocess.run(
+            [python, "-c", ask], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    origin = found.stdout.strip()
+    return (
+        found.returncode == 0
+        and bool(origin)
+        and os.path.realpath(origin) == os.path.realpath(daemon.__file__)
+    )
 
 
 def _short_socket_dir(present, conf: dict) -> bool:

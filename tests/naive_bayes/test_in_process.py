@@ -368,7 +368,7 @@ def test_an_input_with_nothing_to_count_says_what_it_held(tmp_path):
     )
     (tmp_path / "table.tsv").write_text("label,text\nham,lunch at noon\n")
     assert refusal("table.tsv").endswith(
-        "the first one has commas and no TAB: a CSV table (a header row) is format = \"csv\"); nothing written"
+        'the first one has commas and no TAB: a CSV table (a header row) is format = "csv"); nothing written'
     )
     assert not (tmp_path / "m").exists()
 

@@ -216,6 +216,71 @@ def test_a_local_session_built_here_talks_to_its_python_workers_over_unix_socket
     assert rdd.sum() == 285 and acc.value == 45
 
 
+_IDLE_WORKERS_CLOSED = """
+import sys, time
+from nbspark.spark.session import get_spark
+
+settings = {"spark.master": "local[1]", "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false"}
+spark = get_spark("idle", {**settings, "spark.python.daemon.module": sys.argv[1]})
+sc = spark.sparkContext
+import os
+
+before = set(sc.parallelize(range(4), 2).map(lambda x: os.getpid()).collect())  # a worker, idle after it
+# what the JVM's idle-worker monitor does after a minute (PythonWorkerFactory.cleanupIdleWorkers), now
+# (by Java's reflection: py4j's own lists SparkEnv's methods, one of which names a class not on the path)
+forName = sc._jvm.java.lang.Class.forName
+field = forName("org.apache.spark.SparkEnv").getDeclaredField("pythonWorkers")
+field.setAccessible(True)
+env = forName("org.apache.spark.SparkEnv$").getField("MODULE$").get(None).get()
+factories = field.get(env).values().iterator()
+cleanup = forName("org.apache.spark.api.python.PythonWorkerFactory").getDeclaredMethod(
+    "org$apache$spark$api$python$PythonWorkerFactory$$cleanupIdleWorkers", None
+)
+cleanup.setAccessible(True)
+while factories.hasNext():
+    cleanup.invoke(factories.next(), None)
+time.sleep(1)  # the closed worker's end, printed (or not) meanwhile
+print("workers closed", file=sys.stderr, flush=True)
+after = set(sc.parallelize(range(4), 2).map(lambda x: os.getpid()).collect())
+print("workers", len(before), "closed" if before.isdisjoint(after) else "kept", file=sys.stderr, flush=True)
+spark.stop()
+"""
+
+
+@pytest.mark.spark
+def test_a_python_worker_closed_by_the_jvm_ends_without_a_traceback(tmp_path):
+    """PySpark 4's daemon prints a traceback (BrokenPipeError, at pyspark/daemon.py's ``worker``) on
+    the driver's stderr for each idle worker whose socket the JVM closes: after a minute idle, in
+    every stream and now and then in demo.sh (seen with ``spark.python.daemon.module=pyspark.daemon``
+    in this script: one traceback before "workers closed"). nbspark's daemon (spark.daemon, which
+    local sessions built here run) ends such a worker quietly: the worker is gone (the next task runs
+    in another process) and nothing is printed."""
+    from nbspark.spark.session import DAEMON_MODULE
+
+    (tmp_path / "idle.py").write_text(_IDLE_WORKERS_CLOSED)
+    run = subprocess.run(
+        [sys.executable, str(tmp_path / "idle.py"), DAEMON_MODULE[1]],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "workers 1 closed" in run.stderr, run.stderr[-3000:]
+    assert "Traceback" not in run.stderr and "BrokenPipe" not in run.stderr, run.stderr[-3000:]
+
+
+def test_the_daemon_runs_where_a_fresh_worker_python_imports_it(spark):
+    """A local session built here runs nbspark's daemon where the workers' Python, started afresh,
+    imports this very module (DAEMON_MODULE); an interpreter that cannot start keeps PySpark's."""
+    from nbspark.spark.session import DAEMON_MODULE, daemon_importable
+
+    assert DAEMON_MODULE == ("spark.python.daemon.module", "nbspark.spark.daemon")
+    assert spark.sparkContext.getConf().get(DAEMON_MODULE[0]) == DAEMON_MODULE[1]
+    assert daemon_importable(sys.executable)
+    assert not daemon_importable(str(ROOT / "no-such-python"))
+
+
 def test_sockets_only_where_their_directory_leaves_room_for_a_socket_path(spark):
     """A Unix socket's path holds 107 bytes: a socket directory deeper than SOCKET_DIR_BYTES (a YARN
     container's temporary directory is) keeps TCP; this session's (the JVM's java.io.tmpdir) is short."""
