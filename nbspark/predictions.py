@@ -10,8 +10,9 @@
   ``probability`` and ``probabilities`` by class; a row also ``unseen``: its categories the model
   never saw in their column, left out of the score.
 * A density model scores a row (a mapping of column -> cell, or a list of them in order): ``text``
-  (the row as given), ``density`` (its probability under the model's estimator) and
-  ``log_density`` (null where the density is 0).
+  (the row as given), ``density`` (its probability under the model's estimator),
+  ``log_density`` (null where the density is 0) and ``unseen``: its cells the model never counted
+  in their column (what makes a density 0 unless smoothed).
 """
 
 from __future__ import annotations
@@ -41,10 +42,16 @@ def prediction_objects(model, items: Sequence, shown: Sequence | None = None, ex
             )
         return _backoff_objects(model, items, shown)
     if isinstance(model, DensityPredictor):
-        logs = model.log_density(list(items), extra_columns=extra_columns)
+        rows = list(items)
+        logs = model.log_density(rows, extra_columns=extra_columns)
         return [
-            {"text": t, "density": math.exp(lp), "log_density": lp if math.isfinite(lp) else None}
-            for t, lp in zip(shown, logs)
+            {
+                "text": t,
+                "density": math.exp(lp),
+                "log_density": lp if math.isfinite(lp) else None,
+                "unseen": u,
+            }
+            for t, lp, u in zip(shown, logs, model.unseen(rows))
         ], 0
     explained = model.explain(list(items), extra_columns)
     return [{"text": t, **e} for t, e in zip(shown, explained)], 0

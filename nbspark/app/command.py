@@ -279,8 +279,13 @@ def _stdin_lines() -> list[str]:
 
 def _line(r: dict) -> str:
     if "density" in r:
-        return f"density {r['density']:.6g}" + (
-            "" if r["log_density"] is None else f" (log {r['log_density']:.4f})"
+        unseen = ", ".join(
+            f"{c}={json.dumps(v, ensure_ascii=False)}" for c, v in (r.get("unseen") or {}).items()
+        )
+        return (
+            f"density {r['density']:.6g}"
+            + ("" if r["log_density"] is None else f" (log {r['log_density']:.4f})")
+            + (f"  (never counted in their column: {unseen})" if unseen else "")
         )
     level = "" if "level" not in r else f" at {r['level'] or '∅'}"
     where = f"{r['window']}: " if "window" in r else ""

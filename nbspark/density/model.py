@@ -202,6 +202,22 @@ class DensityModel:
             )
         return self._mass(both, model) / below
 
+    def unseen(self, rows: Sequence[Mapping[str, str | None]]) -> list[dict]:
+        """Each row's cells (as given) that the model never counted in their column, binned as
+        counted: ``{column: cell}``, where a row's density is 0 unless smoothed (m > 0), under either
+        estimator. The rows as ``log_density`` takes them, checked there."""
+        out = []
+        for i, row in enumerate(rows):
+            cells = row_cells(row, i, self.columns, ": a density is of whole rows")
+            out.append(
+                {
+                    c: v
+                    for c, v, seen in zip(self.columns, cells, self.marginals)
+                    if self.cell(c, v, f"row {i}") not in seen
+                }
+            )
+        return out
+
     def log_density(
         self,
         rows: Sequence[Mapping[str, str | None]],

@@ -151,6 +151,11 @@ class DensityPredictor(LearnsInMemory):
         rows = as_batch(rows, "rows", "log_density", self.columns)
         return self.density.log_density(rows, model or self.model, extra_columns)
 
+    def unseen(self, rows: Iterable[Mapping[str, str | None]]) -> list[dict]:
+        """Each row's cells the model never counted in their column (``density.model.DensityModel.unseen``):
+        why a row's density is 0 at m = 0."""
+        return self.density.unseen(as_batch(rows, "rows", "unseen", self.columns))
+
     def score_samples(self, X, model: str | None = None, extra_columns: Iterable[str] = ()) -> np.ndarray:
         """``log_density`` as scikit-learn's density estimators give it (``KernelDensity``,
         ``GaussianMixture``): an ndarray of ``log P(row)``, ``-inf`` where the density is 0; sort by it

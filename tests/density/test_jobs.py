@@ -50,6 +50,12 @@ def test_the_truth_table_in_process_gives_its_numbers_back(tmp_path, capsys):
     )
     (said,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert said["density"] == pytest.approx(p) and said["log_density"] == pytest.approx(math.log(p))
+    assert said["unseen"] == {}
+    # a row whose density is 0 says which of its cells were never counted in their column ("" is
+    # not the empty cell, null is)
+    row = json.dumps({"A": "7", "B": "", "C": c})
+    assert main(["predict", "--model", str(tmp_path / "m"), row]) == 0
+    assert capsys.readouterr().out == 'density 0  (never counted in their column: A="7", B="")\n'
     (tmp_path / "text.txt").write_text("It would not effect it.")
     assert main(["check", "--model", str(tmp_path / "m"), str(tmp_path / "text.txt")]) == 2
     assert "a density model; nbspark check needs a backoff model" in capsys.readouterr().err

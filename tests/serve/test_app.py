@@ -392,6 +392,10 @@ def test_a_density_model_answers_each_rows_density(tmp_path):
         assert [{**r, "text": json.loads(r["text"])} for r in said] == by_position["results"]
         assert got["results"][0]["log_density"] == pytest.approx(math.log(0.5))
         assert got["results"][1]["log_density"] is None and got["unscored"] == 0
+        # why a density is 0: (0, 0) was never counted, though each value was; "2" never was in A
+        assert [r["unseen"] for r in got["results"]] == [{}, {}]
+        odd = requests.post(f"{url}/v1/predict", json={"rows": [{"A": "2", "B": "1"}]}, timeout=10).json()
+        assert [(r["density"], r["unseen"]) for r in odd["results"]] == [(0.0, {"A": "2"})]
         refused = requests.post(f"{url}/v1/predict", json={"texts": ["A B"]}, timeout=10)
         assert (refused.status_code, refused.text) == (400, "Error: model 'ab' scores rows, not texts")
 
