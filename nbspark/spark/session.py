@@ -176,14 +176,15 @@ def start_jvm() -> None:
 
 def daemon_importable(python: str) -> bool:
     """Whether ``python``, started afresh here as Spark starts the workers' daemon (this directory,
-    this environment), imports ``DAEMON_MODULE`` from this very file: not where nbspark reaches the
-    workers only by ``--py-files`` (added as a task starts, after the daemon), or where that
-    interpreter would find another nbspark. One interpreter start, about 50 ms, once a session."""
+    this environment), finds this very nbspark package, and so ``DAEMON_MODULE``: not where nbspark
+    reaches the workers only by ``--py-files`` (added as a task starts, after the daemon), nor where
+    that interpreter would find another nbspark. One interpreter start (the package is located, not
+    imported), once a session."""
     import subprocess
 
-    from nbspark.spark import daemon
+    import nbspark
 
-    ask = f"import importlib.util; print(importlib.util.find_spec({DAEMON_MODULE[1]!r}).origin)"
+    ask = "import importlib.util; s = importlib.util.find_spec('nbspark'); print(s.origin if s else '')"
     try:
         found = subprocess.run(
             [python, "-c", ask], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
@@ -194,7 +195,7 @@ def daemon_importable(python: str) -> bool:
     return (
         found.returncode == 0
         and bool(origin)
-        and os.path.realpath(origin) == os.path.realpath(daemon.__file__)
+        and os.path.realpath(origin) == os.path.realpath(nbspark.__file__)
     )
 
 
