@@ -71,6 +71,7 @@ def _text_partition(records, fmt, nb: NBSpec, splits, holdout, seed, mode, keep_
             if fmt == "sms":  # an sms line has no id: its record id is its file and byte offset
                 doc_id = f"{source.rsplit('/', 1)[-1]}@{offset}"
             if not kept(splits, holdout, seed, doc_id):
+                stats.add("held_out")  # the other part of a seeded hold-out (train.holdout)
                 continue
             tokens = tok(text)
             stats.add("documents")

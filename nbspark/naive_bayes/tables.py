@@ -89,7 +89,9 @@ def table_partition(
     """Table records -> ``Row``s: numbers read with the input's ``decimal`` mark (``number_cell``),
     a row without a label or with a cell that is not a number in a numeric column malformed."""
     stats = PartitionStats(keep_bad, mode)
-    read = documents = missing = non_finite = 0  # counted here, added to ``stats`` once (a call a row each)
+    read = documents = held_out = missing = non_finite = (
+        0  # counted here, added to ``stats`` once (a call a row each)
+    )
     isfinite = math.isfinite
     for index, record, (source, row) in records:
         read += 1
@@ -120,6 +122,7 @@ def table_partition(
         else:
             cat = {c: str(v) for c in categorical if (v := record.get(c)) is not None}
         if holdout and not kept(splits, holdout, seed, row_id):
+            held_out += 1  # the other part of a seeded hold-out
             continue
         documents += 1
         # a missing or non-finite cell, numeric or categorical, leaves that feature out of the row
@@ -131,6 +134,8 @@ def table_partition(
         yield Row(row_id, str(label), cat, num)
     stats.add("rows_read", read)
     stats.add("documents", documents)
+    if held_out:
+        stats.add("held_out", held_out)
     stats.add("missing_values", missing)
     stats.add("non_finite_values", non_finite)
     yield from stats.records()

@@ -23,6 +23,7 @@ __all__ = [
     "format_density_report",
     "format_density_train_report",
     "format_nb_train_report",
+    "held_out",
     "malformed_lines",
     "malformed_reasons",
     "missing_cells",
@@ -105,6 +106,13 @@ def format_check_report(metrics: dict) -> str:
     return "\n".join([head, *binary_skipped(metrics), *undecodable(metrics)])
 
 
+def held_out(stats: dict, part: str) -> list[str]:
+    """The line on the records a seeded hold-out left to the other part (``part``: train or test),
+    if any: a count short of the lines read says why."""
+    n = stats.get("held_out")
+    return [f"held out: {n:,} records ({part}.holdout's other part, not in {part}.splits)"] if n else []
+
+
 def binary_skipped(stats: dict) -> list[str]:
     """The line on the binary files that were not read (``inputs.files.decode_text``), if any."""
     n = stats.get("binary_files")
@@ -136,6 +144,7 @@ def format_nb_train_report(manifest: dict, out) -> str:
         f"malformed (skipped): {stats.get('malformed', 0):,}   empty documents: "
         f"{stats.get('empty_documents', 0):,}",
     ]
+    lines += held_out(stats, "train")
     lines.append(class_sizes(manifest["label_counts"]))
     columns = manifest.get("columns") or {}
     if columns:  # a table: which columns are numbers (inferred ones too), and the cells left out

@@ -182,8 +182,7 @@ def daemon_importable(python: str) -> bool:
     imported), once a session."""
     import subprocess
 
-    import nbspark
-
+    package = pathlib.Path(__file__).resolve().parents[1] / "__init__.py"  # nbspark's, this file's package's
     ask = "import importlib.util; s = importlib.util.find_spec('nbspark'); print(s.origin if s else '')"
     try:
         found = subprocess.run(
@@ -192,11 +191,7 @@ def daemon_importable(python: str) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     origin = found.stdout.strip()
-    return (
-        found.returncode == 0
-        and bool(origin)
-        and os.path.realpath(origin) == os.path.realpath(nbspark.__file__)
-    )
+    return found.returncode == 0 and bool(origin) and os.path.realpath(origin) == str(package)
 
 
 def _short_socket_dir(present, conf: dict) -> bool:

@@ -24,6 +24,7 @@ from functools import cached_property
 from nbspark.errors import InputError
 from nbspark.report.format import (
     UNEXPLAINED,
+    held_out,
     malformed_lines,
     malformed_reasons,
     missing_cells,
@@ -169,7 +170,7 @@ def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
             f"malformed records skipped: {stats['malformed']:,}" + (f" ({reasons})" if reasons else "")
         )
         notes += malformed_lines(metrics.get("malformed_examples", [])[:3], width=100)
-    notes += missing_cells(stats) + undecodable(stats)
+    notes += held_out(stats, "test") + missing_cells(stats) + undecodable(stats)
     if metrics.get("unknown_features"):
         notes.append(
             f"tokens or values the model never saw (left out of the scores): {metrics['unknown_features']:,}"

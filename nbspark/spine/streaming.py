@@ -263,6 +263,7 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
         "engine": counted.engine,
         "lines": stats.get("lines_read", stats.get("rows_read", 0)),  # a table's: its rows read
         "malformed": stats.get("malformed", 0),
+        "held_out": stats.get("held_out", 0),
         family.unit: stats.get(family.unit, 0),
         "count_rows": manifest["count_rows"],
         "seconds": round(committed - started, 2),
@@ -434,7 +435,9 @@ def _stop_on_signals() -> _Stopping:
 def _batch_line(summary: dict, unit: str) -> str:
     return (
         f"version {summary['version']} (batch {summary['batch']}): {summary['files']:,} file(s), "
-        f"{summary['lines']:,} lines, {summary['malformed']:,} malformed, {summary[unit]:,} {unit}, "
+        f"{summary['lines']:,} lines, {summary['malformed']:,} malformed, "
+        + (f"{summary['held_out']:,} held out, " if summary.get("held_out") else "")
+        + f"{summary[unit]:,} {unit}, "
         f"{summary['seconds']} s, lag {summary['lag_seconds']} s"
         + ("; compacted" if summary.get("compacted") else "")
     )

@@ -1,5 +1,6 @@
 """Naive Bayes jobs in local mode on hand-made fixtures (tests/data/README.md)."""
 
+import json
 import math
 
 import numpy as np
@@ -437,7 +438,10 @@ def test_classify_refuses_a_test_part_that_holds_training_records(spark, fixture
     path = fixtures / "china_train.tsv"
     split = {"train.path": str(path), "train.holdout": "0.5", "train.seed": "1", "train.splits": "train"}
     cfg = china_cfg(fixtures, tmp_path, **split)
-    fit(spark, cfg, tmp_path / "model")
+    trained = fit(spark, cfg, tmp_path / "model")
+    # of its five documents, d1 and d4 fall in part "test" under seed 1 (parsers.holdout_part), d2, d3
+    # and d8 in "train": the training counts 3 and says it held 2 out
+    assert (trained["stats"]["documents"], trained["stats"]["held_out"]) == (3, 2)
     test = [
         "--set",
         "task=naive_bayes",
@@ -470,6 +474,10 @@ def test_classify_refuses_a_test_part_that_holds_training_records(spark, fixture
     before = spark.conf.get(key, None)
     assert classify_main([*test, "--set", "test.seed=1", "--out", str(tmp_path / "r")]) == 0
     assert spark.range(3).count() == 3 and spark.conf.get(key, None) == before
+    metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    assert (metrics["input_stats"]["documents"], metrics["input_stats"]["held_out"]) == (2, 3)
+    report = (tmp_path / "r" / "report.txt").read_text()
+    assert "held out: 3 records (test.holdout's other part, not in test.splits)" in report
 
 
 @pytest.mark.parametrize("model", ["multinomial", "bernoulli"])

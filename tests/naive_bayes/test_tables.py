@@ -117,10 +117,11 @@ def test_a_table_through_arrow_is_the_table_through_rows_and_in_process(spark, t
         (b["source"].rsplit("/", 1)[1], b["offset"]) for b in bad
     ]  # row i is a.csv's i + 2, b.csv's i - 197
     assert named[:2] == [("a.csv", 6), ("a.csv", 7)] and ("b.csv", 280 - 197) in named
-    if holdout:
-        assert 0 < stats["documents"] < 300 - stats["malformed"]  # the hold-out's part of the rest
+    if holdout:  # the hold-out's part of the rest, and what it held out: every row is one of the three
+        assert 0 < stats["documents"] < 300 - stats["malformed"]
+        assert stats["documents"] + stats["held_out"] == 300 - stats["malformed"]
     else:
-        assert stats["documents"] == 300 - stats["malformed"]
+        assert stats["documents"] == 300 - stats["malformed"] and "held_out" not in stats
 
 
 def test_a_timestamp_column_keeps_the_rows_path(spark, tmp_path):
