@@ -2,7 +2,7 @@
 the traceback it prints when the JVM has closed a worker's socket first.
 
 The JVM closes the socket of every Python worker that has been idle for a minute (``PythonWorkerFactory``'s
-idle-worker monitor, a fixed 60 s) and of one whose results it no longer wants. PySpark 4's worker
+idle-worker monitor, a fixed 60 s), and of the idle ones as the application stops. PySpark 4's worker
 then reads the end of its input, writes an error for a reader that is gone, and fails to flush it:
 the daemon's child prints ``BrokenPipeError`` with a traceback on the driver's stderr (at
 ``daemon.py``, in ``worker``) and exits. Nothing was lost and nobody is waiting for an answer,
@@ -11,8 +11,9 @@ but a run that succeeded showed a traceback: in a stream every minute its worker
 quietly, as its ``os._exit`` would have after the traceback; any other error is PySpark's as before.
 
 ``spark.session.get_spark`` runs it (``spark.python.daemon.module``) in local mode where a fresh
-worker interpreter imports this module (``daemon_importable``) and nothing else named a daemon.
-Imports only the standard library and PySpark (the daemon forks: no thread may run before).
+worker interpreter finds this package (``daemon_importable``) and nothing else named a daemon.
+Run as ``python -m``, it imports the ``nbspark`` package first (pure modules: no pyarrow, numpy or
+thread, for the daemon forks its workers), then PySpark's daemon.
 """
 
 from __future__ import annotations

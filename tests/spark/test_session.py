@@ -279,6 +279,14 @@ def test_the_daemon_runs_where_a_fresh_worker_python_imports_it(spark):
     assert spark.sparkContext.getConf().get(DAEMON_MODULE[0]) == DAEMON_MODULE[1]
     assert daemon_importable(sys.executable)
     assert not daemon_importable(str(ROOT / "no-such-python"))
+    # what the daemon imports before it forks its workers: the nbspark package, with no thread
+    # running and none of the libraries that start one (pyarrow, numpy), as pyspark.daemon requires
+    ask = (
+        "import sys, threading, nbspark; "
+        "print(threading.active_count(), 'pyarrow' in sys.modules, 'numpy' in sys.modules)"
+    )
+    found = subprocess.run([sys.executable, "-c", ask], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert found.stdout.split() == ["1", "False", "False"], found.stderr[-2000:]
 
 
 def test_sockets_only_where_their_directory_leaves_room_for_a_socket_path(spark):
