@@ -36,7 +36,20 @@ from nbspark.settings.config import check_number
 __all__ = ["config_main", "config_toml", "main", "predict_main", "serve_main"]
 
 JOBS = ("train", "stream", "classify", "query", "curve")
-COMMANDS = (*JOBS, "predict", "check", "serve", "show", "config")
+#: Each command and what it does, in a line (``nbspark --help``; each command's own ``--help`` says more)
+SUMMARIES = {
+    "train": "count a corpus or a table into a model (in process if small, else on Spark)",
+    "stream": "count each file landing in a directory into a model, a version a batch",
+    "classify": "score a test set with a model: predictions, metrics and a report (Spark)",
+    "query": "a probability from a backoff or density model",
+    "curve": "accuracy against training size, with a plot",
+    "predict": "score texts, windows or rows given here or on stdin (no Spark)",
+    "check": "flag confused words (affect/effect, …) in your files (no Spark)",
+    "serve": "serve models over HTTP: LanguageTool's API, /v1/predict (no Spark)",
+    "show": "what a model holds: its kind, version, settings, inputs and counts",
+    "config": "show the resolved experiment config as TOML",
+}
+COMMANDS = tuple(SUMMARIES)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,8 +65,13 @@ def main(argv: list[str] | None = None) -> int:
 
 def _main(argv: list[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    width = max(map(len, SUMMARIES)) + 2
     parser = argparse.ArgumentParser(
-        prog="nbspark", description="Naive Bayes and n-gram density estimation by counting, on Spark."
+        prog="nbspark",
+        description="Naive Bayes and n-gram density estimation by counting, on Spark.",
+        epilog="commands (each has --help):\n"
+        + "\n".join(f"  {name:<{width}}{said}" for name, said in SUMMARIES.items()),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"nbspark {__version__}")
     parser.add_argument(
@@ -63,7 +81,7 @@ def _main(argv: list[str] | None) -> int:
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="only warnings and errors on stderr")
     parser.add_argument("-v", "--verbose", action="store_true", help="debug messages on stderr")
-    parser.add_argument("command", choices=COMMANDS, help="what to do (each has --help)")
+    parser.add_argument("command", choices=COMMANDS, metavar="COMMAND", help="what to do (below)")
     # the command's own arguments (its --help included) go to the command; -q / -v may stand on either side
     # (no option of nbspark's takes a value, so the first command name is the command)
     at = next((i + 1 for i, a in enumerate(argv) if a in COMMANDS), len(argv))

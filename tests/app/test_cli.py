@@ -104,6 +104,26 @@ def test_the_python_train_entry_point_refuses_a_foreign_directory(spark, fixture
     assert (out / "thesis.tex").read_text() == "years of work"
 
 
+def test_nbspark_help_says_what_each_command_does_and_each_runs(capsys):
+    """``nbspark --help`` listed the commands' names only (``{train,stream,…}``): each is now a line
+    saying what it does, and each name listed is a command that answers its own ``--help``."""
+    from nbspark.app.command import COMMANDS, SUMMARIES, main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert done.value.code == 0 and "commands (each has --help):" in out
+    listed = out.split("commands (each has --help):\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listed] == list(COMMANDS) == list(SUMMARIES)
+    assert all(line.endswith(SUMMARIES[line.split()[0]]) for line in listed)
+    for command in COMMANDS:
+        with pytest.raises(SystemExit) as done:
+            main([command, "--help"])
+        assert done.value.code == 0 and capsys.readouterr().out.startswith(f"usage: nbspark {command}"), (
+            command
+        )
+
+
 def test_the_commands_spark_options_are_in_help_and_reach_spark(capsys, monkeypatch, caplog):
     """``--master`` and ``--conf`` were parsed by hand and shown in no ``--help``; with
     PYSPARK_SUBMIT_ARGS set they were ignored in silence; ``-q`` left Spark's stage bars on."""
