@@ -159,6 +159,16 @@ class DensityModel:
             out[self.columns.index(column)] = self.cell(column, value, what)
         return out
 
+    def never_counted(self, values: Mapping[str, str | None], what: str = "values") -> dict:
+        """The cells of ``values`` (column -> cell, as given) that the model never counted in their
+        column, binned as counted: each makes a probability that holds it 0 unless smoothed."""
+        at = self._at(values, what)  # position -> the cell as counted; unknown columns refused there
+        return {
+            c: v
+            for c, v in values.items()
+            if at[self.columns.index(c)] not in self.marginals[self.columns.index(c)]
+        }
+
     def _mass(self, at: dict[int, str | None], model: str) -> float:
         """P(x_S) of the columns and values ``at`` (position -> value) under ``model``."""
         n, m = self.total, self.m
@@ -196,9 +206,15 @@ class DensityModel:
             return self._mass(both, model)
         below = self._mass(cond, model)
         if below == 0:
+            unseen = ", ".join(f"{c}={v!r}" for c, v in self.never_counted(given, "given").items())
+            why = (
+                f"never counted in its column: {unseen}"
+                if unseen
+                else "the given values were never seen together"
+            )
             raise ValueError(
-                f"P(given) = 0 under the {model} model (the given values were never seen together): the "
-                "conditional is undefined; smooth with m > 0 (density.m, load(..., m=), query --m)"
+                f"P(given) = 0 under the {model} model ({why}): the conditional is undefined; smooth "
+                "with m > 0 (density.m, load(..., m=), query --m)"
             )
         return self._mass(both, model) / below
 
@@ -206,17 +222,13 @@ class DensityModel:
         """Each row's cells (as given) that the model never counted in their column, binned as
         counted: ``{column: cell}``, where a row's density is 0 unless smoothed (m > 0), under either
         estimator. The rows as ``log_density`` takes them, checked there."""
-        out = []
-        for i, row in enumerate(rows):
-            cells = row_cells(row, i, self.columns, ": a density is of whole rows")
-            out.append(
-                {
-                    c: v
-                    for c, v, seen in zip(self.columns, cells, self.marginals)
-                    if self.cell(c, v, f"row {i}") not in seen
-                }
+        return [
+            self.never_counted(
+                dict(zip(self.columns, row_cells(row, i, self.columns, ": a density is of whole rows"))),
+                f"row {i}",
             )
-        return out
+            for i, row in enumerate(rows)
+        ]
 
     def log_density(
         self,

@@ -217,6 +217,8 @@ def density_answer(model: DensityPredictor, values: dict, given: dict, estimator
         "model": estimator,
         "m": model.m,
         "probability": model.probability(values, given, estimator),
+        # why a probability is 0: a value asked that its column never held (given ones refuse above)
+        "unseen": model.density.never_counted(values),
     }
     asked = [*values.items(), *(given or {}).items()]
     binned = [(c, v) for c, v in asked if c in model.bins and v is not None]

@@ -242,7 +242,9 @@ def format_density_answer(answer: dict) -> str:
 
     given = f" | {cells(answer['given'])}" if answer["given"] else ""
     p = answer["probability"]
-    return f"P({cells(answer['values'])}{given}) = {p:.6g}   ({answer['model']}, m = {answer['m']:g})"
+    unseen = answer.get("unseen") or {}
+    never = f"; never counted in their column: {cells(unseen)}" if unseen else ""
+    return f"P({cells(answer['values'])}{given}) = {p:.6g}   ({answer['model']}, m = {answer['m']:g}{never})"
 
 
 def _some(names: list, shown: int = 12) -> str:

@@ -206,9 +206,33 @@ def test_the_query_command_asks_a_density_model(tmp_path, capsys):
         == 0
     )
     assert capsys.readouterr().out.startswith("P(A=1, B=0, C=1) = 0.075   (naive, m = 0)")
-    # never seen together: undefined unless smoothed
+    # a given value never counted: undefined unless smoothed, and the refusal names it
     assert main(["query", "--model", model, "--value", "A=1", "--given", "B=7"]) == 1
-    assert "P(given) = 0 under the joint model" in capsys.readouterr().err
+    assert (
+        "P(given) = 0 under the joint model (never counted in its column: B='7')" in capsys.readouterr().err
+    )
+    # a value never counted: 0, and the answer says which (JSON: unseen)
+    assert (
+        main(
+            [
+                "query",
+                "--model",
+                model,
+                "--value",
+                "A=7",
+                "--value",
+                "B=1",
+                "--json",
+                str(tmp_path / "z.json"),
+            ]
+        )
+        == 0
+    )
+    assert (
+        capsys.readouterr().out.strip()
+        == "P(A=7, B=1) = 0   (joint, m = 0; never counted in their column: A=7)"
+    )
+    assert json.loads((tmp_path / "z.json").read_text())["unseen"] == {"A": "7"}
     assert main(["query", "--model", model, "--value", "A=1", "--given", "B=7", "--m", "1"]) == 0
     assert capsys.readouterr().out.startswith("P(A=1 | B=7) = 0.5   (joint, m = 1)")  # (1/4 / 2) / (1/2 / 2)
     assert main(["query", "--model", model, "--B", "_"]) == 2  # a backoff question of a density model
