@@ -212,22 +212,8 @@ def test_the_query_command_asks_a_density_model(tmp_path, capsys):
         "P(given) = 0 under the joint model (never counted in its column: B='7')" in capsys.readouterr().err
     )
     # a value never counted: 0, and the answer says which (JSON: unseen)
-    assert (
-        main(
-            [
-                "query",
-                "--model",
-                model,
-                "--value",
-                "A=7",
-                "--value",
-                "B=1",
-                "--json",
-                str(tmp_path / "z.json"),
-            ]
-        )
-        == 0
-    )
+    asked = ["--value", "A=7", "--value", "B=1", "--json", str(tmp_path / "z.json")]
+    assert main(["query", "--model", model, *asked]) == 0
     assert (
         capsys.readouterr().out.strip()
         == "P(A=7, B=1) = 0   (joint, m = 0; never counted in their column: A=7)"
