@@ -143,8 +143,7 @@ def read_plain(batch, index: np.ndarray, plain: np.ndarray, rule) -> PlainRows |
     if rule.holdout:
         splits, holdout, seed = rule.splits, rule.holdout, rule.seed
         keep = np.fromiter((kept(splits, holdout, seed, str(i)) for i in index[at].tolist()), bool, len(at))
-        if held_out := int(len(keep) - keep.sum()):  # the other part of a seeded hold-out
-            stats["held_out"] = held_out
+        stats["held_out"] = int(len(keep) - keep.sum())  # the other part of a seeded hold-out
         at, rows = at[keep], rows.filter(keep)
         numbers = {c: x.filter(keep) for c, x in numbers.items()}
     n = len(at)

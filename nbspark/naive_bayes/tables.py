@@ -89,9 +89,8 @@ def table_partition(
     """Table records -> ``Row``s: numbers read with the input's ``decimal`` mark (``number_cell``),
     a row without a label or with a cell that is not a number in a numeric column malformed."""
     stats = PartitionStats(keep_bad, mode)
-    read = documents = held_out = missing = non_finite = (
-        0  # counted here, added to ``stats`` once (a call a row each)
-    )
+    # counted here, added to ``stats`` once (a call a row each)
+    read = documents = held_out = missing = non_finite = 0
     isfinite = math.isfinite
     for index, record, (source, row) in records:
         read += 1
@@ -134,8 +133,7 @@ def table_partition(
         yield Row(row_id, str(label), cat, num)
     stats.add("rows_read", read)
     stats.add("documents", documents)
-    if held_out:
-        stats.add("held_out", held_out)
+    stats.add("held_out", held_out)
     stats.add("missing_values", missing)
     stats.add("non_finite_values", non_finite)
     yield from stats.records()
