@@ -128,6 +128,7 @@ def _reuters_partition(records, confusion, width, lowercase, splits, mode, keep_
         for story in stats.sgml_file(source, decode_reuters(data)):
             stats.add("stories_read")
             if splits and story.lewissplit not in splits:
+                stats.add("stories_in_other_splits")
                 continue
             stats.add("stories_used")
             if not story.body.strip():

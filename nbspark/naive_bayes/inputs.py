@@ -99,17 +99,22 @@ def _topics_partition(records, nb: NBSpec, splits, mode, keep_bad):
     for source, data in records:
         for story in stats.sgml_file(source, decode_reuters(data)):
             stats.add("stories_read")
-            # ModApte: TRAIN or TEST, TOPICS="YES", at least one topic
+            # ModApte: TRAIN or TEST, TOPICS="YES", at least one topic; each story left out is
+            # counted under its first reason (report.format.STORIES_LEFT_OUT says them)
             if story.lewissplit not in ("TRAIN", "TEST") or story.topics_attr != "YES" or not story.topics:
+                stats.add("stories_outside_modapte")
                 continue
             if splits and story.lewissplit not in splits:
+                stats.add("stories_in_other_splits")
                 continue
             if nb.labels == "top10":
                 if story.topics[0] not in top:
+                    stats.add("stories_off_top10")
                     continue
                 labels = (story.topics[0],)
             else:
                 labels = story.topics
+            stats.add("stories_used")
             tokens = tok(story.text)
             stats.add("documents")
             if not tokens:

@@ -30,6 +30,7 @@ __all__ = [
     "near_unique_columns",
     "never_counted",
     "nothing_found",
+    "stories",
     "undecodable",
     "format_query_report",
     "format_sets_table",
@@ -60,6 +61,7 @@ def format_train_report(manifest: dict, out) -> str:
         "lines_not_in_confusion_set",
         "stories_read",
         "stories_used",
+        *STORIES_LEFT_OUT,
         "examples",
         "weight",
         "decode_replacements",
@@ -67,8 +69,7 @@ def format_train_report(manifest: dict, out) -> str:
     other = {k: v for k, v in stats.items() if k not in shown and not k.startswith("malformed.")}
     if other:
         lines.append("also: " + ", ".join(f"{k.replace('_', ' ')} {v:,}" for k, v in other.items()))
-    if "stories_read" in stats:
-        lines.append(f"stories read: {stats['stories_read']:,}   used: {stats.get('stories_used', 0):,}")
+    lines += stories(stats, "train")
     lines.append(f"examples: {stats.get('examples', 0):,}   total weight: {stats.get('weight', 0):,}")
     lines += never_counted(manifest)
     lines += undecodable(stats)
@@ -113,6 +114,28 @@ def held_out(stats: dict, part: str) -> list[str]:
     return [f"held out: {n:,} records ({part}.holdout's other part, not in {part}.splits)"] if n else []
 
 
+#: Why a Reuters story was not used, as the reports say it: the statistics that
+#: ``naive_bayes.inputs`` and ``backoff.inputs`` count a story under, its first reason only.
+STORIES_LEFT_OUT = {
+    "stories_outside_modapte": "outside ModApte (not TRAIN or TEST, TOPICS not YES, or no topic)",
+    "stories_in_other_splits": "in splits other than {part}.splits",
+    "stories_off_top10": "first topic not among the top ten (nb.labels = top10)",
+}
+
+
+def stories(stats: dict, part: str) -> list[str]:
+    """The line on the Reuters stories read and used (``part``: train or test), and why the others
+    were left out, if a Reuters input was read: a count of documents far short of the 21,578
+    stories says where the rest went."""
+    if "stories_read" not in stats:
+        return []
+    left = [f"{stats[k]:,} {why.format(part=part)}" for k, why in STORIES_LEFT_OUT.items() if stats.get(k)]
+    return [
+        f"stories read: {stats['stories_read']:,}   used: {stats.get('stories_used', 0):,}"
+        + (f"   left out: {'; '.join(left)}" if left else "")
+    ]
+
+
 def binary_skipped(stats: dict) -> list[str]:
     """The line on the binary files that were not read (``inputs.files.decode_text``), if any."""
     n = stats.get("binary_files")
@@ -144,7 +167,7 @@ def format_nb_train_report(manifest: dict, out) -> str:
         f"malformed (skipped): {stats.get('malformed', 0):,}   empty documents: "
         f"{stats.get('empty_documents', 0):,}",
     ]
-    lines += held_out(stats, "train")
+    lines += held_out(stats, "train") + stories(stats, "train")
     lines.append(class_sizes(manifest["label_counts"]))
     columns = manifest.get("columns") or {}
     if columns:  # a table: which columns are numbers (inferred ones too), and the cells left out

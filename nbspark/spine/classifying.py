@@ -29,6 +29,7 @@ from nbspark.report.format import (
     malformed_reasons,
     missing_cells,
     nothing_found,
+    stories,
     undecodable,
 )
 from nbspark.report.metrics import flat_metrics
@@ -170,7 +171,7 @@ def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
             f"malformed records skipped: {stats['malformed']:,}" + (f" ({reasons})" if reasons else "")
         )
         notes += malformed_lines(metrics.get("malformed_examples", [])[:3], width=100)
-    notes += held_out(stats, "test") + missing_cells(stats) + undecodable(stats)
+    notes += held_out(stats, "test") + stories(stats, "test") + missing_cells(stats) + undecodable(stats)
     if metrics.get("unknown_features"):
         notes.append(
             f"tokens or values the model never saw (left out of the scores): {metrics['unknown_features']:,}"

@@ -176,3 +176,16 @@ def test_a_backoff_model_counts_in_process_below_its_own_bound(tmp_path):
         ).in_process_below_mb
         == 0
     )
+
+
+def test_the_summary_says_how_many_reuters_stories_another_split_held(tmp_path, capsys):
+    """mini.sgm's stories 2 and 4 are TEST, 1 TRAIN and 3 NOT-USED (tests/data/README.md): the test
+    split uses two and leaves two to the other splits; story 2's body holds the one window."""
+    sets = ["--set", "train.format=reuters", "--set", f"train.path={FIXTURES / 'mini.sgm'}"]
+    assert (
+        main(["train", "--in-process", *sets, "--set", "train.splits=TEST", "--out", str(tmp_path / "m")])
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "stories read: 4   used: 2   left out: 2 in splits other than train.splits\n" in out
+    assert "examples: 1   total weight: 1" in out and "also: empty bodies 1" in out

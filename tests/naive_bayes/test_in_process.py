@@ -632,3 +632,66 @@ def test_a_value_no_class_can_explain_gets_equal_posteriors_and_says_why(tmp_pat
     assert (
         said.startswith("1 of 2 rows: no class can explain them") and "so far from every class's mean" in said
     )
+
+
+def _story(newid: int, split: str, topics_attr: str, topics: tuple[str, ...], body: str) -> str:
+    ds = "".join(f"<D>{t}</D>" for t in topics)
+    return (
+        f'<REUTERS TOPICS="{topics_attr}" LEWISSPLIT="{split}" NEWID="{newid}">\n'
+        f"<TOPICS>{ds}</TOPICS>\n<TEXT><BODY>{body}</BODY></TEXT>\n</REUTERS>\n"
+    )
+
+
+def test_the_summary_says_why_each_reuters_story_was_left_out(tmp_path, capsys):
+    """Six stories, each written for one reason (the first that applies: outside ModApte, another
+    split, a first topic not in the top ten); before, the summary said only ``documents: 1``."""
+    sgml = tmp_path / "reut2-000.sgm"
+    sgml.write_text(
+        _story(1, "TRAIN", "YES", ("earn",), "profit up")
+        + _story(2, "TRAIN", "YES", ("cocoa", "earn"), "cocoa down")  # first topic off the ten
+        + _story(3, "TEST", "YES", ("acq",), "bought a firm")  # another split
+        + _story(4, "TRAIN", "NO", (), "no topics asked")  # outside ModApte: TOPICS="NO"
+        + _story(5, "NOT-USED", "YES", ("earn",), "not used")  # outside ModApte: the split
+        + _story(6, "TRAIN", "YES", (), "no topic given"),  # outside ModApte: no topic
+        encoding="latin-1",
+    )
+    sets = [
+        "--set",
+        "task=naive_bayes",
+        "--set",
+        "train.format=reuters_topics",
+        "--set",
+        "train.splits=TRAIN",
+    ]
+    out = tmp_path / "m"
+    assert (
+        main(
+            [
+                "train",
+                "--in-process",
+                *sets,
+                "--set",
+                "nb.labels=top10",
+                "--set",
+                f"train.path={sgml}",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert (
+        "stories read: 6   used: 1   left out: 3 outside ModApte (not TRAIN or TEST, TOPICS not YES, or no "
+        "topic); 1 in splits other than train.splits; 1 first topic not among the top ten (nb.labels = top10)"
+    ) in capsys.readouterr().out
+    stats = json.loads((out / "manifest.json").read_text())["stats"]
+    assert (stats["documents"], stats["stories_used"], stats["stories_off_top10"]) == (1, 1, 1)
+    # every topic kept: the cocoa story is used, and nothing is said of the top ten
+    assert (
+        main(
+            ["train", "--in-process", *sets, "--set", f"train.path={sgml}", "--out", str(out), "--overwrite"]
+        )
+        == 0
+    )
+    said = capsys.readouterr().out
+    assert "stories read: 6   used: 2   left out: 3 outside ModApte" in said and "top ten" not in said

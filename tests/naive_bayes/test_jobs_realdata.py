@@ -6,6 +6,7 @@ GaussianNB fit them with the same smoothing. Predictions must be identical, docu
 """
 
 import glob
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -66,20 +67,28 @@ def sklearn_text(estimator, train, test, log_loss: bool = False):
 
 def test_reuters_top10_equals_sklearn(spark, data_dir, tmp_path):
     metrics, ours = run(spark, "reuters_top10", data_dir, tmp_path)
-    train, test = [], []
+    train, test, left_out = [], [], Counter()  # the test split's stories left out, by first reason
     for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
         for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
-            if (
-                s.topics_attr == "YES"
-                and s.topics
-                and s.topics[0] in REUTERS_TOP10
-                and s.lewissplit in ("TRAIN", "TEST")
-            ):
+            modapte = s.topics_attr == "YES" and s.topics and s.lewissplit in ("TRAIN", "TEST")
+            if modapte and s.topics[0] in REUTERS_TOP10:
                 (train if s.lewissplit == "TRAIN" else test).append(
                     (f"reuters:{s.newid}", s.text, s.topics[0])
                 )
+            left_out["read"] += 1
+            if not modapte:
+                left_out["outside"] += 1
+            elif s.lewissplit == "TRAIN":
+                left_out["TRAIN"] += 1
+            elif s.topics[0] not in REUTERS_TOP10:
+                left_out["off"] += 1
     theirs, accuracy = sklearn_text(MultinomialNB(alpha=1.0), train, test)
     assert len(test) == metrics["documents"] == 2499
+    assert (
+        f"stories read: {left_out['read']:,}   used: 2,499   left out: {left_out['outside']:,} outside "
+        f"ModApte (not TRAIN or TEST, TOPICS not YES, or no topic); {left_out['TRAIN']:,} in splits other "
+        f"than test.splits; {left_out['off']:,} first topic not among the top ten (nb.labels = top10)"
+    ) in (tmp_path / "r" / "report.txt").read_text().splitlines()
     assert ours == theirs
     assert loaded_predictions(tmp_path / "m", test) == ours  # nbspark.load, no Spark, row for row
     assert metrics["accuracy"] == pytest.approx(accuracy)
