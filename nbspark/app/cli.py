@@ -12,7 +12,6 @@ stderr and a non-zero exit: 2 for a bad command line or config, 1 for bad input 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import re
 import sys
@@ -20,17 +19,19 @@ from contextlib import contextmanager
 
 from nbspark.app.density import density_cells, density_options, density_query
 from nbspark.app.options import (
+    STDOUT,
     add_check_options,
     check_factor,
     common_options,
     config_of,
     overrides_of,
     pipe_closed,
+    say_answer,
     setup_logging,
 )
 from nbspark.errors import ConfigError, NbsparkError, OutputError
 from nbspark.settings.capabilities import BACKOFF_IN_PROCESS_BELOW_MB, IN_PROCESS_BELOW_MB, QUERY_TOP
-from nbspark.storage.locations import location, use_hadoop
+from nbspark.storage.locations import Location, location, use_hadoop
 from nbspark.storage.tables import check_output
 
 __all__ = [
@@ -350,7 +351,9 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         action="store_true",
         help="lower-case a raw n-gram file's words (a model is as its tokenizer left it)",
     )
-    parser.add_argument("--json", metavar="FILE", help="also write the answer as JSON")
+    parser.add_argument(
+        "--json", metavar="FILE", help="also write the answer as JSON (-: the JSON on stdout, not the report)"
+    )
     density_options(parser)
     args = parser.parse_args(argv)
     cfg = config_of(args, parser)
@@ -376,8 +379,8 @@ def query_main(argv=None, prog: str = "query.py") -> int:
         in_process = prog.startswith("nbspark") and not args.ngrams  # a model needs no Spark to answer
         if not in_process:
             use_hadoop()
-        answer = location(args.json) if args.json else None
-        if answer is not None and (
+        answer = location(args.json) if args.json not in (None, STDOUT) else args.json
+        if isinstance(answer, Location) and (
             answer.is_dir() or (answer.parent.exists() and not answer.parent.is_dir())
         ):
             raise OutputError(f"{answer}: --json names a file to write, and this path cannot be one")
@@ -405,9 +408,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
                 result = query(
                     spark, bindings, top, model, inputs, args.fold_case, cfg.mode, cfg.max_bad_examples
                 )
-        print(format_query_report(result))
-        if args.json:
-            answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        say_answer(format_query_report(result), result, answer)
 
     return _run(prog, body)
 

@@ -5,8 +5,8 @@ model, drawn in process. No Spark."""
 from __future__ import annotations
 
 import argparse
-import json
 
+from nbspark.app.options import say_answer
 from nbspark.errors import ConfigError
 from nbspark.settings.config import check_number
 from nbspark.storage.locations import location
@@ -88,6 +88,4 @@ def density_query(model, args, bindings: dict, cells: dict, answer) -> None:
             f"{model}: --top picks how many bindings a backoff query prints; a density query answers one"
         )
     result = density_answer(load(model, m=args.m), cells["value"], cells["given"], args.estimator)
-    print(format_density_answer(result))
-    if answer is not None:
-        answer.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    say_answer(format_density_answer(result), result, answer)

@@ -5,6 +5,7 @@ log on stderr: one home for the jobs' command lines (``app.cli``) and the ``nbsp
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import signal
@@ -211,6 +212,23 @@ def report_undecodable(command: str, name: str, replaced: int) -> None:
             "UTF-8?",
             file=sys.stderr,
         )
+
+
+#: ``--json -``: the answer as JSON on stdout, in the report's place
+STDOUT = "-"
+
+
+def say_answer(report: str, result: dict, json_to) -> None:
+    """What ``query`` says of ``result``: ``report`` on stdout and, with ``--json FILE`` (``json_to``
+    a location), the answer as JSON in FILE; with ``--json -`` (``STDOUT``) the JSON alone on stdout,
+    for a pipe into ``jq`` (a file named ``-`` was written before)."""
+    as_json = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+    if json_to == STDOUT:
+        sys.stdout.write(as_json)
+        return
+    print(report)
+    if json_to is not None:
+        json_to.write_text(as_json)
 
 
 def pipe_closed() -> int:

@@ -189,3 +189,13 @@ def test_the_summary_says_how_many_reuters_stories_another_split_held(tmp_path, 
     out = capsys.readouterr().out
     assert "stories read: 4   used: 2   left out: 2 in splits other than train.splits\n" in out
     assert "examples: 1   total weight: 1" in out and "also: empty bodies 1" in out
+
+
+def test_a_query_of_a_backoff_model_writes_its_json_to_stdout_with_json_dash(tmp_path, capsys):
+    """No JVM: a model's query is answered in process. The fixture's B = not holds affect 9 and
+    effect 1 (tests/data/README.md); ``--json -`` puts the answer's JSON alone on stdout."""
+    nbspark.fit(None, tmp_path / "m", settings={"train.path": str(FIXTURES / "ngrams.txt")})
+    assert main(["query", "--model", str(tmp_path / "m"), "--B", "not", "--C", "_", "--json", "-"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["matching_count"] == 10 and answer["all_count"] == 34
+    assert [(t["values"]["C"], t["count"]) for t in answer["top"]] == [("affect", 9), ("effect", 1)]

@@ -162,7 +162,7 @@ def test_what_a_density_task_cannot_do_is_refused_in_one_line(tmp_path, capsys):
     assert code == 2 and "test.format 'reuters' is not a density input" in capsys.readouterr().err
 
 
-def test_the_query_command_asks_a_density_model(tmp_path, capsys):
+def test_the_query_command_asks_a_density_model(tmp_path, capsys, monkeypatch):
     (tmp_path / "abc.csv").write_text(TRUTH)
     train_density_in_process(
         _cfg(tmp_path / "abc.csv", **{"density.weight_column": "weight"}), tmp_path / "m"
@@ -219,6 +219,11 @@ def test_the_query_command_asks_a_density_model(tmp_path, capsys):
         == "P(A=7, B=1) = 0   (joint, m = 0; never counted in their column: A=7)"
     )
     assert json.loads((tmp_path / "z.json").read_text())["unseen"] == {"A": "7"}
+    # --json -: the JSON alone on stdout, for a pipe (it wrote a file named '-' before)
+    monkeypatch.chdir(tmp_path)
+    assert main(["query", "--model", model, "--value", "A=7", "--value", "B=1", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads((tmp_path / "z.json").read_text())
+    assert not (tmp_path / "-").exists()
     assert main(["query", "--model", model, "--value", "A=1", "--given", "B=7", "--m", "1"]) == 0
     assert capsys.readouterr().out.startswith("P(A=1 | B=7) = 0.5   (joint, m = 1)")  # (1/4 / 2) / (1/2 / 2)
     assert main(["query", "--model", model, "--B", "_"]) == 2  # a backoff question of a density model
