@@ -118,6 +118,10 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
     if args.compact and (given := [d for d in stream_only if getattr(args, d) != parser.get_default(d)]):
         options = ", ".join("--" + d.replace("_", "-") for d in given)
         parser.error(f"--compact folds the model's deltas and exits: {options} would be ignored")
+    if args.progress == "-":  # it wrote a file named '-'; the batches' lines are on stderr already
+        parser.error(
+            "--progress names a file rewritten whole each batch, not - (each batch is logged on stderr)"
+        )
     if args.available_now and args.trigger_seconds is not None:
         parser.error(
             "--trigger-seconds paces a running stream; --available-now counts what is there and stops"

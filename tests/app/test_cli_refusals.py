@@ -155,6 +155,10 @@ def test_an_empty_out_is_refused(capsys):
             ["stream", "--watch", "in", "--model", "m", "--available-now", "--trigger-seconds", "5"],
             "--trigger-seconds paces a running stream; --available-now counts what is there and stops",
         ),
+        (  # it wrote a file named '-' in the working directory
+            ["stream", "--watch", "in", "--model", "m", "--progress", "-"],
+            "--progress names a file rewritten whole each batch, not - (each batch is logged on stderr)",
+        ),
         (
             ["stream", "--watch", "in", "--model", "m", "--set", "train.path=elsewhere"],
             "--set train.path would be ignored: a stream counts the files moved into --watch",
