@@ -297,9 +297,9 @@ def _stdin_lines() -> list[str]:
 
 def _line(r: dict) -> str:
     if "density" in r:
-        unseen = ", ".join(
-            f"{c}={json.dumps(v, ensure_ascii=False)}" for c, v in (r.get("unseen") or {}).items()
-        )
+        from nbspark.report.format import cells_said
+
+        unseen = cells_said(r.get("unseen") or {})
         return (
             f"density {r['density']:.6g}"
             + ("" if r["log_density"] is None else f" (log {r['log_density']:.4f})")

@@ -16,6 +16,7 @@ from nbspark.settings.check import RULES
 from nbspark.settings.config import load_config
 
 __all__ = [
+    "STDOUT",
     "add_check_options",
     "check_factor",
     "common_options",
@@ -24,6 +25,7 @@ __all__ = [
     "parse_sets",
     "pipe_closed",
     "report_undecodable",
+    "say_answer",
     "setup_logging",
     "spark_settings_given",
     "submit_args",

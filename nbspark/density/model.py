@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from nbspark.inputs.bins import bin_cell
+from nbspark.report.format import cells_said
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.predictor import refuse_unknown_columns
 
@@ -206,7 +207,7 @@ class DensityModel:
             return self._mass(both, model)
         below = self._mass(cond, model)
         if below == 0:
-            unseen = ", ".join(f"{c}={v!r}" for c, v in self.never_counted(given, "given").items())
+            unseen = cells_said(self.never_counted(given, "given"))
             why = (
                 f"never counted in its column: {unseen}"
                 if unseen

@@ -4,6 +4,7 @@ text the command line prints and ``report.txt`` holds. Pure: no Spark, no I/O.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 from nbspark.inputs.decoding import BINARY_SIGN, UTF16_HINT
@@ -14,6 +15,7 @@ from nbspark.storage.manifests import confusion_sets
 __all__ = [
     "UNEXPLAINED",
     "binary_skipped",
+    "cells_said",
     "class_sizes",
     "format_check_report",
     "format_classify_report",
@@ -256,18 +258,32 @@ def format_density_answer(answer: dict) -> str:
     """``P(A=1, B=0 | C=1) = 0.25 (joint, m = 0)``: a density query's answer on one line."""
 
     binned = answer.get("bins") or {}  # a binned column's number, with the bin it counts in
-
-    def cells(values: dict) -> str:
-        return ", ".join(
-            f"{k}={'(empty)' if v is None else v}{f' (in {binned[k][v]})' if v in binned.get(k, {}) else ''}"
-            for k, v in values.items()
-        )
-
-    given = f" | {cells(answer['given'])}" if answer["given"] else ""
+    given = f" | {cells_said(answer['given'], binned)}" if answer["given"] else ""
     p = answer["probability"]
     unseen = answer.get("unseen") or {}
-    never = f"; never counted in their column: {cells(unseen)}" if unseen else ""
-    return f"P({cells(answer['values'])}{given}) = {p:.6g}   ({answer['model']}, m = {answer['m']:g}{never})"
+    never = f"; never counted in their column: {cells_said(unseen, binned)}" if unseen else ""
+    return (
+        f"P({cells_said(answer['values'], binned)}{given}) = {p:.6g}   "
+        f"({answer['model']}, m = {answer['m']:g}{never})"
+    )
+
+
+def cells_said(values: Mapping, binned: Mapping = {}) -> str:
+    """``A=1, B=""``: a density's cells (column -> cell) as every answer, refusal and line names
+    them. A cell is text as the table writes it: bare, JSON-quoted where it could be misread (empty,
+    spaces at an end, a comma, ``=``, a quote, a parenthesis); ``(empty)`` is a missing cell
+    (None), a cell ``binned`` (column -> number -> bin) gets the bin it counts in."""
+
+    def said(v) -> str:
+        if v is None:
+            return "(empty)"
+        plain = v and v == v.strip() and not any(c in v for c in ',="()')
+        return v if plain else json.dumps(v, ensure_ascii=False)
+
+    return ", ".join(
+        f"{k}={said(v)}" + (f" (in {binned[k][v]})" if v in binned.get(k, {}) else "")
+        for k, v in values.items()
+    )
 
 
 def _some(names: list, shown: int = 12) -> str:

@@ -1,7 +1,7 @@
 """The reports' own rules (``nbspark.report.format``), no JVM."""
 
 from nbspark.app.command import main
-from nbspark.report.format import near_unique_columns
+from nbspark.report.format import cells_said, near_unique_columns
 
 
 def test_a_column_of_nearly_a_value_a_row_is_named_in_the_density_train_report(tmp_path, capsys):
@@ -23,3 +23,17 @@ def test_a_column_of_nearly_a_value_a_row_is_named_in_the_density_train_report(t
     assert "amount (4 values)" in out and [
         n.split()[1] for n in out.splitlines() if n.startswith("note: ")
     ] == ["id"]
+
+
+def test_a_densitys_cells_are_named_one_way_everywhere():
+    """The predict line, the query's answer and its refusal named a cell three ways (A="7", A=7,
+    B='7'); now one: bare where it reads plainly, JSON-quoted where it could be misread, (empty)
+    for a missing cell, with a binned number's bin."""
+    assert cells_said({"A": "7", "B": "", "C": None}) == 'A=7, B="", C=(empty)'
+    assert cells_said({"A": " 7", "B": "x,y", "C": "a=b", "D": 'say "hi"', "E": "(n)"}) == (
+        'A=" 7", B="x,y", C="a=b", D="say \\"hi\\"", E="(n)"'
+    )
+    assert (
+        cells_said({"age": "41", "city": "Zürich"}, {"age": {"41": "[40, 50)"}})
+        == "age=41 (in [40, 50)), city=Zürich"
+    )
