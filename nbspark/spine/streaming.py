@@ -31,6 +31,7 @@ from functools import partial
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.inputs.files import bytes_to_read, in_nbspark_output
 from nbspark.inputs.resolve import Inputs
+from nbspark.report.format import undecodable
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, in_process_below_mb, resolve_engine
 from nbspark.settings.config import check_number
 from nbspark.spark.faults import maybe_kill_driver
@@ -264,6 +265,7 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
         "lines": stats.get("lines_read", stats.get("rows_read", 0)),  # a table's: its rows read
         "malformed": stats.get("malformed", 0),
         "held_out": stats.get("held_out", 0),
+        "decode_replacements": stats.get("decode_replacements", 0),  # bytes that were not UTF-8
         family.unit: stats.get(family.unit, 0),
         "count_rows": manifest["count_rows"],
         "seconds": round(committed - started, 2),
@@ -440,6 +442,7 @@ def _batch_line(summary: dict, unit: str) -> str:
         + f"{summary[unit]:,} {unit}, "
         f"{summary['seconds']} s, lag {summary['lag_seconds']} s"
         + ("; compacted" if summary.get("compacted") else "")
+        + "".join(f"; {line}" for line in undecodable(summary))
     )
 
 

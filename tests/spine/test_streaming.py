@@ -603,13 +603,23 @@ def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, 
 @pytest.mark.parametrize(
     "family, settings_, files",
     [
-        (BACKOFF, {"train.format": "text"}, {"a.txt": "Would the cuts affect the outcome?\n", "b.txt": None}),
+        (  # c.txt's byte 0xff is not UTF-8: read as U+FFFD, and its batch's line says so
+            BACKOFF,
+            {"train.format": "text"},
+            {
+                "a.txt": "Would the cuts affect the outcome?\n",
+                "b.txt": None,
+                "c.txt": b"Its effect \xff was nil.\n",
+            },
+        ),
         (NAIVE_BAYES, {"task": "naive_bayes", "train.format": "reuters_topics"}, {"a.sgm": "mini.sgm"}),
     ],
     ids=["text", "reuters_topics"],
 )
 @pytest.mark.parametrize("below", [0.0, 64.0])
-def test_plain_text_and_reuters_topics_stream_as_they_train(spark, tmp_path, family, settings_, files, below):
+def test_plain_text_and_reuters_topics_stream_as_they_train(
+    spark, tmp_path, caplog, family, settings_, files, below
+):
     """The formats the other stream tests leave out: a backoff model of plain text files, and a
     naive Bayes model of Reuters' topics, each file a batch counted by Spark or in process: the batch
     train's table."""
@@ -620,6 +630,8 @@ def test_plain_text_and_reuters_topics_stream_as_they_train(spark, tmp_path, fam
     for name, content in files.items():
         if content is None:
             (watch / name).write_text(TEXT)
+        elif isinstance(content, bytes):
+            (watch / name).write_bytes(content)
         elif content.endswith(".sgm"):
             shutil.copy(ROOT / "tests" / "data" / content, watch / name)
         else:
@@ -636,8 +648,13 @@ def test_plain_text_and_reuters_topics_stream_as_they_train(spark, tmp_path, fam
         max_files=1,
         in_process_below_mb=below,
     )
-    assert run_stream(spark, plan) == len(files)
+    with caplog.at_level("INFO", logger="nbspark"):
+        assert run_stream(spark, plan) == len(files)
     assert rows(tmp_path / "m") == rows(tmp_path / "batch") != []
+    said = [r.getMessage().split("; ")[-1] for r in caplog.records if "undecodable" in r.getMessage()]
+    assert said == (
+        ["undecodable bytes replaced by U+FFFD: 1 (is the input UTF-8?)"] if "c.txt" in files else []
+    )
 
 
 @pytest.mark.parametrize("version", [2, 3])
