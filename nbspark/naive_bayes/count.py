@@ -263,7 +263,7 @@ def _read_markers(special, line_stats: dict) -> tuple[dict, dict, dict]:
         else:  # empty documents, once per label
             stats["empty_documents"] = stats.get("empty_documents", 0) + r["count"]
     stats.pop("documents", None)
-    stats["documents"] = stats["lines_read"] - sum(
+    stats["documents"] = stats.get("lines_read", 0) - sum(  # an empty input has no line to count
         v for k, v in stats.items() if k == "blank_lines" or k.startswith("malformed.")
     )
     malformed = {k: v for k, v in stats.items() if k.startswith("malformed.")}

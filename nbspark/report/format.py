@@ -8,6 +8,7 @@ import json
 from collections.abc import Mapping
 
 from nbspark.inputs.decoding import BINARY_SIGN, UTF16_HINT
+from nbspark.inputs.parsers import LINE_LAYOUTS
 from nbspark.inputs.stats import REASON_HINTS, fields_hint, reason_said, where
 from nbspark.report.metrics import format_level_table, level_name
 from nbspark.storage.manifests import confusion_sets
@@ -310,6 +311,10 @@ def nothing_found(stats: dict, bad: list[dict], fmt: str | None = None) -> str:
     characters in its lines, which a UTF-16 file (Windows' "Unicode") read as UTF-8 gives every
     other byte."""
     said = []
+    if fmt in LINE_LAYOUTS and not stats.get("lines_read"):
+        said.append("its files are empty")
+    elif stats.get("blank_lines") and stats["blank_lines"] == stats.get("lines_read"):
+        said.append(f"its {stats['blank_lines']:,} lines are all blank")
     if stats.get("malformed"):
         first = bad[0] if bad else None
         at = (

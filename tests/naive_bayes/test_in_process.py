@@ -370,6 +370,14 @@ def test_an_input_with_nothing_to_count_says_what_it_held(tmp_path):
     assert refusal("table.tsv").endswith(
         'the first one has commas and no TAB: a CSV table (a header row) is format = "csv"); nothing written'
     )
+    # an empty file stopped the count with KeyError: 'lines_read'; a file of blank lines
+    (tmp_path / "empty.tsv").write_text("")
+    assert refusal("empty.tsv") == (
+        f"{tmp_path}/empty.tsv: no training documents (no valid document or row; its files are empty); "
+        "nothing written"
+    )
+    (tmp_path / "blank.tsv").write_text("\n \n\n")
+    assert "(no valid document or row; its 3 lines are all blank)" in refusal("blank.tsv")
     assert not (tmp_path / "m").exists()
 
 

@@ -1339,3 +1339,17 @@ def test_complement_reads_the_multinomial_counts_and_matches_sklearn(spark, fixt
             china_cfg(fixtures, tmp_path, **{"nb.model": "complement", "nb.prior_alpha": "1"}),
             tmp_path / "p",
         )
+
+
+@pytest.mark.parametrize("engine", ["arrow", "dataframe", "combine", "pairs"])
+def test_an_empty_input_is_refused_in_one_line_by_every_engine(spark, fixtures, tmp_path, engine):
+    """The arrow engine (the default) stopped with KeyError: 'lines_read' on an empty file."""
+    (tmp_path / "empty.tsv").write_text("")
+    cfg = china_cfg(fixtures, tmp_path, engine=engine, **{"train.path": str(tmp_path / "empty.tsv")})
+    with pytest.raises(InputError) as info:
+        fit(spark, cfg, tmp_path / "m")
+    assert str(info.value) == (
+        f"{tmp_path}/empty.tsv: no training documents (no valid document or row; its files are empty); "
+        "nothing written"
+    )
+    assert not (tmp_path / "m").exists()
