@@ -80,7 +80,7 @@ def _local_counts(cfg, inputs) -> Counted:
         pairs = (pair for record in records for pair in to_pairs(record))
         return dict(combine_partition(pairs))
 
-    sums = run_failfast(reduce)  # failfast's error, as the Spark engines raise it
+    sums = run_failfast(reduce, cfg.mode)  # failfast's error, as the Spark engines raise it
     collected = list(_stats_and_summary(sums.items()))
     stats, bad = split_stats([r for r in collected if r[0] != SUMMARY], cfg.max_bad_examples)
     _check_weight(stats)
@@ -144,7 +144,7 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
         mixed.flatMap(to_pairs), cfg.partitions, "combine" if engine == "dataframe" else engine
     ).cache()
     try:
-        collected = run_failfast(lambda: reduced.mapPartitions(_stats_and_summary).collect())
+        collected = run_failfast(lambda: reduced.mapPartitions(_stats_and_summary).collect(), cfg.mode)
         stats, bad = split_stats([r for r in collected if r[0] != SUMMARY], cfg.max_bad_examples)
         if unreadable := sorted(k[len(UNREADABLE) :] for k in stats if k.startswith(UNREADABLE)):
             raise UnreadableShardError(unreadable[0])

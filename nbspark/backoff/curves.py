@@ -106,4 +106,4 @@ def _test_examples(cfg: ExperimentConfig, inputs: Inputs) -> list:
     """The test set's examples, read once in this process as the classify job reads them (its
     statistics left out: a curve reports accuracy; failfast still stops at a bad line)."""
     records = local_examples(inputs, cfg.centres, cfg.width, cfg.lowercase, cfg.mode, cfg.max_bad_examples)
-    return run_failfast(lambda: [r for r in records if not is_stat(r)])
+    return run_failfast(lambda: [r for r in records if not is_stat(r)], cfg.mode)

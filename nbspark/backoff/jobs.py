@@ -204,7 +204,8 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
 
     try:
         stats, bad = split_stats(
-            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), cfg.max_bad_examples
+            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect(), cfg.mode),
+            cfg.max_bad_examples,
         )
     except BaseException:
         release()

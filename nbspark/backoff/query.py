@@ -90,7 +90,7 @@ def query(
             .cache()
         )
         stats, bad = split_stats(
-            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), keep_bad
+            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect(), mode), keep_bad
         )
         stats["malformed_examples"] = bad
         table = spark.createDataFrame(

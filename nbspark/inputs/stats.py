@@ -17,13 +17,16 @@ No pyspark import at module level.
 from __future__ import annotations
 
 import itertools
+import logging
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import nullcontext
 
 from nbspark.errors import InputError
 from nbspark.inputs.decoding import JVM_REPLACE, UTF16_HINT
 from nbspark.inputs.files import line_number, line_numbers, local_lines, ngram_lines
 from nbspark.inputs.parsers import LINE_LAYOUTS, MalformedLine, parse_reuters_checked
+from nbspark.spark.session import failures_expected
 
 __all__ = [
     "BAD",
@@ -43,6 +46,8 @@ __all__ = [
     "split_stats",
     "where",
 ]
+
+log = logging.getLogger(__name__)
 
 STAT = "__stat__"
 BAD = "__bad__"
@@ -211,14 +216,20 @@ def _number_lines(items: list[dict]) -> None:
         item["line_number"] = numbers[item["source"]].get(item["offset"])
 
 
-def run_failfast(action):
-    """Run a Spark action; turn a worker's ``failfast_error`` into a one-line ``InputError``."""
+def run_failfast(action, mode: str):
+    """Run a Spark action; turn a worker's ``failfast_error`` into a one-line ``InputError``. In
+    failfast ``mode`` a failed task is expected: Spark's own report of it (the worker's traceback,
+    logged twice, a hundred lines above the one line) is quiet while the action runs
+    (``spark.session.failures_expected``), and the text of any other failure is logged here instead."""
     try:
-        return action()
+        with failures_expected() if mode == "failfast" else nullcontext():
+            return action()
     except Exception as exc:  # Py4JJavaError / PythonException carry the worker's message
         text = str(exc)
         at = text.find(FAILFAST_TAG)
         if at < 0:
+            if mode == "failfast":
+                log.error("%s", text)  # what Spark's loggers would have said of it
             raise
         _, source, offset, reason, line = text[at:].split("\n", 1)[0].split("\t", 4)
         number = None if source.startswith(TABLE) else line_number(source, int(offset))

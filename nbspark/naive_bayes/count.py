@@ -63,7 +63,7 @@ def _python_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) ->
         ).cache()
     try:
         stats, bad = split_stats(
-            run_failfast(lambda: reduced.filter(is_stat).collect()), cfg.max_bad_examples
+            run_failfast(lambda: reduced.filter(is_stat).collect(), cfg.mode), cfg.max_bad_examples
         )
         rows = reduced.filter(lambda kv: not is_stat(kv)).map(lambda kv: event_row(kv[0], kv[1]))
         return Counted(
@@ -393,7 +393,7 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
             combine_partition((kv for r in records for kv in record_events(r, kind)), add_values)
         ), columns
 
-    sums, columns = run_failfast(reduce)  # failfast's worker error, as the Spark engines raise it
+    sums, columns = run_failfast(reduce, cfg.mode)  # failfast's worker error, as the Spark engines raise it
     stats, bad = split_stats([kv for kv in sums.items() if is_stat(kv)], cfg.max_bad_examples)
     rows = [event_row(k, v) for k, v in sums.items() if not is_stat((k, v))]
     table = rows_table(rows, COUNT_DDL)

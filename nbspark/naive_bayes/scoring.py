@@ -72,7 +72,8 @@ def score(
     mixed = mixed.cache()
     try:
         stats, bad = split_stats(
-            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect()), cfg.max_bad_examples
+            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect(), cfg.mode),
+            cfg.max_bad_examples,
         )
     except BaseException:
         mixed.unpersist()

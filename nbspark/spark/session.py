@@ -20,6 +20,7 @@ __all__ = [
     "active_session",
     "daemon_importable",
     "cache_coalescable",
+    "failures_expected",
     "get_spark",
     "jvm_log_options",
     "max_result_bytes",
@@ -93,6 +94,28 @@ def active_session():
     from pyspark.sql import SparkSession
 
     return SparkSession.getActiveSession()
+
+
+#: Spark's loggers that report a failed task, each with its own copy of the worker's traceback
+#: (a failfast run printed a hundred lines of them above its one line)
+TASK_FAILURE_LOGGERS = {
+    "org.apache.spark.executor.Executor": "OFF",
+    "org.apache.spark.scheduler.TaskSetManager": "OFF",
+    "org.apache.spark.storage.BlockManager": "ERROR",  # a cached partition whose task failed
+}
+
+
+@contextmanager
+def failures_expected():
+    """For an action whose task fails by design (failfast's first malformed record): the running
+    session's loggers of failed tasks quiet while it runs, by ``quiet_while``'s rule (never those the
+    logging configuration names, nor at ``-v``); nothing where no session runs (counting in process)."""
+    spark = active_session() if "pyspark" in sys.modules else None
+    if spark is None:
+        yield
+        return
+    with quiet_while(spark, TASK_FAILURE_LOGGERS):
+        yield
 
 
 def get_spark(

@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 import re
 
+from nbspark.spark.session import failures_expected
+
 __all__ = [
     "carried_columns",
     "checked_tokens",
@@ -115,12 +117,15 @@ def collect_checked(df) -> list:
     """``df.collect()``, a failed check of this module (``raise_error``) raised as one ValueError
     naming it. Spark reports one as a SparkRuntimeException; but when adaptive execution
     materializes two stages that both fail, as one Py4JJavaError
-    (``[STAGE_MATERIALIZATION_MULTIPLE_FAILURES]``) that PySpark does not convert (seen in CI)."""
+    (``[STAGE_MATERIALIZATION_MULTIPLE_FAILURES]``) that PySpark does not convert (seen in CI).
+    A check's failed task is expected: Spark's loggers of failed tasks are quiet meanwhile
+    (``spark.session.failures_expected``); any other failure is raised as it came, its trace in it."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
 
     try:
-        return df.collect()
+        with failures_expected():
+            return df.collect()
     except (Py4JJavaError, PySparkException) as exc:
         message = failed_check(str(exc))
         if message is None:

@@ -109,3 +109,30 @@ def test_end_to_end_with_spark_submit(tmp_path, fixtures):
 def test_a_query_json_path_that_cannot_be_written_is_refused_before_spark(tmp_path, fixtures):
     proc = run_job("query", "--ngrams", fixtures / "ngrams.txt", "--C", "_", "--json", tmp_path)
     assert proc.returncode == 1 and "--json names a file to write" in one_line_error(proc)
+
+
+def test_failfast_stops_with_its_one_line_and_no_worker_traceback(tmp_path, fixtures):
+    """The first malformed line is the one line; Spark's executor and task-set loggers printed the
+    worker's traceback twice above it (a hundred lines, the failed task expected in failfast mode).
+    Line 5 of the fixture has no TAB (tests/data/README.md)."""
+    proc = run_job(
+        "train",
+        "--set",
+        "task=naive_bayes",
+        "--set",
+        "train.format=tsv",
+        "--set",
+        "engine=combine",  # a Python engine: the line fails a task (the arrow engine finds it after)
+        "--set",
+        f"train.path={fixtures / 'china_train.tsv'}",
+        "--mode",
+        "failfast",
+        "--out",
+        tmp_path / "m",
+    )
+    assert one_line_error(proc) == (
+        f"train.py: error: {fixtures / 'china_train.tsv'}:5: malformed line (fields): 'no tabs in this line'"
+    )
+    said = proc.stderr
+    assert "NBSPARK-MALFORMED" not in said and " ERROR " not in said and "Lost task" not in said, said[-3000:]
+    assert not (tmp_path / "m").exists()
