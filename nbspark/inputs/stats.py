@@ -221,14 +221,15 @@ def run_failfast(action, mode: str):
     failfast ``mode`` a failed task is expected: Spark's own report of it (the worker's traceback,
     logged twice, a hundred lines above the one line) is quiet while the action runs
     (``spark.session.failures_expected``), and the text of any other failure is logged here instead."""
+    quieted = False
     try:
-        with failures_expected() if mode == "failfast" else nullcontext():
+        with failures_expected() if mode == "failfast" else nullcontext(False) as quieted:
             return action()
     except Exception as exc:  # Py4JJavaError / PythonException carry the worker's message
         text = str(exc)
         at = text.find(FAILFAST_TAG)
         if at < 0:
-            if mode == "failfast":
+            if quieted:
                 log.error("%s", text)  # what Spark's loggers would have said of it
             raise
         _, source, offset, reason, line = text[at:].split("\n", 1)[0].split("\t", 4)

@@ -109,13 +109,14 @@ TASK_FAILURE_LOGGERS = {
 def failures_expected():
     """For an action whose task fails by design (failfast's first malformed record): the running
     session's loggers of failed tasks quiet while it runs, by ``quiet_while``'s rule (never those the
-    logging configuration names, nor at ``-v``); nothing where no session runs (counting in process)."""
+    logging configuration names, nor at ``-v``); nothing where no session runs (counting in process).
+    Yields whether a session's loggers were quieted."""
     spark = active_session() if "pyspark" in sys.modules else None
     if spark is None:
-        yield
+        yield False
         return
     with quiet_while(spark, TASK_FAILURE_LOGGERS):
-        yield
+        yield True
 
 
 def get_spark(
