@@ -32,6 +32,7 @@ __all__ = [
     "EXPANSION",
     "extension",
     "binary_files",
+    "head_line_values",
     "bytes_to_read",
     "BINARY_PROBE",
     "Decoded",
@@ -241,6 +242,23 @@ def local_line_values(f) -> list[bytes]:
     decompressed and other compressed files refused, as ``decode_text`` refuses them. The bytes are
     not decoded (Spark's lines are not either)."""
     return _split_lines(_decompressed(f.read_bytes(), str(f)))[1]
+
+
+def head_line_values(f, limit: int = 1 << 20) -> list[bytes] | None:
+    """The whole lines among the first ``limit`` bytes of a file, by ``local_line_values``' rule
+    (``.gz`` and ``.bz2`` decompressed as they are read, not the whole file); a last line cut by the
+    limit is left out. None for another compressed file (``decode_text`` refuses it read whole)."""
+    opener = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File}.get(extension(f.name))
+    if opener is None and extension(f.name) in _COMPRESSED:
+        return None
+    with f.open() as raw:
+        stream = opener(fileobj=raw) if opener is gzip.GzipFile else opener(raw) if opener else raw
+        try:
+            head = stream.read(limit + 1)
+        except (OSError, EOFError, ValueError, zlib.error) as exc:
+            raise InputError(f"{f}: cannot be read as {_DECOMPRESS[extension(f.name)][0]} ({exc})") from None
+    lines = _split_lines(head[:limit])[1]
+    return lines[:-1] if len(head) > limit else lines
 
 
 def local_lines(f) -> list[tuple[int, bytes]]:

@@ -10,7 +10,7 @@ import logging
 
 from nbspark.errors import InputError
 from nbspark.inputs.decoding import UTF16_HINT
-from nbspark.inputs.files import local_line_values, spark_paths
+from nbspark.inputs.files import head_line_values, local_line_values, spark_paths
 from nbspark.inputs.spec import DECIMAL_COMMA, is_decimal_comma
 from nbspark.storage.locations import location
 
@@ -40,6 +40,8 @@ def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):
     ``InputError`` naming the file for a header that holds NUL characters
     (``inputs.tables.header_problem``: a UTF-16 file); a warning for a header read as one column
     that another delimiter would cut (``_one_column``)."""
+    if lines := [line for line in head_line_values(files[0]) or [] if line]:
+        _header(files[0], lines[0], delimiter)  # a refused header found here, not in a failed task
     df = spark.read.csv(
         spark_paths(files),
         header=True,
@@ -211,9 +213,7 @@ def csv_table(f, infer: bool = False, delimiter: str = ","):
     lines = [line for line in local_line_values(f) if line]  # Spark skips empty lines
     if not lines:
         return None
-    header = _cells(lines[0].decode("utf-8", "replace"), delimiter)
-    if problem := header_problem(header):
-        raise InputError(f"{f}: {problem}")
+    header = _header(f, lines[0], delimiter)
 
     def read(data: bytes, types):
         options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
@@ -238,6 +238,17 @@ def csv_table(f, infer: bool = False, delimiter: str = ","):
         data = out.getvalue().encode("utf-8")
         table = read(data, text)
     return table, read(data, None).schema if infer else None
+
+
+def _header(f, line: bytes, delimiter: str) -> list[str]:
+    """The names of a CSV file's header ``line`` (its first line that is not empty), or
+    ``InputError`` naming the file for one Spark's reader refuses (``header_problem``). Spark finds
+    such a header inside a task, and its loggers printed the failed task twice (160 lines) above
+    the one line: ``csv_frame`` checks the first file's here first, as ``csv_table`` checks each."""
+    header = _cells(line.decode("utf-8", "replace"), delimiter)
+    if problem := header_problem(header):
+        raise InputError(f"{f}: {problem}")
+    return header
 
 
 def header_problem(header: list[str]) -> str | None:
