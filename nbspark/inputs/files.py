@@ -23,6 +23,7 @@ import gzip
 import itertools
 import logging
 import zlib
+from contextlib import contextmanager
 from typing import NamedTuple
 
 from nbspark.errors import InputError
@@ -136,7 +137,9 @@ def in_nbspark_output(root, path, looked: dict) -> bool:
 
 
 #: Text files decompressed by their extension, as Hadoop's text source does for the line inputs.
-_DECOMPRESS = {".gz": ("gzip", gzip.decompress), ".bz2": ("bzip2", bz2.decompress)}
+#: The codecs read as text, by extension: their name and their module (``decompress`` for a whole
+#: file's bytes, ``open`` for a stream read as it goes).
+_DECOMPRESS = {".gz": ("gzip", gzip), ".bz2": ("bzip2", bz2)}
 #: How many times its size a ``.gz`` or ``.bz2`` text file is taken to hold, in deciding whether an
 #: input is small enough to read in one process (it is read whole, decompressed): text compresses
 #: about three to eight times, and the larger guess errs toward Spark.
@@ -221,17 +224,24 @@ def _decompressed(data: bytes, name: str) -> bytes:
     """A file's bytes, ``.gz`` and ``.bz2`` decompressed; ``InputError`` for one that cannot be."""
     ext = extension(name)
     if ext in _DECOMPRESS:
-        codec, decompress = _DECOMPRESS[ext]
-        try:
-            return decompress(data)
-        except (OSError, EOFError, ValueError, zlib.error) as exc:
-            raise InputError(f"{name}: cannot be read as {codec} ({exc})") from None
+        codec, module = _DECOMPRESS[ext]
+        with _codec_errors(name, codec):
+            return module.decompress(data)
     if ext in _COMPRESSED:
         raise InputError(
             f"{name}: a {ext} file is not read as text (only .gz and .bz2 are decompressed); decompress "
             "it first"
         )
     return data
+
+
+@contextmanager
+def _codec_errors(name: str, codec: str):
+    """A compressed file that cannot be decompressed as ``codec``: ``InputError`` naming it."""
+    try:
+        yield
+    except (OSError, EOFError, ValueError, zlib.error) as exc:
+        raise InputError(f"{name}: cannot be read as {codec} ({exc})") from None
 
 
 def local_line_values(f) -> list[bytes]:
@@ -248,15 +258,16 @@ def head_line_values(f, limit: int = 1 << 20) -> list[bytes] | None:
     """The whole lines among the first ``limit`` bytes of a file, by ``local_line_values``' rule
     (``.gz`` and ``.bz2`` decompressed as they are read, not the whole file); a last line cut by the
     limit is left out. None for another compressed file (``decode_text`` refuses it read whole)."""
-    opener = {".gz": gzip.GzipFile, ".bz2": bz2.BZ2File}.get(extension(f.name))
-    if opener is None and extension(f.name) in _COMPRESSED:
+    ext = extension(f.name)
+    if ext in _COMPRESSED:
         return None
     with f.open() as raw:
-        stream = opener(fileobj=raw) if opener is gzip.GzipFile else opener(raw) if opener else raw
-        try:
-            head = stream.read(limit + 1)
-        except (OSError, EOFError, ValueError, zlib.error) as exc:
-            raise InputError(f"{f}: cannot be read as {_DECOMPRESS[extension(f.name)][0]} ({exc})") from None
+        if ext not in _DECOMPRESS:
+            head = raw.read(limit + 1)
+        else:
+            codec, module = _DECOMPRESS[ext]
+            with _codec_errors(str(f), codec):
+                head = module.open(raw).read(limit + 1)
     lines = _split_lines(head[:limit])[1]
     return lines[:-1] if len(head) > limit else lines
 
