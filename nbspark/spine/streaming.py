@@ -10,7 +10,8 @@ version (``storage.versions``): a delta of what the batch counted, the base itse
 
 Exactly once: Spark replays a micro-batch that did not finish with the same batch id and files;
 each version records ``streams`` (checkpoint -> last batch committed), and a replayed batch the
-model holds already commits nothing. Past ``compact_every`` deltas, ``spine.committing.compact``
+model holds already commits nothing, and neither does a later batch whose files hold nothing a
+version records (empty or blank files: ``_anything_read``). Past ``compact_every`` deltas, ``spine.committing.compact``
 sums the parts into a new base of the same version. One writer at a time: ``MODEL.stream/lock.json``
 names the stream's checkpoint (``storage.versions.take_writer_lock``).
 """
@@ -31,7 +32,7 @@ from functools import partial
 from nbspark.errors import ConfigError, InputError, OutputError
 from nbspark.inputs.files import bytes_to_read, in_nbspark_output
 from nbspark.inputs.resolve import Inputs
-from nbspark.report.format import undecodable
+from nbspark.report.format import nothing_found, undecodable
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, in_process_below_mb, resolve_engine
 from nbspark.settings.config import check_number
 from nbspark.spark.faults import maybe_kill_driver
@@ -224,6 +225,15 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
     )
     session, engine = (None, "local") if small else (spark, plan.engine)
     counted: Counted = family.count(session, counting, inputs, engine)
+    if old is not None and not _anything_read(counted.stats, family.unit):
+        counted.release()  # no version: one would record nothing but the files' names
+        log.info(
+            "batch %d: %d file(s) with nothing to count%s; no new version",
+            batch_id,
+            len(files),
+            nothing_found(counted.stats, counted.bad, cfg.train.format),
+        )
+        return None
     try:
         version = model_version(old) + 1 if old is not None else 1
         extra = {"version": version, "streams": {checkpoint: batch_id}}
@@ -432,6 +442,13 @@ def _stop_on_signals() -> _Stopping:
             for signum in (signal.SIGINT, signal.SIGTERM)
         }
     return stopping
+
+
+def _anything_read(stats: dict, unit: str) -> bool:
+    """Whether a batch's files held anything a version records: a counted unit, a malformed or
+    held-out record, or a line (a table's row) that was not blank. Empty and blank files hold none."""
+    read = stats.get("lines_read", stats.get("rows_read", 0)) - stats.get("blank_lines", 0)
+    return bool(stats.get(unit) or stats.get("malformed") or stats.get("held_out") or read > 0)
 
 
 def _batch_line(summary: dict, unit: str) -> str:

@@ -253,6 +253,24 @@ def test_a_batch_replayed_after_its_commit_adds_nothing(spark, tmp_path):
     assert (commits / "2").exists()
 
 
+def test_a_later_batch_of_empty_and_blank_files_commits_no_version(spark, tmp_path, caplog):
+    """A version records what its batch counted; files that hold nothing but blank lines give it
+    nothing to record, so the model stays at its version (issue 37: a batch that counted something)."""
+    watch = tmp_path / "watch"
+    write_parts(nb_lines(10, 3)[:4], watch, 1)
+    assert stream(spark, "naive_bayes", watch, tmp_path / "model") == 1
+    (watch / "empty.txt").write_text("")
+    (watch / "blank.txt").write_text("\n  \n\n")
+    with caplog.at_level("INFO", logger="nbspark"):
+        assert stream(spark, "naive_bayes", watch, tmp_path / "model") == 0
+    assert "2 file(s) with nothing to count; its 3 lines are all blank; no new version" in caplog.text
+    assert load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["version"] == 1
+    assert not (tmp_path / "model" / "versions").exists()
+    (watch / "more.txt").write_text("d50\tx\talpha beta\n")
+    assert stream(spark, "naive_bayes", watch, tmp_path / "model") == 1
+    assert load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["version"] == 2
+
+
 def test_sigkill_in_a_commit_then_a_restart_equals_the_batch_train(spark, tmp_path):
     """The driver dies in its second batch's commit with the delta staged but not in place; the
     restart replays that batch and dies in its commit again, the version now in place but not in
