@@ -11,9 +11,9 @@ version (``storage.versions``): a delta of what the batch counted, the base itse
 Exactly once: Spark replays a micro-batch that did not finish with the same batch id and files;
 each version records ``streams`` (checkpoint -> last batch committed), and a replayed batch the
 model holds already commits nothing, and neither does a later batch whose files hold nothing a
-version records (empty or blank files: ``_anything_read``). Past ``compact_every`` deltas, ``spine.committing.compact``
-sums the parts into a new base of the same version. One writer at a time: ``MODEL.stream/lock.json``
-names the stream's checkpoint (``storage.versions.take_writer_lock``).
+version records (empty or blank files: ``_anything_read``). Past ``compact_every`` deltas,
+``spine.committing.compact`` sums the parts into a new base of the same version. One writer at a
+time: ``MODEL.stream/lock.json`` names the stream's checkpoint (``storage.versions.take_writer_lock``).
 """
 
 from __future__ import annotations
