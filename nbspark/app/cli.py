@@ -291,6 +291,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
 
             if problem := test_problem(cfg):
                 raise ConfigError(problem)
+        from nbspark.inputs.files import damaged_files_named
         from nbspark.inputs.resolve import resolve_input
 
         use_hadoop()
@@ -315,7 +316,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
             from nbspark.backoff.jobs import run_backoff_classify as run
 
             plan = plan_backoff_classify(cfg, model, inputs, out, args.overwrite)
-        with _spark(f"nbspark-classify-{cfg.name}") as spark:
+        with _spark(f"nbspark-classify-{cfg.name}") as spark, damaged_files_named(plan.inputs.files):
             run(spark, plan)
         print((plan.out / "report.txt").read_text(), end="")  # the report the job wrote: formatted once
         print(f"results written to {plan.out}")

@@ -33,6 +33,8 @@ __all__ = [
     "EXPANSION",
     "extension",
     "binary_files",
+    "damaged_file",
+    "damaged_files_named",
     "head_line_values",
     "bytes_to_read",
     "BINARY_PROBE",
@@ -242,6 +244,44 @@ def _codec_errors(name: str, codec: str):
         yield
     except (OSError, EOFError, ValueError, zlib.error) as exc:
         raise InputError(f"{name}: cannot be read as {codec} ({exc})") from None
+
+
+#: A frame of Hadoop's codecs in a failed job's trace: a compressed file it could not read to its
+#: end (``java.io.EOFException: Unexpected end of input stream`` for a ``.gz`` cut short), which
+#: Hadoop's line reader reports without naming the file.
+HADOOP_CODEC_FRAME = "org.apache.hadoop.io.compress."
+
+
+def damaged_file(files) -> InputError | None:
+    """The first ``.gz`` or ``.bz2`` file among ``files`` that cannot be decompressed to its end, as
+    the reader in process says it (``_codec_errors``), read as it streams; None where all can be."""
+    for f in files:
+        if extension(f.name) in _DECOMPRESS:
+            codec, module = _DECOMPRESS[extension(f.name)]
+            try:
+                with f.open() as raw, _codec_errors(str(f), codec), module.open(raw) as stream:
+                    while stream.read(1 << 20):
+                        pass
+            except InputError as exc:
+                return exc
+    return None
+
+
+@contextmanager
+def damaged_files_named(files):
+    """A Spark job reading ``files`` that fails in Hadoop's codec (``HADOOP_CODEC_FRAME``) raises the
+    first damaged file's ``InputError`` instead (``damaged_file``: each compressed file read again
+    here, on this failure only); any other failure, or one no file explains, raises as itself."""
+    try:
+        yield
+    except Exception as exc:
+        if HADOOP_CODEC_FRAME not in str(exc):
+            raise
+        log.info("a compressed input could not be read to its end; looking for it")
+        found = damaged_file(files)
+        if found is None:
+            raise
+        raise found from None
 
 
 def local_line_values(f) -> list[bytes]:

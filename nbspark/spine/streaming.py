@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from nbspark.errors import ConfigError, InputError, OutputError
-from nbspark.inputs.files import bytes_to_read, in_nbspark_output
+from nbspark.inputs.files import bytes_to_read, damaged_files_named, in_nbspark_output
 from nbspark.inputs.resolve import Inputs
 from nbspark.report.format import nothing_found, undecodable
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, in_process_below_mb, resolve_engine
@@ -224,45 +224,46 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
         and sum(bytes_to_read(f[0], f[2]) for f in files) <= plan.in_process_below_mb * 1e6
     )
     session, engine = (None, "local") if small else (spark, plan.engine)
-    counted: Counted = family.count(session, counting, inputs, engine)
-    if old is not None and not _anything_read(counted.stats, family.unit):
-        counted.release()  # no version: one would record nothing but the files' names
-        log.info(
-            "batch %d: %d file(s) with nothing to count%s; no new version",
-            batch_id,
-            len(files),
-            nothing_found(counted.stats, counted.bad, cfg.train.format),
-        )
-        return None
-    try:
-        version = model_version(old) + 1 if old is not None else 1
-        extra = {"version": version, "streams": {checkpoint: batch_id}}
-        if old is None:
-            if not counted.stats.get(family.unit):
-                raise InputError(
-                    f"{plan.watch}: no training {family.unit} in the first files "
-                    f"({nothing_counted(cfg, counted)}); "
-                    "nothing written"
-                )
-            out, kind = model, "model"
-        else:
-            out, kind = delta_location(model, version), DELTA
-
-        def manifest_of(stage, written):
-            maybe_kill_driver("staged")
-            manifest = run_manifest(
-                session, cfg, family, counted, inputs, stage, written, None, started, extra
+    with damaged_files_named(inputs.files):  # a .gz cut short: Hadoop's error names no file
+        counted: Counted = family.count(session, counting, inputs, engine)
+        if old is not None and not _anything_read(counted.stats, family.unit):
+            counted.release()  # no version: one would record nothing but the files' names
+            log.info(
+                "batch %d: %d file(s) with nothing to count%s; no new version",
+                batch_id,
+                len(files),
+                nothing_found(counted.stats, counted.bad, cfg.train.format),
             )
-            manifest["updates"][-1]["stream"] = checkpoint  # a compaction folds a stream's batches
-            return manifest
+            return None
+        try:
+            version = model_version(old) + 1 if old is not None else 1
+            extra = {"version": version, "streams": {checkpoint: batch_id}}
+            if old is None:
+                if not counted.stats.get(family.unit):
+                    raise InputError(
+                        f"{plan.watch}: no training {family.unit} in the first files "
+                        f"({nothing_counted(cfg, counted)}); "
+                        "nothing written"
+                    )
+                out, kind = model, "model"
+            else:
+                out, kind = delta_location(model, version), DELTA
 
-        rows = counted.known.get("rows")
-        collect = partial(counted.arrow, family.ddl(cfg.to_dict()))
-        manifest = write_counts(
-            session, counted.counts, out, kind, cfg.rows_per_file, rows, manifest_of, collect
-        )
-    finally:
-        counted.release()
+            def manifest_of(stage, written):
+                maybe_kill_driver("staged")
+                manifest = run_manifest(
+                    session, cfg, family, counted, inputs, stage, written, None, started, extra
+                )
+                manifest["updates"][-1]["stream"] = checkpoint  # a compaction folds a stream's batches
+                return manifest
+
+            rows = counted.known.get("rows")
+            collect = partial(counted.arrow, family.ddl(cfg.to_dict()))
+            manifest = write_counts(
+                session, counted.counts, out, kind, cfg.rows_per_file, rows, manifest_of, collect
+            )
+        finally:
+            counted.release()
     maybe_kill_driver("committed")
     committed = time.time()
     lags = [committed - f[1] for f in files]

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from nbspark.errors import ConfigError, InputError, OutputError
+from nbspark.inputs.files import damaged_files_named
 from nbspark.report.format import nothing_found
 from nbspark.settings.capabilities import driver_writes, resolve_engine
 from nbspark.spark.session import max_result_bytes
@@ -250,7 +251,8 @@ def train_model(spark, plan: TrainPlan, family: Family) -> dict:
             raise OutputError(
                 f"{out}: the model changed since this update read it (another writer); run it again"
             )
-        return _count_and_write(spark, plan, family, started)
+        with damaged_files_named(plan.inputs.files):  # a .gz cut short: Hadoop's error names no file
+            return _count_and_write(spark, plan, family, started)
     finally:
         release()
 

@@ -3,7 +3,16 @@
 import bz2
 import gzip
 
-from nbspark.inputs.files import head_line_values, local_line_values
+import pytest
+
+from nbspark.errors import InputError
+from nbspark.inputs.files import (
+    HADOOP_CODEC_FRAME,
+    damaged_file,
+    damaged_files_named,
+    head_line_values,
+    local_line_values,
+)
 from nbspark.storage.locations import location
 
 
@@ -22,3 +31,35 @@ def test_the_head_of_a_file_is_its_first_whole_lines_plain_or_compressed(tmp_pat
         assert head_line_values(f, limit=10) == [b"a,b", b""]
     (tmp_path / "t.zip").write_bytes(b"PK\x03\x04")
     assert head_line_values(location(tmp_path / "t.zip")) is None  # not read as text
+
+
+def test_a_codec_failure_in_spark_is_named_by_the_first_damaged_compressed_file(tmp_path):
+    """Hadoop's line reader says ``java.io.EOFException`` of a ``.gz`` cut short, naming no file: the
+    compressed inputs are read again here and the first that cannot be read to its end is named."""
+    data = b"".join(b"line %d\n" % i for i in range(20000))
+    good, cut_gz, cut_bz2 = tmp_path / "a.txt.gz", tmp_path / "b.txt.gz", tmp_path / "c.txt.bz2"
+    good.write_bytes(gzip.compress(data))
+    cut_gz.write_bytes(gzip.compress(data)[:-40])
+    cut_bz2.write_bytes(bz2.compress(data)[:500])
+    (tmp_path / "d.txt").write_bytes(b"not compressed\n")
+    files = [location(p) for p in sorted(tmp_path.iterdir())]
+    assert damaged_file(files[:1] + files[3:]) is None
+    assert str(damaged_file(files)).startswith(f"{cut_gz}: cannot be read as gzip (")
+    assert str(damaged_file(files[2:])).startswith(f"{cut_bz2}: cannot be read as bzip2 (")
+    trace = (
+        "java.io.EOFException: Unexpected end of input stream\n\tat "
+        + HADOOP_CODEC_FRAME
+        + "DecompressorStream"
+    )
+    with pytest.raises(InputError, match=r"b\.txt\.gz: cannot be read as gzip"), damaged_files_named(files):
+        raise RuntimeError(trace)
+    with (
+        pytest.raises(RuntimeError, match="EOFException"),
+        damaged_files_named(files[:1]),
+    ):  # no file explains it: raised as itself
+        raise RuntimeError(trace)
+    with (
+        pytest.raises(RuntimeError, match="^other$"),
+        damaged_files_named(files),
+    ):  # another failure reads no file
+        raise RuntimeError("other")

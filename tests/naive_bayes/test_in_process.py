@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import nbspark
+from nbspark.app.cli import classify_main
 from nbspark.app.command import main
 from nbspark.errors import ConfigError, InputError
 from nbspark.naive_bayes.jobs import train_nb, train_nb_in_process
@@ -113,6 +114,44 @@ def test_a_compressed_file_is_found_by_its_extension_in_any_case_as_hadoop_finds
     )
     assert _table(tmp_path / "local") == _table(tmp_path / "plain")
     assert plain.manifest["stats"]["documents"] == 5
+
+
+@pytest.mark.parametrize("engine", ["arrow", "combine"])
+def test_a_gz_cut_short_is_named_by_the_spark_engines_as_in_process(spark, tmp_path, capsys, engine):
+    """Hadoop's line reader fails a task on a ``.gz`` cut short with ``java.io.EOFException``, naming
+    no file; the run names it in the words of the reader in process."""
+    import gzip
+
+    from nbspark.inputs.resolve import resolve_input
+
+    packed = gzip.compress((FIXTURES / "china_train.tsv").read_bytes() * 200)
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.tsv.gz").write_bytes(packed)
+    (tmp_path / "in" / "b.tsv.gz").write_bytes(packed[: len(packed) // 2])
+    cfg = load_config(None, {**CHINA, "engine": engine, "train.path": str(tmp_path / "in")})
+    said = f"{tmp_path / 'in' / 'b.tsv.gz'}: cannot be read as gzip (Compressed file ended before"
+    with pytest.raises(InputError) as spark_error:
+        train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "spark")
+    with pytest.raises(InputError) as local_error:
+        train_nb_in_process(cfg, tmp_path / "local")
+    assert str(spark_error.value) == str(local_error.value)
+    assert str(spark_error.value).startswith(said)
+    assert not (tmp_path / "spark").exists()
+    # a classify's test input, by the command (its reader is Spark's)
+    train_nb_in_process(
+        load_config(None, {**CHINA, "train.path": str(FIXTURES / "china_train.tsv")}), tmp_path / "m"
+    )
+    test = [f"test.path={tmp_path / 'in'}", "test.format=tsv", "task=naive_bayes", f"engine={engine}"]
+    argv = [
+        *(a for t in test for a in ("--set", t)),
+        "--model",
+        str(tmp_path / "m"),
+        "--out",
+        str(tmp_path / "r"),
+    ]
+    assert classify_main(argv) == 1
+    assert capsys.readouterr().err.strip().splitlines()[-1].startswith(f"classify.py: error: {said}")
+    assert not (tmp_path / "r").exists()
 
 
 def test_a_parquet_table_in_process_is_the_spark_jobs(spark, tmp_path):

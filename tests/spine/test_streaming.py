@@ -401,6 +401,24 @@ def test_permissive_names_bad_lines_failfast_stops_and_keeps_the_last_version(sp
     ]
 
 
+@pytest.mark.parametrize("in_process_below_mb", [64.0, 0.0])
+def test_a_gz_cut_short_stops_the_stream_naming_it_and_the_model_keeps_its_version(
+    spark, tmp_path, in_process_below_mb
+):
+    """Issue 37: a truncated file gets a clear error. Counted by Spark, Hadoop's reader names no file."""
+    import gzip
+
+    watch = tmp_path / "watch"
+    write_parts(nb_lines(10, 3)[:4], watch, 1)
+    stream(spark, "naive_bayes", watch, tmp_path / "model")
+    packed = gzip.compress("".join(nb_lines(3000, 4)).encode())
+    (tmp_path / "cut.txt.gz").write_bytes(packed[: len(packed) // 2])
+    (tmp_path / "cut.txt.gz").rename(watch / "cut.txt.gz")
+    with pytest.raises(InputError, match=r"cut\.txt\.gz: cannot be read as gzip \(Compressed file ended"):
+        stream(spark, "naive_bayes", watch, tmp_path / "model", in_process_below_mb=in_process_below_mb)
+    assert load_manifest(location(tmp_path / "model"), NAIVE_BAYES.kind)["version"] == 1
+
+
 def test_a_second_stream_on_a_model_is_refused_unless_it_resumes(spark, tmp_path):
     write_parts(source_lines("backoff"), tmp_path / "watch", 2)
     stream(spark, "backoff", tmp_path / "watch", tmp_path / "model")
