@@ -33,6 +33,7 @@ from nbspark.inputs.parsers import POS_TAGS, PSEUDO_TAGS, MalformedLine, google_
 from nbspark.inputs.stats import STAT, PartitionStats
 from nbspark.spark.faults import maybe_inject
 from nbspark.spark.session import cache_coalescable
+from nbspark.storage.uris import shown_uri
 
 __all__ = ["UNREADABLE", "candidate_predicate", "google_examples"]
 
@@ -139,7 +140,10 @@ def _scan_partition(shards, rules):
         try:
             scan_shard(data, extension(path) == ".gz", rules, stats, ngrams)
         except UnreadableShardError as exc:  # back as a statistic, not a failed task: the driver refuses
-            yield (STAT, f"{UNREADABLE}{path}: {exc}"), 1
+            yield (
+                (STAT, f"{UNREADABLE}{shown_uri(path)}: {exc}"),
+                1,
+            )  # named as the reader in process names it
             return
     for tokens, count in ngrams.items():
         yield ("ngram", tokens), count

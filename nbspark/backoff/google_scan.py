@@ -132,12 +132,12 @@ def text_pieces(data, gz: bool):
             try:
                 out = inflater.decompress(pending, PIECE)
             except (zlib.error, _inflate.error) as exc:
-                raise UnreadableShardError(f"cannot be read as gzip: {exc}") from None
+                raise UnreadableShardError(f"cannot be read as gzip ({exc})") from None
             pending = inflater.unconsumed_tail
             if out:
                 yield out
             elif not pending:
-                raise UnreadableShardError("cannot be read as gzip: truncated gzip data")
+                raise UnreadableShardError("cannot be read as gzip (truncated gzip data)")
         rest = inflater.unused_data
 
 

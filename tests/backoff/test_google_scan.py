@@ -161,7 +161,7 @@ def test_every_gzip_member_and_a_truncated_one():
     gs.scan_shard(gzip.compress(one) + gzip.compress(two), True, gs.GoogleRules(*args), stats, ngrams)
     assert sum(ngrams.values()) == 110 and stats.counts["lines_read"] == 2
     with pytest.raises(
-        gs.UnreadableShardError, match="cannot be read as gzip: .*(?i:truncated|end of|incomplete|invalid)"
+        gs.UnreadableShardError, match=r"cannot be read as gzip \(.*(?i:truncated|end of|incomplete|invalid)"
     ):
         gs.scan_shard(
             gzip.compress(one * 1000)[:-30], True, gs.GoogleRules(*args), PartitionStats(0), Counter()

@@ -115,6 +115,8 @@ def test_a_shard_cut_short_is_one_line_and_no_failed_task(fixtures, tmp_path):
     said = (run.stdout + "\n" + run.stderr).strip().splitlines()  # spark-submit: error lines on stdout
     errors = [x for x in said if x.startswith("train.py: error:")]
     assert run.returncode == 1 and len(errors) == 1, said[-8:]
-    assert f"{tmp_path / 'in' / '5-00001-of-00002.gz'}: cannot be read as gzip" in errors[0], errors
+    assert errors[0].startswith(
+        f"train.py: error: {tmp_path / 'in' / '5-00001-of-00002.gz'}: cannot be read as gzip ("
+    ), errors
     assert not [x for x in said if "ERROR" in x or "Traceback" in x or x.startswith("\tat ")], said
     assert not (tmp_path / "m").exists()
