@@ -174,7 +174,7 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
     model_dir = location(model_dir)
     path = model_dir / "manifest.json"
     if not model_dir.is_dir() and not await_commit(model_dir):
-        raise OutputError(f"{model_dir}: no such model directory; run jobs/train.py first")
+        raise OutputError(f"{model_dir}: no such model directory (nbspark train writes one)")
     if not path.is_file():  # an experiment's directory, or a saved pyspark.ml model, holds one a level down
         inside = next(
             (d for d in (model_dir / "model", model_dir / "nbspark") if (d / "manifest.json").is_file()), None
