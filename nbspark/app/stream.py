@@ -176,6 +176,10 @@ def stream_main(argv=None, prog: str = "stream.py") -> int:
         )
         with _spark(f"nbspark-stream-{cfg.name}", SESSION_DEFAULTS) as spark:
             committed = run_stream(spark, plan)
-        print(f"{plan.model}: {committed} version(s) committed by this run")
+            made = (plan.model / "manifest.json").is_file()
+        print(
+            f"{plan.model}: {committed} version(s) committed by this run"
+            + ("" if made else "; no model yet: no file held a line to count")
+        )
 
     return _run(prog, body)

@@ -10,10 +10,11 @@ version (``storage.versions``): a delta of what the batch counted, the base itse
 
 Exactly once: Spark replays a micro-batch that did not finish with the same batch id and files;
 each version records ``streams`` (checkpoint -> last batch committed), and a replayed batch the
-model holds already commits nothing, and neither does a later batch whose files hold nothing a
-version records (empty or blank files: ``_anything_read``). Past ``compact_every`` deltas,
-``spine.committing.compact`` sums the parts into a new base of the same version. One writer at a
-time: ``MODEL.stream/lock.json`` names the stream's checkpoint (``storage.versions.take_writer_lock``).
+model holds already commits nothing, and neither does a batch whose files hold nothing a version
+records (empty or blank files: ``_anything_read``; a new model waits for a batch that does). Past
+``compact_every`` deltas, ``spine.committing.compact`` sums the parts into a new base of the same
+version. One writer at a time: ``MODEL.stream/lock.json`` names the stream's checkpoint
+(``storage.versions.take_writer_lock``).
 """
 
 from __future__ import annotations
@@ -226,13 +227,14 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
     session, engine = (None, "local") if small else (spark, plan.engine)
     with damaged_files_named(inputs.files):  # a .gz cut short: Hadoop's error names no file
         counted: Counted = family.count(session, counting, inputs, engine)
-        if old is not None and not _anything_read(counted.stats, family.unit):
+        if not _anything_read(counted.stats, family.unit):
             counted.release()  # no version: one would record nothing but the files' names
             log.info(
-                "batch %d: %d file(s) with nothing to count%s; no new version",
+                "batch %d: %d file(s) with nothing to count%s; %s",
                 batch_id,
                 len(files),
                 nothing_found(counted.stats, counted.bad, cfg.train.format),
+                "no new version" if old is not None else "no model yet",
             )
             return None
         try:

@@ -253,10 +253,28 @@ def test_a_batch_replayed_after_its_commit_adds_nothing(spark, tmp_path):
     assert (commits / "2").exists()
 
 
-def test_a_later_batch_of_empty_and_blank_files_commits_no_version(spark, tmp_path, caplog):
+def test_a_batch_of_empty_and_blank_files_commits_no_version(spark, tmp_path, caplog, capsys):
     """A version records what its batch counted; files that hold nothing but blank lines give it
-    nothing to record, so the model stays at its version (issue 37: a batch that counted something)."""
+    nothing to record, so the model stays at its version (issue 37: a batch that counted something),
+    and a new model waits for files that hold something (a first batch of them stopped the stream,
+    and its restart replayed the same batch)."""
     watch = tmp_path / "watch"
+    watch.mkdir()
+    (watch / "first.txt").write_text("\n")
+    sets = ("task=naive_bayes", "train.format=tsv", "nb.tokenizer=words")
+    argv = [
+        *(a for s in sets for a in ("--set", s)),
+        "--watch",
+        str(watch),
+        "--model",
+        str(tmp_path / "model"),
+    ]
+    assert stream_main([*argv, "--available-now"], prog="nbspark stream") == 0
+    said = capsys.readouterr().out
+    assert said == f"{tmp_path / 'model'}: 0 version(s) committed by this run; " + (
+        "no model yet: no file held a line to count\n"
+    )
+    assert not (tmp_path / "model").exists()
     write_parts(nb_lines(10, 3)[:4], watch, 1)
     assert stream(spark, "naive_bayes", watch, tmp_path / "model") == 1
     (watch / "empty.txt").write_text("")
