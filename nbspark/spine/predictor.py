@@ -296,6 +296,27 @@ class LearnsInMemory:
         state.pop("_lock", None)
         return state
 
+    def __repr__(self) -> str:
+        """What a notebook shows of a loaded model: its kind, classes, version and where it was read
+        from (``nbspark show`` says the rest); never an error, whatever the model lacks."""
+        from nbspark.storage.manifests import model_version
+        from nbspark.storage.uris import shown_uri
+
+        said = [getattr(self, "kind", None) or "backoff"]
+        try:
+            classes = [str(c) for c in self.classes_]
+            if classes:
+                shown = ", ".join(classes[:6]) + (f", … ({len(classes)})" if len(classes) > 6 else "")
+                said.append(f"classes: {shown}")
+            said.append(f"version {model_version(self.manifest)}")
+        except (AttributeError, KeyError, TypeError, ValueError):
+            pass
+        if path := getattr(self, "path", None):
+            said.append(f"from {shown_uri(str(path))}")
+        if self.__dict__.get("_pending"):
+            said.append("counts not saved yet")
+        return f"<{type(self).__name__} {'; '.join(said)}>"
+
 
 def storable(text: str, what: str) -> str:
     """``text``, which ``partial_fit`` or ``update`` is to count; ``ValueError`` naming ``what`` when it

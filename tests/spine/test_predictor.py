@@ -93,3 +93,19 @@ def test_add_events_adds_a_batch_in_place_by_the_rule_given():
     add_events(pending, [("z", (1, 2.0))], lambda a, b: tuple(map(sum, zip(a, b))))
     add_events(pending, [("z", (1, 0.5))], lambda a, b: tuple(map(sum, zip(a, b))))
     assert pending["z"] == (2, 2.5)
+
+
+def test_a_loaded_model_shows_its_kind_classes_version_and_path(tmp_path):
+    """A notebook showed ``<nbspark…NBPredictor object at 0x…>``; now what the model is, where it was
+    read from, and whether it holds counts a ``save`` has not committed."""
+    nbspark.NaiveBayes().fit(["a b", "c d", "a a"], ["spam", "ham", "spam"]).save(tmp_path / "m")
+    model = nbspark.load(tmp_path / "m")
+    assert repr(model) == f"<NBPredictor multinomial; classes: ham, spam; version 1; from {tmp_path / 'm'}>"
+    model.partial_fit(["e"], ["eggs"])
+    assert repr(model).endswith(
+        "classes: eggs, ham, spam; version 1; from " + f"{tmp_path / 'm'}; counts not saved yet>"
+    )
+    many = nbspark.NaiveBayes(model="gaussian").fit(np.arange(8.0).reshape(8, 1), list(range(8)))
+    assert repr(many.model_).startswith("<NBPredictor gaussian; classes: 0, 1, 2, 3, 4, 5, … (8); version ")
+    rows = [{"A": "1", "B": "0"}, {"A": "0", "B": "1"}]
+    assert repr(nbspark.Density().fit(rows).model_).startswith("<DensityPredictor density; version ")
