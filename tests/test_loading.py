@@ -312,7 +312,10 @@ def test_command_predict_version_and_config_show(backoff_model, tmp_path, capsys
     shown = config_toml(load_config(None))
     assert "[nb]" not in shown and "[check]" in shown and "width = 5" in shown and "holdout" not in shown
     assert main(["config", "show", "--set", "task=naive_bayes", "--set", "nb.alpha=0.5"]) == 0
-    assert "alpha = 0.5" in capsys.readouterr().out
+    shown = capsys.readouterr().out
+    assert "alpha = 0.5" in shown
+    assert main(["config", "--set", "task=naive_bayes", "--set", "nb.alpha=0.5"]) == 0  # show: the default
+    assert capsys.readouterr().out == shown
     assert (
         main(["config", "show", "--set", "nb.alpha=0.5"]) == 2
     )  # the default task is backoff: refused, not ignored

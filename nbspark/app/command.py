@@ -344,13 +344,17 @@ def config_toml(cfg) -> str:
 
 def config_main(argv: list[str]) -> int:
     """``nbspark config show``: the resolved config (file, then --set) as TOML."""
-    from nbspark.app.options import parse_sets
+    from nbspark.app.options import config_options, parse_sets
     from nbspark.settings.config import load_config
 
-    parser = argparse.ArgumentParser(prog="nbspark config")
-    parser.add_argument("action", choices=("show",))
-    parser.add_argument("--config", metavar="TOML")
-    parser.add_argument("--set", metavar="KEY=VALUE", action="append", default=[])
+    parser = argparse.ArgumentParser(
+        prog="nbspark config",
+        description="Print the experiment config a run would use (the file, then each --set, checked by "
+        "the same rules) as TOML: a starting point for a file of your own.",
+        allow_abbrev=False,
+    )
+    parser.add_argument("action", choices=("show",), nargs="?", default="show", help="show (the default)")
+    config_options(parser)
     args = parser.parse_args(argv)
     try:
         cfg = load_config(args.config, parse_sets(args.set, parser))

@@ -20,6 +20,7 @@ __all__ = [
     "add_check_options",
     "check_factor",
     "common_options",
+    "config_options",
     "config_of",
     "overrides_of",
     "parse_sets",
@@ -61,6 +62,21 @@ def common_options(parser: argparse.ArgumentParser, prog: str = "") -> None:
     else:
         for name in ("--master", "--conf"):
             parser.add_argument(name, action=_SparkSubmits, help=argparse.SUPPRESS)
+    config_options(parser)
+    parser.add_argument(
+        "--data-dir",
+        metavar="DIR",
+        help="where corpora live (default: $NBSPARK_DATA, ./data, ../shared/data)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("permissive", "failfast"),
+        help="malformed input: skip and count (default) or stop at the first",
+    )
+
+
+def config_options(parser: argparse.ArgumentParser) -> None:
+    """``--config TOML`` and ``--set KEY=VALUE``: the experiment a command runs (``config_of``)."""
     parser.add_argument(
         "--config", metavar="TOML", help="experiment file (default: the embedded affect/effect experiment)"
     )
@@ -71,16 +87,6 @@ def common_options(parser: argparse.ArgumentParser, prog: str = "") -> None:
         default=[],
         help="override a config key, e.g. --set mode=failfast (repeatable); a list as a,b or as in TOML: "
         '["a", "b"]',
-    )
-    parser.add_argument(
-        "--data-dir",
-        metavar="DIR",
-        help="where corpora live (default: $NBSPARK_DATA, ./data, ../shared/data)",
-    )
-    parser.add_argument(
-        "--mode",
-        choices=("permissive", "failfast"),
-        help="malformed input: skip and count (default) or stop at the first",
     )
 
 
