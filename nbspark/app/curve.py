@@ -23,8 +23,7 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
     parser = argparse.ArgumentParser(
         prog=prog,
         description="Train on nested seeded fractions of the training data, classify the same test set "
-        "each time; "
-        "write curve.json, curve.csv and curve.png.",
+        "each time; write curve.json, curve.csv and curve.png.",
     )
     common_options(parser, prog)
     parser.add_argument(
@@ -35,8 +34,13 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
     parser.add_argument(
         "--fractions", default="0.01,0.03,0.1,0.3,1", help="training fractions (default 0.01,0.03,0.1,0.3,1)"
     )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--overwrite", action="store_true")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="which records each fraction samples (0); the fractions are nested: each holds the smaller",
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace an existing curve in --out")
     parser.add_argument(
         "--target",
         metavar="COLUMN",
