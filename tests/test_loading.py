@@ -161,6 +161,10 @@ def test_backoff_update_weights_are_whole_counts_numpy_ones_too(backoff_model):
     for weights, says in (
         ([0], "weight 0: 0 is not a whole count >= 1"),
         ([1.5], "1.5 is not a whole count"),
+        (
+            ["affect"],
+            "got the word 'affect' as a weight: write each window with its word",
+        ),  # scikit-learn's y
     ):
         with pytest.raises(ValueError, match=says):
             model.update(["could not effect the plan"], weights)

@@ -119,6 +119,14 @@ class BackoffPredictor(LearnsInMemory):
         text; whole numbers >= 1, ``spine.predictor.whole_weights``). The model scores with them at
         once; ``save()`` commits them."""
         windows = as_batch(windows, "windows", "update")
+        if weights is not None:
+            weights = as_batch(weights, "weights", "update")
+            if words := [w for w in weights if isinstance(w, str)]:  # scikit-learn's y, given as weights
+                raise ValueError(
+                    "update takes windows with the word used at their centre, and weights as counts; got "
+                    f"the word {words[0]!r} as a weight: write each window with its word ('would not "
+                    "affect the outcome')"
+                )
         weights = whole_weights(weights, len(windows), "window", "update", least=1)
         events = []
         for i, (item, weight) in enumerate(zip(windows, weights)):
