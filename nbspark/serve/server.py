@@ -7,6 +7,7 @@ requests in flight finish (for at most ``GRACE`` seconds), then the command exit
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import signal
@@ -68,7 +69,16 @@ def prepare(
 
 
 def _listening(host: str, port: int, reuse_port: bool) -> socket.socket:
-    sock = socket.create_server((host, port), reuse_port=reuse_port)
+    """A listening socket on ``host:port``; ``OSError`` in one line where the port is taken or the
+    address is not this machine's (Python's says ``[Errno 98] … while attempting to bind``)."""
+    try:
+        sock = socket.create_server((host, port), reuse_port=reuse_port)
+    except OSError as exc:
+        why = {errno.EADDRINUSE: "is in use (choose another --port)", errno.EACCES: "needs privileges"}
+        said = why.get(exc.errno, f"cannot be bound ({exc.strerror or exc})")
+        if exc.errno == errno.EADDRNOTAVAIL:
+            said = "is not an address of this machine (--host)"
+        raise OSError(f"{host}:{port} {said}") from None
     # An answer leaves at once (Nagle's algorithm off: a body written apart from its head waited for
     # the client's delayed ACK, 44 ms a request). Linux gives accepted sockets the listening
     # socket's TCP_NODELAY.

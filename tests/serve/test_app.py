@@ -328,9 +328,15 @@ def test_a_server_that_cannot_serve_says_so_in_one_line_before_binding(
             main(["serve", "--model", str(checker_model), option, value])
         assert exit.value.code == 2 and says in capsys.readouterr().err
     with socket.create_server(("127.0.0.1", 0)) as taken:
-        assert main(["serve", "--model", str(checker_model), "--port", str(taken.getsockname()[1])]) == 2
+        port = taken.getsockname()[1]
+        assert main(["serve", "--model", str(checker_model), "--port", str(port)]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith("nbspark serve: error: ") and "Address already in use" in err and "\n" not in err
+    assert err == f"nbspark serve: error: 127.0.0.1:{port} is in use (choose another --port)"
+    assert (
+        main(["serve", "--model", str(checker_model), "--host", "198.51.100.254"]) == 2
+    )  # TEST-NET-2: no one's
+    err = capsys.readouterr().err.strip()
+    assert err == "nbspark serve: error: 198.51.100.254:8081 is not an address of this machine (--host)"
 
 
 def test_other_web_pages_may_call_only_when_allowed(checker_model, served):
