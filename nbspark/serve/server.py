@@ -68,6 +68,16 @@ def prepare(
     return uvicorn.Server(config), _listening(host, port, reuse_port), models
 
 
+def _loopback(host: str) -> bool:
+    """Whether ``host`` (an address or a name) is this machine's loopback alone."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
 def _listening(host: str, port: int, reuse_port: bool) -> socket.socket:
     """A listening socket on ``host:port``; ``OSError`` in one line where the port is taken or the
     address is not this machine's (Python's says ``[Errno 98] … while attempting to bind``)."""
@@ -219,6 +229,13 @@ def serve(
         covers = ", ".join(sorted({r["id"] for r in s.rule_of.values()}))
         log.info(
             "%s: version %s from %s%s", s.name, s.version, s.path, f", checks {covers}" if covers else ""
+        )
+    if not _loopback(host):
+        log.warning(
+            "listening on %s, not loopback: whoever reaches this machine's port %d can use the server "
+            "(it has no authentication)",
+            host,
+            sock.getsockname()[1],
         )
     log.info(
         "serving on http://%s:%d with %d worker%s (models re-read within %g s of a change)",

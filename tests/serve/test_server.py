@@ -222,3 +222,11 @@ def test_the_rest_of_an_answered_body_is_read_within_the_limits_then_the_connect
             )
             answer = _until_closed(client)
             assert answer.startswith(b"HTTP/1.1 413") and b"HTTP/1.1 200" in answer and answer.endswith(b"OK")
+
+
+def test_only_loopback_is_served_without_a_warning():
+    """``--host`` other than loopback is said at start: the server has no authentication."""
+    from nbspark.serve.server import _loopback
+
+    assert [_loopback(h) for h in ("127.0.0.1", "127.1.2.3", "::1", "localhost")] == [True] * 4
+    assert [_loopback(h) for h in ("0.0.0.0", "::", "192.0.2.7", "example.org")] == [False] * 4
