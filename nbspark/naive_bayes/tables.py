@@ -5,6 +5,7 @@ each row read into a ``Row`` or named malformed (``table_partition``)."""
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -31,6 +32,8 @@ __all__ = [
     "table_partition",
     "table_source",
 ]
+
+log = logging.getLogger(__name__)
 
 
 class Row(NamedTuple):
@@ -250,6 +253,12 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
             f"{inputs.named}: column {bad[0]!r} is {nested[bad[0]]}, which cannot be a label or a table "
             "feature; "
             "name the feature columns (nb.numeric_columns, nb.categorical_columns) to leave it out"
+        )
+    if left := [c for c in columns if c not in numeric and c not in categorical]:  # said, not silent
+        log.info(
+            "%s: column(s) %s not used (the features: nb.numeric_columns, nb.categorical_columns)",
+            inputs.named,
+            ", ".join(left),
         )
     if nb.model == "gaussian":
         numeric, categorical = numeric + categorical, []

@@ -742,3 +742,25 @@ def test_the_summary_says_why_each_reuters_story_was_left_out(tmp_path, capsys):
     )
     said = capsys.readouterr().out
     assert "stories read: 6   used: 2   left out: 3 outside ModApte" in said and "top ten" not in said
+
+
+def test_a_tables_columns_that_are_no_feature_are_said(tmp_path, caplog):
+    """Naming the features leaves the table's other columns out: said in one line, as a density's
+    unmodelled columns are, and as an update (or a stream) reading a later file of more columns says."""
+    (tmp_path / "a.csv").write_text("outlook,temp,id,play\nsunny,hot,1,no\nrainy,mild,2,yes\n")
+    settings = {
+        "task": "naive_bayes",
+        "train.format": "csv",
+        "nb.model": "categorical",
+        "nb.label_column": "play",
+        "nb.categorical_columns": "outlook",
+        "train.path": str(tmp_path / "a.csv"),
+    }
+    caplog.set_level("INFO", logger="nbspark")
+    model = nbspark.fit(None, tmp_path / "m", settings=settings)
+    assert model.feature_names_in_.tolist() == ["outlook"]
+    said = "column(s) temp, id not used (the features: nb.numeric_columns, nb.categorical_columns)"
+    assert f"{tmp_path / 'a.csv'}: {said}" in caplog.text
+    caplog.clear()
+    nbspark.fit(None, tmp_path / "all", settings={**settings, "nb.categorical_columns": "outlook,temp,id"})
+    assert "not used" not in caplog.text
