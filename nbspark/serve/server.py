@@ -239,7 +239,7 @@ def serve(
         )
     log.info(
         "serving on http://%s:%d with %d worker%s (models re-read within %g s of a change)",
-        host,
+        f"[{host}]" if ":" in host else host,  # an IPv6 address, as a URL writes it
         sock.getsockname()[1],
         workers,
         "s" if workers > 1 else "",
