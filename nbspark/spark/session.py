@@ -183,19 +183,30 @@ def start_jvm() -> None:
     _import_pyspark()
     from pyspark import SparkContext
 
-    option = jvm_log_options() if SparkContext._gateway is None else ""
-    if not option:
-        SparkContext._ensure_initialized()
+    if SparkContext._gateway is not None:
         return
+    option = jvm_log_options()
     before = os.environ.get("SPARK_SUBMIT_OPTS")
-    os.environ["SPARK_SUBMIT_OPTS"] = option + (f" {before}" if before else "")
+    if option:
+        os.environ["SPARK_SUBMIT_OPTS"] = option + (f" {before}" if before else "")
     try:
-        SparkContext._ensure_initialized()
+        SparkContext._ensure_initialized(gateway=_own_session_gateway())
     finally:  # read by the launch only: this process's environment is left as it was
-        if before is None:
+        if option and before is None:
             os.environ.pop("SPARK_SUBMIT_OPTS", None)
-        else:
+        elif option:
             os.environ["SPARK_SUBMIT_OPTS"] = before
+
+
+def _own_session_gateway():
+    """PySpark's gateway JVM, started in a session of its own (``setsid``): a signal sent to this
+    process's group (SIGTERM from ``timeout``, from systemd to its service's processes, SIGHUP when a
+    terminal closes) reaches this process alone, which stops as it would stop (a stream drains its
+    batch), not a JVM killed under it (``Connection refused``). The JVM still ends with this process:
+    it exits when its standard input, a pipe from here, closes."""
+    from pyspark.java_gateway import launch_gateway
+
+    return launch_gateway(popen_kwargs={"start_new_session": True})
 
 
 def daemon_importable(python: str) -> bool:
