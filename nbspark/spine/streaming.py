@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
-from nbspark.errors import ConfigError, InputError, OutputError
+from nbspark.errors import ConfigError, InputError, NbsparkError, OutputError
 from nbspark.inputs.files import bytes_to_read, damaged_files_named, in_nbspark_output
 from nbspark.inputs.resolve import Inputs
 from nbspark.report.format import nothing_found, undecodable
@@ -349,8 +349,10 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
     with settings_while(spark, settings):
         query = writer.start()
         try:
+            gone = False
             while query.isActive and not stopping.is_set():
                 query.awaitTermination(1)
+                gone = _watch_gone(plan.watch, gone)
             if stopping.is_set():
                 log.info("stopping the stream; the model keeps its last whole version")
                 with busy, quiet_while(spark, STOP_QUIET):
@@ -369,6 +371,21 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
     if failure:
         raise failure[0]
     return committed[0]
+
+
+def _watch_gone(watch: Location, was_gone: bool) -> bool:
+    """Whether the watched directory is gone now, said once when it goes and once when it is back:
+    Spark's file source lists a missing directory as empty, so a stream whose directory was
+    removed (or unmounted) counted nothing, and said nothing, until it was stopped."""
+    try:
+        gone = not watch.is_dir()
+    except (OSError, NbsparkError):  # the storage did not answer this time: as it was
+        return was_gone
+    if gone and not was_gone:
+        log.warning("%s: the watched directory is gone; no file is counted until it is back", watch)
+    elif was_gone and not gone:
+        log.info("%s: the watched directory is back", watch)
+    return gone
 
 
 def _batch_files(checkpoint: Location, frame, batch_id: int) -> list[tuple[str, float, int]]:

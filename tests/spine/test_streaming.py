@@ -210,6 +210,28 @@ def test_a_batchs_files_are_read_from_sparks_checkpoint_as_its_frame_holds_them(
     assert asked == [0] and rows(tmp_path / "again") == rows(tmp_path / "model") == want
 
 
+def test_a_watched_directory_that_goes_is_said_once_and_once_when_it_is_back(tmp_path, caplog):
+    """Spark's file source lists a missing directory as empty: a stream whose directory was removed
+    counted nothing and said nothing. The stream's loop looks each second (``_watch_gone``)."""
+    from nbspark.spine.streaming import _watch_gone
+
+    watch = tmp_path / "inbox"
+    watch.mkdir()
+    caplog.set_level("INFO", logger="nbspark")
+    gone = False
+    for step in ("there", "remove", "still gone", "back", "still there"):
+        if step == "remove":
+            watch.rmdir()
+        elif step == "back":
+            watch.mkdir()
+        gone = _watch_gone(location(watch), gone)
+        assert gone == (step in ("remove", "still gone")), step
+    assert [r.getMessage() for r in caplog.records] == [
+        f"{watch}: the watched directory is gone; no file is counted until it is back",
+        f"{watch}: the watched directory is back",
+    ]
+
+
 def test_a_checkpoint_or_progress_file_in_the_watched_directory_is_refused(tmp_path):
     """Both would be written where the stream reads its input: Spark's offsets and the progress JSON
     counted as documents."""
