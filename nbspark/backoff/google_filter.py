@@ -140,10 +140,8 @@ def _scan_partition(shards, rules):
         try:
             scan_shard(data, extension(path) == ".gz", rules, stats, ngrams)
         except UnreadableShardError as exc:  # back as a statistic, not a failed task: the driver refuses
-            yield (
-                (STAT, f"{UNREADABLE}{shown_uri(path)}: {exc}"),
-                1,
-            )  # named as the reader in process names it
+            said = f"{UNREADABLE}{shown_uri(path)}: {exc}"  # the file named as the reader in process names it
+            yield (STAT, said), 1
             return
     for tokens, count in ngrams.items():
         yield ("ngram", tokens), count

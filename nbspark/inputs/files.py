@@ -256,8 +256,8 @@ def damaged_file(files) -> InputError | None:
     """The first ``.gz`` or ``.bz2`` file among ``files`` that cannot be decompressed to its end, as
     the reader in process says it (``_codec_errors``), read as it streams; None where all can be."""
     for f in files:
-        if extension(f.name) in _DECOMPRESS:
-            codec, module = _DECOMPRESS[extension(f.name)]
+        if (ext := extension(f.name)) in _DECOMPRESS:
+            codec, module = _DECOMPRESS[ext]
             try:
                 with f.open() as raw, _codec_errors(str(f), codec), module.open(raw) as stream:
                     while stream.read(1 << 20):

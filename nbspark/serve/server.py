@@ -84,11 +84,14 @@ def _listening(host: str, port: int, reuse_port: bool) -> socket.socket:
     try:
         sock = socket.create_server((host, port), reuse_port=reuse_port)
     except OSError as exc:
-        why = {errno.EADDRINUSE: "is in use (choose another --port)", errno.EACCES: "needs privileges"}
-        said = why.get(exc.errno, f"cannot be bound ({exc.strerror or exc})")
-        if exc.errno == errno.EADDRNOTAVAIL:
-            said = "is not an address of this machine (--host)"
-        raise OSError(f"{host}:{port} {said}") from None
+        why = {
+            errno.EADDRINUSE: "is in use (choose another --port)",
+            errno.EADDRNOTAVAIL: "is not an address of this machine (--host)",
+            errno.EACCES: "needs privileges (a port below 1024)",
+        }
+        raise OSError(
+            f"{host}:{port} {why.get(exc.errno, f'cannot be bound ({exc.strerror or exc})')}"
+        ) from None
     # An answer leaves at once (Nagle's algorithm off: a body written apart from its head waited for
     # the client's delayed ACK, 44 ms a request). Linux gives accepted sockets the listening
     # socket's TCP_NODELAY.

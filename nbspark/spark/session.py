@@ -183,19 +183,20 @@ def start_jvm() -> None:
     _import_pyspark()
     from pyspark import SparkContext
 
-    if SparkContext._gateway is not None:
-        return
-    option = jvm_log_options()
-    before = os.environ.get("SPARK_SUBMIT_OPTS")
-    if option:
-        os.environ["SPARK_SUBMIT_OPTS"] = option + (f" {before}" if before else "")
-    try:
-        SparkContext._ensure_initialized(gateway=_own_session_gateway())
-    finally:  # read by the launch only: this process's environment is left as it was
-        if option and before is None:
-            os.environ.pop("SPARK_SUBMIT_OPTS", None)
-        elif option:
-            os.environ["SPARK_SUBMIT_OPTS"] = before
+    with SparkContext._lock:  # PySpark's own, held while it launches: one JVM however many threads ask
+        if SparkContext._gateway is not None:
+            return
+        option = jvm_log_options()
+        before = os.environ.get("SPARK_SUBMIT_OPTS")
+        if option:
+            os.environ["SPARK_SUBMIT_OPTS"] = option + (f" {before}" if before else "")
+        try:
+            SparkContext._ensure_initialized(gateway=_own_session_gateway())
+        finally:  # read by the launch only: this process's environment is left as it was
+            if option and before is None:
+                os.environ.pop("SPARK_SUBMIT_OPTS", None)
+            elif option:
+                os.environ["SPARK_SUBMIT_OPTS"] = before
 
 
 def _own_session_gateway():
