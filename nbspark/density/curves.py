@@ -19,6 +19,7 @@ from nbspark.density.count import local_rows
 from nbspark.density.edges import settle_bins
 from nbspark.density.model import DensityModel, count_rows
 from nbspark.density.scoring import add_scores, density_metrics
+from nbspark.errors import InputError
 from nbspark.inputs.parsers import holdout_part
 from nbspark.report.plots import plot_density_curve
 from nbspark.settings.config import DENSITY_MODELS
@@ -42,6 +43,14 @@ def density_curve(
     m, curve = cfg.density.m, []
     for fraction in sorted(fractions):
         kept = [r for i, r in enumerate(rows) if holdout_part(str(i), seed, fraction) == "test"]
+        if not kept:  # no model to score with (the default fractions start at 0.01: a small table)
+            log.warning(
+                "fraction %g: none of the %d training rows (seed %d); left out of the curve",
+                fraction,
+                len(rows),
+                seed,
+            )
+            continue
         model = DensityModel.from_rows(count_rows(kept, columns), columns, m)
         counts: dict = {"rows": len(test), "weight": sum(weights)}
         for estimator in DENSITY_MODELS:
@@ -63,6 +72,12 @@ def density_curve(
             }
         )
         log.info("fraction %g: %d training rows", fraction, len(kept))
+    if not curve:
+        given = ", ".join(f"{f:g}" for f in sorted(fractions))
+        raise InputError(
+            f"{train_inputs.root}: no fraction ({given}) samples any of its {len(rows):,} training rows "
+            f"(seed {seed}); give larger --fractions"
+        )
     with staged_output(out, "density-curve") as stage:
         write_json(stage / "curve.json", {"columns": columns, "m": m, "target": target, "rows": curve})
         (stage / "curve.csv").write_text(_csv(curve))

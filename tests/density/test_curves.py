@@ -12,6 +12,7 @@ import nbspark
 from nbspark.app.command import main
 from nbspark.density.curves import density_curve
 from nbspark.density.jobs import train_density_in_process
+from nbspark.errors import InputError
 from nbspark.inputs.parsers import holdout_part
 from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
@@ -81,3 +82,27 @@ def test_the_command_draws_the_density_curve_without_spark(tmp_path, capsys):
     assert "acc joint  acc naive" in out
     assert "fraction      rows  distinct     joint  (zero)     naive  (zero)" in out
     assert "-inf" in out  # m = 0: a cloudy test day has probability 0 under both
+
+
+def test_a_fraction_that_samples_no_row_is_left_out_and_said(tmp_path, caplog):
+    """The default fractions start at 0.01: of a 10-row table it samples none, and the curve died in
+    a ``ZeroDivisionError`` (a model of no rows). Such a point is left out, in a warning; a curve
+    with no point is refused in one line, nothing written."""
+    pytest.importorskip("matplotlib")
+    cfg = _cfg(tmp_path)
+    train, test = resolve_input(cfg.train, None), resolve_input(cfg.test, None)
+    empty = [
+        f for f in (0.01, 0.02, 0.05) if not any(holdout_part(str(i), 0, f) == "test" for i in range(10))
+    ]
+    assert empty  # the case this test is about, for the fixture's 10 rows and seed 0
+    caplog.set_level("WARNING", logger="nbspark")
+    rows = density_curve(cfg, train, test, tmp_path / "curve", [empty[0], 1.0], 0)
+    assert [r["fraction"] for r in rows] == [1.0] and rows[0]["training_rows"] == 10
+    assert (
+        f"fraction {empty[0]:g}: none of the 10 training rows (seed 0); left out of the curve" in caplog.text
+    )
+    with pytest.raises(
+        InputError, match=r"no fraction \(.*\) samples any of its 10 training rows \(seed 0\)"
+    ):
+        density_curve(cfg, train, test, tmp_path / "none", empty, 0)
+    assert not (tmp_path / "none").exists()
