@@ -246,6 +246,15 @@ def _codec_errors(name: str, codec: str):
         raise InputError(f"{name}: cannot be read as {codec} ({exc})") from None
 
 
+@contextmanager
+def _decompressing(f, raw):
+    """The decompressed stream of ``raw``, the open bytes of ``f`` (a ``.gz`` or ``.bz2``, by
+    ``_DECOMPRESS``), read as it goes; what it cannot read raises by ``_codec_errors``."""
+    codec, module = _DECOMPRESS[extension(f.name)]
+    with _codec_errors(str(f), codec), module.open(raw) as stream:
+        yield stream
+
+
 #: A frame of Hadoop's codecs in a failed job's trace: a compressed file it could not read to its
 #: end (``java.io.EOFException: Unexpected end of input stream`` for a ``.gz`` cut short), which
 #: Hadoop's line reader reports without naming the file.
@@ -256,10 +265,9 @@ def damaged_file(files) -> InputError | None:
     """The first ``.gz`` or ``.bz2`` file among ``files`` that cannot be decompressed to its end, as
     the reader in process says it (``_codec_errors``), read as it streams; None where all can be."""
     for f in files:
-        if (ext := extension(f.name)) in _DECOMPRESS:
-            codec, module = _DECOMPRESS[ext]
+        if extension(f.name) in _DECOMPRESS:
             try:
-                with f.open() as raw, _codec_errors(str(f), codec), module.open(raw) as stream:
+                with f.open() as raw, _decompressing(f, raw) as stream:
                     while stream.read(1 << 20):
                         pass
             except InputError as exc:
@@ -305,9 +313,8 @@ def head_line_values(f, limit: int = 1 << 20) -> list[bytes] | None:
         if ext not in _DECOMPRESS:
             head = raw.read(limit + 1)
         else:
-            codec, module = _DECOMPRESS[ext]
-            with _codec_errors(str(f), codec):
-                head = module.open(raw).read(limit + 1)
+            with _decompressing(f, raw) as stream:
+                head = stream.read(limit + 1)
     lines = _split_lines(head[:limit])[1]
     return lines[:-1] if len(head) > limit else lines
 
