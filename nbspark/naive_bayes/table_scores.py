@@ -49,10 +49,13 @@ def score_columns(model: NBModel, n: int, numbers: dict, categories: dict) -> tu
         for j, f in enumerate(model.numeric):
             if f in numbers:
                 x[:, j] = numbers[f]
-        # -0.5 Σ log(2π var) - 0.5 Σ (x-θ)²/var, summed over the features present in the row
-        with np.errstate(over="ignore"):  # a value so far out that this overflows: its density is 0
+        # -0.5 Σ log(2π var) - 0.5 Σ (x-θ)²/var, summed over the features present in the row. A value
+        # so far out that this overflows has density 0. A variance of 0 (every training value of every
+        # column the same, so var_smoothing adds nothing; or var_smoothing=0) makes the term NaN
+        # (0/0, or log 0 + inf): that column says nothing for that class, as a missing cell.
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             diff = (x[:, None, :] - model.theta[None, :, :]) ** 2 / model.var[None, :, :]
-        term = np.log(2.0 * np.pi * model.var)[None, :, :] + diff
+            term = np.log(2.0 * np.pi * model.var)[None, :, :] + diff
         jll += -0.5 * np.nansum(np.where(np.isnan(x)[:, None, :], np.nan, term), axis=2)
     return jll, unknown
 

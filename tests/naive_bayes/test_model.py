@@ -1,6 +1,7 @@
 """Naive Bayes maths without Spark: the IR-book golden example and scikit-learn as an oracle."""
 
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -127,6 +128,19 @@ def test_gaussian_agrees_with_sklearn():
     np.testing.assert_allclose(m.var, ref.var_, rtol=1e-9)
     np.testing.assert_allclose(ours, ref.predict_log_proba(X), rtol=0, atol=1e-9)  # measured: 6e-12
     assert (np.array([m.classes[i] for i in ours.argmax(1)]) == ref.predict(X)).all()
+
+
+def test_gaussian_of_constant_columns_predicts_the_prior_in_silence():
+    # every training value the same: variance 0 and var_smoothing's share of 0 is 0 (scikit-learn
+    # answers NaN). The column tells the classes apart in no way: P(y) by hand, 2 of 3 and 1 of 3,
+    # for the training value and any other, and no numpy warning (pytest -W error makes it fail)
+    rows = [({}, {"u": 1.0, "v": 2.0})] * 3
+    m = build_nb_model(count(e for (c, n), y in zip(rows, "aab") for e in row_events(y, c, n)), "gaussian")
+    assert m.epsilon == 0.0 and (m.var == 0).all()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        post = np.exp(log_posteriors(score_rows(m, [({}, {"u": 1.0, "v": 2.0}), ({}, {"u": 5.0})])[0]))
+    np.testing.assert_allclose(post, [[2 / 3, 1 / 3]] * 2, rtol=1e-12)
 
 
 def test_mixed_is_gaussian_plus_categorical():
