@@ -213,9 +213,19 @@ def _check(request, served: dict, limits: Limits) -> dict:
     return response(request, matches(request, flags))
 
 
+_PREDICT_KEYS = ("model", "texts", "windows", "rows", "extra_columns")
+
+
 def _predict(body: dict, served: dict) -> dict:
     if not isinstance(body, dict):
         raise RequestError(400, 'Error: the body is a JSON object: {"model": NAME, "texts": [...]}')
+    odd_keys = [k for k in body if k not in _PREDICT_KEYS]
+    if odd_keys:  # a misspelt 'extra_columns' or 'texts' left out in silence would answer wrongly
+        raise RequestError(
+            400,
+            f"Error: unknown key(s) {', '.join(map(repr, odd_keys))[:200]}; "
+            f"the keys: {', '.join(_PREDICT_KEYS)}",
+        )
     name = body.get("model")
     if name is None and len(served) == 1:
         name = next(iter(served))

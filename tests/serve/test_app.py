@@ -140,6 +140,12 @@ def test_predictions_are_the_commands_objects(served, checker_model, nb_model):
         ({"model": "china", "texts": [[1, 2]]}, 400, "each of 'texts' is a JSON string; item 0 is [1, 2]"),
         ({"model": "checker", "windows": ["would not _ the outcome", None]}, 400, "item 1 is null"),
         ([1, 2], 400, "a JSON object"),
+        # a misspelt key is refused, not ignored: here every column would have been scored
+        (
+            {"model": "china", "texts": ["a"], "extra_colums": ["id"]},
+            400,
+            "unknown key(s) 'extra_colums'; the keys: model, texts, windows, rows, extra_columns",
+        ),
         # columns to leave out of rows, for a model of texts: refused, not ignored
         (
             {"model": "china", "texts": ["a"], "extra_columns": ["id"]},
