@@ -29,6 +29,7 @@ from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 from nbspark.backoff.events import count_columns, count_ddl
 from nbspark.backoff.frames import count_windows
 from nbspark.backoff.predictor import BackoffPredictor, checked_chain
+from nbspark.ml.labels import new_columns
 from nbspark.ml.persist import CountsPersisted, model_dir_manifest
 from nbspark.settings.config import ExperimentConfig
 from nbspark.spine.frames import collect_checked
@@ -195,6 +196,8 @@ class CountingBackoffModel(Model, _Params, CountsPersisted):
                 StructField("level", StringType()),
             ]
         )
+        outputs = (self.predictionCol, self.probabilityCol, self.levelCol)
+        new_columns("CountingBackoffModel", dataset.columns, [self.getOrDefault(p) for p in outputs])
         tmp = f"_{self.uid}_decided"
         out = dataset.withColumn(tmp, F.udf(decide, schema)(F.col(self.getOrDefault(self.windowsCol))))
         for param, field in (

@@ -29,6 +29,7 @@ from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 
 from nbspark.density.model import COUNT_DDL
 from nbspark.density.predictor import DensityPredictor
+from nbspark.ml.labels import new_columns
 from nbspark.ml.persist import CountsPersisted, model_dir_manifest
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.frames import named_column
@@ -223,8 +224,7 @@ class CountingDensityModel(Model, _Params, CountsPersisted):
         out = self.getOrDefault(self.logDensityCol)
         types = dict(dataset.dtypes)
         _text_columns("CountingDensityModel", types, columns, model.bins)
-        if out in types:
-            raise ValueError(f"CountingDensityModel: the DataFrame has a column {out!r} already")
+        new_columns("CountingDensityModel", types, [out])
         names = list(dataset.columns)
         at = [names.index(c) for c in columns]
         shared = dataset.sparkSession.sparkContext.broadcast(model.density)

@@ -1,12 +1,20 @@
 """What MLlib's NaiveBayes refuses, refused the same way by ``CountingNaiveBayes``: labels that are
 not integers >= 0, more classes than MLlib infers without metadata, vector values naive Bayes
-cannot count."""
+cannot count; and, for every stage's model, an output column the DataFrame already has
+(``new_columns``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_vector_values", "checked_label", "declared_classes", "fitted_on", "label_names"]
+__all__ = [
+    "check_vector_values",
+    "checked_label",
+    "declared_classes",
+    "fitted_on",
+    "label_names",
+    "new_columns",
+]
 
 
 def declared_classes(field) -> int:
@@ -23,6 +31,18 @@ def label_names(field) -> tuple[str, ...]:
     labels: value i is ``names[i]``); none without one."""
     attr = (field.metadata or {}).get("ml_attr", {})
     return tuple(map(str, attr.get("vals", ()))) if attr.get("type") == "nominal" else ()
+
+
+def new_columns(stage: str, columns, outputs) -> None:
+    """Refuse a transform whose output column (``outputs``; ``""`` or ``None`` for one left out) the
+    DataFrame already has: MLlib's models refuse it too (``Column prediction already exists``), and
+    replacing it would drop the user's column in silence."""
+    taken = [c for c in outputs if c and c in columns]
+    if taken:
+        raise ValueError(
+            f"{stage}: the DataFrame has a column {taken[0]!r} already (an output column is never "
+            "replaced, as in MLlib: name another one, or '' to leave that output out)"
+        )
 
 
 def fitted_on(classes, declared: int) -> None:

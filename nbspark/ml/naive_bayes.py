@@ -54,6 +54,7 @@ from nbspark.ml.labels import (
     declared_classes,
     fitted_on,
     label_names,
+    new_columns,
 )
 from nbspark.ml.naive_bayes_dir import Counts, counts_table, label_namer, model_dir_counts, read_counts
 from nbspark.ml.persist import CountsPersisted
@@ -409,6 +410,8 @@ class CountingNaiveBayesModel(Model, _Params, CountsPersisted):
                 StructField("pred", DoubleType()),
             ]
         )
+        outputs = (self.rawPredictionCol, self.probabilityCol, self.predictionCol)
+        new_columns("CountingNaiveBayesModel", dataset.columns, [self.getOrDefault(p) for p in outputs])
         tmp = f"_{self.uid}_scored"
         out = dataset.withColumn(tmp, F.udf(score, schema)(F.col(self.getFeaturesCol())))
         for param, field in (

@@ -61,6 +61,15 @@ def test_the_backoff_estimator_decides_as_counted_by_hand(fitted, spark):
     assert got[4] == ("affect", pytest.approx(6 / 7), "ABDE")  # the written centre competes within its set
 
 
+def test_an_output_column_the_frame_has_is_refused_as_mllib_refuses_it(fitted, spark):
+    df = spark.createDataFrame(
+        [(["would", "not", "_", "the", "outcome"], "mine")], "window ARRAY<STRING>, level STRING"
+    )
+    with pytest.raises(ValueError, match="^CountingBackoffModel: the DataFrame has a column 'level' already"):
+        fitted.transform(df)  # the user's column was replaced in silence
+    assert fitted.copy({fitted.levelCol: "how"}).transform(df).first()["level"] == "mine"
+
+
 def test_a_new_chain_reuses_the_counts(fitted, spark):
     shorter = fitted.copy().setBackoff(["B", ""])
     assert decide(shorter, spark, ["would not _ the outcome"]) == [("affect", pytest.approx(9 / 10), "B")]

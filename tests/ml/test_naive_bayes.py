@@ -268,6 +268,16 @@ def test_refuses_what_mllib_refuses(spark):
     for bad, what in ((None, "document"), (["a", None], "token")):
         with pytest.raises(PySparkException, match=f"tokens column 'features' holds a null {what}"):
             model.transform(spark.createDataFrame([(bad, 0.0, 1.0)], tokens)).collect()
+    # an output column the DataFrame has already: refused at transform, as MLlib's model refuses it
+    # ("Column prediction already exists"); it was replaced in silence. '' leaves that output out
+    scored = model.transform(spark.createDataFrame([(["a"], 0.0, 1.0)], tokens))
+    for name in ("prediction", "probability", "rawPrediction"):
+        with pytest.raises(
+            ValueError, match=f"^CountingNaiveBayesModel: the DataFrame has a column '{name}' already"
+        ):
+            model.transform(scored.select("features", name))
+    kept = model.copy({model.predictionCol: ""}).transform(scored.select("features", "prediction"))
+    assert kept.columns == ["features", "prediction", "rawPrediction", "probability"]
 
 
 def test_a_label_missing_from_training_keeps_every_label_at_its_place(spark):
