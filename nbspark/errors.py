@@ -5,6 +5,7 @@ its message as a single line on stderr and exits non-zero (2 for a config, 1 for
 NbsparkError
 ├── ConfigError     a setting that is missing, mistyped or cannot apply (also a ValueError)
 ├── InputError      bad or missing input data
+│   └── EmptyTable  a table whose every file is empty: no header, no rows
 ├── OutputError     an output or model directory that cannot be used
 └── StorageError    a file system that cannot be reached: a scheme without its connector, a failed call
 ```
@@ -14,7 +15,7 @@ Every message is one line meant for the user: what is wrong, where, and what to 
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "InputError", "NbsparkError", "OutputError", "StorageError"]
+__all__ = ["ConfigError", "EmptyTable", "InputError", "NbsparkError", "OutputError", "StorageError"]
 
 
 class NbsparkError(Exception):
@@ -27,6 +28,11 @@ class ConfigError(NbsparkError, ValueError):
 
 class InputError(NbsparkError):
     """Bad or missing input; the message names the file (and line) where it can."""
+
+
+class EmptyTable(InputError):
+    """A table input whose every file is empty (no header line, no row): refused by a train, and a
+    batch of nothing to a stream (``inputs.tables.headed``)."""
 
 
 class OutputError(NbsparkError):

@@ -28,6 +28,7 @@ from nbspark.inputs.bins import (
     parse_bins,
     quantiles_asked,
 )
+from nbspark.inputs.tables import headed
 from nbspark.spark.session import cache_coalescable
 from nbspark.spine.counting import Counted
 from nbspark.spine.frames import named_column
@@ -71,6 +72,7 @@ def weight_column(cfg, fmt: str) -> str:
 def modelled_columns(cfg, names: list[str], root, fmt: str = "csv") -> list[str]:
     """The columns a density model counts: ``density.columns``, else every column but the weight's;
     ``InputError`` for one the table lacks."""
+    headed(root, names)
     weight = weight_column(cfg, fmt)
     if weight and weight not in names:
         raise InputError(f"{root}: no weight column {weight!r} (columns: {', '.join(names)})")

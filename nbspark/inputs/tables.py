@@ -8,7 +8,7 @@ import csv
 import io
 import logging
 
-from nbspark.errors import InputError
+from nbspark.errors import EmptyTable, InputError
 from nbspark.inputs.decoding import UTF16_HINT
 from nbspark.inputs.files import head_line_values, local_line_values, spark_paths
 from nbspark.inputs.spec import DECIMAL_COMMA, is_decimal_comma
@@ -20,6 +20,7 @@ __all__ = [
     "csv_table",
     "decimal_comma_columns",
     "header_problem",
+    "headed",
     "local_table",
 ]
 
@@ -249,6 +250,14 @@ def _header(f, line: bytes, delimiter: str) -> list[str]:
     if problem := header_problem(header):
         raise InputError(f"{f}: {problem}")
     return header
+
+
+def headed(root, names) -> None:
+    """``EmptyTable`` for a table of no columns: every file of it empty (Spark's reader and
+    ``csv_table`` read no header from an empty file), which was said as a missing label or a table
+    with no column to model."""
+    if not len(names):
+        raise EmptyTable(f"{root}: no header line: the table's files are empty")
 
 
 def header_problem(header: list[str]) -> str | None:

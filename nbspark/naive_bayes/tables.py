@@ -17,7 +17,7 @@ from nbspark.inputs.parsers import kept
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.spec import is_decimal_comma
 from nbspark.inputs.stats import PIECE, TABLE, PartitionStats
-from nbspark.inputs.tables import csv_frame, csv_numbers, local_table
+from nbspark.inputs.tables import csv_frame, csv_numbers, headed, local_table
 from nbspark.naive_bayes.events import binary_cell, number_cell
 from nbspark.settings.config import NBSpec
 from nbspark.spine.frames import named_column
@@ -228,6 +228,7 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
     among them), ``numeric_types`` those read as numbers, ``nested`` the list, map, struct or bytes
     ones (by type name): the config's, else by type and model; ``InputError`` for a missing label or
     column, or a nested one used. The one rule of every table reader, in Spark or in process."""
+    headed(inputs.named, names)
     if nb.label_column not in names:
         raise InputError(f"{inputs.named}: no label column {nb.label_column!r} (columns: {', '.join(names)})")
     columns = [c for c in names if c != nb.label_column]

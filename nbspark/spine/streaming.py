@@ -30,7 +30,7 @@ import time
 from dataclasses import dataclass
 from functools import partial
 
-from nbspark.errors import ConfigError, InputError, NbsparkError, OutputError
+from nbspark.errors import ConfigError, EmptyTable, InputError, NbsparkError, OutputError
 from nbspark.inputs.files import bytes_to_read, damaged_files_named, in_nbspark_output
 from nbspark.inputs.resolve import Inputs
 from nbspark.report.format import nothing_found, undecodable
@@ -226,14 +226,20 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
     )
     session, engine = (None, "local") if small else (spark, plan.engine)
     with damaged_files_named(inputs.files):  # a .gz cut short: Hadoop's error names no file
-        counted: Counted = family.count(session, counting, inputs, engine)
-        if not _anything_read(counted.stats, family.unit):
-            counted.release()  # no version: one would record nothing but the files' names
+        try:
+            counted: Counted | None = family.count(session, counting, inputs, engine)
+        except EmptyTable:  # a table's files, each empty: no header, so no column to read
+            counted = None
+        if counted is None or not _anything_read(counted.stats, family.unit):
+            if counted is not None:
+                counted.release()  # no version: one would record nothing but the files' names
             log.info(
                 "batch %d: %d file(s) with nothing to count%s; %s",
                 batch_id,
                 len(files),
-                nothing_found(counted.stats, counted.bad, cfg.train.format),
+                "; its files are empty"
+                if counted is None
+                else nothing_found(counted.stats, counted.bad, cfg.train.format),
                 "no new version" if old is not None else "no model yet",
             )
             return None

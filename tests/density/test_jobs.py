@@ -158,6 +158,9 @@ def test_what_a_density_task_cannot_do_is_refused_in_one_line(tmp_path, capsys):
         _cfg(tmp_path / "t.csv", **{"nb.alpha": "2"})
     with pytest.raises(InputError, match="no column\\(s\\) c"):
         train_density_in_process(_cfg(tmp_path / "t.csv", **{"density.columns": "a,c"}), tmp_path / "m")
+    (tmp_path / "e.csv").write_text("")  # said "no column to model"
+    with pytest.raises(InputError, match="e.csv: no header line: the table's files are empty$"):
+        train_density_in_process(_cfg(tmp_path / "e.csv"), tmp_path / "m")
     code = main(["classify", "--set", "task=density", "--model", str(tmp_path / "m")])
     assert code == 2 and "test.format 'reuters' is not a density input" in capsys.readouterr().err
 

@@ -435,6 +435,9 @@ def test_a_csv_header_naming_a_column_twice_or_none_is_refused_in_one_line(tmp_p
     (tmp_path / "t.csv").write_text("a,,,label\n1,2,3,x\n")  # not "names column '' twice"
     with pytest.raises(InputError, match=r"t.csv: the header leaves column 2 unnamed; name each column$"):
         train(tmp_path / "t.csv")
+    (tmp_path / "t.csv").write_text("\n\n")  # said "no label column 'label' (columns: )"
+    with pytest.raises(InputError, match=r"t.csv: no header line: the table's files are empty$"):
+        train(tmp_path / "t.csv")
     # files of one input share one header, as Spark reads them all by the first one's (pyarrow's
     # "Schema at index 1 was different" took 8 lines, without a file's name)
     (tmp_path / "in").mkdir()

@@ -587,6 +587,39 @@ def test_a_streamed_table_without_the_label_column_names_its_file(spark, tmp_pat
     assert not (tmp_path / "model").exists()
 
 
+@pytest.mark.parametrize("in_process_below_mb", [64.0, 0.0])
+def test_a_batch_of_empty_table_files_commits_nothing_and_a_new_model_waits(
+    spark, tmp_path, caplog, in_process_below_mb
+):
+    """An empty CSV file has no header, so no label column: the stream stopped ("no label column
+    'play' (columns: )") and, the batch replayed on restart, stopped again until the file was
+    removed. Now, as for empty text files, such a batch commits nothing, counted in this process
+    or by Spark, and the model waits for a batch that holds a row (version 1, then 2)."""
+    watch, model = tmp_path / "watch", tmp_path / "model"
+    watch.mkdir()
+    (watch / "a.csv").write_text("")
+    cfg = load_config(None, {**WEATHER, "train.format": "csv"})
+
+    def run():
+        plan = plan_stream(
+            cfg, NAIVE_BAYES, model, watch, available_now=True, in_process_below_mb=in_process_below_mb
+        )
+        return run_stream(spark, plan)
+
+    with caplog.at_level("INFO", logger="nbspark"):
+        assert run() == 0
+    assert "batch 0: 1 file(s) with nothing to count; its files are empty; no model yet" in caplog.text
+    assert not (model / "manifest.json").exists()
+    (watch / "b.csv").write_text("outlook,temperature,humidity,windy,play\nsunny,85,85,no,no\n")
+    assert run() == 1
+    (watch / "c.csv").write_text("\n")
+    assert run() == 0
+    (watch / "d.csv").write_text("outlook,temperature,humidity,windy,play\nrainy,70,96,no,yes\n")
+    assert run() == 1
+    manifest = load_manifest(location(model), NAIVE_BAYES.kind)
+    assert manifest["version"] == 2 and manifest["label_counts"] == {"no": 1, "yes": 1}
+
+
 @pytest.mark.parametrize("name", FAMILIES)
 def test_the_classify_job_on_a_streamed_model_equals_it_on_the_batch_model(spark, tmp_path, name):
     """The Spark readers sum the parts too: the classify job's metrics on a model of a base and deltas
