@@ -226,20 +226,13 @@ def commit_batch(spark, plan: StreamPlan, files: list[tuple[str, float, int]], b
     )
     session, engine = (None, "local") if small else (spark, plan.engine)
     with damaged_files_named(inputs.files):  # a .gz cut short: Hadoop's error names no file
-        try:
-            counted: Counted | None = family.count(session, counting, inputs, engine)
-        except EmptyTable:  # a table's files, each empty: no header, so no column to read
-            counted = None
-        if counted is None or not _anything_read(counted.stats, family.unit):
-            if counted is not None:
-                counted.release()  # no version: one would record nothing but the files' names
+        counted, empty = _batch_count(family, session, counting, inputs, engine)
+        if counted is None:  # no version: one would record nothing but the files' names
             log.info(
                 "batch %d: %d file(s) with nothing to count%s; %s",
                 batch_id,
                 len(files),
-                "; its files are empty"
-                if counted is None
-                else nothing_found(counted.stats, counted.bad, cfg.train.format),
+                empty,
                 "no new version" if old is not None else "no model yet",
             )
             return None
@@ -468,6 +461,20 @@ def _stop_on_signals() -> _Stopping:
             for signum in (signal.SIGINT, signal.SIGTERM)
         }
     return stopping
+
+
+def _batch_count(family, session, cfg, inputs: Inputs, engine: str) -> tuple[Counted | None, str]:
+    """A batch's counts, or None and what its files held (``; …`` clauses) where they hold nothing
+    a version records (``_anything_read``): empty or blank files, a table's empty files among them,
+    which have no header to read a column by (``EmptyTable``)."""
+    try:
+        counted = family.count(session, cfg, inputs, engine)
+    except EmptyTable:
+        return None, "; its files are empty"
+    if _anything_read(counted.stats, family.unit):
+        return counted, ""
+    counted.release()
+    return None, nothing_found(counted.stats, counted.bad, cfg.train.format)
 
 
 def _anything_read(stats: dict, unit: str) -> bool:
