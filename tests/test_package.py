@@ -3,6 +3,7 @@ floor), modules stay small, and the pure modules never import pyspark."""
 
 import ast
 import importlib
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -96,6 +97,30 @@ def test_the_readme_stays_a_front_door():
     data, a cluster, tests; reference and figures live in ``docs/``."""
     lines = (ROOT.parent / "README.md").read_text(encoding="utf-8").splitlines()
     assert len(lines) <= 250, f"README.md: {len(lines)} lines; move reference to docs/"
+
+
+def _slug(heading: str) -> str:
+    """A Markdown heading's anchor, as GitHub makes it: lower case, punctuation out, spaces to '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_link_of_the_readme_and_docs_lands():
+    """Each relative link of README.md and docs/*.md names a file that exists, and a Markdown file's
+    anchor names one of its headings (docs/serve.md linked to a bold paragraph of docs/checker.md)."""
+    top = ROOT.parent
+    broken = []
+    for page in [top / "README.md", *sorted((top / "docs").glob("*.md"))]:
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(#[^)\s]+)?\)", page.read_text(encoding="utf-8")):
+            if target.startswith(("http:", "https:", "mailto:")):
+                continue
+            linked = page.parent / target if target else page
+            if not linked.exists():
+                broken.append(f"{page.name}: {target}")
+            elif anchor and linked.suffix == ".md":
+                headings = re.findall(r"^#+ (.*)$", linked.read_text(encoding="utf-8"), re.M)
+                if anchor[1:] not in map(_slug, headings):
+                    broken.append(f"{page.name}: {target}{anchor}")
+    assert not broken, broken
 
 
 def test_pure_modules_do_not_import_pyspark():
