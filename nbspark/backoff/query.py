@@ -134,11 +134,16 @@ def query_model(model_dir, bindings: dict[str, str], top: int = QUERY_TOP) -> di
 def _finished(result: dict, source: str, stats: dict, bindings: dict, lowercase: bool) -> dict:
     result.update(source=source, input_stats=stats)
     folded = [w for w in bindings.values() if w != "_" and w != w.lower()] if lowercase else []
-    if folded:
-        result["note"] = (
-            f"the words here are lower-cased, so {', '.join(map(repr, folded))} cannot match; "
-            f"ask for {', '.join(repr(w.lower()) for w in folded)}"
-        )
+    spaced = [w for w in bindings.values() if any(c.isspace() for c in w)]  # tokens are cut at spaces
+    notes = [
+        f"the words here are lower-cased, so {', '.join(map(repr, folded))} cannot match; "
+        f"ask for {', '.join(repr(w.lower()) for w in folded)}"
+    ] * bool(folded) + [
+        f"a position holds one word, so {', '.join(map(repr, spaced))} (a space in it) cannot match; "
+        "give each word its own position (--A would --B not)"
+    ] * bool(spaced)
+    if notes:
+        result["note"] = "; ".join(notes)
     return result
 
 

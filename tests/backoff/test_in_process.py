@@ -199,3 +199,10 @@ def test_a_query_of_a_backoff_model_writes_its_json_to_stdout_with_json_dash(tmp
     answer = json.loads(capsys.readouterr().out)
     assert answer["matching_count"] == 10 and answer["all_count"] == 34
     assert [(t["values"]["C"], t["count"]) for t in answer["top"]] == [("affect", 9), ("effect", 1)]
+    # two words in one position never match (tokens are cut at spaces): said, not a bare 0
+    assert main(["query", "--model", str(tmp_path / "m"), "--A", "would not", "--C", "_", "--json", "-"]) == 0
+    answer = json.loads(capsys.readouterr().out)
+    assert answer["matching_count"] == 0 and answer["note"] == (
+        "a position holds one word, so 'would not' (a space in it) cannot match; give each word its own "
+        "position (--A would --B not)"
+    )
