@@ -155,6 +155,7 @@ class ExperimentConfig:
     mode: str = "permissive"
     train: InputSpec = InputSpec("ngrams", "aeffect/aeffect-train.txt")
     test: InputSpec = InputSpec("reuters", "reuters21578")
+    # Unless set: out/NAME/model and out/NAME/results (load_config), never another experiment's
     model_dir: str = "out/affect_effect/model"
     results_dir: str = "out/affect_effect/results"
     # Windows printed by classify's report, '_' marking the centre.
@@ -464,6 +465,9 @@ def load_config(
         k.partition(".")[2] for k in (overrides or {}) if k.startswith("nb.")
     }
     values["nb"] = apply_preset(values["nb"], explicit)
+    for key, leaf in (("model_dir", "model"), ("results_dir", "results")):  # the experiment's own place
+        if key not in raw and key not in (overrides or {}):
+            values[key] = f"out/{values['name']}/{leaf}"
     for part in ("train", "test"):  # a table named by its path, where a table's task names no format
         named = "format" in (raw.get(part) or {}) or f"{part}.format" in (overrides or {})
         found = format_by_name(values[part].path)

@@ -19,6 +19,19 @@ def test_default_is_the_affect_effect_experiment():
     assert DEFAULT.counted_subsets == ("ABDE", "ABD", "BD", "B", "")
 
 
+def test_an_experiment_writes_under_its_own_name_unless_told(tmp_path):
+    """A config named "x" that set no model_dir wrote to out/affect_effect/model, the demo's model
+    (refused there, or replaced with --overwrite): each place is now the experiment's own."""
+    (tmp_path / "x.toml").write_text('name = "x"\ntask = "naive_bayes"\n')
+    cfg = load_config(tmp_path / "x.toml")
+    assert (cfg.model_dir, cfg.results_dir) == ("out/x/model", "out/x/results")
+    cfg = load_config(None, {"name": "y", "results_dir": "elsewhere"})
+    assert (cfg.model_dir, cfg.results_dir) == ("out/y/model", "elsewhere")
+    (tmp_path / "z.toml").write_text('name = "z"\nmodel_dir = "m"\n')
+    assert load_config(tmp_path / "z.toml").model_dir == "m"
+    assert load_config(None).model_dir == "out/affect_effect/model"  # the demo's, named so
+
+
 def test_shipped_configs_load():
     default = load_config(ROOT / "conf/experiments/affect_effect.toml")
     assert default == DEFAULT
