@@ -28,6 +28,7 @@ from nbspark.app.options import (
     pipe_closed,
     say_answer,
     setup_logging,
+    stage_bars,
 )
 from nbspark.errors import ConfigError, NbsparkError, OutputError
 from nbspark.settings.capabilities import BACKOFF_IN_PROCESS_BELOW_MB, IN_PROCESS_BELOW_MB, QUERY_TOP
@@ -45,7 +46,7 @@ __all__ = [
 #: Spark settings the jobs use unless spark-submit, ``--conf`` or a properties file set them.
 #: (A cached count aggregate is planned so that adaptive execution may coalesce it:
 #: ``spark.session.cache_coalescable``, for the commands and the Python API alike.)
-JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN", "spark.ui.showConsoleProgress": "true"}
+JOB_SPARK_DEFAULTS = {"spark.log.level": "WARN"}  # with the stage bars where shown (stage_bars)
 #: ... and in local mode: nothing listens beyond loopback unless asked (the web UI binds every
 #: interface unless SPARK_LOCAL_IP is set, so it is off; ``--conf spark.ui.enabled=true`` opens it).
 LOCAL_SPARK_DEFAULTS = {
@@ -66,7 +67,13 @@ def _spark(app: str, defaults: dict[str, str] | None = None):
 
     before = active_session()
     spark = get_spark(
-        app, defaults={**JOB_SPARK_DEFAULTS, **(defaults or {})}, local_defaults=LOCAL_SPARK_DEFAULTS
+        app,
+        defaults={
+            **JOB_SPARK_DEFAULTS,
+            "spark.ui.showConsoleProgress": str(stage_bars()).lower(),
+            **(defaults or {}),
+        },
+        local_defaults=LOCAL_SPARK_DEFAULTS,
     )
     try:
         yield spark

@@ -108,9 +108,17 @@ def overrides_of(args, parser) -> dict[str, str]:
     return overrides
 
 
+def stage_bars() -> bool:
+    """Whether Spark's console progress bar (its stage bars) is shown: where someone watches it,
+    standard error a terminal, and not under ``-q``. Written to a file (a cron job's log, CI's), its
+    carriage-return redraws were lines of noise between the run's own."""
+    return sys.stderr.isatty() and log.getEffectiveLevel() <= logging.INFO
+
+
 def submit_args(args, parser) -> None:
     """The nbspark command's ``--master`` and ``--conf`` (and, unless a ``--conf`` sets them, its own
-    settings, ``args.submit_defaults``: a stream's session's; and under ``-q`` no stage bars) become
+    settings, ``args.submit_defaults``: a stream's session's; and no stage bars but where shown,
+    ``stage_bars``) become
     spark-submit's settings, ``PYSPARK_SUBMIT_ARGS``, before Spark starts: a setting the launcher
     makes for a shell (the stage bars of ``pyspark-shell``) can be changed there and only there.
     Where ``PYSPARK_SUBMIT_ARGS`` is already set it wins, and a warning names what is not used. Only
@@ -127,7 +135,7 @@ def submit_args(args, parser) -> None:
             parser.error(f"--conf needs KEY=VALUE, got {item!r}")
     given = bool(master or conf)
     ours = dict(getattr(args, "submit_defaults", None) or {})
-    if log.getEffectiveLevel() > logging.INFO:
+    if not stage_bars():
         ours["spark.ui.showConsoleProgress"] = "false"
     conf += [f"{k}={v}" for k, v in ours.items() if not any(c.startswith(f"{k}=") for c in conf)]
     if not (master or conf):

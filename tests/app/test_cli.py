@@ -2,6 +2,7 @@
 failed before the spine change: the run went on and gave a wrong answer with exit status 0."""
 
 import os
+import sys
 
 import pytest
 
@@ -141,8 +142,15 @@ def test_the_commands_spark_options_are_in_help_and_reach_spark(capsys, monkeypa
     parser = argparse.ArgumentParser()
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
     cli.setup_logging("nbspark", logging.INFO)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # someone watches: the launcher's bars
     cli.submit_args(argparse.Namespace(master="local[3]", conf=["spark.x=1"]), parser)
     assert os.environ["PYSPARK_SUBMIT_ARGS"] == "--master 'local[3]' --conf spark.x=1 pyspark-shell"
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: False)  # a log file: its redraws were noise
+    cli.submit_args(argparse.Namespace(master="local[3]", conf=[]), parser)
+    assert os.environ["PYSPARK_SUBMIT_ARGS"] == (
+        "--master 'local[3]' --conf spark.ui.showConsoleProgress=false pyspark-shell"
+    )
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS")
     cli.setup_logging("nbspark", logging.WARNING)  # -q
     try:
