@@ -29,6 +29,7 @@ __all__ = [
     "say_answer",
     "setup_logging",
     "spark_settings_given",
+    "stage_bars",
     "submit_args",
 ]
 
