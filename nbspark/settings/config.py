@@ -155,7 +155,8 @@ class ExperimentConfig:
     mode: str = "permissive"
     train: InputSpec = InputSpec("ngrams", "aeffect/aeffect-train.txt")
     test: InputSpec = InputSpec("reuters", "reuters21578")
-    # Unless set: out/NAME/model and out/NAME/results (load_config), never another experiment's
+    # Unless set: out/NAME/model and out/NAME/results (load_config), never another experiment's;
+    # NAME, unless set, is the config file's (load_config)
     model_dir: str = "out/affect_effect/model"
     results_dir: str = "out/affect_effect/results"
     # Windows printed by classify's report, '_' marking the centre.
@@ -465,6 +466,8 @@ def load_config(
         k.partition(".")[2] for k in (overrides or {}) if k.startswith("nb.")
     }
     values["nb"] = apply_preset(values["nb"], explicit)
+    if "name" not in raw and "name" not in (overrides or {}):
+        values["name"] = _unnamed(path, values["task"])
     for key, leaf in (("model_dir", "model"), ("results_dir", "results")):  # the experiment's own place
         if key not in raw and key not in (overrides or {}):
             values[key] = f"out/{values['name']}/{leaf}"
@@ -474,6 +477,15 @@ def load_config(
         if values["task"] != "backoff" and not named and found:
             values[part] = dataclasses.replace(values[part], format=found)
     return ExperimentConfig(**values)
+
+
+def _unnamed(path, task: str) -> str:
+    """The name of an experiment that sets none: its file's (``my_spam.toml``: ``my_spam``); with no
+    file, the embedded experiment's (``affect_effect``) unless the task is another (``naive_bayes``),
+    so that its model and results never land in the demo's places."""
+    if path is not None:
+        return os.path.splitext(os.path.basename(os.fspath(path)))[0] or DEFAULT.name
+    return DEFAULT.name if task == DEFAULT.task else task
 
 
 DEFAULT = ExperimentConfig()

@@ -59,10 +59,12 @@ class CountingEstimator(*BASES):
 
     def _config(self, extra: dict | None = None):
         """The settings as an experiment config of the family's task (the keys of its ``SECTION``,
-        or top-level keys without one), checked by its rules (``ConfigError`` naming the key)."""
+        or top-level keys without one), checked by its rules (``ConfigError`` naming the key), named
+        after the estimator (the manifest's ``config.name``; the embedded experiment's was not it)."""
         from nbspark.settings.config import load_config, overrides_of
 
         settings = {
+            "name": type(self).__name__,
             "task": self.KIND,
             **{
                 (f"{self.SECTION}.{k}" if self.SECTION else k): _listed(v)

@@ -70,6 +70,9 @@ def test_a_saved_estimator_is_the_model_a_file_trains(tmp_path):
     assert manifest["label_counts"] == trained.manifest["label_counts"]
     assert manifest["features"] == trained.manifest["features"] and manifest["version"] == 1
     assert manifest["stats"]["documents"] == trained.manifest["stats"]["documents"] == 40
+    # named after what made it, not the embedded affect/effect experiment; a config without a name
+    # is named after its task
+    assert (manifest["config"]["name"], trained.manifest["config"]["name"]) == ("NaiveBayes", "naive_bayes")
     probe = ["alpha beta", "eta eta"]
     loaded = nbspark.load(tmp_path / "fitted")
     np.testing.assert_array_equal(loaded.predict_proba(probe), trained.predict_proba(probe))

@@ -32,6 +32,22 @@ def test_an_experiment_writes_under_its_own_name_unless_told(tmp_path):
     assert load_config(None).model_dir == "out/affect_effect/model"  # the demo's, named so
 
 
+def test_an_experiment_that_names_itself_not_is_named_after_its_file(tmp_path):
+    """A user's config without ``name`` was the embedded experiment's, "affect_effect": its model
+    went to out/affect_effect/model, refused there or, with --overwrite, replacing the demo's."""
+    (tmp_path / "my_spam.toml").write_text('task = "naive_bayes"\n')
+    cfg = load_config(tmp_path / "my_spam.toml")
+    assert (cfg.name, cfg.model_dir, cfg.results_dir) == (
+        "my_spam",
+        "out/my_spam/model",
+        "out/my_spam/results",
+    )
+    assert load_config(tmp_path / "my_spam.toml", {"name": "n"}).model_dir == "out/n/model"
+    cfg = load_config(None, {"task": "naive_bayes"})  # no file: another task than the demo's
+    assert (cfg.name, cfg.model_dir) == ("naive_bayes", "out/naive_bayes/model")
+    assert load_config(None, {"train.path": "x.txt"}).name == "affect_effect"  # the demo's, changed
+
+
 def test_shipped_configs_load():
     default = load_config(ROOT / "conf/experiments/affect_effect.toml")
     assert default == DEFAULT
