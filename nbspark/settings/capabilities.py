@@ -133,7 +133,17 @@ def _format_problem(cfg, part: str) -> str | None:
                 "nb.model = categorical (or mixed) with nb.bernoulli_columns"
             )
         kind = "text" if cfg.nb.model in TEXT_MODELS else "a table"
-        return f"nb.model {cfg.nb.model} needs {kind} ({', '.join(wanted)}), but {part}.format is {fmt!r}"
+        hint = ""
+        if fmt in NB_TABLE_FORMATS:  # the default model (multinomial) on a table: say which models take one
+            hint = (
+                "; a table's columns take nb.model = mixed (numbers Gaussian, the rest categorical), "
+                "gaussian or categorical"
+            )
+        elif fmt in NB_TEXT_FORMATS:
+            hint = f"; text takes nb.model = {', '.join(TEXT_MODELS)}"
+        return (
+            f"nb.model {cfg.nb.model} needs {kind} ({', '.join(wanted)}), but {part}.format is {fmt!r}{hint}"
+        )
     return _input_settings_problem(spec, part)
 
 

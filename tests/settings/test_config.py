@@ -269,7 +269,11 @@ def test_settings_that_never_apply_are_refused_at_load(overrides, message):
             {**NB_SMS, "train.format": "ngrams"},
             r"nb.model multinomial needs text .* but train.format is 'ngrams'",
         ),
-        ({**NB_SMS, "nb.model": "gaussian"}, r"nb.model gaussian needs a table"),
+        (
+            {**NB_SMS, "nb.model": "gaussian"},
+            r"nb.model gaussian needs a table .* but train.format is 'sms'; text takes nb.model = "
+            "multinomial, bernoulli, complement$",
+        ),
         # the naive Bayes task used to ignore sample
         ({**NB_SMS, "sample": "0.5"}, "sample applies to backoff models only"),
         (
@@ -297,7 +301,11 @@ def test_a_training_input_that_cannot_be_counted_is_refused(overrides, message):
     "overrides, message",
     [
         ({"test.format": "sms"}, r"test.format 'sms' is not a backoff input"),
-        ({**NB_SMS, "test.format": "csv"}, r"nb.model multinomial needs text .* but test.format is 'csv'"),
+        (
+            {**NB_SMS, "test.format": "csv"},
+            r"nb.model multinomial needs text .* but test.format is 'csv'; a table's columns take "
+            r"nb.model = mixed \(numbers Gaussian, the rest categorical\), gaussian or categorical$",
+        ),
         (
             {
                 **NB_SMS,
