@@ -2,7 +2,7 @@
 
 ```
 nbspark train|stream|classify|query|curve [--master M] [--conf K=V …] ARGS   the jobs (spark-submit jobs/*.py)
-nbspark predict --model DIR [--json] TEXT… | -                        score in process, no JVM
+nbspark predict --model DIR [--json] TEXT… | - | --csv FILE           score in process, no JVM
 nbspark check --model DIR [--factor F] [--rule R] [--json] [--fail-on-flag] FILE… | -   confused words, no JVM
 nbspark check --model DIR --evaluate FORMAT:PATH … --out DIR            the checker's p and r (LanguageTool's
 protocol)
@@ -144,8 +144,8 @@ def predict_main(argv: list[str]) -> int:
         "confusion-set word) at the centre, or a sentence, whose every confusion-set word is scored in its "
         "window. Naive Bayes text models: one document per argument (or per line with '-'); table models "
         "(gaussian, categorical, mixed) and density models: one JSON object of column -> value per argument "
-        "or line, or a JSON array of the cells in the model's column order (a density model answers each "
-        "row's density).",
+        "or line, or a JSON array of the cells in the model's column order, or each row of a CSV file "
+        "(--csv; a density model answers each row's density).",
     )
     parser.add_argument("--model", required=True, metavar="DIR", help="the model directory")
     parser.add_argument("--json", action="store_true", help="one JSON object per result")
@@ -158,17 +158,38 @@ def predict_main(argv: list[str]) -> int:
         "not know is refused",
     )
     parser.add_argument(
-        "texts", nargs="+", metavar="TEXT", help="texts or windows; '-' reads one per line from stdin"
+        "--csv",
+        metavar="FILE",
+        help="table and density models: score each row of a CSV file with a header ('-': stdin), read as "
+        "a train reads one; instead of TEXT",
+    )
+    parser.add_argument(
+        "--delimiter",
+        metavar="CHAR",
+        help="--csv: the character between cells (default: the model's train.delimiter, ',')",
+    )
+    parser.add_argument(
+        "texts", nargs="*", metavar="TEXT", help="texts or windows; '-' reads one per line from stdin"
     )
     args = parser.parse_args(argv)
+    if bool(args.texts) == bool(args.csv):
+        parser.error("give TEXT (or '-') or --csv FILE" if not args.texts else "give TEXT or --csv, not both")
+    if args.delimiter is not None and not args.csv:
+        parser.error("--delimiter applies to --csv")
     from nbspark.backoff.predictor import BackoffPredictor
     from nbspark.loading import load
-    from nbspark.predictions import json_row, prediction_objects
+    from nbspark.predictions import csv_rows, json_row, prediction_objects
 
     try:
-        texts = _stdin_lines() if args.texts == ["-"] else args.texts
         model = load(args.model)
-        rows = texts if isinstance(model, BackoffPredictor) or model.text else [json_row(t) for t in texts]
+        if args.csv:
+            rows = csv_rows(_StdinFile() if args.csv == "-" else _csv_file(args.csv), model, args.delimiter)
+            texts = [json.dumps(r, ensure_ascii=False) for r in rows]
+        else:
+            texts = _stdin_lines() if args.texts == ["-"] else args.texts
+            rows = (
+                texts if isinstance(model, BackoffPredictor) or model.text else [json_row(t) for t in texts]
+            )
         results, unscored = prediction_objects(model, rows, texts, args.extra_column)
         if unscored:  # said, not silent: a text without a set word is not a prediction of the model
             print(
@@ -277,6 +298,33 @@ def serve_main(argv: list[str]) -> int:
     except (NbsparkError, ValueError, OSError) as exc:
         print(f"nbspark serve: error: {exc}", file=sys.stderr)
         return 2
+
+
+class _StdinFile:
+    """``nbspark predict --csv -``: stdin as the file a CSV reader reads (its bytes, once), named
+    ``<stdin>``; bytes of no text (a NUL near the start) are refused, as ``predict -`` refuses them."""
+
+    def read_bytes(self) -> bytes:
+        from nbspark.inputs.decoding import BINARY_SIGN
+        from nbspark.inputs.files import decode_text
+
+        data = sys.stdin.buffer.read()
+        if decode_text(data, "-")[2]:
+            raise ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
+        return data
+
+    def __str__(self) -> str:
+        return "<stdin>"
+
+
+def _csv_file(path: str):
+    """``--csv FILE``'s ``Location``: a file that exists (any file system nbspark reads)."""
+    from nbspark.storage.locations import location
+
+    f = location(path)
+    if not f.is_file():
+        raise ValueError(f"{f}: no such file" if not f.exists() else f"{f}: a directory, not a CSV file")
+    return f
 
 
 def _stdin_lines() -> list[str]:

@@ -60,20 +60,25 @@ def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):
     return df
 
 
-def _one_column(files: list, header: list[str], delimiter: str) -> None:
+def _one_column(files: list, header: list[str], delimiter: str, setting: str = "") -> None:
     """Warn of a header of ``files`` read as one column that another of ``DELIMITERS`` would cut into
     several: a file separated by semicolons (Excel's where the comma is the decimal mark) read with
     commas gave one column whose cells are whole lines, and a density model of it, or no label
-    column. The warning names the file, or the directory of several."""
+    column. The warning names the file, or the directory of several, and the ``setting`` that
+    changes the delimiter (default: the input's, ``train.delimiter`` or ``test.delimiter``)."""
     if len(header) == 1 and (cut := [d for d in DELIMITERS if d != delimiter and d in header[0]]):
         where = files[0] if len(files) == 1 else files[0].parent
+        setting = (
+            f"{setting} {cut[0]!r}"
+            if setting
+            else f"the input's delimiter (train.delimiter or test.delimiter = {cut[0]!r})"
+        )
         log.warning(
-            "%s: its header is one column, %r: are its cells separated by %r? Set the input's "
-            "delimiter (train.delimiter or test.delimiter = %r)",
+            "%s: its header is one column, %r: are its cells separated by %r? Set %s",
             where,
             header[0],
             cut[0],
-            cut[0],
+            setting,
         )
 
 
@@ -133,7 +138,7 @@ def csv_numbers(table, inferred: set[str], label: str, where, delimiter: str, de
     return set(inferred)
 
 
-def local_table(files, fmt: str, infer: bool = False, delimiter: str = ","):
+def local_table(files, fmt: str, infer: bool = False, delimiter: str = ",", setting: str = ""):
     """A CSV or Parquet input (``files``: a table's directory, or files) read in this process as
     Spark reads it: ``(table, parts, numeric)``. ``table`` holds every file's rows in path order, a
     CSV's cells as text (``csv_table``), Parquet as typed with a partition directory's value
@@ -141,7 +146,8 @@ def local_table(files, fmt: str, infer: bool = False, delimiter: str = ","):
     records call a file (``str`` of its ``Location``: how a row is named); ``numeric`` the columns
     of numbers: Parquet's by type, a CSV's inferred when ``infer``, as Spark infers over every file
     (numbers in each file that has a value in the column), else none. A CSV's cells are separated
-    by ``delimiter``."""
+    by ``delimiter``; ``setting`` is what a warning of a header read as one column says changes it
+    (``_one_column``)."""
     import pyarrow as pa
 
     if fmt == "parquet":
@@ -157,7 +163,7 @@ def local_table(files, fmt: str, infer: bool = False, delimiter: str = ","):
         return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
     read = _one_header(files, [csv_table(f, infer, delimiter) for f in files])  # None: empty, no rows
     if first := next(filter(None, read), None):
-        _one_column(files, first[0].column_names, delimiter)
+        _one_column(files, first[0].column_names, delimiter, setting)
     table = pa.concat_tables([t for t, _ in filter(None, read)] or [pa.table({})])
     parts = [(str(f), 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
     if not infer:

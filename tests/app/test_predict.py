@@ -1,0 +1,128 @@
+"""``nbspark predict --csv``: a CSV's rows scored by a table or density model in process (no JVM),
+checked against the model's own ``predict_proba`` / ``score_samples`` on the rows as Python's
+``csv`` module reads them."""
+
+import csv
+import io
+import json
+
+import pytest
+
+import nbspark
+from nbspark.app.command import main
+from tests.conftest import FIXTURES
+
+WEATHER = FIXTURES / "weather.csv"
+
+
+def _predicted(capsys, *argv) -> list[dict]:
+    assert main(["predict", *argv, "--json"]) == 0
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def weather_model(tmp_path_factory):
+    out = tmp_path_factory.mktemp("weather") / "m"
+    settings = {
+        "task": "naive_bayes",
+        "nb.model": "mixed",
+        "nb.label_column": "play",
+        "train.path": str(WEATHER),
+    }
+    return nbspark.fit(None, out, settings=settings), out
+
+
+def test_a_csvs_rows_score_as_the_model_scores_them(weather_model, capsys, monkeypatch):
+    """Each row of the file, numbers and categories, in order; from stdin the same; the label column
+    is no feature, and an id column is left out with --extra-column."""
+    model, path = weather_model
+    rows = list(csv.DictReader(WEATHER.open()))
+    expected = model.predict_proba(rows)
+    got = _predicted(capsys, "--model", str(path), "--csv", str(WEATHER))
+    assert [g["label"] for g in got] == list(model.predict(rows)) and len(got) == len(rows) == 15
+    for g, p in zip(got, expected):
+        assert [g["probabilities"][c] for c in model.classes_] == pytest.approx(list(p), abs=1e-12)
+    assert [json.loads(g["text"]) for g in got] == rows  # the row, as read
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(WEATHER.read_bytes())))
+    assert _predicted(capsys, "--model", str(path), "--csv", "-") == got
+    with_id = io.StringIO()
+    writer = csv.DictWriter(with_id, ["id", *rows[0]])
+    writer.writeheader()
+    writer.writerows({"id": i, **r} for i, r in enumerate(rows))
+    (path.parent / "ids.csv").write_text(with_id.getvalue())
+    ided = _predicted(
+        capsys, "--model", str(path), "--csv", str(path.parent / "ids.csv"), "--extra-column", "id"
+    )
+    assert [g["probabilities"] for g in ided] == [g["probabilities"] for g in got]
+
+
+def test_a_decimal_comma_models_rows_are_read_as_it_counted_them(tmp_path, capsys, caplog):
+    """A model counted from ';'-separated cells with decimal commas scores that file's rows with
+    that delimiter and mark (its numbers 1,75 read as 1.75, not refused), and says which setting
+    to change when a file's header is one column."""
+    (tmp_path / "e.csv").write_text("height;colour;label\n1,75;red;y\n1,6;blue;n\n-0,5;red;y\n2;blue;n\n")
+    settings = {
+        "task": "naive_bayes",
+        "nb.model": "mixed",
+        "train.path": str(tmp_path / "e.csv"),
+        "train.delimiter": ";",
+        "train.decimal": ",",
+    }
+    model = nbspark.fit(None, tmp_path / "m", settings=settings)
+    rows = [
+        {"height": h, "colour": c} for h, c in ((1.75, "red"), (1.6, "blue"), (-0.5, "red"), (2.0, "blue"))
+    ]
+    got = _predicted(capsys, "--model", str(tmp_path / "m"), "--csv", str(tmp_path / "e.csv"))
+    for g, p in zip(got, model.predict_proba(rows), strict=True):
+        assert [g["probabilities"][c] for c in model.classes_] == pytest.approx(list(p), abs=1e-12)
+    (tmp_path / "p.csv").write_text("height|colour\n1,75|red\n")
+    assert main(["predict", "--model", str(tmp_path / "m"), "--csv", str(tmp_path / "p.csv")]) == 1
+    assert "row 0 has none of the model's columns" in capsys.readouterr().err
+    assert (
+        "its header is one column, 'height|colour': are its cells separated by '|'? Set --delimiter '|'"
+        in (caplog.text)
+    )
+    got = _predicted(
+        capsys, "--model", str(tmp_path / "m"), "--csv", str(tmp_path / "p.csv"), "--delimiter", "|"
+    )
+    assert [g["probabilities"][c] for c in model.classes_ for g in got] == pytest.approx(
+        list(model.predict_proba(rows[:1])[0]), abs=1e-12
+    )
+
+
+def test_a_density_model_scores_a_csvs_rows(weather_model, tmp_path, capsys):
+    density = nbspark.fit(None, tmp_path / "d", settings={"task": "density", "train.path": str(WEATHER)})
+    rows = list(csv.DictReader(WEATHER.open()))
+    got = _predicted(capsys, "--model", str(tmp_path / "d"), "--csv", str(WEATHER))
+    assert [g["log_density"] for g in got] == pytest.approx(list(density.score_samples(rows)), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "argv, says",
+    [
+        (["--csv", "WEATHER", "a"], "give TEXT or --csv, not both"),
+        ([], "give TEXT (or '-') or --csv FILE"),
+        (["--delimiter", ";", "x"], "--delimiter applies to --csv"),
+        (["--csv", "NOPE"], "nope.csv: no such file"),
+        (["--csv", "DIR"], ": a directory, not a CSV file"),
+    ],
+)
+def test_what_predict_csv_refuses(weather_model, tmp_path, capsys, argv, says):
+    _, path = weather_model
+    argv = [
+        {"WEATHER": str(WEATHER), "NOPE": str(tmp_path / "nope.csv"), "DIR": str(tmp_path)}.get(a, a)
+        for a in argv
+    ]
+    try:
+        code = main(["predict", "--model", str(path), *argv])
+    except SystemExit as exc:  # argparse's refusal of the command line
+        code = exc.code
+    assert code in (1, 2) and says in capsys.readouterr().err
+
+
+def test_a_text_model_takes_no_csv(tmp_path, capsys):
+    nbspark.NaiveBayes().fit(["win cash", "see you"], ["spam", "ham"]).save(tmp_path / "nb")
+    assert main(["predict", "--model", str(tmp_path / "nb"), "--csv", str(WEATHER)]) == 1
+    assert capsys.readouterr().err == (
+        "nbspark predict: error: a CSV's rows are for a table or density model; this model scores texts\n"
+    )
