@@ -141,6 +141,8 @@ def _format_problem(cfg, part: str) -> str | None:
             )
         elif fmt in NB_TEXT_FORMATS:
             hint = f"; text takes nb.model = {', '.join(TEXT_MODELS)}"
+        else:  # a backoff input: the default format (ngrams) where a directory's name named none
+            hint = f"; set {part}.format: only a file's extension (.csv, .parquet) names it"
         return (
             f"nb.model {cfg.nb.model} needs {kind} ({', '.join(wanted)}), but {part}.format is {fmt!r}{hint}"
         )
@@ -309,7 +311,10 @@ def in_process_fits(cfg, input_bytes: int, below_mb: float | None = None) -> str
     """Why ``cfg``'s training cannot or should not be counted in process, or None when it fits: an
     engine only Spark runs, or over ``below_mb`` MB to read (default: the family's bound,
     ``in_process_below_mb``; ``inputs.resolve.input_bytes``: the input's files, and an updated
-    model's)."""
+    model's). A config that cannot be counted anywhere (``train_problem``) raises its
+    ``ConfigError``: it is no reason to count with Spark, which would refuse it in the same words."""
+    if problem := train_problem(cfg):
+        raise ConfigError(problem)
     below_mb = in_process_below_mb(cfg) if below_mb is None else below_mb
     try:
         resolve_engine(cfg, in_process=True)

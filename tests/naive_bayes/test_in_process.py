@@ -629,6 +629,12 @@ def test_what_decides_in_process_for_the_command(monkeypatch):
         "64.0 MB to read (the input, and a model to update), over the 64 MB counted in process"
     )
     assert "dataframe" in in_process_fits(load_config(None, {**CHINA, "engine": "dataframe"}), 10)
+    # a config no engine can count is refused as it is, not a reason to count with Spark (logged as
+    # one, then refused by Spark in the same words); a directory's name names no format: say so
+    with pytest.raises(ConfigError, match=r"set train.format: only a file's extension \(.csv, .parquet\)"):
+        in_process_fits(
+            load_config(None, {"task": "naive_bayes", "nb.model": "mixed", "train.path": "d"}), 10
+        )
 
 
 def test_a_compressed_input_counts_what_it_holds_toward_the_in_process_bound(tmp_path):
