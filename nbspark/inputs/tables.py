@@ -29,6 +29,11 @@ log = logging.getLogger(__name__)
 #: The characters a CSV's cells are most often separated by, for the hint on a header read as one
 #: column (``_one_column``).
 DELIMITERS = (",", ";", "\t", "|")
+#: The CSV files of an input whose headers ``csv_frame`` reads before Spark's reader runs (a small
+#: read each): one that differs from the first failed a task, whose report Spark's loggers printed
+#: twice (160 lines) above the one line. Past these, Spark's reader finds it (and the command says
+#: it in one line still, ``app.cli._csv_header_refused``).
+HEADERS_READ_FIRST = 256
 
 
 def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):
@@ -39,10 +44,18 @@ def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):
     and Python write them (``"say ""hi"" now"`` is ``say "hi" now``: Spark's default escape, a
     backslash, kept the doubled quotes in the cell, where the in-process reader took them out).
     ``InputError`` naming the file for a header that holds NUL characters
-    (``inputs.tables.header_problem``: a UTF-16 file); a warning for a header read as one column
-    that another delimiter would cut (``_one_column``)."""
-    if lines := [line for line in head_line_values(files[0]) or [] if line]:
-        _header(files[0], lines[0], delimiter)  # a refused header found here, not in a failed task
+    (``inputs.tables.header_problem``: a UTF-16 file), names a column twice or none, or is not
+    the first file's, as the reader in process refuses them (the headers of the first
+    ``HEADERS_READ_FIRST`` files read here); a warning for a header read as one column that
+    another delimiter would cut (``_one_column``)."""
+    first = None  # refused headers found here, not in a failed task
+    for f in files[:HEADERS_READ_FIRST]:
+        if lines := [line for line in head_line_values(f, 1 << 16) or [] if line]:
+            names = _header(f, lines[0], delimiter)
+            if first is None:
+                first = (f, names)
+            elif names != first[1]:
+                raise InputError(_other_header(f, names, *first))
     df = spark.read.csv(
         spark_paths(files),
         header=True,
@@ -187,11 +200,17 @@ def _one_header(files, read: list) -> list:
     first = next(((f, r[0].column_names) for f, r in zip(files, read) if r is not None), None)
     for f, r in zip(files, read):
         if r is not None and (names := r[0].column_names) != first[1]:
-            raise InputError(
-                f"{f}: its header ({', '.join(names)}) is not {first[0].name}'s "
-                f"({', '.join(first[1])}); the CSV files of one input share one header"
-            )
+            raise InputError(_other_header(f, names, *first))
     return read
+
+
+def _other_header(f, names: list[str], first, first_names: list[str]) -> str:
+    """The line for a CSV file ``f`` whose header is not the first file's (in process and before
+    Spark's reader alike)."""
+    return (
+        f"{f}: its header ({', '.join(names)}) is not {first.name}'s "
+        f"({', '.join(first_names)}); the CSV files of one input share one header"
+    )
 
 
 def _numbers(schema) -> set[str]:

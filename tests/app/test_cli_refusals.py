@@ -317,11 +317,15 @@ def test_a_failed_spark_job_names_its_root_cause(spark, fixtures, tmp_path):
             train(spark, cfg, resolve_input(cfg.train, None), tmp_path / engine)
 
 
-def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path):
+def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path, monkeypatch):
     """Spark's reader refuses a header naming a column twice (case aside) or none, and a file whose
     header is not the first file's, as "[FAILED_READ_FILE.NO_HINT] … (caused by … CSV header does
     not conform to the schema.)": the file and the fault in the words of the reader in process.
-    A UTF-16 file's header, NULs between its letters, nbspark refuses in the same words."""
+    A UTF-16 file's header, NULs between its letters, nbspark refuses in the same words. The
+    headers are read before Spark's reader runs a task (whose failure its loggers printed twice,
+    160 lines, above the line); past ``HEADERS_READ_FIRST`` files, the failed task is said in the
+    same words."""
+    from nbspark.inputs import tables
     from nbspark.inputs.tables import local_table
 
     headers = {
@@ -340,9 +344,13 @@ def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path):
         for other in first:
             (tmp_path / name / other).write_text("a,b,label\n1,2,x\n")
         (tmp_path / name / "t.csv").write_bytes("a,b,label\n1,2,x\n".encode("utf-16"))
+    (tmp_path / "late").mkdir()  # a file past those read first: Spark's reader finds its header
+    (tmp_path / "late" / "1.csv").write_text("a,b,label\n1,2,x\n")
+    (tmp_path / "late" / "2.csv").write_text("a,c,label\n1,2,x\n")
     settings = {"task": "naive_bayes", "train.format": "csv", "nb.model": "categorical"}
     lines, failed_jobs = {}, set()
-    for name in [*headers, "two", "u16", "u16second"]:
+    for name in [*headers, "two", "u16", "u16second", "late"]:
+        monkeypatch.setattr(tables, "HEADERS_READ_FIRST", 1 if name == "late" else 256)
         cfg = load_config(None, {**settings, "train.path": str(tmp_path / name)})
         with pytest.raises(Exception) as info:
             train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / f"m-{name}")
@@ -351,13 +359,11 @@ def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path):
         lines[name] = line = str(info.value) if info.type is InputError else job_failure(info.value)
         with pytest.raises(InputError) as here:
             local_table(location(tmp_path / name).files(), "csv")  # sorted by path
-        if name == "two":  # Spark says "the first file's" where the reader in process names it
+        if name == "late":  # Spark says "the first file's" where the reader in process names it
             assert line == str(here.value).replace("1.csv's", "the first file's")
         else:
             assert line == str(here.value)
-    # the first file's header is read before Spark's reader runs a task (whose failure its loggers
-    # printed twice, 160 lines, above the line); a later file's different header fails a task still
-    assert failed_jobs == {"two"}
+    assert failed_jobs == {"late"}
     assert lines["dup"] == f"{tmp_path}/dup/t.csv: the header names column 'a' twice; name each column once"
     assert "'a' twice ('a' and 'A': Spark's reader ignores case)" in lines["case"]
     assert lines["unnamed"].endswith("t.csv: the header leaves column 2 unnamed; name each column")
@@ -367,8 +373,12 @@ def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path):
             "(iconv -f UTF-16 -t UTF-8)"
         )
     assert lines["two"] == (
-        f"{tmp_path}/two/2.csv: its header (a, c, label) is not the first file's (a, b, label); the CSV "
+        f"{tmp_path}/two/2.csv: its header (a, c, label) is not 1.csv's (a, b, label); the CSV "
         "files of one input share one header"
+    )
+    assert lines["late"] == (
+        f"{tmp_path}/late/2.csv: its header (a, c, label) is not the first file's (a, b, label); the "
+        "CSV files of one input share one header"
     )
 
 
