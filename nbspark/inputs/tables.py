@@ -29,11 +29,12 @@ log = logging.getLogger(__name__)
 #: The characters a CSV's cells are most often separated by, for the hint on a header read as one
 #: column (``_one_column``).
 DELIMITERS = (",", ";", "\t", "|")
-#: The CSV files of an input whose headers ``csv_frame`` reads before Spark's reader runs (a small
-#: read each): one that differs from the first failed a task, whose report Spark's loggers printed
-#: twice (160 lines) above the one line. Past these, Spark's reader finds it (and the command says
-#: it in one line still, ``app.cli._csv_header_refused``).
-HEADERS_READ_FIRST = 256
+#: The CSV files of an input whose headers ``csv_frame`` reads before Spark's reader runs: one that
+#: differs from the first failed a task, whose report Spark's loggers printed twice (160 lines)
+#: above the one line. Each is an open and a small read (on an object store a request, some tens of
+#: ms), so not every file of a directory of hundreds of part files: past these, Spark's reader finds
+#: it (and the command says it in one line still, ``app.cli._csv_header_refused``).
+HEADERS_READ_FIRST = 32
 
 
 def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):

@@ -350,7 +350,7 @@ def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path, monk
     settings = {"task": "naive_bayes", "train.format": "csv", "nb.model": "categorical"}
     lines, failed_jobs = {}, set()
     for name in [*headers, "two", "u16", "u16second", "late"]:
-        monkeypatch.setattr(tables, "HEADERS_READ_FIRST", 1 if name == "late" else 256)
+        monkeypatch.setattr(tables, "HEADERS_READ_FIRST", 1 if name == "late" else 32)
         cfg = load_config(None, {**settings, "train.path": str(tmp_path / name)})
         with pytest.raises(Exception) as info:
             train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / f"m-{name}")
