@@ -247,7 +247,10 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
     categorical = categorical + [c for c in bernoulli if c not in categorical]
     missing = [c for c in numeric + categorical if c not in columns]
     if missing:
-        raise InputError(f"{inputs.named}: no column(s) {', '.join(missing)}")
+        raise InputError(
+            f"{inputs.named}: no feature column(s) {', '.join(missing)} (the table's columns: "
+            f"{', '.join(names)})"
+        )
     # a list, map, struct or bytes cell is no number and no one category (its text would be a value seen once)
     if bad := [c for c in [nb.label_column, *numeric, *categorical] if c in nested]:
         raise InputError(

@@ -448,6 +448,22 @@ def test_a_csv_header_naming_a_column_twice_or_none_is_refused_in_one_line(tmp_p
         InputError, match=r"c.csv: its header \(a, B, label\) is not a.csv's \(a, b, label\); the CSV files"
     ):
         train(tmp_path / "in")
+    # a feature column the config (or, classifying or streaming, the model) names that the table
+    # lacks: which, and what the table has
+    (tmp_path / "t.csv").write_text("a,c,label\n1,2,x\n")
+    cfg = load_config(
+        None,
+        {
+            "task": "naive_bayes",
+            "nb.model": "mixed",
+            "nb.numeric_columns": "a,b",
+            "train.path": str(tmp_path / "t.csv"),
+        },
+    )
+    with pytest.raises(
+        InputError, match=r"t.csv: no feature column\(s\) b \(the table's columns: a, c, label\)$"
+    ):
+        train_nb_in_process(cfg, tmp_path / "m")
 
 
 def _close(a, b) -> bool:
