@@ -421,9 +421,11 @@ def test_an_input_with_nothing_to_count_says_what_it_held(tmp_path):
 
 
 def test_a_csv_header_naming_a_column_twice_or_none_is_refused_in_one_line(tmp_path):
-    def train(path):
+    def train(path, more=()):
         settings = {"task": "naive_bayes", "train.format": "csv", "nb.label_column": "label"}
-        cfg = load_config(None, {**settings, "train.path": str(path), "nb.model": "categorical"})
+        cfg = load_config(
+            None, {**settings, "train.path": str(path), "nb.model": "categorical", **dict(more)}
+        )
         train_nb_in_process(cfg, tmp_path / "m")
 
     (tmp_path / "t.csv").write_text("a,b,a,label\n1,2,3,x\n")
@@ -451,19 +453,10 @@ def test_a_csv_header_naming_a_column_twice_or_none_is_refused_in_one_line(tmp_p
     # a feature column the config (or, classifying or streaming, the model) names that the table
     # lacks: which, and what the table has
     (tmp_path / "t.csv").write_text("a,c,label\n1,2,x\n")
-    cfg = load_config(
-        None,
-        {
-            "task": "naive_bayes",
-            "nb.model": "mixed",
-            "nb.numeric_columns": "a,b",
-            "train.path": str(tmp_path / "t.csv"),
-        },
-    )
     with pytest.raises(
         InputError, match=r"t.csv: no feature column\(s\) b \(the table's columns: a, c, label\)$"
     ):
-        train_nb_in_process(cfg, tmp_path / "m")
+        train(tmp_path / "t.csv", {"nb.model": "mixed", "nb.numeric_columns": "a,b"})
 
 
 def _close(a, b) -> bool:
