@@ -50,8 +50,8 @@ def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):
     ``HEADERS_READ_FIRST`` files read here); a warning for a header read as one column that
     another delimiter would cut (``_one_column``)."""
     first = None  # refused headers found here, not in a failed task
-    for f in files[:HEADERS_READ_FIRST]:
-        if lines := [line for line in head_line_values(f, 1 << 16) or [] if line]:
+    for i, f in enumerate(files[:HEADERS_READ_FIRST]):  # the first file's first MB, the others' 64 KB
+        if lines := [line for line in head_line_values(f, 1 << (16 if i else 20)) or [] if line]:
             names = _header(f, lines[0], delimiter)
             if first is None:
                 first = (f, names)
