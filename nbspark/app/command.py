@@ -301,44 +301,47 @@ def serve_main(argv: list[str]) -> int:
 
 
 class _StdinFile:
-    """``nbspark predict --csv -``: stdin as the file a CSV reader reads (its bytes, once), named
-    ``<stdin>``; bytes of no text (a NUL near the start) are refused, as ``predict -`` refuses them."""
+    """``nbspark predict --csv -``: stdin as the file a CSV reader reads (its bytes, once, refused as
+    ``_stdin`` refuses them), named ``<stdin>``."""
 
     def read_bytes(self) -> bytes:
-        from nbspark.inputs.decoding import BINARY_SIGN
-        from nbspark.inputs.files import decode_text
-
-        data = sys.stdin.buffer.read()
-        if decode_text(data, "-")[2]:
-            raise ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
-        return data
+        return _stdin()[0]
 
     def __str__(self) -> str:
         return "<stdin>"
 
 
 def _csv_file(path: str):
-    """``--csv FILE``'s ``Location``: a file that exists (any file system nbspark reads)."""
+    """``--csv FILE``'s ``Location``: a file, by the rule of every input (``inputs.files.list_files``:
+    one that does not exist, or a pipe or a device, is refused in its words), and not a directory."""
+    from nbspark.inputs.files import list_files
     from nbspark.storage.locations import location
 
     f = location(path)
-    if not f.is_file():
-        raise ValueError(f"{f}: no such file" if not f.exists() else f"{f}: a directory, not a CSV file")
-    return f
+    if f.is_dir():
+        raise ValueError(f"{f}: a directory, not a CSV file")
+    return list_files(f)[0]
 
 
-def _stdin_lines() -> list[str]:
-    """``nbspark predict -``: stdin's lines, its bytes read by the rule of every text file
-    (``inputs.files.decode_text``: UTF-8, a byte-order mark dropped; binary bytes refused), not by the
-    locale's codec."""
-    import io
-
+def _stdin() -> tuple[bytes, str, int]:
+    """stdin's bytes, read once, and their text and count of undecodable bytes by the rule of every
+    text file (``inputs.files.decode_text``: UTF-8, a byte-order mark dropped), not by the locale's
+    codec; bytes of no text (a NUL near the start) refused."""
     from nbspark.inputs.decoding import BINARY_SIGN
     from nbspark.inputs.files import decode_text
 
-    text, replaced, binary = decode_text(sys.stdin.buffer.read(), "-")
+    data = sys.stdin.buffer.read()
+    text, replaced, binary = decode_text(data, "-")
     if binary:
         raise ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
+    return data, text, replaced
+
+
+def _stdin_lines() -> list[str]:
+    """``nbspark predict -``: stdin's lines (``_stdin``), its undecodable bytes counted on stderr."""
+    import io
+
+    _, text, replaced = _stdin()
     report_undecodable("predict", "<stdin>", replaced)
     return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
 

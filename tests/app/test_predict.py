@@ -105,14 +105,16 @@ def test_a_density_model_scores_a_csvs_rows(weather_model, tmp_path, capsys):
         (["--delimiter", ";", "x"], "--delimiter applies to --csv"),
         (["--csv", "NOPE"], "nope.csv: no such file"),
         (["--csv", "DIR"], ": a directory, not a CSV file"),
+        (["--csv", "FIFO"], "fifo: neither a file nor a directory (a pipe or a device)"),  # not "a directory"
     ],
 )
 def test_what_predict_csv_refuses(weather_model, tmp_path, capsys, argv, says):
+    import os
+
     _, path = weather_model
-    argv = [
-        {"WEATHER": str(WEATHER), "NOPE": str(tmp_path / "nope.csv"), "DIR": str(tmp_path)}.get(a, a)
-        for a in argv
-    ]
+    os.mkfifo(tmp_path / "fifo")
+    named = {"WEATHER": WEATHER, "NOPE": tmp_path / "nope.csv", "DIR": tmp_path, "FIFO": tmp_path / "fifo"}
+    argv = [str(named.get(a, a)) for a in argv]
     try:
         code = main(["predict", "--model", str(path), *argv])
     except SystemExit as exc:  # argparse's refusal of the command line
