@@ -49,14 +49,14 @@ def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):
     the first file's, as the reader in process refuses them (the headers of the first
     ``HEADERS_READ_FIRST`` files read here); a warning for a header read as one column that
     another delimiter would cut (``_one_column``)."""
-    first = None  # refused headers found here, not in a failed task
-    for i, f in enumerate(files[:HEADERS_READ_FIRST]):  # the first file's first MB, the others' 64 KB
-        if lines := [line for line in head_line_values(f, 1 << (16 if i else 20)) or [] if line]:
-            names = _header(f, lines[0], delimiter)
-            if first is None:
-                first = (f, names)
-            elif names != first[1]:
-                raise InputError(_other_header(f, names, *first))
+
+    def headers():  # refused headers found here, not in a failed task
+        for i, f in enumerate(files[:HEADERS_READ_FIRST]):
+            head = head_line_values(f) if i == 0 else head_line_values(f, 1 << 16)  # the others' 64 KB
+            lines = [line for line in head or [] if line]
+            yield f, _header(f, lines[0], delimiter) if lines else None
+
+    _one_header_of(headers())
     df = spark.read.csv(
         spark_paths(files),
         header=True,
@@ -198,20 +198,26 @@ def _one_header(files, read: list) -> list:
     that header line as a row of data: a numeric column became text. A header not the first's is
     refused here (``InputError``, naming the file; pyarrow said "Schema at index 1 was different"
     in 8 lines)."""
-    first = next(((f, r[0].column_names) for f, r in zip(files, read) if r is not None), None)
-    for f, r in zip(files, read):
-        if r is not None and (names := r[0].column_names) != first[1]:
-            raise InputError(_other_header(f, names, *first))
+    _one_header_of((f, None if r is None else r[0].column_names) for f, r in zip(files, read))
     return read
 
 
-def _other_header(f, names: list[str], first, first_names: list[str]) -> str:
-    """The line for a CSV file ``f`` whose header is not the first file's (in process and before
-    Spark's reader alike)."""
-    return (
-        f"{f}: its header ({', '.join(names)}) is not {first.name}'s "
-        f"({', '.join(first_names)}); the CSV files of one input share one header"
-    )
+def _one_header_of(headers) -> None:
+    """The rule of ``_one_header`` and ``csv_frame`` alike: ``InputError`` naming the first file of
+    ``headers`` (``(file, names)``, in path order; names None for an empty file, which has none to
+    differ) whose names are not the first named file's, in name and place. Read lazily: no header
+    after the first that differs is read."""
+    first = None
+    for f, names in headers:
+        if names is None:
+            continue
+        if first is None:
+            first = (f, names)
+        elif names != first[1]:
+            raise InputError(
+                f"{f}: its header ({', '.join(names)}) is not {first[0].name}'s "
+                f"({', '.join(first[1])}); the CSV files of one input share one header"
+            )
 
 
 def _numbers(schema) -> set[str]:
