@@ -25,7 +25,7 @@ from nbspark.backoff.predictor import BackoffPredictor
 from nbspark.density.predictor import DensityPredictor
 from nbspark.errors import ConfigError
 
-__all__ = ["csv_rows", "json_row", "prediction_objects"]
+__all__ = ["csv_rows", "json_row", "prediction_objects", "scores_texts"]
 
 
 def prediction_objects(model, items: Sequence, shown: Sequence | None = None, extra_columns=()):
@@ -79,6 +79,12 @@ def _shown(explained: dict) -> dict:
     return {k: explained[k] for k in ("label", "probability", "level", "window")}
 
 
+def scores_texts(model) -> bool:
+    """Whether ``model`` scores texts (a backoff model, a naive Bayes text model), not rows (a table or
+    density model)."""
+    return isinstance(model, BackoffPredictor) or model.text
+
+
 def json_row(text: str) -> dict | list:
     """A table model's row, given as a JSON object of column -> value, or as a JSON array of its
     cells in the model's column order (``feature_names_in_``, the ``columns`` of ``/v1/models``), as
@@ -105,7 +111,7 @@ def csv_rows(f, model, delimiter: str | None = None) -> list[dict]:
     score as they were counted."""
     from nbspark.inputs.tables import local_table
 
-    if isinstance(model, BackoffPredictor) or getattr(model, "text", False):
+    if scores_texts(model):
         raise ConfigError("a CSV's rows are for a table or density model; this model scores texts")
     train = model.manifest["config"]["train"]
     delimiter = delimiter or train.get("delimiter", ",")

@@ -176,9 +176,8 @@ def predict_main(argv: list[str]) -> int:
         parser.error("give TEXT (or '-') or --csv FILE" if not args.texts else "give TEXT or --csv, not both")
     if args.delimiter is not None and not args.csv:
         parser.error("--delimiter applies to --csv")
-    from nbspark.backoff.predictor import BackoffPredictor
     from nbspark.loading import load
-    from nbspark.predictions import csv_rows, json_row, prediction_objects
+    from nbspark.predictions import csv_rows, json_row, prediction_objects, scores_texts
 
     try:
         model = load(args.model)
@@ -187,9 +186,7 @@ def predict_main(argv: list[str]) -> int:
             texts = [json.dumps(r, ensure_ascii=False) for r in rows]
         else:
             texts = _stdin_lines() if args.texts == ["-"] else args.texts
-            rows = (
-                texts if isinstance(model, BackoffPredictor) or model.text else [json_row(t) for t in texts]
-            )
+            rows = texts if scores_texts(model) else [json_row(t) for t in texts]
         results, unscored = prediction_objects(model, rows, texts, args.extra_column)
         if unscored:  # said, not silent: a text without a set word is not a prediction of the model
             print(
