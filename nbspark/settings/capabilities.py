@@ -315,16 +315,21 @@ def in_process_fits(cfg, input_bytes: int, below_mb: float | None = None) -> str
     ``ConfigError``: it is no reason to count with Spark, which would refuse it in the same words."""
     if problem := train_problem(cfg):
         raise ConfigError(problem)
+    if problem := _in_process_problem(cfg):
+        return problem
     below_mb = in_process_below_mb(cfg) if below_mb is None else below_mb
-    try:
-        resolve_engine(cfg, in_process=True)
-    except ConfigError as exc:
-        return str(exc)
     if input_bytes > below_mb * 1e6:
         return (
             f"{input_bytes / 1e6:,.1f} MB to read (the input, and a model to update), over the "
             f"{below_mb:g} MB counted in process"
         )
+    return None
+
+
+def _in_process_problem(cfg) -> str | None:
+    """Why a config that Spark could count cannot be counted in process (None: it can)."""
+    if cfg.engine == "dataframe":
+        return "in process, engine = dataframe (Spark SQL) cannot count: leave it at auto"
     return None
 
 
@@ -338,8 +343,8 @@ def resolve_engine(cfg, in_process: bool = False) -> str:
     if problem:
         raise ConfigError(problem)
     if in_process:
-        if cfg.engine == "dataframe":
-            raise ConfigError("in process, engine = dataframe (Spark SQL) cannot count: leave it at auto")
+        if problem := _in_process_problem(cfg):
+            raise ConfigError(problem)
         return "local"
     if cfg.task == "density":
         return "arrow"
