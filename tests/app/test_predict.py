@@ -20,6 +20,14 @@ def _predicted(capsys, *argv) -> list[dict]:
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
 
+def _same_posteriors(got: list[dict], model, rows) -> None:
+    """Each result's probabilities, in the model's class order, are ``model.predict_proba(rows)``'s."""
+    expected = model.predict_proba(rows)
+    assert len(got) == len(expected)
+    for g, p in zip(got, expected):
+        assert [g["probabilities"][c] for c in model.classes_] == pytest.approx(list(p), abs=1e-12)
+
+
 @pytest.fixture(scope="module")
 def weather_model(tmp_path_factory):
     out = tmp_path_factory.mktemp("weather") / "m"
@@ -37,11 +45,9 @@ def test_a_csvs_rows_score_as_the_model_scores_them(weather_model, capsys, monke
     is no feature, and an id column is left out with --extra-column."""
     model, path = weather_model
     rows = list(csv.DictReader(WEATHER.open()))
-    expected = model.predict_proba(rows)
     got = _predicted(capsys, "--model", str(path), "--csv", str(WEATHER))
     assert [g["label"] for g in got] == list(model.predict(rows)) and len(got) == len(rows) == 15
-    for g, p in zip(got, expected):
-        assert [g["probabilities"][c] for c in model.classes_] == pytest.approx(list(p), abs=1e-12)
+    _same_posteriors(got, model, rows)
     assert [json.loads(g["text"]) for g in got] == rows  # the row, as read
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(WEATHER.read_bytes())))
     assert _predicted(capsys, "--model", str(path), "--csv", "-") == got
@@ -73,8 +79,7 @@ def test_a_decimal_comma_models_rows_are_read_as_it_counted_them(tmp_path, capsy
         {"height": h, "colour": c} for h, c in ((1.75, "red"), (1.6, "blue"), (-0.5, "red"), (2.0, "blue"))
     ]
     got = _predicted(capsys, "--model", str(tmp_path / "m"), "--csv", str(tmp_path / "e.csv"))
-    for g, p in zip(got, model.predict_proba(rows), strict=True):
-        assert [g["probabilities"][c] for c in model.classes_] == pytest.approx(list(p), abs=1e-12)
+    _same_posteriors(got, model, rows)
     (tmp_path / "p.csv").write_text("height|colour\n1,75|red\n")
     assert main(["predict", "--model", str(tmp_path / "m"), "--csv", str(tmp_path / "p.csv")]) == 1
     assert "row 0 has none of the model's columns" in capsys.readouterr().err
@@ -85,9 +90,7 @@ def test_a_decimal_comma_models_rows_are_read_as_it_counted_them(tmp_path, capsy
     got = _predicted(
         capsys, "--model", str(tmp_path / "m"), "--csv", str(tmp_path / "p.csv"), "--delimiter", "|"
     )
-    assert [g["probabilities"][c] for c in model.classes_ for g in got] == pytest.approx(
-        list(model.predict_proba(rows[:1])[0]), abs=1e-12
-    )
+    _same_posteriors(got, model, rows[:1])
 
 
 def test_a_density_model_scores_a_csvs_rows(weather_model, tmp_path, capsys):
