@@ -37,7 +37,7 @@ def check_main(argv: list[str]) -> int:
         "--fail-on-flag",
         action="store_true",
         help="exit 1 when anything is flagged (for CI); the exit status is 0 when nothing is flagged, "
-        "2 on an error (a file that cannot be read, a bad setting or model)",
+        "2 on an error (a file that cannot be read or, named, is not text; a bad setting or model)",
     )
     parser.add_argument(
         "--evaluate",
@@ -73,19 +73,22 @@ def check_main(argv: list[str]) -> int:
             raise ValueError(f"{args.model}: {what}; nbspark check needs a backoff model")
         if args.evaluate:
             return _evaluate(model, args)
-        flagged = _check(model, args)
+        flagged, unread = _check(model, args)
     except (NbsparkError, ValueError, OSError) as exc:
         print(f"nbspark check: error: {exc}", file=sys.stderr)
         return 2  # an error, never a flag: CI tells the two apart
+    if unread:  # a file named but not text: the rest was checked, yet the run did not do what was asked
+        return 2
     return 1 if flagged and args.fail_on_flag else 0
 
 
-def _check(model, args) -> int:
+def _check(model, args) -> tuple[int, int]:
     """Print the flags of ``args.files`` as a linter does, and a summary of what was checked (and so
-    what was not) on ``nbspark.check``'s logger; the number of flags."""
+    what was not) on ``nbspark.check``'s logger; the number of flags, and of the files named that are
+    not text (each said at once; a directory's binary files are only counted in the summary)."""
     from nbspark.spine.predictor import some_names
 
-    files = words = flagged = 0
+    files = words = flagged = unread = 0
     skipped = []  # binary files of the directories given: not text, not checked
     for name, read, named in _texts(args.files):
         if read.binary:
@@ -95,6 +98,7 @@ def _check(model, args) -> int:
                     "not checked",
                     file=sys.stderr,
                 )
+                unread += 1
             else:
                 skipped.append(name)
             continue
@@ -126,7 +130,7 @@ def _check(model, args) -> int:
         "" if words == 1 else "s",
         "; ".join("/".join(sorted(s)) for s in model.sets),
     )
-    return flagged
+    return flagged, unread
 
 
 def _refuse_ignored(parser, args) -> None:

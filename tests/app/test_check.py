@@ -55,15 +55,21 @@ def test_a_folder_is_checked_without_its_binary_files(model_dir, tmp_path, capsy
 
 def test_a_binary_file_named_is_said_at_once(model_dir, tmp_path, capsys):
     """A binary file given by name is not checked either, and is said on its own line, even with
-    ``-q``; the exit status is that of what was checked."""
+    ``-q``; the other files are checked, and the exit status is 2, an error, not 0: a CI step that
+    names a file it cannot check has not passed."""
     picture = tmp_path / "p.png"
     picture.write_bytes(PNG)
-    assert main(["-q", "check", "--model", str(model_dir), "--fail-on-flag", str(picture)]) == 0
+    text = tmp_path / "a.txt"
+    text.write_text(WRONG)
+    assert main(["-q", "check", "--model", str(model_dir), "--fail-on-flag", str(picture)]) == 2
     out, err = capsys.readouterr()
     assert out == "" and err == (
         f"nbspark check: {picture}: not text (a NUL byte near its start: an image, a PDF, an archive; "
         "or UTF-16 without a byte-order mark); not checked\n"
     )
+    assert main(["-q", "check", "--model", str(model_dir), str(picture), str(text)]) == 2
+    out, err = capsys.readouterr()
+    assert out.startswith(f"{text}:1:14: 'effect' → 'affect'?") and err.count("not checked") == 1
 
 
 def test_predict_refuses_binary_stdin(tmp_path, capsys, monkeypatch):
