@@ -161,25 +161,24 @@ def _run(prog: str, body) -> int:
     return 0
 
 
-def _may_count_here(args, prog: str, cfg) -> bool:
-    """Whether ``nbspark train`` (or ``curve``) may choose to count in process
-    (``settings.capabilities.in_process_fits`` then decides by size): the command, not ``spark-submit
-    jobs/*.py``; no ``--spark``, ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS`` asking for Spark;
-    local files only (a curve's test files too), and a local model to ``--update``."""
+def _may_run_here(args, prog: str, paths) -> bool:
+    """Whether ``nbspark train``, ``curve`` or ``classify`` may choose to run in process (by size,
+    then: ``settings.capabilities.in_process_fits``, ``classify_here_problem``): the command, not
+    ``spark-submit jobs/*.py``; no ``--spark``, ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS``
+    asking for Spark; every one of ``paths`` local (the inputs, the data directory, a model to
+    ``--update`` or to score with)."""
     from nbspark.app.options import spark_settings_given
     from nbspark.storage.uris import scheme_of
 
     asked = (getattr(args, o, None) for o in ("spark", "master", "conf"))
     if not prog.startswith("nbspark") or any(asked) or spark_settings_given():
         return False
-    paths = (cfg.train.path, args.data_dir, getattr(args, "update", None))
-    paths += (cfg.test.path,) if prog.endswith("curve") else ()
     return all(not p or scheme_of(str(p)) in (None, "file") for p in paths)
 
 
 def _count_here(args, prog: str, cfg, update=None):
     """Where a train or a curve counts, decided once before any JVM starts: in process when asked
-    (``--in-process``), or when it may choose (``_may_count_here``) and its local inputs fit
+    (``--in-process``), or when it may choose (``_may_run_here``) and its local inputs fit
     (``settings.capabilities.in_process_fits``, with the model to ``update``), logged; else with
     Spark. Also the local training inputs it listed to decide (None where it listed none)."""
     from nbspark.inputs.resolve import input_bytes, resolve_input
@@ -187,7 +186,8 @@ def _count_here(args, prog: str, cfg, update=None):
 
     if getattr(args, "in_process", False):
         return True, None
-    if not _may_count_here(args, prog, cfg):
+    paths = (cfg.train.path, args.data_dir, getattr(args, "update", None))
+    if not _may_run_here(args, prog, paths + ((cfg.test.path,) if prog.endswith("curve") else ())):
         return False, None
     local = resolve_input(cfg.train, args.data_dir)  # local files: no JVM to list them
     why_not = in_process_fits(cfg, input_bytes(local, update))
@@ -196,6 +196,26 @@ def _count_here(args, prog: str, cfg, update=None):
         "in process (--spark counts with Spark)" if why_not is None else f"with Spark: {why_not}",
     )
     return why_not is None, local
+
+
+def _where_options(parser, prog: str, here: str, spark: str) -> None:
+    """``--in-process`` and ``--spark`` (help ``here`` and ``spark``) for the ``nbspark`` command's
+    jobs (``spark-submit jobs/*.py`` stays Spark); ``_parsed`` refuses ``--master`` or ``--conf``
+    beside ``--in-process``."""
+    if not prog.startswith("nbspark"):
+        return
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--in-process", action="store_true", help=here)
+    where.add_argument("--spark", action="store_true", help=spark)
+
+
+def _parsed(parser, argv):
+    """``parser``'s arguments of ``argv``; ``--master`` or ``--conf`` beside ``--in-process`` refused:
+    no Spark starts to take them."""
+    args = parser.parse_args(argv)
+    if getattr(args, "in_process", False) and (args.master or args.conf):
+        parser.error("--master and --conf go to Spark, and --in-process starts none")
+    return args
 
 
 def train_main(argv=None, prog: str = "train.py") -> int:
@@ -221,26 +241,22 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         action="store_true",
         help="with --update: count an input file again although the model already holds it",
     )
-    if prog.startswith("nbspark"):  # spark-submit jobs/train.py stays Spark
-        where = parser.add_mutually_exclusive_group()
-        where.add_argument(
-            "--in-process",
-            action="store_true",
-            help="count in this process, without Spark or a JVM (local files that fit in memory); the "
-            f"same model as Spark's. Without --in-process or --spark, local files of at most "
-            f"{IN_PROCESS_BELOW_MB:g} MB ({BACKOFF_IN_PROCESS_BELOW_MB:g} for a backoff model) are "
-            "counted in process (a .gz or .bz2 file counting 8 times its size), unless --master or "
-            "--conf asks for Spark",
-        )
-        where.add_argument("--spark", action="store_true", help="count with Spark, whatever the input's size")
-    args = parser.parse_args(argv)
+    _where_options(
+        parser,
+        prog,
+        "count in this process, without Spark or a JVM (local files that fit in memory); the "
+        f"same model as Spark's. Without --in-process or --spark, local files of at most "
+        f"{IN_PROCESS_BELOW_MB:g} MB ({BACKOFF_IN_PROCESS_BELOW_MB:g} for a backoff model) are "
+        "counted in process (a .gz or .bz2 file counting 8 times its size), unless --master or "
+        "--conf asks for Spark",
+        "count with Spark, whatever the input's size",
+    )
+    args = _parsed(parser, argv)
     cfg = config_of(args, parser)
     if args.update and (args.out or args.overwrite):
         parser.error("--update MODEL writes MODEL itself; leave out --out and --overwrite")
     if args.force and not args.update:
         parser.error("--force goes with --update")
-    if getattr(args, "in_process", False) and (args.master or args.conf):
-        parser.error("--master and --conf go to Spark, and --in-process starts none")
 
     def body():
         from nbspark.inputs.resolve import resolve_input
@@ -288,9 +304,23 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
     parser.add_argument("--model", metavar="DIR", help="model directory (default: the config's model_dir)")
     parser.add_argument("--out", metavar="DIR", help="results directory (default: the config's results_dir)")
     parser.add_argument("--overwrite", action="store_true", help="replace existing results")
-    args = parser.parse_args(argv)
+    _where_options(
+        parser,
+        prog,
+        "score a backoff model's test data in this process, without Spark or a JVM (local "
+        "files); the same results as Spark's. Without --in-process or --spark, local test data of "
+        f"at most {IN_PROCESS_BELOW_MB:g} MB are scored in process by a backoff model, unless "
+        "--master or --conf asks for Spark",
+        "score with Spark, whatever the data",
+    )
+    args = _parsed(parser, argv)
     cfg = config_of(args, parser)
     explicit = frozenset(overrides_of(args, parser))
+    if getattr(args, "in_process", False) and cfg.task != "backoff":
+        parser.error(
+            "--in-process scores a backoff model's test data; naive Bayes and density models classify "
+            "with Spark"
+        )
 
     def body():
         if cfg.task == "density":  # a test input it cannot score is refused before the JVM starts
@@ -301,7 +331,15 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         from nbspark.inputs.files import damaged_files_named
         from nbspark.inputs.resolve import resolve_input
 
-        use_hadoop()
+        where = "spark"  # where a backoff model scores: in process when asked, or when it may and fits
+        if cfg.task == "backoff" and getattr(args, "in_process", False):
+            where = "here"
+        elif cfg.task == "backoff" and _may_run_here(
+            args, prog, (cfg.test.path, args.data_dir, args.model or cfg.model_dir)
+        ):
+            where = "auto"
+        if where == "spark":
+            use_hadoop()
         model = location(args.model or cfg.model_dir)
         out = args.out or cfg.results_dir
 
@@ -322,9 +360,14 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
             from nbspark.backoff.jobs import plan_backoff_classify
             from nbspark.backoff.jobs import run_backoff_classify as run
 
-            plan = plan_backoff_classify(cfg, model, inputs, out, args.overwrite)
-        with _spark(f"nbspark-classify-{cfg.name}") as spark, damaged_files_named(plan.inputs.files):
-            run(spark, plan)
+            plan = plan_backoff_classify(cfg, model, inputs, out, args.overwrite, where)
+        if plan.in_process:
+            with damaged_files_named(plan.inputs.files):
+                run(None, plan)
+        else:
+            use_hadoop()  # where the plan was made on local paths, to score with Spark
+            with _spark(f"nbspark-classify-{cfg.name}") as spark, damaged_files_named(plan.inputs.files):
+                run(spark, plan)
         print((plan.out / "report.txt").read_text(), end="")  # the report the job wrote: formatted once
         print(f"results written to {plan.out}")
 

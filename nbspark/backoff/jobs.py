@@ -9,6 +9,8 @@ small) -> broadcast; test ``Example`` -> ``mapPartitions(predict)`` -> ``predict
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import time
 
 from nbspark.backoff.count import count_ngrams
@@ -41,6 +43,8 @@ __all__ = [
     "train",
     "worked_examples",
 ]
+
+log = logging.getLogger("nbspark")
 
 
 def _ddl(config: dict) -> str:
@@ -163,10 +167,12 @@ def classify(
 
 
 def plan_backoff_classify(
-    cfg: ExperimentConfig, model_dir, inputs, out, overwrite: bool = False
+    cfg: ExperimentConfig, model_dir, inputs, out, overwrite: bool = False, where: str = "spark"
 ) -> ClassifyPlan:
     """The plan of a backoff classify run (``spine.classifying.plan_classify``); a chain that needs a
-    subset the model did not count is refused."""
+    subset the model did not count is refused. ``where`` it scores: ``"spark"``, ``"here"`` (in this
+    process, ``nbspark classify --in-process``) or ``"auto"`` (in process where the test input fits,
+    ``settings.capabilities.classify_here_problem``, logged)."""
     model_dir = location(model_dir)
 
     def counted_chain(manifest: dict, run: ExperimentConfig) -> ExperimentConfig:
@@ -178,40 +184,36 @@ def plan_backoff_classify(
             )
         return run
 
-    return plan_classify(
+    plan = plan_classify(
         cfg, model_dir, inputs, out, BACKOFF_KIND, settings=counted_chain, overwrite=overwrite
     )
+    if where == "auto":
+        from nbspark.inputs.resolve import input_bytes
+        from nbspark.settings.capabilities import classify_here_problem
+
+        why_not = classify_here_problem(plan.cfg, input_bytes(plan.inputs))
+        log.info(
+            "scoring %s",
+            "in process (--spark scores with Spark)" if why_not is None else f"with Spark: {why_not}",
+        )
+        where = "spark" if why_not else "here"
+    return dataclasses.replace(plan, in_process=where == "here")
 
 
 def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
     """Score ``plan.inputs``; write predictions, metrics.json and report.txt into ``plan.out`` (staged);
-    return the metrics."""
+    return the metrics. With ``spark`` None (``plan.in_process``) the test examples are read and
+    scored in this process (``_scored_here``): the same files."""
     started = time.time()
     cfg, model_dir, manifest, inputs, out = plan.cfg, plan.model_dir, plan.manifest, plan.inputs, plan.out
-    overlap = plan.overlap
-    mcfg, letters = manifest["config"], manifest["letters"]
+    letters = manifest["letters"]
     model, sets, majority = _scoring_model(cfg, model_dir, manifest)  # broadcast
     set_of = set_of_word(sets)
-    width = mcfg["width"]
-    bc = spark.sparkContext.broadcast(model)
-    mixed = examples_rdd(
-        spark.sparkContext, inputs, tuple(set_of), width, mcfg["lowercase"], cfg.mode, cfg.max_bad_examples
-    ).cache()
-
-    def release():
-        mixed.unpersist()
-        bc.unpersist()
-
-    try:
-        stats, bad = split_stats(
-            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect(), cfg.mode),
-            cfg.max_bad_examples,
-        )
-    except BaseException:
-        release()
-        raise
-    scored = mixed.filter(lambda r: not is_stat(r)).mapPartitions(lambda it: _score_partition(it, bc, set_of))
-    predictions = spark.createDataFrame(scored, schema=prediction_ddl(letters))
+    read = (inputs, tuple(set_of), manifest["config"]["width"], manifest["config"]["lowercase"], cfg.mode)
+    if spark is None:
+        result = _scored_here(read, cfg.max_bad_examples, model, set_of, letters)
+    else:
+        result = _scored_in_spark(spark, read, cfg.max_bad_examples, model, set_of, letters)
     label_counts = manifest.get("label_counts") or {}
 
     def metrics_of(written) -> dict:
@@ -219,21 +221,15 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
         metrics = backoff_metrics(triples, cfg.backoff, majority)
         if len(sets) > 1:
             metrics["sets"] = per_set_metrics(triples, sets, cfg.backoff, label_counts)
-        metrics["distinct_examples"] = written.frame.select(*[c.lower() for c in letters]).distinct().count()
-        metrics["worked_examples"] = worked_examples(model, cfg.worked_examples, width)
+        metrics["distinct_examples"] = written.distinct([c.lower() for c in letters])
+        metrics["worked_examples"] = worked_examples(model, cfg.worked_examples, read[2])
         return metrics
 
     extra = {
         "model": str(model_dir),
         "test_input": str(inputs.root),
-        "test_is_training_data": overlap == "all",
+        "test_is_training_data": plan.overlap == "all",
     }
-    result = Scored(
-        predictions,
-        lambda: {"input_stats": stats, "malformed_examples": bad},
-        release,
-        scored.getNumPartitions,
-    )
     return write_results(
         spark,
         out,
@@ -243,6 +239,55 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
         extra,
         started,
         empty=(BACKOFF.unit, why_empty("backoff", set_of), inputs.spec.format),
+    )
+
+
+def _scored_in_spark(spark, read: tuple, keep_bad: int, model, set_of: dict, letters: str) -> Scored:
+    """The test examples of ``read`` (inputs, centres, width, lowercase, mode) read by Spark
+    (``backoff.inputs.examples_rdd``), their statistics counted, each scored by ``_score_partition``
+    with the model broadcast."""
+    mode = read[-1]
+    bc = spark.sparkContext.broadcast(model)
+    mixed = examples_rdd(spark.sparkContext, *read, keep_bad).cache()
+
+    def release():
+        mixed.unpersist()
+        bc.unpersist()
+
+    try:
+        stats, bad = split_stats(
+            run_failfast(lambda: count_events(mixed.filter(is_stat)).collect(), mode), keep_bad
+        )
+    except BaseException:
+        release()
+        raise
+    scored = mixed.filter(lambda r: not is_stat(r)).mapPartitions(lambda it: _score_partition(it, bc, set_of))
+    predictions = spark.createDataFrame(scored, schema=prediction_ddl(letters))
+    return Scored(
+        predictions,
+        lambda: {"input_stats": stats, "malformed_examples": bad},
+        release,
+        scored.getNumPartitions,
+    )
+
+
+def _scored_here(read: tuple, keep_bad: int, model, set_of: dict, letters: str) -> Scored:
+    """``_scored_in_spark`` in this process: the examples read by the Spark readers' own partition
+    functions over the local files (``backoff.inputs.local_examples``), their statistics summed as
+    ``count_events`` sums them (``spine.counting.combine_partition``), each scored by the same
+    ``_score_partition``; the predictions a pyarrow Table of the same schema."""
+    from types import SimpleNamespace
+
+    from nbspark.backoff.inputs import local_examples
+    from nbspark.spine.counting import combine_partition
+    from nbspark.storage.counts import rows_table
+
+    records = run_failfast(lambda: list(local_examples(*read, keep_bad)), read[-1])
+    stats, bad = split_stats(combine_partition(r for r in records if is_stat(r)), keep_bad)
+    examples = (r for r in records if not is_stat(r))
+    rows = list(_score_partition(examples, SimpleNamespace(value=model), set_of))
+    return Scored(
+        rows_table(rows, prediction_ddl(letters)), lambda: {"input_stats": stats, "malformed_examples": bad}
     )
 
 

@@ -36,6 +36,7 @@ __all__ = [
     "ONE_LABEL_FORMATS",
     "SCORERS",
     "TEXT_MODELS",
+    "classify_here_problem",
     "config_problems",
     "driver_writes",
     "engine_problem",
@@ -322,6 +323,22 @@ def in_process_fits(cfg, input_bytes: int, below_mb: float | None = None) -> str
         return (
             f"{input_bytes / 1e6:,.1f} MB to read (the input, and a model to update), over the "
             f"{below_mb:g} MB counted in process"
+        )
+    return None
+
+
+def classify_here_problem(cfg, input_bytes: int) -> str | None:
+    """Why ``cfg``'s classify run should not score in process, without Spark (None: it may): only a
+    backoff model's run scores in process (its test examples are the windows of the confusion sets'
+    words, a few a story), and only up to ``IN_PROCESS_BELOW_MB`` MB of test input to read
+    (``inputs.resolve.input_bytes``), which one core reads in less time than Spark takes to start
+    (Reuters-21578, 27 MB: docs/performance.md)."""
+    if cfg.task != "backoff":
+        what = "naive Bayes" if cfg.task == "naive_bayes" else cfg.task
+        return f"a {what} model's test data are scored with Spark (in process: a backoff model's)"
+    if input_bytes > IN_PROCESS_BELOW_MB * 1e6:
+        return (
+            f"{input_bytes / 1e6:,.1f} MB of test data, over the {IN_PROCESS_BELOW_MB:g} MB scored in process"
         )
     return None
 

@@ -5,6 +5,12 @@ its manifest, the settings the model fixes, the scorer, the overlap of test and 
 (refused unless the test data are exactly the training data), and the checked output. The jobs
 follow the ``ClassifyPlan`` and decide nothing again.
 
+A run whose plan says ``in_process`` (``nbspark classify`` on local test files that fit,
+``settings.capabilities.classify_here_problem``) starts no JVM: its scorer reads and scores in this
+process and returns the predictions as a pyarrow Table, which ``write_results`` writes as Spark's
+writer leaves a table (``storage.tables.write_arrow_table``); the metrics read it back as they read
+any small table, so both ways write the same files.
+
 The skeleton: predictions written into a staging
 directory, the run's statistics read once the write is done, metrics computed from what was
 written, ``metrics.json`` and ``report.txt`` beside them, and the directory renamed into place.
@@ -36,7 +42,7 @@ from nbspark.report.metrics import flat_metrics
 from nbspark.settings.capabilities import resolve_scoring, training_overlap
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import load_manifest
-from nbspark.storage.tables import check_output, read_arrow, staged_output, write_json
+from nbspark.storage.tables import check_output, read_arrow, staged_output, write_arrow_table, write_json
 from nbspark.storage.uris import hadoop_escape
 
 __all__ = [
@@ -57,7 +63,8 @@ class ClassifyPlan:
     ``cfg`` is the run's config with what the model fixes (naive Bayes: ``model_settings``);
     ``scorer`` the resolved scorer (never ``auto``); ``overlap`` the verdict of
     ``settings.capabilities.training_overlap`` (``"none"`` or ``"all"``); ``out`` the checked results
-    directory; ``details`` what a family decided besides (naive Bayes: the binary decision)."""
+    directory; ``in_process`` whether it scores in this process, without Spark (``spark`` None in the
+    job); ``details`` what a family decided besides (naive Bayes: the binary decision)."""
 
     cfg: object
     model_dir: Location
@@ -67,6 +74,7 @@ class ClassifyPlan:
     scorer: str
     overlap: str
     details: dict = field(default_factory=dict)
+    in_process: bool = False
 
 
 def plan_classify(
@@ -95,7 +103,8 @@ def plan_classify(
 
 @dataclass
 class Scored:
-    """What every scorer returns (the one scoring contract)."""
+    """What every scorer returns (the one scoring contract): ``predictions`` a DataFrame, or a pyarrow
+    Table where the run scores in process."""
 
     predictions: object
     stats: Callable[[], dict]
@@ -124,14 +133,18 @@ def write_results(
     scorer's statistics and ``extra``) into ``out``, staged; ``files_of(stage, metrics)`` may add
     files (plots) beside them. Return the metrics. A run that scored nothing (``empty``: the
     metric that counts what was scored, why an input might give none, and the input's format)
-    writes nothing and fails (``InputError``), as a training run with nothing to count does."""
+    writes nothing and fails (``InputError``), as a training run with nothing to count does. With
+    ``spark`` None the predictions are a pyarrow Table, written in this process as one file."""
     try:
         if scored.scalars:
             from pyspark.sql import functions as F
 
             scored.predictions = scored.predictions.withColumns({c: F.get(c, 0) for c in scored.scalars})
         with staged_output(out, "results") as stage:
-            _few_files(spark, scored).write.parquet((stage / "predictions").uri)
+            if spark is None:
+                write_arrow_table(scored.predictions, stage / "predictions")
+            else:
+                _few_files(spark, scored).write.parquet((stage / "predictions").uri)
             stats = scored.stats()
             written = _read_back(spark, stage / "predictions", scored.predictions.schema, scored.scalars)
             metrics = metrics_of(written)
@@ -193,8 +206,9 @@ def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
 class Written:
     """The predictions just written, as ``metrics_of`` reads them: ``frame``, a DataFrame over them
     with their schema (inferring it would run a job over the footers; made when first asked for),
-    ``counts`` and ``totals``. A table that fits one file partition
-    (``spark.sql.files.maxPartitionBytes``) is small: its frame is read in one task (a group-by
+    ``counts``, ``distinct`` and ``totals``. A table written in process (``spark`` None), or one that
+    fits one file partition (``spark.sql.files.maxPartitionBytes``), is small: its frame is read in
+    one task (a group-by
     then needs no shuffle), and ``counts`` and ``totals`` read it in the driver, the columns that
     ``preload`` names in one read (each read of the part files through Hadoop's streams has a
     fixed cost, whatever its columns)."""
@@ -253,9 +267,18 @@ class Written:
             ]
         return _arrow_counts(self._arrow(columns))
 
+    def distinct(self, columns: list[str]) -> int:
+        """How many distinct rows ``columns`` hold, nulls equal (Spark's ``distinct``): a small
+        table's by pyarrow in the driver, a larger one's by Spark (tests hold them equal)."""
+        if self.small:
+            return self._arrow(columns).group_by(columns).aggregate([]).num_rows
+        return self.frame.select(*columns).distinct().count()
+
 
 def _read_back(spark, table: Location, schema, lists: tuple[str, ...] = ()) -> Written:
     parts = table.files(skip=lambda name: name.startswith(("_", ".")))
+    if spark is None:  # written in this process: read back in it, whatever its size
+        return Written(None, table, schema, parts, True, lists)
     limit = spark.sparkContext._jvm.org.apache.spark.network.util.JavaUtils.byteStringAsBytes(
         spark.conf.get("spark.sql.files.maxPartitionBytes")
     )

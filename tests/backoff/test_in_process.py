@@ -4,6 +4,7 @@ backoff input, table and manifest."""
 
 import gzip
 import json
+import os
 
 import pyarrow.parquet as pq
 import pytest
@@ -206,3 +207,105 @@ def test_a_query_of_a_backoff_model_writes_its_json_to_stdout_with_json_dash(tmp
         "a position holds one word, so 'would not' (a space in it) cannot match; give each word its own "
         "position (--A would --B not)"
     )
+
+
+def _results(out) -> tuple:
+    """What a classify run wrote, less what a run records of itself (its seconds): the metrics, the
+    report and the predictions' rows, sorted."""
+    metrics = json.loads((out / "metrics.json").read_text())
+    metrics.pop("seconds")
+    rows = sorted(tuple(r.values()) for r in pq.read_table(str(out / "predictions")).to_pylist())
+    return metrics, (out / "report.txt").read_text(), (out / "metrics.csv").read_text().count("\n"), rows
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name", ["ngrams", "text", "paragraphs", "reuters", "google_v2", "google_v3-gz"])
+def test_every_backoff_test_input_scored_in_process_is_the_spark_jobs(spark, tmp_path, name):
+    """``nbspark classify`` of a backoff model in process (``spark`` None) writes what the Spark job
+    writes: the same metrics (statistics, malformed lines and their numbers, levels, distinct
+    examples), report and predictions, of every backoff input read as a test input."""
+    from nbspark.backoff.jobs import plan_backoff_classify, run_backoff_classify
+
+    given = _inputs(tmp_path)[name]
+    test = {"test.format": "ngrams"} | {
+        k.replace("train.", "test."): v for k, v in given.items() if k.startswith("train.")
+    }
+    cfg = load_config(
+        None,
+        {"train.path": str(FIXTURES / "ngrams.txt"), "worked_examples": "does not _ the outcome", **test},
+    )
+    train_in_process(cfg, BACKOFF, tmp_path / "m")
+    plans = {
+        where: plan_backoff_classify(
+            cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / where, False, where
+        )
+        for where in ("spark", "here")
+    }
+    assert (plans["spark"].in_process, plans["here"].in_process) == (False, True)
+    run_backoff_classify(spark, plans["spark"])
+    run_backoff_classify(None, plans["here"])
+    assert _results(tmp_path / "here") == _results(tmp_path / "spark")
+    assert _results(tmp_path / "here")[0]["examples"] > 0
+
+
+@pytest.mark.spark
+def test_failfast_scored_in_process_stops_as_the_spark_job_does(spark, tmp_path):
+    from nbspark.backoff.jobs import plan_backoff_classify, run_backoff_classify
+
+    cfg = load_config(
+        None,
+        {"test.format": "ngrams", "test.path": str(FIXTURES / "ngrams.txt"), "mode": "failfast"},
+    )
+    train_in_process(load_config(None, {"train.path": str(FIXTURES / "ngrams.txt")}), BACKOFF, tmp_path / "m")
+    errors = []
+    for where, session in (("spark", spark), ("here", None)):
+        plan = plan_backoff_classify(
+            cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / where, False, where
+        )
+        with pytest.raises(InputError) as caught:
+            run_backoff_classify(session, plan)
+        errors.append(str(caught.value))
+        assert not (tmp_path / where).exists()
+    assert errors[0] == errors[1] and "ngrams.txt:8" in errors[0]
+
+
+def test_classify_scores_a_backoff_model_in_process_by_itself(tmp_path):
+    """No JVM (no spark mark, and none in the command's process): ``nbspark classify`` of a backoff
+    model on local test data that fit scores in process, and says so; the fixture's four Reuters
+    examples counted by hand (tests/backoff/test_jobs.py: the Spark job's same numbers)."""
+    import subprocess
+    import sys
+
+    nbspark.fit(None, tmp_path / "m", settings={"train.path": str(FIXTURES / "ngrams.txt")})
+    args = ["classify", "--model", str(tmp_path / "m"), "--set", f"test.path={FIXTURES / 'mini.sgm'}"]
+    args += ["--set", "worked_examples=", "--out", str(tmp_path / "r")]
+    code = (
+        "import sys; from nbspark.app.command import main; rc = main(sys.argv[1:]); "
+        "p = sys.modules.get('pyspark'); print(rc, p is None or p.SparkContext._gateway is None)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_SUBMIT_ARGS"}  # a user's would ask for Spark
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, env=env
+    )
+    assert done.stdout.splitlines()[-1] == "0 True", done.stderr
+    assert "scoring in process (--spark scores with Spark)" in done.stderr
+    metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    assert (metrics["examples"], metrics["correct"], metrics["distinct_examples"]) == (4, 2, 4)
+    levels = {lv["name"]: (lv["examples"], lv["correct"]) for lv in metrics["levels"]}
+    assert levels == {"ABDE": (0, 0), "ABD": (1, 1), "BD": (1, 0), "B": (1, 0), "∅": (1, 1)}
+    assert metrics["input_stats"]["stories_read"] == 4 and metrics["input_stats"]["empty_bodies"] == 1
+    rows = {r["source"]: r for r in pq.read_table(str(tmp_path / "r" / "predictions")).to_pylist()}
+    assert sorted(rows) == ["reuters:1#2", "reuters:1#8", "reuters:2#0", "reuters:3#2"]
+    p = rows["reuters:1#8"]
+    assert (p["gold"], p["predicted"], p["subset"], p["probability"]) == ("effect", "affect", "BD", 0.9)
+    assert "results written to" in done.stdout
+
+
+def test_classify_in_process_is_for_a_backoff_model(tmp_path, capsys):
+    for args, said in (
+        (["--set", "task=naive_bayes"], "--in-process scores a backoff model's test data"),
+        (["--master", "local[1]"], "--master and --conf go to Spark"),
+    ):
+        with pytest.raises(SystemExit) as exited:
+            main(["classify", "--in-process", *args, "--model", str(tmp_path)])
+        assert exited.value.code == 2 and said in capsys.readouterr().err

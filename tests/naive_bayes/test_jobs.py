@@ -1247,6 +1247,32 @@ def test_written_counts_are_the_same_in_the_driver_and_in_spark(spark, tmp_path)
     )
 
 
+def test_written_distinct_rows_are_the_same_in_the_driver_and_in_spark(spark, tmp_path):
+    """``Written.distinct`` (a backoff run's distinct examples) by pyarrow, as a run in process and a
+    small table count them, and by Spark's ``distinct``: nulls equal to each other, not to "", in
+    several part files."""
+    from nbspark.spine.classifying import Written
+    from nbspark.storage.locations import location
+
+    rows = [
+        ("a", "b"),
+        ("a", "b"),
+        ("a", None),
+        ("a", None),
+        ("a", ""),
+        (None, None),
+        (None, None),
+        ("b", "a"),
+    ]
+    spark.createDataFrame(rows, "a STRING, b STRING").repartition(3).write.parquet(str(tmp_path / "p"))
+    table = location(tmp_path / "p")
+    parts = table.files(skip=lambda name: name.startswith(("_", ".")))
+    schema = spark.read.parquet(table.uri).schema
+    in_spark = Written(spark, table, schema, parts, False).distinct(["a", "b"])
+    assert Written(None, table, None, parts, True).distinct(["a", "b"]) == in_spark == 5
+    assert Written(None, table, None, parts, True).distinct(["a"]) == 3
+
+
 def test_complement_reads_the_multinomial_counts_and_matches_sklearn(spark, fixtures, tmp_path):
     """A complement model writes the multinomial count table; a multinomial model classified with
     ``--set nb.model=complement`` gives the complement model's predictions, and the reverse; every
