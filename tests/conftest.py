@@ -23,6 +23,38 @@ FIXTURES = HERE / "data"
 ROOT = HERE.parent
 
 
+def command_alone(args: list[str]) -> tuple[int, bool, str]:
+    """``nbspark ARGS`` in a process of its own, without a ``PYSPARK_SUBMIT_ARGS`` (which a user sets
+    to ask for Spark; an earlier command of a test process sets one too): ``(exit status, whether no
+    JVM gateway was started, stderr)``."""
+    code = (
+        "import sys; from nbspark.app.command import main; rc = main(sys.argv[1:]); "
+        "p = sys.modules.get('pyspark'); print(rc, p is None or p.SparkContext._gateway is None)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYSPARK_SUBMIT_ARGS"}
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, timeout=120, env=env
+    )
+    last = done.stdout.splitlines()[-1].split() if done.stdout.strip() else ["-1", "False"]
+    return int(last[0]), last[1] == "True", done.stderr
+
+
+def failures_in_spark_and_here(spark, tmp_path, plan_of, run) -> list[str]:
+    """The messages of the error (nbspark's ``InputError``) that a classify run planned for Spark and
+    the same run planned in process raise (``plan_of(out, where)``, run by ``run(session, plan)``),
+    each leaving no results directory."""
+    from nbspark.errors import InputError
+
+    errors = []
+    for where, session in (("spark", spark), ("here", None)):
+        plan = plan_of(tmp_path / where, where)
+        with pytest.raises(InputError) as caught:
+            run(session, plan)
+        errors.append(str(caught.value))
+        assert not (tmp_path / where).exists()
+    return errors
+
+
 def real_data_dir() -> Path | None:
     """$NBSPARK_DATA, else ../shared/data seen from the project root, when it holds the corpora."""
     for candidate in (os.environ.get("NBSPARK_DATA"), ROOT.parent / "shared" / "data"):

@@ -307,20 +307,17 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
     _where_options(
         parser,
         prog,
-        "score a backoff model's test data in this process, without Spark or a JVM (local "
-        "files); the same results as Spark's. Without --in-process or --spark, local test data of "
-        f"at most {IN_PROCESS_BELOW_MB:g} MB are scored in process by a backoff model, unless "
-        "--master or --conf asks for Spark",
+        "score in this process, without Spark or a JVM (local files; a backoff model, or a naive "
+        "Bayes model of text); the same results as Spark's. Without --in-process or --spark, local "
+        f"test data of at most {IN_PROCESS_BELOW_MB:g} MB are scored in process where they can be, "
+        "unless --master or --conf asks for Spark",
         "score with Spark, whatever the data",
     )
     args = _parsed(parser, argv)
     cfg = config_of(args, parser)
     explicit = frozenset(overrides_of(args, parser))
-    if getattr(args, "in_process", False) and cfg.task != "backoff":
-        parser.error(
-            "--in-process scores a backoff model's test data; naive Bayes and density models classify "
-            "with Spark"
-        )
+    if getattr(args, "in_process", False) and cfg.task == "density":
+        parser.error("--in-process scores backoff and naive Bayes models; density models classify with Spark")
 
     def body():
         if cfg.task == "density":  # a test input it cannot score is refused before the JVM starts
@@ -331,10 +328,10 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         from nbspark.inputs.files import damaged_files_named
         from nbspark.inputs.resolve import resolve_input
 
-        where = "spark"  # where a backoff model scores: in process when asked, or when it may and fits
-        if cfg.task == "backoff" and getattr(args, "in_process", False):
+        where = "spark"  # in process when asked, or where it may and the plan finds that it can
+        if cfg.task != "density" and getattr(args, "in_process", False):
             where = "here"
-        elif cfg.task == "backoff" and _may_run_here(
+        elif cfg.task != "density" and _may_run_here(
             args, prog, (cfg.test.path, args.data_dir, args.model or cfg.model_dir)
         ):
             where = "auto"
@@ -350,7 +347,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
             from nbspark.naive_bayes.jobs import plan_nb_classify
             from nbspark.naive_bayes.jobs import run_nb_classify as run
 
-            plan = plan_nb_classify(cfg, model, inputs, out, explicit, args.overwrite)
+            plan = plan_nb_classify(cfg, model, inputs, out, explicit, args.overwrite, where)
         elif cfg.task == "density":
             from nbspark.density.jobs import plan_density_classify
             from nbspark.density.jobs import run_density_classify as run

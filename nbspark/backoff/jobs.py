@@ -9,8 +9,6 @@ small) -> broadcast; test ``Example`` -> ``mapPartitions(predict)`` -> ``predict
 
 from __future__ import annotations
 
-import dataclasses
-import logging
 import time
 
 from nbspark.backoff.count import count_ngrams
@@ -43,8 +41,6 @@ __all__ = [
     "train",
     "worked_examples",
 ]
-
-log = logging.getLogger("nbspark")
 
 
 def _ddl(config: dict) -> str:
@@ -170,9 +166,7 @@ def plan_backoff_classify(
     cfg: ExperimentConfig, model_dir, inputs, out, overwrite: bool = False, where: str = "spark"
 ) -> ClassifyPlan:
     """The plan of a backoff classify run (``spine.classifying.plan_classify``); a chain that needs a
-    subset the model did not count is refused. ``where`` it scores: ``"spark"``, ``"here"`` (in this
-    process, ``nbspark classify --in-process``) or ``"auto"`` (in process where the test input fits,
-    ``settings.capabilities.classify_here_problem``, logged)."""
+    subset the model did not count is refused; ``where`` it scores, as ``plan_classify`` decides."""
     model_dir = location(model_dir)
 
     def counted_chain(manifest: dict, run: ExperimentConfig) -> ExperimentConfig:
@@ -184,20 +178,9 @@ def plan_backoff_classify(
             )
         return run
 
-    plan = plan_classify(
-        cfg, model_dir, inputs, out, BACKOFF_KIND, settings=counted_chain, overwrite=overwrite
+    return plan_classify(
+        cfg, model_dir, inputs, out, BACKOFF_KIND, settings=counted_chain, overwrite=overwrite, where=where
     )
-    if where == "auto":
-        from nbspark.inputs.resolve import input_bytes
-        from nbspark.settings.capabilities import classify_here_problem
-
-        why_not = classify_here_problem(plan.cfg, input_bytes(plan.inputs))
-        log.info(
-            "scoring %s",
-            "in process (--spark scores with Spark)" if why_not is None else f"with Spark: {why_not}",
-        )
-        where = "spark" if why_not else "here"
-    return dataclasses.replace(plan, in_process=where == "here")
 
 
 def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:

@@ -19,7 +19,7 @@ from nbspark.naive_bayes.count import count_nb
 from nbspark.naive_bayes.count_table import table_fields
 from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.naive_bayes.model import build_nb_model
-from nbspark.naive_bayes.scoring import RANKED, score
+from nbspark.naive_bayes.scoring import RANKED, score, score_here
 from nbspark.report.metrics import LOG_EPS, classification_metrics, format_classification_report, pr_curve
 from nbspark.report.plots import plot_pr_curve
 from nbspark.settings.capabilities import TEXT_MODELS, one_label
@@ -216,10 +216,12 @@ def plan_nb_classify(
     out,
     overrides: frozenset[str] = frozenset(),
     overwrite: bool = False,
+    where: str = "spark",
 ) -> ClassifyPlan:
     """The plan of a naive Bayes classify run (``spine.classifying.plan_classify``). The smoothing is
     the model's unless ``overrides`` names ``nb.alpha`` / ``nb.var_smoothing`` (``--set`` on the
-    command line); ``cfg.scoring`` picks the scorer, ``join`` past ``broadcast_limit_mb`` of model."""
+    command line); ``cfg.scoring`` picks the scorer, ``join`` past ``broadcast_limit_mb`` of model;
+    ``where`` it scores, as ``plan_classify`` decides."""
     plan = plan_classify(
         cfg,
         model_dir,
@@ -229,6 +231,7 @@ def plan_nb_classify(
         settings=lambda manifest, run: model_settings(manifest, run, overrides),
         model_bytes=lambda manifest: len(manifest["label_counts"]) * manifest["features"] * 8,
         overwrite=overwrite,
+        where=where,
     )
     binary = _binary(plan.cfg, tuple(sorted(plan.manifest["label_counts"])))
     return dataclasses.replace(plan, details={"binary": binary, "one_label": one_label(plan.cfg)})
@@ -257,7 +260,10 @@ def run_nb_classify(spark, plan: ClassifyPlan) -> dict:
         table = read_count_table(model_dir, COUNT_DDL, manifest)
         model = build_nb_model(table, kind, **model_options(dataclasses.asdict(cfg.nb)))
     classes = model.classes if model is not None else tuple(sorted(manifest["label_counts"]))
-    scored = score(spark, cfg, inputs, scoring, counts, model, len(classes))
+    if spark is None:  # planned in process: no binary decision, no join (classify_here_problem)
+        scored = score_here(cfg, inputs, scoring, model, len(classes))
+    else:
+        scored = score(spark, cfg, inputs, scoring, counts, model, len(classes))
     if binary:
         scored.predictions = binary_decision(scored.predictions, *binary, cfg.nb.decision_threshold)
     if plan.details["one_label"]:  # written as strings, read back by the metrics as lists of one
@@ -399,8 +405,6 @@ def _probability_metrics(written, losses: dict, binary, threshold: float, all_ke
     """Log-loss from the ``losses`` totals (single-label test sets whose gold posteriors were
     kept) and, for a binary decision, the precision/recall curve of the positive class (its
     posteriors collected from the ``written`` predictions)."""
-    from pyspark.sql import functions as F
-
     n = losses["n"]
     out: dict = {"log_loss": None}
     if not n or losses["multi"]:
@@ -410,6 +414,8 @@ def _probability_metrics(written, losses: dict, binary, threshold: float, all_ke
     else:
         out["log_loss"] = losses["loss"] / n
     if binary:
+        from pyspark.sql import functions as F
+
         rows = written.frame.select(
             _posterior_of(F.lit(binary[0])).alias("p"), F.array_contains("gold", binary[0]).alias("y")
         ).collect()

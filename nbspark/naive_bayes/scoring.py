@@ -42,7 +42,7 @@ from nbspark.spine.counting import Tally, count_events
 from nbspark.spine.frames import carried_columns, schema_of
 from nbspark.storage.tables import ddl_fields
 
-__all__ = ["BATCH", "PREDICTION_DDL", "RANKED", "score"]
+__all__ = ["BATCH", "PREDICTION_DDL", "RANKED", "score", "score_here"]
 
 PREDICTION_DDL = (
     "id STRING NOT NULL, gold ARRAY<STRING> NOT NULL, predicted ARRAY<STRING> NOT NULL, "
@@ -198,31 +198,79 @@ def _arrow_scored(spark, cfg: ExperimentConfig, inputs: Inputs, model: NBModel, 
     predictions = lines.mapInArrow(
         lambda it: _arrow_score_batches(it, fmt, bc, k, threshold, n_ranked, tally), PREDICTION_DDL
     )
-
-    def stats() -> dict:
-        counted = tally.value
-        line_stats = {k: v for k, v in counted.items() if v and k not in SCORING_COUNTS}
-        malformed = sum(v for k, v in line_stats.items() if k.startswith("malformed."))
-        if malformed:
-            line_stats["malformed"] = malformed
-        line_stats = dict(sorted(line_stats.items()))
-        bad = first_malformed_lines(
-            spark.sparkContext,
-            inputs.files,
-            lambda line: parse_line(line, fmt),
-            line_stats,
-            cfg.mode,
-            cfg.max_bad_examples,
-        )
-        return {
-            "input_stats": line_stats,
-            "malformed_examples": bad,
-            **{k: counted.get(k, 0) for k in SCORING_COUNTS},
-        }
-
     return Scored(
-        predictions, stats, bc.unpersist, lambda: lines.rdd.getNumPartitions()
-    )  # mapInArrow keeps the input's partitions
+        predictions,
+        lambda: _arrow_stats(spark.sparkContext, cfg, inputs, tally.value),
+        bc.unpersist,
+        lambda: lines.rdd.getNumPartitions(),  # mapInArrow keeps the input's partitions
+    )
+
+
+def _arrow_stats(sc, cfg: ExperimentConfig, inputs: Inputs, counted: dict) -> dict:
+    """The arrow scorer's ``Scored.stats`` from what it ``counted``: the line statistics, the first
+    malformed lines (found by a scan of the files that stops at them: ``sc`` None, in this process)
+    and the scoring counts."""
+    fmt = inputs.spec.format
+    line_stats = {k: v for k, v in counted.items() if v and k not in SCORING_COUNTS}
+    malformed = sum(v for k, v in line_stats.items() if k.startswith("malformed."))
+    if malformed:
+        line_stats["malformed"] = malformed
+    line_stats = dict(sorted(line_stats.items()))
+    bad = first_malformed_lines(
+        sc, inputs.files, lambda line: parse_line(line, fmt), line_stats, cfg.mode, cfg.max_bad_examples
+    )
+    return {
+        "input_stats": line_stats,
+        "malformed_examples": bad,
+        **{k: counted.get(k, 0) for k in SCORING_COUNTS},
+    }
+
+
+def score_here(cfg: ExperimentConfig, inputs: Inputs, scoring: str, model: NBModel, n_classes: int) -> Scored:
+    """``score`` in this process, for a classify run planned in process: test text only
+    (``settings.capabilities.classify_here_problem``), by the Spark scorers' own rules over the local
+    files: ``arrow`` (tsv) the lines in Arrow batches (``spine.arrow_counts.local_batches``) through
+    ``_arrow_score_batches``, ``broadcast`` the records of ``naive_bayes.inputs.local_records`` (the
+    Spark readers' partition functions) through ``_score_partition``, their statistics summed as
+    ``count_events`` sums them. The predictions are a pyarrow Table of ``PREDICTION_DDL``."""
+    from types import SimpleNamespace
+
+    import pyarrow as pa
+
+    from nbspark.naive_bayes.inputs import local_records
+    from nbspark.spine.counting import LocalTally, combine_partition
+    from nbspark.storage.counts import rows_table
+    from nbspark.storage.tables import arrow_schema
+
+    ranked = n_classes if cfg.nb.posteriors == "all" else min(RANKED, n_classes)
+    k, threshold, tally, model = (
+        cfg.nb.top_k,
+        cfg.nb.multilabel_threshold,
+        LocalTally(),
+        SimpleNamespace(value=model),
+    )
+    if scoring == "arrow":
+        from nbspark.spine.arrow_counts import local_batches
+
+        batches = _arrow_score_batches(
+            local_batches(inputs.files), inputs.spec.format, model, k, threshold, ranked, tally
+        )
+        schema, batches = arrow_schema(PREDICTION_DDL), list(batches)
+        predictions = pa.Table.from_batches(batches).cast(schema) if batches else schema.empty_table()
+        return Scored(predictions, lambda: _arrow_stats(None, cfg, inputs, tally.value))
+    records, _ = local_records(inputs, cfg)
+    records = run_failfast(lambda: list(records), cfg.mode)
+    stats, bad = split_stats(combine_partition(r for r in records if is_stat(r)), cfg.max_bad_examples)
+    docs = (r for r in records if not is_stat(r))
+    rows = list(_score_partition(docs, model, k, threshold, ranked, tally))
+    return Scored(
+        rows_table(rows, PREDICTION_DDL),
+        lambda: {
+            "input_stats": stats,
+            "malformed_examples": bad,
+            **{k: tally.value.get(k, 0) for k in SCORING_COUNTS},
+        },
+    )
 
 
 def _arrow_score_batches(batches, fmt, bc_model, k, threshold, n_ranked, tally):

@@ -22,12 +22,13 @@ for every scorer: ``input_stats``, ``malformed_examples`` and ``unknown_features
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from nbspark.errors import InputError
+from nbspark.errors import ConfigError, InputError
 from nbspark.report.format import (
     UNEXPLAINED,
     held_out,
@@ -39,11 +40,13 @@ from nbspark.report.format import (
     undecodable,
 )
 from nbspark.report.metrics import flat_metrics
-from nbspark.settings.capabilities import resolve_scoring, training_overlap
+from nbspark.settings.capabilities import classify_here_problem, resolve_scoring, training_overlap
 from nbspark.storage.locations import Location, location
 from nbspark.storage.manifests import load_manifest
 from nbspark.storage.tables import check_output, read_arrow, staged_output, write_arrow_table, write_json
 from nbspark.storage.uris import hadoop_escape
+
+log = logging.getLogger("nbspark")
 
 __all__ = [
     "ClassifyPlan",
@@ -86,11 +89,15 @@ def plan_classify(
     settings: Callable | None = None,
     model_bytes: Callable[[dict], int] | None = None,
     overwrite: bool = False,
+    where: str = "spark",
 ) -> ClassifyPlan:
     """Decide a classify run with a model of ``kind``, in this order: read its manifest, apply
     ``settings(manifest, cfg) -> cfg`` (what the model fixes; it refuses what it must), resolve the
     scorer for a model of ``model_bytes(manifest)`` bytes, take the test ``inputs`` (or call them, a
-    function that resolves them), refuse test records that are training records, check ``out``."""
+    function that resolves them), refuse test records that are training records, check ``out``, and
+    decide ``where`` it scores: ``"spark"``, ``"here"`` (in this process, refused where it cannot:
+    ``settings.capabilities.classify_here_problem``) or ``"auto"`` (in process where it can and the
+    test input fits, logged)."""
     model_dir = location(model_dir)
     manifest = load_manifest(model_dir, kind)
     run = settings(manifest, cfg) if settings is not None else cfg
@@ -98,7 +105,19 @@ def plan_classify(
     inputs = inputs() if callable(inputs) else inputs
     overlap = training_overlap(manifest, inputs)
     out = check_output(out, overwrite, [inputs.root, model_dir])
-    return ClassifyPlan(run, model_dir, manifest, inputs, out, scorer, overlap)
+    in_process = False
+    if where != "spark":
+        from nbspark.inputs.resolve import input_bytes
+
+        why_not = classify_here_problem(run, scorer, None if where == "here" else input_bytes(inputs))
+        if where == "here" and why_not:
+            raise ConfigError(f"cannot score in process: {why_not}")
+        log.info(
+            "scoring %s",
+            "in process (--spark scores with Spark)" if why_not is None else f"with Spark: {why_not}",
+        )
+        in_process = why_not is None
+    return ClassifyPlan(run, model_dir, manifest, inputs, out, scorer, overlap, in_process=in_process)
 
 
 @dataclass
@@ -137,9 +156,7 @@ def write_results(
     ``spark`` None the predictions are a pyarrow Table, written in this process as one file."""
     try:
         if scored.scalars:
-            from pyspark.sql import functions as F
-
-            scored.predictions = scored.predictions.withColumns({c: F.get(c, 0) for c in scored.scalars})
+            scored.predictions = _first_elements(scored.predictions, scored.scalars, spark is None)
         with staged_output(out, "results") as stage:
             if spark is None:
                 write_arrow_table(scored.predictions, stage / "predictions")
@@ -160,6 +177,23 @@ def write_results(
     finally:
         scored.release()
     return metrics
+
+
+def _first_elements(predictions, columns: tuple[str, ...], arrow: bool):
+    """``predictions`` with each of ``columns`` (lists) as its first element, null for an empty list
+    (Spark's ``get``): a DataFrame, or a pyarrow Table (``arrow``)."""
+    if not arrow:
+        from pyspark.sql import functions as F
+
+        return predictions.withColumns({c: F.get(c, 0) for c in columns})
+    import pyarrow as pa
+
+    for c in columns:
+        column = predictions.column(c)
+        first = [v[0] if v else None for v in column.to_pylist()]
+        at = predictions.schema.get_field_index(c)
+        predictions = predictions.set_column(at, c, pa.array(first, column.type.value_type))
+    return predictions
 
 
 def write_metrics(stage: Location, metrics: dict) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["ENGINES", "Counted", "Tally", "combine_partition", "count_events", "merge_counts"]
+__all__ = ["ENGINES", "Counted", "LocalTally", "Tally", "combine_partition", "count_events", "merge_counts"]
 
 
 @dataclass
@@ -59,6 +59,16 @@ class Tally:
         for key, n in b.items():
             a[key] = a.get(key, 0) + n
         return a
+
+
+class LocalTally:
+    """A ``Tally`` accumulator's stand-in for a scorer run in this process: ``add`` and ``value``."""
+
+    def __init__(self):
+        self.value: dict = {}
+
+    def add(self, counts: dict) -> None:
+        Tally().addInPlace(self.value, counts)
 
 
 ENGINES = ("pairs", "combine")

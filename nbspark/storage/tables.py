@@ -316,10 +316,12 @@ def ddl_fields(ddl: str) -> list[tuple[str, str, bool]]:
 
 
 def arrow_schema(ddl: str):
-    """The pyarrow schema of a flat DDL string (STRING, BIGINT, INT, DOUBLE columns)."""
+    """The pyarrow schema of a flat DDL string (STRING, BIGINT, INT, DOUBLE columns, and ARRAY<…>
+    of one of them)."""
     import pyarrow as pa
 
     kinds = {"STRING": pa.string(), "BIGINT": pa.int64(), "INT": pa.int32(), "DOUBLE": pa.float64()}
+    kinds |= {f"ARRAY<{k}>": pa.list_(v) for k, v in kinds.items()}
     return pa.schema([pa.field(name, kinds[kind], nullable) for name, kind, nullable in ddl_fields(ddl)])
 
 

@@ -1,0 +1,164 @@
+"""``nbspark classify`` of a naive Bayes model of text in process (``spark`` None): the Spark job's
+results (metrics, report, predictions row for row) without a JVM, and what stays with Spark."""
+
+import json
+
+import pyarrow.parquet as pq
+import pytest
+
+from nbspark.errors import ConfigError
+from nbspark.inputs.resolve import resolve_input
+from nbspark.naive_bayes.jobs import plan_nb_classify, run_nb_classify, train_nb_in_process
+from nbspark.settings.config import load_config
+from tests.conftest import FIXTURES, command_alone, failures_in_spark_and_here
+
+CHINA = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv", "test.format": "tsv"}
+SMS = "ham\tsee you at noon\nspam\tWIN cash now, call 0800\nham\tcall me at noon\nspam\twin a prize now\n"
+
+
+def _results(out) -> tuple:
+    """What a classify run wrote, less its seconds: the metrics, the report, the metrics' flat file
+    and the predictions' rows, sorted (each row's JSON)."""
+    metrics = json.loads((out / "metrics.json").read_text())
+    metrics.pop("seconds")
+    table = pq.read_table(str(out / "predictions"))
+    rows = sorted(json.dumps(r, sort_keys=True) for r in table.to_pylist())
+    report = (out / "report.txt").read_text()
+    flat = [x for x in (out / "metrics.csv").read_text().splitlines() if not x.startswith("seconds,")]
+    return metrics, report, flat, table.schema.remove_metadata(), rows
+
+
+def _both(spark, tmp_path, settings: dict, train: dict | None = None) -> tuple:
+    """The model of ``train`` (default: ``settings``) counted in process, then its classify runs
+    planned for Spark and in process, run: their ``_results``."""
+    train_nb_in_process(load_config(None, train or settings), tmp_path / "m")
+    cfg = load_config(None, settings)
+    out = []
+    for where, session in (("spark", spark), ("here", None)):
+        inputs = resolve_input(cfg.test, None)
+        plan = plan_nb_classify(cfg, tmp_path / "m", inputs, tmp_path / where, frozenset(), False, where)
+        assert plan.in_process == (session is None)
+        run_nb_classify(session, plan)
+        out.append(_results(tmp_path / where))
+    return tuple(out)
+
+
+def _sms(tmp_path) -> str:
+    (tmp_path / "sms.txt").write_text(SMS * 5)
+    return str(tmp_path / "sms.txt")
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize(
+    "name, settings",
+    [
+        ("tsv, the arrow scorer", {"test.path": "china_test.tsv"}),
+        ("malformed lines", {"test.path": "china_test_dirty.tsv"}),
+        ("the broadcast scorer", {"test.path": "china_test_dirty.tsv", "scoring": "broadcast"}),
+        ("two labels a document", {"test.path": "china_test.tsv", "nb.top_k": "2"}),
+        (
+            "Bernoulli, every posterior",
+            {"test.path": "china_test.tsv", "nb.model": "bernoulli", "nb.posteriors": "all"},
+        ),
+        ("complement", {"test.path": "china_test.tsv", "nb.model": "complement", "nb.norm": "true"}),
+    ],
+)
+def test_a_text_model_scored_in_process_is_the_spark_jobs(spark, tmp_path, name, settings):
+    settings = {**CHINA, "train.path": str(FIXTURES / "china_train.tsv"), **settings}
+    settings["test.path"] = str(FIXTURES / settings["test.path"])
+    train = {k: v for k, v in settings.items() if not k.startswith(("test.", "scoring", "nb.top_k"))}
+    in_spark, here = _both(spark, tmp_path, settings, train)
+    assert here == in_spark
+    assert here[0]["documents"] > 0
+
+
+@pytest.mark.spark
+def test_sms_and_reuters_topics_scored_in_process_are_the_spark_jobs(spark, tmp_path):
+    """The formats the arrow scorer does not read (the broadcast scorer's records in process): an
+    sms file split by a seeded hold-out (gold and predicted written as strings), Reuters' topics."""
+    sms = {"task": "naive_bayes", "train.format": "sms", "train.path": _sms(tmp_path), "train.holdout": "0.4"}
+    sms |= {"train.splits": "train", "test.format": "sms", "test.path": _sms(tmp_path), "test.holdout": "0.4"}
+    sms |= {"test.splits": "test"}
+    in_spark, here = _both(spark, tmp_path / "sms", sms)
+    assert here == in_spark and here[3].field("gold").type == "string"
+    topics = {
+        "task": "naive_bayes",
+        "train.format": "reuters_topics",
+        "train.path": str(FIXTURES / "mini.sgm"),
+    }
+    topics |= {"test.format": "reuters_topics", "test.path": str(FIXTURES / "mini.sgm")}
+    in_spark, here = _both(spark, tmp_path / "topics", topics)
+    assert here == in_spark and here[0]["test_is_training_data"]
+
+
+@pytest.mark.spark
+def test_failfast_in_process_stops_as_the_spark_job_does(spark, tmp_path):
+    train_nb_in_process(
+        load_config(None, {**CHINA, "train.path": str(FIXTURES / "china_train.tsv")}), tmp_path / "m"
+    )
+    cfg = load_config(
+        None, {**CHINA, "test.path": str(FIXTURES / "china_test_dirty.tsv"), "mode": "failfast"}
+    )
+    test = resolve_input(cfg.test, None)
+    errors = failures_in_spark_and_here(
+        spark,
+        tmp_path,
+        lambda out, where: plan_nb_classify(cfg, tmp_path / "m", test, out, where=where),
+        run_nb_classify,
+    )
+    assert errors[0] == errors[1] and "china_test_dirty.tsv:3: malformed line (fields)" in errors[0]
+
+
+def test_the_command_scores_a_text_model_in_process_by_itself(tmp_path):
+    """No JVM (no spark mark; none in the command's process), and the report says it scored in
+    process. Counted by hand from the fixture (tests/data/README.md): class c has 4 documents and 11
+    tokens (chinese 6), j has 2 and 6 (chinese 2, tokyo 1, japan 1), 8 words; d5 "Chinese Chinese
+    Chinese Tokyo Japan" under alpha 1. d7's label k is one the model never saw; d9 is empty."""
+    train_nb_in_process(
+        load_config(None, {**CHINA, "train.path": str(FIXTURES / "china_train.tsv")}), tmp_path / "m"
+    )
+    args = ["classify", "--model", str(tmp_path / "m"), "--out", str(tmp_path / "r")]
+    for key, value in {**CHINA, "test.path": str(FIXTURES / "china_test.tsv")}.items():
+        args += ["--set", f"{key}={value}"]
+    status, no_jvm, err = command_alone(args)
+    assert (status, no_jvm) == (0, True), err
+    assert "scoring in process (--spark scores with Spark)" in err
+    c = 4 / 6 * (7 / 19) ** 3 * (1 / 19) ** 2
+    j = 2 / 6 * (3 / 14) ** 3 * (2 / 14) ** 2
+    rows = {r["id"]: r for r in pq.read_table(str(tmp_path / "r" / "predictions")).to_pylist()}
+    assert rows["d5"]["predicted"] == ["c"] and rows["d5"]["probability"] == pytest.approx(c / (c + j))
+    metrics = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    assert (
+        metrics["documents"],
+        metrics["unknown_label_count"],
+        metrics["input_stats"]["empty_documents"],
+    ) == (3, 1, 1)
+
+
+WEATHER = {"task": "naive_bayes", "nb.label_column": "play", "nb.model": "mixed", "train.format": "csv"}
+WEATHER |= {
+    "train.path": str(FIXTURES / "weather.csv"),
+    "test.format": "csv",
+    "test.path": str(FIXTURES / "weather.csv"),
+}
+
+
+@pytest.mark.parametrize(
+    "settings, says",
+    [
+        (WEATHER, "a naive Bayes model scores a table's rows \\(csv\\) with Spark"),
+        (
+            {**CHINA, "nb.positive_label": "c"},
+            "a binary decision's precision/recall curve \\(nb.positive_label\\)",
+        ),
+    ],
+)
+def test_what_scores_only_with_spark_is_refused_in_process(tmp_path, settings, says):
+    train = {k: v for k, v in settings.items() if k != "nb.positive_label"}
+    train_nb_in_process(
+        load_config(None, {"train.path": str(FIXTURES / "china_train.tsv"), **train}), tmp_path / "m"
+    )
+    cfg = load_config(None, {"test.path": str(FIXTURES / "china_test.tsv"), **settings})
+    with pytest.raises(ConfigError, match=f"cannot score in process: {says}"):
+        plan_nb_classify(cfg, tmp_path / "m", resolve_input(cfg.test, None), tmp_path / "r", where="here")
+    assert not (tmp_path / "r").exists()
