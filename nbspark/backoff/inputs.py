@@ -10,7 +10,7 @@ from __future__ import annotations
 from nbspark.backoff.events import Example, ngram_example, piece_examples, story_examples
 from nbspark.errors import ConfigError
 from nbspark.inputs.files import decode_text, ngram_lines, sgml_texts
-from nbspark.inputs.parsers import MalformedLine, decode_reuters, google_line, parse_brown_zip, text_documents
+from nbspark.inputs.parsers import MalformedLine, google_line, parse_brown_zip, text_documents
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.spec import InputSpec
 from nbspark.inputs.stats import PartitionStats
@@ -125,7 +125,7 @@ def _reuters_partition(records, confusion, width, lowercase, splits, mode, keep_
     maybe_inject()
     stats = PartitionStats(keep_bad, mode)
     for source, data in records:
-        for story in stats.sgml_file(source, decode_reuters(data)):
+        for story in stats.sgml_file(source, data):
             stats.add("stories_read")
             if splits and story.lewissplit not in splits:
                 stats.add("stories_in_other_splits")

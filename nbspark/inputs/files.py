@@ -40,6 +40,7 @@ __all__ = [
     "BINARY_PROBE",
     "Decoded",
     "decode_text",
+    "decompressed",
     "hadoop_input_dir",
     "in_nbspark_output",
     "line_number",
@@ -210,7 +211,7 @@ def decode_text(data: bytes, name: str) -> Decoded:
 
     ``InputError`` naming the file for a compressed file that cannot be read: cut short or
     corrupt, or compressed in another way (``.zst``, ``.zip``, …), which would be read as noise."""
-    data = _decompressed(data, name)
+    data = decompressed(data, name)
     if data.startswith(
         (b"\xff\xfe", b"\xfe\xff")
     ):  # a UTF-16 byte-order mark (Windows' "Unicode"), never UTF-8's bytes
@@ -222,7 +223,7 @@ def decode_text(data: bytes, name: str) -> Decoded:
     return Decoded(text, text.count("\ufffd") - data.count("\ufffd".encode()))
 
 
-def _decompressed(data: bytes, name: str) -> bytes:
+def decompressed(data: bytes, name: str) -> bytes:
     """A file's bytes, ``.gz`` and ``.bz2`` decompressed; ``InputError`` for one that cannot be."""
     ext = extension(name)
     if ext in _DECOMPRESS:
@@ -299,7 +300,7 @@ def local_line_values(f) -> list[bytes]:
     opening the file is dropped (a file of nothing else is one empty line); ``.gz`` and ``.bz2`` are
     decompressed and other compressed files refused, as ``decode_text`` refuses them. The bytes are
     not decoded (Spark's lines are not either)."""
-    return _split_lines(_decompressed(f.read_bytes(), str(f)))[1]
+    return _split_lines(decompressed(f.read_bytes(), str(f)))[1]
 
 
 def head_line_values(f, limit: int = 1 << 20) -> list[bytes] | None:
@@ -322,7 +323,7 @@ def head_line_values(f, limit: int = 1 << 20) -> list[bytes] | None:
 def local_lines(f) -> list[tuple[int, bytes]]:
     """``(byte offset, line)`` of every line of ``local_line_values(f)``; offsets count decompressed
     bytes, and the first line keeps offset 0 behind a byte-order mark, as Hadoop's does."""
-    data = _decompressed(f.read_bytes(), str(f))
+    data = decompressed(f.read_bytes(), str(f))
     bom, lines = _split_lines(data)
     starts = list(itertools.accumulate(map(len, data[bom:].splitlines(keepends=True)), initial=bom))
     return list(zip([0, *starts[1:]], lines))

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from nbspark.errors import InputError
 from nbspark.inputs.files import ngram_lines, sgml_texts
 from nbspark.inputs.lines import parsed_lines
-from nbspark.inputs.parsers import decode_reuters, kept
+from nbspark.inputs.parsers import kept
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import PartitionStats, is_stat
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
@@ -97,7 +97,7 @@ def _topics_partition(records, nb: NBSpec, splits, mode, keep_bad):
     stats = PartitionStats(keep_bad, mode)
     top = frozenset(REUTERS_TOP10)
     for source, data in records:
-        for story in stats.sgml_file(source, decode_reuters(data)):
+        for story in stats.sgml_file(source, data):
             stats.add("stories_read")
             # ModApte: TRAIN or TEST, TOPICS="YES", at least one topic; each story left out is
             # counted under its first reason (report.format.STORIES_LEFT_OUT says them)

@@ -2,6 +2,7 @@
 ``nbspark train`` by itself below 64 MB): no Spark, no JVM, and the Spark job's model of every
 backoff input, table and manifest."""
 
+import bz2
 import gzip
 import json
 
@@ -39,6 +40,7 @@ def _manifest(model) -> dict:
 def _inputs(tmp_path) -> dict:
     (tmp_path / "doc.txt").write_text(TEXT)
     (tmp_path / "shard.gz").write_bytes(gzip.compress((FIXTURES / "google_v3.txt").read_bytes()))
+    (tmp_path / "mini.sgm.bz2").write_bytes(bz2.compress((FIXTURES / "mini.sgm").read_bytes()))
     return {
         "ngrams": {"train.path": str(FIXTURES / "ngrams.txt")},
         "ngrams-sampled": {"train.path": str(FIXTURES / "ngrams.txt"), "sample": "0.5"},
@@ -50,6 +52,7 @@ def _inputs(tmp_path) -> dict:
             "train.document": "paragraph",
         },
         "reuters": {"train.format": "reuters", "train.path": str(FIXTURES / "mini.sgm")},
+        "reuters-bz2": {"train.format": "reuters", "train.path": str(tmp_path / "mini.sgm.bz2")},
         "brown": {
             "train.format": "brown",
             "train.path": str(brown_zip(tmp_path / "brown.zip")),
@@ -70,6 +73,7 @@ def _inputs(tmp_path) -> dict:
         "text",
         "paragraphs",
         "reuters",
+        "reuters-bz2",
         "brown",
         "google_v2",
         "google_v3-gz",
@@ -219,7 +223,9 @@ def _results(out) -> tuple:
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("name", ["ngrams", "text", "paragraphs", "reuters", "google_v2", "google_v3-gz"])
+@pytest.mark.parametrize(
+    "name", ["ngrams", "text", "paragraphs", "reuters", "reuters-bz2", "google_v2", "google_v3-gz"]
+)
 def test_every_backoff_test_input_scored_in_process_is_the_spark_jobs(spark, tmp_path, name):
     """``nbspark classify`` of a backoff model in process (``spark`` None) writes what the Spark job
     writes: the same metrics (statistics, malformed lines and their numbers, levels, distinct
@@ -295,3 +301,23 @@ def test_classify_in_process_is_not_for_a_density_model(tmp_path, capsys):
         with pytest.raises(SystemExit) as exited:
             main(["classify", "--in-process", *args, "--model", str(tmp_path)])
         assert exited.value.code == 2 and said in capsys.readouterr().err
+
+
+def test_a_compressed_reuters_file_is_read_as_the_plain_one(tmp_path):
+    """A ``.sgm.gz`` was read as its gzip bytes: no story, and "no window centred on affect, effect"
+    (no JVM here: the Spark readers' own functions, equal to Spark's above)."""
+    (tmp_path / "mini.sgm.gz").write_bytes(gzip.compress((FIXTURES / "mini.sgm").read_bytes()))
+    (tmp_path / "cut.sgm.gz").write_bytes(gzip.compress((FIXTURES / "mini.sgm").read_bytes())[:-30])
+    stats = []
+    for path in (FIXTURES / "mini.sgm", tmp_path / "mini.sgm.gz"):
+        settings = {"train.format": "reuters", "train.path": str(path)}
+        stats.append(
+            nbspark.fit(None, tmp_path / path.name.replace(".", "_"), settings=settings).manifest["stats"]
+        )
+    assert stats[1] == stats[0] and stats[0]["stories_read"] == 4 and stats[0]["examples"] > 0
+    with pytest.raises(InputError, match="cut.sgm.gz: cannot be read as gzip"):
+        nbspark.fit(
+            None,
+            tmp_path / "cut",
+            settings={"train.format": "reuters", "train.path": str(tmp_path / "cut.sgm.gz")},
+        )
