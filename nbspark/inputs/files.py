@@ -53,6 +53,7 @@ __all__ = [
     "parquet_frame",
     "spark_paths",
     "reuters_files",
+    "SGML_NAMES",
     "sgml_texts",
     "text_frame",
 ]
@@ -335,8 +336,13 @@ def _split_lines(data: bytes) -> tuple[int, list[bytes]]:
 
 
 def reuters_files(path) -> list:
-    """The SGML files of a Reuters-21578 directory (``*.sgm``), or the file itself."""
-    return list_files(path, ".sgm")
+    """The SGML files of a Reuters-21578 directory (``*.sgm``, compressed too: ``*.sgm.gz``,
+    ``*.sgm.bz2``, read by ``decompressed``), or the file itself."""
+    return [f for f in list_files(path) if f.uri == path.uri or f.name.lower().endswith(SGML_NAMES)]
+
+
+#: How a Reuters-21578 SGML file's name ends, as written or compressed.
+SGML_NAMES = (".sgm", ".sgm.gz", ".sgm.bz2")
 
 
 def hadoop_input_dir(path) -> str:

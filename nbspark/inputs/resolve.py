@@ -92,10 +92,8 @@ def resolve_input(spec: InputSpec, data_dir: str | None) -> Inputs:
         return Inputs(spec, root, (root,))
     files = reuters_files(root) if spec.format in ("reuters", "reuters_topics") else list_files(root)
     if not files:
-        raise InputError(
-            f"{root}: no input files ({'*.sgm ' if spec.format.startswith('reuters') else ''}not starting "
-            "with _ or .)"
-        )
+        sgml = "*.sgm, *.sgm.gz or *.sgm.bz2; " if spec.format.startswith("reuters") else ""
+        raise InputError(f"{root}: no input files ({sgml}not starting with _ or .)")
     return Inputs(spec, root, tuple(files))
 
 

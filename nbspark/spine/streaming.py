@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from nbspark.errors import ConfigError, EmptyTable, InputError, NbsparkError, OutputError
-from nbspark.inputs.files import bytes_to_read, damaged_files_named, in_nbspark_output
+from nbspark.inputs.files import SGML_NAMES, bytes_to_read, damaged_files_named, in_nbspark_output
 from nbspark.inputs.resolve import Inputs
 from nbspark.report.format import nothing_found, undecodable
 from nbspark.settings.capabilities import IN_PROCESS_BELOW_MB, in_process_below_mb, resolve_engine
@@ -331,7 +331,7 @@ def run_stream(spark, plan: StreamPlan, on_batch=None) -> int:
     if plan.max_files is not None:
         reader = reader.option("maxFilesPerTrigger", plan.max_files)
     if plan.cfg.train.format in ("reuters", "reuters_topics"):
-        reader = reader.option("pathGlobFilter", "*.sgm")
+        reader = reader.option("pathGlobFilter", "*{" + ",".join(SGML_NAMES) + "}")  # as reuters_files
     frame = reader.load(hadoop_escape(plan.watch.uri)).select("path", "modificationTime", "length")
     writer = frame.writeStream.foreachBatch(each).option("checkpointLocation", plan.checkpoint.uri)
     if plan.available_now:

@@ -33,3 +33,20 @@ def test_the_pr_plot_is_a_grid_with_every_direction_pooled(tmp_path):
     plot_pr(rows, location(tmp_path / "pr.png"), "nine sets")
     width, height = struct.unpack(">II", (tmp_path / "pr.png").read_bytes()[16:24])
     assert width < 2500 and height > width  # 19 panels: 4 across, 5 down
+
+
+def test_clean_reuters_text_is_read_from_compressed_sgml_too(tmp_path):
+    """``--evaluate reuters:DIR`` reads the directory's ``.sgm.gz`` and ``.sgm.bz2`` as its ``.sgm``
+    (they were left out), and nothing else in it; the fixture's story bodies (tests/data/mini.sgm)."""
+    import bz2
+    import gzip
+
+    from nbspark.backoff.evaluation import clean_documents
+    from tests.conftest import FIXTURES
+
+    sgml = (FIXTURES / "mini.sgm").read_bytes()
+    plain = list(clean_documents("reuters", FIXTURES / "mini.sgm"))
+    (tmp_path / "a.sgm.gz").write_bytes(gzip.compress(sgml))
+    (tmp_path / "b.sgm.bz2").write_bytes(bz2.compress(sgml))
+    (tmp_path / "README.txt").write_text("not SGML <REUTERS> at all\n")
+    assert len(plain) == 4 and list(clean_documents("reuters", tmp_path)) == plain + plain

@@ -3,6 +3,7 @@
 The invariant: streaming files in any order, any batch split, with restarts between batches (and a
 SIGKILL in a commit), gives the table a batch train on all the files gives, row for row."""
 
+import gzip
 import json
 import os
 import random
@@ -663,10 +664,10 @@ def test_the_classify_job_on_a_streamed_model_equals_it_on_the_batch_model(spark
     ],
 )
 def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, settings_):
-    """Reuters SGML (only *.sgm is read: a README beside it is not) and a CSV table: streamed equals
-    batch. The table's columns are named: inferred, they are the first batch's inference (later
-    batches read with the model's, as --update does), which a batch train over every row may not
-    share (weather.csv's last row has temperature "warm")."""
+    """Reuters SGML (only *.sgm, .sgm.gz and .sgm.bz2 are read: a README beside them is not) and a
+    CSV table: streamed equals batch. The table's columns are named: inferred, they are the first
+    batch's inference (later batches read with the model's, as --update does), which a batch train
+    over every row may not share (weather.csv's last row has temperature "warm")."""
     family = BACKOFF if fmt == "reuters" else NAIVE_BAYES
     (tmp_path / "watch").mkdir()
     (tmp_path / "side").mkdir()
@@ -675,6 +676,8 @@ def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, 
         shutil.copy(ROOT / "tests" / "data" / source, tmp_path / "watch" / "a.sgm")
         (tmp_path / "watch" / "README.txt").write_text("not SGML <REUTERS> at all\n")
         shutil.copy(ROOT / "tests" / "data" / source, tmp_path / "side" / "a.sgm")
+        for where in ("watch", "side"):  # compressed, read by the same rule (a .sgm.gz was left out)
+            (tmp_path / where / "b.sgm.gz").write_bytes(gzip.compress(text))
     else:
         import pyarrow as pa
         import pyarrow.csv as pacsv
@@ -703,7 +706,7 @@ def test_other_input_formats_stream_as_they_train(spark, tmp_path, fmt, source, 
     assert rows(tmp_path / "model") == rows(tmp_path / "batch")
     streamed = load_manifest(location(tmp_path / "model"), family.kind)
     files = [Path(f).name for u in streamed["updates"] for f in u["inputs"]["files"]]
-    assert sorted(files) == {"reuters": ["a.sgm"], "csv": ["t0.csv", "t1.csv"]}.get(
+    assert sorted(files) == {"reuters": ["a.sgm", "b.sgm.gz"], "csv": ["t0.csv", "t1.csv"]}.get(
         fmt, ["t0.parquet", "t1.parquet"]
     )  # a version a file
     assert streamed["version"] == len(files)
