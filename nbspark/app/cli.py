@@ -308,9 +308,9 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         parser,
         prog,
         "score in this process, without Spark or a JVM (local files; a backoff model, or a naive "
-        "Bayes model of text); the same results as Spark's. Without --in-process or --spark, local "
-        f"test data of at most {IN_PROCESS_BELOW_MB:g} MB are scored in process where they can be, "
-        "unless --master or --conf asks for Spark",
+        "Bayes model of text or a CSV table); the same results as Spark's. Without --in-process or "
+        f"--spark, local test data of at most {IN_PROCESS_BELOW_MB:g} MB are scored in process where "
+        "they can be, unless --master or --conf asks for Spark",
         "score with Spark, whatever the data",
     )
     args = _parsed(parser, argv)

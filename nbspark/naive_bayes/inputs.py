@@ -30,6 +30,7 @@ __all__ = [
     "decoded_lines",
     "local_records",
     "local_table_sums",
+    "numbered_batches",
     "record_events",
     "records_rdd",
     "table_rule",
@@ -207,19 +208,22 @@ def local_table_sums(inputs: Inputs, cfg: ExperimentConfig):
     events as a dict, the feature columns)``; None for another input."""
     if inputs.spec.format not in ("csv", "parquet", "sklearn"):
         return None
+    table, places, numeric, categorical = local_table_rows(inputs, cfg.nb)
+    rule = table_rule(inputs, cfg, numeric, categorical)
+    sums = table_batch_sums(numbered_batches(table, places), rule, cfg.nb.model, record_events)
+    return sums, {"numeric": numeric, "categorical": categorical}
+
+
+def numbered_batches(table, places: list):
+    """A table read in process (``tables.local_table_rows``) as the numbered batches a Spark
+    partition's rows come in (``tables.TableRows.map_batches``): ``(record batch of at most
+    ``LOCAL_BATCH`` rows, their indices in the table, place(j) -> (file, row) of its j-th row)``."""
     import numpy as np
 
-    table, places, numeric, categorical = local_table_rows(inputs, cfg.nb)
-
-    def batches():
-        at = 0
-        for batch in table.to_batches(max_chunksize=LOCAL_BATCH):
-            yield batch, np.arange(at, at + batch.num_rows), lambda j, at=at: places[at + j]
-            at += batch.num_rows
-
-    rule = table_rule(inputs, cfg, numeric, categorical)
-    sums = table_batch_sums(batches(), rule, cfg.nb.model, record_events)
-    return sums, {"numeric": numeric, "categorical": categorical}
+    at = 0
+    for batch in table.to_batches(max_chunksize=LOCAL_BATCH):
+        yield batch, np.arange(at, at + batch.num_rows), lambda j, at=at: places[at + j]
+        at += batch.num_rows
 
 
 #: The rows of a table counted together in process (``local_table_sums``).

@@ -227,12 +227,14 @@ def _arrow_stats(sc, cfg: ExperimentConfig, inputs: Inputs, counted: dict) -> di
 
 
 def score_here(cfg: ExperimentConfig, inputs: Inputs, scoring: str, model: NBModel, n_classes: int) -> Scored:
-    """``score`` in this process, for a classify run planned in process: test text only
-    (``settings.capabilities.classify_here_problem``), by the Spark scorers' own rules over the local
-    files: ``arrow`` (tsv) the lines in Arrow batches (``spine.arrow_counts.local_batches``) through
-    ``_arrow_score_batches``, ``broadcast`` the records of ``naive_bayes.inputs.local_records`` (the
-    Spark readers' partition functions) through ``_score_partition``, their statistics summed as
-    ``count_events`` sums them. The predictions are a pyarrow Table of ``PREDICTION_DDL``."""
+    """``score`` in this process, for a classify run planned in process: test text, or a CSV table
+    in permissive mode (``settings.capabilities.classify_here_problem``), by the Spark scorers' own
+    rules over the local files: ``arrow`` (tsv) the lines in Arrow batches
+    (``spine.arrow_counts.local_batches``) through ``_arrow_score_batches``; ``broadcast`` the
+    records of ``naive_bayes.inputs.local_records`` (the Spark readers' partition functions) through
+    ``_score_partition``, their statistics summed as ``count_events`` sums them, and a CSV's rows
+    through the table scorer's batches (``_table_here``). The predictions are a pyarrow Table of
+    ``PREDICTION_DDL`` (a table's columns that ride along after ``id``)."""
     from types import SimpleNamespace
 
     import pyarrow as pa
@@ -243,6 +245,10 @@ def score_here(cfg: ExperimentConfig, inputs: Inputs, scoring: str, model: NBMod
     from nbspark.storage.tables import arrow_schema
 
     ranked = n_classes if cfg.nb.posteriors == "all" else min(RANKED, n_classes)
+    if inputs.spec.format == "csv":
+        return _table_here(
+            cfg, inputs, SimpleNamespace(value=model), cfg.nb.top_k, cfg.nb.multilabel_threshold, ranked
+        )
     k, threshold, tally, model = (
         cfg.nb.top_k,
         cfg.nb.multilabel_threshold,
@@ -398,18 +404,47 @@ def _table_scored(
         bc.unpersist()
         return None
 
-    def stats() -> dict:
-        counted = tally.value
-        input_stats, bad = split_stats(
-            [(key, n) for key, n in counted.items() if is_stat((key, n))], cfg.max_bad_examples
-        )
-        return {
-            "input_stats": input_stats,
-            "malformed_examples": bad,
-            **{c: counted.get(c, 0) for c in SCORING_COUNTS},
-        }
+    return Scored(
+        predictions,
+        lambda: _table_stats(tally.value, cfg.max_bad_examples),
+        bc.unpersist,
+        lambda: source.frame.rdd.getNumPartitions(),
+    )
 
-    return Scored(predictions, stats, bc.unpersist, lambda: source.frame.rdd.getNumPartitions())
+
+def _table_stats(counted: dict, keep_bad: int) -> dict:
+    """The table scorer's ``Scored.stats`` from what it ``counted``: the input's statistics, its first
+    malformed rows and the scoring counts."""
+    input_stats, bad = split_stats([(key, n) for key, n in counted.items() if is_stat((key, n))], keep_bad)
+    return {
+        "input_stats": input_stats,
+        "malformed_examples": bad,
+        **{c: counted.get(c, 0) for c in SCORING_COUNTS},
+    }
+
+
+def _table_here(cfg: ExperimentConfig, inputs: Inputs, model, k, threshold, n_ranked: int) -> Scored:
+    """``_table_scored`` in this process: a CSV's rows read as a train in process reads them
+    (``tables.local_table_rows``), in numbered batches (``inputs.numbered_batches``) through
+    ``_table_score_batches``; the columns that ride along typed as read (a CSV's: text)."""
+    import pyarrow as pa
+
+    from nbspark.naive_bayes.inputs import numbered_batches, table_rule
+    from nbspark.naive_bayes.tables import local_table_rows
+    from nbspark.spine.counting import LocalTally
+    from nbspark.storage.tables import arrow_schema
+
+    table, places, numeric, categorical = local_table_rows(inputs, cfg.nb)
+    rule = table_rule(inputs, cfg, numeric, categorical)
+    used = {cfg.nb.label_column, *numeric, *categorical}
+    carried = carried_columns(table.column_names, used, PREDICTION_COLUMNS, inputs.named)
+    tally, batches = LocalTally(), numbered_batches(table, places)
+    out = list(_table_score_batches(batches, rule, model, k, threshold, n_ranked, carried, tally))
+    own = list(arrow_schema(PREDICTION_DDL))
+    kept = [pa.field(carried[f.name], f.type) for f in table.schema if f.name in carried]
+    schema = pa.schema([own[0], *kept, *own[1:]])
+    predictions = pa.Table.from_batches(out).cast(schema) if out else schema.empty_table()
+    return Scored(predictions, lambda: _table_stats(tally.value, cfg.max_bad_examples))
 
 
 def _table_score_batches(batches, rule, bc_model, k, threshold, n_ranked, carried: dict, tally):

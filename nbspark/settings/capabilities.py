@@ -330,15 +330,18 @@ def in_process_fits(cfg, input_bytes: int, below_mb: float | None = None) -> str
 def classify_here_problem(cfg, scorer: str, input_bytes: int | None) -> str | None:
     """Why ``cfg``'s classify run with ``scorer`` cannot or should not score in process, without
     Spark (None: it may): a backoff model's run, and a naive Bayes model's of test text (tsv, sms,
-    reuters_topics) without the join scorer or a binary decision's curve; and only up to
+    reuters_topics) or of a CSV table in permissive mode, without the join scorer or a binary
+    decision's curve; and only up to
     ``IN_PROCESS_BELOW_MB`` MB of test input to read (``input_bytes``, ``inputs.resolve.input_bytes``;
     None: whatever the size), which one core scores in less time than Spark takes to start
     (Reuters-21578, 27 MB: docs/performance.md)."""
     if cfg.task == "density":
         return "a density model's test rows are scored with Spark"
     if cfg.task == "naive_bayes":
-        if cfg.test.format not in NB_TEXT_FORMATS:
+        if cfg.test.format not in (*NB_TEXT_FORMATS, "csv"):
             return f"a naive Bayes model scores a table's rows ({cfg.test.format}) with Spark"
+        if cfg.test.format == "csv" and cfg.mode == "failfast":
+            return "a CSV table in failfast mode is scored with Spark (a row at a time, in file order)"
         if scorer == "join":
             return "a model over broadcast_limit_mb is scored by the join scorer, in Spark"
         if cfg.nb.positive_label:

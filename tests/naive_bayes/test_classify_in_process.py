@@ -13,18 +13,25 @@ from nbspark.settings.config import load_config
 from tests.conftest import FIXTURES, command_alone, failures_in_spark_and_here
 
 CHINA = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv", "test.format": "tsv"}
+WEATHER = {"task": "naive_bayes", "nb.label_column": "play", "nb.model": "mixed", "train.format": "csv"}
+WEATHER |= {
+    "train.path": str(FIXTURES / "weather.csv"),
+    "test.format": "csv",
+    "test.path": str(FIXTURES / "weather.csv"),
+}
 SMS = "ham\tsee you at noon\nspam\tWIN cash now, call 0800\nham\tcall me at noon\nspam\twin a prize now\n"
 
 
 def _results(out) -> tuple:
     """What a classify run wrote, less its seconds: the metrics, the report, the metrics' flat file
-    and the predictions' rows, sorted (each row's JSON)."""
+    and the predictions' schema and rows, sorted (each row's JSON)."""
     metrics = json.loads((out / "metrics.json").read_text())
     metrics.pop("seconds")
     table = pq.read_table(str(out / "predictions"))
     rows = sorted(json.dumps(r, sort_keys=True) for r in table.to_pylist())
     report = (out / "report.txt").read_text()
-    flat = [x for x in (out / "metrics.csv").read_text().splitlines() if not x.startswith("seconds,")]
+    # (the rows of metrics.csv sorted: a confusion matrix's cells come in the predictions' order)
+    flat = sorted(x for x in (out / "metrics.csv").read_text().splitlines() if not x.startswith("seconds,"))
     return metrics, report, flat, table.schema.remove_metadata(), rows
 
 
@@ -135,18 +142,49 @@ def test_the_command_scores_a_text_model_in_process_by_itself(tmp_path):
     ) == (3, 1, 1)
 
 
-WEATHER = {"task": "naive_bayes", "nb.label_column": "play", "nb.model": "mixed", "train.format": "csv"}
-WEATHER |= {
-    "train.path": str(FIXTURES / "weather.csv"),
-    "test.format": "csv",
-    "test.path": str(FIXTURES / "weather.csv"),
-}
+def _weather_to_score(path) -> str:
+    """weather.csv with columns the model does not know (an id; a name with a dot; ``probability``,
+    which the predictions name: ``table_probability`` there), a row cut short and a label never seen."""
+    lines = (FIXTURES / "weather.csv").read_text().splitlines()
+    rows = [f"id,{lines[0]},note.x,probability"]
+    rows += [f"r{i},{line},n{i},{i / 10}" for i, line in enumerate(lines[1:])]
+    path.write_text("\n".join([*rows, "bad,sunny,oops", "r99,rainy,70,96,TRUE,maybe,x,0"]) + "\n")
+    return str(path)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("model", ["mixed", "categorical", "gaussian"])
+def test_a_csv_table_scored_in_process_is_the_spark_jobs(spark, tmp_path, model):
+    """The table scorer's batches in process: the same predictions (the columns that ride along, each
+    row in its place), malformed rows and their numbers, metrics and report as Spark's; on a table
+    with columns the model does not know, and on CSV files as people leave them (gzipped, ragged
+    rows, quotes, a byte that is not UTF-8: ``_awkward_csv``)."""
+    from tests.naive_bayes.test_in_process import _awkward_csv
+
+    columns = {"gaussian": {"nb.numeric_columns": "temperature,humidity"}}.get(model, {})
+    settings = {**WEATHER, "nb.model": model, **columns, "test.path": _weather_to_score(tmp_path / "t.csv")}
+    in_spark, here = _both(spark, tmp_path / "weather", settings)
+    assert here == in_spark and "table_probability" in here[3].names and here[0]["documents"] > 10
+    if model != "gaussian":
+        _awkward_csv(tmp_path / "in")
+        awkward = {
+            **WEATHER,
+            "nb.model": model,
+            "nb.label_column": "label",
+            "train.path": str(tmp_path / "in"),
+        }
+        in_spark, here = _both(spark, tmp_path / "awkward", {**awkward, "test.path": str(tmp_path / "in")})
+        assert here == in_spark and here[0]["test_is_training_data"]
 
 
 @pytest.mark.parametrize(
     "settings, says",
     [
-        (WEATHER, "a naive Bayes model scores a table's rows \\(csv\\) with Spark"),
+        (
+            {**WEATHER, "test.format": "parquet"},
+            "a naive Bayes model scores a table's rows \\(parquet\\) with Spark",
+        ),
+        ({**WEATHER, "mode": "failfast"}, "a CSV table in failfast mode is scored with Spark"),
         (
             {**CHINA, "nb.positive_label": "c"},
             "a binary decision's precision/recall curve \\(nb.positive_label\\)",
