@@ -22,7 +22,7 @@ from nbspark.inputs.stats import is_stat, run_failfast, split_stats
 from nbspark.report.format import format_classify_report
 from nbspark.report.metrics import backoff_metrics, level_name
 from nbspark.settings.config import ExperimentConfig, position_letters
-from nbspark.spine.classifying import ClassifyPlan, Scored, plan_classify, write_results
+from nbspark.spine.classifying import ClassifyPlan, Scored, plan_classify, scored_here, write_results
 from nbspark.spine.counting import count_events
 from nbspark.spine.training import Family, plan_training, train_model, why_empty
 from nbspark.storage.counts import is_arrow_table, read_count_rows
@@ -262,16 +262,13 @@ def _scored_here(read: tuple, keep_bad: int, model, set_of: dict, letters: str) 
     from types import SimpleNamespace
 
     from nbspark.backoff.inputs import local_examples
-    from nbspark.spine.counting import combine_partition
-    from nbspark.storage.counts import rows_table
 
-    records = run_failfast(lambda: list(local_examples(*read, keep_bad)), read[-1])
-    stats, bad = split_stats(combine_partition(r for r in records if is_stat(r)), keep_bad)
-    examples = (r for r in records if not is_stat(r))
-    rows = list(_score_partition(examples, SimpleNamespace(value=model), set_of))
-    return Scored(
-        rows_table(rows, prediction_ddl(letters)), lambda: {"input_stats": stats, "malformed_examples": bad}
-    )
+    def score(examples):
+        return _score_partition(examples, SimpleNamespace(value=model), set_of)
+
+    records = local_examples(*read, keep_bad)
+    predictions, stats, bad = scored_here(records, score, prediction_ddl(letters), read[-1], keep_bad)
+    return Scored(predictions, lambda: {"input_stats": stats, "malformed_examples": bad})
 
 
 def _scoring_model(cfg: ExperimentConfig, model_dir, manifest: dict):

@@ -37,7 +37,7 @@ from nbspark.naive_bayes.model import (
 )
 from nbspark.naive_bayes.table_scores import score_rows
 from nbspark.settings.config import ExperimentConfig
-from nbspark.spine.classifying import Scored
+from nbspark.spine.classifying import Scored, scored_here
 from nbspark.spine.counting import Tally, count_events
 from nbspark.spine.frames import carried_columns, schema_of
 from nbspark.storage.tables import ddl_fields
@@ -240,8 +240,7 @@ def score_here(cfg: ExperimentConfig, inputs: Inputs, scoring: str, model: NBMod
     import pyarrow as pa
 
     from nbspark.naive_bayes.inputs import local_records
-    from nbspark.spine.counting import LocalTally, combine_partition
-    from nbspark.storage.counts import rows_table
+    from nbspark.spine.counting import LocalTally
     from nbspark.storage.tables import arrow_schema
 
     ranked = n_classes if cfg.nb.posteriors == "all" else min(RANKED, n_classes)
@@ -265,12 +264,15 @@ def score_here(cfg: ExperimentConfig, inputs: Inputs, scoring: str, model: NBMod
         predictions = pa.Table.from_batches(batches).cast(schema) if batches else schema.empty_table()
         return Scored(predictions, lambda: _arrow_stats(None, cfg, inputs, tally.value))
     records, _ = local_records(inputs, cfg)
-    records = run_failfast(lambda: list(records), cfg.mode)
-    stats, bad = split_stats(combine_partition(r for r in records if is_stat(r)), cfg.max_bad_examples)
-    docs = (r for r in records if not is_stat(r))
-    rows = list(_score_partition(docs, model, k, threshold, ranked, tally))
+    predictions, stats, bad = scored_here(
+        records,
+        lambda docs: _score_partition(docs, model, k, threshold, ranked, tally),
+        PREDICTION_DDL,
+        cfg.mode,
+        cfg.max_bad_examples,
+    )
     return Scored(
-        rows_table(rows, PREDICTION_DDL),
+        predictions,
         lambda: {
             "input_stats": stats,
             "malformed_examples": bad,

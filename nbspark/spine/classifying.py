@@ -53,6 +53,7 @@ __all__ = [
     "Scored",
     "Written",
     "plan_classify",
+    "scored_here",
     "results_report",
     "write_metrics",
     "write_results",
@@ -194,6 +195,44 @@ def _first_elements(predictions, columns: tuple[str, ...], arrow: bool):
         at = predictions.schema.get_field_index(c)
         predictions = predictions.set_column(at, c, pa.array(first, column.type.value_type))
     return predictions
+
+
+#: Prediction rows made a pyarrow table at a time in process (``scored_here``).
+ROWS_A_CHUNK = 65_536
+
+
+def scored_here(records, score: Callable, ddl: str, mode: str, keep_bad: int) -> tuple:
+    """In this process, what a Spark scorer does with its records (examples or documents, the
+    reader's statistics records among them), in one pass: each statistics record set aside as it
+    comes, the others scored by ``score(records) -> prediction rows`` (the scorer's own partition
+    function), the rows made a pyarrow Table of ``ddl`` ``ROWS_A_CHUNK`` at a time (memory: the
+    predictions, not the records). ``(predictions, statistics, first malformed records)``, the
+    statistics summed as ``count_events`` sums them; failfast's error as the Spark jobs raise it."""
+    from itertools import islice
+
+    import pyarrow as pa
+
+    from nbspark.inputs.stats import is_stat, run_failfast, split_stats
+    from nbspark.spine.counting import combine_partition
+    from nbspark.storage.counts import rows_table
+
+    stat_records = []
+
+    def examples():
+        for record in records:
+            if is_stat(record):
+                stat_records.append(record)
+            else:
+                yield record
+
+    def table():
+        rows, chunks = score(examples()), []
+        while chunk := list(islice(rows, ROWS_A_CHUNK)):
+            chunks.append(rows_table(chunk, ddl))
+        return pa.concat_tables(chunks) if chunks else rows_table([], ddl)
+
+    predictions = run_failfast(table, mode)
+    return (predictions, *split_stats(combine_partition(stat_records), keep_bad))
 
 
 def write_metrics(stage: Location, metrics: dict) -> None:
