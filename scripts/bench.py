@@ -79,7 +79,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def load_stories(data_dir: Path):
     train, test = [], []
     for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
-        for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
+        for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes(), f)):
             if (
                 s.topics_attr == "YES"
                 and s.topics

@@ -33,7 +33,7 @@ def load(data_dir):
     tok = tokenizer("words")
     train, test = [], []
     for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
-        for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
+        for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes(), f)):
             if (
                 s.topics_attr == "YES"
                 and s.topics

@@ -52,7 +52,9 @@ def texts(data_dir: Path, size: int, count: int = 50) -> list[str]:
 
     bodies = []
     for f in sorted((data_dir / "reuters21578").glob("*.sgm"))[:3]:
-        bodies += [re.sub(r"\s+", " ", s.body) for s in parse_reuters_sgml(decode_reuters(f.read_bytes()))]
+        bodies += [
+            re.sub(r"\s+", " ", s.body) for s in parse_reuters_sgml(decode_reuters(f.read_bytes(), str(f)))
+        ]
     stream = " ".join(bodies)
     out, at = [], 0
     while len(out) < count:

@@ -59,7 +59,7 @@ def stories(data_dir: str | None) -> list[tuple[str, str]]:
     base = Path(str(resolve_data_dir("reuters21578", data_dir) / "reuters21578"))  # a local directory
     out = []
     for path in sorted(base.glob("reut2-*.sgm")):
-        for story in parse_reuters_sgml(decode_reuters(path.read_bytes())):
+        for story in parse_reuters_sgml(decode_reuters(path.read_bytes(), str(path))):
             if story.topics:
                 out.append((story.topics[0], f"{story.title}\n{story.body}"))
     return out

@@ -40,7 +40,7 @@ THRESHOLDS = (1, 3, 10, 30, 100, 300, 1000, 3000, 10000)
 def reuters_windows(data_dir: Path, cfg):
     splits = {"TRAIN": [], "TEST": []}
     for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
-        for story in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
+        for story in parse_reuters_sgml(decode_reuters(Path(f).read_bytes(), str(f))):
             if story.lewissplit in splits:
                 splits[story.lewissplit] += [
                     e.window for e in story_examples(story, cfg.centres, cfg.width, cfg.lowercase)

@@ -34,14 +34,14 @@ def clean_documents(fmt: str, path) -> Iterator[tuple[str, str | list[str]]]:
     """``(document id, text or tokens)`` of clean text: ``reuters`` (a directory of ``.sgm`` or one
     file: story bodies), ``brown`` (NLTK's ``brown.zip``: its words) or ``text`` (files, one
     document each, ``.gz`` read transparently, binary files left out)."""
-    from nbspark.inputs.files import decode_text, decompressed, list_files, reuters_files
+    from nbspark.inputs.files import decode_text, list_files, reuters_files
     from nbspark.inputs.parsers import decode_reuters, parse_brown_zip, parse_reuters_sgml
     from nbspark.storage.locations import location
 
     root = location(path)
     for f in reuters_files(root) if fmt == "reuters" else list_files(root):
         if fmt == "reuters":
-            for story in parse_reuters_sgml(decode_reuters(decompressed(f.read_bytes(), str(f)))):
+            for story in parse_reuters_sgml(decode_reuters(f.read_bytes(), str(f))):
                 yield f"reuters:{story.newid}", story.body
         elif fmt == "brown":
             yield from ((f"brown:{i}", words) for i, words in parse_brown_zip(f.read_bytes(), str(f)))

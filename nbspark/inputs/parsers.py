@@ -2,7 +2,8 @@
 
 * Reuters-21578 SGML (``reut2-NNN.sgm``): ``parse_reuters_sgml(text)`` yields one ``Story``
   per ``<REUTERS>`` element. Decode the file's bytes with ``decode_reuters`` (Latin-1: every
-  byte is a character, so decoding never fails and is the same every time).
+  byte is a character, so decoding never fails and is the same every time; compressed ones
+  decompressed).
 * n-gram count lines (``w1 w2 w3 w4 w5 TAB count``, as in ``aeffect-train.txt``):
   ``parse_ngram_line(line, order)`` returns ``(tokens, count)`` or raises ``MalformedLine``.
 """
@@ -68,9 +69,13 @@ _NAMED_RE = re.compile("|".join(re.escape(k) for k in _NAMED_REFS))
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
-def decode_reuters(data: bytes) -> str:
-    """Decode the bytes of a Reuters-21578 SGML file (Latin-1, as the collection is)."""
-    return data.decode("latin-1")
+def decode_reuters(data: bytes, name: str) -> str:
+    """Decode the bytes of a Reuters-21578 SGML file named ``name`` (Latin-1, as the collection is),
+    a ``.gz`` or ``.bz2`` decompressed first (``inputs.files.decompressed``: read as its compressed
+    bytes, a ``.sgm.gz`` held no story)."""
+    from nbspark.inputs.files import decompressed
+
+    return decompressed(data, name).decode("latin-1")
 
 
 def clean_sgml_text(text: str) -> str:

@@ -24,7 +24,7 @@ from contextlib import nullcontext
 
 from nbspark.errors import InputError
 from nbspark.inputs.decoding import JVM_REPLACE, UTF16_HINT
-from nbspark.inputs.files import decompressed, line_number, line_numbers, local_lines, ngram_lines
+from nbspark.inputs.files import line_number, line_numbers, local_lines, ngram_lines
 from nbspark.inputs.parsers import LINE_LAYOUTS, MalformedLine, decode_reuters, parse_reuters_checked
 from nbspark.spark.session import failures_expected
 
@@ -143,11 +143,10 @@ class PartitionStats:
             self.bad.append((BAD, source, offset, reason, line[:300]))
 
     def sgml_file(self, source: str, data: bytes):
-        """The stories of a Reuters SGML file's bytes (``.gz`` and ``.bz2`` decompressed:
-        ``inputs.files.decompressed``; read as gzip bytes, a ``.sgm.gz`` held no story); elements
-        that cannot be read are counted (``stories_unreadable``) and the file named as malformed
-        (``sgml``)."""
-        stories, unreadable = parse_reuters_checked(decode_reuters(decompressed(data, source)))
+        """The stories of a Reuters SGML file's bytes (``inputs.parsers.decode_reuters``: compressed
+        ones decompressed); elements that cannot be read are counted (``stories_unreadable``) and
+        the file named as malformed (``sgml``)."""
+        stories, unreadable = parse_reuters_checked(decode_reuters(data, source))
         if unreadable:
             self.add("stories_unreadable", unreadable)
             self.bad_record(source, 0, "sgml", f"{unreadable} <REUTERS> element(s) not well formed")

@@ -10,7 +10,7 @@ from nbspark.inputs.parsers import (
 
 
 def test_reuters_fixture_fields(fixtures):
-    stories = list(parse_reuters_sgml(decode_reuters((fixtures / "mini.sgm").read_bytes())))
+    stories = list(parse_reuters_sgml(decode_reuters((fixtures / "mini.sgm").read_bytes(), "mini.sgm")))
     assert [s.newid for s in stories] == ["1", "2", "3", "4"]
     assert [s.lewissplit for s in stories] == ["TRAIN", "TEST", "NOT-USED", "TEST"]
     assert [s.topics_attr for s in stories] == ["YES", "NO", "BYPASS", "NO"]

@@ -69,7 +69,7 @@ def test_reuters_top10_equals_sklearn(spark, data_dir, tmp_path):
     metrics, ours = run(spark, "reuters_top10", data_dir, tmp_path)
     train, test, left_out = [], [], Counter()  # the test split's stories left out, by first reason
     for f in sorted(glob.glob(str(data_dir / "reuters21578" / "reut2-*.sgm"))):
-        for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes())):
+        for s in parse_reuters_sgml(decode_reuters(Path(f).read_bytes(), f)):
             modapte = s.topics_attr == "YES" and s.topics and s.lewissplit in ("TRAIN", "TEST")
             if modapte and s.topics[0] in REUTERS_TOP10:
                 (train if s.lewissplit == "TRAIN" else test).append(
