@@ -192,7 +192,8 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
     letters = manifest["letters"]
     model, sets, majority = _scoring_model(cfg, model_dir, manifest)  # broadcast
     set_of = set_of_word(sets)
-    read = (inputs, tuple(set_of), manifest["config"]["width"], manifest["config"]["lowercase"], cfg.mode)
+    width, lowercase = manifest["config"]["width"], manifest["config"]["lowercase"]
+    read = (inputs, tuple(set_of), width, lowercase, cfg.mode)  # what the readers take, both ways
     if spark is None:
         result = _scored_here(read, cfg.max_bad_examples, model, set_of, letters)
     else:
@@ -205,7 +206,7 @@ def run_backoff_classify(spark, plan: ClassifyPlan) -> dict:
         if len(sets) > 1:
             metrics["sets"] = per_set_metrics(triples, sets, cfg.backoff, label_counts)
         metrics["distinct_examples"] = written.distinct([c.lower() for c in letters])
-        metrics["worked_examples"] = worked_examples(model, cfg.worked_examples, read[2])
+        metrics["worked_examples"] = worked_examples(model, cfg.worked_examples, width)
         return metrics
 
     extra = {

@@ -237,31 +237,26 @@ def score_here(cfg: ExperimentConfig, inputs: Inputs, scoring: str, model: NBMod
     ``PREDICTION_DDL`` (a table's columns that ride along after ``id``)."""
     from types import SimpleNamespace
 
-    import pyarrow as pa
-
     from nbspark.naive_bayes.inputs import local_records
     from nbspark.spine.counting import LocalTally
     from nbspark.storage.tables import arrow_schema
 
     ranked = n_classes if cfg.nb.posteriors == "all" else min(RANKED, n_classes)
-    if inputs.spec.format == "csv":
-        return _table_here(
-            cfg, inputs, SimpleNamespace(value=model), cfg.nb.top_k, cfg.nb.multilabel_threshold, ranked
-        )
     k, threshold, tally, model = (
         cfg.nb.top_k,
         cfg.nb.multilabel_threshold,
         LocalTally(),
         SimpleNamespace(value=model),
     )
+    if inputs.spec.format == "csv":
+        return _table_here(cfg, inputs, model, k, threshold, ranked, tally)
     if scoring == "arrow":
         from nbspark.spine.arrow_counts import local_batches
 
         batches = _arrow_score_batches(
             local_batches(inputs.files), inputs.spec.format, model, k, threshold, ranked, tally
         )
-        schema, batches = arrow_schema(PREDICTION_DDL), list(batches)
-        predictions = pa.Table.from_batches(batches).cast(schema) if batches else schema.empty_table()
+        predictions = _arrow_table(batches, arrow_schema(PREDICTION_DDL))
         return Scored(predictions, lambda: _arrow_stats(None, cfg, inputs, tally.value))
     records, _ = local_records(inputs, cfg)
     predictions, stats, bad = scored_here(
@@ -425,7 +420,7 @@ def _table_stats(counted: dict, keep_bad: int) -> dict:
     }
 
 
-def _table_here(cfg: ExperimentConfig, inputs: Inputs, model, k, threshold, n_ranked: int) -> Scored:
+def _table_here(cfg: ExperimentConfig, inputs: Inputs, model, k, threshold, n_ranked: int, tally) -> Scored:
     """``_table_scored`` in this process: a CSV's rows read as a train in process reads them
     (``tables.local_table_rows``), in numbered batches (``inputs.numbered_batches``) through
     ``_table_score_batches``; the columns that ride along typed as read (a CSV's: text)."""
@@ -433,20 +428,28 @@ def _table_here(cfg: ExperimentConfig, inputs: Inputs, model, k, threshold, n_ra
 
     from nbspark.naive_bayes.inputs import numbered_batches, table_rule
     from nbspark.naive_bayes.tables import local_table_rows
-    from nbspark.spine.counting import LocalTally
     from nbspark.storage.tables import arrow_schema
 
     table, places, numeric, categorical = local_table_rows(inputs, cfg.nb)
     rule = table_rule(inputs, cfg, numeric, categorical)
     used = {cfg.nb.label_column, *numeric, *categorical}
     carried = carried_columns(table.column_names, used, PREDICTION_COLUMNS, inputs.named)
-    tally, batches = LocalTally(), numbered_batches(table, places)
-    out = list(_table_score_batches(batches, rule, model, k, threshold, n_ranked, carried, tally))
+    out = _table_score_batches(
+        numbered_batches(table, places), rule, model, k, threshold, n_ranked, carried, tally
+    )
     own = list(arrow_schema(PREDICTION_DDL))
     kept = [pa.field(carried[f.name], f.type) for f in table.schema if f.name in carried]
-    schema = pa.schema([own[0], *kept, *own[1:]])
-    predictions = pa.Table.from_batches(out).cast(schema) if out else schema.empty_table()
+    predictions = _arrow_table(out, pa.schema([own[0], *kept, *own[1:]]))
     return Scored(predictions, lambda: _table_stats(tally.value, cfg.max_bad_examples))
+
+
+def _arrow_table(batches, schema):
+    """The prediction batches a scorer made in process as one pyarrow Table of ``schema`` (its
+    nullability the DDL's; none: an empty table of it)."""
+    import pyarrow as pa
+
+    batches = list(batches)
+    return pa.Table.from_batches(batches).cast(schema) if batches else schema.empty_table()
 
 
 def _table_score_batches(batches, rule, bc_model, k, threshold, n_ranked, carried: dict, tally):
