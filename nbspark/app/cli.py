@@ -24,11 +24,14 @@ from nbspark.app.options import (
     check_factor,
     common_options,
     config_of,
+    may_run_here,
     overrides_of,
+    parsed_args,
     pipe_closed,
     say_answer,
     setup_logging,
     stage_bars,
+    where_options,
 )
 from nbspark.errors import ConfigError, NbsparkError, OutputError
 from nbspark.settings.capabilities import BACKOFF_IN_PROCESS_BELOW_MB, IN_PROCESS_BELOW_MB, QUERY_TOP
@@ -161,24 +164,9 @@ def _run(prog: str, body) -> int:
     return 0
 
 
-def _may_run_here(args, prog: str, paths) -> bool:
-    """Whether ``nbspark train``, ``curve`` or ``classify`` may choose to run in process (by size,
-    then: ``settings.capabilities.in_process_fits``, ``classify_here_problem``): the command, not
-    ``spark-submit jobs/*.py``; no ``--spark``, ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS``
-    asking for Spark; every one of ``paths`` local (the inputs, the data directory, a model to
-    ``--update`` or to score with)."""
-    from nbspark.app.options import spark_settings_given
-    from nbspark.storage.uris import scheme_of
-
-    asked = (getattr(args, o, None) for o in ("spark", "master", "conf"))
-    if not prog.startswith("nbspark") or any(asked) or spark_settings_given():
-        return False
-    return all(not p or scheme_of(str(p)) in (None, "file") for p in paths)
-
-
 def _count_here(args, prog: str, cfg, update=None):
     """Where a train or a curve counts, decided once before any JVM starts: in process when asked
-    (``--in-process``), or when it may choose (``_may_run_here``) and its local inputs fit
+    (``--in-process``), or when it may choose (``app.options.may_run_here``) and its local inputs fit
     (``settings.capabilities.in_process_fits``, with the model to ``update``), logged; else with
     Spark. Also the local training inputs it listed to decide (None where it listed none)."""
     from nbspark.inputs.resolve import input_bytes, resolve_input
@@ -187,7 +175,7 @@ def _count_here(args, prog: str, cfg, update=None):
     if getattr(args, "in_process", False):
         return True, None
     paths = (cfg.train.path, args.data_dir, getattr(args, "update", None))
-    if not _may_run_here(args, prog, paths + ((cfg.test.path,) if prog.endswith("curve") else ())):
+    if not may_run_here(args, prog, paths + ((cfg.test.path,) if prog.endswith("curve") else ())):
         return False, None
     local = resolve_input(cfg.train, args.data_dir)  # local files: no JVM to list them
     why_not = in_process_fits(cfg, input_bytes(local, update))
@@ -196,26 +184,6 @@ def _count_here(args, prog: str, cfg, update=None):
         "in process (--spark counts with Spark)" if why_not is None else f"with Spark: {why_not}",
     )
     return why_not is None, local
-
-
-def _where_options(parser, prog: str, here: str, spark: str) -> None:
-    """``--in-process`` and ``--spark`` (help ``here`` and ``spark``) for the ``nbspark`` command's
-    jobs (``spark-submit jobs/*.py`` stays Spark); ``_parsed`` refuses ``--master`` or ``--conf``
-    beside ``--in-process``."""
-    if not prog.startswith("nbspark"):
-        return
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--in-process", action="store_true", help=here)
-    where.add_argument("--spark", action="store_true", help=spark)
-
-
-def _parsed(parser, argv):
-    """``parser``'s arguments of ``argv``; ``--master`` or ``--conf`` beside ``--in-process`` refused:
-    no Spark starts to take them."""
-    args = parser.parse_args(argv)
-    if getattr(args, "in_process", False) and (args.master or args.conf):
-        parser.error("--master and --conf go to Spark, and --in-process starts none")
-    return args
 
 
 def train_main(argv=None, prog: str = "train.py") -> int:
@@ -241,7 +209,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         action="store_true",
         help="with --update: count an input file again although the model already holds it",
     )
-    _where_options(
+    where_options(
         parser,
         prog,
         "count in this process, without Spark or a JVM (local files that fit in memory); the "
@@ -251,7 +219,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         "--conf asks for Spark",
         "count with Spark, whatever the input's size",
     )
-    args = _parsed(parser, argv)
+    args = parsed_args(parser, argv)
     cfg = config_of(args, parser)
     if args.update and (args.out or args.overwrite):
         parser.error("--update MODEL writes MODEL itself; leave out --out and --overwrite")
@@ -304,7 +272,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
     parser.add_argument("--model", metavar="DIR", help="model directory (default: the config's model_dir)")
     parser.add_argument("--out", metavar="DIR", help="results directory (default: the config's results_dir)")
     parser.add_argument("--overwrite", action="store_true", help="replace existing results")
-    _where_options(
+    where_options(
         parser,
         prog,
         "score in this process, without Spark or a JVM (local files; a backoff model, or a naive "
@@ -313,7 +281,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         "they can be, unless --master or --conf asks for Spark",
         "score with Spark, whatever the data",
     )
-    args = _parsed(parser, argv)
+    args = parsed_args(parser, argv)
     cfg = config_of(args, parser)
     explicit = frozenset(overrides_of(args, parser))
     if getattr(args, "in_process", False) and cfg.task == "density":
@@ -329,12 +297,12 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         from nbspark.inputs.resolve import resolve_input
 
         where = "spark"  # in process when asked, or where it may and the plan finds that it can
-        if cfg.task != "density" and getattr(args, "in_process", False):
-            where = "here"
-        elif cfg.task != "density" and _may_run_here(
-            args, prog, (cfg.test.path, args.data_dir, args.model or cfg.model_dir)
-        ):
-            where = "auto"
+        if cfg.task != "density":
+            paths = (cfg.test.path, args.data_dir, args.model or cfg.model_dir)
+            if getattr(args, "in_process", False):
+                where = "here"
+            elif may_run_here(args, prog, paths):
+                where = "auto"
         if where == "spark":
             use_hadoop()
         model = location(args.model or cfg.model_dir)

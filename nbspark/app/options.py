@@ -22,8 +22,10 @@ __all__ = [
     "common_options",
     "config_options",
     "config_of",
+    "may_run_here",
     "overrides_of",
     "parse_sets",
+    "parsed_args",
     "pipe_closed",
     "report_undecodable",
     "say_answer",
@@ -31,6 +33,7 @@ __all__ = [
     "spark_settings_given",
     "stage_bars",
     "submit_args",
+    "where_options",
 ]
 
 log = logging.getLogger("nbspark")
@@ -254,3 +257,37 @@ def pipe_closed() -> int:
     end; what is left to flush goes nowhere."""
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 128 + signal.SIGPIPE
+
+
+def may_run_here(args, prog: str, paths) -> bool:
+    """Whether ``nbspark train``, ``curve`` or ``classify`` may choose to run in process (by size,
+    then: ``settings.capabilities.in_process_fits``, ``classify_here_problem``): the command, not
+    ``spark-submit jobs/*.py``; no ``--spark``, ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS``
+    asking for Spark; every one of ``paths`` local (the inputs, the data directory, a model to
+    ``--update`` or to score with)."""
+    from nbspark.storage.uris import scheme_of
+
+    asked = (getattr(args, o, None) for o in ("spark", "master", "conf"))
+    if not prog.startswith("nbspark") or any(asked) or spark_settings_given():
+        return False
+    return all(not p or scheme_of(str(p)) in (None, "file") for p in paths)
+
+
+def where_options(parser, prog: str, here: str, spark: str) -> None:
+    """``--in-process`` and ``--spark`` (help ``here`` and ``spark``) for the ``nbspark`` command's
+    jobs (``spark-submit jobs/*.py`` stays Spark); ``parsed_args`` refuses ``--master`` or ``--conf``
+    beside ``--in-process``."""
+    if not prog.startswith("nbspark"):
+        return
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--in-process", action="store_true", help=here)
+    where.add_argument("--spark", action="store_true", help=spark)
+
+
+def parsed_args(parser, argv):
+    """``parser``'s arguments of ``argv``; ``--master`` or ``--conf`` beside ``--in-process`` refused:
+    no Spark starts to take them."""
+    args = parser.parse_args(argv)
+    if getattr(args, "in_process", False) and (args.master or args.conf):
+        parser.error("--master and --conf go to Spark, and --in-process starts none")
+    return args

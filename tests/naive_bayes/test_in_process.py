@@ -617,22 +617,22 @@ def test_the_command_counts_a_small_local_input_in_process_unless_asked_for_spar
 def test_what_decides_in_process_for_the_command(monkeypatch):
     import argparse
 
-    from nbspark.app.cli import _may_run_here
+    from nbspark.app.options import may_run_here
     from nbspark.settings.capabilities import in_process_fits
 
     cfg = load_config(None, {**CHINA, "train.path": str(FIXTURES / "china_train.tsv")})
     plain = argparse.Namespace(spark=False, master=None, conf=None)
     local = (cfg.train.path, None, "M")  # the input, no data directory, a model to update
     monkeypatch.delenv("PYSPARK_SUBMIT_ARGS", raising=False)
-    assert _may_run_here(plain, "nbspark train", local)
-    assert not _may_run_here(plain, "train.py", local)  # spark-submit stays Spark
+    assert may_run_here(plain, "nbspark train", local)
+    assert not may_run_here(plain, "train.py", local)  # spark-submit stays Spark
     for asked in ({"spark": True}, {"master": "local[1]"}, {"conf": ["a=b"]}):
-        assert not _may_run_here(argparse.Namespace(**{**vars(plain), **asked}), "nbspark train", local)
+        assert not may_run_here(argparse.Namespace(**{**vars(plain), **asked}), "nbspark train", local)
     for remote in ("hdfs://nn/m", "viewfs://c/d"):  # any path not local: a model, a data directory
-        assert not _may_run_here(plain, "nbspark classify", (cfg.train.path, remote))
-    assert _may_run_here(plain, "nbspark classify", (cfg.train.path, "file:///tmp/m"))
+        assert not may_run_here(plain, "nbspark classify", (cfg.train.path, remote))
+    assert may_run_here(plain, "nbspark classify", (cfg.train.path, "file:///tmp/m"))
     monkeypatch.setenv("PYSPARK_SUBMIT_ARGS", "--master local[1] pyspark-shell")
-    assert not _may_run_here(plain, "nbspark train", local)
+    assert not may_run_here(plain, "nbspark train", local)
     assert in_process_fits(cfg, 64_000_000) is None
     assert in_process_fits(cfg, 64_000_001) == (
         "64.0 MB to read (the input, and a model to update), over the 64 MB counted in process"
