@@ -439,7 +439,7 @@ def _table_here(cfg: ExperimentConfig, inputs: Inputs, model, k, threshold, n_ra
     )
     own = list(arrow_schema(PREDICTION_DDL))
     kept = [pa.field(carried[f.name], f.type) for f in table.schema if f.name in carried]
-    predictions = _arrow_table(out, pa.schema([own[0], *kept, *own[1:]]))
+    predictions = run_failfast(lambda: _arrow_table(out, pa.schema([own[0], *kept, *own[1:]])), cfg.mode)
     return Scored(predictions, lambda: _table_stats(tally.value, cfg.max_bad_examples))
 
 

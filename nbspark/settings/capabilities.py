@@ -340,8 +340,6 @@ def classify_here_problem(cfg, scorer: str, input_bytes: int | None) -> str | No
     if cfg.task == "naive_bayes":
         if cfg.test.format not in (*NB_TEXT_FORMATS, "csv"):
             return f"a naive Bayes model scores a table's rows ({cfg.test.format}) with Spark"
-        if cfg.test.format == "csv" and cfg.mode == "failfast":
-            return "a CSV table in failfast mode is scored with Spark (a row at a time, in file order)"
         if scorer == "join":
             return "a model over broadcast_limit_mb is scored by the join scorer, in Spark"
         if cfg.nb.positive_label:

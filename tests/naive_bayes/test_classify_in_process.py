@@ -177,6 +177,36 @@ def test_a_csv_table_scored_in_process_is_the_spark_jobs(spark, tmp_path, model)
         assert here == in_spark and here[0]["test_is_training_data"]
 
 
+@pytest.mark.spark
+@pytest.mark.parametrize("model", ["mixed", "gaussian"])
+def test_a_csv_table_in_failfast_mode_stops_in_process_as_in_spark(spark, tmp_path, model):
+    """Failfast in process: the first malformed row (in file order, whichever of the scorer's two
+    readers, by columns or by rows, meets it) stops the run with the Spark job's one line and writes
+    nothing; a table with none is scored as Spark scores it."""
+    columns = {"nb.numeric_columns": "temperature,humidity"}  # (inferred, "warm" makes it categorical)
+    settings = {**WEATHER, "nb.model": model, **columns, "mode": "failfast"}
+    lines = (FIXTURES / "weather.csv").read_text().splitlines()[:15]  # its last row is malformed
+    (tmp_path / "clean.csv").write_text("\n".join(lines) + "\n")
+    train = {**WEATHER, "nb.model": model, **columns}
+    in_spark, here = _both(
+        spark, tmp_path / "clean", {**settings, "test.path": str(tmp_path / "clean.csv")}, train
+    )
+    assert here == in_spark and here[0]["documents"] == 14
+    train_nb_in_process(load_config(None, train), tmp_path / "m")
+    for name, bad in [("cut short", "sunny,70"), ("not a number", "rainy,warm,96,TRUE,no")]:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "t.csv").write_text("\n".join([*lines[:4], bad, *lines[4:]]) + "\n")
+        cfg = load_config(None, {**settings, "test.path": str(tmp_path / name / "t.csv")})
+        test = resolve_input(cfg.test, None)
+        errors = failures_in_spark_and_here(
+            spark,
+            tmp_path / name,
+            lambda out, where: plan_nb_classify(cfg, tmp_path / "m", test, out, where=where),
+            run_nb_classify,
+        )
+        assert errors[0] == errors[1] and "t.csv row 5: malformed line" in errors[0], errors
+
+
 @pytest.mark.parametrize(
     "settings, says",
     [
@@ -184,7 +214,6 @@ def test_a_csv_table_scored_in_process_is_the_spark_jobs(spark, tmp_path, model)
             {**WEATHER, "test.format": "parquet"},
             "a naive Bayes model scores a table's rows \\(parquet\\) with Spark",
         ),
-        ({**WEATHER, "mode": "failfast"}, "a CSV table in failfast mode is scored with Spark"),
         (
             {**CHINA, "nb.positive_label": "c"},
             "a binary decision's precision/recall curve \\(nb.positive_label\\)",
