@@ -39,6 +39,23 @@ def command_alone(args: list[str]) -> tuple[int, bool, str]:
     return int(last[0]), last[1] == "True", done.stderr
 
 
+def classify_results(out) -> tuple:
+    """What a classify run wrote into ``out``, less its seconds: the metrics, the report, the metrics'
+    flat file and the predictions' schema and rows, sorted (each row's JSON)."""
+    import json
+
+    import pyarrow.parquet as pq
+
+    metrics = json.loads((out / "metrics.json").read_text())
+    metrics.pop("seconds")
+    table = pq.read_table(str(out / "predictions"))
+    rows = sorted(json.dumps(r, sort_keys=True) for r in table.to_pylist())
+    report = (out / "report.txt").read_text()
+    # (the rows of metrics.csv sorted: a confusion matrix's cells come in the predictions' order)
+    flat = sorted(x for x in (out / "metrics.csv").read_text().splitlines() if not x.startswith("seconds,"))
+    return metrics, report, flat, table.schema.remove_metadata(), rows
+
+
 def failures_in_spark_and_here(spark, tmp_path, plan_of, run) -> list[str]:
     """The messages of the error (nbspark's ``InputError``) that a classify run planned for Spark and
     the same run planned in process raise (``plan_of(out, where)``, run by ``run(session, plan)``),

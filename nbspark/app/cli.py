@@ -275,17 +275,16 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
     where_options(
         parser,
         prog,
-        "score in this process, without Spark or a JVM (local files; a backoff model, or a naive "
-        "Bayes model of text or a CSV table); the same results as Spark's. Without --in-process or "
-        f"--spark, local test data of at most {IN_PROCESS_BELOW_MB:g} MB are scored in process where "
-        "they can be, unless --master or --conf asks for Spark",
+        "score in this process, without Spark or a JVM (local files; a backoff model, a naive "
+        "Bayes model of text or a CSV table, a density model of a CSV or n-gram table); the same results as "
+        "Spark's. Without --in-process or --spark, local test data of at most "
+        f"{IN_PROCESS_BELOW_MB:g} MB are scored in process where they can be, unless --master or "
+        "--conf asks for Spark",
         "score with Spark, whatever the data",
     )
     args = parsed_args(parser, argv)
     cfg = config_of(args, parser)
     explicit = frozenset(overrides_of(args, parser))
-    if getattr(args, "in_process", False) and cfg.task == "density":
-        parser.error("--in-process scores backoff and naive Bayes models; density models classify with Spark")
 
     def body():
         if cfg.task == "density":  # a test input it cannot score is refused before the JVM starts
@@ -297,12 +296,10 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         from nbspark.inputs.resolve import resolve_input
 
         where = "spark"  # in process when asked, or where it may and the plan finds that it can
-        if cfg.task != "density":
-            paths = (cfg.test.path, args.data_dir, args.model or cfg.model_dir)
-            if getattr(args, "in_process", False):
-                where = "here"
-            elif may_run_here(args, prog, paths):
-                where = "auto"
+        if getattr(args, "in_process", False):
+            where = "here"
+        elif may_run_here(args, prog, (cfg.test.path, args.data_dir, args.model or cfg.model_dir)):
+            where = "auto"
         if where == "spark":
             use_hadoop()
         model = location(args.model or cfg.model_dir)
@@ -320,7 +317,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
             from nbspark.density.jobs import plan_density_classify
             from nbspark.density.jobs import run_density_classify as run
 
-            plan = plan_density_classify(cfg, model, inputs, out, explicit, args.overwrite)
+            plan = plan_density_classify(cfg, model, inputs, out, explicit, args.overwrite, where)
         else:
             from nbspark.backoff.jobs import plan_backoff_classify
             from nbspark.backoff.jobs import run_backoff_classify as run

@@ -5,7 +5,7 @@ scores a test table's rows (``density.scoring``): ``plan_density_classify`` then
 
 from __future__ import annotations
 
-from nbspark.density.count import MANIFEST_FIELDS, count_fields, rows_fields, weight_column
+from nbspark.density.count import MANIFEST_FIELDS, count_fields, rows_fields
 from nbspark.density.edges import counted_with_edges
 from nbspark.density.model import COUNT_DDL
 from nbspark.errors import ConfigError, InputError
@@ -92,9 +92,11 @@ def train_density_in_process(cfg, out, data_dir: str | None = None, overwrite: b
     return train_model(None, plan, DENSITY)
 
 
-def plan_density_classify(cfg, model_dir, inputs, out, overrides=frozenset(), overwrite: bool = False):
-    """The plan of a density classify run (``spine.classifying.plan_classify``): the model's smoothing
-    ``m`` unless ``overrides`` names ``density.m``."""
+def plan_density_classify(
+    cfg, model_dir, inputs, out, overrides=frozenset(), overwrite: bool = False, where: str = "spark"
+):
+    """The plan of a density classify run (``spine.classifying.plan_classify``, which decides
+    ``where``): the model's smoothing ``m`` unless ``overrides`` names ``density.m``."""
     import dataclasses
 
     from nbspark.spine.classifying import plan_classify
@@ -108,7 +110,9 @@ def plan_density_classify(cfg, model_dir, inputs, out, overrides=frozenset(), ov
             )
         return dataclasses.replace(run, density=dataclasses.replace(run.density, m=float(m)))
 
-    return plan_classify(cfg, model_dir, inputs, out, DENSITY_KIND, settings=settings, overwrite=overwrite)
+    return plan_classify(
+        cfg, model_dir, inputs, out, DENSITY_KIND, settings=settings, overwrite=overwrite, where=where
+    )
 
 
 def run_density_classify(spark, plan) -> dict:
@@ -126,13 +130,12 @@ def run_density_classify(spark, plan) -> dict:
     started = time.time()
     cfg, manifest = plan.cfg, plan.manifest
     model = read_density(plan.model_dir, manifest, cfg.density.m).density
-    weight = weight_column(cfg, plan.inputs.spec.format)
     classifier = None
     if cfg.density.target:
         from nbspark.density.classifier import DensityClassifier
 
         classifier = DensityClassifier(model, cfg.density.target, cfg.density.classifier)
-    scored = score_density(spark, model, plan.inputs, weight, cfg.width, classifier)
+    scored = score_density(spark, cfg, model, plan.inputs, classifier)
     extra = {
         "model": str(plan.model_dir),
         "columns": list(model.columns),

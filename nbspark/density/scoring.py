@@ -2,7 +2,8 @@
 joint and the naive estimator (``density.model.DensityModel``, broadcast), written as columns for
 ranking anomalies, and the held-out log-likelihood that compares the two.
 
-``score_density(spark, model, inputs, weight_column) -> spine.classifying.Scored``: the predictions
+``score_density(spark, cfg, model, inputs, classifier) -> spine.classifying.Scored``, in Spark or in
+this process (``spark`` None: a CSV or an n-gram file, by the same batch function): the predictions
 are the test rows' columns (the modelled ones as text, the others as typed, so that a row can be
 found again), its weight, ``log_density_joint`` and ``log_density_naive``;
 its ``stats()`` are the metrics: ``rows`` scored, their ``weight``, and per estimator the
@@ -17,7 +18,14 @@ from __future__ import annotations
 
 import math
 
-from nbspark.density.count import bin_expressions, cell_types, checked_weight, read_table, refuse_missing
+from nbspark.density.count import (
+    bin_expressions,
+    cell_types,
+    checked_weight,
+    read_table,
+    refuse_missing,
+    weight_column,
+)
 from nbspark.density.model import DensityModel
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.classifying import Scored
@@ -37,27 +45,22 @@ OUTPUTS = {
 CLASSIFIED = ("predicted", "probability")
 
 
-def score_density(
-    spark, model: DensityModel, inputs, weight_column: str = "", width: int = 5, classifier=None
-) -> Scored:
-    """The rows of ``inputs`` (a CSV or Parquet table holding every column of ``model``) scored under
-    both estimators; with a ``classifier`` (``density.classifier.DensityClassifier``), each row's
+def score_density(spark, cfg, model: DensityModel, inputs, classifier=None) -> Scored:
+    """The rows of ``inputs`` (a table holding every column of ``model``) scored under both
+    estimators; with a ``classifier`` (``density.classifier.DensityClassifier``), each row's
     ``predicted`` class and its ``probability`` too, and the ``accuracy`` against the row's own
-    value of the class column."""
-
-    df = read_table(spark, inputs, width)
+    value of the class column. With ``spark`` None, in this process (a CSV or n-gram file: the
+    predictions a pyarrow Table, ``_score_here``); both by ``_scored_batches``."""
+    if spark is None:
+        return _score_here(cfg, model, inputs, classifier)
+    df = read_table(spark, inputs, cfg.width)
     columns = list(model.columns)
     refuse_missing(inputs, columns, df.columns)
     cell_types(dict(df.dtypes), columns, model.bins, inputs.root)
-    weight_column = weight_column if weight_column in df.columns else ""
+    weight_column, carried, ordered, shown = _layout(cfg, inputs, columns, df.columns)
     weight, valid = checked_weight(df, weight_column)
     numbers = bin_expressions(df, model.bins)[1]  # a binned cell that is no number: malformed, bin
-    # the table's other columns (an id) ride along, so that a ranked row can be found again
-    carried = carried_columns(df.columns, {*columns, weight_column}, OUTPUTS, inputs.named)
-    ordered = [c for c in df.columns if c in columns or c in carried]  # the table's order
-    shown = {c: carried.get(c, c) for c in ordered}  # a carried column's name in the predictions
     tally = spark.sparkContext.accumulator({}, Tally())
-    shared = spark.sparkContext.broadcast((model, classifier))
     # positional names in: pyspark's mapInArrow names its input columns unquoted, so a column named
     # with a dot ("odd name.x") was not found; the output schema gives the table's names back
     rows = df.select(
@@ -66,60 +69,133 @@ def score_density(
         valid.alias("__valid"),
         numbers.alias("__numbers"),
     )
-    width, ride = len(columns), len(carried)
-
-    def scored(batches):
-        import pyarrow as pa
-
-        m, decide = shared.value
-        counts: dict = {}
-        for batch in batches:
-            values = [batch.column(i).to_pylist() for i in range(width)]
-            weights = batch.column(width + ride).to_pylist()
-            ok = batch.column(width + ride + 1).to_pylist()
-            numbers = batch.column(width + ride + 2).to_pylist()
-            keep = [i for i, (good, n) in enumerate(zip(ok, numbers)) if good and n]
-            counts["malformed.weight"] = counts.get("malformed.weight", 0) + ok.count(False)
-            counts["malformed.bin"] = counts.get("malformed.bin", 0) + sum(
-                g and not n for g, n in zip(ok, numbers)
-            )
-            cells = {c: [values[j][i] for i in keep] for j, c in enumerate(columns)}
-            cells.update((c, batch.column(width + k).take(keep)) for k, c in enumerate(carried))
-            out = {shown[c]: cells[c] for c in ordered}
-            out["weight"] = [weights[i] for i in keep]
-            records = [{c: cells[c][k] for c in columns} for k in range(len(keep))]
-            for estimator in DENSITY_MODELS:
-                logs = m.log_density(records, estimator)
-                out[f"log_density_{estimator}"] = logs
-                add_scores(counts, estimator, logs, out["weight"])
-            if decide is not None:
-                explained = decide.explain(records)
-                out["predicted"] = [e["label"] for e in explained]
-                out["probability"] = [e["probability"] for e in explained]
-                gold = decide.gold(cells[decide.target])  # a binned class column's number: its bin
-                counts["classified"] = counts.get("classified", 0) + sum(g is not None for g in gold)
-                right = sum(g is not None and g == p for g, p in zip(gold, out["predicted"]))
-                counts["correct"] = counts.get("correct", 0) + right
-            counts["rows"] = counts.get("rows", 0) + len(keep)
-            counts["weight"] = counts.get("weight", 0.0) + math.fsum(out["weight"])
-            yield pa.RecordBatch.from_pydict(out)
-        tally.add(counts)
-
     from pyspark.sql.types import DoubleType, StringType, StructField, StructType
 
     # a StructType, not DDL: a carried column keeps its type whatever its nested fields are named
     kinds = {"double": DoubleType(), "string": StringType()}
-    fields = [  # a modelled column as text, but a binned one as the table typed it
-        StructField(shown[c], StringType() if c in columns and c not in model.bins else df.schema[c].dataType)
-        for c in ordered
-    ]
-    fields += [
-        StructField(name, kinds[kind])
-        for name, kind in OUTPUTS.items()
-        if classifier is not None or name not in CLASSIFIED
-    ]
-    predictions = rows.mapInArrow(scored, StructType(fields))
+    typed = _typed(ordered, shown, columns, model.bins, lambda c: df.schema[c].dataType, kinds, classifier)
+    shared = spark.sparkContext.broadcast((model, classifier))
+    laid_out = (columns, list(carried), ordered, shown)
+    predictions = rows.mapInArrow(
+        lambda batches: _scored_batches(batches, *shared.value, *laid_out, tally),
+        StructType([StructField(*f) for f in typed]),
+    )
     return Scored(predictions, lambda: density_metrics(dict(tally.value)))
+
+
+def _layout(cfg, inputs, columns: list[str], names: list[str]) -> tuple:
+    """``(weight column, carried, ordered, shown)`` of a test table with columns ``names``: its weight
+    column (``count.weight_column``; none where the table has none), the other columns that ride along
+    (an id: so that a ranked row can be found again; ``spine.frames.carried_columns``), the modelled
+    and carried ones in the table's order, and each one's name in the predictions."""
+    weight = weight_column(cfg, inputs.spec.format)
+    weight = weight if weight in names else ""
+    carried = carried_columns(names, {*columns, weight}, OUTPUTS, inputs.named)
+    ordered = [c for c in names if c in columns or c in carried]
+    return weight, carried, ordered, {c: carried.get(c, c) for c in ordered}
+
+
+def _typed(ordered, shown, columns, bins, type_of, kinds: dict, classifier) -> list[tuple]:
+    """The predictions' ``(name, type)`` in order: the table's columns that they keep (a modelled
+    column as text, ``kinds["string"]``, but a binned one as the table typed it, ``type_of(column)``),
+    then ``OUTPUTS`` (the ``CLASSIFIED`` ones only with a ``classifier``)."""
+    kept = [(shown[c], kinds["string"] if c in columns and c not in bins else type_of(c)) for c in ordered]
+    added = [(n, kinds[kind]) for n, kind in OUTPUTS.items() if classifier is not None or n not in CLASSIFIED]
+    return kept + added
+
+
+def _scored_batches(batches, model, decide, columns, carried, ordered, shown, tally):
+    """mapInArrow, in Spark and in process: batches of a test table's modelled cells (``__0`` …),
+    its carried columns, each row's weight, whether that weight is a number >= 0 and whether its
+    binned cells are numbers, scored a batch at a time (``model.log_density``; ``decide``, a
+    classifier or None); the statistics into ``tally`` (the rows skipped: ``malformed.weight``,
+    ``malformed.bin``)."""
+    import pyarrow as pa
+
+    width, ride = len(columns), len(carried)
+    counts: dict = {}
+    for batch in batches:
+        values = [batch.column(i).to_pylist() for i in range(width)]
+        weights = batch.column(width + ride).to_pylist()
+        ok = batch.column(width + ride + 1).to_pylist()
+        numbers = batch.column(width + ride + 2).to_pylist()
+        keep = [i for i, (good, n) in enumerate(zip(ok, numbers)) if good and n]
+        counts["malformed.weight"] = counts.get("malformed.weight", 0) + ok.count(False)
+        counts["malformed.bin"] = counts.get("malformed.bin", 0) + sum(
+            g and not n for g, n in zip(ok, numbers)
+        )
+        cells = {c: [values[j][i] for i in keep] for j, c in enumerate(columns)}
+        cells.update((c, batch.column(width + k).take(keep)) for k, c in enumerate(carried))
+        out = {shown[c]: cells[c] for c in ordered}
+        out["weight"] = [weights[i] for i in keep]
+        records = [{c: cells[c][k] for c in columns} for k in range(len(keep))]
+        for estimator in DENSITY_MODELS:
+            logs = model.log_density(records, estimator)
+            out[f"log_density_{estimator}"] = logs
+            add_scores(counts, estimator, logs, out["weight"])
+        if decide is not None:
+            explained = decide.explain(records)
+            out["predicted"] = [e["label"] for e in explained]
+            out["probability"] = [e["probability"] for e in explained]
+            gold = decide.gold(cells[decide.target])  # a binned class column's number: its bin
+            counts["classified"] = counts.get("classified", 0) + sum(g is not None for g in gold)
+            right = sum(g is not None and g == p for g, p in zip(gold, out["predicted"]))
+            counts["correct"] = counts.get("correct", 0) + right
+        counts["rows"] = counts.get("rows", 0) + len(keep)
+        counts["weight"] = counts.get("weight", 0.0) + math.fsum(out["weight"])
+        yield pa.RecordBatch.from_pydict(out)
+    tally.add(counts)
+
+
+def _score_here(cfg, model: DensityModel, inputs, classifier) -> Scored:
+    """``score_density`` in this process: the table read as a train in process reads it
+    (``count.read_local_table``: a CSV's cells as text, an n-gram file's positions), each row's
+    weight and binned cells judged by the rules training applies (``count.weight_of``,
+    ``inputs.bins.cell_number``), then ``_scored_batches`` over batches laid out as Spark's."""
+    import pyarrow as pa
+
+    from nbspark.density.count import read_local_table, weight_of
+    from nbspark.inputs.bins import cell_number
+    from nbspark.spine.counting import LocalTally
+
+    columns = list(model.columns)
+    table, _ = read_local_table(cfg, inputs, columns)
+    cell_types({f.name: str(f.type) for f in table.schema}, columns, model.bins, inputs.root)
+    weight_column, carried, ordered, shown = _layout(cfg, inputs, columns, table.column_names)
+    weights = [weight_of(c) for c in table.column(weight_column).to_pylist()] if weight_column else None
+
+    def number(cell) -> bool:
+        try:
+            cell_number(cell)
+            return True
+        except ValueError:
+            return False
+
+    binned = [table.column(c).to_pylist() for c in model.bins]
+    numbers = [all(number(col[i]) for col in binned) for i in range(table.num_rows)]
+    laid_out = pa.table(
+        [
+            *(table.column(c) for c in [*columns, *carried]),
+            pa.array([1.0] * table.num_rows if weights is None else weights, pa.float64()),
+            pa.array([True] * table.num_rows if weights is None else [w is not None for w in weights]),
+            pa.array(numbers, pa.bool_()),
+        ],
+        names=[f"__{i}" for i in range(len(columns) + len(carried) + 3)],
+    )
+    tally, chunks = LocalTally(), laid_out.to_batches(max_chunksize=BATCH)
+    out = _scored_batches(chunks, model, classifier, columns, list(carried), ordered, shown, tally)
+    kinds = {"double": pa.float64(), "string": pa.string()}
+    type_of = table.schema.field
+    schema = pa.schema(
+        _typed(ordered, shown, columns, model.bins, lambda c: type_of(c).type, kinds, classifier)
+    )
+    batches = [pa.Table.from_batches([b]).cast(schema) for b in out]
+    predictions = pa.concat_tables(batches) if batches else schema.empty_table()
+    return Scored(predictions, lambda: density_metrics(dict(tally.value)))
+
+
+#: The rows scored together in process (``_score_here``).
+BATCH = 10_000
 
 
 def add_scores(counts: dict, estimator: str, logs: list[float], weights: list[float]) -> None:

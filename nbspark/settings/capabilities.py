@@ -335,8 +335,8 @@ def classify_here_problem(cfg, scorer: str, input_bytes: int | None) -> str | No
     ``IN_PROCESS_BELOW_MB`` MB of test input to read (``input_bytes``, ``inputs.resolve.input_bytes``;
     None: whatever the size), which one core scores in less time than Spark takes to start
     (Reuters-21578, 27 MB: docs/performance.md)."""
-    if cfg.task == "density":
-        return "a density model's test rows are scored with Spark"
+    if cfg.task == "density" and cfg.test.format == "parquet":
+        return "a density model scores a Parquet table's rows with Spark"
     if cfg.task == "naive_bayes":
         if cfg.test.format not in (*NB_TEXT_FORMATS, "csv"):
             return f"a naive Bayes model scores a table's rows ({cfg.test.format}) with Spark"

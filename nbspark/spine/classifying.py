@@ -269,7 +269,7 @@ def results_report(report_of: Callable[[dict], str], metrics: dict) -> str:
         )
     if metrics.get("test_is_training_data"):
         notes.append(
-            "note: the test records are the records the model was trained on: this is accuracy on the "
+            "note: the test records are the records the model was trained on: these figures are on the "
             "training data, not on held-out data"
         )
     return "\n".join([report_of(metrics)] + ([""] + notes if notes else []))

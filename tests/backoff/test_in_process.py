@@ -17,7 +17,7 @@ from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
 from nbspark.spine.training import train_in_process
 from tests.backoff.test_jobs_confusion_sets import brown_zip
-from tests.conftest import FIXTURES, command_alone, failures_in_spark_and_here
+from tests.conftest import FIXTURES, classify_results, command_alone, failures_in_spark_and_here
 
 #: what a run records of itself, not of the model
 VOLATILE = ("created", "seconds", "engine", "updates")
@@ -212,16 +212,6 @@ def test_a_query_of_a_backoff_model_writes_its_json_to_stdout_with_json_dash(tmp
     )
 
 
-def _results(out) -> tuple:
-    """What a classify run wrote, less what a run records of itself (its seconds): the metrics, the
-    report and the predictions' rows, sorted."""
-    metrics = json.loads((out / "metrics.json").read_text())
-    metrics.pop("seconds")
-    rows = sorted(tuple(r.values()) for r in pq.read_table(str(out / "predictions")).to_pylist())
-    flat = [x for x in (out / "metrics.csv").read_text().splitlines() if not x.startswith("seconds,")]
-    return metrics, (out / "report.txt").read_text(), flat, rows
-
-
 @pytest.mark.spark
 @pytest.mark.parametrize(
     "name", ["ngrams", "text", "paragraphs", "reuters", "reuters-bz2", "google_v2", "google_v3-gz"]
@@ -250,8 +240,8 @@ def test_every_backoff_test_input_scored_in_process_is_the_spark_jobs(spark, tmp
     assert (plans["spark"].in_process, plans["here"].in_process) == (False, True)
     run_backoff_classify(spark, plans["spark"])
     run_backoff_classify(None, plans["here"])
-    assert _results(tmp_path / "here") == _results(tmp_path / "spark")
-    assert _results(tmp_path / "here")[0]["examples"] > 0
+    assert classify_results(tmp_path / "here") == classify_results(tmp_path / "spark")
+    assert classify_results(tmp_path / "here")[0]["examples"] > 0
 
 
 @pytest.mark.spark
@@ -293,14 +283,10 @@ def test_classify_scores_a_backoff_model_in_process_by_itself(tmp_path):
     assert (p["gold"], p["predicted"], p["subset"], p["probability"]) == ("effect", "affect", "BD", 0.9)
 
 
-def test_classify_in_process_is_not_for_a_density_model(tmp_path, capsys):
-    for args, said in (
-        (["--set", "task=density"], "--in-process scores backoff and naive Bayes models"),
-        (["--master", "local[1]"], "--master and --conf go to Spark"),
-    ):
-        with pytest.raises(SystemExit) as exited:
-            main(["classify", "--in-process", *args, "--model", str(tmp_path)])
-        assert exited.value.code == 2 and said in capsys.readouterr().err
+def test_classify_in_process_is_not_with_spark_settings(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["classify", "--in-process", "--master", "local[1]", "--model", str(tmp_path)])
+    assert exited.value.code == 2 and "--master and --conf go to Spark" in capsys.readouterr().err
 
 
 def test_a_compressed_reuters_file_is_read_as_the_plain_one(tmp_path):

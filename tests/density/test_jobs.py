@@ -5,6 +5,7 @@ import json
 import math
 from collections import Counter
 
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
@@ -14,7 +15,7 @@ from nbspark.density.jobs import classify_density, train_density, train_density_
 from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, command_alone
 from tests.density.test_model import TABLE
 
 TRUTH = "A,B,C,weight\n" + "".join(f"{a},{b},{c},{p:.2f}\n" for (a, b, c), p in TABLE.items())
@@ -468,3 +469,45 @@ def test_a_saved_density_version_compacts_exact(spark, tmp_path):
     mine, theirs = _rows(tmp_path / "m"), _rows(everything)
     assert [r[:3] for r in mine] == [r[:3] for r in theirs]
     assert [r[3] for r in mine] == pytest.approx([r[3] for r in theirs], abs=1e-12)
+
+
+def test_the_command_scores_a_density_model_in_process_by_itself(tmp_path, capsys):
+    """No JVM; counted by hand: 4 training rows, 3 outlooks, m = 1: the joint gives a row seen once
+    (1 + 1/6) / 5, the naive model the product of each column's (count + 1/k) / 5."""
+    (tmp_path / "t.csv").write_text("outlook,windy\nsunny,no\nsunny,yes\nrainy,no\novercast,no\n")
+    settings = [
+        "--set",
+        "task=density",
+        "--set",
+        "train.format=csv",
+        "--set",
+        f"train.path={tmp_path / 't.csv'}",
+    ]
+    settings += [
+        "--set",
+        "test.format=csv",
+        "--set",
+        f"test.path={tmp_path / 't.csv'}",
+        "--set",
+        "density.m=1",
+    ]
+    assert main(["train", "--in-process", *settings, "--out", str(tmp_path / "m")]) == 0
+    status, no_jvm, err = command_alone(
+        ["classify", *settings, "--model", str(tmp_path / "m"), "--out", str(tmp_path / "r")]
+    )
+    assert (status, no_jvm) == (0, True), err
+    assert "scoring in process (--spark scores with Spark)" in err
+    scored = pd.read_parquet(tmp_path / "r" / "predictions")
+    first = scored.iloc[0]
+    assert (first["outlook"], first["windy"]) == ("sunny", "no")
+    assert first["log_density_joint"] == pytest.approx(math.log((1 + 1 / 6) / 5))
+    naive = (2 + 1 / 3) / 5 * (3 + 1 / 2) / 5
+    assert first["log_density_naive"] == pytest.approx(math.log(naive))
+    pd.read_csv(tmp_path / "t.csv").to_parquet(tmp_path / "t.parquet")
+    parquet = ["--set", "test.format=parquet", "--set", f"test.path={tmp_path / 't.parquet'}"]
+    code = main(["classify", "--in-process", *settings, *parquet, "--model", str(tmp_path / "m")])
+    assert (
+        code == 2
+        and "cannot score in process: a density model scores a Parquet table's rows with Spark"
+        in (capsys.readouterr().err)
+    )

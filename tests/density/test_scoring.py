@@ -14,7 +14,7 @@ from nbspark.density.jobs import classify_density, train_density_in_process
 from nbspark.errors import ConfigError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, classify_results
 
 pytestmark = pytest.mark.spark
 
@@ -195,3 +195,83 @@ def test_the_job_classifies_a_target_column_as_the_python_classifier(spark, tmp_
     with pytest.raises(ConfigError, match="density.target 'weather' is not a column of the model"):
         bad = _cfg(tmp_path, **{"density.target": "weather"})
         classify_density(spark, bad, tmp_path / "m", resolve_input(bad.test, None), tmp_path / "r2")
+
+
+def _in_spark_and_here(spark, tmp_path, cfg) -> tuple:
+    """The classify run of ``cfg`` with the model in ``tmp_path / "m"``, planned for Spark and in
+    process, run: what each wrote (``classify_results``), asserted equal; the one in process."""
+    from nbspark.density.jobs import plan_density_classify, run_density_classify
+
+    results = []
+    for where, session in (("spark", spark), ("here", None)):
+        test = resolve_input(cfg.test, None)
+        plan = plan_density_classify(cfg, tmp_path / "m", test, tmp_path / where, where=where)
+        assert plan.in_process == (session is None)
+        run_density_classify(session, plan)
+        results.append(classify_results(tmp_path / where))
+    assert results[1] == results[0]
+    return results[1]
+
+
+def test_an_ngram_file_scored_in_process_is_the_spark_jobs(spark, tmp_path):
+    """tests/data/ngrams.txt as a density's test table: 8 n-grams weighted by their counts (43), 3
+    lines that do not parse skipped as rows without a weight; in process as in Spark."""
+    cfg = load_config(
+        None,
+        {
+            "task": "density",
+            **{f"{p}.format": "ngrams" for p in ("train", "test")},
+            **{f"{p}.path": str(FIXTURES / "ngrams.txt") for p in ("train", "test")},
+        },
+    )
+    train_density_in_process(cfg, tmp_path / "m")
+    metrics, _, _, schema, _ = _in_spark_and_here(spark, tmp_path, cfg)
+    assert schema.names[:5] == list("ABCDE") and (metrics["rows"], metrics["weight"]) == (8, 43.0)
+    assert metrics["input_stats"] == {"malformed": 3, "malformed.weight": 3}
+
+
+def _odd_test_table(path) -> None:
+    """The weather rows to score as people leave them: an id and a column named with a dot that ride
+    along, a weight column with a weight that is text, one below 0 and one empty, a humidity (binned)
+    that is no number and one that is empty, a value the model never saw."""
+    path.write_text(
+        "id,outlook,odd.name,humidity,windy,play,w\n"
+        "r1,sunny,x,85,FALSE,no,2\n"
+        "r2,overcast,y,86,FALSE,yes,1.5\n"
+        "r3,rainy,z,high,TRUE,no,1\n"
+        "r4,cloudy,x,70,TRUE,yes,1\n"
+        "r5,sunny,y,,FALSE,yes,1\n"
+        "r6,rainy,z,80,FALSE,yes,heavy\n"
+        "r7,rainy,z,80,FALSE,yes,-1\n"
+        "r8,overcast,x,65,TRUE,yes,\n"
+        "r9,sunny,y, 7e1 ,TRUE,yes,3\n"
+    )
+
+
+@pytest.mark.parametrize("target", ["", "play"])
+def test_a_density_model_scored_in_process_is_the_spark_jobs(spark, tmp_path, target):
+    """``nbspark classify`` of a density model in process (``spark`` None) writes what the Spark job
+    writes: the same predictions (the columns that ride along, typed as Spark types them), rows skipped
+    for their weight or a bin, held-out log-likelihoods, accuracy of a target, report."""
+    rows = pd.read_csv(FIXTURES / "weather.csv", dtype=str).iloc[:14]
+    rows.to_csv(tmp_path / "train.csv", index=False)
+    _odd_test_table(tmp_path / "test.csv")
+    settings = {
+        "density.columns": "outlook,humidity,windy,play",
+        "density.bins": "humidity=75|90",
+        "density.weight_column": "w",
+        "density.m": "1",
+        **({"density.target": target} if target else {}),
+    }
+    train_density_in_process(
+        _cfg(tmp_path, **{k: v for k, v in settings.items() if k != "density.weight_column"}), tmp_path / "m"
+    )
+    cfg = _cfg(tmp_path, **settings)
+    metrics, _, _, schema, scored = _in_spark_and_here(spark, tmp_path, cfg)
+    assert schema.names[:3] == ["id", "outlook", "odd.name"] and schema.field("humidity").type == "string"
+    assert (metrics["rows"], metrics["weight"]) == (5, 2 + 1.5 + 1 + 1 + 3)  # r1, r2, r4, r5, r9
+    assert metrics["input_stats"] == {"malformed": 4, "malformed.weight": 3, "malformed.bin": 1}
+    assert sorted(json.loads(r)["id"] for r in scored) == ["r1", "r2", "r4", "r5", "r9"]
+    assert (metrics.get("classified"), "predicted" in schema.names) == (
+        (5, True) if target else (None, False)
+    )

@@ -10,7 +10,7 @@ from nbspark.errors import ConfigError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.naive_bayes.jobs import plan_nb_classify, run_nb_classify, train_nb_in_process
 from nbspark.settings.config import load_config
-from tests.conftest import FIXTURES, command_alone, failures_in_spark_and_here
+from tests.conftest import FIXTURES, classify_results, command_alone, failures_in_spark_and_here
 
 CHINA = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv", "test.format": "tsv"}
 WEATHER = {"task": "naive_bayes", "nb.label_column": "play", "nb.model": "mixed", "train.format": "csv"}
@@ -20,19 +20,6 @@ WEATHER |= {
     "test.path": str(FIXTURES / "weather.csv"),
 }
 SMS = "ham\tsee you at noon\nspam\tWIN cash now, call 0800\nham\tcall me at noon\nspam\twin a prize now\n"
-
-
-def _results(out) -> tuple:
-    """What a classify run wrote, less its seconds: the metrics, the report, the metrics' flat file
-    and the predictions' schema and rows, sorted (each row's JSON)."""
-    metrics = json.loads((out / "metrics.json").read_text())
-    metrics.pop("seconds")
-    table = pq.read_table(str(out / "predictions"))
-    rows = sorted(json.dumps(r, sort_keys=True) for r in table.to_pylist())
-    report = (out / "report.txt").read_text()
-    # (the rows of metrics.csv sorted: a confusion matrix's cells come in the predictions' order)
-    flat = sorted(x for x in (out / "metrics.csv").read_text().splitlines() if not x.startswith("seconds,"))
-    return metrics, report, flat, table.schema.remove_metadata(), rows
 
 
 def _both(spark, tmp_path, settings: dict, train: dict | None = None) -> tuple:
@@ -46,7 +33,7 @@ def _both(spark, tmp_path, settings: dict, train: dict | None = None) -> tuple:
         plan = plan_nb_classify(cfg, tmp_path / "m", inputs, tmp_path / where, frozenset(), False, where)
         assert plan.in_process == (session is None)
         run_nb_classify(session, plan)
-        out.append(_results(tmp_path / where))
+        out.append(classify_results(tmp_path / where))
     return tuple(out)
 
 

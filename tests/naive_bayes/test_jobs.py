@@ -417,7 +417,7 @@ def test_a_csv_cell_is_its_text_in_training_as_in_classify(spark, tmp_path, caps
     # the test rows are the training rows: allowed, and the report says so
     assert (
         metrics["test_is_training_data"]
-        and "accuracy on the training data" in (tmp_path / "r" / "report.txt").read_text()
+        and "figures are on the training data" in (tmp_path / "r" / "report.txt").read_text()
     )
     with table.open() as f:
         records = list(csv.DictReader(f))

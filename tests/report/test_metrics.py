@@ -104,7 +104,7 @@ def test_a_classify_report_says_what_the_scores_left_out():
         "  /d/w.csv row 14 (numeric): 'temperature=warm'",
         "missing cells (feature left out): 4   non-finite: 0",
         "tokens or values the model never saw (left out of the scores): 3",
-        "note: the test records are the records the model was trained on: this is accuracy on the "
+        "note: the test records are the records the model was trained on: these figures are on the "
         "training data, not on held-out data",
     ]
     assert (
