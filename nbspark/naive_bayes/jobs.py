@@ -44,6 +44,7 @@ __all__ = [
     "SCORING",
     "SMOOTHING",
     "binary_decision",
+    "posteriors_of",
     "classify_nb",
     "load_nb_manifest",
     "model_settings",
@@ -327,19 +328,72 @@ def _binary(cfg: ExperimentConfig, classes: tuple[str, ...]) -> tuple[str, str] 
 
 def binary_decision(predictions, positive: str, other: str, threshold: float):
     """Predict ``positive`` when its posterior is > ``threshold`` (MLlib's ``thresholds`` on two
-    classes), else ``other``; ``probability`` is the predicted class's posterior."""
-    from pyspark.sql import functions as F
+    classes), else ``other``; ``probability`` is the predicted class's posterior. One rule,
+    ``_decided``, for a pyarrow Table (scored in process) and a DataFrame (each of its Arrow
+    batches: ``mapInArrow``)."""
+    import pyarrow as pa
 
-    p_pos, p_other = _posterior_of(F.lit(positive)), _posterior_of(F.lit(other))
-    yes = p_pos > threshold
-    return predictions.withColumn(
-        "predicted", F.array(F.when(yes, F.lit(positive)).otherwise(F.lit(other)))
-    ).withColumn("probability", F.when(yes, p_pos).otherwise(p_other))
+    if is_arrow_table(predictions):
+        decided = [_decided(b, positive, other, threshold) for b in predictions.to_batches()]
+        return pa.Table.from_batches(decided, predictions.schema)
+    return predictions.mapInArrow(
+        lambda batches: (_decided(b, positive, other, threshold) for b in batches), predictions.schema
+    )
+
+
+def _decided(batch, positive: str, other: str, threshold: float):
+    """``binary_decision`` of a record batch of predictions: ``predicted`` (a list of one) and
+    ``probability`` replaced. A posterior of ``positive`` that is not kept is no yes (Spark's null
+    comparison); a NaN one is (Spark orders NaN above every number)."""
+    import numpy as np
+    import pyarrow as pa
+
+    p_pos, has_pos = posteriors_of(batch, positive)
+    p_other, has_other = posteriors_of(batch, other)
+    yes = has_pos & ((p_pos > threshold) | np.isnan(p_pos))
+    one_each = pa.array(np.arange(batch.num_rows + 1, dtype=np.int32))
+    predicted = pa.ListArray.from_arrays(one_each, pa.array(np.where(yes, positive, other), pa.string()))
+    probability = pa.array(
+        np.where(yes, p_pos, p_other), pa.float64(), mask=~np.where(yes, has_pos, has_other)
+    )
+    for name, values in (("predicted", predicted), ("probability", probability)):
+        at = batch.schema.get_field_index(name)
+        batch = batch.set_column(at, batch.schema.field(at), values.cast(batch.schema.field(at).type))
+    return batch
+
+
+def posteriors_of(table, wanted) -> tuple:
+    """Each prediction's kept posterior of ``wanted`` (one label for every row, or a pyarrow array of a
+    label a row, null: none), found by position in ``ranked_labels`` (the first match, as Spark's
+    ``array_position``) and read from ``ranked_probabilities`` (as long as it, as the scorers write
+    them), in a pyarrow Table or record batch: ``(values, kept)``, numpy arrays; a row whose label is
+    not among its ranked ones, or whose posterior there is null, is not kept (its value 0)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def whole(name):
+        column = table.column(name)
+        return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+
+    labels, n = whole("ranked_labels"), table.num_rows
+    parent = pc.list_parent_indices(labels).to_numpy()
+    per_value = wanted if isinstance(wanted, str) else pc.take(wanted, pa.array(parent))
+    hit = pc.fill_null(pc.equal(pc.list_flatten(labels), per_value), False).to_numpy(zero_copy_only=False)
+    at = np.flatnonzero(hit)
+    rows, once = np.unique(parent[at], return_index=True)  # a row's first match
+    probs = pc.list_flatten(whole("ranked_probabilities")).take(pa.array(at[once], pa.int64()))
+    valid = probs.is_valid().to_numpy(zero_copy_only=False)
+    values, kept = np.zeros(n), np.zeros(n, bool)
+    values[rows[valid]] = probs.to_numpy(zero_copy_only=False)[valid]
+    kept[rows[valid]] = True
+    return values, kept
 
 
 def _posterior_of(label):
     """A prediction's kept posterior of ``label`` (a column), from the ranked columns; null when
-    ``label`` is not among them. (Found by position, not through a map built per row.)"""
+    ``label`` is not among them: ``posteriors_of``'s rule in Spark SQL, for log-loss over predictions
+    too large to read in the driver (tests hold them equal)."""
     from pyspark.sql import functions as F
 
     at = F.array_position("ranked_labels", label)
@@ -380,25 +434,16 @@ def _arrow_losses(table) -> dict:
     n = table.num_rows
     if not n:
         return {"n": 0, "multi": 0, "missing": 0, "loss": 0.0}
-    gold, labels = table.column("gold").combine_chunks(), table.column("ranked_labels").combine_chunks()
+    gold = table.column("gold").combine_chunks()
     sizes = pc.list_value_length(gold)
     multi = pc.sum(pc.cast(pc.not_equal(sizes, 1), pa.int64())).as_py() or 0
-    # each row's first gold label (null where it has none), repeated for each of its ranked labels
-    starts = np.asarray(gold.offsets)[:-1]
+    # each row's first gold label (null where it has none)
     has = pc.fill_null(pc.greater(sizes, 0), False).to_numpy(zero_copy_only=False)
-    first = pc.take(gold.values, pa.array(np.where(has, starts, 0), mask=~has))
-    parent = pc.list_parent_indices(labels).to_numpy()
-    hit = pc.fill_null(pc.equal(pc.list_flatten(labels), pc.take(first, pa.array(parent))), False).to_numpy(
-        zero_copy_only=False
-    )
-    at = np.flatnonzero(hit)
-    rows, once = np.unique(parent[at], return_index=True)  # a row's first match, as array_position finds it
-    probs = pc.list_flatten(table.column("ranked_probabilities").combine_chunks()).take(pa.array(at[once]))
-    valid = probs.is_valid().to_numpy(zero_copy_only=False)
-    p = np.zeros(n)
-    p[rows[valid]] = np.nan_to_num(probs.to_numpy(zero_copy_only=False)[valid], nan=1.0)
+    first = pc.take(gold.values, pa.array(np.where(has, np.asarray(gold.offsets)[:-1], 0), mask=~has))
+    p, kept = posteriors_of(table, first)
+    p = np.where(kept, np.nan_to_num(p, nan=1.0), 0.0)
     loss = float(np.sum(-np.log(np.clip(p, LOG_EPS, 1.0))))
-    return {"n": n, "multi": int(multi), "missing": int(n - np.count_nonzero(valid)), "loss": loss}
+    return {"n": n, "multi": int(multi), "missing": int(n - np.count_nonzero(kept)), "loss": loss}
 
 
 def _probability_metrics(written, losses: dict, binary, threshold: float, all_kept: bool) -> dict:
@@ -413,15 +458,15 @@ def _probability_metrics(written, losses: dict, binary, threshold: float, all_ke
         out["log_loss_note"] = "some gold labels were not among the kept posteriors: set nb.posteriors = all"
     else:
         out["log_loss"] = losses["loss"] / n
-    if binary:
-        from pyspark.sql import functions as F
-
-        rows = written.frame.select(
-            _posterior_of(F.lit(binary[0])).alias("p"), F.array_contains("gold", binary[0]).alias("y")
-        ).collect()
+    if binary:  # each prediction's posterior of the positive class, and whether it is a gold label
+        table = written.arrow(["gold", "ranked_labels", "ranked_probabilities"])
+        p, kept = posteriors_of(table, binary[0])
+        positive = [
+            binary[0] in gold if gold is not None else None for gold in table.column("gold").to_pylist()
+        ]
         out["pr_curve"] = {
             "positive_label": binary[0],
-            **pr_curve([(r["p"], r["y"]) for r in rows], threshold),
+            **pr_curve([(x if k else None, y) for x, k, y in zip(p.tolist(), kept, positive)], threshold),
         }
     return out
 

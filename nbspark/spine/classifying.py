@@ -321,6 +321,13 @@ class Written:
             frame = frame.withColumns({c: F.array(c) for c in self.lists})
         return frame.coalesce(1) if self.small else frame
 
+    def arrow(self, columns: list[str]):
+        """``columns`` of every prediction as one pyarrow Table in the driver: a small table's read
+        here, a larger one's collected by Spark (``toArrow``)."""
+        if self.small:
+            return self._arrow(columns)
+        return self.frame.select(*columns).toArrow()
+
     def totals(self, columns: list[str], in_arrow: Callable, in_spark: Callable) -> dict:
         """One row of totals over the predictions, as a dict: ``in_arrow(table)`` of a small
         table's ``columns`` read by pyarrow in the driver, else the aggregate columns

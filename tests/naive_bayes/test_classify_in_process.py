@@ -55,15 +55,41 @@ def _sms(tmp_path) -> str:
             {"test.path": "china_test.tsv", "nb.model": "bernoulli", "nb.posteriors": "all"},
         ),
         ("complement", {"test.path": "china_test.tsv", "nb.model": "complement", "nb.norm": "true"}),
+        (
+            "a binary decision, its threshold and curve",
+            {"test.path": "china_test_dirty.tsv", "nb.positive_label": "j", "nb.decision_threshold": "0.2"},
+        ),
     ],
 )
 def test_a_text_model_scored_in_process_is_the_spark_jobs(spark, tmp_path, name, settings):
     settings = {**CHINA, "train.path": str(FIXTURES / "china_train.tsv"), **settings}
     settings["test.path"] = str(FIXTURES / settings["test.path"])
-    train = {k: v for k, v in settings.items() if not k.startswith(("test.", "scoring", "nb.top_k"))}
+    scoring = ("test.", "scoring", "nb.top_k", "nb.positive_label", "nb.decision_threshold")
+    train = {k: v for k, v in settings.items() if not k.startswith(scoring)}
     in_spark, here = _both(spark, tmp_path, settings, train)
     assert here == in_spark
     assert here[0]["documents"] > 0
+    if "nb.positive_label" in settings:  # the curve, its file and its plot
+        pr = here[0]["pr_curve"]
+        assert pr["positive_label"] == "j" and pr["decision_threshold"] == 0.2 and len(pr["thresholds"]) > 1
+        assert json.loads((tmp_path / "here" / "pr.json").read_text()) == pr
+        assert (tmp_path / "here" / "pr.png").stat().st_size > 0
+
+
+@pytest.mark.spark
+def test_a_binary_decision_in_process_is_the_spark_jobs_on_one_label_columns(spark, tmp_path):
+    """An sms hold-out (gold and predicted written as strings, ``Scored.scalars``) with a binary
+    decision: the threshold moves the predictions, in process as in Spark."""
+    sms = {"task": "naive_bayes", "train.format": "sms", "train.path": _sms(tmp_path), "train.holdout": "0.4"}
+    sms |= {"train.splits": "train", "test.format": "sms", "test.path": _sms(tmp_path), "test.holdout": "0.4"}
+    decided = {**sms, "test.splits": "test", "nb.positive_label": "spam"}
+    in_spark, here = _both(spark, tmp_path / "half", decided, sms)
+    assert here == in_spark and here[3].field("predicted").type == "string"
+    strict = {**decided, "nb.decision_threshold": "0.999999"}
+    in_spark, strict_here = _both(spark, tmp_path / "strict", strict, sms)
+    assert strict_here == in_spark
+    spam = [json.loads(r)["predicted"] for r in strict_here[4]].count("spam")
+    assert spam < [json.loads(r)["predicted"] for r in here[4]].count("spam")
 
 
 @pytest.mark.spark
@@ -201,16 +227,11 @@ def test_a_csv_table_in_failfast_mode_stops_in_process_as_in_spark(spark, tmp_pa
             {**WEATHER, "test.format": "parquet"},
             "a naive Bayes model scores a table's rows \\(parquet\\) with Spark",
         ),
-        (
-            {**CHINA, "nb.positive_label": "c"},
-            "a binary decision's precision/recall curve \\(nb.positive_label\\)",
-        ),
     ],
 )
 def test_what_scores_only_with_spark_is_refused_in_process(tmp_path, settings, says):
-    train = {k: v for k, v in settings.items() if k != "nb.positive_label"}
     train_nb_in_process(
-        load_config(None, {"train.path": str(FIXTURES / "china_train.tsv"), **train}), tmp_path / "m"
+        load_config(None, {"train.path": str(FIXTURES / "china_train.tsv"), **settings}), tmp_path / "m"
     )
     cfg = load_config(None, {"test.path": str(FIXTURES / "china_test.tsv"), **settings})
     with pytest.raises(ConfigError, match=f"cannot score in process: {says}"):

@@ -72,3 +72,28 @@ def test_a_tsv_or_several_labels_keep_lists(spark, fixtures, tmp_path):
     for name in ("tsv", "top2"):
         schema = pq.read_schema(next((tmp_path / name / "predictions").glob("part-*.parquet")))
         assert str(schema.field("predicted").type).startswith("list<")
+
+
+def test_a_binary_curve_read_in_the_driver_or_collected_by_spark_is_the_same(spark, fixtures, tmp_path):
+    """The positive class's posteriors of small predictions are read in the driver, of larger ones
+    collected by Spark (``Written.arrow``): the same curve, log-loss and decisions."""
+    path = str(fixtures / "weather.csv")
+    cfg = load_config(
+        None,
+        {
+            **WEATHER,
+            **{"train.format": "csv", "train.path": path, "test.format": "csv", "test.path": path},
+            **{"nb.positive_label": "yes", "nb.decision_threshold": "0.7"},
+        },
+    )
+    runs = []
+    for piece in (None, "1k"):
+        if piece:
+            spark.conf.set("spark.sql.files.maxPartitionBytes", piece)
+        try:
+            metrics = _run(spark, cfg, tmp_path, f"r{piece}")
+        finally:
+            spark.conf.unset("spark.sql.files.maxPartitionBytes")
+        runs.append({k: metrics[k] for k in ("pr_curve", "log_loss", "confusion")})
+    assert runs[0] == runs[1] and runs[0]["pr_curve"]["positive_label"] == "yes"
+    assert 0 < runs[0]["pr_curve"]["average_precision"] <= 1
