@@ -337,7 +337,7 @@ def classify_here_problem(cfg, scorer: str, input_bytes: int | None) -> str | No
     if cfg.task == "density" and cfg.test.format == "parquet":
         return "a density model scores a Parquet table's rows with Spark"
     if cfg.task == "naive_bayes":
-        if cfg.test.format not in (*NB_TEXT_FORMATS, "csv"):
+        if cfg.test.format not in (*NB_TEXT_FORMATS, "csv", "sklearn"):
             return f"a naive Bayes model scores a table's rows ({cfg.test.format}) with Spark"
         if scorer == "join":
             return "a model over broadcast_limit_mb is scored by the join scorer, in Spark"

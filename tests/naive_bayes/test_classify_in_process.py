@@ -191,6 +191,17 @@ def test_a_csv_table_scored_in_process_is_the_spark_jobs(spark, tmp_path, model)
 
 
 @pytest.mark.spark
+def test_a_scikit_learn_dataset_scored_in_process_is_the_spark_jobs(spark, tmp_path):
+    """A dataset scikit-learn ships (iris), split by a seeded hold-out: the rows read as a train in
+    process reads them, scored by the table scorer's batches, as Spark scores them."""
+    iris = {"task": "naive_bayes", "nb.model": "gaussian", "train.format": "sklearn", "train.path": "iris"}
+    iris |= {"train.holdout": "0.3", "train.splits": "train"}
+    iris |= {"test.format": "sklearn", "test.path": "iris", "test.holdout": "0.3", "test.splits": "test"}
+    in_spark, here = _both(spark, tmp_path, iris)
+    assert here == in_spark and 30 < here[0]["documents"] < 60 and here[0]["accuracy"] > 0.8
+
+
+@pytest.mark.spark
 @pytest.mark.parametrize("model", ["mixed", "gaussian"])
 def test_a_csv_table_in_failfast_mode_stops_in_process_as_in_spark(spark, tmp_path, model):
     """Failfast in process: the first malformed row (in file order, whichever of the scorer's two
