@@ -49,7 +49,7 @@ def classify_results(out) -> tuple:
     metrics = json.loads((out / "metrics.json").read_text())
     metrics.pop("seconds")
     table = pq.read_table(str(out / "predictions"))
-    rows = sorted(json.dumps(r, sort_keys=True) for r in table.to_pylist())
+    rows = sorted(json.dumps(r, sort_keys=True, default=repr) for r in table.to_pylist())
     report = (out / "report.txt").read_text()
     # (the rows of metrics.csv sorted: a confusion matrix's cells come in the predictions' order)
     flat = sorted(x for x in (out / "metrics.csv").read_text().splitlines() if not x.startswith("seconds,"))

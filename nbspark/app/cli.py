@@ -276,7 +276,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         parser,
         prog,
         "score in this process, without Spark or a JVM (local files; a backoff model, a naive "
-        "Bayes model of text or a CSV table, a density model of a CSV or n-gram table); the same results as "
+        "Bayes model of text or a table, a density model of a CSV or n-gram table); the same results as "
         "Spark's. Without --in-process or --spark, local test data of at most "
         f"{IN_PROCESS_BELOW_MB:g} MB are scored in process where they can be, unless --master or "
         "--conf asks for Spark",

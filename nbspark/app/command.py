@@ -40,7 +40,7 @@ JOBS = ("train", "stream", "classify", "query", "curve")
 SUMMARIES = {
     "train": "count a corpus or a table into a model (in process if small, else on Spark)",
     "stream": "count each file landing in a directory into a model, a version a batch",
-    "classify": "score a test set with a model: predictions, metrics and a report (Spark)",
+    "classify": "score test data with a model: predictions, metrics (in process if small, else on Spark)",
     "query": "a probability from a backoff or density model",
     "curve": "accuracy against training size, with a plot",
     "predict": "score texts, windows or rows given here or on stdin (no Spark)",

@@ -22,6 +22,7 @@ __all__ = [
     "header_problem",
     "headed",
     "local_table",
+    "parquet_here_problem",
 ]
 
 log = logging.getLogger(__name__)
@@ -189,6 +190,44 @@ def local_table(files, fmt: str, infer: bool = False, delimiter: str = ",", sett
         if all(name in _numbers(s) or pa.types.is_null(s.field(name).type) for s in typed)
     }
     return table, parts, numeric
+
+
+def parquet_here_problem(files) -> str | None:
+    """Why a local Parquet table's rows read in this process (``local_table``) would not be typed as
+    Spark's reader types them (None: they would): a partition directory's column (Spark infers its
+    type from the values: a date, a double), or a column of a type Spark reads as another (unsigned
+    integers, dictionaries, large strings, timestamps that are not microseconds without a time zone,
+    …) or not at all. Every column of every file is checked, nested fields too (``_typed_alike``)."""
+    import pyarrow.dataset as ds
+
+    for f in files:
+        data = ds.dataset(f.path, partitioning="hive")
+        fragments = list(data.get_fragments())
+        own = set().union(*(set(x.physical_schema.names) for x in fragments)) if fragments else set()
+        if parts := [n for n in data.schema.names if n not in own]:
+            return f"{f}: a table in partition directories ({', '.join(parts)}) is read with Spark"
+        for field in data.schema:
+            if not _typed_alike(field.type):
+                return f"{f}: column {field.name!r} of type {field.type} is read with Spark"
+    return None
+
+
+def _typed_alike(t) -> bool:
+    """Whether a Parquet column of pyarrow type ``t`` is read by Spark as that same type, written back
+    as it (``parquet_here_problem``)."""
+    import pyarrow as pa
+
+    types = pa.types
+    if types.is_list(t):
+        return _typed_alike(t.value_type)
+    if types.is_struct(t):
+        return all(_typed_alike(t.field(i).type) for i in range(t.num_fields))
+    if types.is_map(t):
+        return _typed_alike(t.key_type) and _typed_alike(t.item_type)
+    if types.is_timestamp(t):
+        return t.tz is None and t.unit == "us"
+    plain = (types.is_string, types.is_binary, types.is_boolean, types.is_signed_integer, types.is_float32)
+    return any(check(t) for check in (*plain, types.is_float64, types.is_date32, types.is_decimal128))
 
 
 def _one_header(files, read: list) -> list:

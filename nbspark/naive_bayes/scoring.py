@@ -248,7 +248,7 @@ def score_here(cfg: ExperimentConfig, inputs: Inputs, scoring: str, model: NBMod
         LocalTally(),
         SimpleNamespace(value=model),
     )
-    if inputs.spec.format in ("csv", "sklearn"):
+    if inputs.spec.format in ("csv", "sklearn", "parquet"):
         return _table_here(cfg, inputs, model, k, threshold, ranked, tally)
     if scoring == "arrow":
         from nbspark.spine.arrow_counts import local_batches

@@ -111,6 +111,10 @@ def plan_classify(
         from nbspark.inputs.resolve import input_bytes
 
         why_not = classify_here_problem(run, scorer, None if where == "here" else input_bytes(inputs))
+        if why_not is None and inputs.spec.format == "parquet":  # typed as Spark types it, or Spark
+            from nbspark.inputs.tables import parquet_here_problem
+
+            why_not = parquet_here_problem(inputs.files)
         if where == "here" and why_not:
             raise ConfigError(f"cannot score in process: {why_not}")
         log.info(

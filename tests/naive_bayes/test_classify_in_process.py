@@ -201,6 +201,95 @@ def test_a_scikit_learn_dataset_scored_in_process_is_the_spark_jobs(spark, tmp_p
     assert here == in_spark and 30 < here[0]["documents"] < 60 and here[0]["accuracy"] > 0.8
 
 
+#: weather's features named: the other columns of ``_parquet_weather`` ride along
+PARQUET_FEATURES = {"nb.numeric_columns": "temperature,humidity", "nb.categorical_columns": "outlook,windy"}
+
+
+def _parquet_weather(where, **more) -> None:
+    """weather.csv's rows as two Parquet files, with columns of every type that Spark reads as
+    pyarrow writes it riding along (and ``more``: name -> pyarrow array of 14 values)."""
+    import datetime
+    import decimal
+
+    import pyarrow as pa
+    import pyarrow.csv as pcsv
+
+    table = pcsv.read_csv(FIXTURES / "weather.csv").slice(0, 14)  # its last row is malformed
+    n = table.num_rows
+    riding = {
+        "i8": pa.array(range(n), pa.int8()),
+        "i16": pa.array(range(n), pa.int16()),
+        "f32": pa.array([0.5] * n, pa.float32()),
+        "day": pa.array([datetime.date(2020, 1, 2)] * n),
+        "at": pa.array([datetime.datetime(2020, 1, 1, 12, 0, 0, 123456)] * n, pa.timestamp("us")),
+        "price": pa.array([decimal.Decimal("1.25")] * n, pa.decimal128(5, 2)),
+        "raw": pa.array([b"x"] * n),
+        "tags": pa.array([["a"], [], None, *[["b", "c"]] * (n - 3)]),
+        "st": pa.array([{"x": 1, "y": "a"}] * n),
+        "m": pa.array([[("k", 1)]] * n, pa.map_(pa.string(), pa.int64())),
+        **more,
+    }
+    for name, values in riding.items():
+        table = table.append_column(name, values)
+    where.mkdir()
+    pq.write_table(table.slice(0, 6), where / "a.parquet")
+    pq.write_table(table.slice(6), where / "b.parquet")
+
+
+@pytest.mark.spark
+def test_a_parquet_table_scored_in_process_is_the_spark_jobs(spark, tmp_path):
+    """A Parquet test table of two files, columns of every type both read alike riding along: the
+    predictions' schema and rows, metrics and report, in process as in Spark."""
+    _parquet_weather(tmp_path / "t")
+    settings = {**WEATHER, "train.format": "parquet", "train.path": str(tmp_path / "t"), **PARQUET_FEATURES}
+    settings |= {"test.format": "parquet", "test.path": str(tmp_path / "t")}
+    in_spark, here = _both(spark, tmp_path, settings)
+    assert here == in_spark and here[0]["documents"] == 14 and here[3].field("i8").type == "int8"
+
+
+@pytest.mark.parametrize(
+    "kind, says",
+    [
+        ("uint32", "column 'odd' of type uint32 is read with Spark"),
+        ("dictionary", "column 'odd' of type dictionary<values=string"),
+        ("large_string", "column 'odd' of type large_string is read with Spark"),
+        ("timestamp_tz", "column 'odd' of type timestamp\\[us, tz=UTC\\] is read with Spark"),
+        ("list_of_uint8", "column 'odd' of type list<.*uint8>"),
+        ("partitioned", "a table in partition directories \\(part\\) is read with Spark"),
+    ],
+)
+def test_a_parquet_table_typed_otherwise_by_spark_is_scored_with_spark(tmp_path, kind, says):
+    """Decided before any JVM: where the process would type a column otherwise than Spark's reader
+    (or Spark infers a partition column's type), ``auto`` scores with Spark and ``--in-process`` is
+    refused in one line naming the column."""
+    import datetime
+
+    import pyarrow as pa
+
+    n = 14
+    odd = {
+        "uint32": pa.array(range(n), pa.uint32()),
+        "dictionary": pa.array(["x", "y"] * 7).dictionary_encode(),
+        "large_string": pa.array(["x"] * n, pa.large_string()),
+        "timestamp_tz": pa.array([datetime.datetime(2020, 1, 1)] * n, pa.timestamp("us", tz="UTC")),
+        "list_of_uint8": pa.array([[1]] * n, pa.list_(pa.uint8())),
+    }
+    if kind == "partitioned":
+        _parquet_weather(tmp_path / "flat")
+        (tmp_path / "t" / "part=1").mkdir(parents=True)
+        (tmp_path / "flat" / "a.parquet").rename(tmp_path / "t" / "part=1" / "a.parquet")
+    else:
+        _parquet_weather(tmp_path / "t", odd=odd[kind])
+    settings = {**WEATHER, "train.format": "parquet", "train.path": str(tmp_path / "t"), **PARQUET_FEATURES}
+    settings |= {"test.format": "parquet", "test.path": str(tmp_path / "t")}
+    train_nb_in_process(load_config(None, settings), tmp_path / "m")
+    cfg = load_config(None, settings)
+    test = resolve_input(cfg.test, None)
+    assert not plan_nb_classify(cfg, tmp_path / "m", test, tmp_path / "r", where="auto").in_process
+    with pytest.raises(ConfigError, match=f"cannot score in process: .*{says}"):
+        plan_nb_classify(cfg, tmp_path / "m", test, tmp_path / "r", where="here")
+
+
 @pytest.mark.spark
 @pytest.mark.parametrize("model", ["mixed", "gaussian"])
 def test_a_csv_table_in_failfast_mode_stops_in_process_as_in_spark(spark, tmp_path, model):
@@ -234,10 +323,7 @@ def test_a_csv_table_in_failfast_mode_stops_in_process_as_in_spark(spark, tmp_pa
 @pytest.mark.parametrize(
     "settings, says",
     [
-        (
-            {**WEATHER, "test.format": "parquet"},
-            "a naive Bayes model scores a table's rows \\(parquet\\) with Spark",
-        ),
+        ({**CHINA, "scoring": "join"}, "a model over broadcast_limit_mb is scored by the join scorer"),
     ],
 )
 def test_what_scores_only_with_spark_is_refused_in_process(tmp_path, settings, says):
