@@ -329,19 +329,13 @@ def in_process_fits(cfg, input_bytes: int, below_mb: float | None = None) -> str
 
 def classify_here_problem(cfg, scorer: str, input_bytes: int | None) -> str | None:
     """Why ``cfg``'s classify run with ``scorer`` cannot or should not score in process, without
-    Spark (None: it may): a backoff model's run, a density model's of a CSV table or an n-gram file,
-    and a naive Bayes model's of test text (tsv, sms, reuters_topics) or of a table (CSV, Parquet: its
-    types checked by ``plan_classify``, a dataset of scikit-learn's), without the join scorer; and
-    only up to ``IN_PROCESS_BELOW_MB`` MB of test input to read (``input_bytes``,
-    ``inputs.resolve.input_bytes``; None: whatever the size), which one core scores in less time
-    than Spark takes to start (Reuters-21578, 27 MB: docs/performance.md)."""
-    if cfg.task == "density" and cfg.test.format == "parquet":
-        return "a density model scores a Parquet table's rows with Spark"
-    if cfg.task == "naive_bayes":
-        if cfg.test.format not in (*NB_TEXT_FORMATS, "csv", "sklearn", "parquet"):
-            return f"a naive Bayes model scores a table's rows ({cfg.test.format}) with Spark"
-        if scorer == "join":
-            return "a model over broadcast_limit_mb is scored by the join scorer, in Spark"
+    Spark (None: it may): a run of any family on any of its test inputs (a Parquet table's types are
+    checked by ``plan_classify``), but a naive Bayes model scored by the join scorer; and only up to
+    ``IN_PROCESS_BELOW_MB`` MB of test input to read (``input_bytes``, ``inputs.resolve.input_bytes``;
+    None: whatever the size), which one core scores in less time than Spark takes to start
+    (Reuters-21578, 27 MB: docs/performance.md)."""
+    if cfg.task == "naive_bayes" and scorer == "join":
+        return "a model over broadcast_limit_mb is scored by the join scorer, in Spark"
     if input_bytes is not None and input_bytes > IN_PROCESS_BELOW_MB * 1e6:
         return (
             f"{input_bytes / 1e6:,.1f} MB of test data, over the {IN_PROCESS_BELOW_MB:g} MB scored in process"

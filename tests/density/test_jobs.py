@@ -503,11 +503,21 @@ def test_the_command_scores_a_density_model_in_process_by_itself(tmp_path, capsy
     assert first["log_density_joint"] == pytest.approx(math.log((1 + 1 / 6) / 5))
     naive = (2 + 1 / 3) / 5 * (3 + 1 / 2) / 5
     assert first["log_density_naive"] == pytest.approx(math.log(naive))
-    pd.read_csv(tmp_path / "t.csv").to_parquet(tmp_path / "t.parquet")
+    pd.read_csv(tmp_path / "t.csv").astype("category").to_parquet(tmp_path / "t.parquet")
     parquet = ["--set", "test.format=parquet", "--set", f"test.path={tmp_path / 't.parquet'}"]
-    code = main(["classify", "--in-process", *settings, *parquet, "--model", str(tmp_path / "m")])
-    assert (
-        code == 2
-        and "cannot score in process: a density model scores a Parquet table's rows with Spark"
-        in (capsys.readouterr().err)
+    code = main(
+        [
+            "classify",
+            "--in-process",
+            *settings,
+            *parquet,
+            "--model",
+            str(tmp_path / "m"),
+            "--out",
+            str(tmp_path / "p"),
+        ]
     )
+    said = capsys.readouterr().err  # pandas' categories are Parquet dictionaries: Spark reads strings
+    assert (
+        code == 2 and "cannot score in process: " in said and "column 'outlook' of type dictionary" in said
+    ), said

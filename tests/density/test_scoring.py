@@ -92,7 +92,7 @@ def test_the_tables_other_columns_ride_along_so_a_ranked_row_can_be_found(spark,
     tell which row of theirs was the odd one. Every other column of the test table (an id, typed as
     the table holds it) now rides along in the table's order; the weight column is ``weight``, and a
     column named as one of the predictions' own is ``table_NAME``; left out, with a warning, only
-    where that name is taken too."""
+    where that name is taken too. The same in process as in Spark."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -122,8 +122,8 @@ def test_the_tables_other_columns_ride_along_so_a_ranked_row_can_be_found(spark,
             "test.path": str(tmp_path / "test.parquet"),
         },
     )
-    classify_density(spark, test_cfg, tmp_path / "m", resolve_input(test_cfg.test, None), tmp_path / "r")
-    scored = pq.read_table(tmp_path / "r" / "predictions")
+    _in_spark_and_here(spark, tmp_path, test_cfg)  # in process as in Spark
+    scored = pq.read_table(tmp_path / "here" / "predictions")
     assert scored.column_names == [
         "id",
         *COLUMNS,
