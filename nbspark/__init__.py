@@ -19,7 +19,7 @@ from nbspark.settings.config import DEFAULT, ExperimentConfig, load_config
 def __getattr__(name: str):
     # ``load`` needs numpy, scipy and pyarrow: imported on first use, not by every Spark worker
     # that unpickles a function of this package (each worker imports ``nbspark`` first)
-    if name in ("load", "fit"):
+    if name in ("load", "fit", "classify"):
         from nbspark import loading
 
         return getattr(loading, name)
@@ -51,6 +51,7 @@ __all__ = [
     "Story",
     "__version__",
     "build_model",
+    "classify",
     "fit",
     "load",
     "load_config",

@@ -1,5 +1,6 @@
 """Models outside Spark: ``load(path)`` reads any nbspark model with pyarrow and returns an object
-that predicts in process, and ``fit(config)`` trains one in process. No JVM.
+that predicts in process, ``fit(config)`` trains one in process and ``classify(config)`` scores a
+config's test set with one, as the jobs do. No JVM.
 
 * Backoff models (``backoff.predictor.BackoffPredictor``): ``predict(windows)``, ``predict_proba``,
   ``explain(window)`` and ``check(text)``.
@@ -24,7 +25,7 @@ from nbspark.settings.naive_bayes import read_as, refuse_unused
 from nbspark.storage.locations import location
 from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, NB_KIND, load_manifest
 
-__all__ = ["fit", "load"]
+__all__ = ["classify", "fit", "load"]
 
 
 def load(
@@ -126,3 +127,36 @@ def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool 
     out = cfg.model_dir if out is None else out
     train_in_process(cfg, family_of(cfg.task), out, data_dir, overwrite)
     return load(out)
+
+
+def classify(
+    config=None, model=None, out=None, *, settings=None, data_dir=None, overwrite: bool = False
+) -> dict:
+    """Score a config's test set with a model in this process, without Spark or a JVM, as ``nbspark
+    classify --in-process`` does, and return the metrics.
+
+    ``config`` and ``settings`` as ``fit`` takes them (the test set: ``test.path``, ``test.format``,
+    …; scoring settings such as ``nb.positive_label``, which win over the model's). ``model`` is the
+    model directory (default: the config's ``model_dir``), ``out`` the results directory (default:
+    its ``results_dir``), written as the Spark job writes it: ``predictions/`` (Parquet),
+    ``metrics.json``, ``metrics.csv``, ``report.txt``; an existing one is replaced only with
+    ``overwrite``. A run that only Spark can do (a naive Bayes model scored by the join scorer) is
+    refused with a ``ConfigError``, as a path that is not local is.
+    """
+    from nbspark.inputs.files import damaged_files_named
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.settings.config import load_config, overrides_of
+    from nbspark.spine.training import refuse_remote
+    from nbspark.tasks import classify_plan
+
+    given = overrides_of({} if settings is None else settings)
+    cfg = load_config(config, given)
+    model = cfg.model_dir if model is None else model
+    out = cfg.results_dir if out is None else out
+    refuse_remote(cfg, data_dir, model, part="test", out=out)
+    explicit = frozenset(given)
+    plan, run = classify_plan(
+        cfg, model, lambda: resolve_input(cfg.test, data_dir), out, explicit, overwrite, where="here"
+    )
+    with damaged_files_named(plan.inputs.files):
+        return run(None, plan)

@@ -18,8 +18,6 @@ from nbspark.naive_bayes.jobs import classify_nb, train_nb
 from nbspark.settings.config import load_config
 from tests.conftest import ROOT
 
-pytestmark = pytest.mark.spark
-
 
 @pytest.fixture
 def backoff_model(spark, fixtures, tmp_path):
@@ -30,6 +28,7 @@ def backoff_model(spark, fixtures, tmp_path):
     return cfg, tmp_path / "m"
 
 
+@pytest.mark.spark
 def test_load_and_predict_import_no_pyspark(backoff_model):
     _, model_dir = backoff_model
     code = (
@@ -41,6 +40,7 @@ def test_load_and_predict_import_no_pyspark(backoff_model):
     assert out.stdout.split() == ["affect", "ABD", "False"]
 
 
+@pytest.mark.spark
 def test_backoff_load_equals_the_classify_job(spark, backoff_model, tmp_path):
     cfg, model_dir = backoff_model
     classify(spark, cfg, model_dir, resolve_input(cfg.test, None), tmp_path / "r")
@@ -54,6 +54,7 @@ def test_backoff_load_equals_the_classify_job(spark, backoff_model, tmp_path):
     assert list(model.predict(windows)) == [r["predicted"] for r in rows]
 
 
+@pytest.mark.spark
 def test_backoff_explain_and_proba_by_hand(backoff_model):
     """tests/data/README.md: B = not {affect 9, effect 1}; BD (not, the) {affect 9, effect 1}."""
     _, model_dir = backoff_model
@@ -118,6 +119,7 @@ def test_backoff_explain_and_proba_by_hand(backoff_model):
             method(pd.DataFrame({"window": ["could not _ the ratio"]}))
 
 
+@pytest.mark.spark
 def test_backoff_updates_count_and_the_model_is_built_once_when_next_used(backoff_model, monkeypatch):
     """tests/data/README.md: B = not {affect 9, effect 1}. Windows counted one call at a time are
     seen by the next ``explain`` (classify at any point): the updates since it was last used are
@@ -148,6 +150,7 @@ def test_backoff_updates_count_and_the_model_is_built_once_when_next_used(backof
     assert fresh.explain(probe) == model.explain(probe)
 
 
+@pytest.mark.spark
 def test_backoff_update_weights_are_whole_counts_numpy_ones_too(backoff_model):
     """tests/data/README.md: B = not {affect 9, effect 1}. A weight of 3 (numpy's int or a float
     without a fraction, as scikit-learn users hold weights) counts three copies of the window."""
@@ -177,6 +180,7 @@ def test_backoff_update_weights_are_whole_counts_numpy_ones_too(backoff_model):
         clone(model)
 
 
+@pytest.mark.spark
 def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
     cfg = load_config(
         None,
@@ -246,6 +250,7 @@ def test_nb_load_equals_the_classify_job(spark, fixtures, tmp_path):
         )  # tokens are not a text: one line, not a crash in the tokenizer
 
 
+@pytest.mark.spark
 def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):
     _, model_dir = backoff_model
     with pytest.raises(OutputError, match="no such model directory"):
@@ -284,6 +289,7 @@ def test_load_refuses_what_is_not_a_complete_model(backoff_model, tmp_path):
         nbspark.load(model_dir)
 
 
+@pytest.mark.spark
 def test_command_predict_version_and_config_show(backoff_model, tmp_path, capsys):
     _, model_dir = backoff_model
     assert (
@@ -344,6 +350,7 @@ def test_command_help_is_the_commands_own(capsys):
     assert exit_.value.code == 2 and "--model: expected one argument" in capsys.readouterr().err
 
 
+@pytest.mark.spark
 def test_command_predict_says_what_it_did_not_score(backoff_model, capsys):
     """A text with no set word and no '_' window gives no prediction, and the command says how many such
     texts there were."""
@@ -364,6 +371,7 @@ def test_command_predict_says_what_it_did_not_score(backoff_model, capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.spark
 def test_command_predict_reads_stdin_as_every_text_file(backoff_model, capsys, monkeypatch):
     """Stdin's bytes by readers.decode_text: a byte-order mark dropped (it was a token of the first
     window), any line end, and undecodable bytes said on stderr (the locale's codec read them)."""
@@ -438,3 +446,50 @@ def test_fit_trains_the_family_of_the_configs_task(tmp_path):
     ):
         train_nb_in_process(load_config(None, settings), tmp_path / "nb")
     assert not (tmp_path / "nb").exists()
+
+
+def test_classify_scores_a_configs_test_set_in_process_for_every_family(tmp_path, fixtures):
+    """``nbspark.classify``: the command's ``classify --in-process`` from Python (no JVM: this test has
+    no spark mark), for the three families, returning the metrics it writes. Counted by hand: the
+    textbook's d5 "Chinese Chinese Chinese Tokyo Japan" (class c: 4 documents of 6, 11 tokens, chinese
+    6; j: 2 of 6, 6 tokens, chinese 2, tokyo 1, japan 1; 8 words, alpha 1); the density's rows."""
+    from nbspark.errors import ConfigError
+
+    china = {"task": "naive_bayes", "nb.tokenizer": "words", "train.format": "tsv", "test.format": "tsv"}
+    china |= {"train.path": str(fixtures / "china_train.tsv"), "test.path": str(fixtures / "china_test.tsv")}
+    nbspark.fit(None, tmp_path / "nb", settings=china)
+    metrics = nbspark.classify(None, tmp_path / "nb", tmp_path / "r", settings=china)
+    written = json.loads((tmp_path / "r" / "metrics.json").read_text())
+    assert metrics == written and (metrics["documents"], metrics["unknown_label_count"]) == (3, 1)
+    c, j = 4 / 6 * (7 / 19) ** 3 * (1 / 19) ** 2, 2 / 6 * (3 / 14) ** 3 * (2 / 14) ** 2
+    rows = {r["id"]: r for r in pd.read_parquet(tmp_path / "r" / "predictions").to_dict("records")}
+    assert list(rows["d5"]["predicted"]) == ["c"] and rows["d5"]["probability"] == pytest.approx(c / (c + j))
+    with pytest.raises(OutputError, match="already holds"):
+        nbspark.classify(None, tmp_path / "nb", tmp_path / "r", settings=china)
+    decided = nbspark.classify(
+        None, tmp_path / "nb", tmp_path / "r", settings={**china, "nb.positive_label": "j"}, overwrite=True
+    )
+    assert decided["pr_curve"]["positive_label"] == "j" and (tmp_path / "r" / "pr.png").exists()
+    with pytest.raises(ConfigError, match="cannot score in process: a model over broadcast_limit_mb"):
+        nbspark.classify(None, tmp_path / "nb", tmp_path / "r2", settings={**china, "scoring": "join"})
+    with pytest.raises(ConfigError, match="reads local files only, not test.path hdfs://nn/x"):
+        nbspark.classify(
+            None, tmp_path / "nb", tmp_path / "r2", settings={**china, "test.path": "hdfs://nn/x"}
+        )
+    assert not (tmp_path / "r2").exists()
+
+    ngrams = {"train.path": str(fixtures / "ngrams.txt"), "test.path": str(fixtures / "ngrams.txt")}
+    ngrams |= {"test.format": "ngrams"}
+    nbspark.fit(None, tmp_path / "bo", settings=ngrams)
+    backoff = nbspark.classify(None, tmp_path / "bo", tmp_path / "rb", settings=ngrams)
+    assert backoff["test_is_training_data"] and backoff["examples"] > 0 and 0 < backoff["accuracy"] <= 1
+
+    (tmp_path / "t.csv").write_text("colour,size\nred,s\nred,l\nblue,s\n")
+    table = {"task": "density", "train.format": "csv", "train.path": str(tmp_path / "t.csv")}
+    table |= {"test.format": "csv", "test.path": str(tmp_path / "t.csv")}
+    nbspark.fit(None, tmp_path / "d", settings=table)
+    density = nbspark.classify(None, tmp_path / "d", tmp_path / "rd", settings=table)
+    # each row seen once of 3: log 1/3 under the joint, a held-out log-likelihood of log 1/3
+    assert density["rows"] == 3 and density["joint"]["held_out_log_likelihood"] == pytest.approx(
+        np.log(1 / 3)
+    )

@@ -287,13 +287,9 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
     explicit = frozenset(overrides_of(args, parser))
 
     def body():
-        if cfg.task == "density":  # a test input it cannot score is refused before the JVM starts
-            from nbspark.settings.capabilities import test_problem
-
-            if problem := test_problem(cfg):
-                raise ConfigError(problem)
         from nbspark.inputs.files import damaged_files_named
         from nbspark.inputs.resolve import resolve_input
+        from nbspark.tasks import classify_plan
 
         where = "spark"  # in process when asked, or where it may and the plan finds that it can
         if getattr(args, "in_process", False):
@@ -302,27 +298,12 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
             where = "auto"
         if where == "spark":
             use_hadoop()
-        model = location(args.model or cfg.model_dir)
-        out = args.out or cfg.results_dir
 
         def inputs():  # resolved by the plan, after the model's manifest is read
             return resolve_input(cfg.test, args.data_dir)
 
-        if cfg.task == "naive_bayes":  # only the run's own family is imported, as in train
-            from nbspark.naive_bayes.jobs import plan_nb_classify
-            from nbspark.naive_bayes.jobs import run_nb_classify as run
-
-            plan = plan_nb_classify(cfg, model, inputs, out, explicit, args.overwrite, where)
-        elif cfg.task == "density":
-            from nbspark.density.jobs import plan_density_classify
-            from nbspark.density.jobs import run_density_classify as run
-
-            plan = plan_density_classify(cfg, model, inputs, out, explicit, args.overwrite, where)
-        else:
-            from nbspark.backoff.jobs import plan_backoff_classify
-            from nbspark.backoff.jobs import run_backoff_classify as run
-
-            plan = plan_backoff_classify(cfg, model, inputs, out, args.overwrite, where)
+        model, out = location(args.model or cfg.model_dir), args.out or cfg.results_dir
+        plan, run = classify_plan(cfg, model, inputs, out, explicit, args.overwrite, where)
         if plan.in_process:
             with damaged_files_named(plan.inputs.files):
                 run(None, plan)

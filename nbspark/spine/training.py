@@ -211,12 +211,21 @@ def plan_training(
     return TrainPlan(cfg, counting, inputs, out, engine, old)
 
 
-def refuse_remote(cfg, data_dir, model=None) -> None:
-    """Training in process reads local files: a URI of another storage (which would start the JVM to
-    reach it) is refused, before anything is resolved (``ConfigError``); so is a model to update there."""
+def refuse_remote(cfg, data_dir, model=None, part: str = "train", out=None) -> None:
+    """Running in process reads local files: a URI of another storage (which would start the JVM to
+    reach it) is refused, before anything is resolved (``ConfigError``): ``part``'s input (``train``,
+    or ``test`` to classify), the data dir, the model (to update, or to score with) and the results
+    directory ``out``."""
     from nbspark.storage.uris import scheme_of
 
-    for what, path in (("train.path", cfg.train.path), ("--data-dir", data_dir), ("--update", model)):
+    named = "--update" if part == "train" else "the model"
+    paths = (
+        (f"{part}.path", getattr(cfg, part).path),
+        ("--data-dir", data_dir),
+        (named, model),
+        ("--out", out),
+    )
+    for what, path in paths:
         if path and scheme_of(str(path)) not in (None, "file"):
             raise ConfigError(f"in process, nbspark reads local files only, not {what} {path}: use Spark")
 
