@@ -96,8 +96,8 @@ def classification_metrics(
     (``accuracy``) when its predicted set equals its gold set; per-class counts treat each label
     as a yes/no decision, as scikit-learn's multi-label ``f1_score`` does. ``macro_f1`` averages
     over the labels that occur in gold or predictions (scikit-learn's default). The confusion
-    table (gold -> predicted -> documents) is given when every document has one gold and one
-    predicted label.
+    table (gold -> predicted -> documents, each sorted by label) is given when every document has
+    one gold and one predicted label.
     """
     docs = right = 0
     tp: dict[str, int] = {}
@@ -137,7 +137,11 @@ def classification_metrics(
         "micro_f1": 2 * all_tp / (2 * all_tp + all_fp + all_fn) if all_tp + all_fp + all_fn else None,
         "macro_f1": sum(c["f1"] for c in per_class.values()) / len(per_class) if per_class else None,
         "per_class": per_class,
-        "confusion": confusion if single else None,
+        # gold, then predicted, sorted: the same table (metrics.json, metrics.csv) whatever order the
+        # predictions were counted in (in process or by Spark, on any number of partitions)
+        "confusion": {g: dict(sorted(row.items())) for g, row in sorted(confusion.items())}
+        if single
+        else None,
         "unseen_gold_labels": sorted(set(fn) - set(classes)) if classes else [],
     }
 

@@ -1,3 +1,5 @@
+import json
+
 import pytest
 
 from nbspark.report.metrics import (
@@ -57,6 +59,11 @@ def test_classification_metrics_agree_with_sklearn():
     assert [m["per_class"][c]["recall"] for c in "abc"] == pytest.approx(list(r))
     assert [m["per_class"][c]["support"] for c in "abc"] == list(s)
     assert m["confusion"]["c"] == {"c": 2, "a": 1}
+    # the table in label order, whatever order the pairs came in (Spark's partitions, or in process):
+    # metrics.json and metrics.csv are the same files
+    flipped = classification_metrics(pairs[::-1], ("a", "b", "c"))
+    assert json.dumps(flipped["confusion"]) == json.dumps(m["confusion"])
+    assert list(m["confusion"]) == sorted(m["confusion"]) and list(m["confusion"]["c"]) == ["a", "c"]
 
 
 def test_multilabel_micro_f1_agrees_with_sklearn():
