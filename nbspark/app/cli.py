@@ -118,7 +118,18 @@ def job_failure(exc: BaseException) -> str | None:
     else:
         java = [line for line in found if not line.startswith("Py4J")]
         detail = java[-1] if java else (text.splitlines()[0] if text else type(exc).__name__)
-    return f"Spark job failed: {detail.strip()}"
+    hint = next((h for needle, h in _FAILURE_HINTS if needle in text), "")
+    return f"Spark job failed: {detail.strip()}{hint}"
+
+
+#: What a user can do about a failure Spark names only by its error: (a text in the error, the hint).
+_FAILURE_HINTS = (
+    (
+        "TIMESTAMP(NANOS",
+        "; a Parquet column holds nanosecond timestamps, which Spark reads only as numbers (--conf "
+        "spark.sql.legacy.parquet.nanosAsLong=true): write it in microseconds, or without that column",
+    ),
+)
 
 
 def _csv_header_refused(text: str) -> str | None:

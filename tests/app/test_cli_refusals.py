@@ -317,6 +317,24 @@ def test_a_failed_spark_job_names_its_root_cause(spark, fixtures, tmp_path):
             train(spark, cfg, resolve_input(cfg.train, None), tmp_path / engine)
 
 
+def test_a_parquet_column_spark_cannot_read_says_what_to_do(spark, tmp_path):
+    """Nanosecond timestamps (pandas' and pyarrow's default) stop Spark's Parquet reader with only
+    ``[PARQUET_TYPE_ILLEGAL] Illegal Parquet type: INT64 (TIMESTAMP(NANOS,false))``: the line says
+    which column kind it is and the two ways out."""
+    import datetime
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    times = pa.array([datetime.datetime(2020, 1, 1)] * 2, pa.timestamp("ns"))
+    pq.write_table(pa.table({"at": times}), tmp_path / "t.parquet")
+    with pytest.raises(Exception) as info:
+        spark.read.parquet(str(tmp_path / "t.parquet")).collect()
+    line = job_failure(info.value)
+    assert line.startswith("Spark job failed: [PARQUET_TYPE_ILLEGAL]") and "\n" not in line
+    assert "nanosecond timestamps" in line and "spark.sql.legacy.parquet.nanosAsLong=true" in line
+
+
 def test_a_csv_header_spark_refuses_is_named_as_in_process(spark, tmp_path, monkeypatch):
     """Spark's reader refuses a header naming a column twice (case aside) or none, and a file whose
     header is not the first file's, as "[FAILED_READ_FILE.NO_HINT] … (caused by … CSV header does
