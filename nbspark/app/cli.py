@@ -303,9 +303,13 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         from nbspark.tasks import classify_plan
 
         where = "spark"  # in process when asked, or where it may and the plan finds that it can
+        model, out = args.model or cfg.model_dir, args.out or cfg.results_dir
         if getattr(args, "in_process", False):
+            from nbspark.spine.training import refuse_remote
+
+            refuse_remote(cfg, args.data_dir, model, part="test", out=out)  # before a JVM would reach it
             where = "here"
-        elif may_run_here(args, prog, (cfg.test.path, args.data_dir, args.model or cfg.model_dir)):
+        elif may_run_here(args, prog, (cfg.test.path, args.data_dir, model, out)):
             where = "auto"
         if where == "spark":
             use_hadoop()
@@ -313,7 +317,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         def inputs():  # resolved by the plan, after the model's manifest is read
             return resolve_input(cfg.test, args.data_dir)
 
-        model, out = location(args.model or cfg.model_dir), args.out or cfg.results_dir
+        model = location(model)
         plan, run = classify_plan(cfg, model, inputs, out, explicit, args.overwrite, where)
         if plan.in_process:
             with damaged_files_named(plan.inputs.files):

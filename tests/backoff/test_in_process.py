@@ -283,10 +283,22 @@ def test_classify_scores_a_backoff_model_in_process_by_itself(tmp_path):
     assert (p["gold"], p["predicted"], p["subset"], p["probability"]) == ("effect", "affect", "BD", 0.9)
 
 
-def test_classify_in_process_is_not_with_spark_settings(tmp_path, capsys):
+def test_classify_in_process_is_not_with_spark_settings_or_remote_paths(tmp_path, capsys):
+    """``--in-process`` with a test input, model or results directory on another file system started
+    a JVM to reach it (and failed there, naming the file system); it is refused before, as train's."""
     with pytest.raises(SystemExit) as exited:
         main(["classify", "--in-process", "--master", "local[1]", "--model", str(tmp_path)])
     assert exited.value.code == 2 and "--master and --conf go to Spark" in capsys.readouterr().err
+    local = ["--model", str(tmp_path / "m"), "--out", str(tmp_path / "r")]
+    for args, named in (
+        (["--set", "test.path=hdfs://nn:8020/x.txt", *local], "test.path hdfs://nn:8020/x.txt"),
+        (["--model", "hdfs://nn/m", "--out", str(tmp_path / "r")], "the model hdfs://nn/m"),
+        (["--model", str(tmp_path / "m"), "--out", "viewfs://c/r"], "--out viewfs://c/r"),
+    ):
+        assert main(["classify", "--in-process", *args]) == 2
+        assert (
+            f"in process, nbspark reads local files only, not {named}: use Spark" in capsys.readouterr().err
+        )
 
 
 def test_a_compressed_reuters_file_is_read_as_the_plain_one(tmp_path):
