@@ -175,17 +175,18 @@ def _run(prog: str, body) -> int:
     return 0
 
 
-def _count_here(args, prog: str, cfg, update=None):
+def _count_here(args, prog: str, cfg, update=None, out=None):
     """Where a train or a curve counts, decided once before any JVM starts: in process when asked
-    (``--in-process``), or when it may choose (``app.options.may_run_here``) and its local inputs fit
-    (``settings.capabilities.in_process_fits``, with the model to ``update``), logged; else with
-    Spark. Also the local training inputs it listed to decide (None where it listed none)."""
+    (``--in-process``), or when it may choose (``app.options.may_run_here``: its paths local, ``out``
+    too) and its local inputs fit (``settings.capabilities.in_process_fits``, with the model to
+    ``update``), logged; else with Spark. Also the local training inputs it listed to decide (None
+    where it listed none)."""
     from nbspark.inputs.resolve import input_bytes, resolve_input
     from nbspark.settings.capabilities import in_process_fits
 
     if getattr(args, "in_process", False):
         return True, None
-    paths = (cfg.train.path, args.data_dir, getattr(args, "update", None))
+    paths = (cfg.train.path, args.data_dir, getattr(args, "update", None), out)
     if not may_run_here(args, prog, paths + ((cfg.test.path,) if prog.endswith("curve") else ())):
         return False, None
     local = resolve_input(cfg.train, args.data_dir)  # local files: no JVM to list them
@@ -246,8 +247,8 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         family = family_of(cfg.task)
         out = args.update or args.out or cfg.model_dir
         if getattr(args, "in_process", False):
-            refuse_remote(cfg, args.data_dir, args.update)
-        in_process, local = _count_here(args, prog, cfg, args.update)
+            refuse_remote(cfg, args.data_dir, args.update, out=out)
+        in_process, local = _count_here(args, prog, cfg, args.update, out)
 
         def inputs():  # called by the plan once the engine is known to apply: only then paths, and the JVM
             if in_process and local is not None:

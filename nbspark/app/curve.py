@@ -68,7 +68,7 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         from nbspark.report.format import format_curve
 
         check_curve(cfg)
-        here, train_inputs = _count_here(args, prog, cfg)  # in process below the bound, as train chooses
+        here, train_inputs = _count_here(args, prog, cfg, out=args.out or cfg.results_dir)  # as train chooses
         if not here:
             use_hadoop()
             train_inputs = resolve_input(cfg.train, args.data_dir)

@@ -236,7 +236,7 @@ def train_in_process(cfg, family: Family, out, data_dir: str | None = None, over
     engine; the manifest."""
     from nbspark.inputs.resolve import resolve_input
 
-    refuse_remote(cfg, data_dir)
+    refuse_remote(cfg, data_dir, out=out)
     plan = plan_training(
         cfg, lambda: resolve_input(cfg.train, data_dir), out, family, overwrite=overwrite, in_process=True
     )

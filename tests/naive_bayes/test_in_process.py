@@ -594,6 +594,25 @@ def test_what_needs_spark_is_refused_before_anything_starts(tmp_path, settings, 
     assert not (tmp_path / "m").exists()
 
 
+def test_a_model_written_on_another_file_system_is_refused_in_process(capsys):
+    """``--in-process`` (and ``nbspark.fit``) writing a model on another file system started a JVM to
+    reach it, and failed there naming the file system; refused before, as a remote input is."""
+    import nbspark
+    from nbspark.app.command import main
+
+    settings = {**CHINA, "train.path": str(FIXTURES / "china_train.tsv")}
+    with pytest.raises(
+        ConfigError, match="^in process, nbspark reads local files only, not --out hdfs://nn/m"
+    ):
+        nbspark.fit(None, "hdfs://nn/m", settings=settings)
+    sets = [x for k, v in settings.items() for x in ("--set", f"{k}={v}")]
+    assert main(["train", "--in-process", *sets, "--out", "viewfs://c/m"]) == 2
+    assert (
+        "in process, nbspark reads local files only, not --out viewfs://c/m: use Spark"
+        in capsys.readouterr().err
+    )
+
+
 @pytest.mark.spark
 def test_the_command_counts_a_small_local_input_in_process_unless_asked_for_spark(spark, tmp_path, caplog):
     """nbspark train without --in-process or --spark: in process below 64 MB of local files (the
