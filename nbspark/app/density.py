@@ -26,7 +26,7 @@ def density_curve_command(cfg, args, fractions) -> None:
 
     if problem := test_problem(cfg):
         raise ConfigError(problem)
-    refuse_remote(cfg, args.data_dir)
+    refuse_remote(cfg, args.data_dir, out=args.out)
     require_matplotlib()
     train_inputs = resolve_input(cfg.train, args.data_dir)
     test_inputs = resolve_input(cfg.test, args.data_dir)
