@@ -10,7 +10,7 @@ from nbspark.density.edges import counted_with_edges
 from nbspark.density.model import COUNT_DDL
 from nbspark.errors import ConfigError, InputError
 from nbspark.inputs.bins import parse_bins, quantiles_settled
-from nbspark.spine.training import Family, plan_training, refuse_remote, train_model
+from nbspark.spine.training import Family, plan_training, train_in_process, train_model
 from nbspark.storage.counts import is_arrow_table, table_rows
 from nbspark.storage.manifests import DENSITY_KIND
 
@@ -82,14 +82,9 @@ def train_density(spark, cfg, inputs, out, overwrite: bool = False) -> dict:
 
 
 def train_density_in_process(cfg, out, data_dir: str | None = None, overwrite: bool = False) -> dict:
-    """``train_density`` in this process, without Spark (local files)."""
-    from nbspark.inputs.resolve import resolve_input
-
-    refuse_remote(cfg, data_dir)
-    plan = plan_training(
-        cfg, lambda: resolve_input(cfg.train, data_dir), out, DENSITY, overwrite=overwrite, in_process=True
-    )
-    return train_model(None, plan, DENSITY)
+    """``train_density`` in this process, without Spark (local files): ``spine.training.train_in_process``
+    with this family."""
+    return train_in_process(cfg, DENSITY, out, data_dir, overwrite)
 
 
 def plan_density_classify(
