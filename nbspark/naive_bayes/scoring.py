@@ -227,14 +227,15 @@ def _arrow_stats(sc, cfg: ExperimentConfig, inputs: Inputs, counted: dict) -> di
 
 
 def score_here(cfg: ExperimentConfig, inputs: Inputs, scoring: str, model: NBModel, n_classes: int) -> Scored:
-    """``score`` in this process, for a classify run planned in process: test text, or a CSV table
-    in permissive mode (``settings.capabilities.classify_here_problem``), by the Spark scorers' own
-    rules over the local files: ``arrow`` (tsv) the lines in Arrow batches
-    (``spine.arrow_counts.local_batches``) through ``_arrow_score_batches``; ``broadcast`` the
-    records of ``naive_bayes.inputs.local_records`` (the Spark readers' partition functions) through
-    ``_score_partition``, their statistics summed as ``count_events`` sums them, and a CSV's rows
-    through the table scorer's batches (``_table_here``). The predictions are a pyarrow Table of
-    ``PREDICTION_DDL`` (a table's columns that ride along after ``id``)."""
+    """``score`` in this process, for a classify run planned in process: test text, or a table (a
+    CSV, a Parquet table typed as Spark types it, a scikit-learn dataset), in either mode
+    (``settings.capabilities.classify_here_problem``), by the Spark scorers' own rules over the local
+    files: ``arrow`` (tsv) the lines in Arrow batches (``spine.arrow_counts.local_batches``) through
+    ``_arrow_score_batches``; ``broadcast`` the records of ``naive_bayes.inputs.local_records`` (the
+    Spark readers' partition functions) through ``_score_partition``, their statistics summed as
+    ``count_events`` sums them, and a table's rows through the table scorer's batches
+    (``_table_here``). The predictions are a pyarrow Table of ``PREDICTION_DDL`` (a table's columns
+    that ride along after ``id``)."""
     from types import SimpleNamespace
 
     from nbspark.naive_bayes.inputs import local_records
@@ -421,7 +422,8 @@ def _table_stats(counted: dict, keep_bad: int) -> dict:
 
 
 def _table_here(cfg: ExperimentConfig, inputs: Inputs, model, k, threshold, n_ranked: int, tally) -> Scored:
-    """``_table_scored`` in this process: a CSV's rows read as a train in process reads them
+    """``_table_scored`` in this process, in either mode (failfast: the first malformed row stops
+    it, as the row rule raises): a table's rows read as a train in process reads them
     (``tables.local_table_rows``), in numbered batches (``inputs.numbered_batches``) through
     ``_table_score_batches``; the columns that ride along typed as read (a CSV's: text)."""
     import pyarrow as pa
