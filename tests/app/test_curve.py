@@ -14,8 +14,8 @@ def test_learning_curve_refuses_a_naive_bayes_config(capsys, tmp_path):
     )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err == [
-        "learning_curve.py: error: learning curves are drawn for backoff models; reuters_top10 has task = "
-        "'naive_bayes'"
+        "learning_curve.py: error: learning curves are drawn for backoff and density models; reuters_top10 "
+        "has task = 'naive_bayes'"
     ]
     assert not (tmp_path / "c").exists()
 
