@@ -11,6 +11,7 @@ import logging
 from nbspark.app.cli import _count_here, _run, _spark
 from nbspark.app.density import density_curve_command
 from nbspark.app.options import common_options, config_of
+from nbspark.errors import ConfigError
 from nbspark.storage.locations import location, use_hadoop
 from nbspark.storage.tables import check_output
 
@@ -50,8 +51,9 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
     cfg = config_of(args, parser)
     if args.target and cfg.task != "density":
         parser.error("--target goes with a density task (task = density)")
-    if cfg.task == "density" and (getattr(args, "master", None) or getattr(args, "conf", None)):
-        parser.error("--master and --conf go to Spark, and a density curve runs in process without it")
+    if cfg.task != "backoff" and (getattr(args, "master", None) or getattr(args, "conf", None)):
+        kind = {"naive_bayes": "naive Bayes"}.get(cfg.task, cfg.task)
+        parser.error(f"--master and --conf go to Spark, and a {kind} curve runs in process without it")
     try:
         fractions = sorted({float(f) for f in args.fractions.split(",")})
     except ValueError:
@@ -64,6 +66,8 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
 
         if cfg.task == "density":  # in process: the curve of a table of local files, no Spark
             return density_curve_command(cfg, args, fractions)
+        if cfg.task == "naive_bayes":  # in process too: local files
+            return _nb_curve(cfg, args, fractions)
         from nbspark.backoff.curves import check_curve, learning_curve
         from nbspark.report.format import format_curve
 
@@ -84,3 +88,28 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 
     return _run(prog, body)
+
+
+def _nb_curve(cfg, args, fractions) -> None:
+    """``naive_bayes.curves.nb_learning_curve`` of local files, in process: what it cannot do (a path
+    on another file system, a test input or setting no classify run takes) refused before any work."""
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.naive_bayes.curves import nb_learning_curve
+    from nbspark.report.format import format_nb_curve
+    from nbspark.report.plots import require_matplotlib
+    from nbspark.settings.capabilities import resolve_engine, test_problem
+    from nbspark.spine.training import refuse_remote
+
+    for part in ("train", "test"):
+        refuse_remote(cfg, args.data_dir, part=part, out=args.out)
+    resolve_engine(cfg, in_process=True)  # refuses a training input that cannot be counted
+    if problem := test_problem(cfg):  # ... and a test input that cannot be scored
+        raise ConfigError(problem)
+    require_matplotlib()
+    train_inputs = resolve_input(cfg.train, args.data_dir)
+    test_inputs = resolve_input(cfg.test, args.data_dir)
+    default = location(cfg.results_dir).parent / "learning_curve"
+    out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
+    rows = nb_learning_curve(cfg, train_inputs, test_inputs, out, fractions, args.seed)
+    print(format_nb_curve(rows))
+    print(f"curve written to {out} (curve.csv, curve.json, curve.png)")

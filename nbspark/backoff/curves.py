@@ -1,8 +1,8 @@
 """Learning curves: train on nested seeded fractions of the training data, classify the same
 test set each time, and write the table and the picture of "why more data helps".
 
-Backoff models (a density model's curve is ``density.curves``; a naive Bayes config is refused by
-``check_curve`` before any work starts).
+Backoff models (a density model's curve is ``density.curves``, a naive Bayes model's
+``naive_bayes.curves``; another config is refused by ``check_curve`` before any work starts).
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ def check_curve(cfg: ExperimentConfig) -> None:
     """Refuse, before any work, a config the learning curve cannot serve, or a missing matplotlib."""
     if cfg.task != "backoff":
         raise ConfigError(
-            f"learning curves are drawn for backoff and density models; {cfg.name} has task = {cfg.task!r}"
+            f"backoff.curves draws a backoff model's curve; {cfg.name} has task = {cfg.task!r} "
+            "(nbspark curve draws every family's: density.curves, naive_bayes.curves)"
         )
     resolve_engine(cfg)  # refuses a training input that cannot be counted
     resolve_scoring(cfg)  # ... and a test input that cannot be classified

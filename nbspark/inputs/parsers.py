@@ -29,6 +29,7 @@ __all__ = [
     "PSEUDO_TAGS",
     "google_line",
     "holdout_part",
+    "in_sample",
     "kept",
     "parse_brown_zip",
     "parse_google_v2",
@@ -180,6 +181,14 @@ def holdout_part(record_id: str, seed: int, fraction: float) -> str:
     """
     digest = hashlib.blake2b(f"{seed}:{record_id}".encode(), digest_size=8).digest()
     return "test" if int.from_bytes(digest, "big") / 2**64 < fraction else "train"
+
+
+def in_sample(record_id: str, seed: int, fraction: float) -> bool:
+    """Whether a record is in the seeded ``fraction`` sample of its input (a naive Bayes model
+    trained on a sample, ``sample``/``sample_seed``; its learning curve): a hash of ``seed`` and its
+    id below ``fraction``, so a smaller sample is inside every larger one. Keyed apart from the
+    hold-out's hash (``holdout_part``), so a sample of a hold-out's train part is not one end of it."""
+    return holdout_part(f"sample:{record_id}", seed, fraction) == "test"
 
 
 def kept(splits, holdout: float, seed: int, record_id: str) -> bool:

@@ -380,18 +380,16 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     """The Python engines without Spark: the records of ``naive_bayes.inputs.local_records`` (the
     Spark readers' partition functions over local files), their events (``record_events``) summed
     by ``add_values`` in a dict, as ``reduceByKey`` sums them; statistics and bad records ride along."""
-    from nbspark.naive_bayes.inputs import local_records, local_table_sums
+    from nbspark.naive_bayes.inputs import local_records, local_table_sums, sampled_events
     from nbspark.storage.counts import rows_table
 
-    kind = cfg.nb.model
+    events_of = sampled_events(cfg.nb.model, cfg.sample, cfg.sample_seed)  # every record unless sampled
 
     def reduce():
         if (summed := local_table_sums(inputs, cfg)) is not None:  # a table: by batches, as in Spark
             return summed
         records, columns = local_records(inputs, cfg)
-        return dict(
-            combine_partition((kv for r in records for kv in record_events(r, kind)), add_values)
-        ), columns
+        return dict(combine_partition((kv for r in records for kv in events_of(r)), add_values)), columns
 
     sums, columns = run_failfast(reduce, cfg.mode)  # failfast's worker error, as the Spark engines raise it
     stats, bad = split_stats([kv for kv in sums.items() if is_stat(kv)], cfg.max_bad_examples)

@@ -14,9 +14,9 @@ from typing import NamedTuple
 from nbspark.errors import InputError
 from nbspark.inputs.files import ngram_lines, sgml_texts
 from nbspark.inputs.lines import parsed_lines
-from nbspark.inputs.parsers import kept
+from nbspark.inputs.parsers import in_sample, kept
 from nbspark.inputs.resolve import Inputs
-from nbspark.inputs.stats import PartitionStats, is_stat
+from nbspark.inputs.stats import STAT, PartitionStats, is_stat
 from nbspark.inputs.tokens import WHITESPACE, tokenizer
 from nbspark.naive_bayes.events import doc_events, row_events
 from nbspark.naive_bayes.table_batches import table_batch_sums
@@ -25,6 +25,7 @@ from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.spark.faults import maybe_inject
 
 __all__ = [
+    "NOT_SAMPLED",
     "Doc",
     "REUTERS_TOP10",
     "decoded_lines",
@@ -33,6 +34,8 @@ __all__ = [
     "numbered_batches",
     "record_events",
     "records_rdd",
+    "sampled_batches",
+    "sampled_events",
     "table_rule",
     "table_sums",
     "text_lines",
@@ -205,13 +208,55 @@ def table_sums(spark, inputs: Inputs, cfg: ExperimentConfig):
 
 def local_table_sums(inputs: Inputs, cfg: ExperimentConfig):
     """``table_sums`` in this process, of any table input (``tables.local_table_rows``): ``(the summed
-    events as a dict, the feature columns)``; None for another input."""
+    events as a dict, the feature columns)``; None for another input. With ``cfg.sample`` < 1 only
+    the rows in the sample are read (``sampled_batches``), the others counted as
+    ``documents_not_sampled``."""
     if inputs.spec.format not in ("csv", "parquet", "sklearn"):
         return None
     table, places, numeric, categorical = local_table_rows(inputs, cfg.nb)
     rule = table_rule(inputs, cfg, numeric, categorical)
-    sums = table_batch_sums(numbered_batches(table, places), rule, cfg.nb.model, record_events)
+    left_out = [0]
+    batches = sampled_batches(numbered_batches(table, places), cfg.sample, cfg.sample_seed, left_out)
+    sums = table_batch_sums(batches, rule, cfg.nb.model, record_events)
+    if left_out[0]:
+        sums[(STAT, NOT_SAMPLED)] = left_out[0]
     return sums, {"numeric": numeric, "categorical": categorical}
+
+
+def sampled_batches(batches, fraction: float, seed: int, left_out: list):
+    """Numbered batches (``numbered_batches``) with only their rows in the seeded ``fraction`` sample
+    (``inputs.parsers.in_sample`` of the row's index), the others added to ``left_out[0]`` unread
+    (a malformed one among them is not seen); every row when ``fraction`` is 1."""
+    import numpy as np
+    import pyarrow as pa
+
+    for batch, index, place in batches:
+        if fraction >= 1.0:
+            yield batch, index, place
+            continue
+        keep = np.fromiter((in_sample(str(i), seed, fraction) for i in index.tolist()), bool, len(index))
+        left_out[0] += int(len(keep) - keep.sum())
+        at = np.flatnonzero(keep)
+        yield batch.filter(pa.array(keep)), index[at], lambda j, at=at, place=place: place(at[j])
+
+
+def sampled_events(kind: str, fraction: float, seed: int):
+    """``record_events`` of a record in the seeded ``fraction`` sample of its input (``in_sample`` of
+    its id), and ``documents_not_sampled`` of another, which the reader counted among its
+    ``documents`` (the Python engines' records, in process)."""
+    if fraction >= 1.0:
+        return lambda record: record_events(record, kind)
+
+    def events(record):
+        if is_stat(record) or in_sample(record.id, seed, fraction):
+            return record_events(record, kind)
+        return [((STAT, NOT_SAMPLED), 1), ((STAT, "documents"), -1)]  # read, but not a document counted
+
+    return events
+
+
+#: The statistic of the records a sample leaves out (``sampled_events``, ``sampled_batches``).
+NOT_SAMPLED = "documents_not_sampled"
 
 
 def numbered_batches(table, places: list):

@@ -21,6 +21,7 @@ __all__ = [
     "format_check_report",
     "format_classify_report",
     "format_curve",
+    "format_nb_curve",
     "format_density_answer",
     "format_density_curve",
     "format_density_report",
@@ -171,6 +172,8 @@ def format_nb_train_report(manifest: dict, out) -> str:
         f"{stats.get('empty_documents', 0):,}",
     ]
     lines += held_out(stats, "train") + stories(stats, "train")
+    if left_out := stats.get("documents_not_sampled"):
+        lines.append(f"a sample of {manifest['config']['sample']:g}: {left_out:,} documents left out")
     lines.append(class_sizes(manifest["label_counts"]))
     columns = manifest.get("columns") or {}
     if columns:  # a table: which columns are numbers (inferred ones too), and the cells left out
@@ -444,5 +447,19 @@ def format_curve(rows: list[dict]) -> str:
         cov = "".join(f"{(lv['coverage'] or 0):>8.3f}" for lv in r["levels"])
         lines.append(
             f"{r['fraction']:>9}{r['weight']:>14,}{r['accuracy']:>10.4f}{r['majority_baseline']:>10.4f}{cov}"
+        )
+    return "\n".join(lines)
+
+
+def format_nb_curve(rows: list[dict]) -> str:
+    """A naive Bayes learning curve's rows as a table (``naive_bayes.curves.nb_learning_curve``)."""
+    lines = [
+        f"{'fraction':>9}{'documents':>12}{'accuracy':>10}{'macro-F1':>10}{'log-loss':>10}{'baseline':>10}"
+    ]
+    for r in rows:
+        loss = "-" if r["log_loss"] is None else f"{r['log_loss']:.4f}"
+        lines.append(
+            f"{r['fraction']:>9}{r['documents']:>12,}{r['accuracy']:>10.4f}{r['macro_f1']:>10.4f}{loss:>10}"
+            f"{r['majority_baseline']:>10.4f}"
         )
     return "\n".join(lines)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from nbspark.errors import ConfigError
 
-__all__ = ["plot_density_curve", "plot_learning_curve", "plot_pr_curve", "require_matplotlib", "save_png"]
+__all__ = [
+    "plot_density_curve",
+    "plot_learning_curve",
+    "plot_nb_curve",
+    "plot_pr_curve",
+    "require_matplotlib",
+    "save_png",
+]
 
 
 def require_matplotlib() -> None:
@@ -51,6 +58,39 @@ def plot_learning_curve(rows: list[dict], path, title: str) -> None:
     right.set_ylabel("share of test examples")
     right.set_title("where the backoff decides")
     right.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    save_png(fig, path)
+
+
+def plot_nb_curve(rows: list[dict], path, title: str) -> None:
+    """A naive Bayes model's test accuracy and macro-F1, with the majority baseline, against the
+    training documents counted; log-loss on the right where the test set has one gold label a
+    document. ``rows``: one per training fraction, as ``naive_bayes.curves.nb_learning_curve``
+    writes them."""
+    require_matplotlib()
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [r["documents"] for r in rows]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(12.5, 4.2))
+    left.plot(sizes, [r["accuracy"] for r in rows], marker="o", label="accuracy")
+    left.plot(sizes, [r["macro_f1"] for r in rows], marker="s", label="macro-F1")
+    left.plot(
+        sizes, [r["majority_baseline"] for r in rows], linestyle="--", color="grey", label="majority baseline"
+    )
+    losses = [(n, r["log_loss"]) for n, r in zip(sizes, rows) if r["log_loss"] is not None]
+    right.plot([n for n, _ in losses], [x for _, x in losses], marker="o", color="C3")
+    right.set_title("log-loss (lower is better)" if losses else "log-loss: needs one gold label a document")
+    for ax, label in ((left, "test score"), (right, "log-loss per document")):
+        ax.set_xscale("log")
+        ax.set_xlabel("training documents counted")
+        ax.set_ylabel(label)
+        ax.grid(True, which="both", alpha=0.3)
+    left.set_title("accuracy")
+    left.legend(loc="best")
     fig.suptitle(title)
     fig.tight_layout()
     save_png(fig, path)

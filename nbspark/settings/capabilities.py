@@ -182,6 +182,8 @@ def engine_problem(cfg, engine: str) -> str | None:
                 "combine for this config"
             )
         return None
+    if cfg.sample < 1.0:  # a naive Bayes sample is drawn by document id, which the arrow engine reads not
+        return f"engine {engine} counts every document; a sample is counted by the Python engines"
     return _arrow_text_problem(cfg.train, cfg.nb, f"engine {engine}")
 
 
@@ -226,8 +228,8 @@ def train_problem(cfg) -> str | None:
     problem = _format_problem(cfg, "train")
     if problem:
         return problem
-    if cfg.task != "backoff" and cfg.sample < 1.0:
-        return "sample applies to backoff models only; naive Bayes and density models count every row"
+    if cfg.task == "density" and cfg.sample < 1.0:
+        return "sample applies to backoff and naive Bayes models; a density model counts every row"
     if cfg.task == "density":
         if cfg.train.holdout:
             return "train.holdout: a density model counts every row of its input (no hold-out yet)"
@@ -363,6 +365,10 @@ def resolve_engine(cfg, in_process: bool = False) -> str:
         if problem := _in_process_problem(cfg):
             raise ConfigError(problem)
         return "local"
+    if cfg.task == "naive_bayes" and cfg.sample < 1.0:
+        raise ConfigError(
+            "a naive Bayes model is trained on a sample (sample < 1) in process only (--in-process)"
+        )
     if cfg.task == "density":
         return "arrow"
     if cfg.engine == "auto":

@@ -169,7 +169,8 @@ class ExperimentConfig:
     max_bad_examples: int = 5
     partitions: int = 0  # 0: let Spark decide
     # Train on a seeded sample of the examples: an example is kept when a hash of (sample_seed,
-    # its id and window) is below ``sample``, so a smaller sample is inside every larger one.
+    # its id and window) is below ``sample``, so a smaller sample is inside every larger one; a
+    # naive Bayes document by its id (a table's row by its place), in process only.
     sample: float = 1.0
     sample_seed: int = 0
     # Counting engine: "auto" (the default: "arrow" where it can read the input in permissive
@@ -355,9 +356,11 @@ def other_task_keys(task: str) -> list[str]:
         "backoff",
         "extra_subsets",
         "worked_examples",
-        "sample_seed",
     ] + [f"check.{f.name}" for f in dataclasses.fields(CheckSpec)]
-    return {"backoff": nb + density, "naive_bayes": backoff + density}.get(task, nb + backoff)
+    # sample_seed: backoff and naive Bayes models train on samples, density models never
+    return {"backoff": nb + density, "naive_bayes": backoff + density}.get(
+        task, [*nb, *backoff, "sample_seed"]
+    )
 
 
 def other_task_settings(cfg: ExperimentConfig) -> list[str]:

@@ -117,10 +117,11 @@ def plan_classify(
             why_not = parquet_here_problem(inputs.files)
         if where == "here" and why_not:
             raise ConfigError(f"cannot score in process: {why_not}")
-        log.info(
-            "scoring %s",
-            "in process (--spark scores with Spark)" if why_not is None else f"with Spark: {why_not}",
-        )
+        if where == "auto":  # the decision taken here is said (one asked for is not), as train's
+            log.info(
+                "scoring %s",
+                "in process (--spark scores with Spark)" if why_not is None else f"with Spark: {why_not}",
+            )
         in_process = why_not is None
     return ClassifyPlan(run, model_dir, manifest, inputs, out, scorer, overlap, in_process=in_process)
 

@@ -3,21 +3,23 @@ result)."""
 
 import sys
 
+import pytest
+
 from nbspark.app.curve import curve_main
+from nbspark.backoff.curves import check_curve
+from nbspark.errors import ConfigError
+from nbspark.settings.config import load_config
 from tests.conftest import ROOT
 
 
-def test_learning_curve_refuses_a_naive_bayes_config(capsys, tmp_path):
-    """It used to train an affect/effect model on Reuters and draw curve.png titled reuters_top10."""
-    code = curve_main(
-        ["--config", str(ROOT / "conf/experiments/reuters_top10.toml"), "--out", str(tmp_path / "c")]
-    )
-    err = capsys.readouterr().err.strip().splitlines()
-    assert code == 2 and err == [
-        "learning_curve.py: error: learning curves are drawn for backoff and density models; reuters_top10 "
-        "has task = 'naive_bayes'"
-    ]
-    assert not (tmp_path / "c").exists()
+def test_the_backoff_curve_refuses_another_familys_config():
+    """It used to train an affect/effect model on Reuters and draw curve.png titled reuters_top10; the
+    command now draws a naive Bayes config's curve by its own family (``naive_bayes.curves``)."""
+    cfg = load_config(ROOT / "conf/experiments/reuters_top10.toml")
+    with pytest.raises(
+        ConfigError, match="^backoff.curves draws a backoff model's curve; reuters_top10 has task"
+    ):
+        check_curve(cfg)
 
 
 def test_learning_curve_without_matplotlib_refuses_before_any_work(capsys, tmp_path, monkeypatch, fixtures):

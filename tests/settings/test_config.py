@@ -274,8 +274,10 @@ def test_settings_that_never_apply_are_refused_at_load(overrides, message):
             r"nb.model gaussian needs a table .* but train.format is 'sms'; text takes nb.model = "
             "multinomial, bernoulli, complement$",
         ),
-        # the naive Bayes task used to ignore sample
-        ({**NB_SMS, "sample": "0.5"}, "sample applies to backoff models only"),
+        # the naive Bayes task used to ignore sample; it samples in process now, not with Spark
+        ({**NB_SMS, "sample": "0.5"}, "a naive Bayes model is trained on a sample .* in process only"),
+        ({**NB_SMS, "sample": "0.5", "engine": "arrow"}, "engine arrow counts every document"),
+        ({"task": "density", "train.format": "csv", "sample": "0.5"}, "a density model counts every row"),
         (
             {"train.format": "google_v3", "engine": "arrow"},
             "engine arrow counts backoff models from ngrams input",
@@ -373,7 +375,10 @@ def test_capabilities_resolve_auto():
             {"task": "naive_bayes", "worked_examples": "_ not _ _"},
             "^worked_examples applies to backoff tasks",
         ),
-        ({"task": "naive_bayes", "sample_seed": "3"}, "^sample_seed applies to backoff tasks"),
+        (
+            {"task": "density", "train.format": "csv", "sample_seed": "3"},
+            "^sample_seed applies to backoff tasks",
+        ),
     ],
 )
 def test_a_setting_of_the_other_task_is_refused(overrides, message):
