@@ -367,7 +367,8 @@ def resolve_engine(cfg, in_process: bool = False) -> str:
         return "local"
     if cfg.task == "naive_bayes" and cfg.sample < 1.0:
         raise ConfigError(
-            "a naive Bayes model is trained on a sample (sample < 1) in process only (--in-process)"
+            "a naive Bayes model is trained on a sample (sample < 1) in process only: nbspark train "
+            "--in-process, nbspark.fit, nbspark curve"
         )
     if cfg.task == "density":
         return "arrow"
