@@ -26,7 +26,7 @@ from nbspark.inputs.stats import MARK, first_malformed_lines, is_stat, run_failf
 from nbspark.inputs.tokens import NON_WORD_RUN, WORD_CHAR
 from nbspark.naive_bayes.count_table import table_fields
 from nbspark.naive_bayes.events import COUNT_DDL, add_values, event_row
-from nbspark.naive_bayes.inputs import record_events, records_rdd, table_sums, text_lines
+from nbspark.naive_bayes.inputs import records_rdd, sampled_events, table_sums, text_lines
 from nbspark.settings.capabilities import engine_problem
 from nbspark.settings.config import ExperimentConfig
 from nbspark.settings.naive_bayes import COUNTED_AS
@@ -51,16 +51,14 @@ def count_nb(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Count
 
 
 def _python_counts(spark, cfg: ExperimentConfig, inputs: Inputs, engine: str) -> Counted:
-    kind = cfg.nb.model
+    events_of = sampled_events(cfg.nb.model, cfg.sample, cfg.sample_seed)  # every record unless sampled
     summed = table_sums(spark, inputs, cfg) if engine == "combine" else None
     if summed is not None:  # a table, each partition's events summed already: only the shuffle's sum is left
         pairs, columns = summed
         reduced = count_events(pairs, cfg.partitions, "pairs", add_values).cache()
     else:
         mixed, columns, _ = records_rdd(spark, inputs, cfg)
-        reduced = count_events(
-            mixed.flatMap(lambda r: record_events(r, kind)), cfg.partitions, engine, add_values
-        ).cache()
+        reduced = count_events(mixed.flatMap(events_of), cfg.partitions, engine, add_values).cache()
     try:
         stats, bad = split_stats(
             run_failfast(lambda: reduced.filter(is_stat).collect(), cfg.mode), cfg.max_bad_examples
@@ -380,7 +378,7 @@ def _local_python_counts(cfg: ExperimentConfig, inputs: Inputs) -> Counted:
     """The Python engines without Spark: the records of ``naive_bayes.inputs.local_records`` (the
     Spark readers' partition functions over local files), their events (``record_events``) summed
     by ``add_values`` in a dict, as ``reduceByKey`` sums them; statistics and bad records ride along."""
-    from nbspark.naive_bayes.inputs import local_records, local_table_sums, sampled_events
+    from nbspark.naive_bayes.inputs import local_records, local_table_sums
     from nbspark.storage.counts import rows_table
 
     events_of = sampled_events(cfg.nb.model, cfg.sample, cfg.sample_seed)  # every record unless sampled

@@ -184,17 +184,21 @@ def table_sums(spark, inputs: Inputs, cfg: ExperimentConfig):
     not give as a ``Row`` would."""
     if inputs.spec.format not in ("csv", "parquet"):
         return None
-    # only a hold-out reads a row's index, and failfast names a row as it stops: else the rows are
-    # not numbered beforehand (a pass over the table), and a malformed row is named afterwards
-    numbered = bool(inputs.spec.holdout) or cfg.mode != "permissive"
+    # only a hold-out or a sample reads a row's index, and failfast names a row as it stops: else the
+    # rows are not numbered beforehand (a pass over the table), and a malformed row is named afterwards
+    fraction, seed = cfg.sample, cfg.sample_seed
+    numbered = bool(inputs.spec.holdout) or cfg.mode != "permissive" or fraction < 1.0
     source, numeric, categorical, _ = table_source(spark, inputs, cfg.nb, numbered)
     rule, kind = table_rule(inputs, cfg, numeric, categorical), cfg.nb.model
 
     def summed(batches, numbering):
         import pyarrow as pa
 
-        sums = list(table_batch_sums(batches, rule, kind, record_events).items())
+        left_out = [0]
+        sampled = sampled_batches(batches, fraction, seed, left_out)
+        sums = list(table_batch_sums(sampled, rule, kind, record_events).items())
         sums += numbering.counts()  # each piece's rows, where they were not numbered beforehand
+        sums += [((STAT, NOT_SAMPLED), left_out[0])] if left_out[0] else []
         for at in range(0, max(len(sums), 1), SUMS_A_BATCH):  # a partition's sums in a few pickles
             yield pa.RecordBatch.from_arrays(
                 [pa.array([pickle.dumps(sums[at : at + SUMS_A_BATCH])])], ["sums"]
@@ -242,8 +246,8 @@ def sampled_batches(batches, fraction: float, seed: int, left_out: list):
 
 def sampled_events(kind: str, fraction: float, seed: int):
     """``record_events`` of a record in the seeded ``fraction`` sample of its input (``in_sample`` of
-    its id), and ``documents_not_sampled`` of another, which the reader counted among its
-    ``documents`` (the Python engines' records, in process)."""
+    its id: a document's, or a table row's place), and ``documents_not_sampled`` of another, which the
+    reader counted among its ``documents`` (the Python engines' records, in Spark and in process)."""
     if fraction >= 1.0:
         return lambda record: record_events(record, kind)
 

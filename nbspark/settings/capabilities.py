@@ -365,11 +365,6 @@ def resolve_engine(cfg, in_process: bool = False) -> str:
         if problem := _in_process_problem(cfg):
             raise ConfigError(problem)
         return "local"
-    if cfg.task == "naive_bayes" and cfg.sample < 1.0:
-        raise ConfigError(
-            "a naive Bayes model is trained on a sample (sample < 1) in process only: nbspark train "
-            "--in-process, nbspark.fit, nbspark curve"
-        )
     if cfg.task == "density":
         return "arrow"
     if cfg.engine == "auto":

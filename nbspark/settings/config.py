@@ -170,7 +170,7 @@ class ExperimentConfig:
     partitions: int = 0  # 0: let Spark decide
     # Train on a seeded sample of the examples: an example is kept when a hash of (sample_seed,
     # its id and window) is below ``sample``, so a smaller sample is inside every larger one; a
-    # naive Bayes document by its id (a table's row by its place), in process only.
+    # naive Bayes document by its id (a table's row by its place).
     sample: float = 1.0
     sample_seed: int = 0
     # Counting engine: "auto" (the default: "arrow" where it can read the input in permissive

@@ -11,7 +11,6 @@ import pytest
 
 import nbspark
 from nbspark.app.curve import curve_main
-from nbspark.errors import ConfigError
 from nbspark.settings.capabilities import resolve_engine
 from nbspark.settings.config import load_config
 
@@ -71,11 +70,38 @@ def test_a_table_samples_its_rows_by_their_place(tmp_path):
     assert model.manifest["stats"]["documents_not_sampled"] == 200 - len(picked)
 
 
-def test_a_naive_bayes_sample_is_refused_with_spark():
-    cfg = load_config(None, {**TEXT, "train.path": "x.tsv", "sample": "0.5"})
-    with pytest.raises(ConfigError, match=r"trained on a sample \(sample < 1\) in process only"):
-        resolve_engine(cfg)
-    assert resolve_engine(cfg, in_process=True) == "local"
+@pytest.mark.spark
+@pytest.mark.parametrize("engine", ["auto", "pairs"])
+def test_spark_samples_the_documents_and_rows_the_process_samples(spark, tmp_path, engine):
+    """The same sample in Spark (the ``combine`` engine, which auto picks: the arrow engine reads no
+    record ids; and ``pairs``): the same count table and manifest as in process, for text and a
+    table (its rows numbered beforehand, as a hold-out's are)."""
+    from tests.naive_bayes.test_in_process import _same_model
+
+    _corpus(tmp_path / "train.tsv", 300, 1)
+    text = {**TEXT, "train.path": str(tmp_path / "train.tsv"), "sample": "0.3", "sample_seed": "4"}
+    _same_model(spark, tmp_path / "text", {**text, "engine": engine})
+    rng = random.Random(5)
+    rows = [(rng.choice("uv"), str(rng.randint(0, 9)), rng.choice("pq")) for _ in range(200)]
+    (tmp_path / "t.csv").write_text("y,a,c\n" + "".join(",".join(r) + "\n" for r in rows))
+    table = {"task": "naive_bayes", "nb.model": "categorical", "nb.label_column": "y", "train.format": "csv"}
+    table |= {"train.path": str(tmp_path / "t.csv"), "sample": "0.4", "engine": engine}
+    if engine == "auto":
+        _same_model(spark, tmp_path / "table", table)
+    else:  # the pairs engine reads every row before it samples (its rows_read differ): the same counts
+        from nbspark.inputs.resolve import resolve_input
+        from nbspark.naive_bayes.jobs import train_nb
+
+        cfg = load_config(None, table)
+        train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "pairs")
+        here = nbspark.fit(None, tmp_path / "here", settings=table)
+        there = nbspark.load(tmp_path / "pairs")
+        assert (there.class_count_.tolist(), there.category_count_[0].tolist()) == (
+            here.class_count_.tolist(),
+            here.category_count_[0].tolist(),
+        )
+        assert sum(here.class_count_) == sum(1 for i in range(200) if _picked(str(i), 0, 0.4))
+    assert resolve_engine(load_config(None, text)) == "combine"
 
 
 def test_the_curve_ends_at_the_classify_run_of_every_document(tmp_path, capsys):
