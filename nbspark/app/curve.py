@@ -51,9 +51,8 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
     cfg = config_of(args, parser)
     if args.target and cfg.task != "density":
         parser.error("--target goes with a density task (task = density)")
-    if cfg.task != "backoff" and (getattr(args, "master", None) or getattr(args, "conf", None)):
-        kind = {"naive_bayes": "naive Bayes"}.get(cfg.task, cfg.task)
-        parser.error(f"--master and --conf go to Spark, and a {kind} curve runs in process without it")
+    if cfg.task == "density" and (getattr(args, "master", None) or getattr(args, "conf", None)):
+        parser.error("--master and --conf go to Spark, and a density curve runs in process without it")
     try:
         fractions = sorted({float(f) for f in args.fractions.split(",")})
     except ValueError:
@@ -66,8 +65,8 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
 
         if cfg.task == "density":  # in process: the curve of a table of local files, no Spark
             return density_curve_command(cfg, args, fractions)
-        if cfg.task == "naive_bayes":  # in process too: local files
-            return _nb_curve(cfg, args, fractions)
+        if cfg.task == "naive_bayes":
+            return _nb_curve(cfg, args, prog, fractions)
         from nbspark.backoff.curves import check_curve, learning_curve
         from nbspark.report.format import format_curve
 
@@ -90,26 +89,31 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
     return _run(prog, body)
 
 
-def _nb_curve(cfg, args, fractions) -> None:
-    """``naive_bayes.curves.nb_learning_curve`` of local files, in process: what it cannot do (a path
-    on another file system, a test input or setting no classify run takes) refused before any work."""
+def _nb_curve(cfg, args, prog: str, fractions) -> None:
+    """``naive_bayes.curves.nb_learning_curve``: in process below the bound, as train chooses
+    (``app.cli._count_here``), else with Spark; a test input or setting no classify run takes
+    refused before any work."""
     from nbspark.inputs.resolve import resolve_input
     from nbspark.naive_bayes.curves import nb_learning_curve
     from nbspark.report.format import format_nb_curve
     from nbspark.report.plots import require_matplotlib
     from nbspark.settings.capabilities import resolve_engine, test_problem
-    from nbspark.spine.training import refuse_remote
 
-    for part in ("train", "test"):
-        refuse_remote(cfg, args.data_dir, part=part, out=args.out)
-    resolve_engine(cfg, in_process=True)  # refuses a training input that cannot be counted
+    here, train_inputs = _count_here(args, prog, cfg, out=args.out or cfg.results_dir)
+    resolve_engine(cfg, in_process=here)  # refuses a training input that cannot be counted
     if problem := test_problem(cfg):  # ... and a test input that cannot be scored
         raise ConfigError(problem)
     require_matplotlib()
-    train_inputs = resolve_input(cfg.train, args.data_dir)
+    if not here:
+        use_hadoop()
+        train_inputs = resolve_input(cfg.train, args.data_dir)
     test_inputs = resolve_input(cfg.test, args.data_dir)
     default = location(cfg.results_dir).parent / "learning_curve"
     out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
-    rows = nb_learning_curve(cfg, train_inputs, test_inputs, out, fractions, args.seed)
+    if here:
+        rows = nb_learning_curve(None, cfg, train_inputs, test_inputs, out, fractions, args.seed)
+    else:
+        with _spark(f"nbspark-curve-{cfg.name}") as spark:
+            rows = nb_learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
     print(format_nb_curve(rows))
     print(f"curve written to {out} (curve.csv, curve.json, curve.png)")

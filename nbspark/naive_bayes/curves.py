@@ -1,6 +1,6 @@
-"""A naive Bayes model's learning curve, in process: train on nested seeded fractions of the
+"""A naive Bayes model's learning curve, in process or with Spark: train on nested seeded fractions of the
 training documents (``sample``, ``inputs.parsers.in_sample``: a smaller fraction's documents are
-inside every larger one's), score the same test set with each (the classify run in process), and
+inside every larger one's), score the same test set with each (the classify run), and
 write the table and the picture: ``curve.json``, ``curve.csv``, ``curve.png``.
 """
 
@@ -34,23 +34,30 @@ CSV_COLUMNS = (
 
 
 def nb_learning_curve(
-    cfg: ExperimentConfig, train_inputs: Inputs, test_inputs: Inputs, out: Location, fractions, seed: int = 0
+    spark,
+    cfg: ExperimentConfig,
+    train_inputs: Inputs,
+    test_inputs: Inputs,
+    out: Location,
+    fractions,
+    seed: int = 0,
 ) -> list[dict]:
     """Rows (one per fraction, smallest first) of the documents counted, the test documents, their
     accuracy, macro-F1 and log-loss (None where a test document has other than one gold label) and
     the majority baseline (the share of test documents whose gold label is the training sample's
-    most frequent class), written to ``out``. Each fraction is ``nbspark train --in-process --set
-    sample=F --set sample_seed=SEED`` then ``nbspark classify --in-process`` of the test set: the
-    row of fraction 1 is that classify run's metrics."""
+    most frequent class), written to ``out``. Each fraction is ``nbspark train --set sample=F --set
+    sample_seed=SEED`` then ``nbspark classify`` of the test set, in this process with ``spark`` None,
+    else with Spark (the same rows: tested): the row of fraction 1 is that classify run's metrics."""
     rows = []
     with staged_output(out, "learning-curve") as stage:
         work = stage / "work"
         for fraction in sorted(fractions):
-            run = dataclasses.replace(cfg, sample=fraction, sample_seed=seed)
-            plan = plan_training(run, lambda: train_inputs, work / "model", NAIVE_BAYES, in_process=True)
-            manifest = train_model(None, plan, NAIVE_BAYES)
-            scoring = plan_nb_classify(cfg, work / "model", test_inputs, work / "results", where="here")
-            metrics = run_nb_classify(None, scoring)
+            run, here = dataclasses.replace(cfg, sample=fraction, sample_seed=seed), spark is None
+            plan = plan_training(run, lambda: train_inputs, work / "model", NAIVE_BAYES, in_process=here)
+            manifest = train_model(spark, plan, NAIVE_BAYES)
+            where = "here" if here else "spark"
+            scoring = plan_nb_classify(cfg, work / "model", test_inputs, work / "results", where=where)
+            metrics = run_nb_classify(spark, scoring)
             counts = manifest["label_counts"]
             majority = max(sorted(counts), key=counts.get)
             support = metrics["per_class"].get(majority, {}).get("support", 0)

@@ -109,7 +109,8 @@ def test_the_curve_ends_at_the_classify_run_of_every_document(tmp_path, capsys):
     _corpus(tmp_path / "test.tsv", 150, 2)
     settings = {**TEXT, "train.path": str(tmp_path / "train.tsv"), "test.path": str(tmp_path / "test.tsv")}
     sets = [x for k, v in settings.items() for x in ("--set", f"{k}={v}")]
-    assert curve_main([*sets, "--fractions", "0.1,0.5,1", "--seed", "3", "--out", str(tmp_path / "c")]) == 0
+    argv = [*sets, "--fractions", "0.1,0.5,1", "--seed", "3", "--out", str(tmp_path / "c")]
+    assert curve_main(argv, prog="nbspark curve") == 0  # in process: local and small
     out = capsys.readouterr().out
     assert "fraction   documents  accuracy  macro-F1  log-loss  baseline" in out
     rows = json.loads((tmp_path / "c" / "curve.json").read_text())["rows"]
@@ -133,14 +134,19 @@ def test_the_curve_ends_at_the_classify_run_of_every_document(tmp_path, capsys):
     assert len(csv) == 4 and (tmp_path / "c" / "curve.png").stat().st_size > 0
 
 
-def test_the_curve_refuses_spark_settings_and_remote_paths(tmp_path, capsys):
-    sets = [
-        x
-        for k, v in {**TEXT, "train.path": "t.tsv", "test.path": "t.tsv"}.items()
-        for x in ("--set", f"{k}={v}")
+@pytest.mark.spark
+def test_the_curve_with_spark_is_the_curve_in_process(spark, tmp_path):
+    from nbspark.inputs.resolve import resolve_input
+    from nbspark.naive_bayes.curves import nb_learning_curve
+
+    _corpus(tmp_path / "train.tsv", 300, 1)
+    _corpus(tmp_path / "test.tsv", 100, 2)
+    settings = {**TEXT, "train.path": str(tmp_path / "train.tsv"), "test.path": str(tmp_path / "test.tsv")}
+    cfg = load_config(None, settings)
+    train, test = resolve_input(cfg.train, None), resolve_input(cfg.test, None)
+    curves = [
+        nb_learning_curve(session, cfg, train, test, tmp_path / name, [0.2, 0.6, 1.0], seed=2)
+        for name, session in (("spark", spark), ("here", None))
     ]
-    with pytest.raises(SystemExit):
-        curve_main([*sets, "--master", "local[1]"], prog="nbspark curve")
-    assert "a naive Bayes curve runs in process without it" in capsys.readouterr().err
-    assert curve_main([*sets, "--out", "hdfs://nn/c"]) == 2
-    assert "in process, nbspark reads local files only, not --out hdfs://nn/c" in capsys.readouterr().err
+    assert len(curves[0]) == 3 and all(a == pytest.approx(b) for a, b in zip(*curves))
+    assert curves[0][0]["documents"] < curves[0][1]["documents"] < curves[0][2]["documents"] == 300
