@@ -11,7 +11,6 @@ import logging
 from nbspark.app.cli import _count_here, _run, _spark
 from nbspark.app.density import density_curve_command
 from nbspark.app.options import common_options, config_of
-from nbspark.errors import ConfigError
 from nbspark.storage.locations import location, use_hadoop
 from nbspark.storage.tables import check_output
 
@@ -65,10 +64,13 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
 
         if cfg.task == "density":  # in process: the curve of a table of local files, no Spark
             return density_curve_command(cfg, args, fractions)
-        if cfg.task == "naive_bayes":
-            return _nb_curve(cfg, args, prog, fractions)
-        from nbspark.backoff.curves import check_curve, learning_curve
-        from nbspark.report.format import format_curve
+        if cfg.task == "naive_bayes":  # the same steps, the family's own curve
+            from nbspark.naive_bayes.curves import check_nb_curve as check_curve
+            from nbspark.naive_bayes.curves import nb_learning_curve as learning_curve
+            from nbspark.report.format import format_nb_curve as format_curve
+        else:
+            from nbspark.backoff.curves import check_curve, learning_curve
+            from nbspark.report.format import format_curve
 
         check_curve(cfg)
         here, train_inputs = _count_here(args, prog, cfg, out=args.out or cfg.results_dir)  # as train chooses
@@ -87,33 +89,3 @@ def curve_main(argv=None, prog: str = "learning_curve.py") -> int:
         print(f"curve written to {out} (curve.csv, curve.json, curve.png)")
 
     return _run(prog, body)
-
-
-def _nb_curve(cfg, args, prog: str, fractions) -> None:
-    """``naive_bayes.curves.nb_learning_curve``: in process below the bound, as train chooses
-    (``app.cli._count_here``), else with Spark; a test input or setting no classify run takes
-    refused before any work."""
-    from nbspark.inputs.resolve import resolve_input
-    from nbspark.naive_bayes.curves import nb_learning_curve
-    from nbspark.report.format import format_nb_curve
-    from nbspark.report.plots import require_matplotlib
-    from nbspark.settings.capabilities import resolve_engine, test_problem
-
-    here, train_inputs = _count_here(args, prog, cfg, out=args.out or cfg.results_dir)
-    resolve_engine(cfg, in_process=here)  # refuses a training input that cannot be counted
-    if problem := test_problem(cfg):  # ... and a test input that cannot be scored
-        raise ConfigError(problem)
-    require_matplotlib()
-    if not here:
-        use_hadoop()
-        train_inputs = resolve_input(cfg.train, args.data_dir)
-    test_inputs = resolve_input(cfg.test, args.data_dir)
-    default = location(cfg.results_dir).parent / "learning_curve"
-    out = check_output(args.out or default, args.overwrite, [train_inputs.root, test_inputs.root])
-    if here:
-        rows = nb_learning_curve(None, cfg, train_inputs, test_inputs, out, fractions, args.seed)
-    else:
-        with _spark(f"nbspark-curve-{cfg.name}") as spark:
-            rows = nb_learning_curve(spark, cfg, train_inputs, test_inputs, out, fractions, args.seed)
-    print(format_nb_curve(rows))
-    print(f"curve written to {out} (curve.csv, curve.json, curve.png)")

@@ -17,7 +17,7 @@ from nbspark.spine.training import plan_training, train_model
 from nbspark.storage.locations import Location
 from nbspark.storage.tables import staged_output, write_json
 
-__all__ = ["nb_learning_curve"]
+__all__ = ["check_nb_curve", "nb_learning_curve"]
 
 log = logging.getLogger("nbspark")
 
@@ -31,6 +31,19 @@ CSV_COLUMNS = (
     "log_loss",
     "majority_baseline",
 )
+
+
+def check_nb_curve(cfg: ExperimentConfig) -> None:
+    """Refuse, before any work, a config the curve cannot serve (a training input that cannot be
+    counted, a test input that cannot be scored), or a missing matplotlib."""
+    from nbspark.errors import ConfigError
+    from nbspark.report.plots import require_matplotlib
+    from nbspark.settings.capabilities import resolve_engine, test_problem
+
+    resolve_engine(cfg)
+    if problem := test_problem(cfg):
+        raise ConfigError(problem)
+    require_matplotlib()
 
 
 def nb_learning_curve(
