@@ -28,7 +28,7 @@ from nbspark.density.count import (
 )
 from nbspark.density.model import DensityModel
 from nbspark.settings.config import DENSITY_MODELS
-from nbspark.spine.classifying import Scored
+from nbspark.spine.classifying import Scored, predictions_table
 from nbspark.spine.counting import Tally
 from nbspark.spine.frames import carried_columns, named_column
 
@@ -189,9 +189,7 @@ def _score_here(cfg, model: DensityModel, inputs, classifier) -> Scored:
     schema = pa.schema(
         _typed(ordered, shown, columns, model.bins, lambda c: type_of(c).type, kinds, classifier)
     )
-    batches = [pa.Table.from_batches([b]).cast(schema) for b in out]
-    predictions = pa.concat_tables(batches) if batches else schema.empty_table()
-    return Scored(predictions, lambda: density_metrics(dict(tally.value)))
+    return Scored(predictions_table(out, schema), lambda: density_metrics(dict(tally.value)))
 
 
 #: The rows scored together in process (``_score_here``).

@@ -234,10 +234,10 @@ def sampled_batches(batches, fraction: float, seed: int, left_out: list):
     import numpy as np
     import pyarrow as pa
 
+    if fraction >= 1.0:
+        yield from batches
+        return
     for batch, index, place in batches:
-        if fraction >= 1.0:
-            yield batch, index, place
-            continue
         keep = np.fromiter((in_sample(str(i), seed, fraction) for i in index.tolist()), bool, len(index))
         left_out[0] += int(len(keep) - keep.sum())
         at = np.flatnonzero(keep)

@@ -37,7 +37,7 @@ from nbspark.naive_bayes.model import (
 )
 from nbspark.naive_bayes.table_scores import score_rows
 from nbspark.settings.config import ExperimentConfig
-from nbspark.spine.classifying import Scored, scored_here
+from nbspark.spine.classifying import Scored, predictions_table, scored_here
 from nbspark.spine.counting import Tally, count_events
 from nbspark.spine.frames import carried_columns, schema_of
 from nbspark.storage.tables import ddl_fields
@@ -257,7 +257,7 @@ def score_here(cfg: ExperimentConfig, inputs: Inputs, scoring: str, model: NBMod
         batches = _arrow_score_batches(
             local_batches(inputs.files), inputs.spec.format, model, k, threshold, ranked, tally
         )
-        predictions = _arrow_table(batches, arrow_schema(PREDICTION_DDL))
+        predictions = predictions_table(batches, arrow_schema(PREDICTION_DDL))
         return Scored(predictions, lambda: _arrow_stats(None, cfg, inputs, tally.value))
     records, _ = local_records(inputs, cfg)
     predictions, stats, bad = scored_here(
@@ -441,17 +441,8 @@ def _table_here(cfg: ExperimentConfig, inputs: Inputs, model, k, threshold, n_ra
     )
     own = list(arrow_schema(PREDICTION_DDL))
     kept = [pa.field(carried[f.name], f.type) for f in table.schema if f.name in carried]
-    predictions = run_failfast(lambda: _arrow_table(out, pa.schema([own[0], *kept, *own[1:]])), cfg.mode)
+    predictions = run_failfast(lambda: predictions_table(out, pa.schema([own[0], *kept, *own[1:]])), cfg.mode)
     return Scored(predictions, lambda: _table_stats(tally.value, cfg.max_bad_examples))
-
-
-def _arrow_table(batches, schema):
-    """The prediction batches a scorer made in process as one pyarrow Table of ``schema`` (its
-    nullability the DDL's; none: an empty table of it)."""
-    import pyarrow as pa
-
-    batches = list(batches)
-    return pa.Table.from_batches(batches).cast(schema) if batches else schema.empty_table()
 
 
 def _table_score_batches(batches, rule, bc_model, k, threshold, n_ranked, carried: dict, tally):

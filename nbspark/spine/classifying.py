@@ -53,6 +53,7 @@ __all__ = [
     "Scored",
     "Written",
     "plan_classify",
+    "predictions_table",
     "scored_here",
     "results_report",
     "write_metrics",
@@ -204,6 +205,16 @@ def _first_elements(predictions, columns: tuple[str, ...], arrow: bool):
 
 #: Prediction rows made a pyarrow table at a time in process (``scored_here``).
 ROWS_A_CHUNK = 65_536
+
+
+def predictions_table(batches, schema):
+    """The prediction batches a scorer made in this process (its Spark ``mapInArrow`` function run
+    here) as one pyarrow Table of ``schema``, each batch cast to it (a column that holds only nulls
+    in a batch comes typed null); none: an empty table of it."""
+    import pyarrow as pa
+
+    tables = [pa.Table.from_batches([b]).cast(schema) for b in batches]
+    return pa.concat_tables(tables) if tables else schema.empty_table()
 
 
 def scored_here(records, score: Callable, ddl: str, mode: str, keep_bad: int) -> tuple:
