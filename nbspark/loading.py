@@ -136,7 +136,8 @@ def classify(
     classify --in-process`` does, and return the metrics.
 
     ``config`` and ``settings`` as ``fit`` takes them (the test set: ``test.path``, ``test.format``,
-    …; scoring settings such as ``nb.positive_label``, which win over the model's). ``model`` is the
+    …; scoring settings such as ``nb.positive_label``, which win over the model's); with no config
+    and no ``task``, the config the model was trained with (``settings.config.load_config``). ``model`` is the
     model directory (default: the config's ``model_dir``), ``out`` the results directory (default:
     its ``results_dir``), written as the Spark job writes it: ``predictions/`` (Parquet),
     ``metrics.json``, ``metrics.csv``, ``report.txt``; an existing one is replaced only with
@@ -147,10 +148,12 @@ def classify(
     from nbspark.inputs.resolve import resolve_input
     from nbspark.settings.config import load_config, overrides_of
     from nbspark.spine.training import refuse_remote
+    from nbspark.storage.uris import scheme_of
     from nbspark.tasks import classify_plan
 
     given = overrides_of({} if settings is None else settings)
-    cfg = load_config(config, given)
+    local = model is not None and scheme_of(str(model)) in (None, "file")  # else refused below
+    cfg = load_config(config, given, model if local else None)
     model = cfg.model_dir if model is None else model
     out = cfg.results_dir if out is None else out
     refuse_remote(cfg, data_dir, model, part="test", out=out)

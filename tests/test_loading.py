@@ -466,6 +466,8 @@ def test_classify_scores_a_configs_test_set_in_process_for_every_family(tmp_path
     assert list(rows["d5"]["predicted"]) == ["c"] and rows["d5"]["probability"] == pytest.approx(c / (c + j))
     with pytest.raises(OutputError, match="already holds"):
         nbspark.classify(None, tmp_path / "nb", tmp_path / "r", settings=china)
+    again = nbspark.classify(model=tmp_path / "nb", out=tmp_path / "again")  # by the model's own config
+    assert {**again, "seconds": 0} == {**metrics, "seconds": 0}
     decided = nbspark.classify(
         None, tmp_path / "nb", tmp_path / "r", settings={**china, "nb.positive_label": "j"}, overwrite=True
     )

@@ -232,7 +232,7 @@ def train_main(argv=None, prog: str = "train.py") -> int:
         "count with Spark, whatever the input's size",
     )
     args = parsed_args(parser, argv)
-    cfg = config_of(args, parser)
+    cfg = config_of(args, parser, args.update)
     if args.update and (args.out or args.overwrite):
         parser.error("--update MODEL writes MODEL itself; leave out --out and --overwrite")
     if args.force and not args.update:
@@ -295,7 +295,7 @@ def classify_main(argv=None, prog: str = "classify.py") -> int:
         "score with Spark, whatever the data",
     )
     args = parsed_args(parser, argv)
-    cfg = config_of(args, parser)
+    cfg = config_of(args, parser, args.model)
     explicit = frozenset(overrides_of(args, parser))
 
     def body():
@@ -366,7 +366,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
     )
     density_options(parser)
     args = parser.parse_args(argv)
-    cfg = config_of(args, parser)
+    cfg = config_of(args, parser, args.model)
     bindings = {c: getattr(args, c) for c in "ABCDE" if getattr(args, c) is not None}
     cells = density_cells(args, parser)
     if args.top is not None and args.top < 1:

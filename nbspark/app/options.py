@@ -82,7 +82,10 @@ def common_options(parser: argparse.ArgumentParser, prog: str = "") -> None:
 def config_options(parser: argparse.ArgumentParser) -> None:
     """``--config TOML`` and ``--set KEY=VALUE``: the experiment a command runs (``config_of``)."""
     parser.add_argument(
-        "--config", metavar="TOML", help="experiment file (default: the embedded affect/effect experiment)"
+        "--config",
+        metavar="TOML",
+        help="experiment file (default: the one the --model or --update model was trained with, else the "
+        "embedded affect/effect experiment)",
     )
     parser.add_argument(
         "--set",
@@ -170,7 +173,13 @@ def spark_settings_given() -> bool:
     return value is not None and value not in _SET_HERE
 
 
-def config_of(args, parser):
+def config_of(args, parser, model=None):
+    """The run's config (``load_config``): ``--config`` or the embedded one, with ``--set`` and
+    ``--mode``; ``model``, the model directory a run scores, updates or streams into, gives its own
+    config where neither ``--config`` nor ``--set task=`` does (not read where ``--in-process`` is
+    asked and it is not local: that run is refused before a JVM would reach it)."""
+    from nbspark.storage.uris import scheme_of
+
     submit_args(args, parser)
     names = {"ngrams": "a file or a directory", "progress": "a file"}  # the others: a directory
     for option in ("out", "model", "update", "ngrams", "watch", "checkpoint", "progress"):
@@ -178,7 +187,10 @@ def config_of(args, parser):
         if value is not None and not value.strip():
             parser.error(f"--{option} must name {names.get(option, 'a directory')}, got an empty string")
     try:
-        return load_config(args.config, overrides_of(args, parser))
+        remote = model is not None and scheme_of(str(model)) not in (None, "file")
+        if remote and getattr(args, "in_process", False):
+            model = None
+        return load_config(args.config, overrides_of(args, parser), model)
     except ConfigError as exc:
         parser.error(str(exc))
 

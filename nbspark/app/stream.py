@@ -99,7 +99,7 @@ def _parser(prog: str) -> argparse.ArgumentParser:
 def stream_main(argv=None, prog: str = "stream.py") -> int:
     parser = _parser(prog)
     args = parser.parse_args(argv)
-    cfg = config_of(args, parser)
+    cfg = config_of(args, parser, args.model)
     if not args.compact and not args.watch:
         parser.error("--watch DIR is needed (or --compact)")
     if "train.path" in parse_sets(args.set, parser):

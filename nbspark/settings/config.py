@@ -11,6 +11,7 @@ The embedded default (``DEFAULT``) is the affect/effect experiment: train on the
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import os
 import typing
@@ -419,7 +420,7 @@ def overrides_of(settings) -> dict[str, str]:
 
 
 def load_config(
-    path: str | os.PathLike | None = None, overrides: dict[str, str] | None = None
+    path: str | os.PathLike | None = None, overrides: dict[str, str] | None = None, model=None
 ) -> ExperimentConfig:
     """Load a TOML experiment file over the embedded default, then apply ``overrides``.
 
@@ -427,8 +428,31 @@ def load_config(
     ``{"mode": "failfast", "train.path": "x.txt", "backoff": "ABDE,BD,"}``.
     Every value is checked against its field's type. Raises ``ConfigError`` (a ``ValueError``)
     naming the bad key and what it must be.
+
+    ``model``: the model directory a run scores, updates or streams into. Where no file is given and
+    no override names the task, the config that model was trained with (its manifest's) takes the
+    file's place; an input whose path an override sets is read as that input was (its format, its
+    delimiter, …), all of it (no ``splits``, ``holdout`` or ``seed``), as a table where its name
+    says so (``.csv``, ``.parquet``).
     """
     raw: dict = {} if path is None else toml_file(path)
+    source = path
+    if path is None and model is not None and "task" not in (overrides or {}):
+        from nbspark.storage.manifests import recorded_config
+
+        recorded = recorded_config(model) or {}
+        source = f"{model}'s manifest (the config it was trained with; --config names another)"
+        if recorded:
+            logging.getLogger("nbspark").info(
+                "settings: those %s was trained with (--config for others)", model
+            )
+        raw = dict(recorded)
+        for part, path_set in ((p, (overrides or {}).get(f"{p}.path")) for p in ("train", "test")):
+            if path_set is not None and isinstance(raw.get(part), dict):
+                dropped = {"path", "splits", "holdout", "seed"} | (
+                    {"format"} if format_by_name(path_set) else set()
+                )
+                raw[part] = {k: v for k, v in raw[part].items() if k not in dropped}
     renamed = {"nb.threshold": "nb.multilabel_threshold (nb.decision_threshold is the binary one)"}
     for key in [f"nb.{k}" for k in (raw.get("nb") or {}) if isinstance(raw.get("nb"), dict)] + list(
         overrides or {}
@@ -438,7 +462,7 @@ def load_config(
     unknown = set(raw) - _TOP_KEYS
     if unknown:
         raise ConfigError(
-            f"unknown key(s) in {path}: {', '.join(sorted(unknown))}{close_to(unknown, _TOP_KEYS)}"
+            f"unknown key(s) in {source}: {', '.join(sorted(unknown))}{close_to(unknown, _TOP_KEYS)}"
         )
     hints = _hints(ExperimentConfig)
     values = {f.name: getattr(DEFAULT, f.name) for f in dataclasses.fields(ExperimentConfig)}

@@ -36,6 +36,7 @@ __all__ = [
     "manifest_header",
     "merged_manifest",
     "model_version",
+    "recorded_config",
     "set_of_word",
 ]
 
@@ -241,6 +242,15 @@ _SUMMED_NUMBERS = ("features", "count_rows", "total", "distinct_rows")
 #: The summed fields that are upper bounds until a compaction counts them again (a key in two parts
 #: counted twice): naive Bayes features, backoff events, density rows and values.
 _BOUNDS = ("features", "distinct_events", "distinct_rows", "values")
+
+
+def recorded_config(model_dir) -> dict | None:
+    """The config the model at ``model_dir`` was trained with, as its manifest records it; None where
+    no complete model is there (the run's own checks then say why)."""
+    try:
+        return load_manifest(model_dir, tuple(TASK_OF_KIND))["config"]
+    except (OutputError, ValueError):
+        return None
 
 
 def folded_manifest(manifest: dict, delta: dict, delta_dir: Location, model_dir: Location) -> dict:

@@ -220,3 +220,31 @@ def test_spark_submits_options_after_a_job_are_named_as_such(job, capsys):
     with pytest.raises(SystemExit):
         main(["--over"])
     assert "unrecognized arguments: --over" in capsys.readouterr().err
+
+
+def test_a_model_is_classified_and_updated_without_repeating_its_settings(fixtures, tmp_path, capsys):
+    """``classify --model M`` and ``train --update M`` with no --config run by the settings M was
+    trained with (a mixed naive Bayes of a table here; the embedded config is a backoff one, and they
+    were refused with "a naive_bayes model, not a backoff one"), in process, no JVM."""
+    import csv
+    import json
+
+    from nbspark.app.command import main
+
+    weather = fixtures / "weather.csv"
+    rows = list(csv.reader(weather.open()))
+    (tmp_path / "more.txt").write_text("\n".join(",".join(r) for r in [rows[0], *rows[1:6]]) + "\n")
+    sets = ["--set", "task=naive_bayes", "--set", "nb.model=mixed", "--set", "nb.label_column=play"]
+    assert main(["train", *sets, "--set", f"train.path={weather}", "--out", str(tmp_path / "m")]) == 0
+    argv = ["classify", "--model", str(tmp_path / "m"), "--set", f"test.path={weather}", "--out"]
+    assert main([*argv, str(tmp_path / "r")]) == 0
+    assert json.loads((tmp_path / "r" / "metrics.json").read_text())["documents"] == 15
+    assert (
+        main(["train", "--update", str(tmp_path / "m"), "--set", f"train.path={tmp_path / 'more.txt'}"]) == 0
+    )
+    manifest = json.loads((tmp_path / "m" / "manifest.json").read_text())
+    assert (manifest["stats"]["documents"], manifest["label_counts"]) == (
+        20,
+        {"no": 7, "yes": 13},
+    )  # 2 no, 3 yes more
+    assert "settings: those" in capsys.readouterr().err

@@ -660,3 +660,45 @@ def test_a_tables_format_is_read_from_its_path_where_a_table_task_names_none(tmp
     assert load_config(toml).train.format == "parquet"
     toml.write_text('task = "density"\n[train]\npath = "/d/x.csv"\n')
     assert load_config(toml).train.format == "csv"
+
+
+def test_a_run_on_a_model_given_no_config_takes_the_config_it_was_trained_with(fixtures, tmp_path):
+    """No file and no task: the model's recorded config is the base; an input whose path the run sets
+    is read as that input was, all of it, a table where its name says so; a file or a task named
+    wins; no model there, the embedded default."""
+    import json
+
+    import nbspark
+
+    settings = {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play", "nb.alpha": 0.5}
+    settings |= {"train.path": str(fixtures / "weather.csv"), "train.holdout": 0.25, "mode": "failfast"}
+    settings |= {"train.splits": "train"}
+    nbspark.fit(None, tmp_path / "m", settings=settings)
+    recorded = json.loads((tmp_path / "m" / "manifest.json").read_text())["config"]
+    cfg = load_config(None, {}, model=tmp_path / "m")
+    assert json.loads(json.dumps(cfg.to_dict())) == recorded
+    assert (cfg.task, cfg.nb.model, cfg.nb.alpha, cfg.mode, cfg.train.holdout) == (
+        "naive_bayes",
+        "mixed",
+        0.5,
+        "failfast",
+        0.25,
+    )
+    run = load_config(
+        None, {"test.path": "new.csv", "nb.alpha": "2", "mode": "permissive"}, model=tmp_path / "m"
+    )
+    assert (run.test.format, run.test.path, run.test.holdout) == ("csv", "new.csv", 0.0)
+    assert (run.nb.label_column, run.nb.alpha, run.mode, run.train.holdout) == (
+        "play",
+        2.0,
+        "permissive",
+        0.25,
+    )
+    update = load_config(None, {"train.path": "more.txt"}, model=tmp_path / "m")
+    assert (update.train.format, update.train.holdout, update.test.format) == ("csv", 0.0, "reuters")
+    assert load_config(None, {"test.path": "t.parquet"}, model=tmp_path / "m").test.format == "parquet"
+    assert load_config(None, {"task": "naive_bayes"}, model=tmp_path / "m").nb.model == "multinomial"
+    assert load_config(None, {}, model=tmp_path / "none") == DEFAULT
+    toml = tmp_path / "e.toml"
+    toml.write_text('task = "density"\n')
+    assert load_config(toml, {}, model=tmp_path / "m").task == "density"
