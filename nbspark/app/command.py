@@ -169,7 +169,10 @@ def predict_main(argv: list[str]) -> int:
         help="--csv: the character between cells (default: the model's train.delimiter, ',')",
     )
     parser.add_argument(
-        "texts", nargs="*", metavar="TEXT", help="texts or windows; '-' reads one per line from stdin"
+        "texts",
+        nargs="*",
+        metavar="TEXT",
+        help="texts or windows; '-' reads one per line from stdin, each answered once it is read",
     )
     args = parser.parse_args(argv)
     if bool(args.texts) == bool(args.csv):
@@ -177,30 +180,41 @@ def predict_main(argv: list[str]) -> int:
     if args.delimiter is not None and not args.csv:
         parser.error("--delimiter applies to --csv")
     from nbspark.loading import load
-    from nbspark.predictions import csv_rows, json_row, prediction_objects, scores_texts
+    from nbspark.predictions import csv_rows, prediction_objects, scores_texts
 
+    given, unscored = 0, 0
     try:
         model = load(args.model)
         if args.csv:
             rows = csv_rows(_StdinFile() if args.csv == "-" else _csv_file(args.csv), model, args.delimiter)
-            texts = [json.dumps(r, ensure_ascii=False) for r in rows]
+            batches = [(0, [json.dumps(r, ensure_ascii=False) for r in rows])]
         else:
-            texts = _stdin_lines() if args.texts == ["-"] else args.texts
-            rows = texts if scores_texts(model) else [json_row(t) for t in texts]
-        results, unscored = prediction_objects(model, rows, texts, args.extra_column)
-        if unscored:  # said, not silent: a text without a set word is not a prediction of the model
-            print(
-                f"nbspark predict: {unscored:,} of {len(texts):,} texts hold no word of the model's "
-                "confusion sets "
-                f"({model.words_shown()}) and are not a {model.width}-token window with '_' at the "
-                "centre: nothing scored in them",
-                file=sys.stderr,
-            )
+            batches = _stdin_batches() if args.texts == ["-"] else [(0, args.texts)]
+        for first, texts in batches:  # stdin's as they come: each answered once its line is read
+            if not args.csv:
+                rows = (
+                    texts
+                    if scores_texts(model)
+                    else [_row(t, first and first + i) for i, t in enumerate(texts)]
+                )
+            try:
+                results, missed = prediction_objects(model, rows, texts, args.extra_column)
+            except (ValueError, TypeError) as exc:
+                raise type(exc)(f"{_lines(first, len(texts))}{exc}") from None
+            given, unscored = given + len(texts), unscored + missed
+            for r in results:
+                print(json.dumps(r, ensure_ascii=False) if args.json else _line(r))
+            sys.stdout.flush()
     except (NbsparkError, ValueError, TypeError, OSError) as exc:
         print(f"nbspark predict: error: {exc}", file=sys.stderr)
         return 1
-    for r in results:
-        print(json.dumps(r, ensure_ascii=False) if args.json else _line(r))
+    if unscored:  # said, not silent: a text without a set word is not a prediction of the model
+        print(
+            f"nbspark predict: {unscored:,} of {given:,} texts hold no word of the model's confusion sets "
+            f"({model.words_shown()}) and are not a {model.width}-token window with '_' at the "
+            "centre: nothing scored in them",
+            file=sys.stderr,
+        )
     return 0
 
 
@@ -334,13 +348,62 @@ def _stdin() -> tuple[bytes, str, int]:
     return data, text, replaced
 
 
-def _stdin_lines() -> list[str]:
-    """``nbspark predict -``: stdin's lines (``_stdin``), its undecodable bytes counted on stderr."""
+def _stdin_batches(size: int = 1 << 16):
+    """``nbspark predict -``: stdin's lines in batches as they come, each ``(number, lines)`` (``number``:
+    the first line's, from 1): each read's whole lines, at most ``size`` bytes, so that on a
+    pipe that stays open every line is answered once it is read, and memory holds one batch. Decoded
+    by the rule of every text file (``inputs.files.decode_text``: UTF-8, a byte-order mark dropped,
+    bytes with a NUL in their first ``BINARY_PROBE`` refused, UTF-16 read whole), lines split as
+    Python's universal newlines split them; undecodable bytes counted on stderr at the end."""
     import io
 
-    _, text, replaced = _stdin()
-    report_undecodable("predict", "<stdin>", replaced)
-    return [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
+    from nbspark.inputs.decoding import BINARY_SIGN
+    from nbspark.inputs.files import BINARY_PROBE, decode_text
+
+    read, pending, seen, replaced, number = sys.stdin.buffer.read1, b"", 0, 0, 1
+    while True:
+        chunk = read(size)
+        if not seen and chunk.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16: no byte ends a line
+            head, end, pending, chunk = chunk + sys.stdin.buffer.read(), b"", b"", b""
+        elif b"\x00" in chunk[: max(0, BINARY_PROBE - seen)]:
+            raise ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
+        else:
+            head, end, pending = (pending + chunk).rpartition(b"\n") if chunk else (pending, b"", b"")
+        if head or end:
+            text, bad, _ = _utf8(head + end) if number > 1 else decode_text(head + end, "-")
+            lines = [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
+            replaced += bad
+            yield number, lines
+            number += len(lines)
+        seen += len(chunk)
+        if not chunk:
+            report_undecodable("predict", "<stdin>", replaced)
+            return
+
+
+def _lines(first: int, count: int) -> str:
+    """Where a batch of lines is (``<stdin> lines 3-9: ``), to open a message; "" for arguments (0)."""
+    if not first:
+        return ""
+    return f"<stdin> line {first}: " if count == 1 else f"<stdin> lines {first}-{first + count - 1}: "
+
+
+def _row(text: str, number: int):
+    """A table model's row given as ``text`` (``predictions.json_row``), of stdin's line ``number``
+    (0: an argument), its refusal naming the line."""
+    from nbspark.predictions import json_row
+
+    try:
+        return json_row(text)
+    except ValueError as exc:
+        raise ValueError(f"{_lines(number, 1) if number else ''}{exc}") from None
+
+
+def _utf8(data: bytes) -> tuple[str, int, bool]:
+    """Bytes after stdin's first as ``decode_text`` reads a whole text's: UTF-8, undecodable bytes as
+    U+FFFD, counted (no byte-order mark to drop, no binary check: those are the start's)."""
+    text = data.decode("utf-8", "replace")
+    return text, text.count("\ufffd") - data.count("\ufffd".encode()), False
 
 
 def _line(r: dict) -> str:

@@ -131,3 +131,55 @@ def test_a_text_model_takes_no_csv(tmp_path, capsys):
     assert capsys.readouterr().err == (
         "nbspark predict: error: a CSV's rows are for a table or density model; this model scores texts\n"
     )
+
+
+def test_predict_answers_each_line_of_stdin_once_it_is_read(weather_model, tmp_path):
+    """``predict -`` is a filter: a line written to a pipe that stays open is answered before the
+    next is written (it read stdin to its end first, so that ``tail -f | nbspark predict -`` said
+    nothing), and a bad line later names its number, the lines before it answered."""
+    import select
+    import subprocess
+    import sys
+
+    model, path = weather_model
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nbspark", "predict", "--model", str(path), "--json", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    rows = [{"outlook": "sunny", "humidity": 90}, {"outlook": "overcast", "windy": "TRUE"}]
+    answers = []
+    try:
+        for row in rows:
+            proc.stdin.write((json.dumps(row) + "\n").encode())
+            proc.stdin.flush()
+            assert select.select([proc.stdout], [], [], 60)[0], "no answer while stdin stays open"
+            answers.append(json.loads(proc.stdout.readline()))
+        proc.stdin.write(b"\n")  # a table model's row is a JSON object, not an empty line
+        proc.stdin.close()
+        assert proc.wait(60) == 1 and proc.stdout.read() == b""
+    finally:
+        proc.kill()
+    assert [a["label"] for a in answers] == list(model.predict(rows))
+    assert proc.stderr.read().decode().startswith("nbspark predict: error: <stdin> line 3: a table model")
+
+
+def test_stdins_batches_are_its_lines_as_one_read_of_it_gives_them(monkeypatch):
+    """``_stdin_batches`` in reads of 7 bytes (a character, a line end and a CRLF cut between reads)
+    gives the lines, numbers and undecodable count of the whole text decoded at once
+    (``decode_text``: its byte-order mark dropped, universal newlines)."""
+    import io
+
+    from nbspark.app import command
+    from nbspark.inputs.files import decode_text
+
+    data = "\ufeffcafé au lait\r\nnaïve\rΣ one\n\ntwo €\r\nend".encode() + b"\xff no UTF-8\nlast"
+    text, replaced, _ = decode_text(data, "-")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
+    said = []
+    monkeypatch.setattr(command, "report_undecodable", lambda cmd, name, n: said.append(n))
+    batches = list(command._stdin_batches(7))
+    assert len(batches) > 4 and [line for _, b in batches for line in b] == text.splitlines()
+    assert [n for n, _ in batches] == [1 + sum(len(b) for _, b in batches[:i]) for i in range(len(batches))]
+    assert said == [replaced] == [1]
