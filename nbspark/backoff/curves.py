@@ -15,16 +15,19 @@ from nbspark.backoff.jobs import BACKOFF, classify, metrics_in_process, train
 from nbspark.errors import ConfigError
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import is_stat, run_failfast
+from nbspark.report.curves import write_curve
 from nbspark.report.plots import plot_learning_curve, require_matplotlib
 from nbspark.settings.capabilities import resolve_engine, resolve_scoring
 from nbspark.settings.config import ExperimentConfig
 from nbspark.spine.training import plan_training, train_model
 from nbspark.storage.locations import Location
-from nbspark.storage.tables import staged_output, write_json
+from nbspark.storage.tables import staged_output
 
 __all__ = ["DEFAULT_FRACTIONS", "check_curve", "learning_curve"]
 
 DEFAULT_FRACTIONS = (0.01, 0.03, 0.1, 0.3, 1.0)
+#: ``curve.csv``'s columns before each level's coverage (the rows' keys).
+_COLUMNS = ("fraction", "examples", "weight", "test_examples", "accuracy", "majority_baseline")
 log = logging.getLogger("nbspark")
 
 
@@ -90,19 +93,14 @@ def learning_curve(
                 metrics["accuracy"],
             )
             work.rmtree()
-        write_json(stage / "curve.json", {"config": cfg.name, "seed": seed, "rows": rows})
         names = [lv["name"] for lv in rows[0]["levels"]]
-        header = "fraction,examples,weight,test_examples,accuracy,majority_baseline," + ",".join(
-            f"coverage_{n}" for n in names
+        write_curve(
+            stage,
+            {"config": cfg.name, "seed": seed, "rows": rows},
+            [*_COLUMNS, *(f"coverage_{n}" for n in names)],
+            [[r[c] for c in _COLUMNS] + [lv["coverage"] for lv in r["levels"]] for r in rows],
+            lambda png: plot_learning_curve(rows, png, f"{cfg.name}: accuracy grows with training data"),
         )
-        lines = [header] + [
-            f"{r['fraction']},{r['examples']},{r['weight']},{r['test_examples']},"
-            f"{r['accuracy']:.6f},{r['majority_baseline']:.6f},"
-            + ",".join(f"{lv['coverage'] or 0:.6f}" for lv in r["levels"])
-            for r in rows
-        ]
-        (stage / "curve.csv").write_text("\n".join(lines) + "\n")
-        plot_learning_curve(rows, stage / "curve.png", f"{cfg.name}: accuracy grows with training data")
     return rows
 
 

@@ -10,8 +10,6 @@ A row is in the fraction ``f`` when a hash of the seed and its place in the tabl
 
 from __future__ import annotations
 
-import csv
-import io
 import logging
 
 from nbspark.density.classifier import DensityClassifier
@@ -21,9 +19,10 @@ from nbspark.density.model import DensityModel, count_rows
 from nbspark.density.scoring import add_scores, density_metrics
 from nbspark.errors import InputError
 from nbspark.inputs.parsers import holdout_part
+from nbspark.report.curves import write_curve
 from nbspark.report.plots import plot_density_curve
 from nbspark.settings.config import DENSITY_MODELS
-from nbspark.storage.tables import staged_output, write_json
+from nbspark.storage.tables import staged_output
 
 __all__ = ["density_curve"]
 
@@ -78,29 +77,24 @@ def density_curve(
             f"{train_inputs.root}: no fraction ({given}) samples any of its {len(rows):,} training rows "
             f"(seed {seed}); give larger --fractions"
         )
+    fields = ["held_out_log_likelihood", "log_likelihood_of_seen_rows", "zero_probability_rows"]
+    fields += ["accuracy"] if target else []
     with staged_output(out, "density-curve") as stage:
-        write_json(stage / "curve.json", {"columns": columns, "m": m, "target": target, "rows": curve})
-        (stage / "curve.csv").write_text(_csv(curve))
-        plot_density_curve(
-            curve,
-            stage / "curve.png",
-            f"joint vs naive density of {train_inputs.root.name} ({len(columns)} columns), m = {m:g}, "
-            f"{len(test):,} test rows" + (f", classifying {target}" if target else ""),
+        write_curve(
+            stage,
+            {"columns": columns, "m": m, "target": target, "rows": curve},
+            ["fraction", "training_rows", "distinct_rows"]
+            + [f"{e}.{f}" for e in DENSITY_MODELS for f in fields],
+            [
+                [r["fraction"], r["training_rows"], r["distinct_rows"]]
+                + [r[e][f] for e in DENSITY_MODELS for f in fields]
+                for r in curve
+            ],
+            lambda png: plot_density_curve(
+                curve,
+                png,
+                f"joint vs naive density of {train_inputs.root.name} ({len(columns)} columns), m = {m:g}, "
+                f"{len(test):,} test rows" + (f", classifying {target}" if target else ""),
+            ),
         )
     return curve
-
-
-def _csv(curve: list[dict]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    fields = ["held_out_log_likelihood", "log_likelihood_of_seen_rows", "zero_probability_rows"]
-    fields += ["accuracy"] if "accuracy" in curve[0]["joint"] else []
-    writer.writerow(
-        ["fraction", "training_rows", "distinct_rows"] + [f"{e}.{f}" for e in DENSITY_MODELS for f in fields]
-    )
-    for r in curve:
-        writer.writerow(
-            [r["fraction"], r["training_rows"], r["distinct_rows"]]
-            + [r[e][f] for e in DENSITY_MODELS for f in fields]
-        )
-    return out.getvalue()

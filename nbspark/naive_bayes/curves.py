@@ -11,11 +11,12 @@ import logging
 
 from nbspark.inputs.resolve import Inputs
 from nbspark.naive_bayes.jobs import NAIVE_BAYES, plan_nb_classify, run_nb_classify
+from nbspark.report.curves import write_curve
 from nbspark.report.plots import plot_nb_curve
 from nbspark.settings.config import ExperimentConfig
 from nbspark.spine.training import plan_training, train_model
 from nbspark.storage.locations import Location
-from nbspark.storage.tables import staged_output, write_json
+from nbspark.storage.tables import staged_output
 
 __all__ = ["check_nb_curve", "nb_learning_curve"]
 
@@ -92,9 +93,11 @@ def nb_learning_curve(
                 metrics["accuracy"],
             )
             work.rmtree()
-        write_json(stage / "curve.json", {"config": cfg.name, "seed": seed, "rows": rows})
-        lines = [",".join(CSV_COLUMNS)]
-        lines += [",".join("" if r[c] is None else str(r[c]) for c in CSV_COLUMNS) for r in rows]
-        (stage / "curve.csv").write_text("\n".join(lines) + "\n")
-        plot_nb_curve(rows, stage / "curve.png", f"{cfg.name}: naive Bayes accuracy against training size")
+        write_curve(
+            stage,
+            {"config": cfg.name, "seed": seed, "rows": rows},
+            CSV_COLUMNS,
+            [[r[c] for c in CSV_COLUMNS] for r in rows],
+            lambda png: plot_nb_curve(rows, png, f"{cfg.name}: naive Bayes accuracy against training size"),
+        )
     return rows
