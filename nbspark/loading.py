@@ -119,7 +119,8 @@ def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool 
     a config that cannot be counted in process (a URI, ``engine = dataframe``) is refused with a
     ``ConfigError``.
     """
-    from nbspark.settings.config import load_config, overrides_of
+    from nbspark.settings.config import load_config
+    from nbspark.settings.values import overrides_of
     from nbspark.spine.training import train_in_process
     from nbspark.tasks import family_of
 
@@ -146,7 +147,8 @@ def classify(
     """
     from nbspark.inputs.files import damaged_files_named
     from nbspark.inputs.resolve import resolve_input
-    from nbspark.settings.config import load_config, overrides_of
+    from nbspark.settings.config import load_config
+    from nbspark.settings.values import overrides_of
     from nbspark.spine.training import refuse_remote
     from nbspark.storage.uris import scheme_of
     from nbspark.tasks import classify_plan

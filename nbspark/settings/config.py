@@ -34,7 +34,6 @@ __all__ = [
     "check_number",
     "load_config",
     "other_task_keys",
-    "overrides_of",
     "other_task_settings",
     "position_letters",
     "validate",
@@ -404,21 +403,6 @@ def _section(section: dict, base, where: str):
     return dataclasses.replace(base, **values)
 
 
-def overrides_of(settings) -> dict[str, str]:
-    """Settings by key with Python values (``{"nb.alpha": 0.5, "train.path": Path("x")}``) as
-    ``--set`` gives them, strings: a string as it is, a path object as its path, anything else as
-    JSON writes it (TOML reads it the same: numbers, booleans, lists of strings)."""
-    import json
-    from collections.abc import Mapping
-
-    if not isinstance(settings, Mapping):
-        raise TypeError(f"settings is a dict of setting -> value, not a {type(settings).__name__}")
-    return {
-        k: v if isinstance(v, str) else os.fspath(v) if isinstance(v, os.PathLike) else json.dumps(v)
-        for k, v in settings.items()
-    }
-
-
 def load_config(
     path: str | os.PathLike | None = None, overrides: dict[str, str] | None = None, model=None
 ) -> ExperimentConfig:
@@ -431,9 +415,10 @@ def load_config(
 
     ``model``: the model directory a run scores, updates or streams into. Where no file is given and
     no override names the task, the config that model was trained with (its manifest's) takes the
-    file's place; an input whose path an override sets is read as that input was (its format, its
-    delimiter, …), all of it (no ``splits``, ``holdout`` or ``seed``), as a table where its name
-    says so (``.csv``, ``.parquet``).
+    file's place; an input whose path an override sets is read as the model's training input was
+    (its format, its delimiter, …; a backoff model's test input, text where it counted n-grams, as
+    its test input was), all of it (no ``splits``, ``holdout`` or ``seed``), and as a table where its
+    name says so (``.csv``, ``.parquet``).
     """
     raw: dict = {} if path is None else toml_file(path)
     source = path
@@ -448,11 +433,12 @@ def load_config(
             )
         raw = dict(recorded)
         for part, path_set in ((p, (overrides or {}).get(f"{p}.path")) for p in ("train", "test")):
-            if path_set is not None and isinstance(raw.get(part), dict):
+            like = part if part == "train" or recorded.get("task") == "backoff" else "train"
+            if path_set is not None and isinstance(raw.get(like), dict):
                 dropped = {"path", "splits", "holdout", "seed"} | (
                     {"format"} if format_by_name(path_set) else set()
                 )
-                raw[part] = {k: v for k, v in raw[part].items() if k not in dropped}
+                raw[part] = {k: v for k, v in recorded[like].items() if k not in dropped}
     renamed = {"nb.threshold": "nb.multilabel_threshold (nb.decision_threshold is the binary one)"}
     for key in [f"nb.{k}" for k in (raw.get("nb") or {}) if isinstance(raw.get("nb"), dict)] + list(
         overrides or {}

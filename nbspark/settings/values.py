@@ -8,7 +8,7 @@ import typing
 
 from nbspark.errors import ConfigError
 
-__all__ = ["checked_value", "coerced_value", "close_to", "toml_file"]
+__all__ = ["checked_value", "coerced_value", "close_to", "overrides_of", "toml_file"]
 
 
 def toml_file(path: str | os.PathLike) -> dict:
@@ -114,3 +114,18 @@ def coerced_value(key: str, value: str, hint):
     if typing.get_args(hint) == (tuple[str, ...], Ellipsis):
         return tuple(tuple(w.strip() for w in part.split(",")) for part in value.split(";") if part.strip())
     return tuple(v.strip() for v in value.split(",")) if value else ()
+
+
+def overrides_of(settings) -> dict[str, str]:
+    """Settings by key with Python values (``{"nb.alpha": 0.5, "train.path": Path("x")}``) as
+    ``--set`` gives them, strings: a string as it is, a path object as its path, anything else as
+    JSON writes it (TOML reads it the same: numbers, booleans, lists of strings)."""
+    import json
+    from collections.abc import Mapping
+
+    if not isinstance(settings, Mapping):
+        raise TypeError(f"settings is a dict of setting -> value, not a {type(settings).__name__}")
+    return {
+        k: v if isinstance(v, str) else os.fspath(v) if isinstance(v, os.PathLike) else json.dumps(v)
+        for k, v in settings.items()
+    }

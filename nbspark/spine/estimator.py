@@ -61,7 +61,8 @@ class CountingEstimator(*BASES):
         """The settings as an experiment config of the family's task (the keys of its ``SECTION``,
         or top-level keys without one), checked by its rules (``ConfigError`` naming the key), named
         after the estimator (the manifest's ``config.name``; the embedded experiment's was not it)."""
-        from nbspark.settings.config import load_config, overrides_of
+        from nbspark.settings.config import load_config
+        from nbspark.settings.values import overrides_of
 
         settings = {
             "name": type(self).__name__,

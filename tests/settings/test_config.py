@@ -664,8 +664,8 @@ def test_a_tables_format_is_read_from_its_path_where_a_table_task_names_none(tmp
 
 def test_a_run_on_a_model_given_no_config_takes_the_config_it_was_trained_with(fixtures, tmp_path):
     """No file and no task: the model's recorded config is the base; an input whose path the run sets
-    is read as that input was, all of it, a table where its name says so; a file or a task named
-    wins; no model there, the embedded default."""
+    is read as the training input was (a backoff model's test input as its test input was), all of
+    it, a table where its name says so; a file or a task named wins; no model there, the default."""
     import json
 
     import nbspark
@@ -697,6 +697,13 @@ def test_a_run_on_a_model_given_no_config_takes_the_config_it_was_trained_with(f
     update = load_config(None, {"train.path": "more.txt"}, model=tmp_path / "m")
     assert (update.train.format, update.train.holdout, update.test.format) == ("csv", 0.0, "reuters")
     assert load_config(None, {"test.path": "t.parquet"}, model=tmp_path / "m").test.format == "parquet"
+    assert load_config(None, {"test.path": "t.txt"}, model=tmp_path / "m").test.format == "csv"  # as trained
+    nbspark.fit(None, tmp_path / "bo", settings={"train.path": str(fixtures / "ngrams.txt")})  # backoff
+    backoff = load_config(None, {"test.path": "t.txt"}, model=tmp_path / "bo")
+    assert (backoff.train.format, backoff.test.format) == ("ngrams", "reuters")  # the test's, not n-grams'
+    text = {"task": "naive_bayes", "train.format": "tsv", "train.path": str(fixtures / "china_train.tsv")}
+    nbspark.fit(None, tmp_path / "t", settings=text)
+    assert load_config(None, {"test.path": "new.tsv"}, model=tmp_path / "t").test.format == "tsv"
     assert load_config(None, {"task": "naive_bayes"}, model=tmp_path / "m").nb.model == "multinomial"
     assert load_config(None, {}, model=tmp_path / "none") == DEFAULT
     toml = tmp_path / "e.toml"
