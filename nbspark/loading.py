@@ -107,7 +107,16 @@ def _load(model_dir, manifest, chain, alpha, var_smoothing, model, norm, m):
     return read_nb(model_dir, manifest, alpha, var_smoothing, model, norm)
 
 
-def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool = False):
+def fit(
+    config=None,
+    out=None,
+    *,
+    settings=None,
+    data_dir=None,
+    overwrite: bool = False,
+    update: bool = False,
+    force: bool = False,
+):
     """Train a model in this process, without Spark or a JVM, and return it as ``load`` does.
 
     ``config`` is an experiment file (or None: the embedded default) and ``settings`` its overrides
@@ -118,15 +127,25 @@ def fit(config=None, out=None, *, settings=None, data_dir=None, overwrite: bool 
     density, the same model as ``nbspark train``'s with Spark (``spine.training.train_in_process``);
     a config that cannot be counted in process (a URI, ``engine = dataframe``) is refused with a
     ``ConfigError``.
+
+    ``update``: add the counts of the training input to the model ``out``, as ``nbspark train --update``
+    does (the same checks: its settings, a file it holds already, unless ``force``); with no config
+    and no ``task``, by the config it was trained with (``settings.config.load_config``).
     """
     from nbspark.settings.config import load_config
     from nbspark.settings.values import overrides_of
     from nbspark.spine.training import train_in_process
+    from nbspark.storage.uris import scheme_of
     from nbspark.tasks import family_of
 
-    cfg = load_config(config, overrides_of({} if settings is None else settings))
+    if update and overwrite:
+        raise ValueError("update adds to the model out, overwrite replaces it: give one")
+    if force and not update:
+        raise ValueError("force goes with update")
+    recorded = update and out is not None and scheme_of(str(out)) in (None, "file")  # else refused below
+    cfg = load_config(config, overrides_of({} if settings is None else settings), out if recorded else None)
     out = cfg.model_dir if out is None else out
-    train_in_process(cfg, family_of(cfg.task), out, data_dir, overwrite)
+    train_in_process(cfg, family_of(cfg.task), out, data_dir, overwrite, update, force)
     return load(out)
 
 

@@ -12,7 +12,7 @@ import pytest
 import nbspark
 from nbspark.app.command import config_toml, main
 from nbspark.backoff.jobs import classify, train
-from nbspark.errors import OutputError
+from nbspark.errors import InputError, OutputError
 from nbspark.inputs.resolve import resolve_input
 from nbspark.naive_bayes.jobs import classify_nb, train_nb
 from nbspark.settings.config import load_config
@@ -495,3 +495,28 @@ def test_classify_scores_a_configs_test_set_in_process_for_every_family(tmp_path
     assert density["rows"] == 3 and density["joint"]["held_out_log_likelihood"] == pytest.approx(
         np.log(1 / 3)
     )
+
+
+def test_fit_with_update_adds_a_files_counts_to_a_model_as_train_update_does(fixtures, tmp_path):
+    """``nbspark.fit(out=M, update=True)``: the new file's counts added (by M's own config, given only
+    the path), the same model as one fit of both files; a file M holds refused unless ``force``;
+    ``update`` with ``overwrite`` refused. No JVM."""
+    weather = fixtures / "weather.csv"
+    lines = weather.read_text().splitlines()
+    (tmp_path / "more.csv").write_text("\n".join([lines[0], *lines[1:6]]) + "\n")
+    (tmp_path / "both.csv").write_text("\n".join([*lines, *lines[1:6]]) + "\n")
+    table = {"task": "naive_bayes", "nb.model": "mixed", "nb.label_column": "play"}
+    nbspark.fit(None, tmp_path / "m", settings={**table, "train.path": str(weather)})
+    grown = nbspark.fit(out=tmp_path / "m", settings={"train.path": str(tmp_path / "more.csv")}, update=True)
+    once = nbspark.fit(None, tmp_path / "one", settings={**table, "train.path": str(tmp_path / "both.csv")})
+    rows = [{"outlook": "sunny", "temperature": "80", "humidity": 70.0, "windy": "TRUE"}]
+    assert grown.class_count_.tolist() == once.class_count_.tolist() == [7, 13]
+    assert grown.predict_proba(rows) == pytest.approx(once.predict_proba(rows), abs=1e-12)
+    with pytest.raises(InputError, match=r"already counted into this model .*; pass --force \(force=True\)"):
+        nbspark.fit(out=tmp_path / "m", settings={"train.path": str(tmp_path / "more.csv")}, update=True)
+    again = nbspark.fit(
+        out=tmp_path / "m", settings={"train.path": str(tmp_path / "more.csv")}, update=True, force=True
+    )
+    assert again.class_count_.tolist() == [9, 16]
+    with pytest.raises(ValueError, match="give one"):
+        nbspark.fit(out=tmp_path / "m", update=True, overwrite=True)

@@ -152,7 +152,8 @@ def check_recount(old: dict, inputs, force: bool) -> None:
         if same:
             raise InputError(
                 f"cannot update: {path} was already counted into this model ({seen[(same[0], size, mtime)]}"
-                f"{'' if same[0] == path else f', as {same[0]}'}); pass --force to count it again"
+                f"{'' if same[0] == path else f', as {same[0]}'}); pass --force (force=True) to count it "
+                "again"
             )
 
 
@@ -230,15 +231,31 @@ def refuse_remote(cfg, data_dir, model=None, part: str = "train", out=None) -> N
             raise ConfigError(f"in process, nbspark reads local files only, not {what} {path}: use Spark")
 
 
-def train_in_process(cfg, family: Family, out, data_dir: str | None = None, overwrite: bool = False) -> dict:
+def train_in_process(
+    cfg,
+    family: Family,
+    out,
+    data_dir: str | None = None,
+    overwrite: bool = False,
+    update: bool = False,
+    force: bool = False,
+) -> dict:
     """Count ``cfg.train`` (local files) into the model ``out`` of ``family`` in this process, no Spark
     and no JVM (``nbspark.fit``): the plan and skeleton of a Spark run, with the family's ``local``
-    engine; the manifest."""
+    engine; the manifest. ``update`` adds the counts to the model ``out`` (``force``: a file it
+    holds counted again), as ``nbspark train --update`` does."""
     from nbspark.inputs.resolve import resolve_input
 
     refuse_remote(cfg, data_dir, out=out)
     plan = plan_training(
-        cfg, lambda: resolve_input(cfg.train, data_dir), out, family, overwrite=overwrite, in_process=True
+        cfg,
+        lambda: resolve_input(cfg.train, data_dir),
+        out,
+        family,
+        update,
+        force,
+        overwrite=overwrite,
+        in_process=True,
     )
     return train_model(None, plan, family)
 
