@@ -665,7 +665,8 @@ def test_a_tables_format_is_read_from_its_path_where_a_table_task_names_none(tmp
 def test_a_run_on_a_model_given_no_config_takes_the_config_it_was_trained_with(fixtures, tmp_path):
     """No file and no task: the model's recorded config is the base; an input whose path the run sets
     is read as the training input was (a backoff model's test input as its test input was), all of
-    it, a table where its name says so; a file or a task named wins; no model there, the default."""
+    it, a table where its name says so (a model fit in Python read no input: the default's); a file
+    or a task named wins; no model there, the default."""
     import json
 
     import nbspark
@@ -704,6 +705,11 @@ def test_a_run_on_a_model_given_no_config_takes_the_config_it_was_trained_with(f
     text = {"task": "naive_bayes", "train.format": "tsv", "train.path": str(fixtures / "china_train.tsv")}
     nbspark.fit(None, tmp_path / "t", settings=text)
     assert load_config(None, {"test.path": "new.tsv"}, model=tmp_path / "t").test.format == "tsv"
+    nbspark.load(tmp_path / "m").partial_fit([{"outlook": "sunny"}], ["no"]).save()  # a version of m
+    assert load_config(None, {}, model=tmp_path / "m").train.holdout == 0.25  # trained from its file still
+    nbspark.NaiveBayes().fit(["win cash", "see you"], ["spam", "ham"]).save(tmp_path / "py")
+    fit = load_config(None, {"test.path": "new.tsv"}, model=tmp_path / "py")  # no input of its own
+    assert (fit.task, fit.train, fit.test.format) == ("naive_bayes", DEFAULT.train, "reuters")
     assert load_config(None, {"task": "naive_bayes"}, model=tmp_path / "m").nb.model == "multinomial"
     assert load_config(None, {}, model=tmp_path / "none") == DEFAULT
     toml = tmp_path / "e.toml"
