@@ -454,7 +454,7 @@ def config_toml(cfg) -> str:
 
 
 def config_main(argv: list[str]) -> int:
-    """``nbspark config show``: the resolved config (file, then --set) as TOML."""
+    """``nbspark config show``: the resolved config (file or a model's, then --set) as TOML."""
     from nbspark.app.options import config_options, parse_sets
     from nbspark.settings.config import load_config
 
@@ -466,9 +466,15 @@ def config_main(argv: list[str]) -> int:
     )
     parser.add_argument("action", choices=("show",), nargs="?", default="show", help="show (the default)")
     config_options(parser)
+    parser.add_argument(
+        "--model",
+        metavar="DIR",
+        help="the config a run on this model uses (classify --model, train --update): the one it was "
+        "trained with, unless --config or --set task= names another",
+    )
     args = parser.parse_args(argv)
     try:
-        cfg = load_config(args.config, parse_sets(args.set, parser))
+        cfg = load_config(args.config, parse_sets(args.set, parser), args.model)
     except ConfigError as exc:
         print(f"nbspark config: error: {exc}", file=sys.stderr)
         return 2

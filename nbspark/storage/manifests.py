@@ -245,16 +245,16 @@ _BOUNDS = ("features", "distinct_events", "distinct_rows", "values")
 
 
 def recorded_config(model_dir) -> dict | None:
-    """The config the model at ``model_dir`` was trained with, as its manifest records it; None where
-    no complete model is there (the run's own checks then say why). A model fit in Python or by a
-    pyspark.ml stage read no input: its config's ``train`` and ``test`` are the embedded default's,
-    not its own, and are left out."""
+    """The config the model at ``model_dir`` was trained with, as its manifest records it (the last
+    run that wrote it whole: a train, or an ``--update``; a version a stream or ``save`` adds keeps
+    it); None where no complete model is there (the run's own checks then say why). A model written
+    whole in Python or by a pyspark.ml stage read no input: its config's ``train`` and ``test`` are
+    the embedded default's, not its own, and are left out."""
     try:
         manifest = load_manifest(model_dir, tuple(TASK_OF_KIND))
     except (OutputError, ValueError):
         return None
-    first = (manifest.get("updates") or [manifest])[0]  # the run that recorded the config
-    if (first.get("inputs") or {}).get("root", "python") == "python":
+    if (manifest.get("inputs") or {}).get("root", "python") == "python":  # of the run that wrote config
         return {k: v for k, v in manifest["config"].items() if k not in ("train", "test")}
     return manifest["config"]
 

@@ -248,3 +248,8 @@ def test_a_model_is_classified_and_updated_without_repeating_its_settings(fixtur
         {"no": 7, "yes": 13},
     )  # 2 no, 3 yes more
     assert "settings: those" in capsys.readouterr().err
+    assert main(["config", "--model", str(tmp_path / "m")]) == 0  # the config these runs used, as TOML
+    (tmp_path / "m.toml").write_text(capsys.readouterr().out)
+    cfg = load_config(tmp_path / "m.toml")
+    assert cfg == load_config(None, {}, model=tmp_path / "m") and cfg.train.path == str(tmp_path / "more.txt")
+    assert (cfg.task, cfg.nb.model, cfg.nb.label_column) == ("naive_bayes", "mixed", "play")

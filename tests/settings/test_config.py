@@ -710,6 +710,9 @@ def test_a_run_on_a_model_given_no_config_takes_the_config_it_was_trained_with(f
     nbspark.NaiveBayes().fit(["win cash", "see you"], ["spam", "ham"]).save(tmp_path / "py")
     fit = load_config(None, {"test.path": "new.tsv"}, model=tmp_path / "py")  # no input of its own
     assert (fit.task, fit.train, fit.test.format) == ("naive_bayes", DEFAULT.train, "reuters")
+    more = {"train.path": str(fixtures / "china_train.tsv"), "train.format": "tsv"}
+    nbspark.fit(out=tmp_path / "py", settings=more, update=True)  # its config now the update's
+    assert load_config(None, {"test.path": "new.txt"}, model=tmp_path / "py").test.format == "tsv"
     assert load_config(None, {"task": "naive_bayes"}, model=tmp_path / "m").nb.model == "multinomial"
     assert load_config(None, {}, model=tmp_path / "none") == DEFAULT
     toml = tmp_path / "e.toml"
