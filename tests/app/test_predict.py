@@ -171,15 +171,15 @@ def test_stdins_batches_are_its_lines_as_one_read_of_it_gives_them(monkeypatch):
     (``decode_text``: its byte-order mark dropped, universal newlines)."""
     import io
 
-    from nbspark.app import command
+    from nbspark.app import predict
     from nbspark.inputs.files import decode_text
 
     data = "\ufeffcafé au lait\r\nnaïve\rΣ one\n\ntwo €\r\nend".encode() + b"\xff no UTF-8\nlast"
     text, replaced, _ = decode_text(data, "-")
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(data)))
     said = []
-    monkeypatch.setattr(command, "report_undecodable", lambda cmd, name, n: said.append(n))
-    batches = list(command._stdin_batches(7))
+    monkeypatch.setattr(predict, "report_undecodable", lambda cmd, name, n: said.append(n))
+    batches = list(predict._stdin_batches(7))
     assert len(batches) > 4 and [line for _, b in batches for line in b] == text.splitlines()
     assert [n for n, _ in batches] == [1 + sum(len(b) for _, b in batches[:i]) for i in range(len(batches))]
     assert said == [replaced] == [1]
