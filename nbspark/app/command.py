@@ -281,8 +281,12 @@ def config_main(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     try:
+        if args.model:  # asked for by name: no model there is said, not shown as the default's config
+            from nbspark.storage.manifests import TASK_OF_KIND, load_manifest
+
+            load_manifest(args.model, tuple(TASK_OF_KIND))
         cfg = load_config(args.config, parse_sets(args.set, parser), args.model)
-    except ConfigError as exc:
+    except NbsparkError as exc:
         print(f"nbspark config: error: {exc}", file=sys.stderr)
         return 2
     sys.stdout.write(config_toml(cfg))

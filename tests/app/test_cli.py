@@ -253,3 +253,6 @@ def test_a_model_is_classified_and_updated_without_repeating_its_settings(fixtur
     cfg = load_config(tmp_path / "m.toml")
     assert cfg == load_config(None, {}, model=tmp_path / "m") and cfg.train.path == str(tmp_path / "more.txt")
     assert (cfg.task, cfg.nb.model, cfg.nb.label_column) == ("naive_bayes", "mixed", "play")
+    assert main(["config", "--model", str(tmp_path / "none")]) == 2  # not the default's config
+    said = f"nbspark config: error: {tmp_path / 'none'}: no such model directory (nbspark train writes one)\n"
+    assert capsys.readouterr().err.endswith(said)
