@@ -142,6 +142,8 @@ def fit(
         raise ValueError("update adds to the model out, overwrite replaces it: give one")
     if force and not update:
         raise ValueError("force goes with update")
+    if update and out is None:
+        raise ValueError("update adds to the model out: name it")
     recorded = update and out is not None and scheme_of(str(out)) in (None, "file")  # else refused below
     cfg = load_config(config, overrides_of({} if settings is None else settings), out if recorded else None)
     out = cfg.model_dir if out is None else out

@@ -520,3 +520,5 @@ def test_fit_with_update_adds_a_files_counts_to_a_model_as_train_update_does(fix
     assert again.class_count_.tolist() == [9, 16]
     with pytest.raises(ValueError, match="give one"):
         nbspark.fit(out=tmp_path / "m", update=True, overwrite=True)
+    with pytest.raises(ValueError, match="update adds to the model out: name it"):
+        nbspark.fit(settings={"train.path": str(tmp_path / "more.csv")}, update=True)
