@@ -90,7 +90,10 @@ def test_use_a_model(books):
     assert done.returncode == 0, done.stderr[-3000:]
     outputs = [_bash(line) for line in _lines(blocks[2][1])]
     assert "affect" in outputs[0] and '"level"' in outputs[0]  # the window as JSON
-    assert [x.split()[0] for x in outputs[2].splitlines()] == ["spam", "ham"]  # "free entry to win", "see you at 6"
+    assert [x.split()[0] for x in outputs[2].splitlines()] == [
+        "spam",
+        "ham",
+    ]  # "free entry to win", "see you at 6"
 
 
 def test_check_your_own_text(books):

@@ -9,7 +9,7 @@ import json
 import logging
 import sys
 
-from nbspark.app.options import report_undecodable
+from nbspark.app.options import report_undecodable, stdin_bytes
 from nbspark.errors import ConfigError, NbsparkError
 from nbspark.inputs.decoding import BINARY_SIGN
 from nbspark.settings.check import RULES
@@ -198,7 +198,7 @@ def _texts(names: list[str]):
 
     for name in names:
         if name == "-":
-            yield "<stdin>", decode_text(sys.stdin.buffer.read(), name), True
+            yield "<stdin>", decode_text(stdin_bytes().read(), name), True
             continue
         root = location(name)
         # a pipe (<(cmd), a FIFO) is neither a file nor a directory: read as stdin is, where

@@ -32,6 +32,7 @@ __all__ = [
     "setup_logging",
     "spark_settings_given",
     "stage_bars",
+    "stdin_bytes",
     "submit_args",
     "where_options",
 ]
@@ -234,6 +235,14 @@ def check_factor(parser: argparse.ArgumentParser, args) -> None:
 
     if args.factor is not None and (problem := factor_problem(args.factor)):
         parser.error(f"--factor {problem}")
+
+
+def stdin_bytes():
+    """Standard input's byte stream, for ``-``; ``ValueError`` in one line where there is none (a
+    command started with stdin closed, ``<&-``: Python's ``sys.stdin`` is None)."""
+    if sys.stdin is None:
+        raise ValueError("'-' reads stdin, and this command's stdin is closed")
+    return sys.stdin.buffer
 
 
 def report_undecodable(command: str, name: str, replaced: int) -> None:

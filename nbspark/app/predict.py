@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from nbspark.app.options import report_undecodable
+from nbspark.app.options import report_undecodable, stdin_bytes
 from nbspark.errors import NbsparkError
 
 __all__ = ["predict_main"]
@@ -125,7 +125,7 @@ def _stdin() -> tuple[bytes, str, int]:
     from nbspark.inputs.decoding import BINARY_SIGN
     from nbspark.inputs.files import decode_text
 
-    data = sys.stdin.buffer.read()
+    data = stdin_bytes().read()
     text, replaced, binary = decode_text(data, "-")
     if binary:
         raise ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
@@ -144,11 +144,11 @@ def _stdin_batches(size: int = 1 << 16):
     from nbspark.inputs.decoding import BINARY_SIGN
     from nbspark.inputs.files import BINARY_PROBE, decode_text
 
-    read, pending, seen, replaced, number = sys.stdin.buffer.read1, b"", 0, 0, 1
+    read, pending, seen, replaced, number = stdin_bytes().read1, b"", 0, 0, 1
     while True:
         chunk = read(size)
         if not seen and chunk.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16: no byte ends a line
-            head, end, pending, chunk = chunk + sys.stdin.buffer.read(), b"", b"", b""
+            head, end, pending, chunk = chunk + stdin_bytes().read(), b"", b"", b""
         elif b"\x00" in chunk[: max(0, BINARY_PROBE - seen)]:
             raise ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
         else:

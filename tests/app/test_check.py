@@ -83,3 +83,19 @@ def test_predict_refuses_binary_stdin(tmp_path, capsys, monkeypatch):
     assert out == "" and err.startswith(
         "nbspark predict: error: stdin is not text: a NUL byte near its start"
     )
+
+
+def test_a_closed_stdin_is_said_in_one_line(model_dir, tmp_path, capsys, monkeypatch):
+    """``-`` with stdin closed (``<&-``: ``sys.stdin`` is None) was a traceback in predict, predict
+    --csv and check; now one line and the commands' error codes."""
+    nbspark.NaiveBayes().fit(["win cash", "see you"], ["spam", "ham"]).save(tmp_path / "nb")
+    nbspark.Density().fit([{"a": "x"}, {"a": "y"}]).save(tmp_path / "d")
+    monkeypatch.setattr("sys.stdin", None)
+    for argv, code in (
+        (["predict", "--model", str(tmp_path / "nb"), "-"], 1),
+        (["predict", "--model", str(tmp_path / "d"), "--csv", "-"], 1),
+        (["check", "--model", str(model_dir), "-"], 2),
+    ):
+        assert main(argv) == code
+        said = capsys.readouterr().err
+        assert said.endswith("error: '-' reads stdin, and this command's stdin is closed\n"), said
