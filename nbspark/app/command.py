@@ -55,7 +55,13 @@ COMMANDS = tuple(SUMMARIES)
 
 def main(argv: list[str] | None = None) -> int:
     """The ``nbspark`` command. A reader that stops reading (``nbspark show … | head``) ends it
-    quietly, as it ends Unix tools: exit 141 (128 + SIGPIPE), no traceback."""
+    quietly, as it ends Unix tools: exit 141 (128 + SIGPIPE), no traceback. Started with stdout
+    closed (``>&-``: ``sys.stdout`` is None, where each report would vanish), it does nothing and
+    says so, as GNU's tools do (exit 2)."""
+    if sys.stdout is None:
+        if sys.stderr is not None:
+            print("nbspark: error: stdout is closed: where would the answer go?", file=sys.stderr)
+        return 2
     try:
         code = _main(argv)
         sys.stdout.flush()  # here, not at the interpreter's exit, where a closed pipe is a traceback

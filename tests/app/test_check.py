@@ -85,9 +85,9 @@ def test_predict_refuses_binary_stdin(tmp_path, capsys, monkeypatch):
     )
 
 
-def test_a_closed_stdin_is_said_in_one_line(model_dir, tmp_path, capsys, monkeypatch):
+def test_a_closed_stdin_or_stdout_is_said_in_one_line(model_dir, tmp_path, capsys, monkeypatch):
     """``-`` with stdin closed (``<&-``: ``sys.stdin`` is None) was a traceback in predict, predict
-    --csv and check; now one line and the commands' error codes."""
+    --csv and check, and so was any command with stdout closed; now one line and an error code."""
     nbspark.NaiveBayes().fit(["win cash", "see you"], ["spam", "ham"]).save(tmp_path / "nb")
     nbspark.Density().fit([{"a": "x"}, {"a": "y"}]).save(tmp_path / "d")
     monkeypatch.setattr("sys.stdin", None)
@@ -99,3 +99,8 @@ def test_a_closed_stdin_is_said_in_one_line(model_dir, tmp_path, capsys, monkeyp
         assert main(argv) == code
         said = capsys.readouterr().err
         assert said.endswith("error: '-' reads stdin, and this command's stdin is closed\n"), said
+    monkeypatch.undo()
+    monkeypatch.setattr("sys.stdout", None)  # >&-: every report would vanish, and flush was a traceback
+    assert main(["config"]) == 2 and capsys.readouterr().err == (
+        "nbspark: error: stdout is closed: where would the answer go?\n"
+    )
