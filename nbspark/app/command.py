@@ -24,6 +24,8 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
+import signal
 import sys
 from pathlib import Path
 
@@ -55,7 +57,8 @@ COMMANDS = tuple(SUMMARIES)
 
 def main(argv: list[str] | None = None) -> int:
     """The ``nbspark`` command. A reader that stops reading (``nbspark show … | head``) ends it
-    quietly, as it ends Unix tools: exit 141 (128 + SIGPIPE), no traceback. Started with stdout
+    quietly, as it ends Unix tools: exit 141 (128 + SIGPIPE), no traceback; Ctrl-C ends it by SIGINT
+    with no traceback (a stream and a server stop by their own handlers, drained). Started with stdout
     closed (``>&-``: ``sys.stdout`` is None, where each report would vanish), it does nothing and
     says so, as GNU's tools do (exit 2)."""
     if sys.stdout is None:
@@ -68,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
         return code
     except BrokenPipeError:
         return pipe_closed()
+    except KeyboardInterrupt:  # Ctrl-C, how a filter (predict -) is stopped: ended by the signal, as
+        # Python ends, so that a calling shell stops too (https://www.cons.org/cracauer/sigint.html)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        return 128 + signal.SIGINT  # where the signal cannot end it
 
 
 def _main(argv: list[str] | None) -> int:

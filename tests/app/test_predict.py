@@ -183,3 +183,31 @@ def test_stdins_batches_are_its_lines_as_one_read_of_it_gives_them(monkeypatch):
     assert len(batches) > 4 and [line for _, b in batches for line in b] == text.splitlines()
     assert [n for n, _ in batches] == [1 + sum(len(b) for _, b in batches[:i]) for i in range(len(batches))]
     assert said == [replaced] == [1]
+
+
+def test_ctrl_c_stops_a_filter_as_a_shells_tools_stop(weather_model):
+    """SIGINT to ``predict -`` waiting on an open pipe: ended by SIGINT (so that a calling shell
+    stops too) and nothing on stderr (it was a KeyboardInterrupt traceback), the answers before it
+    given."""
+    import select
+    import signal
+    import subprocess
+    import sys
+
+    _, path = weather_model
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nbspark", "predict", "--model", str(path), "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal's job has it
+    )
+    try:
+        proc.stdin.write(b'{"outlook": "sunny"}\n')
+        proc.stdin.flush()
+        assert select.select([proc.stdout], [], [], 60)[0]
+        assert proc.stdout.readline().split()[0] in (b"yes", b"no")
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == -signal.SIGINT and proc.stderr.read() == b""
+    finally:
+        proc.kill()
