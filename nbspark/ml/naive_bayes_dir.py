@@ -155,6 +155,7 @@ def model_dir_counts(path) -> tuple[Counts, float, str]:
     """``(counts, smoothing, model type)`` of a text model trained by ``nbspark train`` (or the train
     job), read and checked as ``nbspark.load`` reads it; refused with one line when a pyspark.ml
     stage cannot score it as ``nbspark.load`` does."""
+    from nbspark.ml.naive_bayes_table import TABLE_KINDS
     from nbspark.ml.persist import model_dir_manifest
 
     root, manifest = model_dir_manifest(path, NB_KIND)
@@ -162,7 +163,12 @@ def model_dir_counts(path) -> tuple[Counts, float, str]:
     if kind not in ("multinomial", "bernoulli"):
         raise ValueError(
             f"fromModelDir takes a multinomial or Bernoulli text model; {path} holds a {kind} model "
-            "(nbspark.load scores it)"
+            "(nbspark.load scores it"
+            + (
+                "; CountingTableNaiveBayesModel.fromModelDir makes it a stage)"
+                if kind in TABLE_KINDS
+                else ")"
+            )
         )
     if nb.get("unseen", "drop") != "drop" or nb.get("norm"):
         raise ValueError(

@@ -79,7 +79,9 @@ def test_a_model_dir_a_stage_cannot_score_as_nbspark_load_is_refused_in_one_line
         out=table,
     )
     with pytest.raises(
-        ValueError, match=r"^fromModelDir takes a multinomial or Bernoulli text model; .* categorical"
+        ValueError,
+        match=r"^fromModelDir takes a multinomial or Bernoulli text model; .* categorical model "
+        r"\(nbspark.load scores it; CountingTableNaiveBayesModel.fromModelDir makes it a stage\)$",
     ):
         CountingNaiveBayesModel.fromModelDir(str(table))
     with pytest.raises(Exception, match="nothing-here: no such model directory"):
@@ -271,3 +273,56 @@ def test_a_pipeline_model_of_label_values_gives_nbspark_load_those_numbers(spark
     assert loaded.predict([t for _, t in rows]).tolist() == [r["prediction"] for r in scored]
     for r, ours in zip(scored, loaded.predict_proba([t for _, t in rows])):
         assert ours.tolist() == pytest.approx(r["probability"].toArray()[[0, 2, 10]].tolist(), abs=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["mixed", "gaussian", "categorical"])
+def test_a_command_line_table_model_is_a_pipeline_stage_that_scores_as_nbspark_load(
+    spark, tmp_path, fixtures, kind
+):
+    """A table model (refused by ``CountingNaiveBayesModel.fromModelDir``) as a stage: the columns read
+    by name (numbers as doubles, categories as text; a null a missing cell; an id kept), the
+    probabilities and raw predictions ``nbspark.load``'s to 1e-12, its class names through
+    ``IndexToString``, the same through a saved PipelineModel; a missing column, a taken output
+    column and a text model refused in one line."""
+    import csv
+
+    from pyspark.ml import Pipeline, PipelineModel
+    from pyspark.ml.feature import IndexToString
+
+    from nbspark.ml import CountingTableNaiveBayesModel
+
+    weather = list(csv.DictReader((fixtures / "weather.csv").open()))[:14]  # row 15: a text temperature
+    if kind == "gaussian":  # numbers only
+        weather = [{c: r[c] for c in ("temperature", "humidity", "play")} for r in weather]
+    with (tmp_path / "w.csv").open("w", newline="") as f:
+        csv.DictWriter(f, list(weather[0])).writerows([dict(zip(weather[0], weather[0])), *weather])
+    settings = {"task": "naive_bayes", "nb.model": kind, "nb.label_column": "play"}
+    nbspark.fit(settings={**settings, "train.path": str(tmp_path / "w.csv")}, out=tmp_path / "m")
+    loaded = nbspark.load(tmp_path / "m")
+    numeric = set(loaded.manifest["columns"]["numeric"])
+    rows = [{c: (float(v) if c in numeric else v) for c, v in r.items() if c != "play"} for r in weather]
+    rows.append({c: (None if c == "humidity" else v) for c, v in rows[0].items()})  # a missing cell
+    ddl = ", ".join(f"{c} {'DOUBLE' if c in numeric else 'STRING'}" for c in rows[0])
+    df = spark.createDataFrame([(i, *r.values()) for i, r in enumerate(rows)], f"id INT, {ddl}")
+    stage = CountingTableNaiveBayesModel.fromModelDir(str(tmp_path / "m"))
+    assert stage.labels == list(loaded.classes_) == ["no", "yes"]
+    names = IndexToString(inputCol="prediction", outputCol="predictedLabel", labels=stage.labels)
+    pipeline = Pipeline(stages=[stage, names]).fit(df)
+    pipeline.save(str(tmp_path / "pipe"))
+    cells = [{c: v for c, v in r.items() if v is not None} for r in rows]
+    for fitted in (pipeline, PipelineModel.load(str(tmp_path / "pipe"))):
+        got = sorted(fitted.transform(df).collect(), key=lambda r: r["id"])
+        assert [r["predictedLabel"] for r in got] == loaded.predict(cells).tolist()
+        proba = np.array([r["probability"].toArray() for r in got])
+        np.testing.assert_allclose(proba, loaded.predict_proba(cells), rtol=0, atol=1e-12)
+        raw = np.array([r["rawPrediction"].toArray() for r in got])
+        np.testing.assert_allclose(raw, loaded.predict_joint_log_proba(cells), rtol=0, atol=1e-9)
+    with pytest.raises(ValueError, match=r"no column\(s\) humidity \(the model's columns: "):
+        stage.transform(df.drop("humidity"))
+    with pytest.raises(ValueError, match="has a column 'probability' already"):
+        stage.transform(df.withColumn("probability", df["id"]))
+    text = _trained(tmp_path / "t", fixtures)
+    with pytest.raises(
+        ValueError, match="a multinomial text model, which CountingNaiveBayesModel.fromModelDir"
+    ):
+        CountingTableNaiveBayesModel.fromModelDir(str(text))
