@@ -17,8 +17,10 @@ class's mean and variance of each column (``models_agree``: relative difference 
 Then, in rounds as well, each model classifies the same table: nbspark's classify job (the model
 read, predictions, metrics and report written) against MLlib's ``transform`` of the CSV read with
 ``inferSchema``, its label, prediction and probabilities written as Parquet; their accuracies
-must be equal. Prints the medians, ``train_ratio_vs_mllib`` and ``classify_ratio_vs_mllib``
-(nbspark's seconds over MLlib's, lower is faster); ``--json`` writes them.
+must be equal. The nbspark model as a Pipeline stage (``CountingTableNaiveBayesModel``) transforms the
+same DataFrame as MLlib's and writes the same three columns (``stage_ratio_vs_mllib``, its accuracy
+equal too). Prints the medians, ``train_ratio_vs_mllib``, ``classify_ratio_vs_mllib`` and
+``stage_ratio_vs_mllib`` (nbspark's seconds over MLlib's, lower is faster); ``--json`` writes them.
 """
 
 from __future__ import annotations
@@ -98,11 +100,12 @@ def rounds(runs: dict, repeat: int, warmup: int = 1) -> dict[str, list[float]]:
     return seconds
 
 
-def mllib_accuracy(spark, written: Path, fitted) -> float:
-    """The share of rows whose MLlib prediction (a class's index) names its label."""
+def accuracy_of(spark, written: Path, labels) -> float:
+    """The share of rows whose prediction (a class's index into ``labels``: MLlib's indexer's, or the
+    stage's classes) names its label."""
     from pyspark.sql import functions as F
 
-    labels = F.array(*[F.lit(x) for x in fitted.stages[0].labels])
+    labels = F.array(*[F.lit(str(x)) for x in labels])
     right = F.element_at(labels, F.col("prediction").cast("int") + 1) == F.col("label")
     return spark.read.parquet(str(written)).agg(F.avg(right.cast("double"))).first()[0]
 
@@ -110,6 +113,7 @@ def mllib_accuracy(spark, written: Path, fitted) -> float:
 def measure(spark, table: Path, work: Path, repeat: int = 3, warmup: int = 1) -> dict:
     """The rounds of training and classifying ``table`` (``generate``'s) in the session ``spark``,
     and nbspark's training in process: the result's figures (``main`` adds the table's size)."""
+    import nbspark
     from nbspark.inputs.resolve import resolve_input
     from nbspark.naive_bayes.jobs import classify_nb, train_nb, train_nb_in_process
     from nbspark.settings.config import load_config
@@ -147,11 +151,26 @@ def measure(spark, table: Path, work: Path, repeat: int = 3, warmup: int = 1) ->
         repeat,
         warmup,
     )
-    seconds |= rounds({"nbspark_classify": classified, "mllib_transform": transformed}, repeat, warmup)
+
+    def staged(k: int) -> None:  # the model as a Pipeline stage, on the DataFrame MLlib transforms
+        from nbspark.ml import CountingTableNaiveBayesModel
+
+        stage = CountingTableNaiveBayesModel.fromModelDir(str(work / f"nb-{last}"))
+        df = spark.read.csv(str(table), header=True, inferSchema=True)
+        stage.transform(df).select("label", "prediction", "probability").write.parquet(
+            str(work / f"stage-{k}")
+        )
+
+    seconds |= rounds(
+        {"nbspark_classify": classified, "mllib_transform": transformed, "stage_transform": staged},
+        repeat,
+        warmup,
+    )
     agreed = agree(work / f"nb-{last}", fitted)
     accuracy = {
         "nbspark": json.loads((work / f"out-{last}" / "metrics.json").read_text())["accuracy"],
-        "mllib": mllib_accuracy(spark, work / f"mllib-out-{last}", fitted),
+        "mllib": accuracy_of(spark, work / f"mllib-out-{last}", fitted.stages[0].labels),
+        "stage": accuracy_of(spark, work / f"stage-{last}", nbspark.load(work / f"nb-{last}").classes_),
     }
     start = time.perf_counter()
     train_nb_in_process(cfg, work / "local")
@@ -170,6 +189,9 @@ def measure(spark, table: Path, work: Path, repeat: int = 3, warmup: int = 1) ->
         "classify_ratio_vs_mllib": round(median["nbspark_classify"] / median["mllib_transform"], 3),
         "accuracy_nbspark": accuracy["nbspark"],
         "accuracy_mllib": accuracy["mllib"],
+        "stage_transform_seconds": round(median["stage_transform"], 2),
+        "stage_ratio_vs_mllib": round(median["stage_transform"] / median["mllib_transform"], 3),
+        "accuracy_stage": accuracy["stage"],
     }
 
 
@@ -208,7 +230,10 @@ def main() -> None:
             f"classify (the job: model read, predictions and metrics written) {result['classify_seconds']} "
             f"s, MLlib transform (predictions written) {result['mllib_transform_seconds']} s: nbspark / "
             f"MLlib = {result['classify_ratio_vs_mllib']}; accuracy {accuracy['nbspark']:.4f} and "
-            f"{accuracy['mllib']:.4f}"
+            f"{accuracy['mllib']:.4f}\n"
+            f"the model as a Pipeline stage (CountingTableNaiveBayesModel) transform "
+            f"{result['stage_transform_seconds']} s: stage / MLlib = {result['stage_ratio_vs_mllib']}; "
+            f"accuracy {result['accuracy_stage']:.4f}"
         )
         if args.json:
             args.json.write_text(json.dumps(result, indent=2) + "\n")

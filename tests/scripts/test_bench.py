@@ -157,6 +157,7 @@ def test_bench_table_smallest(spark, tmp_path):
     assert abs(result["accuracy_nbspark"] - result["accuracy_mllib"]) <= 1 / 3000
     assert result["accuracy_nbspark"] > 0.5  # three classes, their means apart
     assert result["train_ratio_vs_mllib"] > 0 and result["classify_ratio_vs_mllib"] > 0
+    assert result["accuracy_stage"] == result["accuracy_nbspark"] and result["stage_ratio_vs_mllib"] > 0
 
 
 def test_bench_read_checks_smallest(spark, tmp_path):
