@@ -30,7 +30,7 @@ from pyspark.ml.util import DefaultParamsReadable, DefaultParamsWritable
 from nbspark.density.model import COUNT_DDL
 from nbspark.density.predictor import DensityPredictor
 from nbspark.ml.labels import new_columns
-from nbspark.ml.persist import CountsPersisted, model_dir_manifest
+from nbspark.ml.persist import CountTableStage, model_dir_manifest
 from nbspark.settings.config import DENSITY_MODELS
 from nbspark.spine.frames import named_column
 from nbspark.storage.counts import table_rows
@@ -199,15 +199,10 @@ def _text_columns(who: str, types: dict, columns, bins=()) -> None:
         )
 
 
-class CountingDensityModel(Model, _Params, CountsPersisted):
+class CountingDensityModel(CountTableStage, Model, _Params):
     """A density model's counts as a Pipeline stage (see the module docstring)."""
 
-    KIND = DENSITY_KIND
-
-    def __init__(self, table=None, manifest: dict | None = None):
-        super().__init__()
-        self.table, self.manifest = table, manifest
-        self._predictor = None
+    KIND, DDL = DENSITY_KIND, COUNT_DDL
 
     def predictor(self) -> DensityPredictor:
         """The model as ``nbspark.load`` gives it."""
@@ -241,23 +236,6 @@ class CountingDensityModel(Model, _Params, CountsPersisted):
         positional = dataset.select(*(named_column(c).alias(f"__{i}") for i, c in enumerate(names)))
         schema = StructType([*dataset.schema.fields, StructField(out, DoubleType())])
         return positional.mapInArrow(scored, schema)
-
-    def copy(self, extra=None):
-        model = super().copy(extra)
-        model.table, model.manifest, model._predictor = self.table, self.manifest, self._predictor
-        return model
-
-    def counts_table(self):
-        """The count table and manifest as ``nbspark train`` wrote them, for ``ml.persist.CountsWriter``."""
-        return self.table, self.manifest
-
-    @classmethod
-    def from_counts(cls, root, manifest: dict) -> CountingDensityModel:
-        """The model of a checked ``PATH/nbspark`` (``ml.persist.CountsReader``) or model directory,
-        its counts checked as every reader checks them."""
-        from nbspark.storage.counts import read_count_table
-
-        return cls(read_count_table(root, COUNT_DDL, manifest), manifest)
 
     @classmethod
     def fromModelDir(cls, path) -> CountingDensityModel:

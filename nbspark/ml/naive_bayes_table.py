@@ -17,7 +17,7 @@ from pyspark.ml.base import Model
 from pyspark.ml.param.shared import HasPredictionCol, HasProbabilityCol, HasRawPredictionCol
 
 from nbspark.ml.labels import new_columns
-from nbspark.ml.persist import CountsPersisted, model_dir_manifest
+from nbspark.ml.persist import CountTableStage, model_dir_manifest
 from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.spine.frames import named_column
 from nbspark.storage.manifests import NB_KIND
@@ -29,16 +29,11 @@ TABLE_KINDS = ("gaussian", "categorical", "mixed")
 
 
 class CountingTableNaiveBayesModel(
-    Model, HasPredictionCol, HasProbabilityCol, HasRawPredictionCol, CountsPersisted
+    CountTableStage, Model, HasPredictionCol, HasProbabilityCol, HasRawPredictionCol
 ):
     """A table naive Bayes model's counts as a Pipeline stage (see the module docstring)."""
 
-    KIND = NB_KIND
-
-    def __init__(self, table=None, manifest: dict | None = None):
-        super().__init__()
-        self.table, self.manifest = table, manifest
-        self._predictor = None
+    KIND, DDL = NB_KIND, COUNT_DDL
 
     def predictor(self):
         """The model as ``nbspark.load`` gives it (``naive_bayes.predictor.NBPredictor``)."""
@@ -118,23 +113,6 @@ class CountingTableNaiveBayesModel(
             if name:
                 out = out.withColumn(name, array_to_vector(F.col(field)) if vector else F.col(field))
         return out.drop(*tmp)
-
-    def copy(self, extra=None):
-        model = super().copy(extra)
-        model.table, model.manifest, model._predictor = self.table, self.manifest, self._predictor
-        return model
-
-    def counts_table(self):
-        """The count table and manifest as ``nbspark train`` wrote them, for ``ml.persist.CountsWriter``."""
-        return self.table, self.manifest
-
-    @classmethod
-    def from_counts(cls, root, manifest: dict) -> CountingTableNaiveBayesModel:
-        """The model of a checked ``PATH/nbspark`` (``ml.persist.CountsReader``) or model directory,
-        its counts checked as every reader checks them."""
-        from nbspark.storage.counts import read_count_table
-
-        return cls(read_count_table(root, COUNT_DDL, manifest), manifest)
 
     @classmethod
     def fromModelDir(cls, path) -> CountingTableNaiveBayesModel:

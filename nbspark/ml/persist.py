@@ -22,7 +22,14 @@ from nbspark.storage.locations import location, use_hadoop
 from nbspark.storage.manifests import BACKOFF_KIND, DENSITY_KIND, NB_KIND, TASK_OF_KIND, load_manifest
 from nbspark.storage.tables import MARKER, write_json
 
-__all__ = ["STAGE_OF_KIND", "CountsPersisted", "CountsReader", "CountsWriter", "model_dir_manifest"]
+__all__ = [
+    "STAGE_OF_KIND",
+    "CountTableStage",
+    "CountsPersisted",
+    "CountsReader",
+    "CountsWriter",
+    "model_dir_manifest",
+]
 
 #: the stage whose ``fromModelDir`` reads a model directory of each kind
 STAGE_OF_KIND = {
@@ -106,3 +113,34 @@ class CountsPersisted(MLReadable, MLWritable):
     @classmethod
     def read(cls) -> MLReader:
         return CountsReader(cls, cls.KIND)
+
+
+class CountTableStage(CountsPersisted):
+    """A stage that holds a model directory's count table (``DDL``, a pyarrow table) and manifest as
+    they were read, and the predictor built from them: kept by ``copy``, written by ``CountsWriter``
+    (``counts_table``), read back by ``from_counts``, the counts checked as every reader checks them
+    (the density stage, the table naive Bayes stage). Listed before ``Model`` in a stage's bases, so
+    that its ``copy`` is the one called."""
+
+    DDL = ""
+
+    def __init__(self, table=None, manifest: dict | None = None):
+        super().__init__()
+        self.table, self.manifest = table, manifest
+        self._predictor = None
+
+    def copy(self, extra=None):
+        model = super().copy(extra)
+        model.table, model.manifest, model._predictor = self.table, self.manifest, self._predictor
+        return model
+
+    def counts_table(self):
+        """The count table and manifest as ``nbspark train`` wrote them, for ``CountsWriter``."""
+        return self.table, self.manifest
+
+    @classmethod
+    def from_counts(cls, root, manifest: dict):
+        """The model of a checked ``PATH/nbspark`` (``CountsReader``) or model directory."""
+        from nbspark.storage.counts import read_count_table
+
+        return cls(read_count_table(root, cls.DDL, manifest), manifest)
