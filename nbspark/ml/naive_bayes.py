@@ -445,8 +445,8 @@ class CountingNaiveBayesModel(Model, _Params, CountsPersisted):
         Pipeline stage: it scores a features column of tokens, or of texts (split by the model's own
         tokenizer), with the model's smoothing and class prior, as ``nbspark.load`` scores them.
         Its label values are the model's classes in ``classes_`` order (``labels`` names them, for
-        ``IndexToString``). Table models (Gaussian, categorical, mixed) are refused: load them with
-        ``nbspark.load`` (``ml.naive_bayes_dir.model_dir_counts``)."""
+        ``IndexToString``). Table models (Gaussian, categorical, mixed) are refused here
+        (``ml.naive_bayes_dir.model_dir_counts``): ``CountingTableNaiveBayesModel`` reads them."""
         counts, smoothing, kind = model_dir_counts(path)
         return cls(counts)._set(smoothing=smoothing, modelType=kind)
 
