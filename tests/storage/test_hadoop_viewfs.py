@@ -426,3 +426,37 @@ def test_s3a_without_its_connector_is_one_line_and_exit_1(tmp_path):
         and "hadoop-aws" in errors[0]
     )
     assert "Traceback" not in proc.stdout + proc.stderr and not (tmp_path / "m").exists()
+
+
+def test_a_model_on_viewfs_is_classified_and_updated_by_its_own_config(spark, viewfs, tmp_path):
+    """``classify --model`` and ``train --update`` of a naive Bayes model on viewfs:// given no
+    --config and no task: the config it was trained with is read from its manifest through Hadoop
+    (the embedded config, a backoff one, refused the model), and the run equals one given every
+    setting (here in process, on local paths)."""
+    import nbspark
+    from nbspark.app.cli import classify_main, train_main
+
+    remote, behind = viewfs
+    china = {"task": "naive_bayes", "train.format": "tsv", "nb.tokenizer": "words"}
+    sets = [f"{k}={v}" for k, v in china.items()]
+    train = ["--set", f"train.path={FX}/china_train.tsv"]
+    assert train_main([*(x for s in sets for x in ("--set", s)), *train, "--out", f"{remote}/m"]) == 0
+    assert (
+        classify_main(
+            ["--model", f"{remote}/m", "--set", f"test.path={FX}/china_test.tsv", "--out", f"{remote}/r"]
+        )
+        == 0
+    )
+    got = json.loads((behind / "r" / "metrics.json").read_text())
+    nbspark.fit(None, tmp_path / "m", settings={**china, "train.path": str(FIXTURES / "china_train.tsv")})
+    want = nbspark.classify(
+        None,
+        tmp_path / "m",
+        tmp_path / "r",
+        settings={**china, "test.format": "tsv", "test.path": str(FIXTURES / "china_test.tsv")},
+    )
+    assert (got["documents"], got["accuracy"], got["confusion"]) == (3, want["accuracy"], want["confusion"])
+    assert train_main(["--update", f"{remote}/m", "--set", f"train.path={FX}/china_test.tsv"]) == 0
+    manifest = json.loads((behind / "m" / "manifest.json").read_text())
+    runs = [u["stats"]["documents"] for u in manifest["updates"]]
+    assert len(runs) == 2 and manifest["stats"]["documents"] == sum(runs) and runs[1] == 3
