@@ -83,7 +83,14 @@ def _model_type(value) -> str:
     ``setModelType``), not at ``fit``."""
     value = TypeConverters.toString(value)
     if value not in MODEL_TYPES:
-        raise ValueError(f"modelType must be one of {', '.join(MODEL_TYPES)}, got {value!r}")
+        hint = (
+            " (MLlib's Gaussian model of a Vector has no counting twin here: train a table's Gaussian or "
+            "mixed model with nbspark train or nbspark.fit, and CountingTableNaiveBayesModel.fromModelDir "
+            "makes it a stage)"
+            if value == "gaussian"
+            else ""
+        )
+        raise ValueError(f"modelType must be one of {', '.join(MODEL_TYPES)}, got {value!r}{hint}")
     return value
 
 

@@ -108,7 +108,11 @@ def test_equals_mllib_on_sms_and_round_trips(spark, data_dir, tmp_path, model_ty
 def test_a_model_type_it_cannot_fit_is_refused_when_the_estimator_is_made():
     from nbspark.ml import CountingNaiveBayes
 
-    with pytest.raises(ValueError, match="modelType must be one of multinomial, bernoulli, complement"):
+    with pytest.raises(
+        ValueError,
+        match="modelType must be one of multinomial, bernoulli, complement, got 'gaussian' .*"
+        "CountingTableNaiveBayesModel.fromModelDir makes it a stage",
+    ):
         CountingNaiveBayes(modelType="gaussian")
     with pytest.raises(ValueError, match="got 'Complement'"):
         CountingNaiveBayes().setParams(modelType="Complement")
