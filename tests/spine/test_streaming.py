@@ -864,3 +864,24 @@ def test_a_density_model_streams_as_it_trains(spark, tmp_path, below):
         assert streamed[key] == batch[key], key
     assert streamed["total"] == pytest.approx(batch["total"]) == 1.0
     assert nbspark.load(tmp_path / "model").probability({"A": "1", "B": "1", "C": "0"}) == pytest.approx(0.25)
+
+
+def test_a_stream_into_a_model_needs_no_settings_its_config_is_the_models(spark, tmp_path, capsys):
+    """``nbspark stream --watch W --model M`` and ``--compact`` of an existing naive Bayes model with
+    no --config and no --set: the config M was trained with (a tsv of words), not the embedded one
+    (n-gram lines into a backoff model, refused); the table equals the batch train's of both files."""
+    parts = write_parts(source_lines("naive_bayes"), tmp_path / "side", 2)
+    cfg = load_config(None, {**FAMILIES["naive_bayes"][1], "train.path": str(parts[0])})
+    train_nb(spark, cfg, resolve_input(cfg.train, None), tmp_path / "model")
+    (tmp_path / "watch").mkdir()
+    parts[1].rename(tmp_path / "watch" / parts[1].name)
+    model = str(tmp_path / "model")
+    argv = ["--watch", str(tmp_path / "watch"), "--model", model, "--available-now"]
+    assert stream_main(argv, prog="nbspark stream") == 0
+    assert stream_main(["--model", model, "--compact"], prog="nbspark stream") == 0
+    assert f"{model}: compacted (version 2)" in capsys.readouterr().out
+    everything = tmp_path / "all"
+    everything.mkdir()
+    for path in (parts[0], tmp_path / "watch" / parts[1].name):
+        shutil.copy(path, everything / path.name)
+    assert rows(model) == batch_model(spark, "naive_bayes", everything, tmp_path / "batch")
