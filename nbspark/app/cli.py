@@ -366,7 +366,7 @@ def query_main(argv=None, prog: str = "query.py") -> int:
     )
     density_options(parser)
     args = parser.parse_args(argv)
-    cfg = config_of(args, parser, args.model)
+    cfg = config_of(args, parser)  # a model answers by its own counts: no config of it needed
     bindings = {c: getattr(args, c) for c in "ABCDE" if getattr(args, c) is not None}
     cells = density_cells(args, parser)
     if args.top is not None and args.top < 1:

@@ -85,8 +85,8 @@ def config_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
         metavar="TOML",
-        help="experiment file (default: the one the --model or --update model was trained with, else the "
-        "embedded affect/effect experiment)",
+        help="experiment file (default: for classify, train --update, stream and config --model, the one "
+        "their model was trained with; else the embedded affect/effect experiment)",
     )
     parser.add_argument(
         "--set",
