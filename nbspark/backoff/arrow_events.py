@@ -10,7 +10,7 @@ import pyarrow.compute as pc
 
 from nbspark.backoff.events import count_columns
 from nbspark.inputs.arrow_tokens import _py_lower, decode_replacements
-from nbspark.inputs.lines import jvm_decoded
+from nbspark.inputs.lines import blank_values, jvm_decoded
 from nbspark.inputs.parsers import MAX_COUNT
 from nbspark.spine.arrow_counts import checked_sum
 
@@ -50,7 +50,7 @@ def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: 
 
     Returns the events summed within the batch, a table ``subset, <context letters>, label,
     count`` (positions outside the subset null), and the line statistics: ``lines_read``,
-    ``decode_replacements``, ``malformed.fields`` / ``.tokens`` / ``.count``,
+    ``decode_replacements``, ``blank_lines``, ``malformed.fields`` / ``.tokens`` / ``.count``,
     ``malformed``, ``lines_not_in_confusion_set``, ``examples`` and ``weight`` (those above 0).
     """
     if isinstance(lines, pa.ChunkedArray):
@@ -61,6 +61,9 @@ def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: 
     if replaced:
         stats["decode_replacements"] = replaced
     lines = pc.utf8_rtrim(lines, characters="\r\n")
+    blank = blank_values(lines)
+    stats["blank_lines"] = pc.sum(blank).as_py() or 0 if len(lines) else 0
+    lines = lines.filter(pc.invert(blank))
     parts = pc.split_pattern(lines, "\t")
     fields_ok = pc.equal(pc.list_value_length(parts), 2)
     parts = parts.filter(fields_ok)

@@ -24,7 +24,7 @@ from nbspark.backoff.google_filter import UNREADABLE, google_examples
 from nbspark.backoff.google_scan import UnreadableShardError
 from nbspark.backoff.inputs import examples_rdd, google_summed
 from nbspark.inputs.files import text_frame
-from nbspark.inputs.parsers import MAX_COUNT, parse_google_v2, parse_google_v3, parse_ngram_line
+from nbspark.inputs.parsers import MAX_COUNT, blank_line, parse_google_v2, parse_google_v3, parse_ngram_line
 from nbspark.inputs.stats import MARK, STAT, first_malformed_lines, is_stat, run_failfast, split_stats
 from nbspark.settings.capabilities import engine_problem
 from nbspark.spark.faults import maybe_inject
@@ -111,7 +111,12 @@ def _local_arrow_counts(cfg, inputs) -> Counted:
     events = agg.filter(pc.invert(marker))
     table = events.rename_columns(names).cast(arrow_schema(count_ddl(letters)))
     bad = first_malformed_lines(
-        None, inputs.files, lambda line: parse_ngram_line(line, width), stats, cfg.mode, cfg.max_bad_examples
+        None,
+        inputs.files,
+        lambda line: blank_line(line) or parse_ngram_line(line, width),
+        stats,
+        cfg.mode,
+        cfg.max_bad_examples,
     )
     return Counted("local", table, stats, bad, {**table_fields(table), "rows": table.num_rows})
 
@@ -296,7 +301,7 @@ def _arrow_counts(spark, cfg, inputs) -> Counted:
         bad = first_malformed_lines(
             spark.sparkContext,
             inputs.files,
-            lambda line: parse_ngram_line(line, width),
+            lambda line: blank_line(line) or parse_ngram_line(line, width),
             stats,
             cfg.mode,
             cfg.max_bad_examples,

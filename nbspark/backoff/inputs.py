@@ -10,7 +10,7 @@ from __future__ import annotations
 from nbspark.backoff.events import Example, ngram_example, piece_examples, story_examples
 from nbspark.errors import ConfigError
 from nbspark.inputs.files import decode_text, ngram_lines, sgml_texts
-from nbspark.inputs.parsers import MalformedLine, google_line, parse_brown_zip, text_documents
+from nbspark.inputs.parsers import MalformedLine, blank_line, google_line, parse_brown_zip, text_documents
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.spec import InputSpec
 from nbspark.inputs.stats import PartitionStats
@@ -29,6 +29,9 @@ def ngram_partition(records, confusion, width, lowercase, mode, keep_bad):
         stats.add("lines_read")
         if "\ufffd" in line:
             stats.add("decode_replacements", line.count("\ufffd"))
+        if blank_line(line):
+            stats.add("blank_lines")
+            continue
         try:
             example = ngram_example(line, f"{source}@{offset}", confusion, width, lowercase)
         except MalformedLine as exc:

@@ -11,7 +11,7 @@ from nbspark.backoff.events import context_letters
 from nbspark.backoff.jobs import BACKOFF, load_backoff_manifest
 from nbspark.errors import InputError, OutputError
 from nbspark.inputs.files import ngram_lines
-from nbspark.inputs.parsers import MalformedLine, parse_ngram_line
+from nbspark.inputs.parsers import MalformedLine, blank_line, parse_ngram_line
 from nbspark.inputs.resolve import Inputs
 from nbspark.inputs.stats import PartitionStats, is_stat, run_failfast, split_stats
 from nbspark.settings.capabilities import QUERY_TOP
@@ -27,6 +27,9 @@ def _ngram_rows(records, width, fold_case, mode, keep_bad):
     stats = PartitionStats(keep_bad, mode)
     for source, offset, line in records:
         stats.add("lines_read")
+        if blank_line(line):
+            stats.add("blank_lines")
+            continue
         try:
             tokens, count = parse_ngram_line(line, width)
         except MalformedLine as exc:

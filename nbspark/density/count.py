@@ -243,7 +243,7 @@ def _ngram_table(cfg, inputs):
 
     import pyarrow as pa
 
-    from nbspark.inputs.parsers import MalformedLine, parse_ngram_line
+    from nbspark.inputs.parsers import MalformedLine, blank_line, parse_ngram_line
 
     letters = string.ascii_uppercase[: cfg.width]
     cells: list[list] = [[] for _ in letters]
@@ -251,7 +251,7 @@ def _ngram_table(cfg, inputs):
     for f in inputs.files:
         with open(f.path, encoding="utf-8", errors="replace", newline="") as lines:
             for line in lines:
-                if not line.strip():
+                if blank_line(line):
                     continue
                 try:
                     tokens, count = parse_ngram_line(line, cfg.width)

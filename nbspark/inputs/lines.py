@@ -28,7 +28,7 @@ from nbspark.inputs.decoding import JVM_REPLACE
 from nbspark.inputs.parsers import MalformedLine
 from nbspark.inputs.tokens import WHITESPACE
 
-__all__ = ["LINE_CATEGORIES", "jvm_decoded", "parse_line", "parse_lines", "parsed_lines"]
+__all__ = ["LINE_CATEGORIES", "blank_values", "jvm_decoded", "parse_line", "parse_lines", "parsed_lines"]
 
 #: What a line is, as the Python parsers name it: a document, or why it is not one.
 LINE_CATEGORIES = (
@@ -58,6 +58,11 @@ def jvm_decoded(values: pa.Array) -> pa.Array:
 def _strip(values: pa.Array) -> pa.Array:
     """Python's ``str.strip()`` of each value (``utf8_trim_whitespace`` takes fewer characters)."""
     return pc.utf8_trim(values, WHITESPACE)
+
+
+def blank_values(values: pa.Array) -> pa.Array:
+    """Whether each line holds nothing but white space: ``inputs.parsers.blank_line`` over Arrow."""
+    return pc.equal(_strip(values), "")
 
 
 def _has_nul(fields: pa.Array) -> np.ndarray:
@@ -126,7 +131,7 @@ def parse_lines(values, fmt: str) -> pa.RecordBatch:
     category = np.select([fields_ok & id_ok & has_labels & ~nul], [0], 4)
     other = np.flatnonzero(category)
     if len(other):  # not documents: blank, or the first rule that fails, in the Python parsers' order
-        blank = pc.equal(_strip(values.take(pa.array(other))), "").to_numpy(zero_copy_only=False)
+        blank = blank_values(values.take(pa.array(other))).to_numpy(zero_copy_only=False)
         category[other] = np.select([blank, nul[other], ~fields_ok[other], ~id_ok[other]], [1, 5, 2, 3], 4)
     names = pc.take(pa.array(LINE_CATEGORIES), pa.array(category))
     return pa.RecordBatch.from_arrays(

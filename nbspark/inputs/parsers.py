@@ -20,6 +20,7 @@ from nbspark.inputs.tokens import line_ends
 
 __all__ = [
     "LINE_LAYOUTS",
+    "blank_line",
     "MAX_COUNT",
     "MalformedLine",
     "Story",
@@ -150,6 +151,14 @@ class MalformedLine(ValueError):
         super().__init__(f"{reason}: {line!r}")
         self.reason = reason
         self.line = line
+
+
+def blank_line(line: str) -> bool:
+    """Whether a line holds nothing but white space (Python's ``str.strip()``): no record in any line
+    format, counted as ``blank_lines`` and never as malformed (an editor's last empty line of an
+    n-gram file stopped a failfast train). The rule of every engine: ``inputs.lines.blank_values`` is
+    its Arrow twin."""
+    return not line.strip()
 
 
 def parse_ngram_line(line: str, order: int = 5) -> tuple[tuple[str, ...], int]:

@@ -4,6 +4,7 @@ count table, statistics and first malformed lines as a plain-Python count of the
 count that does not fit in 64 bits is malformed, and a sum that would not fit is an error in
 every engine, never a wrapped count."""
 
+import json
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -19,6 +20,7 @@ from nbspark.inputs.parsers import MAX_COUNT, MalformedLine, parse_ngram_line
 from nbspark.inputs.resolve import resolve_input
 from nbspark.settings.config import load_config
 from nbspark.spine.training import read_counts, train_in_process
+from tests.conftest import ROOT
 
 pytestmark = pytest.mark.spark
 
@@ -70,6 +72,8 @@ COUNTS = [
 
 @st.composite
 def ngram_line(draw) -> bytes:
+    if draw(st.integers(0, 9)) == 0:  # a blank line: no record, never a malformed one
+        return draw(st.sampled_from([b"", b"  ", b"\r", b" \t ", b"\xc2\xa0"]))
     tokens = draw(st.lists(st.sampled_from(WORDS), min_size=3, max_size=6))
     if draw(st.booleans()):  # centred on the confusion set, mostly
         tokens[len(tokens) // 2] = draw(st.sampled_from(["effect", "affect", "Effect"]))
@@ -91,6 +95,9 @@ def python_count(data: bytes, cfg) -> tuple[Counter, dict]:
         stats["lines_read"] += 1
         if "\ufffd" in line:
             stats["decode_replacements"] += line.count("\ufffd")
+        if line.strip() == "":  # white space alone (U+00A0 too, as Python's strip takes it)
+            stats["blank_lines"] += 1
+            continue
         try:
             parse_ngram_line(line, cfg.width)
             example = ngram_example(line, "", frozenset(cfg.centres), cfg.width, cfg.lowercase)
@@ -161,3 +168,36 @@ def test_a_count_past_64_bits_is_malformed_and_a_sum_past_64_bits_is_an_error(sp
         manifest = _train(spark, path, engine, tmp_path / f"{engine}-ok")
         assert manifest["stats"]["malformed.count"] == 1 and manifest["stats"]["weight"] == MAX_COUNT
         assert [(b["line_number"], b["reason"]) for b in manifest["malformed_examples"]] == [(1, "count")]
+
+
+def test_blank_lines_are_no_records_in_failfast_mode_with_every_engine(spark, tmp_path):
+    """An n-gram file with a white-space line and an editor's empty last line: every engine counts
+    them as ``blank_lines``, none as malformed, and failfast trains (it stopped at the first, as a
+    malformed line of fields ''), the table that of the file without them; ``query --ngrams`` the
+    same."""
+    from nbspark.app.cli import query_main
+
+    lines = (
+        (ROOT / "tests" / "data" / "ngrams.txt").read_text(encoding="utf-8").splitlines()[:7]
+    )  # well formed
+    (tmp_path / "clean.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    blank = [lines[0], " \t", *lines[1:], ""]
+    (tmp_path / "blank.txt").write_text("\n".join(blank) + "\n", encoding="utf-8")
+    want = _train(spark, tmp_path / "clean.txt", "pairs", tmp_path / "clean", mode="failfast")
+    for engine in ENGINES:
+        got = _train(spark, tmp_path / "blank.txt", engine, tmp_path / engine, mode="failfast")
+        assert got["stats"] == {
+            **want["stats"],
+            "lines_read": want["stats"]["lines_read"] + 2,
+            "blank_lines": 2,
+        }
+        table = Counter(tuple(r) for r in read_counts(spark, tmp_path / engine, BACKOFF, got).collect())
+        clean = Counter(tuple(r) for r in read_counts(spark, tmp_path / "clean", BACKOFF, want).collect())
+        assert table == clean, engine
+    argv = ["--mode", "failfast", "--C", "_", "--json", str(tmp_path / "q.json"), "--ngrams"]
+    assert query_main([*argv, str(tmp_path / "blank.txt")]) == 0
+    got = json.loads((tmp_path / "q.json").read_text())
+    assert query_main([*argv, str(tmp_path / "clean.txt")]) == 0
+    clean = json.loads((tmp_path / "q.json").read_text())
+    assert got.pop("input_stats") == {**clean.pop("input_stats"), "lines_read": 9, "blank_lines": 2}
+    assert {**got, "source": ""} == {**clean, "source": ""}
