@@ -63,7 +63,8 @@ def ngram_events(lines, width: int, centres, lowercase: bool, subsets, letters: 
     lines = pc.utf8_rtrim(lines, characters="\r\n")
     blank = blank_values(lines)
     stats["blank_lines"] = pc.sum(blank).as_py() or 0 if len(lines) else 0
-    lines = lines.filter(pc.invert(blank))
+    if stats["blank_lines"]:  # rare: no copy of the batch without them
+        lines = lines.filter(pc.invert(blank))
     parts = pc.split_pattern(lines, "\t")
     fields_ok = pc.equal(pc.list_value_length(parts), 2)
     parts = parts.filter(fields_ok)
