@@ -64,16 +64,15 @@ def predict_main(argv: list[str]) -> int:
         model = load(args.model)
         if args.csv:
             rows = csv_rows(_StdinFile() if args.csv == "-" else _csv_file(args.csv), model, args.delimiter)
-            batches = [(0, [json.dumps(r, ensure_ascii=False) for r in rows])]
-        else:
-            batches = _stdin_batches() if args.texts == ["-"] else [(0, args.texts)]
-        for first, texts in batches:  # stdin's as they come: each answered once its line is read
-            if not args.csv:
-                rows = (
-                    texts
-                    if scores_texts(model)
-                    else [_row(t, first and first + i) for i, t in enumerate(texts)]
-                )
+            batches = [(0, [json.dumps(r, ensure_ascii=False) for r in rows], rows)]
+        else:  # stdin's as they come: each answered once its line is read
+            lines = _stdin_batches() if args.texts == ["-"] else [(0, args.texts)]
+            text = scores_texts(model)
+            batches = (
+                (first, texts, texts if text else [_row(t, first and first + i) for i, t in enumerate(texts)])
+                for first, texts in lines
+            )
+        for first, texts, rows in batches:
             try:
                 results, missed = prediction_objects(model, rows, texts, args.extra_column)
             except (ValueError, TypeError) as exc:
@@ -122,14 +121,20 @@ def _stdin() -> tuple[bytes, str, int]:
     """stdin's bytes, read once, and their text and count of undecodable bytes by the rule of every
     text file (``inputs.files.decode_text``: UTF-8, a byte-order mark dropped), not by the locale's
     codec; bytes of no text (a NUL near the start) refused."""
-    from nbspark.inputs.decoding import BINARY_SIGN
     from nbspark.inputs.files import decode_text
 
     data = stdin_bytes().read()
     text, replaced, binary = decode_text(data, "-")
     if binary:
-        raise ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
+        raise _not_text()
     return data, text, replaced
+
+
+def _not_text() -> ValueError:
+    """The refusal of stdin's bytes that are no text (``inputs.files.decode_text``'s ``binary``)."""
+    from nbspark.inputs.decoding import BINARY_SIGN
+
+    return ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
 
 
 def _stdin_batches(size: int = 1 << 16):
@@ -141,20 +146,19 @@ def _stdin_batches(size: int = 1 << 16):
     Python's universal newlines split them; undecodable bytes counted on stderr at the end."""
     import io
 
-    from nbspark.inputs.decoding import BINARY_SIGN
-    from nbspark.inputs.files import BINARY_PROBE, decode_text
+    from nbspark.inputs.files import BINARY_PROBE, UTF16_BOMS, decode_text, utf8_text
 
     read, pending, seen, replaced, number = stdin_bytes().read1, b"", 0, 0, 1
     while True:
         chunk = read(size)
-        if not seen and chunk.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16: no byte ends a line
+        if not seen and chunk.startswith(UTF16_BOMS):  # UTF-16: no byte ends a line; read whole
             head, end, pending, chunk = chunk + stdin_bytes().read(), b"", b"", b""
         elif b"\x00" in chunk[: max(0, BINARY_PROBE - seen)]:
-            raise ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
+            raise _not_text()
         else:
             head, end, pending = (pending + chunk).rpartition(b"\n") if chunk else (pending, b"", b"")
-        if head or end:
-            text, bad, _ = _utf8(head + end) if number > 1 else decode_text(head + end, "-")
+        if head or end:  # the start as a whole text is read, the rest as UTF-8 with nothing to drop
+            text, bad, _ = utf8_text(head + end) if number > 1 else decode_text(head + end, "-")
             lines = [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
             replaced += bad
             yield number, lines
@@ -180,14 +184,7 @@ def _row(text: str, number: int):
     try:
         return json_row(text)
     except ValueError as exc:
-        raise ValueError(f"{_lines(number, 1) if number else ''}{exc}") from None
-
-
-def _utf8(data: bytes) -> tuple[str, int, bool]:
-    """Bytes after stdin's first as ``decode_text`` reads a whole text's: UTF-8, undecodable bytes as
-    U+FFFD, counted (no byte-order mark to drop, no binary check: those are the start's)."""
-    text = data.decode("utf-8", "replace")
-    return text, text.count("\ufffd") - data.count("\ufffd".encode()), False
+        raise ValueError(f"{_lines(number, 1)}{exc}") from None
 
 
 def _line(r: dict) -> str:

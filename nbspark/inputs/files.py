@@ -39,6 +39,7 @@ __all__ = [
     "bytes_to_read",
     "BINARY_PROBE",
     "Decoded",
+    "UTF16_BOMS",
     "decode_text",
     "decompressed",
     "hadoop_input_dir",
@@ -56,6 +57,7 @@ __all__ = [
     "SGML_NAMES",
     "sgml_texts",
     "text_frame",
+    "utf8_text",
 ]
 
 log = logging.getLogger(__name__)
@@ -213,14 +215,23 @@ def decode_text(data: bytes, name: str) -> Decoded:
     ``InputError`` naming the file for a compressed file that cannot be read: cut short or
     corrupt, or compressed in another way (``.zst``, ``.zip``, …), which would be read as noise."""
     data = decompressed(data, name)
-    if data.startswith(
-        (b"\xff\xfe", b"\xfe\xff")
-    ):  # a UTF-16 byte-order mark (Windows' "Unicode"), never UTF-8's bytes
+    if data.startswith(UTF16_BOMS):  # Windows' "Unicode", never UTF-8's bytes
         text = data.decode("utf-16", "replace")
         return Decoded(text, text.count("\ufffd") - data.decode("utf-16", "ignore").count("\ufffd"))
     if b"\x00" in data[:BINARY_PROBE]:
         return Decoded("", 0, binary=True)
-    text = data.decode("utf-8-sig", "replace")
+    return utf8_text(data, "utf-8-sig")
+
+
+#: The byte-order marks of UTF-16 (little and big endian) that open a text ``decode_text`` reads so.
+UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+def utf8_text(data: bytes, codec: str = "utf-8") -> Decoded:
+    """Bytes as UTF-8 (``codec``: ``utf-8-sig`` drops a byte-order mark), undecodable sequences read as
+    U+FFFD and counted (a U+FFFD the bytes themselves hold is not one): ``decode_text``'s reading of
+    a whole text, and of the rest of a stream after its start (``nbspark predict -``)."""
+    text = data.decode(codec, "replace")
     return Decoded(text, text.count("\ufffd") - data.count("\ufffd".encode()))
 
 
