@@ -36,6 +36,7 @@ __all__ = [
     "records_rdd",
     "sampled_batches",
     "sampled_events",
+    "sampled_sums",
     "table_rule",
     "table_sums",
     "text_lines",
@@ -194,11 +195,8 @@ def table_sums(spark, inputs: Inputs, cfg: ExperimentConfig):
     def summed(batches, numbering):
         import pyarrow as pa
 
-        left_out = [0]
-        sampled = sampled_batches(batches, fraction, seed, left_out)
-        sums = list(table_batch_sums(sampled, rule, kind, record_events).items())
+        sums = list(sampled_sums(batches, rule, kind, fraction, seed).items())
         sums += numbering.counts()  # each piece's rows, where they were not numbered beforehand
-        sums += [((STAT, NOT_SAMPLED), left_out[0])] if left_out[0] else []
         for at in range(0, max(len(sums), 1), SUMS_A_BATCH):  # a partition's sums in a few pickles
             yield pa.RecordBatch.from_arrays(
                 [pa.array([pickle.dumps(sums[at : at + SUMS_A_BATCH])])], ["sums"]
@@ -219,12 +217,19 @@ def local_table_sums(inputs: Inputs, cfg: ExperimentConfig):
         return None
     table, places, numeric, categorical = local_table_rows(inputs, cfg.nb)
     rule = table_rule(inputs, cfg, numeric, categorical)
+    sums = sampled_sums(numbered_batches(table, places), rule, cfg.nb.model, cfg.sample, cfg.sample_seed)
+    return sums, {"numeric": numeric, "categorical": categorical}
+
+
+def sampled_sums(batches, rule, kind: str, fraction: float, seed: int) -> dict:
+    """``table_batches.table_batch_sums`` of the rows of numbered ``batches`` in the seeded
+    ``fraction`` sample (``sampled_batches``), with the rows it left out as ``documents_not_sampled``:
+    a table's sums, in a Spark partition (``table_sums``) and in process (``local_table_sums``)."""
     left_out = [0]
-    batches = sampled_batches(numbered_batches(table, places), cfg.sample, cfg.sample_seed, left_out)
-    sums = table_batch_sums(batches, rule, cfg.nb.model, record_events)
+    sums = table_batch_sums(sampled_batches(batches, fraction, seed, left_out), rule, kind, record_events)
     if left_out[0]:
         sums[(STAT, NOT_SAMPLED)] = left_out[0]
-    return sums, {"numeric": numeric, "categorical": categorical}
+    return sums
 
 
 def sampled_batches(batches, fraction: float, seed: int, left_out: list):
