@@ -135,7 +135,7 @@ def fit(
     from nbspark.settings.config import load_config
     from nbspark.settings.values import overrides_of
     from nbspark.spine.training import train_in_process
-    from nbspark.storage.uris import scheme_of
+    from nbspark.storage.uris import is_local
     from nbspark.tasks import family_of
 
     if update and overwrite:
@@ -144,7 +144,7 @@ def fit(
         raise ValueError("force goes with update")
     if update and out is None:
         raise ValueError("update adds to the model out: name it")
-    recorded = update and out is not None and scheme_of(str(out)) in (None, "file")  # else refused below
+    recorded = update and out is not None and is_local(out)  # else refused below
     cfg = load_config(config, overrides_of({} if settings is None else settings), out if recorded else None)
     out = cfg.model_dir if out is None else out
     train_in_process(cfg, family_of(cfg.task), out, data_dir, overwrite, update, force)
@@ -171,11 +171,11 @@ def classify(
     from nbspark.settings.config import load_config
     from nbspark.settings.values import overrides_of
     from nbspark.spine.training import refuse_remote
-    from nbspark.storage.uris import scheme_of
+    from nbspark.storage.uris import is_local
     from nbspark.tasks import classify_plan
 
     given = overrides_of({} if settings is None else settings)
-    local = model is not None and scheme_of(str(model)) in (None, "file")  # else refused below
+    local = model is not None and is_local(model)  # else refused below
     cfg = load_config(config, given, model if local else None)
     model = cfg.model_dir if model is None else model
     out = cfg.results_dir if out is None else out

@@ -179,7 +179,7 @@ def config_of(args, parser, model=None):
     ``--mode``; ``model``, the model directory a run scores, updates or streams into, gives its own
     config where neither ``--config`` nor ``--set task=`` does (not read where ``--in-process`` is
     asked and it is not local: that run is refused before a JVM would reach it)."""
-    from nbspark.storage.uris import scheme_of
+    from nbspark.storage.uris import is_local
 
     submit_args(args, parser)
     names = {"ngrams": "a file or a directory", "progress": "a file"}  # the others: a directory
@@ -188,8 +188,7 @@ def config_of(args, parser, model=None):
         if value is not None and not value.strip():
             parser.error(f"--{option} must name {names.get(option, 'a directory')}, got an empty string")
     try:
-        remote = model is not None and scheme_of(str(model)) not in (None, "file")
-        if remote and getattr(args, "in_process", False):
+        if model is not None and not is_local(model) and getattr(args, "in_process", False):
             model = None
         return load_config(args.config, overrides_of(args, parser), model)
     except ConfigError as exc:
@@ -286,12 +285,12 @@ def may_run_here(args, prog: str, paths) -> bool:
     ``spark-submit jobs/*.py``; no ``--spark``, ``--master``, ``--conf`` or ``PYSPARK_SUBMIT_ARGS``
     asking for Spark; every one of ``paths`` local (the inputs, the data directory, a model to
     ``--update`` or to score with)."""
-    from nbspark.storage.uris import scheme_of
+    from nbspark.storage.uris import is_local
 
     asked = (getattr(args, o, None) for o in ("spark", "master", "conf"))
     if not prog.startswith("nbspark") or any(asked) or spark_settings_given():
         return False
-    return all(not p or scheme_of(str(p)) in (None, "file") for p in paths)
+    return all(not p or is_local(p) for p in paths)
 
 
 def where_options(parser, prog: str, here: str, spark: str) -> None:

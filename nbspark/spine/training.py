@@ -217,7 +217,7 @@ def refuse_remote(cfg, data_dir, model=None, part: str = "train", out=None) -> N
     reach it) is refused, before anything is resolved (``ConfigError``): ``part``'s input (``train``,
     or ``test`` to classify), the data dir, the model (to update, or to score with) and the results
     directory ``out``."""
-    from nbspark.storage.uris import scheme_of
+    from nbspark.storage.uris import is_local
 
     named = "--update" if part == "train" else "the model"
     paths = (
@@ -227,7 +227,7 @@ def refuse_remote(cfg, data_dir, model=None, part: str = "train", out=None) -> N
         ("--out", out),
     )
     for what, path in paths:
-        if path and scheme_of(str(path)) not in (None, "file"):
+        if path and not is_local(path):
             raise ConfigError(f"in process, nbspark reads local files only, not {what} {path}: use Spark")
 
 

@@ -10,6 +10,7 @@ __all__ = [
     "atomic_rename_schemes",
     "decoded_uri",
     "hadoop_escape",
+    "is_local",
     "normal_uri",
     "parent_uri",
     "join_uri",
@@ -31,6 +32,12 @@ def scheme_of(text: str) -> str | None:
     """``"s3a"`` for ``s3a://bucket/x``; None for a plain path (a Windows drive letter is no scheme)."""
     found = _SCHEME.match(text)
     return found.group(1).lower() if found and len(found.group(1)) > 1 else None
+
+
+def is_local(path) -> bool:
+    """Whether a path is one this process reads with the OS: no scheme, or ``file:`` (every other
+    scheme is Hadoop's to reach, through the JVM)."""
+    return scheme_of(str(path)) in (None, "file")
 
 
 def hadoop_escape(uri: str) -> str:
