@@ -432,8 +432,9 @@ def load_config(
                 "settings: those %s was trained with (--config for others)", model
             )
         raw = dict(recorded)
-        for part, path_set in ((p, (overrides or {}).get(f"{p}.path")) for p in ("train", "test")):
-            like = part if part == "train" or recorded.get("task") == "backoff" else "train"
+        for part in ("train", "test"):
+            path_set = (overrides or {}).get(f"{part}.path")
+            like = "test" if part == "test" and recorded.get("task") == "backoff" else "train"
             if path_set is not None and isinstance(raw.get(like), dict):
                 dropped = {"path", "splits", "holdout", "seed"} | (
                     {"format"} if format_by_name(path_set) else set()
