@@ -19,6 +19,7 @@ from pyspark.ml.param.shared import HasPredictionCol, HasProbabilityCol, HasRawP
 from nbspark.ml.labels import new_columns
 from nbspark.ml.persist import CountTableStage, model_dir_manifest
 from nbspark.naive_bayes.events import COUNT_DDL
+from nbspark.naive_bayes.model import log_posteriors
 from nbspark.spine.frames import named_column
 from nbspark.storage.manifests import NB_KIND
 
@@ -86,12 +87,10 @@ class CountingTableNaiveBayesModel(
             for batch in batches:
                 frame = pd.DataFrame({c: batch.column(i).to_pandas() for c, i in zip(columns, at)})
                 jll = predictor.predict_joint_log_proba(frame) if len(frame) else np.zeros((0, k))
-                top = jll.max(axis=1, keepdims=True) if len(jll) else jll
-                log_post = jll - (top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True)))
                 extra = [
                     vectors(jll),
-                    vectors(np.exp(log_post)),
-                    pa.array(np.argmax(jll, axis=1).astype(np.float64) if len(jll) else [], pa.float64()),
+                    vectors(np.exp(log_posteriors(jll))),  # nbspark.load's rule: no class alive, uniform
+                    pa.array(np.argmax(jll, axis=1).astype(np.float64), pa.float64()),
                 ]
                 yield pa.RecordBatch.from_arrays(
                     [*batch.columns, *extra], [*batch.schema.names, "__raw", "__proba", "__pred"]
