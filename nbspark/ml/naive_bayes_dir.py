@@ -18,6 +18,7 @@ import numpy as np
 
 from nbspark._version import __version__
 from nbspark.naive_bayes.events import COUNT_DDL
+from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.settings.config import ExperimentConfig, NBSpec
 from nbspark.storage.manifests import NB_KIND, SCHEMA_VERSION
 
@@ -155,7 +156,6 @@ def model_dir_counts(path) -> tuple[Counts, float, str]:
     """``(counts, smoothing, model type)`` of a text model trained by ``nbspark train`` (or the train
     job), read and checked as ``nbspark.load`` reads it; refused with one line when a pyspark.ml
     stage cannot score it as ``nbspark.load`` does."""
-    from nbspark.ml.naive_bayes_table import TABLE_KINDS
     from nbspark.ml.persist import model_dir_manifest
 
     root, manifest = model_dir_manifest(path, NB_KIND)
@@ -166,7 +166,7 @@ def model_dir_counts(path) -> tuple[Counts, float, str]:
             "(nbspark.load scores it"
             + (
                 "; CountingTableNaiveBayesModel.fromModelDir makes it a stage)"
-                if kind in TABLE_KINDS
+                if kind not in TEXT_MODELS
                 else ")"
             )
         )

@@ -20,13 +20,11 @@ from nbspark.ml.labels import new_columns
 from nbspark.ml.persist import CountTableStage, model_dir_manifest
 from nbspark.naive_bayes.events import COUNT_DDL
 from nbspark.naive_bayes.model import log_posteriors
+from nbspark.settings.capabilities import TEXT_MODELS
 from nbspark.spine.frames import named_column
 from nbspark.storage.manifests import NB_KIND
 
 __all__ = ["CountingTableNaiveBayesModel"]
-
-#: The table models (``naive_bayes.model``'s kinds that score rows, not texts).
-TABLE_KINDS = ("gaussian", "categorical", "mixed")
 
 
 class CountingTableNaiveBayesModel(
@@ -118,7 +116,7 @@ class CountingTableNaiveBayesModel(
         """A Gaussian, categorical or mixed model trained by ``nbspark train`` or ``nbspark.fit``, as a
         Pipeline stage; a text model is ``CountingNaiveBayesModel.fromModelDir``'s."""
         root, manifest = model_dir_manifest(path, NB_KIND)
-        if manifest["model"] not in TABLE_KINDS:
+        if manifest["model"] in TEXT_MODELS:
             raise ValueError(
                 f"{root}: a {manifest['model']} text model, which CountingNaiveBayesModel.fromModelDir "
                 "reads; CountingTableNaiveBayesModel reads a table's (gaussian, categorical, mixed)"
