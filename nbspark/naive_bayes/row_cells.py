@@ -122,7 +122,7 @@ def read_cells(
 def _refuse_none_of(i: int, columns: list[str], keys: list) -> None:
     raise ValueError(
         f"row {i} has none of the model's columns ({some_names(columns, 6)}); "
-        f"its keys: {', '.join(map(repr, keys[:6]))}"
+        + (f"its keys: {', '.join(map(repr, keys[:6]))}" if keys else "it is empty")
     )
 
 

@@ -72,6 +72,8 @@ def as_batch(
         raise TypeError(f"{said} a list of {what}, got one {type(items).__name__}; wrap it in a list")
     if what == "rows" and (grid := _grid(items, said)) is not None:
         return array_rows(grid, columns, by_position)
+    if what == "rows" and isinstance(items, list | tuple):
+        return _rows_by_name(items, columns, by_position, said)
     if hasattr(items, "__array__") and not hasattr(items, "__iter__"):  # an array-like, not a sequence
         import numpy as np
 
@@ -138,6 +140,21 @@ def _grid(items, said: str):
     if np.iscomplexobj(grid):
         raise ValueError(f"Complex data not supported: {said} real numbers or text")
     return grid
+
+
+def _rows_by_name(items: Sequence, columns, by_position: bool, said: str) -> list:
+    """Rows given each its own way, some as mappings of column -> cell and some as lists of cells
+    (``nbspark predict``'s lines, ``/v1/predict``'s rows): every row a mapping, each list read as an
+    array's row is (``array_rows``: the model's columns in order, its width checked)."""
+    import numpy as np
+
+    at = [i for i, r in enumerate(items) if isinstance(r, list | tuple | np.ndarray)]
+    rows = list(items)
+    if at:
+        named = array_rows(_grid([items[i] for i in at], said), columns, by_position)
+        for i, row in zip(at, named):
+            rows[i] = row
+    return rows
 
 
 def array_rows(grid, columns: Sequence[str] | None, by_position: bool = True) -> Grid:

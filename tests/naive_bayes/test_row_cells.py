@@ -106,6 +106,8 @@ def test_what_cannot_be_read_is_refused_naming_the_first_row_at_fault():
         model.predict([{"n": 1.0, "k": "1"}, {"n": "warm", "k": [1]}])  # a wrong type before a wrong number
     with pytest.raises(ValueError, match=r"row 0 has none of the model's columns \(n, k\); its keys: 'm'"):
         model.predict(pd.DataFrame({"m": [1.0]}), extra_columns=["m"])
+    with pytest.raises(ValueError, match=r"row 1 has none of the model's columns \(n, k\); it is empty$"):
+        model.predict([{"n": 1.0}, {}])
     with pytest.raises(ValueError, match=r"row 1, column 'k' holds a lone surrogate"):
         model.partial_fit(pd.DataFrame({"n": [1.0, 2.0], "k": ["1", "\ud83d"]}), ["a", "b"])
     assert model.predict(pd.DataFrame({"n": [2.5], "k": ["7"]})).tolist() == ["b"]  # text: an unseen value

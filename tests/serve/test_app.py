@@ -402,6 +402,11 @@ def test_a_density_model_answers_each_rows_density(tmp_path):
         assert [r["density"] for r in by_position["results"]] == [0.5, 0.0]
         said = _predict_json(["--model", str(tmp_path / "ab"), *map(json.dumps, cells)])  # the command too
         assert [{**r, "text": json.loads(r["text"])} for r in said] == by_position["results"]
+        mixed = [cells[0], rows[1]]  # each row its own way, in one batch: each read as its kind is
+        one_batch = requests.post(f"{url}/v1/predict", json={"rows": mixed}, timeout=10).json()
+        assert [r["density"] for r in one_batch["results"]] == [0.5, 0.0]
+        said = _predict_json(["--model", str(tmp_path / "ab"), *map(json.dumps, mixed)])
+        assert [{**r, "text": json.loads(r["text"])} for r in said] == one_batch["results"]
         assert got["results"][0]["log_density"] == pytest.approx(math.log(0.5))
         assert got["results"][1]["log_density"] is None and got["unscored"] == 0
         # why a density is 0: (0, 0) was never counted, though each value was; "2" never was in A

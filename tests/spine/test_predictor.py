@@ -54,6 +54,32 @@ def test_a_2d_array_is_rows_by_position_and_a_bad_one_is_refused():
         as_batch(grid, "rows", columns=["a", "b", "c"])
 
 
+def test_rows_given_each_its_own_way_are_each_read_as_its_kind_is():
+    """A batch of rows some as mappings and some as lists of cells (``nbspark predict``'s lines,
+    ``/v1/predict``'s rows): a list is the model's columns in order, as an array's row is, and its
+    width is checked; the mappings stay as they are, in place."""
+    from nbspark.spine.predictor import as_batch
+
+    mixed = [[1.5, None], {"b": 2}, (3, 4)]
+    assert list(as_batch(mixed, "rows", columns=["a", "b"])) == [
+        {"a": 1.5, "b": None},
+        {"b": 2},
+        {"a": 3, "b": 4},
+    ]
+    assert list(as_batch([{"x1": 0}, [7, 8]], "rows")) == [{"x1": 0}, {"x0": 7, "x1": 8}]
+    with pytest.raises(ValueError, match=r"X has 1 features, but it is expecting 2 .*: a, b\)"):
+        as_batch([{"a": 1}, [1]], "rows", columns=["a", "b"])
+    import pandas as pd
+
+    rows = [{"t": 1.0, "u": 0.5}, {"t": 2.5, "u": 3.0}, {"t": 0.5, "u": 0.0}]
+    model = nbspark.NaiveBayes(model="gaussian").fit(pd.DataFrame(rows), ["p", "q", "p"])  # t, u in order
+    given = [rows[0], [2.5, 3.0], rows[2]]
+    np.testing.assert_array_equal(model.predict_proba(given), model.predict_proba(rows))
+    mixed = nbspark.NaiveBayes(model="mixed").fit(pd.DataFrame(rows).astype({"u": str}), ["p", "q", "p"])
+    with pytest.raises(TypeError, match=r"columns \(t, u\) are named and have no order"):
+        mixed.predict([rows[0], [2.5, "3.0"]])  # a mixed model's columns: numbers, then categories
+
+
 def test_a_density_scores_an_array_of_its_cells_as_its_rows():
     rows = [{"A": a, "B": b} for a, b in (("1", "0"), ("1", "1"), ("0", "0"), ("1", "0"))]
     model = nbspark.Density(m=1.0).fit(rows)
