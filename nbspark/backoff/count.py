@@ -162,7 +162,7 @@ def _python_counts(spark, cfg, inputs, engine: str) -> Counted:
             bad = first_malformed_lines(
                 spark.sparkContext,
                 inputs.files,
-                lambda line: parse(line, width),
+                lambda line: blank_line(line) or parse(line, width),
                 stats,
                 cfg.mode,
                 cfg.max_bad_examples,

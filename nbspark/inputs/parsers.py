@@ -279,9 +279,12 @@ def google_line(
 ):
     """One Google Books line (``fmt`` google_v2 or google_v3) by the rules of every engine:
     ``("ngram", tokens, match count in [year_min, year_max])``, or ``(statistic, None, 0)`` with the
-    statistic ``lines_with_pos_tag_tokens`` (a stand-alone tag token, when ``strip``),
+    statistic ``blank_lines`` (``blank_line``: no record, as in every line format),
+    ``lines_with_pos_tag_tokens`` (a stand-alone tag token, when ``strip``),
     ``lines_not_in_confusion_set`` or ``lines_outside_year_range``, in that order of checks.
     Raises ``MalformedLine`` first, for a line of the wrong shape."""
+    if blank_line(line):
+        return "blank_lines", None, 0
     parsed = (parse_google_v2 if fmt == "google_v2" else parse_google_v3)(line, width)
     tokens = parsed[0]
     if strip:

@@ -1,7 +1,7 @@
 """The Google Books engine (``engine = dataframe``, what ``auto`` takes) gives the ``combine``
 engine's table, statistics and first malformed lines, line for line, on hand-written lines chosen
-to sit on every edge of its tests: with shards read whole (``backoff.google_scan``), streamed through the
-JVM's filter, and both in one run."""
+to sit on every edge of its tests (blank ones among them): with shards read whole
+(``backoff.google_scan``), streamed through the JVM's filter, and both in one run."""
 
 import gzip
 
@@ -35,6 +35,8 @@ LINES = [
     ("of the cause and so\t2001\t900\t9", "of the cause and so\t2001,900,9"),
     ("x y effect z w\t2000\t 7 \t1", "x y effect z w\t2000, 7 ,1"),
     ("x y effect z w\t2000\t40\t1", "x y effect z w\t2000,40,1"),
+    (" \t", " \t"),  # blank: no record, never malformed
+    ("", ""),
 ]
 
 
@@ -76,7 +78,7 @@ def test_the_jvm_filter_equals_the_python_path(spark, tmp_path, version, setting
     assert all(result[:3] == results["combine"][:3] for result in results.values())
     assert {result[3] for engine, result in results.items() if engine != "combine"} == {"dataframe"}
     stats = results["combine"][1]
-    assert stats["lines_read"] == len(LINES) and stats["malformed"] >= 4
+    assert stats["lines_read"] == len(LINES) and stats["malformed"] >= 4 and stats["blank_lines"] == 2
     assert [m["line_number"] for m in results["combine"][2]][:2] == [8, 9]
 
 

@@ -151,6 +151,30 @@ def test_an_update_in_process_adds_to_the_model_and_refuses_a_file_twice(tmp_pat
     assert _table(tmp_path / "m") == _table(tmp_path / "all")
 
 
+def test_a_google_shards_blank_lines_are_no_records_in_failfast_mode(tmp_path):
+    """A shard with a white-space line and an empty last line, as an n-gram file's are: counted as
+    ``blank_lines``, none as malformed, and a failfast train (it stopped at the first, as malformed
+    of fields) counts the table of the shard without them."""
+    lines = (FIXTURES / "google_v3.txt").read_text(encoding="utf-8").splitlines()
+    well_formed = [line for line in lines if "\t" in line and "," in line.split("\t")[1]][:4]
+    (tmp_path / "clean.txt").write_text("\n".join(well_formed) + "\n", encoding="utf-8")
+    blank = "\n".join([well_formed[0], " \t", *well_formed[1:], ""]) + "\n"
+    (tmp_path / "blank.gz").write_bytes(gzip.compress(blank.encode()))
+    stats = {}
+    for name in ("clean.txt", "blank.gz"):
+        cfg = load_config(
+            None, {"train.format": "google_v3", "train.path": str(tmp_path / name), "mode": "failfast"}
+        )
+        stats[name] = train_in_process(cfg, BACKOFF, tmp_path / name.split(".")[0])["stats"]
+    assert stats["blank.gz"] == {
+        **stats["clean.txt"],
+        "lines_read": stats["clean.txt"]["lines_read"] + 2,
+        "blank_lines": 2,
+    }
+    assert "malformed" not in stats["blank.gz"] and stats["clean.txt"]["examples"] > 0
+    assert _table(tmp_path / "blank") == _table(tmp_path / "clean")
+
+
 def test_failfast_in_process_names_the_first_malformed_line(tmp_path):
     cfg = load_config(None, {"train.path": str(FIXTURES / "ngrams.txt"), "mode": "failfast"})
     with pytest.raises(InputError, match=r"ngrams\.txt:8.*malformed line \(tokens\)"):
