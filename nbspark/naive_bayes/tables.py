@@ -230,7 +230,11 @@ def table_columns(inputs: Inputs, nb: NBSpec, names, numeric_types, nested) -> t
     column, or a nested one used. The one rule of every table reader, in Spark or in process."""
     headed(inputs.named, names)
     if nb.label_column not in names:
-        raise InputError(f"{inputs.named}: no label column {nb.label_column!r} (columns: {', '.join(names)})")
+        raise InputError(
+            f"{inputs.named}: no label column {nb.label_column!r} (columns: {', '.join(names)}); name it "
+            "with nb.label_column (rows without labels are scored, not measured: nbspark predict --csv, "
+            "or CountingTableNaiveBayesModel.fromModelDir in a Spark pipeline)"
+        )
     columns = [c for c in names if c != nb.label_column]
     numeric = list(nb.numeric_columns)
     categorical = list(nb.categorical_columns)

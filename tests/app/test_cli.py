@@ -256,3 +256,13 @@ def test_a_model_is_classified_and_updated_without_repeating_its_settings(fixtur
     assert main(["config", "--model", str(tmp_path / "none")]) == 2  # not the default's config
     said = f"nbspark config: error: {tmp_path / 'none'}: no such model directory (nbspark train writes one)\n"
     assert capsys.readouterr().err.endswith(said)
+    (tmp_path / "unlabelled.csv").write_text("\n".join(",".join(r[:-1]) for r in rows) + "\n")
+    assert (
+        main([*argv[:3], "--set", f"test.path={tmp_path / 'unlabelled.csv'}", "--out", str(tmp_path / "u")])
+        == 1
+    )
+    assert (
+        "no label column 'play' (columns: outlook, temperature, humidity, windy); name it with "
+        in (err := capsys.readouterr().err)
+        and "nbspark predict --csv" in err
+    )  # where rows without labels are scored
