@@ -169,6 +169,16 @@ def manifest_header(kind: str, cfg) -> dict:
     }
 
 
+def _staged_models(saved: Location) -> list[str]:
+    """The model directories of a saved pyspark.ml Pipeline's or PipelineModel's stages
+    (``stages/N_Name_uid/nbspark``), in stage order; none where ``saved`` is no pipeline."""
+    if not (saved / "stages").is_dir():
+        return []
+    stages = (saved / "stages").iterdir()  # named N_uid: in N's order, 10 after 9
+    found = (d / "nbspark" for d in sorted(stages, key=lambda d: (len(d.name.split("_")[0]), d.name)))
+    return [str(d) for d in found if (d / "manifest.json").is_file()]
+
+
 def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dict:
     """The manifest of a model directory (on any storage), refusing anything that is not a complete
     model of ``kind`` (``OutputError``, one line)."""
@@ -180,6 +190,7 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
         inside = next(
             (d for d in (model_dir / "model", model_dir / "nbspark") if (d / "manifest.json").is_file()), None
         )
+        staged = _staged_models(model_dir) if inside is None else []
         if (model_dir / MARKER).is_file() and read_json(model_dir / MARKER).get("kind") == "results":
             raise OutputError(
                 f"{model_dir}: the results of a classify job (predictions, metrics), not a model; "
@@ -188,6 +199,8 @@ def load_manifest(model_dir: Location | str, kind: str | tuple[str, ...]) -> dic
         raise OutputError(
             f"{model_dir}: not an nbspark model (no manifest.json)"
             + (f"; the model is {inside}" if inside else "")
+            + (f"; a saved pipeline, whose stage's model is {staged[0]}" if len(staged) == 1 else "")
+            + (f"; a saved pipeline, whose stages' models are {', '.join(staged)}" if len(staged) > 1 else "")
         )
     check_marker(model_dir)
     marker = read_json(model_dir / MARKER) if (model_dir / MARKER).is_file() else None

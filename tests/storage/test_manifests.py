@@ -95,3 +95,30 @@ def test_json_files_hold_a_list_of_plain_values_on_one_line():
         .replace('[\n      "/m/versions/v2/counts",\n      3\n    ]', '["/m/versions/v2/counts", 3]')
         + "\n"
     )
+
+
+def test_a_saved_pipeline_given_as_a_model_names_its_stages_models(tmp_path):
+    """A saved pyspark.ml Pipeline(Model) holds each nbspark stage's model in
+    ``stages/N_Name_uid/nbspark``: given the pipeline's directory, ``nbspark.load`` names them, in
+    stage order (stage 10 after stage 2), where it said only "no manifest.json"."""
+    import nbspark
+    from nbspark.errors import OutputError
+
+    saved = tmp_path / "pipe"
+    for stage in ("0_StringIndexer_a1", "1_RegexTokenizer_b2"):
+        (saved / "stages" / stage / "metadata").mkdir(parents=True)
+    (saved / "metadata").mkdir()
+    first, last = (
+        saved / "stages" / "2_CountingNaiveBayesModel_c3",
+        saved / "stages" / "10_CountingDensityModel_d4",
+    )
+    nbspark.NaiveBayes().fit(["cash now", "lunch at noon"], ["spam", "ham"]).save(first / "nbspark")
+    said = f"^{saved}: not an nbspark model \\(no manifest.json\\); a saved pipeline, whose stage's model is "
+    with pytest.raises(OutputError, match=f"{said}{first / 'nbspark'}$"):
+        nbspark.load(saved)
+    nbspark.Density().fit([{"a": "x"}]).save(last / "nbspark")
+    with pytest.raises(
+        OutputError, match=f"whose stages' models are {first / 'nbspark'}, {last / 'nbspark'}$"
+    ):
+        nbspark.load(saved)
+    assert list(nbspark.load(first / "nbspark").classes_) == ["ham", "spam"]
