@@ -25,7 +25,7 @@ from nbspark.backoff.predictor import BackoffPredictor
 from nbspark.density.predictor import DensityPredictor
 from nbspark.errors import ConfigError
 
-__all__ = ["csv_rows", "json_row", "prediction_objects", "scores_texts"]
+__all__ = ["csv_row_batches", "json_row", "prediction_objects", "scores_texts"]
 
 
 def prediction_objects(model, items: Sequence, shown: Sequence | None = None, extra_columns=()):
@@ -101,30 +101,32 @@ def json_row(text: str) -> dict | list:
     return row
 
 
-def csv_rows(f, model, delimiter: str | None = None) -> list[dict]:
-    """The rows of a CSV file (``f``: a ``Location``, or anything with ``read_bytes`` and a name) for
-    a table or density model, read as a train reads its CSV (``inputs.tables.local_table``: the
-    header, Spark's rules for short and long rows, an empty cell missing), every cell as text.
-    Cells are separated by ``delimiter``, default the model's ``train.delimiter``; a naive Bayes
-    model counted from numbers written with a decimal comma (``train.decimal = ","``) reads its
-    numeric columns' cells so (``naive_bayes.events.number_cell``): the rows it was trained on
-    score as they were counted."""
-    from nbspark.inputs.tables import local_table
+def csv_row_batches(f, line_batches, model, delimiter: str | None = None):
+    """The rows of a CSV file (``f``: what messages name it; ``line_batches``: its lines, by
+    ``inputs.files.line_value_batches``) for a table or density model, in batches as they are read,
+    each ``(number of its first row, the header row 1, rows)``: read as a train reads its CSV
+    (``inputs.tables.csv_batches``: the header, Spark's rules for short and long rows, an empty
+    cell missing), every cell as text. Cells are separated by ``delimiter``, default the model's
+    ``train.delimiter``; a naive Bayes model counted from numbers written with a decimal comma
+    (``train.decimal = ","``) reads its numeric columns' cells so (``naive_bayes.events.number_cell``):
+    the rows it was trained on score as they were counted."""
+    from nbspark.inputs.tables import csv_batches
 
     if scores_texts(model):
         raise ConfigError("a CSV's rows are for a table or density model; this model scores texts")
     train = model.manifest["config"]["train"]
     delimiter = delimiter or train.get("delimiter", ",")
-    table, _, _ = local_table([f], "csv", delimiter=delimiter, setting="--delimiter")
-    rows = table.to_pylist()
-    if train.get("decimal", ".") == "," and not isinstance(model, DensityPredictor):
-        from nbspark.naive_bayes.events import number_cell
+    comma = train.get("decimal", ".") == "," and not isinstance(model, DensityPredictor)
+    numeric = set(model.manifest.get("columns", {}).get("numeric", ())) if comma else set()
+    for number, table in csv_batches(f, line_batches, delimiter, setting="--delimiter"):
+        rows = table.to_pylist()
+        if numeric:
+            from nbspark.naive_bayes.events import number_cell
 
-        numeric = set(model.manifest.get("columns", {}).get("numeric", ())) & set(table.column_names)
-        for i, row in enumerate(rows):
-            for c in numeric:
-                try:
-                    row[c] = number_cell(row[c], ",")
-                except ValueError as exc:
-                    raise ValueError(f"{f} row {i}, column {c!r}: {exc}") from None
-    return rows
+            for i, row in enumerate(rows):
+                for c in numeric & set(row):
+                    try:
+                        row[c] = number_cell(row[c], ",")
+                    except ValueError as exc:
+                        raise ValueError(f"{f} row {number + i}, column {c!r}: {exc}") from None
+        yield number, rows

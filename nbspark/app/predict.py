@@ -1,11 +1,14 @@
 """``nbspark predict``: texts, windows or table rows scored by any model in process, no Spark: given
-as arguments, a CSV file's rows (``--csv``), or stdin's lines, each answered once it is read."""
+as arguments, stdin's lines, or a CSV file's rows or stdin's (``--csv``), each batch answered once
+it is read."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
+from typing import NamedTuple
 
 from nbspark.app.options import report_undecodable, stdin_bytes
 from nbspark.errors import NbsparkError
@@ -38,7 +41,7 @@ def predict_main(argv: list[str]) -> int:
         "--csv",
         metavar="FILE",
         help="table and density models: score each row of a CSV file with a header ('-': stdin), read as "
-        "a train reads one; instead of TEXT",
+        "a train reads one, each batch of rows answered once it is read; instead of TEXT",
     )
     parser.add_argument(
         "--delimiter",
@@ -57,26 +60,32 @@ def predict_main(argv: list[str]) -> int:
     if args.delimiter is not None and not args.csv:
         parser.error("--delimiter applies to --csv")
     from nbspark.loading import load
-    from nbspark.predictions import csv_rows, prediction_objects, scores_texts
+    from nbspark.predictions import prediction_objects, scores_texts
 
     given, unscored = 0, 0
     try:
         model = load(args.model)
-        if args.csv:
-            rows = csv_rows(_StdinFile() if args.csv == "-" else _csv_file(args.csv), model, args.delimiter)
-            batches = [(0, [json.dumps(r, ensure_ascii=False) for r in rows], rows)]
+        if args.csv:  # a file's rows, or stdin's, as they are read: each batch answered at once
+            batches = (
+                (_Place(str(name), first, "row"), [json.dumps(r, ensure_ascii=False) for r in rows], rows)
+                for name, first, rows in _csv_batches(args.csv, model, args.delimiter)
+            )
         else:  # stdin's as they come: each answered once its line is read
             lines = _stdin_batches() if args.texts == ["-"] else [(0, args.texts)]
             text = scores_texts(model)
             batches = (
-                (first, texts, texts if text else [_row(t, first and first + i) for i, t in enumerate(texts)])
+                (
+                    _Place("<stdin>", first, "line") if first else _Place("", 1, "argument"),
+                    texts,
+                    texts if text else [_row(t, first and first + i) for i, t in enumerate(texts)],
+                )
                 for first, texts in lines
             )
-        for first, texts, rows in batches:
+        for place, texts, rows in batches:
             try:
                 results, missed = prediction_objects(model, rows, texts, args.extra_column)
             except (ValueError, TypeError) as exc:
-                raise type(exc)(f"{_lines(first, len(texts))}{exc}") from None
+                raise type(exc)(place.said(len(texts), str(exc))) from None
             given, unscored = given + len(texts), unscored + missed
             for r in results:
                 print(json.dumps(r, ensure_ascii=False) if args.json else _line(r))
@@ -94,15 +103,41 @@ def predict_main(argv: list[str]) -> int:
     return 0
 
 
-class _StdinFile:
-    """``nbspark predict --csv -``: stdin as the file a CSV reader reads (its bytes, once, refused as
-    ``_stdin`` refuses them), named ``<stdin>``."""
+def _csv_batches(path: str, model, delimiter: str | None):
+    """``--csv``'s rows in batches as they are read (``predictions.csv_row_batches``), each
+    ``(name, number of its first row, rows)``: a file's (``-``: stdin's, named ``<stdin>``)."""
+    from nbspark.inputs.files import line_value_batches, opened
+    from nbspark.predictions import csv_row_batches
 
-    def read_bytes(self) -> bytes:
-        return _stdin()[0]
+    if path == "-":
+        lines = line_value_batches(_Text(stdin_bytes(), "stdin"))
+        for first, rows in csv_row_batches("<stdin>", lines, model, delimiter):
+            yield "<stdin>", first, rows
+        return
+    f = _csv_file(path)
+    with opened(f) as stream:
+        for first, rows in csv_row_batches(f, line_value_batches(_Text(stream, f)), model, delimiter):
+            yield f, first, rows
 
-    def __str__(self) -> str:
-        return "<stdin>"
+
+class _Text:
+    """A binary stream refused as no text where a NUL is among its first ``BINARY_PROBE`` bytes (an
+    image, an archive: as ``_stdin_batches`` refuses them), unless it opens with a UTF-16 byte-order
+    mark (the CSV reader refuses that header with its own hint); each read checked as it is made."""
+
+    def __init__(self, stream, name):
+        self.read, self.name, self.seen = getattr(stream, "read1", stream.read), name, 0
+
+    def read1(self, size: int) -> bytes:
+        from nbspark.inputs.files import BINARY_PROBE, UTF16_BOMS
+
+        chunk = self.read(size)
+        if self.seen == 0 and chunk.startswith(UTF16_BOMS):
+            self.seen = BINARY_PROBE
+        if b"\x00" in chunk[: max(0, BINARY_PROBE - self.seen)]:
+            raise _not_text(self.name)
+        self.seen += len(chunk)
+        return chunk
 
 
 def _csv_file(path: str):
@@ -117,24 +152,12 @@ def _csv_file(path: str):
     return list_files(f)[0]
 
 
-def _stdin() -> tuple[bytes, str, int]:
-    """stdin's bytes, read once, and their text and count of undecodable bytes by the rule of every
-    text file (``inputs.files.decode_text``: UTF-8, a byte-order mark dropped), not by the locale's
-    codec; bytes of no text (a NUL near the start) refused."""
-    from nbspark.inputs.files import decode_text
-
-    data = stdin_bytes().read()
-    text, replaced, binary = decode_text(data, "-")
-    if binary:
-        raise _not_text()
-    return data, text, replaced
-
-
-def _not_text() -> ValueError:
-    """The refusal of stdin's bytes that are no text (``inputs.files.decode_text``'s ``binary``)."""
+def _not_text(name="stdin") -> ValueError:
+    """The refusal of bytes that are no text (``inputs.files.decode_text``'s ``binary``): stdin's,
+    or a file's."""
     from nbspark.inputs.decoding import BINARY_SIGN
 
-    return ValueError(f"stdin is not text: a NUL byte near its start ({BINARY_SIGN})")
+    return ValueError(f"{name} is not text: a NUL byte near its start ({BINARY_SIGN})")
 
 
 def _stdin_batches(size: int = 1 << 16):
@@ -169,11 +192,26 @@ def _stdin_batches(size: int = 1 << 16):
             return
 
 
-def _lines(first: int, count: int) -> str:
-    """Where a batch of lines is (``<stdin> lines 3-9: ``), to open a message; "" for arguments (0)."""
-    if not first:
-        return ""
-    return f"<stdin> line {first}: " if count == 1 else f"<stdin> lines {first}-{first + count - 1}: "
+class _Place(NamedTuple):
+    """Where a batch of items is, to name one in a message: ``name`` (``<stdin>``, a CSV file; ""
+    for the command's arguments), the number of its first item (a line's, an argument's from 1; a
+    CSV row's as a spreadsheet counts, the header row 1), and what an item is."""
+
+    name: str
+    first: int
+    unit: str  # line, row, argument
+
+    def said(self, count: int, message: str) -> str:
+        """A message on this batch of ``count`` items, located: its opening ``row K`` (the batch's
+        K-th item, from 0: a model's words) as that item's own number (``t.csv row 3, column 'y':
+        …``), else opened by the batch's span (``<stdin> lines 3-9: …``; none for arguments)."""
+        head = f"{self.name} {self.unit}".lstrip()
+        if (found := re.match(r"row (\d+)\b", message)) and int(found[1]) < count:
+            return f"{head} {self.first + int(found[1])}{message[found.end() :]}"
+        if not self.name:
+            return message
+        last = self.first + count - 1
+        return f"{head} {self.first}: {message}" if count == 1 else f"{head}s {self.first}-{last}: {message}"
 
 
 def _row(text: str, number: int):
@@ -184,7 +222,9 @@ def _row(text: str, number: int):
     try:
         return json_row(text)
     except ValueError as exc:
-        raise ValueError(f"{_lines(number, 1)}{exc}") from None
+        raise ValueError(
+            _Place("<stdin>", number, "line").said(1, str(exc)) if number else str(exc)
+        ) from None
 
 
 def _line(r: dict) -> str:

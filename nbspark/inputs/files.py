@@ -47,7 +47,9 @@ __all__ = [
     "line_number",
     "line_numbers",
     "list_files",
+    "line_value_batches",
     "local_line_values",
+    "opened",
     "local_lines",
     "names_by_path",
     "ngram_lines",
@@ -242,12 +244,17 @@ def decompressed(data: bytes, name: str) -> bytes:
         codec, module = _DECOMPRESS[ext]
         with _codec_errors(name, codec):
             return module.decompress(data)
-    if ext in _COMPRESSED:
+    _refuse_compressed(name)
+    return data
+
+
+def _refuse_compressed(name: str) -> None:
+    """``InputError`` for a compressed file that is not decompressed (``_COMPRESSED``)."""
+    if (ext := extension(name)) in _COMPRESSED:
         raise InputError(
             f"{name}: a {ext} file is not read as text (only .gz and .bz2 are decompressed); decompress "
             "it first"
         )
-    return data
 
 
 @contextmanager
@@ -315,19 +322,58 @@ def local_line_values(f) -> list[bytes]:
     return _split_lines(decompressed(f.read_bytes(), str(f)))[1]
 
 
+def line_value_batches(stream, size: int = 1 << 16):
+    """``local_line_values``' lines of a binary ``stream`` (already decompressed: ``opened``), in
+    batches as they are read: each read's whole lines, ``size`` bytes a read (``read1`` where the
+    stream has it: a pipe's line is given once it is written), so that memory holds one batch."""
+    read, pending, first = getattr(stream, "read1", stream.read), b"", True
+    while chunk := read(size):
+        head, end, pending = (pending + chunk).rpartition(b"\n")
+        if end:  # whole lines: a "\r\n" cut between reads is joined before this
+            yield _split_lines(head + end)[1] if first else (head + end).splitlines()
+            first = False
+    if last := _split_lines(pending)[1] if first else pending.splitlines():  # the end: no line end after
+        yield last
+
+
+@contextmanager
+def opened(f):
+    """A file (a ``Location``) as a binary stream of its text's bytes: ``.gz`` and ``.bz2``
+    decompressed as they are read (a read that cannot be: ``InputError`` by ``_codec_errors``; an
+    error of the caller's is its own), other compressed files refused as ``decompressed`` refuses them."""
+    _refuse_compressed(str(f))
+    with f.open() as raw:
+        if extension(f.name) not in _DECOMPRESS:
+            yield raw
+            return
+        codec, module = _DECOMPRESS[extension(f.name)]
+        with module.open(raw) as stream:
+            yield _Decompressed(stream, str(f), codec)
+
+
+class _Decompressed:
+    """A decompressing stream whose reads raise ``_codec_errors``' ``InputError``."""
+
+    def __init__(self, stream, name: str, codec: str):
+        self.stream, self.name, self.codec = stream, name, codec
+
+    def read(self, size: int = -1) -> bytes:
+        with _codec_errors(self.name, self.codec):
+            return self.stream.read(size)
+
+    def read1(self, size: int = -1) -> bytes:
+        with _codec_errors(self.name, self.codec):
+            return self.stream.read1(size)
+
+
 def head_line_values(f, limit: int = 1 << 20) -> list[bytes] | None:
     """The whole lines among the first ``limit`` bytes of a file, by ``local_line_values``' rule
     (``.gz`` and ``.bz2`` decompressed as they are read, not the whole file); a last line cut by the
     limit is left out. None for another compressed file (``decode_text`` refuses it read whole)."""
-    ext = extension(f.name)
-    if ext in _COMPRESSED:
+    if extension(f.name) in _COMPRESSED:
         return None
-    with f.open() as raw:
-        if ext not in _DECOMPRESS:
-            head = raw.read(limit + 1)
-        else:
-            with _decompressing(f, raw) as stream:
-                head = stream.read(limit + 1)
+    with opened(f) as stream:
+        head = stream.read(limit + 1)
     lines = _split_lines(head[:limit])[1]
     return lines[:-1] if len(head) > limit else lines
 

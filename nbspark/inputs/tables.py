@@ -15,6 +15,7 @@ from nbspark.inputs.spec import DECIMAL_COMMA, is_decimal_comma
 from nbspark.storage.locations import location
 
 __all__ = [
+    "csv_batches",
     "csv_frame",
     "csv_numbers",
     "csv_table",
@@ -279,23 +280,43 @@ def csv_table(f, infer: bool = False, delimiter: str = ","):
     nulls, one with more loses the extra cells (Spark's rule), and a quote left open ends with its
     line. None for an empty file (it holds no rows, as Spark reads it); a header naming a column
     twice, or leaving one unnamed, is refused (``InputError``). The file is read once."""
-    import pyarrow as pa
-    import pyarrow.csv as pacsv
-
     lines = [line for line in local_line_values(f) if line]  # Spark skips empty lines
     if not lines:
         return None
-    header = _header(f, lines[0], delimiter)
+    table, data = _text_cells(f, lines, _header(f, lines[0], delimiter), delimiter)
+    return table, _read_csv(data, None, delimiter).schema if infer else None
 
-    def read(data: bytes, types):
-        options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
-        parse = pacsv.ParseOptions(delimiter=delimiter)
-        return pacsv.read_csv(io.BytesIO(data), parse_options=parse, convert_options=options)
+
+def csv_batches(f, line_batches, delimiter: str = ",", setting: str = ""):
+    """A CSV file's rows as ``csv_table`` reads them, every cell as text, in batches as its lines
+    come (``line_batches``: ``inputs.files.line_value_batches``), so that memory holds one batch:
+    ``(number of the batch's first row, table)``, the header row 1 as a spreadsheet counts (and a
+    train names a malformed row). The header is the first line that is not
+    empty, refused or warned of as ``csv_table`` and ``local_table`` do (``setting``: what changes
+    the delimiter); a file with no line gives no batch."""
+    header, names, number = b"", [], 2
+    for batch in line_batches:
+        lines = [line for line in batch if line]  # Spark skips empty lines
+        if not names and lines:
+            header = lines.pop(0)
+            names = _header(f, header, delimiter)
+            _one_column([f], names, delimiter, setting)
+        if lines:
+            table, _ = _text_cells(f, [header, *lines], names, delimiter)
+            yield number, table
+            number += table.num_rows
+
+
+def _text_cells(f, lines: list[bytes], header: list[str], delimiter: str):
+    """``(table, data)``: ``lines`` (the header's first, none empty) as a table of text cells by
+    ``csv_table``'s rules, and the CSV bytes it was read from (rewritten where a row's width was
+    not the header's), for a reader that infers types from the same cells."""
+    import pyarrow as pa
 
     text = {name: pa.string() for name in header}
     data = b"\n".join(lines).decode("utf-8", "replace").encode("utf-8")
     try:
-        table = read(data, text)
+        table = _read_csv(data, text, delimiter)
     except pa.ArrowInvalid as exc:
         if "CSV parse error" not in str(exc):
             raise InputError(f"{f}: {exc}") from None
@@ -308,8 +329,17 @@ def csv_table(f, infer: bool = False, delimiter: str = ","):
         for line in data.decode("utf-8").split("\n"):
             writer.writerow((_cells(line, delimiter) + [""] * len(header))[: len(header)])
         data = out.getvalue().encode("utf-8")
-        table = read(data, text)
-    return table, read(data, None).schema if infer else None
+        table = _read_csv(data, text, delimiter)
+    return table, data
+
+
+def _read_csv(data: bytes, types, delimiter: str):
+    """CSV bytes read by pyarrow with a header, ``types`` by column (None: inferred), an empty cell null."""
+    import pyarrow.csv as pacsv
+
+    options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
+    parse = pacsv.ParseOptions(delimiter=delimiter)
+    return pacsv.read_csv(io.BytesIO(data), parse_options=parse, convert_options=options)
 
 
 def _header(f, line: bytes, delimiter: str) -> list[str]:

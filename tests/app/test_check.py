@@ -83,6 +83,10 @@ def test_predict_refuses_binary_stdin(tmp_path, capsys, monkeypatch):
     assert out == "" and err.startswith(
         "nbspark predict: error: stdin is not text: a NUL byte near its start"
     )
+    nbspark.Density().fit([{"a": "x"}]).save(tmp_path / "d")  # a table's rows: --csv - refuses it too
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(PNG)))
+    assert main(["predict", "--model", str(tmp_path / "d"), "--csv", "-"]) == 1
+    assert capsys.readouterr().err.startswith("nbspark predict: error: stdin is not text: a NUL byte")
 
 
 def test_a_closed_stdin_or_stdout_is_said_in_one_line(model_dir, tmp_path, capsys, monkeypatch):

@@ -82,7 +82,7 @@ def test_a_decimal_comma_models_rows_are_read_as_it_counted_them(tmp_path, capsy
     _same_posteriors(got, model, rows)
     (tmp_path / "p.csv").write_text("height|colour\n1,75|red\n")
     assert main(["predict", "--model", str(tmp_path / "m"), "--csv", str(tmp_path / "p.csv")]) == 1
-    assert "row 0 has none of the model's columns" in capsys.readouterr().err
+    assert f"{tmp_path / 'p.csv'} row 2 has none of the model's columns" in capsys.readouterr().err  # its row
     assert (
         "its header is one column, 'height|colour': are its cells separated by '|'? Set --delimiter '|'"
         in (caplog.text)
@@ -109,14 +109,28 @@ def test_a_density_model_scores_a_csvs_rows(weather_model, tmp_path, capsys):
         (["--csv", "NOPE"], "nope.csv: no such file"),
         (["--csv", "DIR"], ": a directory, not a CSV file"),
         (["--csv", "FIFO"], "fifo: neither a file nor a directory (a pipe or a device)"),  # not "a directory"
+        (["--csv", "PNG"], "p.png.gz is not text: a NUL byte near its start (an image"),  # its rows were keys
+        (["--csv", "CUT"], "cut.csv.gz: cannot be read as gzip (Compressed file ended before"),
     ],
 )
 def test_what_predict_csv_refuses(weather_model, tmp_path, capsys, argv, says):
     import os
 
     _, path = weather_model
+    import gzip
+
     os.mkfifo(tmp_path / "fifo")
-    named = {"WEATHER": WEATHER, "NOPE": tmp_path / "nope.csv", "DIR": tmp_path, "FIFO": tmp_path / "fifo"}
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x10"  # a header line, then a NUL
+    (tmp_path / "p.png.gz").write_bytes(gzip.compress(png))
+    (tmp_path / "cut.csv.gz").write_bytes(gzip.compress(WEATHER.read_bytes())[:60])
+    named = {
+        "WEATHER": WEATHER,
+        "NOPE": tmp_path / "nope.csv",
+        "DIR": tmp_path,
+        "FIFO": tmp_path / "fifo",
+        "PNG": tmp_path / "p.png.gz",
+        "CUT": tmp_path / "cut.csv.gz",
+    }
     argv = [str(named.get(a, a)) for a in argv]
     try:
         code = main(["predict", "--model", str(path), *argv])
@@ -211,3 +225,56 @@ def test_ctrl_c_stops_a_filter_as_a_shells_tools_stop(weather_model):
         assert proc.wait(60) == -signal.SIGINT and proc.stderr.read() == b""
     finally:
         proc.kill()
+
+
+def test_predict_csv_answers_each_batch_of_rows_once_it_is_read(weather_model):
+    """``--csv -`` is a filter too: a row written to a pipe that stays open is answered before the
+    next is written (stdin was read to its end first), and a bad row later is named by its row as a
+    spreadsheet counts (the header row 1), the rows before it answered."""
+    import select
+    import subprocess
+    import sys
+
+    model, path = weather_model
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "nbspark", "predict", "--model", str(path), "--json", "--csv", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    lines = WEATHER.read_text().splitlines()
+    rows = list(csv.DictReader(lines[:3]))
+    answers = []
+    try:
+        proc.stdin.write((lines[0] + "\n").encode())
+        for line in lines[1:3]:
+            proc.stdin.write((line + "\n").encode())
+            proc.stdin.flush()
+            assert select.select([proc.stdout], [], [], 60)[0], "no answer while stdin stays open"
+            answers.append(json.loads(proc.stdout.readline()))
+        proc.stdin.write(b"sunny,85,high,FALSE,no\n")  # humidity is a number in this model
+        proc.stdin.close()
+        assert proc.wait(60) == 1 and proc.stdout.read() == b""
+    finally:
+        proc.kill()
+    _same_posteriors(answers, model, rows)
+    assert proc.stderr.read().decode() == (
+        "nbspark predict: error: <stdin> row 4, column 'humidity': 'high' is not a number\n"
+    )
+
+
+def test_a_large_csv_scores_in_batches_as_it_scores_whole(weather_model, tmp_path, capsys):
+    """A CSV of several reads (over 64 KB), a short row and a long one among its rows, empty lines
+    and CRLF line ends: the rows as Python's ``csv`` module reads them (a short row's missing cells
+    None, a long row's extra cells dropped), each scored as ``predict_proba`` scores it."""
+    model, path = weather_model
+    lines = WEATHER.read_text().splitlines()
+    body = [*lines[1:] * 300]
+    body[100], body[2000] = "rainy,70", body[2000] + ",extra,cells"
+    (tmp_path / "big.csv").write_bytes(("\r\n".join([lines[0], "", *body]) + "\r\n").encode())
+    assert (tmp_path / "big.csv").stat().st_size > 1 << 16
+    header = lines[0].split(",")
+    rows = [dict(zip(header, (r.split(",") + [None] * 5)[:5])) for r in body]
+    got = _predicted(capsys, "--model", str(path), "--csv", str(tmp_path / "big.csv"))
+    assert len(got) == len(rows) == 4500 and json.loads(got[100]["text"])["humidity"] is None
+    _same_posteriors(got, model, rows)

@@ -1,9 +1,14 @@
-"""``inputs.files.head_line_values``: the whole lines at the head of a file, by the whole file's rule."""
+"""``inputs.files.head_line_values`` and ``line_value_batches``: the whole lines at the head of a
+file, and a stream's lines in batches as they are read, by the whole file's rule."""
 
 import bz2
 import gzip
+import io
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from nbspark.errors import InputError
 from nbspark.inputs.files import (
@@ -11,7 +16,9 @@ from nbspark.inputs.files import (
     damaged_file,
     damaged_files_named,
     head_line_values,
+    line_value_batches,
     local_line_values,
+    opened,
 )
 from nbspark.storage.locations import location
 
@@ -63,3 +70,56 @@ def test_a_codec_failure_in_spark_is_named_by_the_first_damaged_compressed_file(
         damaged_files_named(files),
     ):  # another failure reads no file
         raise RuntimeError("other")
+
+
+def hadoop_lines(data: bytes) -> list[bytes]:
+    """Spark's text reader's lines, from its documentation: ``\\n``, ``\\r\\n`` or ``\\r`` ends a line, a
+    last line without one counts, a UTF-8 byte-order mark opening the data is dropped."""
+    bom = data.startswith(b"\xef\xbb\xbf")
+    pieces = re.split(rb"\r\n|\r|\n", data[3:] if bom else data)
+    if pieces[-1] == b"" and (len(pieces) > 1 or not bom):
+        pieces.pop()
+    return pieces
+
+
+class _Reads:
+    """A stream with ``read`` alone (no ``read1``), each call giving at most ``size`` bytes."""
+
+    def __init__(self, data: bytes):
+        self.stream = io.BytesIO(data)
+
+    def read(self, size: int) -> bytes:
+        return self.stream.read(size)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"a", b"bc", b"\r", b"\n", b"\r\n", b",", b"\xef\xbb\xbf"]), max_size=20),
+    st.booleans(),
+    st.integers(1, 9),
+    st.booleans(),
+)
+def test_a_streams_lines_in_batches_are_the_whole_files_lines(pieces, bom, size, read1):
+    """Read ``size`` bytes at a time (a ``\\r\\n`` or a byte-order mark cut between reads), the
+    batches' lines in order are the whole data's lines; no batch is empty."""
+    data = (b"\xef\xbb\xbf" if bom else b"") + b"".join(pieces)
+    stream = io.BufferedReader(io.BytesIO(data)) if read1 else _Reads(data)
+    batches = list(line_value_batches(stream, size))
+    assert [line for batch in batches for line in batch] == hadoop_lines(data)
+    assert all(batches)
+
+
+def test_a_compressed_file_is_opened_as_its_texts_bytes(tmp_path):
+    data = b"\xef\xbb\xbfa,b\r\n1,2\r3,4\nlast"
+    for name, content in (
+        ("t.csv", data),
+        ("t.csv.gz", gzip.compress(data)),
+        ("t.csv.bz2", bz2.compress(data)),
+    ):
+        (tmp_path / name).write_bytes(content)
+        with opened(location(tmp_path / name)) as stream:
+            assert [line for batch in line_value_batches(stream, 4) for line in batch] == hadoop_lines(data)
+    (tmp_path / "t.csv.xz").write_bytes(b"\xfd7zXZ")
+    with pytest.raises(InputError, match="a .xz file is not read as text"):
+        with opened(location(tmp_path / "t.csv.xz")):
+            pass
