@@ -120,6 +120,8 @@ def test_a_compressed_file_is_opened_as_its_texts_bytes(tmp_path):
         with opened(location(tmp_path / name)) as stream:
             assert [line for batch in line_value_batches(stream, 4) for line in batch] == hadoop_lines(data)
     (tmp_path / "t.csv.xz").write_bytes(b"\xfd7zXZ")
-    with pytest.raises(InputError, match="a .xz file is not read as text"):
-        with opened(location(tmp_path / "t.csv.xz")):
-            pass
+    with (
+        pytest.raises(InputError, match="a .xz file is not read as text"),
+        opened(location(tmp_path / "t.csv.xz")),
+    ):
+        pass
