@@ -266,15 +266,6 @@ def _codec_errors(name: str, codec: str):
         raise InputError(f"{name}: cannot be read as {codec} ({exc})") from None
 
 
-@contextmanager
-def _decompressing(f, raw):
-    """The decompressed stream of ``raw``, the open bytes of ``f`` (a ``.gz`` or ``.bz2``, by
-    ``_DECOMPRESS``), read as it goes; what it cannot read raises by ``_codec_errors``."""
-    codec, module = _DECOMPRESS[extension(f.name)]
-    with _codec_errors(str(f), codec), module.open(raw) as stream:
-        yield stream
-
-
 #: A frame of Hadoop's codecs in a failed job's trace: a compressed file it could not read to its
 #: end (``java.io.EOFException: Unexpected end of input stream`` for a ``.gz`` cut short), which
 #: Hadoop's line reader reports without naming the file.
@@ -287,7 +278,7 @@ def damaged_file(files) -> InputError | None:
     for f in files:
         if extension(f.name) in _DECOMPRESS:
             try:
-                with f.open() as raw, _decompressing(f, raw) as stream:
+                with opened(f) as stream:
                     while stream.read(1 << 20):
                         pass
             except InputError as exc:

@@ -291,9 +291,9 @@ def csv_batches(f, line_batches, delimiter: str = ",", setting: str = ""):
     """A CSV file's rows as ``csv_table`` reads them, every cell as text, in batches as its lines
     come (``line_batches``: ``inputs.files.line_value_batches``), so that memory holds one batch:
     ``(number of the batch's first row, table)``, the header row 1 as a spreadsheet counts (and a
-    train names a malformed row). The header is the first line that is not
-    empty, refused or warned of as ``csv_table`` and ``local_table`` do (``setting``: what changes
-    the delimiter); a file with no line gives no batch."""
+    train names a malformed row). The header is the first line that is not empty, refused or warned
+    of as ``csv_table`` and ``local_table`` do (``setting``: what changes the delimiter); a file with
+    no line gives no batch."""
     header, names, number = b"", [], 2
     for batch in line_batches:
         lines = [line for line in batch if line]  # Spark skips empty lines
