@@ -17,6 +17,7 @@ from nbspark.storage.locations import location
 __all__ = [
     "csv_batches",
     "csv_frame",
+    "csv_number_columns",
     "csv_numbers",
     "csv_table",
     "decimal_comma_columns",
@@ -177,20 +178,39 @@ def local_table(files, fmt: str, infer: bool = False, delimiter: str = ",", sett
                 named.append((str(location(fragment.path)), scanned))
         table = pa.concat_tables([t for _, t in named] or [pa.table({})], promote_options="default")
         return table, [(uri, t.num_rows) for uri, t in named], _numbers(table.schema)
-    read = _one_header(files, [csv_table(f, infer, delimiter) for f in files])  # None: empty, no rows
+    read = _one_header(files, [csv_table(f, delimiter) for f in files])  # None: empty, no rows
     if first := next(filter(None, read), None):
-        _one_column(files, first[0].column_names, delimiter, setting)
-    table = pa.concat_tables([t for t, _ in filter(None, read)] or [pa.table({})])
-    parts = [(str(f), 0 if r is None else r[0].num_rows) for f, r in zip(files, read)]
-    if not infer:
-        return table, parts, set()
-    typed = [schema for _, schema in filter(None, read)]
-    numeric = {
-        name
-        for name in set().union(*map(_numbers, typed))
-        if all(name in _numbers(s) or pa.types.is_null(s.field(name).type) for s in typed)
-    }
-    return table, parts, numeric
+        _one_column(files, first.column_names, delimiter, setting)
+    table = pa.concat_tables([t for t in read if t is not None] or [pa.table({})])
+    parts = [(str(f), 0 if t is None else t.num_rows) for f, t in zip(files, read)]
+    return table, parts, csv_number_columns(table) if infer else set()
+
+
+#: A CSV cell that Spark's reader infers as a number (``CSVInferSchema``): an int or a long as Java
+#: parses one (Unicode digits too: ``١٢``), a decimal, a double as Java's ``Double.parseDouble``
+#: reads one (spaces and control characters around it trimmed; ``NaN``, ``Infinity``, a suffix ``f``
+#: or ``d``, hex floats ``0x1p3``), or the reader's own ``NaN``, ``Inf`` and ``-Inf``. pyarrow's
+#: inference differs on both sides (``inf``, ``nan``, ``0x10`` numbers to it; ``1d``, ``١٢`` not),
+#: so a column was numeric in process and text in Spark, or the other way: two models of one file.
+SPARK_NUMBER = (
+    r"^(?:[+-]?\p{Nd}+|NaN|Inf|-Inf|[\x00-\x20]*[+-]?(?:NaN|Infinity"
+    r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?"
+    r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFdD]?)[\x00-\x20]*)$"
+)
+
+
+def csv_number_columns(table) -> set[str]:
+    """The columns of a CSV read as text (``csv_table``'s cells) that Spark's reader infers as
+    numbers, over every file at once as Spark infers: those with a cell, each cell ``SPARK_NUMBER``
+    (an empty cell is none)."""
+    import pyarrow.compute as pc
+
+    found = set()
+    for name in table.column_names:
+        cells = table.column(name).drop_null()
+        if len(cells) and pc.all(pc.match_substring_regex(cells, SPARK_NUMBER)).as_py():
+            found.add(name)
+    return found
 
 
 def parquet_here_problem(files) -> str | None:
@@ -238,7 +258,7 @@ def _one_header(files, read: list) -> list:
     that header line as a row of data: a numeric column became text. A header not the first's is
     refused here (``InputError``, naming the file; pyarrow said "Schema at index 1 was different"
     in 8 lines)."""
-    _one_header_of((f, None if r is None else r[0].column_names) for f, r in zip(files, read))
+    _one_header_of((f, None if t is None else t.column_names) for f, t in zip(files, read))
     return read
 
 
@@ -271,20 +291,19 @@ def _numbers(schema) -> set[str]:
     }
 
 
-def csv_table(f, infer: bool = False, delimiter: str = ","):
+def csv_table(f, delimiter: str = ","):
     """One CSV file (a ``Location``) with its header, as Spark's CSV reader reads it (``header``,
-    ``PERMISSIVE``, one line a record, cells separated by ``delimiter``): ``(table, typed)``, the
-    table with every column as text, and with ``infer`` the schema pyarrow infers from the same
-    cells (else None). ``.gz`` and ``.bz2`` are decompressed, bytes that are not UTF-8 read as
-    U+FFFD, empty lines skipped, an empty cell null. A row with fewer cells than the header ends in
-    nulls, one with more loses the extra cells (Spark's rule), and a quote left open ends with its
-    line. None for an empty file (it holds no rows, as Spark reads it); a header naming a column
-    twice, or leaving one unnamed, is refused (``InputError``). The file is read once."""
+    ``PERMISSIVE``, one line a record, cells separated by ``delimiter``): a table with every column
+    as text (``csv_number_columns`` says which Spark infers as numbers). ``.gz`` and ``.bz2`` are
+    decompressed, bytes that are not UTF-8 read as U+FFFD, empty lines skipped, an empty cell null.
+    A row with fewer cells than the header ends in nulls, one with more loses the extra cells
+    (Spark's rule), and a quote left open ends with its line. None for an empty file (it holds no
+    rows, as Spark reads it); a header naming a column twice, or leaving one unnamed, is refused
+    (``InputError``). The file is read once."""
     lines = [line for line in local_line_values(f) if line]  # Spark skips empty lines
     if not lines:
         return None
-    table, data = _text_cells(f, lines, _header(f, lines[0], delimiter), delimiter)
-    return table, _read_csv(data, None, delimiter).schema if infer else None
+    return _text_cells(f, lines, _header(f, lines[0], delimiter), delimiter)
 
 
 def csv_batches(f, line_batches, delimiter: str = ",", setting: str = ""):
@@ -302,15 +321,13 @@ def csv_batches(f, line_batches, delimiter: str = ",", setting: str = ""):
             names = _header(f, header, delimiter)
             _one_column([f], names, delimiter, setting)
         if lines:
-            table, _ = _text_cells(f, [header, *lines], names, delimiter)
+            table = _text_cells(f, [header, *lines], names, delimiter)
             yield number, table
             number += table.num_rows
 
 
 def _text_cells(f, lines: list[bytes], header: list[str], delimiter: str):
-    """``(table, data)``: ``lines`` (the header's first, none empty) as a table of text cells by
-    ``csv_table``'s rules, and the CSV bytes it was read from (rewritten where a row's width was
-    not the header's), for a reader that infers types from the same cells."""
+    """``lines`` (the header's first, none empty) as a table of text cells by ``csv_table``'s rules."""
     import pyarrow as pa
 
     text = {name: pa.string() for name in header}
@@ -330,11 +347,11 @@ def _text_cells(f, lines: list[bytes], header: list[str], delimiter: str):
             writer.writerow((_cells(line, delimiter) + [""] * len(header))[: len(header)])
         data = out.getvalue().encode("utf-8")
         table = _read_csv(data, text, delimiter)
-    return table, data
+    return table
 
 
-def _read_csv(data: bytes, types, delimiter: str):
-    """CSV bytes read by pyarrow with a header, ``types`` by column (None: inferred), an empty cell null."""
+def _read_csv(data: bytes, types: dict, delimiter: str):
+    """CSV bytes read by pyarrow with a header, ``types`` by column, an empty cell null."""
     import pyarrow.csv as pacsv
 
     options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)

@@ -17,3 +17,52 @@ def test_the_columns_of_decimal_comma_numbers_are_found_alike_in_spark_and_in_pr
     files = [location(tmp_path / "w.csv")]
     by_spark = decimal_comma_columns(csv_frame(spark, files, delimiter=";"))
     assert by_spark == decimal_comma_columns(local_table(files, "csv", False, ";")[0]) == {"a b", "x.y"}
+
+
+#: Cells and whether Spark's CSV reader (pyspark 4, ``inferSchema``) infers a column of them and a
+#: 2 as numbers, as measured on it (``test_spark_infers_numbers_as_csv_number_columns_says`` checks
+#: them against Spark): Java's number syntax, not pyarrow's, which read inf, nan, 0x10 as numbers
+#: and 1d, ١٢ not.
+SPARK_INFERS = {
+    "Inf": True, "-Inf": True, "Infinity": True, "+Infinity": True, "NaN": True, " NaN": True,
+    " 1.5": True, "1.5\t": True, "1d": True, "1F": True, "0x1p3": True, "0x1.8P-1d": True,
+    "1e5": True, "1.e5": True, "+1": True, ".5": True, "5.": True, "1e400": True, "9" * 40: True,
+    "\uff11": True, "\u0663": True, "+\u0663": True,
+    "inf": False, "-inf": False, "+Inf": False, " Inf": False, "nan": False, "NAN": False,
+    "null": False, "0x10": False, ".e5": False, "1e": False, "- 1": False, "1_0": False,
+    "1,5": False, "\u00a01": False, "Infinityd": False, "true": False, "2020-01-01": False,
+}  # fmt: skip
+
+
+def _columns_of(tmp_path, cells) -> list:
+    """A CSV file a cell each, with a 2 beside it: its files, in the order of ``cells``."""
+    files = []
+    for i, cell in enumerate(cells):
+        (tmp_path / f"{i}.csv").write_text(f'v,w\n"{cell}",a\n2,b\n', encoding="utf-8")
+        files.append(location(tmp_path / f"{i}.csv"))
+    return files
+
+
+def test_a_csvs_numeric_columns_in_process_are_those_spark_infers(tmp_path):
+    """No JVM: each column of ``SPARK_INFERS`` is numeric in process where Spark infers it so (a
+    column was a number here and a category in Spark, two models of one file), over every file at
+    once, an empty cell none."""
+    files = _columns_of(tmp_path, SPARK_INFERS)
+    said = {cell: "v" in local_table([f], "csv", infer=True)[2] for cell, f in zip(SPARK_INFERS, files)}
+    assert said == SPARK_INFERS
+    assert local_table(files[:2], "csv", infer=True)[2] == {"v"}  # Inf and -Inf: numbers in each file
+    assert local_table([files[0], files[-1]], "csv", infer=True)[2] == set()  # a date in one file
+    (tmp_path / "empty.csv").write_text("v,w\n,a\n")
+    assert local_table([location(tmp_path / "empty.csv")], "csv", infer=True)[2] == set()
+
+
+@pytest.mark.spark
+def test_spark_infers_numbers_as_csv_number_columns_says(spark, tmp_path):
+    from pyspark.sql.types import NumericType
+
+    files = _columns_of(tmp_path, SPARK_INFERS)
+    inferred = {
+        cell: isinstance(csv_frame(spark, [f], infer=True).schema["v"].dataType, NumericType)
+        for cell, f in zip(SPARK_INFERS, files)
+    }
+    assert inferred == SPARK_INFERS
