@@ -4,9 +4,9 @@ with the one rule of a header both refuse (``header_problem``). No pyspark impor
 
 from __future__ import annotations
 
-import csv
 import io
 import logging
+import re
 
 from nbspark.errors import EmptyTable, InputError
 from nbspark.inputs.decoding import UTF16_HINT
@@ -19,6 +19,7 @@ __all__ = [
     "csv_frame",
     "csv_number_columns",
     "csv_numbers",
+    "spark_cells",
     "csv_table",
     "decimal_comma_columns",
     "header_problem",
@@ -56,7 +57,7 @@ def csv_frame(spark, files: list, infer: bool = False, delimiter: str = ","):
     def headers():  # refused headers found here, not in a failed task
         for i, f in enumerate(files[:HEADERS_READ_FIRST]):
             head = head_line_values(f) if i == 0 else head_line_values(f, 1 << 16)  # the others' 64 KB
-            lines = [line for line in head or [] if line]
+            lines = _records(head or [])
             yield f, _header(f, lines[0], delimiter) if lines else None
 
     _one_header_of(headers())
@@ -300,7 +301,7 @@ def csv_table(f, delimiter: str = ","):
     (Spark's rule), and a quote left open ends with its line. None for an empty file (it holds no
     rows, as Spark reads it); a header naming a column twice, or leaving one unnamed, is refused
     (``InputError``). The file is read once."""
-    lines = [line for line in local_line_values(f) if line]  # Spark skips empty lines
+    lines = _records(local_line_values(f))
     if not lines:
         return None
     return _text_cells(f, lines, _header(f, lines[0], delimiter), delimiter)
@@ -315,7 +316,7 @@ def csv_batches(f, line_batches, delimiter: str = ",", setting: str = ""):
     no line gives no batch."""
     header, names, number = b"", [], 2
     for batch in line_batches:
-        lines = [line for line in batch if line]  # Spark skips empty lines
+        lines = _records(batch)
         if not names and lines:
             header = lines.pop(0)
             names = _header(f, header, delimiter)
@@ -326,37 +327,122 @@ def csv_batches(f, line_batches, delimiter: str = ",", setting: str = ""):
             number += table.num_rows
 
 
+def _records(lines: list[bytes]) -> list[bytes]:
+    """The lines Spark's CSV reader reads as records: not those Java's ``trim`` leaves empty (white
+    space and control characters only, ``CSVUtils.filterCommentAndEmpty``)."""
+    return [line for line in lines if line.strip(_JAVA_SPACE)]
+
+
+_JAVA_SPACE = bytes(range(33))  # what Java's String.trim() removes: every character up to ' '
+
+
 def _text_cells(f, lines: list[bytes], header: list[str], delimiter: str):
-    """``lines`` (the header's first, none empty) as a table of text cells by ``csv_table``'s rules."""
+    """``lines`` (the header's first, each a record) as a table of text cells by ``csv_table``'s
+    rules: the lines whose quoting pyarrow reads as Spark does (``_plain``) by pyarrow, where each is
+    the header's width; the others, or all of them where a width is not, by ``spark_cells``, cut or
+    padded to the header's width; the rows in the lines' order."""
+    import numpy as np
     import pyarrow as pa
+    import pyarrow.compute as pc
 
-    text = {name: pa.string() for name in header}
-    data = b"\n".join(lines).decode("utf-8", "replace").encode("utf-8")
-    try:
-        table = _read_csv(data, text, delimiter)
-    except pa.ArrowInvalid as exc:
-        if "CSV parse error" not in str(exc):
-            raise InputError(f"{f}: {exc}") from None
-        table = None
-    if table is None or table.num_rows != len(lines) - 1:  # a quoted value held a line end: not Spark's
-        # a row of another width than the header, or a quote open at a line's end: each line parsed
-        # on its own, cut or padded to the header's width
-        out = io.StringIO()
-        writer = csv.writer(out, delimiter=delimiter, lineterminator="\n")
-        for line in data.decode("utf-8").split("\n"):
-            writer.writerow((_cells(line, delimiter) + [""] * len(header))[: len(header)])
-        data = out.getvalue().encode("utf-8")
-        table = _read_csv(data, text, delimiter)
-    return table
+    data = b"\n".join(lines[1:]).decode("utf-8", "replace")
+    texts = data.split("\n") if data else []
+    plain = np.ones(len(texts), bool)
+    if '"' in data:  # the lines pyarrow reads as Spark does, and the others
+        plain = pc.match_substring_regex(pa.array(texts, pa.string()), _plain(delimiter)).to_numpy(False)
+        data = data if plain.all() else "\n".join(t for t, p in zip(texts, plain.tolist()) if p)
+    table = _read_csv(f, data, header, delimiter)
+    if table is None:  # a row of another width than the header: each line by spark_cells
+        plain, table = np.zeros(len(texts), bool), _read_csv(f, "", header, delimiter)
+    if plain.all():
+        return table
+    fast, slow = np.flatnonzero(plain), np.flatnonzero(~plain)
+    width = len(header)
+    rows = [(spark_cells(texts[i], delimiter) + [None] * width)[:width] for i in slow.tolist()]
+    read = pa.table({name: pa.array([r[j] for r in rows], pa.string()) for j, name in enumerate(header)})
+    order = np.argsort(np.concatenate([fast, slow]), kind="stable")
+    return pa.concat_tables([table, read]).take(pa.array(order))
 
 
-def _read_csv(data: bytes, types: dict, delimiter: str):
-    """CSV bytes read by pyarrow with a header, ``types`` by column, an empty cell null."""
+def _plain(delimiter: str) -> str:
+    """A line pyarrow's CSV parser reads as Spark's does (an RE2 pattern): each cell quote-free, or
+    quoted from its start to its end with any quote inside doubled. Nothing is plain for a
+    delimiter of more than one character, or a quote."""
+    if len(delimiter) != 1 or delimiter == '"':
+        return "^$x"  # never
+    d = re.escape(delimiter)
+    cell = f'(?:[^"{d}]*|"(?:[^"]|"")*")'
+    return f"^{cell}(?:{d}{cell})*$"
+
+
+def spark_cells(line: str, delimiter: str = ",") -> list[str | None]:
+    """The cells of one CSV line as Spark's reader (univocity's parser, a record a line, quote and
+    escape ``"``, ``STOP_AT_DELIMITER``) gives them, an empty cell None. A cell opening with a quote
+    runs to its closing quote (``""`` inside is one quote), white space after it up to the
+    delimiter dropped; one with more after its closing quote is all of it as written, to the next
+    delimiter (``"a"b`` is ``"a"b``); one whose quote is never closed is the rest of the line (a lone
+    quote is itself). Any other cell is as written, quotes and white space kept."""
+    cells, i, n = [], 0, len(line)
+    while True:
+        if i < n and line[i] == '"':
+            i = _quoted(line, i, delimiter, cells)
+        else:
+            end = line.find(delimiter, i)
+            end = n if end < 0 else end
+            cells.append(line[i:end] or None)
+            i = end
+        if i >= n:
+            return cells
+        i += len(delimiter)
+
+
+def _quoted(line: str, start: int, delimiter: str, cells: list) -> int:
+    """``spark_cells``' reading of a cell that opens with a quote at ``start``: the cell appended to
+    ``cells``; where the next delimiter, or the line's end, is."""
+    n, i, content = len(line), start + 1, []
+    while (j := line.find('"', i)) >= 0:
+        content.append(line[i:j])
+        if line.startswith('"', j + 1):  # "" inside: one quote
+            content.append('"')
+            i = j + 2
+            continue
+        k = j + 1
+        while k < n and line[k] <= " " and not line.startswith(delimiter, k):
+            k += 1
+        if k >= n or line.startswith(delimiter, k):  # closed: white space after it dropped
+            cells.append("".join(content) or None)
+            return k
+        end = line.find(delimiter, k)
+        end = n if end < 0 else end
+        cell = '"' + "".join(content) + line[j:end]  # more after the quote: all of it
+        cells.append(cell)
+        return end
+    content.append(line[i:])  # never closed: the rest of the line
+    cells.append("".join(content) or '"')
+    return n
+
+
+def _read_csv(f, data: str, header: list[str], delimiter: str):
+    """CSV records (``data``, no header line) read by pyarrow as the columns ``header``, every cell
+    as text, an empty cell null; None where a row's width is not the header's."""
+    import pyarrow as pa
     import pyarrow.csv as pacsv
 
-    options = pacsv.ConvertOptions(column_types=types, null_values=[""], strings_can_be_null=True)
-    parse = pacsv.ParseOptions(delimiter=delimiter)
-    return pacsv.read_csv(io.BytesIO(data), parse_options=parse, convert_options=options)
+    if not data:
+        return pa.table({name: pa.array([], pa.string()) for name in header})
+    text = {name: pa.string() for name in header}
+    options = pacsv.ConvertOptions(column_types=text, null_values=[""], strings_can_be_null=True)
+    try:
+        return pacsv.read_csv(
+            io.BytesIO(data.encode()),
+            read_options=pacsv.ReadOptions(column_names=header),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter),
+            convert_options=options,
+        )
+    except pa.ArrowInvalid as exc:
+        if "CSV parse error" in str(exc):
+            return None
+        raise InputError(f"{f}: {exc}") from None
 
 
 def _header(f, line: bytes, delimiter: str) -> list[str]:
@@ -364,7 +450,7 @@ def _header(f, line: bytes, delimiter: str) -> list[str]:
     ``InputError`` naming the file for one Spark's reader refuses (``header_problem``). Spark finds
     such a header inside a task, and its loggers printed the failed task twice (160 lines) above
     the one line: ``csv_frame`` checks the first file's here first, as ``csv_table`` checks each."""
-    header = _cells(line.decode("utf-8", "replace"), delimiter)
+    header = [cell or "" for cell in spark_cells(line.decode("utf-8", "replace"), delimiter)]
     if problem := header_problem(header):
         raise InputError(f"{f}: {problem}")
     return header
@@ -395,11 +481,3 @@ def header_problem(header: list[str]) -> str | None:
             return f"the header names column {first!r} twice{why}; name each column once"
         seen[name.lower()] = name
     return None
-
-
-def _cells(line: str, delimiter: str = ",") -> list[str]:
-    """The cells of one CSV line, by Python's reader with its field limit raised to the line's length
-    (Spark's reader has none: a 200 KB cell is read)."""
-    if len(line) > csv.field_size_limit():
-        csv.field_size_limit(len(line))
-    return next(csv.reader([line], delimiter=delimiter), [])
