@@ -32,8 +32,10 @@ def test_the_head_of_a_file_is_its_first_whole_lines_plain_or_compressed(tmp_pat
     ):
         (tmp_path / name).write_bytes(content)
         f = location(tmp_path / name)
-        # the whole file fits: every line, as the whole file's reader gives them
+        # the whole file fits: every line, as the whole file's reader gives them, and as a stream's
         assert head_line_values(f) == local_line_values(f) == [b"a,b", b"", b"1,2", b"3,4", b"last"]
+        with opened(f) as stream:
+            assert [line for batch in line_value_batches(stream, 4) for line in batch] == local_line_values(f)
         # a limit inside "1,2": the lines before it, never a cut one (the BOM's 3 bytes count)
         assert head_line_values(f, limit=10) == [b"a,b", b""]
     (tmp_path / "t.zip").write_bytes(b"PK\x03\x04")
@@ -109,16 +111,7 @@ def test_a_streams_lines_in_batches_are_the_whole_files_lines(pieces, bom, size,
     assert all(batches)
 
 
-def test_a_compressed_file_is_opened_as_its_texts_bytes(tmp_path):
-    data = b"\xef\xbb\xbfa,b\r\n1,2\r3,4\nlast"
-    for name, content in (
-        ("t.csv", data),
-        ("t.csv.gz", gzip.compress(data)),
-        ("t.csv.bz2", bz2.compress(data)),
-    ):
-        (tmp_path / name).write_bytes(content)
-        with opened(location(tmp_path / name)) as stream:
-            assert [line for batch in line_value_batches(stream, 4) for line in batch] == hadoop_lines(data)
+def test_a_compressed_file_of_another_kind_is_refused_when_opened(tmp_path):
     (tmp_path / "t.csv.xz").write_bytes(b"\xfd7zXZ")
     with (
         pytest.raises(InputError, match="a .xz file is not read as text"),
