@@ -110,13 +110,6 @@ class NaiveBayes(*CLASSIFIER, CountingEstimator):
         self.model_ = model._learn(X, y, classes, sample_weight, "partial_fit")
         return self
 
-    @property
-    def classes_(self) -> np.ndarray:
-        """The classes, sorted (scikit-learn's ``classes_``; numbers as numbers where ``y`` held
-        numbers): the order of ``predict_proba``'s columns and of every per-class attribute."""
-        classes = self._fitted().classes_  # names as a tuple, numbers as an array
-        return classes if isinstance(classes, np.ndarray) else np.asarray(classes, dtype=object)
-
     def _given(self, X, call: str) -> tuple[NBPredictor, object]:
         """The fitted model, and ``X`` for it to score: where it was fitted on a count matrix, a matrix
         it takes as it would a saved one (``NBPredictor``: its width, and its columns' names where

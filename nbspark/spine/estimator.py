@@ -87,6 +87,16 @@ class CountingEstimator(*BASES):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
         return self.model_
 
+    @property
+    def classes_(self):
+        """The fitted model's classes as scikit-learn's estimators hold them, an array (names as
+        objects, numbers as numbers), in ``predict_proba``'s column order: every classifier here
+        (``nbspark.load``'s models give names as a tuple); an empty one for a density."""
+        import numpy as np
+
+        classes = self._fitted().classes_
+        return classes if isinstance(classes, np.ndarray) else np.asarray(classes, dtype=object)
+
     def __getattr__(self, name: str):
         # the fitted model's attributes (classes_, vocabulary_, feature_names_in_, …), once fitted
         if name.endswith("_") and not name.startswith("_") and name != "model_" and "model_" in self.__dict__:

@@ -24,7 +24,7 @@ def test_fit_gives_the_hand_counted_backoff():
     assert est.predict(probe).tolist() == ["effect", "affect", "affect"]
     np.testing.assert_allclose(est.predict_proba(probe), [[0, 1], [2 / 3, 1 / 3], [2 / 3, 1 / 3]])
     assert [e["level"] for e in est.explain(probe)] == ["ABDE", "BD", ""]
-    assert list(est.classes_) == list(WORDS)
+    assert list(est.classes_) == list(WORDS) and est.classes_.dtype == object  # an array, as scikit-learn's
     assert est.score(probe, ["effect", "effect", "affect"]) == pytest.approx(2 / 3)
     # without y the centres are the words; sample_weight counts a window that many times
     again = nbspark.Backoff().fit(["a b affect d e", "x b effect d y"], sample_weight=[2, 1])
