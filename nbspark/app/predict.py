@@ -122,8 +122,9 @@ def _csv_batches(path: str, model, delimiter: str | None):
 
 class _Text:
     """A binary stream refused as no text where a NUL is among its first ``BINARY_PROBE`` bytes (an
-    image, an archive: as ``_stdin_batches`` refuses them), unless it opens with a UTF-16 byte-order
-    mark (the CSV reader refuses that header with its own hint); each read checked as it is made."""
+    image, an archive), unless it opens with a UTF-16 byte-order mark (read whole as text by
+    ``_stdin_batches``; a CSV's header with it is refused with its own hint); each read checked as
+    it is made."""
 
     def __init__(self, stream, name):
         self.read, self.name, self.seen = getattr(stream, "read1", stream.read), name, 0
@@ -162,34 +163,30 @@ def _not_text(name="stdin") -> ValueError:
 
 def _stdin_batches(size: int = 1 << 16):
     """``nbspark predict -``: stdin's lines in batches as they come, each ``(number, lines)`` (``number``:
-    the first line's, from 1): each read's whole lines, at most ``size`` bytes, so that on a
-    pipe that stays open every line is answered once it is read, and memory holds one batch. Decoded
-    by the rule of every text file (``inputs.files.decode_text``: UTF-8, a byte-order mark dropped,
-    bytes with a NUL in their first ``BINARY_PROBE`` refused, UTF-16 read whole), lines split as
-    Python's universal newlines split them; undecodable bytes counted on stderr at the end."""
+    the first line's, from 1): each read's whole lines (``inputs.files.whole_line_chunks``), at most
+    ``size`` bytes, so that on a pipe that stays open every line is answered once it is read, and
+    memory holds one batch. Decoded by the rule of every text file (``inputs.files.decode_text``:
+    UTF-8, a byte-order mark dropped, bytes with a NUL in their first ``BINARY_PROBE`` refused by
+    ``_Text``, UTF-16 read whole), lines split as Python's universal newlines split them;
+    undecodable bytes counted on stderr at the end."""
     import io
 
-    from nbspark.inputs.files import BINARY_PROBE, UTF16_BOMS, decode_text, utf8_text
+    from nbspark.inputs.files import UTF16_BOMS, decode_text, utf8_text, whole_line_chunks
 
-    read, pending, seen, replaced, number = stdin_bytes().read1, b"", 0, 0, 1
-    while True:
-        chunk = read(size)
-        if not seen and chunk.startswith(UTF16_BOMS):  # UTF-16: no byte ends a line; read whole
-            head, end, pending, chunk = chunk + stdin_bytes().read(), b"", b"", b""
-        elif b"\x00" in chunk[: max(0, BINARY_PROBE - seen)]:
-            raise _not_text()
-        else:
-            head, end, pending = (pending + chunk).rpartition(b"\n") if chunk else (pending, b"", b"")
-        if head or end:  # the start as a whole text is read, the rest as UTF-8 with nothing to drop
-            text, bad, _ = utf8_text(head + end) if number > 1 else decode_text(head + end, "-")
-            lines = [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
-            replaced += bad
-            yield number, lines
-            number += len(lines)
-        seen += len(chunk)
-        if not chunk:
-            report_undecodable("predict", "<stdin>", replaced)
-            return
+    stream = _Text(stdin_bytes(), "stdin")
+    head = stream.read1(size)
+    if head.startswith(UTF16_BOMS):  # UTF-16: no byte ends a line; read whole
+        chunks = [head + stdin_bytes().read()]
+    else:
+        chunks = whole_line_chunks(stream, size, head)
+    replaced, number = 0, 1
+    for i, chunk in enumerate(chunks):  # the start as a whole text is read, the rest as UTF-8 alone
+        text, bad, _ = decode_text(chunk, "-") if i == 0 else utf8_text(chunk)
+        lines = [line.rstrip("\n") for line in io.StringIO(text, newline=None)]
+        replaced += bad
+        yield number, lines
+        number += len(lines)
+    report_undecodable("predict", "<stdin>", replaced)
 
 
 class _Place(NamedTuple):

@@ -60,6 +60,7 @@ __all__ = [
     "sgml_texts",
     "text_frame",
     "utf8_text",
+    "whole_line_chunks",
 ]
 
 log = logging.getLogger(__name__)
@@ -313,18 +314,25 @@ def local_line_values(f) -> list[bytes]:
     return _split_lines(decompressed(f.read_bytes(), str(f)))[1]
 
 
+def whole_line_chunks(stream, size: int = 1 << 16, head: bytes = b""):
+    """A binary ``stream``'s bytes as they are read, cut after their last ``\\n``: each read's whole
+    lines (``size`` bytes a read, ``read1`` where the stream has it: a pipe's line is given once it
+    is written; a ``\\r\\n`` cut between reads is joined), then what follows the last line end.
+    ``head``: bytes already read from the stream's start, cut first."""
+    read, pending = getattr(stream, "read1", stream.read), b""
+    for chunk in itertools.chain([head], iter(lambda: read(size), b"")):
+        lines, end, pending = (pending + chunk).rpartition(b"\n")
+        if end:
+            yield lines + end
+    if pending:
+        yield pending
+
+
 def line_value_batches(stream, size: int = 1 << 16):
     """``local_line_values``' lines of a binary ``stream`` (already decompressed: ``opened``), in
-    batches as they are read: each read's whole lines, ``size`` bytes a read (``read1`` where the
-    stream has it: a pipe's line is given once it is written), so that memory holds one batch."""
-    read, pending, first = getattr(stream, "read1", stream.read), b"", True
-    while chunk := read(size):
-        head, end, pending = (pending + chunk).rpartition(b"\n")
-        if end:  # whole lines: a "\r\n" cut between reads is joined before this
-            yield _split_lines(head + end)[1] if first else (head + end).splitlines()
-            first = False
-    if last := _split_lines(pending)[1] if first else pending.splitlines():  # the end: no line end after
-        yield last
+    batches as they are read (``whole_line_chunks``), so that memory holds one batch."""
+    for i, chunk in enumerate(whole_line_chunks(stream, size)):
+        yield _split_lines(chunk)[1] if i == 0 else chunk.splitlines()
 
 
 @contextmanager
