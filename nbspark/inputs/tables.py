@@ -304,7 +304,7 @@ def csv_table(f, delimiter: str = ","):
     lines = _records(local_line_values(f))
     if not lines:
         return None
-    return _text_cells(f, lines, _header(f, lines[0], delimiter), delimiter)
+    return _text_cells(f, lines[1:], _header(f, lines[0], delimiter), delimiter)
 
 
 def csv_batches(f, line_batches, delimiter: str = ",", setting: str = ""):
@@ -314,15 +314,14 @@ def csv_batches(f, line_batches, delimiter: str = ",", setting: str = ""):
     train names a malformed row). The header is the first line that is not empty, refused or warned
     of as ``csv_table`` and ``local_table`` do (``setting``: what changes the delimiter); a file with
     no line gives no batch."""
-    header, names, number = b"", [], 2
+    names, number = [], 2
     for batch in line_batches:
         lines = _records(batch)
         if not names and lines:
-            header = lines.pop(0)
-            names = _header(f, header, delimiter)
+            names = _header(f, lines.pop(0), delimiter)
             _one_column([f], names, delimiter, setting)
         if lines:
-            table = _text_cells(f, [header, *lines], names, delimiter)
+            table = _text_cells(f, lines, names, delimiter)
             yield number, table
             number += table.num_rows
 
@@ -337,15 +336,15 @@ _JAVA_SPACE = bytes(range(33))  # what Java's String.trim() removes: every chara
 
 
 def _text_cells(f, lines: list[bytes], header: list[str], delimiter: str):
-    """``lines`` (the header's first, each a record) as a table of text cells by ``csv_table``'s
-    rules: the lines whose quoting pyarrow reads as Spark does (``_plain``) by pyarrow, where each is
-    the header's width; the others, or all of them where a width is not, by ``spark_cells``, cut or
-    padded to the header's width; the rows in the lines' order."""
+    """``lines`` (records, below the header whose names are ``header``) as a table of text cells by
+    ``csv_table``'s rules: the lines whose quoting pyarrow reads as Spark does (``_plain``) by
+    pyarrow, where each is the header's width; the others, or all of them where a width is not, by
+    ``spark_cells``, cut or padded to the header's width; the rows in the lines' order."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    data = b"\n".join(lines[1:]).decode("utf-8", "replace")
+    data = b"\n".join(lines).decode("utf-8", "replace")
     texts = data.split("\n") if data else []
     plain = np.ones(len(texts), bool)
     if '"' in data:  # the lines pyarrow reads as Spark does, and the others
